@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file error.h
+ * @brief Error reporting: negative errno codes plus a readable message.
+ *
+ * Every cisp function that can fail returns 0 (or a non-negative count) on
+ * success and a negative errno value on failure, for example -EINVAL for bad
+ * input or -ENOMEM. The failing call also leaves a message in a per-thread
+ * slot that says what was wrong in words ("params block 3 (lsc): field
+ * grid_w = 1 is out of range [2, 64]"). Read it with cisp_last_error().
+ */
+#ifndef CISP_ERROR_H
+#define CISP_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * cisp_last_error() - the message of the last failed call on this thread.
+ *
+ * Return: a NUL-terminated string owned by the library, valid until the next
+ * cisp call on the same thread fails. Empty if no call has failed yet.
+ */
+const char *cisp_last_error(void);
+
+/**
+ * cisp_clear_error() - forget the message of the last failed call.
+ */
+void cisp_clear_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CISP_ERROR_H */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file isp.h
+ * @brief The canonical ISP pipeline: one configured instance that turns raw
+ * Bayer frames into up to two processed outputs and a statistics buffer.
+ *
+ * An instance holds a configuration (input format and size, output formats
+ * and sizes) and a parameter state (params_state.h) that params buffers
+ * update. cisp_isp_process() runs every stage of docs/pipeline.md on one
+ * frame. The output is a deterministic function of the input, the
+ * configuration and the state: the same bits on every machine, CPU feature
+ * level and thread count.
+ */
+#ifndef CISP_ISP_H
+#define CISP_ISP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cisp/image.h>
+#include <cisp/params.h>
+#include <cisp/params_state.h>
+#include <cisp/pool.h>
+#include <cisp/stats.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An opaque ISP instance. */
+struct cisp_isp;
+
+/**
+ * struct cisp_output_config - one output of the ISP.
+ * @format: CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888 or CISP_FMT_RGB48;
+ *          0 leaves the output unused.
+ * @width: output width; even for YUV formats.
+ * @height: output height; even for YUV formats.
+ */
+struct cisp_output_config {
+	uint32_t format;
+	uint32_t width;
+	uint32_t height;
+};
+
+/**
+ * struct cisp_isp_config - the fixed configuration of an instance.
+ * @input_format: a Bayer CISP_FMT_*.
+ * @width: input width, even, 16..CISP_MAX_DIMENSION.
+ * @height: input height, even, 16..CISP_MAX_DIMENSION.
+ * @output: output 0 (main, required) and 1 (preview, optional).
+ */
+struct cisp_isp_config {
+	uint32_t input_format;
+	uint32_t width;
+	uint32_t height;
+	struct cisp_output_config output[CISP_MAX_OUTPUTS];
+};
+
+/**
+ * cisp_isp_create() - make an instance with the default parameter state.
+ * @isp: receives the instance.
+ * @config: its configuration.
+ *
+ * Return: 0, -EINVAL with a message for a bad configuration, -ENOMEM.
+ */
+int cisp_isp_create(struct cisp_isp **isp, const struct cisp_isp_config *config);
+
+/**
+ * cisp_isp_destroy() - free an instance.
+ * @isp: the instance (may be NULL).
+ */
+void cisp_isp_destroy(struct cisp_isp *isp);
+
+/**
+ * cisp_isp_limits() - what this instance accepts in params buffers.
+ * @isp: the instance.
+ * @limits: receives the frame size, supported blocks and algorithms.
+ */
+void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_limits *limits);
+
+/**
+ * cisp_isp_set_params() - validate a params buffer against this instance and
+ * apply it to its state.
+ * @isp: the instance.
+ * @buf: the params buffer.
+ * @size: its size.
+ *
+ * Return: 0, or the validation error (see cisp_params_validate()) with the
+ * state unchanged.
+ */
+int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size);
+
+/**
+ * cisp_isp_params() - the instance's current parameter state.
+ * @isp: the instance.
+ * Return: the state, valid until the next cisp_isp_set_params().
+ */
+const struct cisp_param_state *cisp_isp_params(const struct cisp_isp *isp);
+
+/**
+ * cisp_isp_process() - run the pipeline on one frame.
+ * @isp: the instance.
+ * @input: the raw frame, in the configured input format and size.
+ * @output: one image per configured output, in its format and size (entries
+ *          of unused outputs are ignored and may be NULL).
+ * @stats: receives the statistics, or NULL.
+ * @pool: worker pool to run on, or NULL for the calling thread only.
+ *
+ * Return: 0, or -EINVAL when an image does not match the configuration.
+ */
+int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
+		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+		     struct cisp_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CISP_ISP_H */

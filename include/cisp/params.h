@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file params.h
+ * @brief The parameters buffer of the canonical ISP, ABI version 1.
+ *
+ * This header is the contract between whoever configures the ISP (3A
+ * algorithms, a tuning tool, a kernel driver's user) and whoever implements
+ * it (the software ISP here, a hardware ISP one day). It holds layouts only:
+ * fixed-size little-endian integers, no pointers, no host-only types, no
+ * implicit padding. docs/abi.md documents every field; docs/pipeline.md and
+ * docs/stages/ define the arithmetic each block drives.
+ *
+ * A params buffer is a struct cisp_params_header followed by blocks. Each
+ * block starts with a struct cisp_block_header and is a whole number of
+ * 8-byte units long. The ISP keeps the state of every block per context: a
+ * buffer carries only the blocks that change, in any order, each type at most
+ * once (CISP_BLOCK_CROP once per output). The whole buffer is validated
+ * before any of it is applied; a rejected buffer changes nothing.
+ *
+ * Block flags:
+ *  - CISP_BLOCK_FL_ENABLE: apply the payload and enable the stage.
+ *  - CISP_BLOCK_FL_DISABLE: disable the stage; the payload may be omitted
+ *    (size 8) and is ignored if present.
+ *  - neither: apply the payload, keep the stage's enabled state.
+ *  - both: invalid.
+ *
+ * Variable-length blocks (DPC, LSC, LUT3D) may be shorter than their
+ * structure: their size is exactly the header plus the entries their counts
+ * say, rounded up to a multiple of 8.
+ *
+ * Fixed-point notation: Qm.n is an integer holding value * 2^n with m integer
+ * bits. Pixel values in the Bayer and RGB domains are 16-bit codes where
+ * 65535 is the white level after black-level correction ("16-bit units").
+ */
+#ifndef CISP_PARAMS_H
+#define CISP_PARAMS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** "CISP" read as a little-endian 32-bit integer. */
+#define CISP_PARAMS_MAGIC 0x50534943u
+/** The ABI version this header describes. */
+#define CISP_PARAMS_VERSION 1
+/** Largest params buffer accepted, in bytes. */
+#define CISP_PARAMS_MAX_SIZE (1024u * 1024u)
+
+/**
+ * struct cisp_params_header - start of every params buffer (16 bytes).
+ * @magic: CISP_PARAMS_MAGIC.
+ * @version: CISP_PARAMS_VERSION.
+ * @reserved0: 0.
+ * @total_size: bytes of the whole buffer, this header included; a multiple
+ *              of 8, at most CISP_PARAMS_MAX_SIZE.
+ * @reserved1: 0.
+ */
+struct cisp_params_header {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t reserved0;
+	uint32_t total_size;
+	uint32_t reserved1;
+};
+
+/**
+ * struct cisp_block_header - start of every block (8 bytes).
+ * @type: enum cisp_block_type.
+ * @flags: CISP_BLOCK_FL_* bits; the others must be 0.
+ * @size: bytes of the block, this header included; a multiple of 8.
+ */
+struct cisp_block_header {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t size;
+};
+
+/** Disable the block's stage. */
+#define CISP_BLOCK_FL_DISABLE (1u << 0)
+/** Apply the payload and enable the stage. */
+#define CISP_BLOCK_FL_ENABLE (1u << 1)
+
+/** Block types, in the order the stages run (NOISE and STATS configure). */
+enum cisp_block_type {
+	CISP_BLOCK_BLC = 1,       /**< black level and white level, struct cisp_blc_params */
+	CISP_BLOCK_DPC = 2,       /**< defective pixel correction, struct cisp_dpc_params */
+	CISP_BLOCK_NOISE = 3,     /**< sensor noise profile, struct cisp_noise_params */
+	CISP_BLOCK_BNR = 4,       /**< Bayer denoise, struct cisp_bnr_params */
+	CISP_BLOCK_LSC = 5,       /**< lens shading correction, struct cisp_lsc_params */
+	CISP_BLOCK_WB = 6,        /**< white-balance gains, struct cisp_wb_params */
+	CISP_BLOCK_DEMOSAIC = 7,  /**< demosaic algorithm, struct cisp_demosaic_params */
+	CISP_BLOCK_CCM = 8,       /**< colour correction matrix, struct cisp_ccm_params */
+	CISP_BLOCK_TONE = 9,      /**< tone curve and transfer function, struct cisp_tone_params */
+	CISP_BLOCK_LUT3D = 10,    /**< 3D LUT, struct cisp_lut3d_params */
+	CISP_BLOCK_SHARPEN = 11,  /**< luma sharpening, struct cisp_sharpen_params */
+	CISP_BLOCK_CSC = 12,      /**< RGB to YCbCr conversion, struct cisp_csc_params */
+	CISP_BLOCK_CROP = 13,     /**< per-output crop, struct cisp_crop_params */
+	CISP_BLOCK_STATS = 14,    /**< statistics configuration, struct cisp_stats_params */
+};
+
+/** One past the highest canonical block type of this version. */
+#define CISP_BLOCK_TYPE_COUNT 15
+
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct cisp_blc_params - black level correction (CISP_BLOCK_BLC, 24 bytes).
+ * @header: type CISP_BLOCK_BLC.
+ * @black: black level per channel (R, Gr, Gb, B), in 16-bit input units: the
+ *         input sample shifted left to 16 bits (a 10-bit black of 64 is
+ *         4096). Range 0..65535.
+ * @white: white (saturation) level in the same units. For every channel
+ *         white - black[c] must be at least 16384.
+ * @reserved: 0.
+ *
+ * out = clamp(((in - black[c]) * gain[c] + 8192) >> 14, 0, 65535) with
+ * gain[c] = (65535 * 16384 + (white - black[c]) / 2) / (white - black[c]).
+ * Disabled: out = in. Default: enabled, black 0, white 65535 (identity).
+ */
+struct cisp_blc_params {
+	struct cisp_block_header header;
+	uint16_t black[4];
+	uint16_t white;
+	uint16_t reserved[3];
+};
+
+/** Largest static defect list. */
+#define CISP_DPC_MAX_PIXELS 16384
+
+/**
+ * struct cisp_dpc_pixel - one static defect, in input pixel coordinates.
+ * @x: column.
+ * @y: row.
+ */
+struct cisp_dpc_pixel {
+	uint16_t x;
+	uint16_t y;
+};
+
+/**
+ * struct cisp_dpc_params - defective pixel correction (CISP_BLOCK_DPC).
+ * @header: type CISP_BLOCK_DPC; size 16 + 4 * @count rounded up to 8.
+ * @threshold: dynamic detection threshold in 16-bit units: a pixel further
+ *             than this above the largest (or below the smallest) of its 8
+ *             same-colour neighbours is replaced. 0 turns dynamic detection
+ *             off.
+ * @count: entries in @pixels, 0..CISP_DPC_MAX_PIXELS.
+ * @reserved: 0.
+ * @pixels: static defects, always replaced; sorted by row then column, no
+ *          duplicates, inside the input frame.
+ *
+ * Default: disabled, threshold 0, no static defects.
+ */
+struct cisp_dpc_params {
+	struct cisp_block_header header;
+	uint16_t threshold;
+	uint16_t count;
+	uint32_t reserved;
+	struct cisp_dpc_pixel pixels[CISP_DPC_MAX_PIXELS];
+};
+
+/**
+ * struct cisp_noise_params - the sensor's noise profile (CISP_BLOCK_NOISE,
+ * 40 bytes). The variance of a pixel of channel c with mean signal s, both
+ * in 16-bit units after black-level correction, is a[c] * s + b[c]. Denoise
+ * stages derive their thresholds from it. This block has no enabled state;
+ * its flags must be 0.
+ * @header: type CISP_BLOCK_NOISE.
+ * @a: shot-noise slope per channel (R, Gr, Gb, B), Q16.16 16-bit units.
+ * @b: read-noise variance per channel, in squared 16-bit units (integer).
+ *
+ * Default: a = 4.0, b = 64 (a clean sensor at low gain).
+ */
+struct cisp_noise_params {
+	struct cisp_block_header header;
+	uint32_t a[4];
+	uint32_t b[4];
+};
+
+/**
+ * struct cisp_bnr_params - Bayer-domain denoise (CISP_BLOCK_BNR, 16 bytes).
+ * @header: type CISP_BLOCK_BNR.
+ * @strength: Q8.8, 0..1024: the filter's threshold as a multiple of the
+ *            local noise standard deviation from the noise profile
+ *            (256 = 1.0 sigma).
+ * @reserved: 0.
+ *
+ * Default: disabled, strength 256.
+ */
+struct cisp_bnr_params {
+	struct cisp_block_header header;
+	uint16_t strength;
+	uint16_t reserved[3];
+};
+
+/** Largest lens shading grid per dimension. */
+#define CISP_LSC_MAX_GRID 64
+
+/**
+ * struct cisp_lsc_params - lens shading correction (CISP_BLOCK_LSC).
+ * @header: type CISP_BLOCK_LSC; size 16 + 8 * @grid_w * @grid_h.
+ * @grid_w: grid nodes across, 2..CISP_LSC_MAX_GRID.
+ * @grid_h: grid nodes down, 2..CISP_LSC_MAX_GRID.
+ * @reserved: 0.
+ * @gain: per-channel gain grids, Q4.12 (4096 = 1.0): channel-major (R, Gr,
+ *        Gb, B), then row-major; @grid_w * @grid_h entries per channel.
+ *        Node (i, j) sits at input pixel (i * (W-1) / (grid_w-1),
+ *        j * (H-1) / (grid_h-1)); gains between nodes are bilinear.
+ *
+ * Default: disabled, a 2x2 grid of 1.0.
+ */
+struct cisp_lsc_params {
+	struct cisp_block_header header;
+	uint16_t grid_w;
+	uint16_t grid_h;
+	uint32_t reserved;
+	uint16_t gain[4 * CISP_LSC_MAX_GRID * CISP_LSC_MAX_GRID];
+};
+
+/**
+ * struct cisp_wb_params - white-balance gains (CISP_BLOCK_WB, 16 bytes).
+ * @header: type CISP_BLOCK_WB.
+ * @gain: per channel (R, Gr, Gb, B), Q4.12 (4096 = 1.0), 0..65535.
+ *        out = min((in * gain[c] + 2048) >> 12, 65535).
+ *
+ * Default: enabled, all 1.0.
+ */
+struct cisp_wb_params {
+	struct cisp_block_header header;
+	uint16_t gain[4];
+};
+
+/** Demosaic algorithms. */
+enum cisp_demosaic_algorithm {
+	CISP_DEMOSAIC_FAST = 0,    /**< directional, 5x5 support */
+	CISP_DEMOSAIC_QUALITY = 1, /**< edge-aware high quality */
+};
+
+/**
+ * struct cisp_demosaic_params - demosaic (CISP_BLOCK_DEMOSAIC, 16 bytes).
+ * The stage cannot be disabled.
+ * @header: type CISP_BLOCK_DEMOSAIC.
+ * @algorithm: enum cisp_demosaic_algorithm.
+ * @false_colour: false-colour suppression strength, Q8.8, 0..256.
+ * @reserved: 0.
+ *
+ * Default: fast, false-colour suppression 256.
+ */
+struct cisp_demosaic_params {
+	struct cisp_block_header header;
+	uint16_t algorithm;
+	uint16_t false_colour;
+	uint32_t reserved;
+};
+
+/**
+ * struct cisp_ccm_params - colour correction matrix (CISP_BLOCK_CCM, 40 bytes).
+ * @header: type CISP_BLOCK_CCM.
+ * @coeff: 3x3 matrix, row-major, Q3.12 (4096 = 1.0); for each row the sum
+ *         of the absolute values must be at most 32767.
+ * @reserved0: 0.
+ * @offset: added after the matrix, 16-bit units, -65535..65535.
+ * @reserved1: 0.
+ *
+ * out[i] = clamp(((sum_j coeff[3i+j] * in[j] + 2048) >> 12) + offset[i],
+ * 0, 65535), the shift arithmetic (rounding towards minus infinity).
+ * Default: enabled, identity, no offset.
+ */
+struct cisp_ccm_params {
+	struct cisp_block_header header;
+	int16_t coeff[9];
+	int16_t reserved0;
+	int32_t offset[3];
+	int32_t reserved1;
+};
+
+/** Transfer functions (opto-electronic, linear light to code). */
+enum cisp_transfer {
+	CISP_TRANSFER_LINEAR = 0, /**< identity */
+	CISP_TRANSFER_SRGB = 1,   /**< IEC 61966-2-1 */
+	CISP_TRANSFER_BT709 = 2,  /**< ITU-R BT.709 */
+};
+
+/** Nodes of the global tone curve. */
+#define CISP_TONE_POINTS 257
+
+/**
+ * struct cisp_tone_params - global tone curve and transfer function
+ * (CISP_BLOCK_TONE, 536 bytes).
+ * @header: type CISP_BLOCK_TONE.
+ * @transfer: enum cisp_transfer, applied after the curve.
+ * @reserved0: 0.
+ * @curve: tone curve in the linear domain, 16-bit units: node i is the
+ *         output for input i * 256 (node 256 stands for input 65536);
+ *         linear interpolation between nodes.
+ * @reserved1: 0.
+ *
+ * Disabled: out = in (linear output). Default: enabled, sRGB, identity curve.
+ */
+struct cisp_tone_params {
+	struct cisp_block_header header;
+	uint16_t transfer;
+	uint16_t reserved0[3];
+	uint16_t curve[CISP_TONE_POINTS];
+	uint16_t reserved1[3];
+};
+
+/** Largest 3D LUT edge. */
+#define CISP_LUT3D_MAX_SIZE 33
+
+/**
+ * struct cisp_lut3d_params - 3D lookup table (CISP_BLOCK_LUT3D).
+ * @header: type CISP_BLOCK_LUT3D; size 16 + 6 * @size^3 rounded up to 8.
+ * @size: nodes per edge, 2..CISP_LUT3D_MAX_SIZE.
+ * @reserved: 0.
+ * @table: output R, G, B (16-bit units) of node (r, g, b) at index
+ *         (b * size + g) * size + r (red varies fastest). Tetrahedral
+ *         interpolation between nodes.
+ *
+ * Default: disabled, 2x2x2 identity.
+ */
+struct cisp_lut3d_params {
+	struct cisp_block_header header;
+	uint16_t size;
+	uint16_t reserved[3];
+	uint16_t table[CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE][3];
+};
+
+/**
+ * struct cisp_sharpen_params - luma sharpening with noise coring
+ * (CISP_BLOCK_SHARPEN, 16 bytes).
+ * @header: type CISP_BLOCK_SHARPEN.
+ * @strength: Q8.8, 0..2048: gain on the high-pass detail.
+ * @coring: detail below this (16-bit units) is treated as noise and dropped.
+ * @limit: largest change of a pixel, 16-bit units (overshoot control).
+ * @reserved: 0.
+ *
+ * Default: disabled, strength 256, coring 256, limit 4096.
+ */
+struct cisp_sharpen_params {
+	struct cisp_block_header header;
+	uint16_t strength;
+	uint16_t coring;
+	uint16_t limit;
+	uint16_t reserved;
+};
+
+/** YCbCr matrices. */
+enum cisp_csc_matrix {
+	CISP_CSC_BT601 = 0,
+	CISP_CSC_BT709 = 1,
+	CISP_CSC_BT2020 = 2,
+};
+
+/** YCbCr quantisation ranges. */
+enum cisp_csc_range {
+	CISP_RANGE_LIMITED = 0, /**< Y 16..235, C 16..240 (8-bit) */
+	CISP_RANGE_FULL = 1,    /**< 0..255 */
+};
+
+/**
+ * struct cisp_csc_params - RGB to YCbCr (CISP_BLOCK_CSC, 16 bytes). Used by
+ * YUV outputs; cannot be disabled.
+ * @header: type CISP_BLOCK_CSC.
+ * @matrix: enum cisp_csc_matrix.
+ * @range: enum cisp_csc_range.
+ * @reserved: 0.
+ *
+ * Default: BT.709, limited range.
+ */
+struct cisp_csc_params {
+	struct cisp_block_header header;
+	uint16_t matrix;
+	uint16_t range;
+	uint32_t reserved;
+};
+
+/** Outputs per frame: 0 is the main output, 1 the preview. */
+#define CISP_MAX_OUTPUTS 2
+
+/**
+ * struct cisp_crop_params - the input rectangle an output shows
+ * (CISP_BLOCK_CROP, 24 bytes); the output is scaled from it to the
+ * output's configured size. May appear once per output in a buffer.
+ * @header: type CISP_BLOCK_CROP.
+ * @output: 0 (main) or 1 (preview).
+ * @reserved0: 0.
+ * @x: left column, even.
+ * @y: top row, even.
+ * @width: columns, even, at least 2, @x + @width within the input.
+ * @height: rows, even, at least 2, @y + @height within the input.
+ * @reserved1: 0.
+ *
+ * Disabled: the whole input. Default: disabled.
+ */
+struct cisp_crop_params {
+	struct cisp_block_header header;
+	uint16_t output;
+	uint16_t reserved0;
+	uint16_t x;
+	uint16_t y;
+	uint16_t width;
+	uint16_t height;
+	uint32_t reserved1;
+};
+
+/** Largest AE/AWB zone grid per dimension. */
+#define CISP_STATS_MAX_ZONES 32
+/** Most AF windows. */
+#define CISP_STATS_MAX_AF 8
+/** Most flicker row means. */
+#define CISP_STATS_MAX_ROWS 4096
+
+/**
+ * struct cisp_stats_window - a rectangle in input pixels.
+ * @x: left column.
+ * @y: top row.
+ * @width: columns.
+ * @height: rows.
+ */
+struct cisp_stats_window {
+	uint16_t x;
+	uint16_t y;
+	uint16_t width;
+	uint16_t height;
+};
+
+/**
+ * struct cisp_stats_params - statistics configuration (CISP_BLOCK_STATS,
+ * 88 bytes). Disabled: no statistics are written.
+ * @header: type CISP_BLOCK_STATS.
+ * @zones_x: AE/AWB zone columns, 1..CISP_STATS_MAX_ZONES.
+ * @zones_y: zone rows, 1..CISP_STATS_MAX_ZONES.
+ * @saturation: 2x2 cells with any sample at or above this (16-bit units)
+ *              are left out of the zone means.
+ * @af_count: AF windows in use, 0..CISP_STATS_MAX_AF.
+ * @af: AF windows, inside the input frame, each at least 8x8.
+ * @row_group: cell rows (2 input rows each) averaged per flicker row mean;
+ *             0 picks the smallest group that fits CISP_STATS_MAX_ROWS.
+ * @reserved: 0.
+ *
+ * Default: enabled, 16x12 zones, saturation 65000, no AF window, automatic
+ * row group.
+ */
+struct cisp_stats_params {
+	struct cisp_block_header header;
+	uint16_t zones_x;
+	uint16_t zones_y;
+	uint16_t saturation;
+	uint16_t af_count;
+	struct cisp_stats_window af[CISP_STATS_MAX_AF];
+	uint16_t row_group;
+	uint16_t reserved[3];
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CISP_PARAMS_H */
