@@ -1,0 +1,39 @@
+# cisp — `make demo` and `make test` do all the set-up on a fresh Debian 12
+# machine (as root): install missing Debian packages, configure, build, run.
+
+BUILD ?= build
+CC ?= cc
+# Extra arguments for `meson setup`, e.g. MESON_ARGS=-Db_sanitize=address,undefined
+MESON_ARGS ?=
+# WERROR=1 turns warnings into errors (CI does this).
+WERROR ?= 0
+
+DEB_PACKAGES = build-essential clang meson ninja-build pkg-config libpng-dev libyaml-dev
+
+.PHONY: all deps build demo test clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "== installing Debian packages:$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "error: run as root, or install:$$missing" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	CC=$(CC) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) $(MESON_ARGS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: build
+	tests/run-all.sh $(BUILD)
+
+demo: build
+	tools/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) out

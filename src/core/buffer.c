@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cisp/buffer.h>
+
+#include "error_internal.h"
+
+enum buffer_kind { BUFFER_HEAP, BUFFER_USER, BUFFER_FD };
+
+struct cisp_buffer {
+	enum buffer_kind kind;
+	void *data;
+	size_t size;
+	int fd;
+};
+
+static int new_buffer(struct cisp_buffer **buf, enum buffer_kind kind, void *data, size_t size, int fd)
+{
+	struct cisp_buffer *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return cisp_error(-ENOMEM, "out of memory for a buffer handle");
+	b->kind = kind;
+	b->data = data;
+	b->size = size;
+	b->fd = fd;
+	*buf = b;
+	return 0;
+}
+
+int cisp_buffer_alloc(struct cisp_buffer **buf, size_t size)
+{
+	void *mem;
+	int ret;
+
+	if (size == 0)
+		return cisp_error(-EINVAL, "cannot allocate an empty buffer");
+	mem = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	if (!mem)
+		return cisp_error(-ENOMEM, "out of memory for a %zu-byte buffer", size);
+	memset(mem, 0, size);
+	ret = new_buffer(buf, BUFFER_HEAP, mem, size, -1);
+	if (ret)
+		free(mem);
+	return ret;
+}
+
+int cisp_buffer_wrap(struct cisp_buffer **buf, void *data, size_t size)
+{
+	if (!data || size == 0)
+		return cisp_error(-EINVAL, "cannot wrap %s", data ? "an empty range" : "a NULL pointer");
+	return new_buffer(buf, BUFFER_USER, data, size, -1);
+}
+
+static int map_fd(struct cisp_buffer **buf, int fd, size_t size)
+{
+	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int ret;
+
+	if (mem == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return cisp_error(ret, "cannot map fd %d (%zu bytes): %s", fd, size, strerror(-ret));
+	}
+	ret = new_buffer(buf, BUFFER_FD, mem, size, fd);
+	if (ret) {
+		munmap(mem, size);
+		close(fd);
+	}
+	return ret;
+}
+
+int cisp_buffer_memfd(struct cisp_buffer **buf, size_t size, const char *name)
+{
+	int fd, ret;
+
+	if (size == 0)
+		return cisp_error(-EINVAL, "cannot allocate an empty buffer");
+	fd = memfd_create(name ? name : "cisp-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return cisp_error(-errno, "memfd_create failed: %s", strerror(errno));
+	if (ftruncate(fd, (off_t)size) < 0) {
+		ret = -errno;
+		close(fd);
+		return cisp_error(ret, "cannot size a memfd to %zu bytes: %s", size, strerror(-ret));
+	}
+	return map_fd(buf, fd, size);
+}
+
+int cisp_buffer_import_fd(struct cisp_buffer **buf, int fd, size_t size)
+{
+	struct stat st;
+	int dup_fd;
+
+	if (size == 0)
+		return cisp_error(-EINVAL, "cannot import an empty buffer");
+	if (fcntl(fd, F_GETFD) < 0)
+		return cisp_error(-EBADF, "cannot import fd %d: it is not open", fd);
+	/* dmabufs report size 0 through fstat on some kernels; only regular files and memfds are checked. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < size)
+		return cisp_error(-EINVAL, "fd %d holds %lld bytes, fewer than the %zu requested", fd,
+				  (long long)st.st_size, size);
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return cisp_error(-errno, "cannot duplicate fd %d: %s", fd, strerror(errno));
+	return map_fd(buf, dup_fd, size);
+}
+
+void *cisp_buffer_data(const struct cisp_buffer *buf)
+{
+	return buf->data;
+}
+
+size_t cisp_buffer_size(const struct cisp_buffer *buf)
+{
+	return buf->size;
+}
+
+int cisp_buffer_fd(const struct cisp_buffer *buf)
+{
+	return buf->fd;
+}
+
+void cisp_buffer_free(struct cisp_buffer *buf)
+{
+	if (!buf)
+		return;
+	switch (buf->kind) {
+	case BUFFER_HEAP:
+		free(buf->data);
+		break;
+	case BUFFER_USER:
+		break;
+	case BUFFER_FD:
+		munmap(buf->data, buf->size);
+		close(buf->fd);
+		break;
+	}
+	free(buf);
+}

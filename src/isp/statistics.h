@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Statistics at the stats tap (after lens shading, before white balance):
+ * luma histogram, AE/AWB zones, AF sharpness, flicker row means.
+ *
+ * Rows are accumulated into integer sums per worker (order-independent, so
+ * the result does not depend on threads), then finished into struct
+ * cisp_stats.
+ */
+#ifndef CISP_ISP_STATISTICS_H
+#define CISP_ISP_STATISTICS_H
+
+#include <cisp/format.h>
+#include <cisp/params.h>
+#include <cisp/stats.h>
+
+#include "plane.h"
+
+struct cisp_stats_acc;
+
+/* Accumulator for a frame of @width x @height; 0 or -ENOMEM. */
+int cisp_stats_acc_create(struct cisp_stats_acc **acc, const struct cisp_stats_params *cfg,
+			  const struct cisp_wb_params *wb, enum cisp_cfa cfa, int width, int height);
+void cisp_stats_acc_free(struct cisp_stats_acc *acc);
+/* Add the cells of frame rows [y0, y1) (both even) of @bayer; reads one cell row above and below. */
+void cisp_stats_acc_rows(struct cisp_stats_acc *acc, const struct plane16 *bayer, int y0, int y1);
+/* Add @from into @into (same configuration). */
+void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from);
+/* Write the finished statistics. */
+void cisp_stats_acc_finish(const struct cisp_stats_acc *acc, struct cisp_stats *out);
+
+#endif

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Run every test program of a build folder; exit non-zero if any fails.
+set -u
+build=${1:-build}
+status=0
+
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+
+echo "== unit tests ($build/tests/cisp-test)"
+"$build/tests/cisp-test" || status=1
+
+exit $status

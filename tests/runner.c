@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cisp/error.h>
+
+#include "test.h"
+
+#define MAX_TESTS 2048
+
+static struct {
+	const char *name;
+	test_fn fn;
+} tests[MAX_TESTS];
+static int n_tests;
+
+static int failures_in_test;
+static bool skipped_in_test;
+static uint64_t rng_state;
+
+void test_register(const char *name, test_fn fn)
+{
+	if (n_tests == MAX_TESTS) {
+		fprintf(stderr, "too many tests (raise MAX_TESTS)\n");
+		exit(2);
+	}
+	tests[n_tests].name = name;
+	tests[n_tests].fn = fn;
+	n_tests++;
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (failures_in_test++ >= 20)
+		return; /* enough to diagnose */
+	fprintf(stdout, "    %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
+void test_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	skipped_in_test = true;
+	fprintf(stdout, "    SKIPPED: ");
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
+const char *test_data_dir(void)
+{
+	static char path[4096];
+	const char *env = getenv("CISP_TEST_DATA");
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", env ? env : CISP_SHARED_DATA);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return path;
+	return NULL;
+}
+
+const char *test_tmp_dir(void)
+{
+	static char path[256];
+
+	if (!path[0]) {
+		snprintf(path, sizeof(path), "%s/cisp-test-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		if (!mkdtemp(path)) {
+			perror("mkdtemp");
+			exit(2);
+		}
+	}
+	return path;
+}
+
+uint64_t test_rand(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static bool selected(const char *name, int argc, char **argv)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (strstr(name, argv[i]))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0, skipped = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!test_data_dir())
+		printf("WARNING: shared test data not found at %s (set CISP_TEST_DATA); tests that need it are "
+		       "SKIPPED\n",
+		       CISP_SHARED_DATA);
+	for (int i = 0; i < n_tests; i++) {
+		if (!selected(tests[i].name, argc, argv))
+			continue;
+		failures_in_test = 0;
+		skipped_in_test = false;
+		rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(i + 1);
+		cisp_clear_error();
+		printf("%s\n", tests[i].name);
+		tests[i].fn();
+		if (failures_in_test) {
+			printf("  FAIL %s (%d failed checks)\n", tests[i].name, failures_in_test);
+			failed++;
+		} else if (skipped_in_test) {
+			skipped++;
+		} else {
+			passed++;
+		}
+	}
+	if (skipped)
+		printf("%d skipped (see SKIPPED lines above)\n", skipped);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small test harness. A test is a function declared with TEST(name); it
+ * registers itself at start-up. CHECK* macros record a failure (file, line,
+ * values) and let the test go on, so one run shows every broken assertion.
+ *
+ * The runner (runner.c) runs every test, or those whose name contains one of
+ * its arguments, and ends with the line "N passed, N failed".
+ */
+#ifndef CISP_TEST_H
+#define CISP_TEST_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef void (*test_fn)(void);
+
+void test_register(const char *name, test_fn fn);
+/* Record a failure of the running test; prints the message. */
+void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Mark the running test as skipped, with a reason printed loudly. */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The shared test data folder (../shared/data of the source tree) or NULL
+ * when it is absent; tests that need it call test_skip() with the reason.
+ */
+const char *test_data_dir(void);
+/* A scratch folder for files a test writes (created once per run). */
+const char *test_tmp_dir(void);
+/* Deterministic pseudo-random numbers (xorshift64*), seeded per test. */
+uint64_t test_rand(void);
+
+#define TEST(name)                                                          \
+	static void name(void);                                             \
+	__attribute__((constructor)) static void register_##name(void)      \
+	{                                                                   \
+		test_register(#name, name);                                 \
+	}                                                                   \
+	static void name(void)
+
+#define CHECK(cond)                                                         \
+	do {                                                                \
+		if (!(cond))                                                \
+			test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);  \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                                           \
+	do {                                                                                     \
+		long long va_ = (long long)(a), vb_ = (long long)(b);                            \
+		if (va_ != vb_)                                                                  \
+			test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, va_, vb_); \
+	} while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                                      \
+	do {                                                                                       \
+		double va_ = (double)(a), vb_ = (double)(b), t_ = (double)(tol);                   \
+		if (!(va_ - vb_ <= t_ && vb_ - va_ <= t_))                                         \
+			test_fail(__FILE__, __LINE__, "%s ~ %s: %g vs %g (tolerance %g)", #a, #b, va_, \
+				  vb_, t_);                                                        \
+	} while (0)
+
+/* The call must fail with @err and leave a message containing @needle. */
+#define CHECK_ERR(call, err, needle)                                                              \
+	do {                                                                                      \
+		int r_ = (call);                                                                  \
+		if (r_ != (err))                                                                  \
+			test_fail(__FILE__, __LINE__, "%s returned %d, expected %d (%s)", #call, r_, \
+				  (int)(err), cisp_last_error());                                 \
+		else if (!strstr(cisp_last_error(), (needle)))                                    \
+			test_fail(__FILE__, __LINE__, "%s: message '%s' lacks '%s'", #call,       \
+				  cisp_last_error(), (needle));                                   \
+	} while (0)
+
+#endif

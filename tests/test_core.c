@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cisp/buffer.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/image.h>
+#include <cisp/pool.h>
+
+#include "test.h"
+
+TEST(format_names_round_trip)
+{
+	static const char *const names[] = { "SRGGB8", "SGRBG10", "SGBRG10P", "SBGGR12P", "SRGGB14",
+					     "SGRBG16", "NV12", "YUV420", "RGB24", "RGB48" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint32_t f = cisp_format_from_name(names[i]);
+		CHECK(f != 0);
+		CHECK(!strcmp(cisp_format_name(f), names[i]));
+	}
+	CHECK_EQ(cisp_format_from_name("srggb10p"), CISP_FMT_SRGGB10P);
+	CHECK_EQ(cisp_format_from_name("I420"), CISP_FMT_I420);
+	CHECK_EQ(cisp_format_from_name("RGB888"), CISP_FMT_RGB888);
+	CHECK_EQ(cisp_format_from_name("SRGGB11"), 0);
+	CHECK(strstr(cisp_last_error(), "SRGGB11") != NULL);
+	/* The fourccs are V4L2's. */
+	CHECK_EQ(CISP_FMT_SRGGB10P, 0x41415270u); /* 'pRAA' */
+	CHECK_EQ(CISP_FMT_SGRBG10, 0x30314142u);  /* 'BA10' */
+}
+
+TEST(format_bayer_lookup)
+{
+	const struct cisp_format_info *f = cisp_format_info(CISP_FMT_SGBRG12P);
+
+	CHECK(f && f->kind == CISP_KIND_BAYER && f->bits == 12 && f->packed && f->cfa == CISP_CFA_GBRG);
+	CHECK_EQ(cisp_bayer_format(CISP_CFA_BGGR, 10, true), CISP_FMT_SBGGR10P);
+	CHECK_EQ(cisp_bayer_format(CISP_CFA_RGGB, 14, true), 0);
+	CHECK_EQ(cisp_bayer_format(CISP_CFA_GRBG, 16, false), CISP_FMT_SGRBG16);
+}
+
+TEST(cfa_channels)
+{
+	enum cisp_cfa cfa;
+
+	CHECK_EQ(cisp_cfa_from_name("grbg", &cfa), 0);
+	CHECK_EQ(cfa, CISP_CFA_GRBG);
+	CHECK_ERR(cisp_cfa_from_name("RGBG", &cfa), -EINVAL, "RGBG");
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_RGGB, 0, 0), CISP_CH_R);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_RGGB, 1, 0), CISP_CH_GR);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_RGGB, 0, 1), CISP_CH_GB);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_RGGB, 3, 3), CISP_CH_B);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_GRBG, 1, 0), CISP_CH_R);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_GRBG, 0, 0), CISP_CH_GR);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_GBRG, 0, 1), CISP_CH_R);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_GBRG, 0, 0), CISP_CH_GB);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_BGGR, 1, 1), CISP_CH_R);
+	CHECK_EQ(cisp_cfa_channel(CISP_CFA_BGGR, 0, 1), CISP_CH_GR);
+}
+
+TEST(image_sizes)
+{
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB10P, 640, 480), 640 * 5 / 4 * 480);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB12P, 642, 480), 642 * 3 / 2 * 480);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB12, 640, 480), 640 * 2 * 480);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SBGGR8, 640, 480), 640 * 480);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_NV12, 642, 480), 642 * 480 + 642 * 240);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_I420, 641, 481), 641 * 481 + 2 * 321 * 241);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_RGB48, 10, 10), 600);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB10, 641, 480), 0); /* odd Bayer width */
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB10P, 642, 480), 0); /* RAW10 needs 4 | width */
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_RGB888, CISP_MAX_DIMENSION + 1, 1), 0);
+}
+
+TEST(image_alloc_and_wrap)
+{
+	struct cisp_image img;
+	uint8_t mem[64 * 16 * 2];
+
+	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, 100, 50), 0);
+	CHECK_EQ(img.num_planes, 2);
+	CHECK(img.plane[0].stride >= 100 && img.plane[0].stride % 64 == 0);
+	CHECK(img.plane[1].data == img.plane[0].data + img.plane[0].stride * 50);
+	CHECK_EQ(cisp_image_check(&img, "output 0"), 0);
+	img.plane[1].stride = 10;
+	CHECK_ERR(cisp_image_check(&img, "output 0"), -EINVAL, "output 0: plane 1 stride 10");
+	cisp_image_free(&img);
+	CHECK(img.owned == NULL);
+
+	CHECK_EQ(cisp_image_wrap(&img, CISP_FMT_SRGGB16, 64, 16, mem, sizeof(mem)), 0);
+	CHECK_EQ(img.plane[0].stride, 128);
+	CHECK_ERR(cisp_image_wrap(&img, CISP_FMT_SRGGB16, 64, 16, mem, sizeof(mem) - 1), -EMSGSIZE,
+		  "2047 bytes were given");
+	CHECK_ERR(cisp_image_alloc(&img, CISP_FMT_SRGGB8, 0, 16), -EINVAL, "outside");
+	CHECK_ERR(cisp_image_alloc(&img, 0x12345678, 16, 16), -EINVAL, "unknown pixel format");
+}
+
+TEST(buffer_kinds)
+{
+	struct cisp_buffer *a, *b, *c;
+	char user[32];
+
+	CHECK_EQ(cisp_buffer_alloc(&a, 1000), 0);
+	CHECK_EQ(cisp_buffer_size(a), 1000);
+	CHECK_EQ(cisp_buffer_fd(a), -1);
+	CHECK_EQ(((uint8_t *)cisp_buffer_data(a))[999], 0);
+	cisp_buffer_free(a);
+
+	CHECK_EQ(cisp_buffer_memfd(&b, 4096, "test"), 0);
+	CHECK(cisp_buffer_fd(b) >= 0);
+	memcpy(cisp_buffer_data(b), "hello", 6);
+	CHECK_EQ(cisp_buffer_import_fd(&c, cisp_buffer_fd(b), 4096), 0);
+	CHECK(!strcmp(cisp_buffer_data(c), "hello")); /* same memory, second mapping */
+	CHECK_ERR(cisp_buffer_import_fd(&a, cisp_buffer_fd(b), 8192), -EINVAL, "fewer than");
+	cisp_buffer_free(c);
+	cisp_buffer_free(b);
+
+	CHECK_ERR(cisp_buffer_import_fd(&a, 1000, 16), -EBADF, "not open");
+	CHECK_EQ(cisp_buffer_wrap(&a, user, sizeof(user)), 0);
+	CHECK(cisp_buffer_data(a) == user);
+	cisp_buffer_free(a);
+	CHECK_ERR(cisp_buffer_alloc(&a, 0), -EINVAL, "empty");
+}
+
+struct pool_check {
+	atomic_uint sum;
+	unsigned char seen[1000];
+};
+
+static void pool_task(void *opaque, unsigned task, unsigned worker)
+{
+	struct pool_check *p = opaque;
+
+	(void)worker;
+	p->seen[task]++;
+	atomic_fetch_add(&p->sum, task);
+}
+
+TEST(pool_runs_every_task_once)
+{
+	for (unsigned threads = 1; threads <= 4; threads++) {
+		struct cisp_pool *pool;
+
+		CHECK_EQ(cisp_pool_create(&pool, threads), 0);
+		CHECK_EQ(cisp_pool_threads(pool), threads);
+		for (int round = 0; round < 50; round++) {
+			struct pool_check p = { 0 };
+			unsigned count = 1 + (unsigned)(test_rand() % 1000);
+			bool once = true;
+
+			cisp_pool_run(pool, count, pool_task, &p);
+			CHECK_EQ(atomic_load(&p.sum), count * (count - 1) / 2);
+			for (unsigned i = 0; i < count; i++)
+				once &= p.seen[i] == 1;
+			CHECK(once);
+		}
+		cisp_pool_destroy(pool);
+	}
+}

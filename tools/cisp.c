@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* cisp: the command-line front end. One binary, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+/* Subcommands whose file is not part of this build are left out (weak references). */
+#pragma weak cmd_develop
+#pragma weak cmd_demosaic
+#pragma weak cmd_params
+
+static const struct {
+	const char *name;
+	cisp_command_fn fn;
+	const char *summary;
+} commands[] = {
+	{ "develop", cmd_develop, "run the full ISP pipeline on a raw frame" },
+	{ "demosaic", cmd_demosaic, "demosaic a Bayer mosaic only (for measuring quality and speed)" },
+	{ "params", cmd_params, "encode, decode and validate ISP parameter buffers" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: cisp COMMAND [OPTIONS...]\n\ncommands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i].fn)
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nRun 'cisp COMMAND --help' for the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("cisp %s\n", CISP_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i].fn && !strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "cisp: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
