@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reference pipeline: runs every stage of docs/pipeline.md over whole
+ * frames, one stage after the other, each split into row bands on the pool.
+ *
+ * Bayer domain:  unpack -> BLC -> DPC -> BNR -> LSC -> [stats tap] -> WB
+ * demosaic
+ * RGB domain:    CCM -> tone -> 3D LUT -> sharpen
+ * per output:    (CSC for YUV outputs) -> crop and scale -> pack
+ *
+ * Stage coefficients are rebuilt when a params buffer changes their block,
+ * never per frame.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/format.h>
+#include <cisp/isp.h>
+
+#include "core/error_internal.h"
+#include "isp/blc.h"
+#include "isp/bnr.h"
+#include "isp/ccm.h"
+#include "isp/csc.h"
+#include "isp/demosaic.h"
+#include "isp/dpc.h"
+#include "isp/lsc.h"
+#include "isp/lut3d.h"
+#include "isp/pack.h"
+#include "isp/scale.h"
+#include "isp/sharpen.h"
+#include "isp/statistics.h"
+#include "isp/tone.h"
+#include "isp/unpack.h"
+#include "isp/wb.h"
+
+/* One output's geometry: the crop it shows and the scaler to its size. */
+struct output_state {
+	bool used;
+	bool yuv;
+	int crop_x, crop_y, crop_w, crop_h;
+	struct cisp_scaler *scaler; /* NULL when the crop is the output size */
+	uint16_t *scaled;           /* 3 planes at the output size, when scaling */
+	struct rgb16 scaled_planes;
+};
+
+struct cisp_isp {
+	struct cisp_isp_config config;
+	enum cisp_cfa cfa;
+	struct cisp_params_limits limits;
+	struct cisp_param_state state;
+
+	/* coefficients derived from the state */
+	struct cisp_blc_coeffs blc;
+	struct cisp_dpc_coeffs dpc;
+	struct cisp_bnr_coeffs *bnr;
+	struct cisp_lsc_coeffs *lsc;
+	struct cisp_wb_coeffs wb;
+	struct cisp_tone_coeffs *tone;
+	struct cisp_demosaic *demosaic;
+	int demosaic_algorithm;
+	struct output_state out[CISP_MAX_OUTPUTS];
+
+	/* working planes at the input size */
+	uint16_t *memory;
+	struct plane16 bayer[2];
+	struct rgb16 rgb[2];
+};
+
+static struct plane16 make_plane(uint16_t *base, int width, int height)
+{
+	struct plane16 p = { base, width, 0, width, height };
+	return p;
+}
+
+static struct rgb16 make_rgb(uint16_t *base, int width, int height)
+{
+	struct rgb16 r;
+	size_t n = (size_t)width * height;
+
+	for (int c = 0; c < 3; c++)
+		r.c[c] = make_plane(base + n * c, width, height);
+	return r;
+}
+
+/* ---- configuration ---- */
+
+static int check_output(const struct cisp_output_config *o, int index)
+{
+	const struct cisp_format_info *f = cisp_format_info(o->format);
+
+	if (!f || (f->kind != CISP_KIND_YUV && f->kind != CISP_KIND_RGB))
+		return cisp_error(-EINVAL, "output %d: format %s is not an ISP output (use NV12, YUV420, RGB24 or RGB48)",
+				  index, cisp_format_name(o->format));
+	if (o->width < 2 || o->height < 2 || o->width > CISP_MAX_DIMENSION || o->height > CISP_MAX_DIMENSION)
+		return cisp_error(-EINVAL, "output %d: size %ux%u is outside 2x2..%ux%u", index, o->width, o->height,
+				  CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+	if (f->kind == CISP_KIND_YUV && (o->width % 2 || o->height % 2))
+		return cisp_error(-EINVAL, "output %d: %s size %ux%u must be even", index, f->name, o->width,
+				  o->height);
+	return 0;
+}
+
+static int check_config(const struct cisp_isp_config *c)
+{
+	const struct cisp_format_info *f = cisp_format_info(c->input_format);
+	int ret;
+
+	if (!f || f->kind != CISP_KIND_BAYER)
+		return cisp_error(-EINVAL, "input format %s is not a Bayer format", cisp_format_name(c->input_format));
+	if (c->width < 16 || c->height < 16 || c->width > CISP_MAX_DIMENSION || c->height > CISP_MAX_DIMENSION ||
+	    c->width % 2 || c->height % 2)
+		return cisp_error(-EINVAL, "input size %ux%u must be even and within 16x16..%ux%u", c->width,
+				  c->height, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+	if (f->packed && f->bits == 10 && c->width % 4)
+		return cisp_error(-EINVAL, "input width %u of %s must be a multiple of 4", c->width, f->name);
+	if (!c->output[0].format)
+		return cisp_error(-EINVAL, "output 0 (main) must be configured");
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		if (c->output[i].format && (ret = check_output(&c->output[i], i)))
+			return ret;
+	}
+	return 0;
+}
+
+/* Rebuild an output's crop and scaler from the state. */
+static int update_output(struct cisp_isp *isp, int index)
+{
+	struct output_state *o = &isp->out[index];
+	const struct cisp_output_config *oc = &isp->config.output[index];
+	int x = 0, y = 0, w = (int)isp->config.width, h = (int)isp->config.height;
+
+	if (!o->used)
+		return 0;
+	if (isp->state.crop_enabled & (1u << index)) {
+		const struct cisp_crop_params *c = &isp->state.crop[index];
+		x = c->x;
+		y = c->y;
+		w = c->width;
+		h = c->height;
+	}
+	if (o->scaler && x == o->crop_x && y == o->crop_y && w == o->crop_w && h == o->crop_h)
+		return 0;
+	cisp_scaler_free(o->scaler);
+	o->scaler = NULL;
+	o->crop_x = x;
+	o->crop_y = y;
+	o->crop_w = w;
+	o->crop_h = h;
+	if (w == (int)oc->width && h == (int)oc->height)
+		return 0; /* pack straight from the crop */
+	return cisp_scaler_create(&o->scaler, w, h, (int)oc->width, (int)oc->height);
+}
+
+/* Rebuild what depends on the blocks in @changed (CISP_BLOCK_BIT mask). */
+static int update_coeffs(struct cisp_isp *isp, uint32_t changed)
+{
+	const struct cisp_param_state *s = &isp->state;
+	int ret;
+
+	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_BLC))
+		cisp_blc_prepare(&isp->blc, &s->blc, isp->cfa);
+	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_DPC))
+		cisp_dpc_prepare(&isp->dpc, &s->dpc);
+	if (changed & (CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE))) {
+		cisp_bnr_free(isp->bnr);
+		isp->bnr = NULL;
+		if ((ret = cisp_bnr_prepare(&isp->bnr, &s->bnr, &s->noise, isp->cfa)))
+			return ret;
+	}
+	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) {
+		cisp_lsc_free(isp->lsc);
+		isp->lsc = NULL;
+		ret = cisp_lsc_prepare(&isp->lsc, &s->lsc, isp->cfa, (int)isp->config.width,
+				       (int)isp->config.height);
+		if (ret)
+			return ret;
+	}
+	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_WB))
+		cisp_wb_prepare(&isp->wb, &s->wb, isp->cfa);
+	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_TONE))
+		cisp_tone_prepare(isp->tone, &s->tone);
+	if ((changed & CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC)) && s->demosaic.algorithm != isp->demosaic_algorithm) {
+		struct cisp_demosaic *dm;
+
+		ret = cisp_demosaic_create(&dm, (enum cisp_demosaic_algorithm)s->demosaic.algorithm,
+					   (int)isp->config.width, (int)isp->config.height);
+		if (ret)
+			return ret;
+		cisp_demosaic_destroy(isp->demosaic);
+		isp->demosaic = dm;
+		isp->demosaic_algorithm = s->demosaic.algorithm;
+	}
+	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_CROP))
+		for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+			if ((ret = update_output(isp, i)))
+				return ret;
+	return 0;
+}
+
+int cisp_isp_create(struct cisp_isp **out, const struct cisp_isp_config *config)
+{
+	struct cisp_isp *isp;
+	size_t n;
+	int ret;
+
+	if ((ret = check_config(config)))
+		return ret;
+	isp = calloc(1, sizeof(*isp));
+	if (!isp)
+		return cisp_error(-ENOMEM, "out of memory for an ISP instance");
+	isp->config = *config;
+	isp->cfa = cisp_format_info(config->input_format)->cfa;
+	isp->limits.width = config->width;
+	isp->limits.height = config->height;
+	isp->limits.blocks = 0;
+	for (unsigned t = 1; t < CISP_BLOCK_TYPE_COUNT; t++)
+		isp->limits.blocks |= CISP_BLOCK_BIT(t);
+	isp->limits.demosaic_algorithms = cisp_demosaic_algorithms();
+	cisp_param_state_init(&isp->state);
+	isp->demosaic_algorithm = -1;
+
+	n = (size_t)config->width * config->height;
+	isp->memory = malloc(n * sizeof(uint16_t) * 8);
+	isp->tone = malloc(sizeof(*isp->tone));
+	if (!isp->memory || !isp->tone) {
+		cisp_isp_destroy(isp);
+		return cisp_error(-ENOMEM, "out of memory for the working planes of a %ux%u frame", config->width,
+				  config->height);
+	}
+	isp->bayer[0] = make_plane(isp->memory, (int)config->width, (int)config->height);
+	isp->bayer[1] = make_plane(isp->memory + n, (int)config->width, (int)config->height);
+	isp->rgb[0] = make_rgb(isp->memory + 2 * n, (int)config->width, (int)config->height);
+	isp->rgb[1] = make_rgb(isp->memory + 5 * n, (int)config->width, (int)config->height);
+
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		const struct cisp_output_config *oc = &config->output[i];
+		struct output_state *o = &isp->out[i];
+
+		if (!oc->format)
+			continue;
+		o->used = true;
+		o->yuv = cisp_format_info(oc->format)->kind == CISP_KIND_YUV;
+		o->scaled = malloc((size_t)oc->width * oc->height * 3 * sizeof(uint16_t));
+		if (!o->scaled) {
+			cisp_isp_destroy(isp);
+			return cisp_error(-ENOMEM, "out of memory for output %d", i);
+		}
+		o->scaled_planes = make_rgb(o->scaled, (int)oc->width, (int)oc->height);
+	}
+	ret = update_coeffs(isp, ~0u);
+	if (ret) {
+		cisp_isp_destroy(isp);
+		return ret;
+	}
+	*out = isp;
+	return 0;
+}
+
+void cisp_isp_destroy(struct cisp_isp *isp)
+{
+	if (!isp)
+		return;
+	cisp_bnr_free(isp->bnr);
+	cisp_lsc_free(isp->lsc);
+	cisp_demosaic_destroy(isp->demosaic);
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		cisp_scaler_free(isp->out[i].scaler);
+		free(isp->out[i].scaled);
+	}
+	free(isp->tone);
+	free(isp->memory);
+	free(isp);
+}
+
+void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_limits *limits)
+{
+	*limits = isp->limits;
+}
+
+const struct cisp_param_state *cisp_isp_params(const struct cisp_isp *isp)
+{
+	return &isp->state;
+}
+
+/* Block types present in a buffer that has passed validation. */
+static uint32_t blocks_in(const void *buf, size_t size)
+{
+	const uint8_t *p = buf;
+	size_t off = sizeof(struct cisp_params_header);
+	uint32_t mask = 0;
+
+	while (off + sizeof(struct cisp_block_header) <= size) {
+		struct cisp_block_header h;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		if (h.type < 32)
+			mask |= CISP_BLOCK_BIT(h.type);
+		off += h.size;
+	}
+	return mask;
+}
+
+int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size)
+{
+	int ret = cisp_param_state_apply(&isp->state, buf, size, &isp->limits);
+
+	if (ret)
+		return ret;
+	/* The WB gains also feed the histogram; nothing else crosses blocks. */
+	return update_coeffs(isp, blocks_in(buf, size));
+}
+
+/* ---- processing ---- */
+
+enum step {
+	STEP_UNPACK,
+	STEP_BLC,
+	STEP_DPC,
+	STEP_BNR,
+	STEP_LSC,
+	STEP_STATS,
+	STEP_WB,
+	STEP_CCM,
+	STEP_TONE,
+	STEP_LUT3D,
+	STEP_SHARPEN,
+	STEP_CSC,
+	STEP_SCALE,
+	STEP_PACK,
+};
+
+struct frame {
+	struct cisp_isp *isp;
+	enum step step;
+	int height;  /* rows of the current step's output */
+	int bands;
+	const struct cisp_image *input;
+	const struct plane16 *bayer_in, *bayer_out;
+	const struct rgb16 *rgb_in, *rgb_out;
+	struct cisp_stats_acc **acc; /* one per worker */
+	int out_index;
+	const struct cisp_image *image;
+};
+
+static void run_band(void *opaque, unsigned task, unsigned worker)
+{
+	struct frame *f = opaque;
+	struct cisp_isp *isp = f->isp;
+	const struct cisp_param_state *s = &isp->state;
+	/* Bands start and end on even rows: 4:2:0 packing and 2x2 statistics cells need it. */
+	int band = ((f->height + f->bands - 1) / f->bands + 1) & ~1;
+	int y0 = (int)task * band, y1 = y0 + band;
+
+	if (y1 > f->height)
+		y1 = f->height;
+	if (y0 >= y1)
+		return;
+	switch (f->step) {
+	case STEP_UNPACK:
+		cisp_unpack_rows(f->input, f->bayer_out, y0, y1);
+		break;
+	case STEP_BLC:
+		cisp_blc_rows(&isp->blc, f->bayer_in, f->bayer_out, y0, y1);
+		break;
+	case STEP_DPC:
+		cisp_dpc_rows(&isp->dpc, f->bayer_in, f->bayer_out, y0, y1);
+		break;
+	case STEP_BNR:
+		cisp_bnr_rows(isp->bnr, f->bayer_in, f->bayer_out, y0, y1);
+		break;
+	case STEP_LSC:
+		cisp_lsc_rows(isp->lsc, f->bayer_in, f->bayer_out, y0, y1);
+		break;
+	case STEP_STATS:
+		cisp_stats_acc_rows(f->acc[worker], f->bayer_in, y0, y1);
+		break;
+	case STEP_WB:
+		cisp_wb_rows(&isp->wb, f->bayer_in, f->bayer_out, y0, y1);
+		break;
+	case STEP_CCM:
+		cisp_ccm_rows(&s->ccm, f->rgb_in, f->rgb_out, y0, y1);
+		break;
+	case STEP_TONE:
+		cisp_tone_rows(isp->tone, f->rgb_in, f->rgb_out, y0, y1);
+		break;
+	case STEP_LUT3D:
+		cisp_lut3d_rows(&s->lut3d, f->rgb_in, f->rgb_out, y0, y1);
+		break;
+	case STEP_SHARPEN:
+		cisp_sharpen_rows(&s->sharpen, f->rgb_in, f->rgb_out, y0, y1);
+		break;
+	case STEP_CSC:
+		cisp_csc_rows(&s->csc, f->rgb_in, f->rgb_out, y0, y1);
+		break;
+	case STEP_SCALE: {
+		const struct output_state *o = &isp->out[f->out_index];
+		cisp_scale_rows(o->scaler, f->rgb_in, o->crop_x, o->crop_y, f->rgb_out, y0, y1);
+		break;
+	}
+	case STEP_PACK:
+		cisp_pack_rows(f->rgb_in, f->image, y0, y1);
+		break;
+	}
+}
+
+static void run_step(struct frame *f, struct cisp_pool *pool, enum step step, int height)
+{
+	unsigned threads = cisp_pool_threads(pool);
+
+	f->step = step;
+	f->height = height;
+	f->bands = threads > 1 ? (int)threads * 4 : 1;
+	if (f->bands > height / 2)
+		f->bands = height / 2;
+	cisp_pool_run(pool, (unsigned)f->bands, run_band, f);
+}
+
+/* The window of @full that a crop shows, as planes whose row 0 is the crop's top row. */
+static struct rgb16 crop_view(const struct rgb16 *full, const struct output_state *o)
+{
+	struct rgb16 v = *full;
+
+	for (int c = 0; c < 3; c++) {
+		v.c[c].base = plane_row(&full->c[c], o->crop_y) + o->crop_x;
+		v.c[c].first_row = 0;
+		v.c[c].width = o->crop_w;
+		v.c[c].height = o->crop_h;
+	}
+	return v;
+}
+
+static int check_image(const struct cisp_image *img, uint32_t format, uint32_t width, uint32_t height,
+		       const char *what)
+{
+	int ret = cisp_image_check(img, what);
+
+	if (ret)
+		return ret;
+	if (img->format != format || img->width != width || img->height != height)
+		return cisp_error(-EINVAL, "%s is %ux%u %s but the ISP is configured for %ux%u %s", what, img->width,
+				  img->height, cisp_format_name(img->format), width, height,
+				  cisp_format_name(format));
+	return 0;
+}
+
+static int collect_stats(struct frame *f, struct cisp_pool *pool, const struct plane16 *bayer,
+			 struct cisp_stats *stats)
+{
+	struct cisp_isp *isp = f->isp;
+	unsigned workers = cisp_pool_threads(pool);
+	struct cisp_stats_acc **acc = calloc(workers, sizeof(*acc));
+	int ret = acc ? 0 : -ENOMEM;
+
+	/* The histogram applies the white-balance gains the frame will get. */
+	static const struct cisp_wb_params unity = { .gain = { 4096, 4096, 4096, 4096 } };
+	const struct cisp_wb_params *wb =
+		isp->state.enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &isp->state.wb : &unity;
+
+	for (unsigned w = 0; !ret && w < workers; w++)
+		ret = cisp_stats_acc_create(&acc[w], &isp->state.stats, wb, isp->cfa,
+					    (int)isp->config.width, (int)isp->config.height);
+	if (!ret) {
+		f->acc = acc;
+		f->bayer_in = bayer;
+		run_step(f, pool, STEP_STATS, (int)isp->config.height);
+		for (unsigned w = 1; w < workers; w++)
+			cisp_stats_acc_merge(acc[0], acc[w]);
+		cisp_stats_acc_finish(acc[0], stats);
+	}
+	for (unsigned w = 0; acc && w < workers; w++)
+		cisp_stats_acc_free(acc[w]);
+	free(acc);
+	return ret ? cisp_error(ret, "out of memory for statistics") : 0;
+}
+
+int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
+		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+		     struct cisp_pool *pool)
+{
+	const struct cisp_param_state *s = &isp->state;
+	const struct cisp_isp_config *cfg = &isp->config;
+	struct frame f = { .isp = isp, .input = input };
+	int h = (int)cfg->height, cur = 0, ret;
+	const struct rgb16 *rgb;
+	const struct rgb16 *ycc = NULL;
+
+	if ((ret = check_image(input, cfg->input_format, cfg->width, cfg->height, "input")))
+		return ret;
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		char what[16];
+
+		if (!isp->out[i].used)
+			continue;
+		snprintf(what, sizeof(what), "output %d", i);
+		ret = check_image(output ? output[i] : NULL, cfg->output[i].format, cfg->output[i].width,
+				  cfg->output[i].height, what);
+		if (ret)
+			return ret;
+	}
+
+	/* Bayer domain; the current plane is bayer[cur]. */
+	f.bayer_out = &isp->bayer[0];
+	run_step(&f, pool, STEP_UNPACK, h);
+	f.bayer_in = f.bayer_out = &isp->bayer[cur];
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))
+		run_step(&f, pool, STEP_BLC, h);
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC)) {
+		f.bayer_in = &isp->bayer[cur];
+		f.bayer_out = &isp->bayer[cur ^ 1];
+		run_step(&f, pool, STEP_DPC, h);
+		cur ^= 1;
+	}
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR)) {
+		f.bayer_in = &isp->bayer[cur];
+		f.bayer_out = &isp->bayer[cur ^ 1];
+		run_step(&f, pool, STEP_BNR, h);
+		cur ^= 1;
+	}
+	f.bayer_in = f.bayer_out = &isp->bayer[cur];
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC))
+		run_step(&f, pool, STEP_LSC, h);
+	if (stats) {
+		memset(stats, 0, sizeof(*stats));
+		stats->magic = CISP_STATS_MAGIC;
+		stats->version = CISP_STATS_VERSION;
+		stats->size = sizeof(*stats);
+		stats->width = cfg->width;
+		stats->height = cfg->height;
+		if ((s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS)) &&
+		    (ret = collect_stats(&f, pool, &isp->bayer[cur], stats)))
+			return ret;
+	}
+	f.bayer_in = f.bayer_out = &isp->bayer[cur];
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB))
+		run_step(&f, pool, STEP_WB, h);
+
+	cisp_demosaic_run(isp->demosaic, &isp->bayer[cur], isp->cfa, &s->demosaic, &isp->rgb[0], pool);
+
+	/* RGB domain, in place on rgb[0] except sharpening. */
+	f.rgb_in = f.rgb_out = rgb = &isp->rgb[0];
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
+		run_step(&f, pool, STEP_CCM, h);
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE))
+		run_step(&f, pool, STEP_TONE, h);
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D))
+		run_step(&f, pool, STEP_LUT3D, h);
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
+		f.rgb_out = &isp->rgb[1];
+		run_step(&f, pool, STEP_SHARPEN, h);
+		rgb = &isp->rgb[1];
+	}
+
+	/* Outputs; YCbCr goes into the RGB set that is free now. */
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		struct output_state *o = &isp->out[i];
+		const struct rgb16 *src;
+		struct rgb16 view;
+
+		if (!o->used)
+			continue;
+		src = rgb;
+		if (o->yuv) {
+			if (!ycc) {
+				ycc = rgb == &isp->rgb[0] ? &isp->rgb[1] : &isp->rgb[0];
+				f.rgb_in = rgb;
+				f.rgb_out = ycc;
+				run_step(&f, pool, STEP_CSC, h);
+			}
+			src = ycc;
+		}
+		view = crop_view(src, o);
+		if (o->scaler) {
+			f.rgb_in = src;
+			f.rgb_out = &o->scaled_planes;
+			f.out_index = i;
+			run_step(&f, pool, STEP_SCALE, (int)cfg->output[i].height);
+			view = o->scaled_planes;
+		}
+		f.rgb_in = &view;
+		f.image = output[i];
+		run_step(&f, pool, STEP_PACK, (int)cfg->output[i].height);
+	}
+	return 0;
+}
