@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cisp/format.h>
+#include <cisp/image_file.h>
+#include <cisp/raster.h>
+#include <cisp/y4m.h>
+
+#include "core/error_internal.h"
+
+static const char *extension(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/');
+
+	return dot && (!slash || dot > slash) ? dot + 1 : "";
+}
+
+uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit)
+{
+	const char *ext = extension(path);
+
+	if (!strcasecmp(ext, "png") || !strcasecmp(ext, "ppm"))
+		return sixteen_bit ? CISP_FMT_RGB48 : CISP_FMT_RGB888;
+	if (!sixteen_bit && !strcasecmp(ext, "nv12"))
+		return CISP_FMT_NV12;
+	if (!sixteen_bit && (!strcasecmp(ext, "i420") || !strcasecmp(ext, "yuv") || !strcasecmp(ext, "y4m")))
+		return CISP_FMT_I420;
+	cisp_error(-EINVAL, "%s: %s", path,
+		   sixteen_bit ? "16-bit output needs a .png or .ppm file"
+			       : "unknown output type (use .png, .ppm, .nv12, .i420, .yuv or .y4m)");
+	return 0;
+}
+
+static int write_rgb(const char *path, const struct cisp_image *img)
+{
+	bool wide = img->format == CISP_FMT_RGB48;
+	struct cisp_raster r;
+	int ret = cisp_raster_alloc(&r, img->width, img->height, 3, wide ? 65535 : 255);
+
+	if (ret)
+		return ret;
+	for (uint32_t y = 0; y < img->height; y++) {
+		const uint8_t *src = img->plane[0].data + y * img->plane[0].stride;
+		uint16_t *dst = r.data + (size_t)y * img->width * 3;
+		for (uint32_t i = 0; i < img->width * 3; i++)
+			dst[i] = wide ? (uint16_t)(src[2 * i] | src[2 * i + 1] << 8) : src[i];
+	}
+	ret = cisp_raster_write(path, &r);
+	cisp_raster_free(&r);
+	return ret;
+}
+
+static int write_planes(const char *path, const struct cisp_image *img)
+{
+	FILE *f = fopen(path, "wb");
+	int ret = 0;
+
+	if (!f)
+		return cisp_error(-errno, "cannot create %s: %s", path, strerror(errno));
+	for (unsigned p = 0; p < img->num_planes && !ret; p++) {
+		size_t row_bytes, rows;
+		cisp_image_plane_size(img->format, img->width, img->height, p, &row_bytes, &rows);
+		for (size_t y = 0; y < rows && !ret; y++)
+			if (fwrite(img->plane[p].data + y * img->plane[p].stride, 1, row_bytes, f) != row_bytes)
+				ret = cisp_error(-EIO, "%s: write failed", path);
+	}
+	if (fclose(f) && !ret)
+		ret = cisp_error(-EIO, "%s: write failed", path);
+	return ret;
+}
+
+int cisp_image_write_file(const char *path, const struct cisp_image *img, bool full_range)
+{
+	const char *ext = extension(path);
+
+	if (img->format == CISP_FMT_RGB888 || img->format == CISP_FMT_RGB48)
+		return write_rgb(path, img);
+	if (!strcasecmp(ext, "y4m")) {
+		struct cisp_y4m_writer *w;
+		int ret = cisp_y4m_open(&w, path, img->width, img->height, 30, 1, full_range);
+		if (ret)
+			return ret;
+		ret = cisp_y4m_write(w, img);
+		if (cisp_y4m_close(w) && !ret)
+			ret = -EIO;
+		return ret;
+	}
+	if (img->format == CISP_FMT_NV12 || img->format == CISP_FMT_I420)
+		return write_planes(path, img);
+	return cisp_error(-EINVAL, "%s: cannot write a %s image", path, cisp_format_name(img->format));
+}
