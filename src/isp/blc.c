@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#include "blc.h"
+
+void cisp_blc_prepare(struct cisp_blc_coeffs *c, const struct cisp_blc_params *p, enum cisp_cfa cfa)
+{
+	for (int site = 0; site < 4; site++) {
+		enum cisp_channel ch = cisp_cfa_channel(cfa, site & 1, site >> 1);
+		int black = p->black[ch];
+		int range = (int)p->white - black;
+
+		/*
+		 * Validation guarantees range >= 16384; holding to it here as well
+		 * keeps the gain within Q2.14 whatever the caller passes.
+		 */
+		if (range < 16384)
+			range = 16384;
+		c->black[site] = (uint16_t)black;
+		c->gain[site] = (uint16_t)((65535u * 16384u + (unsigned)range / 2) / (unsigned)range);
+	}
+}
+
+void cisp_blc_rows(const struct cisp_blc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
+		   int y0, int y1)
+{
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *s = plane_row(in, y);
+		uint16_t *d = plane_row(out, y);
+		const uint16_t *black = &c->black[(y & 1) * 2];
+		const uint16_t *gain = &c->gain[(y & 1) * 2];
+
+		for (int x = 0; x < in->width; x++) {
+			/* Negative differences clamp to 0 first, so the product fits in 32 bits unsigned. */
+			int d0 = s[x] - black[x & 1];
+			uint32_t v = ((uint32_t)(d0 > 0 ? d0 : 0) * gain[x & 1] + 8192) >> 14;
+
+			d[x] = (uint16_t)(v > 65535 ? 65535 : v);
+		}
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include <cisp/format.h>
+
+#include "unpack.h"
+
+/* A sample of @bits bits to 16-bit units: clamp to 2^bits - 1, then shift up. */
+static inline uint16_t to16(unsigned v, unsigned bits)
+{
+	unsigned max = (1u << bits) - 1;
+
+	return (uint16_t)((v > max ? max : v) << (16 - bits));
+}
+
+/* MIPI CSI-2 RAW10: 4 samples in 5 bytes, high bits first, then the 4 low 2-bit parts. */
+static void row_raw10(const uint8_t *s, uint16_t *d, int w)
+{
+	for (int x = 0; x < w; x += 4, s += 5) {
+		unsigned lo = s[4];
+
+		for (int k = 0; k < 4; k++)
+			d[x + k] = (uint16_t)((((unsigned)s[k] << 2) | ((lo >> (2 * k)) & 3)) << 6);
+	}
+}
+
+/* MIPI CSI-2 RAW12: 2 samples in 3 bytes, high bits first, then the two low nibbles. */
+static void row_raw12(const uint8_t *s, uint16_t *d, int w)
+{
+	for (int x = 0; x < w; x += 2, s += 3) {
+		d[x] = (uint16_t)((((unsigned)s[0] << 4) | (s[2] & 0xf)) << 4);
+		d[x + 1] = (uint16_t)((((unsigned)s[1] << 4) | (s[2] >> 4)) << 4);
+	}
+}
+
+void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, int y0, int y1)
+{
+	const struct cisp_format_info *f = cisp_format_info(in->format);
+	int w = out->width;
+
+	for (int y = y0; y < y1; y++) {
+		const uint8_t *s = in->plane[0].data + (size_t)y * in->plane[0].stride;
+		uint16_t *d = plane_row(out, y);
+
+		if (!f || f->kind != CISP_KIND_BAYER) {
+			/* The pipeline checks formats first; never read what we cannot decode. */
+			memset(d, 0, (size_t)w * sizeof(*d));
+		} else if (f->packed && f->bits == 10) {
+			row_raw10(s, d, w);
+		} else if (f->packed) {
+			row_raw12(s, d, w);
+		} else if (f->bits == 8) {
+			for (int x = 0; x < w; x++)
+				d[x] = (uint16_t)(s[x] << 8);
+		} else {
+			/* Little-endian 16-bit containers, whatever the host's byte order. */
+			for (int x = 0; x < w; x++)
+				d[x] = to16(s[2 * x] | (unsigned)s[2 * x + 1] << 8, f->bits);
+		}
+	}
+}
