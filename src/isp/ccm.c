@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Colour correction matrix with offsets (docs/stages/ccm.md).
+ *
+ * The ABI bounds each row's sum of |coeff| by 32767, so with inputs up to
+ * 65535 the dot product and its rounding term fit in int32.
+ */
+#include "ccm.h"
+
+static inline uint16_t clamp16(int32_t v)
+{
+	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+}
+
+void cisp_ccm_rows(const struct cisp_ccm_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
+		   int y1)
+{
+	const int w = in->c[0].width;
+	const int32_t *off = p->offset;
+	const int16_t *m = p->coeff;
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *i_r = plane_row(&in->c[0], y), *i_g = plane_row(&in->c[1], y),
+			       *i_b = plane_row(&in->c[2], y);
+		uint16_t *o_r = plane_row(&out->c[0], y), *o_g = plane_row(&out->c[1], y),
+			 *o_b = plane_row(&out->c[2], y);
+
+		for (int x = 0; x < w; x++) {
+			int32_t r = i_r[x], g = i_g[x], b = i_b[x];
+			/* >> on a negative int32 is an arithmetic shift with gcc and clang: floor division. */
+			int32_t nr = ((m[0] * r + m[1] * g + m[2] * b + 2048) >> 12) + off[0];
+			int32_t ng = ((m[3] * r + m[4] * g + m[5] * b + 2048) >> 12) + off[1];
+			int32_t nb = ((m[6] * r + m[7] * g + m[8] * b + 2048) >> 12) + off[2];
+
+			o_r[x] = clamp16(nr);
+			o_g[x] = clamp16(ng);
+			o_b[x] = clamp16(nb);
+		}
+	}
+}

@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: MIT */
+/* RGB-domain stages: colour correction, tone, 3D LUT, sharpening. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <cisp/error.h>
+
+#include "isp/ccm.h"
+#include "isp/lut3d.h"
+#include "isp/sharpen.h"
+#include "isp/tone.h"
+#include "test.h"
+
+/* Three planes holding frame rows [first, first + rows) of a w x h frame. */
+struct frame {
+	uint16_t *mem;
+	struct rgb16 p;
+};
+
+static void frame_alloc(struct frame *f, int w, int h, int first, int rows)
+{
+	/* A stride wider than the row catches code that assumes packed rows. */
+	ptrdiff_t stride = w + 7;
+
+	f->mem = calloc((size_t)3 * stride * rows, sizeof(uint16_t));
+	for (int c = 0; c < 3; c++)
+		f->p.c[c] = (struct plane16){ f->mem + (size_t)c * stride * rows, stride, first, w, h };
+}
+
+static void frame_free(struct frame *f)
+{
+	free(f->mem);
+}
+
+static uint16_t *px(const struct frame *f, int c, int x, int y)
+{
+	return plane_row(&f->p.c[c], y) + x;
+}
+
+static void frame_random(struct frame *f, unsigned bits)
+{
+	for (int c = 0; c < 3; c++)
+		for (int y = 0; y < f->p.c[c].height; y++)
+			for (int x = 0; x < f->p.c[c].width; x++)
+				*px(f, c, x, y) = (uint16_t)(test_rand() >> (64 - bits));
+}
+
+/* A row function of any stage, with its parameters in @ctx. */
+typedef void (*rows_fn)(const void *ctx, const struct rgb16 *in, const struct rgb16 *out, int y0, int y1);
+
+/* Rows [y0, y1) of @whole into a band frame of rows [r0, r1). */
+static void band_copy(const struct frame *whole, struct frame *band, int r0, int r1)
+{
+	for (int c = 0; c < 3; c++)
+		for (int y = r0; y < r1; y++)
+			memcpy(px(band, c, 0, y), px(whole, c, 0, y), sizeof(uint16_t) * (size_t)whole->p.c[c].width);
+}
+
+/*
+ * Running @fn on the whole frame, on odd-sized bands whose input holds only
+ * the rows within @radius of the band, and in place (when @in_place) all
+ * give the same output.
+ */
+static void check_bands(rows_fn fn, const void *ctx, const struct frame *in, int radius, bool in_place)
+{
+	const int w = in->p.c[0].width, h = in->p.c[0].height;
+	static const int sizes[] = { 1, 3, 5, 7, 9, 11 };
+	struct frame whole, inp;
+	int mismatches = 0;
+
+	frame_alloc(&whole, w, h, 0, h);
+	fn(ctx, &in->p, &whole.p, 0, h);
+	for (int y0 = 0, i = 0; y0 < h; i++) {
+		int y1 = y0 + sizes[i % 6] > h ? h : y0 + sizes[i % 6];
+		int r0 = y0 - radius < 0 ? 0 : y0 - radius, r1 = y1 + radius > h ? h : y1 + radius;
+		struct frame bin, bout;
+
+		frame_alloc(&bin, w, h, r0, r1 - r0);
+		frame_alloc(&bout, w, h, y0, y1 - y0);
+		band_copy(in, &bin, r0, r1);
+		fn(ctx, &bin.p, &bout.p, y0, y1);
+		for (int c = 0; c < 3; c++)
+			for (int y = y0; y < y1; y++)
+				mismatches += memcmp(px(&bout, c, 0, y), px(&whole, c, 0, y), sizeof(uint16_t) * w) != 0;
+		frame_free(&bin);
+		frame_free(&bout);
+		y0 = y1;
+	}
+	CHECK_EQ(mismatches, 0);
+	if (in_place) {
+		frame_alloc(&inp, w, h, 0, h);
+		band_copy(in, &inp, 0, h);
+		fn(ctx, &inp.p, &inp.p, 0, h);
+		mismatches = 0;
+		for (int c = 0; c < 3; c++)
+			for (int y = 0; y < h; y++)
+				mismatches += memcmp(px(&inp, c, 0, y), px(&whole, c, 0, y), sizeof(uint16_t) * w) != 0;
+		CHECK_EQ(mismatches, 0);
+		frame_free(&inp);
+	}
+	frame_free(&whole);
+}
+
+/* ---- colour correction matrix ---- */
+
+static void ccm_fn(const void *ctx, const struct rgb16 *in, const struct rgb16 *out, int y0, int y1)
+{
+	cisp_ccm_rows(ctx, in, out, y0, y1);
+}
+
+static struct cisp_ccm_params ccm_params(const int16_t m[9], int32_t o0, int32_t o1, int32_t o2)
+{
+	struct cisp_ccm_params p = { .header = { CISP_BLOCK_CCM, 0, sizeof(p) } };
+
+	memcpy(p.coeff, m, sizeof(p.coeff));
+	p.offset[0] = o0;
+	p.offset[1] = o1;
+	p.offset[2] = o2;
+	return p;
+}
+
+/* The ABI formula in 64 bits with an explicit floor. */
+static uint16_t ccm_expect(const struct cisp_ccm_params *p, int i, const int64_t in[3])
+{
+	int64_t s = 2048;
+
+	for (int j = 0; j < 3; j++)
+		s += (int64_t)p->coeff[3 * i + j] * in[j];
+	int64_t q = s >= 0 ? s / 4096 : -((-s + 4095) / 4096);
+	q += p->offset[i];
+	return (uint16_t)(q < 0 ? 0 : q > 65535 ? 65535 : q);
+}
+
+/* Run one pixel through the stage. */
+static void ccm_pixel(const struct cisp_ccm_params *p, uint16_t r, uint16_t g, uint16_t b, uint16_t out[3])
+{
+	struct frame f;
+
+	frame_alloc(&f, 16, 16, 0, 16);
+	*px(&f, 0, 5, 3) = r;
+	*px(&f, 1, 5, 3) = g;
+	*px(&f, 2, 5, 3) = b;
+	cisp_ccm_rows(p, &f.p, &f.p, 3, 4);
+	for (int c = 0; c < 3; c++)
+		out[c] = *px(&f, c, 5, 3);
+	frame_free(&f);
+}
+
+TEST(ccm_identity)
+{
+	static const int16_t id[9] = { 4096, 0, 0, 0, 4096, 0, 0, 0, 4096 };
+	struct cisp_ccm_params p = ccm_params(id, 0, 0, 0);
+	struct frame in, out;
+
+	frame_alloc(&in, 40, 16, 0, 16);
+	frame_alloc(&out, 40, 16, 0, 16);
+	frame_random(&in, 16);
+	cisp_ccm_rows(&p, &in.p, &out.p, 0, 16);
+	for (int c = 0; c < 3; c++)
+		for (int y = 0; y < 16; y++)
+			CHECK(!memcmp(px(&in, c, 0, y), px(&out, c, 0, y), 40 * sizeof(uint16_t)));
+	frame_free(&in);
+	frame_free(&out);
+}
+
+TEST(ccm_known_matrix)
+{
+	/* Saturation boost: 2 on the diagonal, -0.5 off it; offsets in the last row. */
+	static const int16_t m[9] = { 8192, -2048, -2048, -2048, 8192, -2048, -2048, -2048, 8192 };
+	struct cisp_ccm_params p = ccm_params(m, 0, 0, -1000);
+	uint16_t o[3];
+
+	ccm_pixel(&p, 30000, 10000, 20000, o);
+	CHECK_EQ(o[0], 45000); /* 60000 - 5000 - 10000 */
+	CHECK_EQ(o[1], 0);     /* 20000 - 15000 - 10000 < 0: clamped */
+	CHECK_EQ(o[2], 19000); /* 40000 - 15000 - 5000 - 1000 */
+	ccm_pixel(&p, 65535, 0, 0, o);
+	CHECK_EQ(o[0], 65535); /* 131070: clamped */
+	CHECK_EQ(o[1], 0);
+
+	/* Rounding: +2048 then floor, so -0.5 goes to 0 and just below it to -1. */
+	static const int16_t r[9] = { -2048, 0, 0, -2049, 0, 0, 2047, 0, 0 };
+	p = ccm_params(r, 100, 100, 100);
+	ccm_pixel(&p, 1, 0, 0, o);
+	CHECK_EQ(o[0], 100);
+	CHECK_EQ(o[1], 99);
+	CHECK_EQ(o[2], 100);
+	ccm_pixel(&p, 3, 0, 0, o); /* -1.5 -> -1, -1.5007 -> -2, 1.4993 -> 1 */
+	CHECK_EQ(o[0], 99);
+	CHECK_EQ(o[1], 98);
+	CHECK_EQ(o[2], 101);
+
+	/* Offsets at the ends of their range. */
+	static const int16_t z[9] = { 0 };
+	p = ccm_params(z, 65535, -65535, 70);
+	ccm_pixel(&p, 65535, 65535, 65535, o);
+	CHECK_EQ(o[0], 65535);
+	CHECK_EQ(o[1], 0);
+	CHECK_EQ(o[2], 70);
+}
+
+TEST(ccm_random_against_formula)
+{
+	struct frame in, out;
+	int bad = 0;
+
+	frame_alloc(&in, 64, 16, 0, 16);
+	frame_alloc(&out, 64, 16, 0, 16);
+	for (int trial = 0; trial < 50; trial++) {
+		int16_t m[9];
+
+		/* Random rows with sum |coeff| <= 32767, negative entries included. */
+		for (int i = 0; i < 3; i++) {
+			int left = 32767;
+			for (int j = 0; j < 3; j++) {
+				int a = (int)(test_rand() % (uint64_t)(left + 1));
+				m[3 * i + j] = (int16_t)(test_rand() & 1 ? -a : a);
+				left -= a;
+			}
+		}
+		struct cisp_ccm_params p = ccm_params(m, (int32_t)(test_rand() % 131071) - 65535,
+						      (int32_t)(test_rand() % 2001) - 1000, 0);
+		frame_random(&in, 16);
+		cisp_ccm_rows(&p, &in.p, &out.p, 0, 16);
+		for (int y = 0; y < 16; y++)
+			for (int x = 0; x < 64; x++) {
+				int64_t v[3] = { *px(&in, 0, x, y), *px(&in, 1, x, y), *px(&in, 2, x, y) };
+				for (int c = 0; c < 3; c++)
+					bad += *px(&out, c, x, y) != ccm_expect(&p, c, v);
+			}
+	}
+	CHECK_EQ(bad, 0);
+	frame_free(&in);
+	frame_free(&out);
+}
+
+TEST(ccm_overflow_bound)
+{
+	/* Rows at the ABI's bound (sum |coeff| = 32767) with every input at 65535. */
+	static const int16_t m[9] = { 32767, 0, 0, -16384, -16383, 0, 16384, -16383, 0 };
+	struct cisp_ccm_params p = ccm_params(m, -65535, 65535, 0);
+	uint16_t o[3];
+
+	ccm_pixel(&p, 65535, 65535, 65535, o);
+	CHECK_EQ(o[0], 65535); /* 524264 - 65535, clamped */
+	CHECK_EQ(o[1], 0);     /* -524265 + 65535, clamped */
+	CHECK_EQ(o[2], 16);    /* (65535 + 2048) >> 12 */
+	for (int c = 0; c < 3; c++) {
+		int64_t v[3] = { 65535, 65535, 65535 };
+		CHECK_EQ(o[c], ccm_expect(&p, c, v));
+	}
+	/* The largest products of either sign, near the top of the input range. */
+	static const int16_t n[9] = { -32767, 0, 0, 32767, 0, 0, 0, 0, 0 };
+	p = ccm_params(n, 65535, -65535, 0);
+	for (int64_t v = 65533; v <= 65535; v++) {
+		int64_t in3[3] = { v, 0, 0 };
+		ccm_pixel(&p, (uint16_t)v, 0, 0, o);
+		CHECK_EQ(o[0], ccm_expect(&p, 0, in3));
+		CHECK_EQ(o[1], ccm_expect(&p, 1, in3));
+	}
+}
+
+TEST(ccm_bands)
+{
+	static const int16_t m[9] = { 6000, -1500, -404, -900, 5500, -504, 100, -1800, 5796 };
+	struct cisp_ccm_params p = ccm_params(m, 10, -20, 30);
+	struct frame in;
+
+	frame_alloc(&in, 34, 30, 0, 30);
+	frame_random(&in, 16);
+	check_bands(ccm_fn, &p, &in, 0, true);
+	frame_free(&in);
+}
+
+/* ---- tone curve and transfer function ---- */
+
+static void tone_fn(const void *ctx, const struct rgb16 *in, const struct rgb16 *out, int y0, int y1)
+{
+	cisp_tone_rows(ctx, in, out, y0, y1);
+}
+
+static void tone_params(struct cisp_tone_params *p, unsigned transfer)
+{
+	memset(p, 0, sizeof(*p));
+	p->header = (struct cisp_block_header){ CISP_BLOCK_TONE, 0, sizeof(*p) };
+	p->transfer = (uint16_t)transfer;
+	for (int i = 0; i < CISP_TONE_POINTS; i++)
+		p->curve[i] = (uint16_t)(i * 256 > 65535 ? 65535 : i * 256);
+}
+
+static double srgb(double x)
+{
+	return x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1 / 2.4) - 0.055;
+}
+
+static double bt709(double x)
+{
+	return x < 0.018 ? 4.5 * x : 1.099 * pow(x, 0.45) - 0.099;
+}
+
+TEST(tone_identity_linear)
+{
+	static struct cisp_tone_coeffs c;
+	struct cisp_tone_params p;
+	int bad = 0;
+
+	tone_params(&p, CISP_TRANSFER_LINEAR);
+	cisp_tone_prepare(&c, &p);
+	for (int v = 0; v < 65536; v++)
+		bad += c.lut[v] != v;
+	CHECK_EQ(bad, 0);
+}
+
+/* Every code within 1 of the formula, monotonic, exact at the ends. */
+static void check_transfer(unsigned transfer, double (*tf)(double), double *max_err)
+{
+	static struct cisp_tone_coeffs c;
+	struct cisp_tone_params p;
+	int bad = 0, nonmono = 0;
+
+	tone_params(&p, transfer);
+	cisp_tone_prepare(&c, &p);
+	*max_err = 0;
+	for (int v = 0; v < 65536; v++) {
+		double err = fabs(c.lut[v] - 65535 * tf(v / 65535.0));
+		if (err > *max_err)
+			*max_err = err;
+		bad += err > 1.0;
+		nonmono += v > 0 && c.lut[v] < c.lut[v - 1];
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(nonmono, 0);
+	CHECK_EQ(c.lut[0], 0);
+	CHECK_EQ(c.lut[65535], 65535);
+}
+
+TEST(tone_srgb_formula)
+{
+	static struct cisp_tone_coeffs c;
+	struct cisp_tone_params p;
+	double err;
+
+	check_transfer(CISP_TRANSFER_SRGB, srgb, &err);
+	CHECK(err < 0.6); /* measured: 0.54 */
+	/* Reference points: 18% grey and 50% linear. */
+	tone_params(&p, CISP_TRANSFER_SRGB);
+	cisp_tone_prepare(&c, &p);
+	CHECK_NEAR(c.lut[11796], 65535 * 0.46135612950044164, 1); /* 0.18 */
+	CHECK_NEAR(c.lut[32768], 65535 * 0.7353606029413635, 1);
+	CHECK_EQ(c.lut[100], 1292); /* linear segment: 12.92 * 100 */
+}
+
+TEST(tone_bt709_formula)
+{
+	static struct cisp_tone_coeffs c;
+	struct cisp_tone_params p;
+	double err;
+
+	check_transfer(CISP_TRANSFER_BT709, bt709, &err);
+	CHECK(err < 0.6); /* measured: 0.53 */
+	tone_params(&p, CISP_TRANSFER_BT709);
+	cisp_tone_prepare(&c, &p);
+	CHECK_EQ(c.lut[1000], 4500); /* linear segment */
+	CHECK_NEAR(c.lut[11796], 65535 * 0.40901, 1); /* 0.18 -> 0.409 */
+}
+
+TEST(tone_custom_curve)
+{
+	static struct cisp_tone_coeffs c, s, lin;
+	struct cisp_tone_params p;
+	int bad = 0;
+
+	/* Node i = i^2 (a gamma of 2 in the linear domain), node 256 = 65535. */
+	tone_params(&p, CISP_TRANSFER_LINEAR);
+	for (int i = 0; i < 256; i++)
+		p.curve[i] = (uint16_t)(i * i);
+	p.curve[256] = 65535;
+	cisp_tone_prepare(&c, &p);
+	for (int i = 0; i < 256; i++) {
+		int next = i < 255 ? (i + 1) * (i + 1) : 65535;
+		bad += c.lut[256 * i] != i * i;
+		/* Half way: the mean, rounded up; a quarter of the way likewise. */
+		bad += c.lut[256 * i + 128] != (i * i + next + 1) / 2;
+		bad += c.lut[256 * i + 64] != (3 * i * i + next + 3) / 4;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(c.lut[65535], (65025 + 255 * 65535 + 255) / 256); /* 65534 */
+
+	/* A decreasing curve: the negative image. */
+	for (int i = 0; i < CISP_TONE_POINTS; i++)
+		p.curve[i] = (uint16_t)(65535 - (i * 256 > 65535 ? 65535 : i * 256));
+	cisp_tone_prepare(&c, &p);
+	CHECK_EQ(c.lut[0], 65535);
+	CHECK_EQ(c.lut[1000], 64535);
+	CHECK_EQ(c.lut[65280], 255);
+	CHECK_EQ(c.lut[65535], 1); /* 255 / 256 of the way to 0, rounded up */
+
+	/* Curve then sRGB is the sRGB table applied to the curve's output. */
+	for (int i = 0; i < CISP_TONE_POINTS; i++)
+		p.curve[i] = (uint16_t)(i * 200);
+	cisp_tone_prepare(&lin, &p);
+	p.transfer = CISP_TRANSFER_SRGB;
+	cisp_tone_prepare(&c, &p);
+	tone_params(&p, CISP_TRANSFER_SRGB);
+	cisp_tone_prepare(&s, &p);
+	bad = 0;
+	for (int v = 0; v < 65536; v++)
+		bad += c.lut[v] != s.lut[lin.lut[v]];
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(lin.lut[65535], 51200); /* 200 * 65535 / 256 = 51199.2, rounded up */
+}
+
+TEST(tone_rows_and_bands)
+{
+	static struct cisp_tone_coeffs c;
+	struct cisp_tone_params p;
+	struct frame in, out;
+	int bad = 0;
+
+	tone_params(&p, CISP_TRANSFER_SRGB);
+	cisp_tone_prepare(&c, &p);
+	frame_alloc(&in, 36, 22, 0, 22);
+	frame_alloc(&out, 36, 22, 0, 22);
+	frame_random(&in, 16);
+	cisp_tone_rows(&c, &in.p, &out.p, 0, 22);
+	for (int ch = 0; ch < 3; ch++)
+		for (int y = 0; y < 22; y++)
+			for (int x = 0; x < 36; x++)
+				bad += *px(&out, ch, x, y) != c.lut[*px(&in, ch, x, y)];
+	CHECK_EQ(bad, 0);
+	check_bands(tone_fn, &c, &in, 0, true);
+	frame_free(&in);
+	frame_free(&out);
+}
