@@ -14,6 +14,9 @@
 #include <cisp/params.h>
 
 #include "isp/blc.h"
+#include "isp/bnr.h"
+#include "isp/dpc.h"
+#include "isp/lsc.h"
 #include "isp/unpack.h"
 #include "isp/wb.h"
 
@@ -371,4 +374,397 @@ TEST(wb_bands)
 	for (int h1 = 1; h1 < 16; h1 += 2)
 		CHECK_EQ(band_mismatch(wb_fn, &c, &in, 0, h1), 0);
 	free(in.base);
+}
+
+/* ---- defective pixels ----------------------------------------------------- */
+
+static void dpc_fn(const void *ctx, const struct plane16 *in, const struct plane16 *out, int y0, int y1)
+{
+	cisp_dpc_rows(ctx, in, out, y0, y1);
+}
+
+/* A smooth 2D ramp: a defect-free frame. */
+static int ramp(int x, int y)
+{
+	return 1000 + 100 * x + 37 * y;
+}
+
+static struct cisp_dpc_params *dpc_params(int threshold)
+{
+	struct cisp_dpc_params *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	p->threshold = (uint16_t)threshold;
+	return p;
+}
+
+TEST(dpc_ramp_hot_cold_static)
+{
+	int w = 40, h = 32;
+	struct plane16 in = plane_new(w, h), out = plane_new(w, h);
+	struct cisp_dpc_params *p = dpc_params(1000);
+	struct cisp_dpc_coeffs c;
+	long changed = 0;
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			*px(&in, x, y) = (uint16_t)ramp(x, y);
+	*px(&in, 10, 10) = 60000; /* hot */
+	*px(&in, 21, 14) = 0;     /* cold */
+	*px(&in, 1, 0) = 50000;   /* hot, next to the frame's corner */
+	*px(&in, 39, 31) = 1;     /* cold, in the opposite corner */
+	*px(&in, 30, 20) += 900;  /* under the threshold: kept ... */
+	*px(&in, 16, 20) += 900;  /* ... unless listed */
+	*px(&in, 25, 5) += 1001;  /* just over the threshold above the ramp's largest neighbour */
+	p->count = 2;
+	p->pixels[0] = (struct cisp_dpc_pixel){ 16, 20 };
+	p->pixels[1] = (struct cisp_dpc_pixel){ 7, 30 }; /* a good pixel in the list is replaced too */
+	cisp_dpc_prepare(&c, p);
+	cisp_dpc_rows(&c, &in, &out, 0, h);
+
+	/*
+	 * Inside the frame the replacement is the mean of the middle two of the
+	 * four orthogonal same-colour neighbours: v -+ 200 across, v -+ 74 down,
+	 * so on the ramp it gives the ramp value back exactly.
+	 */
+	CHECK_EQ(*px(&out, 10, 10), ramp(10, 10));
+	CHECK_EQ(*px(&out, 21, 14), ramp(21, 14));
+	CHECK_EQ(*px(&out, 16, 20), ramp(16, 20));
+	/* Row 30 of 32 reflects its lower neighbour to row 28: both vertical ones are v - 74. */
+	CHECK_EQ(*px(&out, 7, 30), ramp(7, 28));
+	CHECK_EQ(*px(&out, 30, 20), ramp(30, 20) + 900);
+	/* (25, 5): largest neighbour is (27, 7) = v + 274; 1001 - 274 = 727 is not over 1000. */
+	CHECK_EQ(*px(&out, 25, 5), ramp(25, 5) + 1001);
+	/*
+	 * Column 1 reflects its left neighbour to column 3 and row 0 its upper
+	 * one to row 2: up = down = (1, 2), left = right = (3, 0).
+	 */
+	CHECK_EQ(*px(&out, 1, 0), (ramp(1, 2) + ramp(3, 0) + 1) / 2);
+	CHECK_EQ(*px(&out, 39, 31), (ramp(39, 29) + ramp(37, 31) + 1) / 2);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			changed += *px(&out, x, y) != *px(&in, x, y);
+	CHECK_EQ(changed, 6);
+
+	/* Threshold 0: dynamic detection off, only the list. */
+	p->threshold = 0;
+	cisp_dpc_prepare(&c, p);
+	cisp_dpc_rows(&c, &in, &out, 0, h);
+	changed = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			changed += *px(&out, x, y) != *px(&in, x, y);
+	CHECK_EQ(changed, 2);
+	CHECK_EQ(*px(&out, 10, 10), 60000);
+	free(in.base);
+	free(out.base);
+	free(p);
+}
+
+TEST(dpc_comparisons_on_input)
+{
+	/* A hot pixel whose neighbour is also replaced: each decision uses the input only. */
+	int w = 16, h = 16;
+	struct plane16 in = plane_new(w, h), out = plane_new(w, h);
+	struct cisp_dpc_params *p = dpc_params(100);
+	struct cisp_dpc_coeffs c;
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			*px(&in, x, y) = 5000;
+	*px(&in, 6, 6) = 9000;
+	*px(&in, 8, 6) = 200; /* cold, right next to the hot one in the same colour */
+	cisp_dpc_prepare(&c, p);
+	cisp_dpc_rows(&c, &in, &out, 0, h);
+	/* (6,6): neighbours 5000 x6, 200 ... max 5000 -> hot; middle two of 5000,5000,5000,200 -> 5000. */
+	CHECK_EQ(*px(&out, 6, 6), 5000);
+	/* (8,6): min neighbour 5000 -> cold; orthogonal 9000,5000,5000,5000 -> 5000. */
+	CHECK_EQ(*px(&out, 8, 6), 5000);
+	free(in.base);
+	free(out.base);
+	free(p);
+}
+
+TEST(dpc_bands)
+{
+	struct plane16 in = random_frame(24, 20);
+	struct cisp_dpc_params *p = dpc_params(20000);
+	struct cisp_dpc_coeffs c;
+
+	p->count = 4;
+	p->pixels[0] = (struct cisp_dpc_pixel){ 0, 0 };
+	p->pixels[1] = (struct cisp_dpc_pixel){ 5, 7 };
+	p->pixels[2] = (struct cisp_dpc_pixel){ 6, 7 };
+	p->pixels[3] = (struct cisp_dpc_pixel){ 23, 19 };
+	cisp_dpc_prepare(&c, p);
+	for (int h1 = 1; h1 < 20; h1 += 2)
+		CHECK_EQ(band_mismatch(dpc_fn, &c, &in, 2, h1), 0);
+	free(in.base);
+	free(p);
+}
+
+/* ---- lens shading ----------------------------------------------------------- */
+
+static void lsc_fn(const void *ctx, const struct plane16 *in, const struct plane16 *out, int y0, int y1)
+{
+	cisp_lsc_rows(ctx, in, out, y0, y1);
+}
+
+static struct cisp_lsc_params *lsc_params(int gw, int gh)
+{
+	struct cisp_lsc_params *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	p->grid_w = (uint16_t)gw;
+	p->grid_h = (uint16_t)gh;
+	return p;
+}
+
+TEST(lsc_flat_fields_every_cfa)
+{
+	/* Constant grids per channel: R x2, Gr x1, Gb x1.25, B x0.75. */
+	static const int gain[4] = { 8192, 4096, 5120, 3072 };
+	static const int want[4] = { 20000, 10000, 12500, 7500 };
+	struct cisp_lsc_params *p = lsc_params(5, 4);
+
+	for (int ch = 0; ch < 4; ch++)
+		for (int i = 0; i < 20; i++)
+			p->gain[ch * 20 + i] = (uint16_t)gain[ch];
+	for (int cfa = 0; cfa < 4; cfa++) {
+		struct cisp_lsc_coeffs *c;
+		struct plane16 f = plane_new(22, 18);
+		long bad = 0;
+
+		for (int y = 0; y < 18; y++)
+			for (int x = 0; x < 22; x++)
+				*px(&f, x, y) = 10000;
+		*px(&f, 4, 4) = 60000; /* clamps whatever the channel gains above 1.1 */
+		CHECK_EQ(cisp_lsc_prepare(&c, p, cfa, 22, 18), 0);
+		cisp_lsc_rows(c, &f, &f, 0, 18);
+		for (int y = 0; y < 18; y++)
+			for (int x = 0; x < 22; x++)
+				if (x != 4 || y != 4)
+					bad += *px(&f, x, y) != want[chan(cfa, x, y)];
+		CHECK_EQ(bad, 0);
+		CHECK_EQ(*px(&f, 4, 4), chan(cfa, 4, 4) == 0 || chan(cfa, 4, 4) == 2 ? 65535
+				       : (60000 * gain[chan(cfa, 4, 4)] + 2048) >> 12);
+		cisp_lsc_free(c);
+		free(f.base);
+	}
+	free(p);
+}
+
+TEST(lsc_bilinear_between_nodes)
+{
+	/* 4x3 nodes over 34x32 pixels: node columns at x = 0, 11, 22, 33 exactly (33 / 3 = 11). */
+	int w = 34, h = 32, gw = 4, gh = 3;
+	struct cisp_lsc_params *p = lsc_params(gw, gh);
+	struct cisp_lsc_coeffs *c;
+	struct plane16 in = plane_new(w, h), out = plane_new(w, h);
+	double worst = 0;
+
+	for (int ch = 0; ch < 4; ch++)
+		for (int j = 0; j < gh; j++)
+			for (int i = 0; i < gw; i++)
+				p->gain[(ch * gh + j) * gw + i] = (uint16_t)(4096 + 700 * i + 900 * j + 300 * ch +
+									   (i * j == 2 ? 1500 : 0));
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			*px(&in, x, y) = 4096;
+	CHECK_EQ(cisp_lsc_prepare(&c, p, CISP_CFA_GRBG, w, h), 0);
+	cisp_lsc_rows(c, &in, &out, 0, h);
+	/* An input of 4096 times a Q4.12 gain shows the gain itself. */
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x < w; x++) {
+			int ch = chan(CISP_CFA_GRBG, x, y);
+			double u = x * (gw - 1.0) / (w - 1), v = y * (gh - 1.0) / (h - 1);
+			int i = u >= gw - 1 ? gw - 2 : (int)u, j = v >= gh - 1 ? gh - 2 : (int)v;
+			double fu = u - i, fv = v - j;
+			const uint16_t *g = p->gain + ch * gw * gh;
+			double gain = (g[j * gw + i] * (1 - fu) + g[j * gw + i + 1] * fu) * (1 - fv) +
+				      (g[(j + 1) * gw + i] * (1 - fu) + g[(j + 1) * gw + i + 1] * fu) * fv;
+			double e = fabs(*px(&out, x, y) - gain);
+
+			worst = e > worst ? e : worst;
+		}
+	}
+	/*
+	 * Q10 weights are within 1/2048 of a cell (node steps here are at most
+	 * 2200, so 1.1 per direction) and each of the two interpolations rounds.
+	 */
+	printf("    largest gain error %.3f\n", worst);
+	CHECK(worst <= 3.2);
+	/* On a node the gain is the node's exactly: x = 11 is node column 1, y = 31 node row 2. */
+	CHECK_EQ(*px(&out, 11, 0), 4096 + 700 + 300 * chan(CISP_CFA_GRBG, 11, 0));
+	CHECK_EQ(*px(&out, 11, 31), 4096 + 700 + 1800 + 300 * chan(CISP_CFA_GRBG, 11, 31) + 1500);
+	CHECK_EQ(*px(&out, 33, 31), 4096 + 2100 + 1800 + 300 * chan(CISP_CFA_GRBG, 33, 31));
+	for (int h1 = 1; h1 < h; h1 += 6)
+		CHECK_EQ(band_mismatch(lsc_fn, c, &in, 0, h1), 0);
+	cisp_lsc_free(c);
+	free(in.base);
+	free(out.base);
+	free(p);
+}
+
+TEST(lsc_bad_grid)
+{
+	struct cisp_lsc_params *p = lsc_params(1, 4);
+	struct cisp_lsc_coeffs *c = (void *)1;
+
+	CHECK_ERR(cisp_lsc_prepare(&c, p, CISP_CFA_RGGB, 64, 48), -EINVAL, "LSC grid 1x4");
+	CHECK(c == NULL);
+	p->grid_w = 65;
+	CHECK_ERR(cisp_lsc_prepare(&c, p, CISP_CFA_RGGB, 64, 48), -EINVAL, "LSC grid 65x4");
+	free(p);
+}
+
+/* ---- Bayer denoise ------------------------------------------------------------- */
+
+static void bnr_fn(const void *ctx, const struct plane16 *in, const struct plane16 *out, int y0, int y1)
+{
+	cisp_bnr_rows(ctx, in, out, y0, y1);
+}
+
+static const struct cisp_noise_params default_noise = {
+	.a = { 4 << 16, 4 << 16, 4 << 16, 4 << 16 },
+	.b = { 64, 64, 64, 64 },
+};
+
+/* A normal deviate (Box-Muller on the test's generator). */
+static double gauss(void)
+{
+	double u = ((test_rand() >> 11) + 0.5) / 9007199254740992.0;
+	double v = ((test_rand() >> 11) + 0.5) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+static int clamp16(double v)
+{
+	return v < 0 ? 0 : v > 65535 ? 65535 : (int)lround(v);
+}
+
+/* Standard deviation of one CFA site's samples in columns [x0, x1). */
+static double site_std(const struct plane16 *p, int site, int x0, int x1, double *mean)
+{
+	double s = 0, s2 = 0;
+	long n = 0;
+
+	for (int y = site >> 1; y < p->height; y += 2)
+		for (int x = x0 + (site & 1); x < x1; x += 2) {
+			double v = *px(p, x, y);
+
+			s += v;
+			s2 += v * v;
+			n++;
+		}
+	*mean = s / n;
+	return sqrt(s2 / n - *mean * *mean);
+}
+
+TEST(bnr_threshold_from_noise_profile)
+{
+	/*
+	 * Variance at 20000: 4.0 * 20000 + 64 = 80064, sigma 282.95; at 1.0
+	 * sigma the threshold is 283: a neighbour 282 away from the reference
+	 * (the median of the centre and its 4 orthogonal neighbours, here 20000)
+	 * is averaged in, one 283 away is not.
+	 */
+	struct cisp_bnr_params p = { .strength = 256 };
+	struct cisp_bnr_coeffs *c;
+	struct plane16 in = plane_new(16, 16), out = plane_new(16, 16);
+
+	CHECK_EQ(cisp_bnr_prepare(&c, &p, &default_noise, CISP_CFA_RGGB), 0);
+	CHECK_EQ(cisp_bnr_radius(c), 2);
+	for (int y = 0; y < 16; y++)
+		for (int x = 0; x < 16; x++)
+			*px(&in, x, y) = 20000;
+	*px(&in, 8, 6) = 20000 + 282; /* right neighbour of (6, 6), weight 2 */
+	*px(&in, 8, 10) = 20000 + 283; /* right neighbour of (6, 10) */
+	*px(&in, 3, 0) = 20100;        /* seen twice by (1, 0): left reflects to column 3 */
+	cisp_bnr_rows(c, &in, &out, 0, 16);
+	CHECK_EQ(*px(&out, 6, 6), (16 * 20000 + 2 * 282 + 8) >> 4); /* 20035 */
+	CHECK_EQ(*px(&out, 6, 10), 20000);
+	CHECK_EQ(*px(&out, 1, 0), (16 * 20000 + 4 * 100 + 8) >> 4); /* 20025 */
+	/* The outlier itself: reference 20000, so its neighbours are averaged in and it keeps 4/16. */
+	CHECK_EQ(*px(&out, 8, 6), (4 * 20282 + 12 * 20000 + 8) >> 4);
+	/* (6, 8) sees (8, 6) and (8, 10) as corners (weight 1): 282 in, 283 out. */
+	CHECK_EQ(*px(&out, 6, 8), (16 * 20000 + 282 + 8) >> 4);
+	cisp_bnr_free(c);
+
+	/* Strength 0: no neighbour is nearer than 0: identity. */
+	p.strength = 0;
+	CHECK_EQ(cisp_bnr_prepare(&c, &p, &default_noise, CISP_CFA_RGGB), 0);
+	cisp_bnr_rows(c, &in, &out, 0, 16);
+	CHECK_EQ(memcmp(in.base, out.base, 16 * 16 * 2), 0);
+	cisp_bnr_free(c);
+	free(in.base);
+	free(out.base);
+}
+
+TEST(bnr_noisy_flat_and_step_edge)
+{
+	/* Flat 20000 on the left half, 30000 on the right; noise from the profile. */
+	int w = 128, h = 96, edge = 64;
+	struct plane16 in = plane_new(w, h), out = plane_new(w, h);
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double s = x < edge ? 20000 : 30000;
+
+			*px(&in, x, y) = (uint16_t)clamp16(s + gauss() * sqrt(4 * s + 64));
+		}
+	static const int strengths[3] = { 256, 512, 768 };
+	static const double min_gain[3] = { 1.5, 2.0, 2.4 }; /* std before / after; measured 1.6, 2.2, 2.6 */
+	for (int k = 0; k < 3; k++) {
+		struct cisp_bnr_params p = { .strength = (uint16_t)strengths[k] };
+		struct cisp_bnr_coeffs *c;
+
+		CHECK_EQ(cisp_bnr_prepare(&c, &p, &default_noise, CISP_CFA_GBRG), 0);
+		cisp_bnr_rows(c, &in, &out, 0, h);
+		for (int site = 0; site < 4; site++) {
+			double m0, m1, s0 = site_std(&in, site, 4, edge - 4, &m0), s1 = site_std(&out, site, 4, edge - 4, &m1);
+
+			printf("    strength %d site %d: std %.1f -> %.1f (x%.2f), mean %.1f -> %.1f\n", strengths[k], site, s0,
+				       s1, s0 / s1, m0, m1);
+			CHECK(s0 / s1 >= min_gain[k]);
+			CHECK_NEAR(m1, m0, 10);
+		}
+		/* The step keeps its height: mean of the two columns each side of it. */
+		double left = 0, right = 0, left_in = 0, right_in = 0;
+		for (int y = 0; y < h; y++) {
+			left += *px(&out, edge - 2, y) + *px(&out, edge - 1, y);
+			right += *px(&out, edge, y) + *px(&out, edge + 1, y);
+			left_in += *px(&in, edge - 2, y) + *px(&in, edge - 1, y);
+			right_in += *px(&in, edge, y) + *px(&in, edge + 1, y);
+		}
+		printf("    strength %d: step %.1f -> %.1f\n", strengths[k], (right_in - left_in) / (2 * h),
+		       (right - left) / (2 * h));
+		CHECK_NEAR((right - left) / (2 * h), (right_in - left_in) / (2 * h), 60);
+		cisp_bnr_free(c);
+	}
+	free(in.base);
+	free(out.base);
+}
+
+TEST(bnr_clean_step_untouched_and_bands)
+{
+	struct cisp_bnr_params p = { .strength = 1024 };
+	struct cisp_bnr_coeffs *c;
+	struct plane16 in = plane_new(32, 22), out = plane_new(32, 22), rnd = random_frame(32, 22);
+
+	for (int y = 0; y < 22; y++)
+		for (int x = 0; x < 32; x++)
+			*px(&in, x, y) = x < 13 ? 10000 : 30000;
+	CHECK_EQ(cisp_bnr_prepare(&c, &p, &default_noise, CISP_CFA_BGGR), 0);
+	cisp_bnr_rows(c, &in, &out, 0, 22);
+	CHECK_EQ(memcmp(in.base, out.base, 32 * 22 * 2), 0);
+	for (int h1 = 1; h1 < 22; h1 += 2)
+		CHECK_EQ(band_mismatch(bnr_fn, c, &rnd, cisp_bnr_radius(c), h1), 0);
+	cisp_bnr_free(c);
+	free(in.base);
+	free(out.base);
+	free(rnd.base);
 }

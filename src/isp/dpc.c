@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "dpc.h"
+
+/*
+ * Reflect the coordinate of a same-colour neighbour (offset +-2) into [0, n)
+ * by mirroring within the colour's half-resolution plane: column -1 maps to
+ * 3, not to 1 (the pixel itself, where mirror() would put it).
+ */
+static inline int mirror_cfa(int i, int n)
+{
+	if (i < 0)
+		i = 2 * (i & 1) - i;
+	if (i >= n)
+		i = 2 * n - 4 - i + 2 * (i & 1);
+	return i;
+}
+
+static inline int max2(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static inline int min2(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+/* The mean of the middle two of four samples, rounded half up. */
+static inline uint16_t mid4(int a, int b, int c, int d)
+{
+	int hi = max2(max2(a, b), max2(c, d)), lo = min2(min2(a, b), min2(c, d));
+
+	return (uint16_t)((a + b + c + d - hi - lo + 1) >> 1);
+}
+
+/* One pixel: @l and @r are the same-colour columns left and right of @x. */
+static inline uint16_t dpc_pixel(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, int x, int l,
+				 int r, int threshold)
+{
+	int p = mid[x];
+	int hi = max2(max2(max2(up[l], up[x]), max2(up[r], mid[l])), max2(max2(mid[r], dn[l]), max2(dn[x], dn[r])));
+	int lo = min2(min2(min2(up[l], up[x]), min2(up[r], mid[l])), min2(min2(mid[r], dn[l]), min2(dn[x], dn[r])));
+
+	if (p - hi > threshold || lo - p > threshold)
+		return mid4(up[x], dn[x], mid[l], mid[r]);
+	return (uint16_t)p;
+}
+
+void cisp_dpc_prepare(struct cisp_dpc_coeffs *c, const struct cisp_dpc_params *p)
+{
+	c->threshold = p->threshold;
+	c->pixels = p->pixels;
+	c->count = p->count > CISP_DPC_MAX_PIXELS ? CISP_DPC_MAX_PIXELS : p->count;
+}
+
+/* Index of the first static defect on row @y or below (the list is sorted by row). */
+static unsigned first_on_or_after(const struct cisp_dpc_coeffs *c, int y)
+{
+	unsigned lo = 0, hi = c->count;
+
+	while (lo < hi) {
+		unsigned m = lo + (hi - lo) / 2;
+
+		if (c->pixels[m].y < y)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+void cisp_dpc_rows(const struct cisp_dpc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
+		   int y0, int y1)
+{
+	int w = in->width, h = in->height, t = c->threshold;
+	unsigned k = first_on_or_after(c, y0);
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *up = plane_row(in, mirror_cfa(y - 2, h));
+		const uint16_t *mid = plane_row(in, y);
+		const uint16_t *dn = plane_row(in, mirror_cfa(y + 2, h));
+		uint16_t *d = plane_row(out, y);
+
+		if (t) {
+			/* Edge columns reflect; the interior needs no index checks. */
+			for (int x = 0; x < 2; x++)
+				d[x] = dpc_pixel(up, mid, dn, x, mirror_cfa(x - 2, w), x + 2, t);
+			for (int x = 2; x < w - 2; x++)
+				d[x] = dpc_pixel(up, mid, dn, x, x - 2, x + 2, t);
+			for (int x = w - 2; x < w; x++)
+				d[x] = dpc_pixel(up, mid, dn, x, x - 2, mirror_cfa(x + 2, w), t);
+		} else {
+			memcpy(d, mid, (size_t)w * sizeof(*d));
+		}
+		/* Static defects: always replaced, from the uncorrected input. */
+		for (; k < c->count && c->pixels[k].y == y; k++) {
+			int x = c->pixels[k].x;
+
+			if (x < w)
+				d[x] = mid4(up[x], dn[x], mid[mirror_cfa(x - 2, w)], mid[mirror_cfa(x + 2, w)]);
+		}
+	}
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <cisp/image.h>
+
+#include "core/error_internal.h"
+#include "lsc.h"
+
+/* Interpolation weights are Q10: 1024 is a whole grid cell. */
+#define W_BITS 10
+#define W_ONE (1 << W_BITS)
+
+struct cisp_lsc_coeffs {
+	int grid_w;
+	uint16_t gain[4][CISP_LSC_MAX_GRID * CISP_LSC_MAX_GRID]; /* per CFA site, row-major */
+	uint16_t *col_node, *col_weight;                           /* per frame column */
+	uint16_t *row_node, *row_weight;                           /* per frame row */
+};
+
+/*
+ * Left node and Q10 weight of the right node for pixel coordinate @x of
+ * @n, with @nodes grid nodes spanning pixel 0 to pixel n - 1.
+ */
+static void node_weight(int x, int n, int nodes, uint16_t *node, uint16_t *weight)
+{
+	int span = n - 1, pos = x * (nodes - 1); /* position in units of 1/span cell */
+	int i = pos / span;
+
+	if (i > nodes - 2)
+		i = nodes - 2;
+	*node = (uint16_t)i;
+	/* span is odd (frame sizes are even), so the rounding never meets a tie. */
+	*weight = (uint16_t)(((pos - i * span) * W_ONE + span / 2) / span);
+}
+
+int cisp_lsc_prepare(struct cisp_lsc_coeffs **out, const struct cisp_lsc_params *p, enum cisp_cfa cfa,
+		     int width, int height)
+{
+	struct cisp_lsc_coeffs *c;
+	int gw = p->grid_w, gh = p->grid_h;
+
+	*out = NULL;
+	if (gw < 2 || gw > CISP_LSC_MAX_GRID || gh < 2 || gh > CISP_LSC_MAX_GRID)
+		return cisp_error(-EINVAL, "LSC grid %dx%d is outside 2x2..%dx%d", gw, gh, CISP_LSC_MAX_GRID,
+				  CISP_LSC_MAX_GRID);
+	if (width < 2 || height < 2 || width > CISP_MAX_DIMENSION || height > CISP_MAX_DIMENSION)
+		return cisp_error(-EINVAL, "LSC frame size %dx%d is outside 2x2..%dx%d", width, height,
+				  CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+	c = calloc(1, sizeof(*c) + sizeof(uint16_t) * 2 * ((size_t)width + height));
+	if (!c)
+		return cisp_error(-ENOMEM, "out of memory for LSC tables");
+	c->col_node = (uint16_t *)(c + 1);
+	c->col_weight = c->col_node + width;
+	c->row_node = c->col_weight + width;
+	c->row_weight = c->row_node + height;
+	c->grid_w = gw;
+	for (int site = 0; site < 4; site++) {
+		const uint16_t *g = p->gain + (size_t)cisp_cfa_channel(cfa, site & 1, site >> 1) * gw * gh;
+
+		for (int i = 0; i < gw * gh; i++)
+			c->gain[site][i] = g[i];
+	}
+	for (int x = 0; x < width; x++)
+		node_weight(x, width, gw, &c->col_node[x], &c->col_weight[x]);
+	for (int y = 0; y < height; y++)
+		node_weight(y, height, gh, &c->row_node[y], &c->row_weight[y]);
+	*out = c;
+	return 0;
+}
+
+void cisp_lsc_free(struct cisp_lsc_coeffs *c)
+{
+	free(c);
+}
+
+void cisp_lsc_rows(const struct cisp_lsc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
+		   int y0, int y1)
+{
+	int gw = c->grid_w;
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *s = plane_row(in, y);
+		uint16_t *d = plane_row(out, y);
+		int wy = c->row_weight[y];
+		uint32_t col[2][CISP_LSC_MAX_GRID]; /* the grid interpolated down to this row */
+
+		/* Vertical first, once per row for the two sites of the row. */
+		for (int k = 0; k < 2; k++) {
+			const uint16_t *top = c->gain[(y & 1) * 2 + k] + c->row_node[y] * gw;
+
+			for (int i = 0; i < gw; i++)
+				col[k][i] = ((uint32_t)top[i] * (W_ONE - wy) + (uint32_t)top[i + gw] * wy +
+					     W_ONE / 2) >> W_BITS;
+		}
+		for (int x = 0; x < in->width; x++) {
+			const uint32_t *g = col[x & 1] + c->col_node[x];
+			uint32_t wx = c->col_weight[x];
+			uint32_t gain = (g[0] * (W_ONE - wx) + g[1] * wx + W_ONE / 2) >> W_BITS;
+			uint32_t v = ((uint32_t)s[x] * gain + 2048) >> 12;
+
+			d[x] = (uint16_t)(v > 65535 ? 65535 : v);
+		}
+	}
+}
