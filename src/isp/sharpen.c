@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Luma unsharp mask with soft coring and an overshoot limit
+ * (docs/stages/sharpen.md). The same change is added to R, G and B, so
+ * sharpening moves brightness only, not colour.
+ */
+#include "sharpen.h"
+
+/* Output columns handled per pass; sized for small stack buffers. */
+#define CHUNK 256
+#define R CISP_SHARPEN_RADIUS
+
+/* Luma of pixel @x of rows @r, @g, @b: BT.709 weights in Q12, summing to 4096. */
+static inline int32_t luma(const uint16_t *r, const uint16_t *g, const uint16_t *b, int x)
+{
+	return (871 * r[x] + 2929 * g[x] + 296 * b[x] + 2048) >> 12;
+}
+
+static inline uint16_t clamp16(int32_t v)
+{
+	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+}
+
+void cisp_sharpen_rows(const struct cisp_sharpen_params *p, const struct rgb16 *in, const struct rgb16 *out,
+		       int y0, int y1)
+{
+	static const int32_t k[2 * R + 1] = { 1, 4, 6, 4, 1 }; /* binomial, sums to 16 */
+	const int w = in->c[0].width, h = in->c[0].height;
+	const uint32_t coring = p->coring, strength = p->strength;
+	const int32_t limit = p->limit;
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *rows[2 * R + 1][3];
+
+		for (int j = 0; j < 2 * R + 1; j++)
+			for (int c = 0; c < 3; c++)
+				rows[j][c] = plane_row(&in->c[c], mirror(y + j - R, h));
+		const uint16_t *const *mid = rows[R];
+		uint16_t *o[3] = { plane_row(&out->c[0], y), plane_row(&out->c[1], y), plane_row(&out->c[2], y) };
+
+		for (int x0 = 0; x0 < w; x0 += CHUNK) {
+			const int x1 = x0 + CHUNK < w ? x0 + CHUNK : w;
+			int32_t v[CHUNK + 2 * R]; /* vertical blur of luma, columns x0-R .. x1+R-1 */
+
+			for (int x = x0 - R; x < x1 + R; x++) {
+				const int xm = mirror(x, w);
+				int32_t s = 0;
+
+				for (int j = 0; j < 2 * R + 1; j++)
+					s += k[j] * luma(rows[j][0], rows[j][1], rows[j][2], xm);
+				v[x - x0 + R] = s;
+			}
+			for (int x = x0; x < x1; x++) {
+				int32_t s = 0;
+
+				for (int j = 0; j < 2 * R + 1; j++)
+					s += k[j] * v[x - x0 + j];
+				const int32_t blur = (s + 128) >> 8;
+				const int32_t d = luma(mid[0], mid[1], mid[2], x) - blur;
+				/* Soft coring: shrink |d| by the threshold; noise below it vanishes. */
+				const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+				const uint32_t cored = a > coring ? a - coring : 0;
+				uint32_t e = (cored * strength + 128) >> 8;
+				if (e > (uint32_t)limit)
+					e = (uint32_t)limit;
+				const int32_t delta = d < 0 ? -(int32_t)e : (int32_t)e;
+
+				for (int c = 0; c < 3; c++)
+					o[c][x] = clamp16(mid[c][x] + delta);
+			}
+		}
+	}
+}
