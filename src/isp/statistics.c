@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/image.h>
+
+#include "core/error_internal.h"
+#include "statistics.h"
+
+struct af_cells {
+	int i0, i1, j0, j1; /* cells [i0, i1) x [j0, j1) */
+};
+
+struct cisp_stats_acc {
+	/* Configuration (identical in accumulators that get merged). */
+	int width, height, cells_x, cells_y;
+	int zones_x, zones_y, saturation;
+	int af_count;
+	struct af_cells af[CISP_STATS_MAX_AF];
+	int row_group, row_count;
+	uint8_t site[4];   /* CFA site of R, Gr, Gb, B: (y & 1) * 2 + (x & 1) */
+	uint16_t wb[4];    /* Q4.12 gains of R, Gr, Gb, B for the histogram */
+	uint8_t *zone_col; /* zone column of each cell column */
+	uint16_t *green;   /* scratch: greens of three cell rows */
+
+	/* Sums. */
+	uint32_t hist[256];
+	uint64_t zone_sum[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES][3];
+	uint32_t zone_count[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES];
+	uint32_t zone_total[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES];
+	uint64_t af_sum[CISP_STATS_MAX_AF];
+	uint32_t af_cells[CISP_STATS_MAX_AF];
+	uint64_t *row_sum; /* row_count entries */
+};
+
+static int check_config(const struct cisp_stats_params *cfg, int width, int height)
+{
+	if (width < 16 || height < 16 || width > CISP_MAX_DIMENSION || height > CISP_MAX_DIMENSION ||
+	    width % 2 || height % 2)
+		return cisp_error(-EINVAL, "statistics: frame %dx%d must be even and within 16x16..%dx%d", width,
+				  height, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+	if (cfg->zones_x < 1 || cfg->zones_x > CISP_STATS_MAX_ZONES || cfg->zones_y < 1 ||
+	    cfg->zones_y > CISP_STATS_MAX_ZONES)
+		return cisp_error(-EINVAL, "statistics: zones %ux%u are outside 1x1..%dx%d", cfg->zones_x,
+				  cfg->zones_y, CISP_STATS_MAX_ZONES, CISP_STATS_MAX_ZONES);
+	if (cfg->af_count > CISP_STATS_MAX_AF)
+		return cisp_error(-EINVAL, "statistics: af_count %u is over %d", cfg->af_count, CISP_STATS_MAX_AF);
+	for (int k = 0; k < cfg->af_count; k++) {
+		const struct cisp_stats_window *a = &cfg->af[k];
+
+		if (a->width < 8 || a->height < 8)
+			return cisp_error(-EINVAL, "statistics: AF window %d is %ux%u, smaller than 8x8", k, a->width,
+					  a->height);
+		if (a->x + a->width > width || a->y + a->height > height)
+			return cisp_error(-EINVAL,
+					  "statistics: AF window %d (%u,%u %ux%u) is outside the %dx%d frame", k,
+					  a->x, a->y, a->width, a->height, width, height);
+	}
+	return 0;
+}
+
+int cisp_stats_acc_create(struct cisp_stats_acc **out, const struct cisp_stats_params *cfg,
+			  const struct cisp_wb_params *wb, enum cisp_cfa cfa, int width, int height)
+{
+	struct cisp_stats_acc *a;
+	int ret = check_config(cfg, width, height);
+	int cells_y = height / 2, group;
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	/* The smallest group that fits CISP_STATS_MAX_ROWS, or the configured one if larger. */
+	group = (cells_y + CISP_STATS_MAX_ROWS - 1) / CISP_STATS_MAX_ROWS;
+	if (cfg->row_group > group)
+		group = cfg->row_group;
+	if (group > cells_y)
+		group = cells_y;
+
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return cisp_error(-ENOMEM, "out of memory for statistics");
+	a->width = width;
+	a->height = height;
+	a->cells_x = width / 2;
+	a->cells_y = cells_y;
+	a->zones_x = cfg->zones_x;
+	a->zones_y = cfg->zones_y;
+	a->saturation = cfg->saturation;
+	a->row_group = group;
+	a->row_count = (cells_y + group - 1) / group;
+	a->zone_col = malloc((size_t)a->cells_x);
+	a->green = malloc(sizeof(uint16_t) * 3 * (size_t)a->cells_x);
+	a->row_sum = calloc((size_t)a->row_count, sizeof(uint64_t));
+	if (!a->zone_col || !a->green || !a->row_sum) {
+		cisp_stats_acc_free(a);
+		return cisp_error(-ENOMEM, "out of memory for statistics");
+	}
+	for (int i = 0; i < a->cells_x; i++)
+		a->zone_col[i] = (uint8_t)(i * a->zones_x / a->cells_x);
+	for (int s = 0; s < 4; s++)
+		a->site[cisp_cfa_channel(cfa, s & 1, s >> 1)] = (uint8_t)s;
+	for (int c = 0; c < 4; c++)
+		a->wb[c] = wb ? wb->gain[c] : 4096;
+	a->af_count = cfg->af_count;
+	for (int k = 0; k < cfg->af_count; k++) {
+		const struct cisp_stats_window *w = &cfg->af[k];
+
+		/* The cells lying wholly inside the window. */
+		a->af[k] = (struct af_cells){ (w->x + 1) / 2, (w->x + w->width) / 2, (w->y + 1) / 2,
+					      (w->y + w->height) / 2 };
+	}
+	*out = a;
+	return 0;
+}
+
+void cisp_stats_acc_free(struct cisp_stats_acc *a)
+{
+	if (!a)
+		return;
+	free(a->zone_col);
+	free(a->green);
+	free(a->row_sum);
+	free(a);
+}
+
+/* Sample of channel @ch (R, Gr, Gb, B) of cell (i, j). */
+static inline int sample(const struct cisp_stats_acc *a, const struct plane16 *p, int ch, int i, int j)
+{
+	int s = a->site[ch];
+
+	return plane_row(p, 2 * j + (s >> 1))[2 * i + (s & 1)];
+}
+
+/* Greens (Gr + Gb + 1) >> 1 of cell row @j. */
+static void green_row(const struct cisp_stats_acc *a, const struct plane16 *p, int j, uint16_t *g)
+{
+	const uint16_t *gr = plane_row(p, 2 * j + (a->site[CISP_CH_GR] >> 1)) + (a->site[CISP_CH_GR] & 1);
+	const uint16_t *gb = plane_row(p, 2 * j + (a->site[CISP_CH_GB] >> 1)) + (a->site[CISP_CH_GB] & 1);
+
+	for (int i = 0; i < a->cells_x; i++)
+		g[i] = (uint16_t)((gr[2 * i] + gb[2 * i] + 1) >> 1);
+}
+
+static inline int wb_apply(int v, int gain)
+{
+	uint32_t r = ((uint32_t)v * (uint32_t)gain + 2048) >> 12;
+
+	return r > 65535 ? 65535 : (int)r;
+}
+
+static inline int absd(int v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* The AF sums of cell row @j, whose greens are @g with @up and @dn the rows above and below. */
+static void af_row(struct cisp_stats_acc *a, int j, const uint16_t *up, const uint16_t *g, const uint16_t *dn)
+{
+	for (int k = 0; k < a->af_count; k++) {
+		const struct af_cells *w = &a->af[k];
+		uint64_t sum = 0;
+
+		if (j < w->j0 || j >= w->j1)
+			continue;
+		for (int i = w->i0; i < w->i1; i++) {
+			int l = g[mirror(i - 1, a->cells_x)], r = g[mirror(i + 1, a->cells_x)];
+
+			sum += (uint64_t)(absd(2 * g[i] - l - r) + absd(2 * g[i] - up[i] - dn[i]));
+		}
+		a->af_sum[k] += sum;
+		a->af_cells[k] += (uint32_t)(w->i1 - w->i0);
+	}
+}
+
+void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1)
+{
+	uint16_t *up = a->green, *g = up + a->cells_x, *dn = g + a->cells_x;
+
+	for (int j = y0 / 2; j < y1 / 2; j++) {
+		int zrow = j * a->zones_y / a->cells_y * a->zones_x;
+		uint64_t row = 0;
+		int need_af = 0;
+
+		green_row(a, bayer, j, g);
+		for (int i = 0; i < a->cells_x; i++) {
+			int r = sample(a, bayer, CISP_CH_R, i, j), gr = sample(a, bayer, CISP_CH_GR, i, j);
+			int gb = sample(a, bayer, CISP_CH_GB, i, j), b = sample(a, bayer, CISP_CH_B, i, j);
+			int z = zrow + a->zone_col[i];
+			int y = (54 * wb_apply(r, a->wb[CISP_CH_R]) +
+				 183 * ((wb_apply(gr, a->wb[CISP_CH_GR]) + wb_apply(gb, a->wb[CISP_CH_GB]) + 1) >> 1) +
+				 19 * wb_apply(b, a->wb[CISP_CH_B]) + 128) >> 8;
+
+			a->hist[y >> 8]++;
+			a->zone_total[z]++;
+			if (r < a->saturation && gr < a->saturation && gb < a->saturation && b < a->saturation) {
+				a->zone_sum[z][0] += (uint64_t)r;
+				a->zone_sum[z][1] += g[i];
+				a->zone_sum[z][2] += (uint64_t)b;
+				a->zone_count[z]++;
+			}
+			row += g[i];
+		}
+		a->row_sum[j / a->row_group] += row;
+
+		for (int k = 0; k < a->af_count; k++)
+			need_af |= j >= a->af[k].j0 && j < a->af[k].j1;
+		if (need_af) {
+			/* One cell row above and below, reflected at the frame's top and bottom. */
+			green_row(a, bayer, mirror(j - 1, a->cells_y), up);
+			green_row(a, bayer, mirror(j + 1, a->cells_y), dn);
+			af_row(a, j, up, g, dn);
+		}
+	}
+}
+
+void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from)
+{
+	for (int i = 0; i < 256; i++)
+		into->hist[i] += from->hist[i];
+	for (int z = 0; z < CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES; z++) {
+		for (int c = 0; c < 3; c++)
+			into->zone_sum[z][c] += from->zone_sum[z][c];
+		into->zone_count[z] += from->zone_count[z];
+		into->zone_total[z] += from->zone_total[z];
+	}
+	for (int k = 0; k < CISP_STATS_MAX_AF; k++) {
+		into->af_sum[k] += from->af_sum[k];
+		into->af_cells[k] += from->af_cells[k];
+	}
+	for (int r = 0; r < into->row_count; r++)
+		into->row_sum[r] += from->row_sum[r];
+}
+
+/* sum / n rounded half up; 0 when n is 0. */
+static uint16_t mean(uint64_t sum, uint64_t n)
+{
+	return n ? (uint16_t)((sum + n / 2) / n) : 0;
+}
+
+void cisp_stats_acc_finish(const struct cisp_stats_acc *a, struct cisp_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->magic = CISP_STATS_MAGIC;
+	out->version = CISP_STATS_VERSION;
+	out->size = sizeof(*out);
+	out->valid = CISP_STATS_HIST | CISP_STATS_ZONES | CISP_STATS_ROWS | (a->af_count ? CISP_STATS_AF : 0);
+	out->width = (uint32_t)a->width;
+	out->height = (uint32_t)a->height;
+	memcpy(out->hist, a->hist, sizeof(out->hist));
+
+	out->zones_x = (uint16_t)a->zones_x;
+	out->zones_y = (uint16_t)a->zones_y;
+	for (int z = 0; z < a->zones_x * a->zones_y; z++) {
+		struct cisp_stats_zone *o = &out->zone[z];
+
+		o->r = mean(a->zone_sum[z][0], a->zone_count[z]);
+		o->g = mean(a->zone_sum[z][1], a->zone_count[z]);
+		o->b = mean(a->zone_sum[z][2], a->zone_count[z]);
+		o->count = a->zone_count[z];
+		o->total = a->zone_total[z];
+	}
+
+	out->af_count = (uint16_t)a->af_count;
+	for (int k = 0; k < a->af_count; k++) {
+		out->af[k].sharpness = a->af_sum[k];
+		out->af[k].count = a->af_cells[k];
+	}
+
+	out->row_count = (uint16_t)a->row_count;
+	out->row_group = (uint16_t)a->row_group;
+	for (int r = 0; r < a->row_count; r++) {
+		int rows = a->cells_y - r * a->row_group < a->row_group ? a->cells_y - r * a->row_group : a->row_group;
+
+		out->row_mean[r] = mean(a->row_sum[r], (uint64_t)rows * a->cells_x);
+	}
+}
