@@ -107,7 +107,9 @@ static inline int median5(int a, int b, int c, int d, int e)
  */
 static inline int take(int n, int ref, int t, int p)
 {
-	return n - ref < t && ref - n < t ? n : p;
+	int d = n - ref;
+
+	return (d < 0 ? -d : d) < t ? n : p;
 }
 
 /* One pixel: @l and @r are the same-colour columns left and right of @x. */

@@ -124,19 +124,18 @@ void cisp_stats_acc_free(struct cisp_stats_acc *a)
 	free(a);
 }
 
-/* Sample of channel @ch (R, Gr, Gb, B) of cell (i, j). */
-static inline int sample(const struct cisp_stats_acc *a, const struct plane16 *p, int ch, int i, int j)
+/* The samples of channel @ch (R, Gr, Gb, B) of cell row @j: cell i at [2 * i]. */
+static inline const uint16_t *channel_row(const struct cisp_stats_acc *a, const struct plane16 *p, int ch, int j)
 {
 	int s = a->site[ch];
 
-	return plane_row(p, 2 * j + (s >> 1))[2 * i + (s & 1)];
+	return plane_row(p, 2 * j + (s >> 1)) + (s & 1);
 }
 
 /* Greens (Gr + Gb + 1) >> 1 of cell row @j. */
 static void green_row(const struct cisp_stats_acc *a, const struct plane16 *p, int j, uint16_t *g)
 {
-	const uint16_t *gr = plane_row(p, 2 * j + (a->site[CISP_CH_GR] >> 1)) + (a->site[CISP_CH_GR] & 1);
-	const uint16_t *gb = plane_row(p, 2 * j + (a->site[CISP_CH_GB] >> 1)) + (a->site[CISP_CH_GB] & 1);
+	const uint16_t *gr = channel_row(a, p, CISP_CH_GR, j), *gb = channel_row(a, p, CISP_CH_GB, j);
 
 	for (int i = 0; i < a->cells_x; i++)
 		g[i] = (uint16_t)((gr[2 * i] + gb[2 * i] + 1) >> 1);
@@ -178,14 +177,15 @@ void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, 
 	uint16_t *up = a->green, *g = up + a->cells_x, *dn = g + a->cells_x;
 
 	for (int j = y0 / 2; j < y1 / 2; j++) {
+		const uint16_t *rs = channel_row(a, bayer, CISP_CH_R, j), *grs = channel_row(a, bayer, CISP_CH_GR, j);
+		const uint16_t *gbs = channel_row(a, bayer, CISP_CH_GB, j), *bs = channel_row(a, bayer, CISP_CH_B, j);
 		int zrow = j * a->zones_y / a->cells_y * a->zones_x;
 		uint64_t row = 0;
 		int need_af = 0;
 
 		green_row(a, bayer, j, g);
 		for (int i = 0; i < a->cells_x; i++) {
-			int r = sample(a, bayer, CISP_CH_R, i, j), gr = sample(a, bayer, CISP_CH_GR, i, j);
-			int gb = sample(a, bayer, CISP_CH_GB, i, j), b = sample(a, bayer, CISP_CH_B, i, j);
+			int r = rs[2 * i], gr = grs[2 * i], gb = gbs[2 * i], b = bs[2 * i];
 			int z = zrow + a->zone_col[i];
 			int y = (54 * wb_apply(r, a->wb[CISP_CH_R]) +
 				 183 * ((wb_apply(gr, a->wb[CISP_CH_GR]) + wb_apply(gb, a->wb[CISP_CH_GB]) + 1) >> 1) +

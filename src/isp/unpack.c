@@ -16,7 +16,8 @@ static inline uint16_t to16(unsigned v, unsigned bits)
 /* MIPI CSI-2 RAW10: 4 samples in 5 bytes, high bits first, then the 4 low 2-bit parts. */
 static void row_raw10(const uint8_t *s, uint16_t *d, int w)
 {
-	for (int x = 0; x < w; x += 4, s += 5) {
+	/* Whole groups only: the image layer requires a width that is a multiple of 4. */
+	for (int x = 0; x + 3 < w; x += 4, s += 5) {
 		unsigned lo = s[4];
 
 		for (int k = 0; k < 4; k++)
@@ -27,7 +28,7 @@ static void row_raw10(const uint8_t *s, uint16_t *d, int w)
 /* MIPI CSI-2 RAW12: 2 samples in 3 bytes, high bits first, then the two low nibbles. */
 static void row_raw12(const uint8_t *s, uint16_t *d, int w)
 {
-	for (int x = 0; x < w; x += 2, s += 3) {
+	for (int x = 0; x + 1 < w; x += 2, s += 3) {
 		d[x] = (uint16_t)((((unsigned)s[0] << 4) | (s[2] & 0xf)) << 4);
 		d[x + 1] = (uint16_t)((((unsigned)s[1] << 4) | (s[2] >> 4)) << 4);
 	}
