@@ -27,8 +27,38 @@ unsigned cisp_demosaic_algorithms(void);
 void cisp_demosaic_run(struct cisp_demosaic *dm, const struct plane16 *bayer, enum cisp_cfa cfa,
 		       const struct cisp_demosaic_params *p, const struct rgb16 *out, struct cisp_pool *pool);
 
-/* The fast algorithm on rows [y0, y1) (reads 2 rows above and below). */
+/*
+ * Row bands: cisp_demosaic_bands() runs @fn over rows [0, height) split into
+ * cisp_demosaic_band_count(height) bands, band b covering rows
+ * [b * CISP_DEMOSAIC_BAND_ROWS, min((b + 1) * CISP_DEMOSAIC_BAND_ROWS, height)).
+ * The split depends on the height only, so per-band scratch can be sized at
+ * create time and results never depend on the thread count.
+ */
+#define CISP_DEMOSAIC_BAND_ROWS 64
+typedef void (*cisp_demosaic_band_fn)(void *ctx, int band, int y0, int y1);
+int cisp_demosaic_band_count(int height);
+void cisp_demosaic_bands(struct cisp_pool *pool, int height, cisp_demosaic_band_fn fn, void *ctx);
+
+/*
+ * The fast algorithm on rows [y0, y1): reads Bayer rows [y0 - 3, y1 + 3)
+ * (reflected at the frame edges) and @halo, two rows of width samples it
+ * overwrites (the green of the rows just outside the band).
+ */
 void cisp_demosaic_fast_rows(const struct plane16 *bayer, enum cisp_cfa cfa, const struct rgb16 *out, int y0,
-			     int y1);
+			     int y1, uint16_t *halo);
+
+/*
+ * The quality algorithm, in demosaic_quality.c; cisp_demosaic_*() call it only
+ * when the build defines HAVE_DEMOSAIC_QUALITY (set by src/isp/meson.build when
+ * that file exists). Its state holds the scratch it needs for one frame size;
+ * run() runs its passes over the whole frame on @pool (with cisp_demosaic_bands()).
+ */
+struct cisp_demosaic_quality;
+/* 0 or -ENOMEM. */
+int cisp_demosaic_quality_create(struct cisp_demosaic_quality **q, int width, int height);
+void cisp_demosaic_quality_destroy(struct cisp_demosaic_quality *q);
+void cisp_demosaic_quality_run(struct cisp_demosaic_quality *q, const struct plane16 *bayer, enum cisp_cfa cfa,
+			       const struct cisp_demosaic_params *p, const struct rgb16 *out,
+			       struct cisp_pool *pool);
 
 #endif
