@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* cisp demosaic: demosaic a Bayer mosaic and nothing else, to measure quality and speed. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/pool.h>
+#include <cisp/raster.h>
+
+#include "commands.h"
+#include "isp/demosaic.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cisp demosaic [options] IN.pgm|IN.png OUT.ppm|OUT.png\n"
+		"\n"
+		"Demosaic a grey Bayer mosaic into RGB: no white balance, colour matrix or\n"
+		"gamma. The output has the input's maximum value (16-bit in, 16-bit out).\n"
+		"\n"
+		"options:\n"
+		"  --algo fast|quality   demosaic algorithm (default fast)\n"
+		"  --cfa ORDER           CFA order: RGGB (default), GRBG, GBRG, BGGR\n"
+		"  --threads N           worker threads, 1..256 (default: one per CPU)\n"
+		"  --bench N             run the demosaic N times, print 'MPix/s <median>' last\n"
+		"  -h, --help            this help\n");
+}
+
+/* A whole number in [min, max]; prints an error naming @option otherwise. */
+static int parse_count(const char *option, const char *text, long min, long max, long *value)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max) {
+		fprintf(stderr, "cisp demosaic: %s '%s' is not a whole number in %ld..%ld\n", option, text, min, max);
+		return -EINVAL;
+	}
+	*value = v;
+	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct demosaic_options {
+	enum cisp_demosaic_algorithm algorithm;
+	enum cisp_cfa cfa;
+	long threads, bench;
+	const char *input, *output;
+};
+
+/* 0, 1 (stop with success: --help) or -EINVAL (bad usage, already reported). */
+static int parse_options(int argc, char **argv, struct demosaic_options *o)
+{
+	enum { OPT_ALGO = 256, OPT_CFA, OPT_THREADS, OPT_BENCH };
+	static const struct option longopts[] = {
+		{ "algo", required_argument, NULL, OPT_ALGO },
+		{ "cfa", required_argument, NULL, OPT_CFA },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "bench", required_argument, NULL, OPT_BENCH },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	*o = (struct demosaic_options){ .algorithm = CISP_DEMOSAIC_FAST, .cfa = CISP_CFA_RGGB };
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_ALGO:
+			if (!strcmp(optarg, "fast")) {
+				o->algorithm = CISP_DEMOSAIC_FAST;
+			} else if (!strcmp(optarg, "quality")) {
+				o->algorithm = CISP_DEMOSAIC_QUALITY;
+			} else {
+				fprintf(stderr, "cisp demosaic: --algo '%s' is not fast or quality\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_CFA:
+			if (cisp_cfa_from_name(optarg, &o->cfa)) {
+				fprintf(stderr, "cisp demosaic: --cfa: %s\n", cisp_last_error());
+				return -EINVAL;
+			}
+			break;
+		case OPT_THREADS:
+			if (parse_count("--threads", optarg, 1, 256, &o->threads))
+				return -EINVAL;
+			break;
+		case OPT_BENCH:
+			if (parse_count("--bench", optarg, 1, 100000, &o->bench))
+				return -EINVAL;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			if (optopt)
+				fprintf(stderr, "cisp demosaic: option -%c is unknown or lacks its value\n", optopt);
+			else
+				fprintf(stderr, "cisp demosaic: option '%s' is unknown or lacks its value\n",
+					argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "cisp demosaic: expected an input and an output file, got %d file name%s\n",
+			argc - optind, argc - optind == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	o->input = argv[optind];
+	o->output = argv[optind + 1];
+	return 0;
+}
+
+/* Run the demosaic once, or o->bench times printing the timings. */
+static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const struct plane16 *bayer,
+	       const struct rgb16 *rgb, struct cisp_pool *pool)
+{
+	const struct cisp_demosaic_params params = { .algorithm = (uint16_t)o->algorithm, .false_colour = 256 };
+	long runs = o->bench ? o->bench : 1;
+	double *ms = malloc((size_t)runs * sizeof(double));
+
+	if (!ms) {
+		fprintf(stderr, "cisp demosaic: out of memory\n");
+		return -ENOMEM;
+	}
+	for (long i = 0; i < runs; i++) {
+		double t0 = now_seconds();
+
+		cisp_demosaic_run(dm, bayer, o->cfa, &params, rgb, pool);
+		ms[i] = (now_seconds() - t0) * 1e3;
+	}
+	if (o->bench) {
+		double mpix = (double)bayer->width * bayer->height * 1e-6;
+
+		printf("demosaic %s, %dx%d, %u thread%s, %ld runs (ms):", o->algorithm ? "quality" : "fast",
+		       bayer->width, bayer->height, cisp_pool_threads(pool), cisp_pool_threads(pool) == 1 ? "" : "s",
+		       runs);
+		for (long i = 0; i < runs; i++)
+			printf(" %.2f", ms[i]);
+		qsort(ms, (size_t)runs, sizeof(double), compare_doubles);
+		/* The median; the mean of the middle two for an even count. */
+		double median = (ms[(runs - 1) / 2] + ms[runs / 2]) / 2;
+		printf("\nmedian_ms %.3f\nMPix/s %.1f\n", median, mpix / (median * 1e-3));
+	}
+	free(ms);
+	return 0;
+}
+
+int cmd_demosaic(int argc, char **argv)
+{
+	struct demosaic_options o;
+	struct cisp_raster in = { 0 }, out = { 0 };
+	struct cisp_demosaic *dm = NULL;
+	struct cisp_pool *pool = NULL;
+	uint16_t *planes = NULL;
+	struct plane16 bayer;
+	struct rgb16 rgb;
+	size_t n;
+	int ret, status = 1;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (cisp_raster_read(o.input, &in)) {
+		fprintf(stderr, "cisp demosaic: %s\n", cisp_last_error());
+		return 1;
+	}
+	if (in.channels != 1) {
+		fprintf(stderr, "cisp demosaic: %s is an RGB image; a Bayer mosaic is a grey image\n", o.input);
+		goto done;
+	}
+	if (in.width < 16 || in.height < 16 || (in.width | in.height) & 1 || in.width > 65536 || in.height > 65536) {
+		fprintf(stderr, "cisp demosaic: %s is %ux%u; a mosaic needs an even width and height of 16..65536\n",
+			o.input, in.width, in.height);
+		goto done;
+	}
+	if (cisp_demosaic_create(&dm, o.algorithm, (int)in.width, (int)in.height) ||
+	    cisp_pool_create(&pool, (unsigned)o.threads)) {
+		fprintf(stderr, "cisp demosaic: %s\n", cisp_last_error());
+		goto done;
+	}
+	n = (size_t)in.width * in.height;
+	planes = malloc(n * 3 * sizeof(uint16_t));
+	if (!planes || cisp_raster_alloc(&out, in.width, in.height, 3, in.maxval)) {
+		fprintf(stderr, "cisp demosaic: out of memory for a %ux%u image\n", in.width, in.height);
+		goto done;
+	}
+
+	/* Samples to 16-bit units, rounded: v * 65535 / maxval (exact for 8 and 16 bits). */
+	for (size_t i = 0; i < n; i++)
+		in.data[i] = (uint16_t)(((uint64_t)in.data[i] * 65535 + in.maxval / 2) / in.maxval);
+	bayer = (struct plane16){ in.data, (ptrdiff_t)in.width, 0, (int)in.width, (int)in.height };
+	for (int c = 0; c < 3; c++)
+		rgb.c[c] = (struct plane16){ planes + c * n, (ptrdiff_t)in.width, 0, (int)in.width, (int)in.height };
+
+	if (run(&o, dm, &bayer, &rgb, pool))
+		goto done;
+
+	/* Back to the input's scale, rounded, channels interleaved. */
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < 3; c++)
+			out.data[i * 3 + c] = (uint16_t)(((uint64_t)planes[c * n + i] * in.maxval + 32767) / 65535);
+	if (cisp_raster_write(o.output, &out)) {
+		fprintf(stderr, "cisp demosaic: %s\n", cisp_last_error());
+		goto done;
+	}
+	status = 0;
+done:
+	free(planes);
+	cisp_pool_destroy(pool);
+	cisp_demosaic_destroy(dm);
+	cisp_raster_free(&out);
+	cisp_raster_free(&in);
+	return status;
+}
