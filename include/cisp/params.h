@@ -19,14 +19,21 @@
  *
  * Block flags:
  *  - CISP_BLOCK_FL_ENABLE: apply the payload and enable the stage.
- *  - CISP_BLOCK_FL_DISABLE: disable the stage; the payload may be omitted
- *    (size 8) and is ignored if present.
+ *  - CISP_BLOCK_FL_DISABLE: disable the stage. The payload may be omitted
+ *    (size 8: the stored values stay); if present it is checked and stored
+ *    like any payload, without effect while the stage is disabled.
  *  - neither: apply the payload, keep the stage's enabled state.
  *  - both: invalid.
+ * Only DISABLE may omit the payload, and not on CISP_BLOCK_CROP (its payload
+ * names the output). Stages that always run (demosaic, CSC) refuse DISABLE;
+ * CISP_BLOCK_NOISE is not a stage and takes no flags.
  *
- * Variable-length blocks (DPC, LSC, LUT3D) may be shorter than their
- * structure: their size is exactly the header plus the entries their counts
- * say, rounded up to a multiple of 8.
+ * A fixed-size block with a payload is exactly its structure's size.
+ * Variable-length blocks (DPC, LSC, LUT3D) are shorter than their structure:
+ * their size is exactly the header plus the entries their counts say,
+ * rounded up to a multiple of 8, and the bytes after the last entry are 0.
+ * Reserved fields, and array entries past a count (CISP_BLOCK_STATS @af),
+ * must be 0.
  *
  * Fixed-point notation: Qm.n is an integer holding value * 2^n with m integer
  * bits. Pixel values in the Bayer and RGB domains are 16-bit codes where
@@ -149,7 +156,7 @@ struct cisp_dpc_pixel {
  * @count: entries in @pixels, 0..CISP_DPC_MAX_PIXELS.
  * @reserved: 0.
  * @pixels: static defects, always replaced; sorted by row then column, no
- *          duplicates, inside the input frame.
+ *          duplicates, inside the input frame. @count entries used.
  *
  * Default: disabled, threshold 0, no static defects.
  */
@@ -168,8 +175,10 @@ struct cisp_dpc_params {
  * stages derive their thresholds from it. This block has no enabled state;
  * its flags must be 0.
  * @header: type CISP_BLOCK_NOISE.
- * @a: shot-noise slope per channel (R, Gr, Gb, B), Q16.16 16-bit units.
- * @b: read-noise variance per channel, in squared 16-bit units (integer).
+ * @a: shot-noise slope per channel (R, Gr, Gb, B), Q16.16 16-bit units,
+ *     any value (0..65535.99998).
+ * @b: read-noise variance per channel, in squared 16-bit units (integer),
+ *     any value.
  *
  * Default: a = 4.0, b = 64 (a clean sensor at low gain).
  */
@@ -204,8 +213,10 @@ struct cisp_bnr_params {
  * @grid_w: grid nodes across, 2..CISP_LSC_MAX_GRID.
  * @grid_h: grid nodes down, 2..CISP_LSC_MAX_GRID.
  * @reserved: 0.
- * @gain: per-channel gain grids, Q4.12 (4096 = 1.0): channel-major (R, Gr,
- *        Gb, B), then row-major; @grid_w * @grid_h entries per channel.
+ * @gain: per-channel gain grids, Q4.12 (4096 = 1.0), 0..65535:
+ *        channel-major (R, Gr, Gb, B), then row-major; @grid_w * @grid_h
+ *        entries per channel, packed (channel c starts at entry
+ *        c * @grid_w * @grid_h).
  *        Node (i, j) sits at input pixel (i * (W-1) / (grid_w-1),
  *        j * (H-1) / (grid_h-1)); gains between nodes are bilinear.
  *
@@ -258,11 +269,10 @@ struct cisp_demosaic_params {
 /**
  * struct cisp_ccm_params - colour correction matrix (CISP_BLOCK_CCM, 40 bytes).
  * @header: type CISP_BLOCK_CCM.
- * @coeff: 3x3 matrix, row-major, Q3.12 (4096 = 1.0); for each row the sum
- *         of the absolute values must be at most 32767.
- * @reserved0: 0.
+ * @coeff: 3x3 matrix, row-major, Q3.12 (4096 = 1.0), -32768..32767; for each
+ *         row the sum of the absolute values must be at most 32767.
+ * @reserved: 0.
  * @offset: added after the matrix, 16-bit units, -65535..65535.
- * @reserved1: 0.
  *
  * out[i] = clamp(((sum_j coeff[3i+j] * in[j] + 2048) >> 12) + offset[i],
  * 0, 65535), the shift arithmetic (rounding towards minus infinity).
@@ -271,9 +281,8 @@ struct cisp_demosaic_params {
 struct cisp_ccm_params {
 	struct cisp_block_header header;
 	int16_t coeff[9];
-	int16_t reserved0;
+	int16_t reserved;
 	int32_t offset[3];
-	int32_t reserved1;
 };
 
 /** Transfer functions (opto-electronic, linear light to code). */
@@ -292,9 +301,9 @@ enum cisp_transfer {
  * @header: type CISP_BLOCK_TONE.
  * @transfer: enum cisp_transfer, applied after the curve.
  * @reserved0: 0.
- * @curve: tone curve in the linear domain, 16-bit units: node i is the
- *         output for input i * 256 (node 256 stands for input 65536);
- *         linear interpolation between nodes.
+ * @curve: tone curve in the linear domain, 16-bit units (0..65535): node i
+ *         is the output for input i * 256 (node 256 stands for input
+ *         65536); linear interpolation between nodes.
  * @reserved1: 0.
  *
  * Disabled: out = in (linear output). Default: enabled, sRGB, identity curve.
@@ -316,8 +325,9 @@ struct cisp_tone_params {
  * @size: nodes per edge, 2..CISP_LUT3D_MAX_SIZE.
  * @reserved: 0.
  * @table: output R, G, B (16-bit units) of node (r, g, b) at index
- *         (b * size + g) * size + r (red varies fastest). Tetrahedral
- *         interpolation between nodes.
+ *         (b * size + g) * size + r (red varies fastest); @size^3 entries
+ *         used. Tetrahedral interpolation between nodes.
+ * @pad: 0; rounds the full structure up to a multiple of 8 bytes.
  *
  * Default: disabled, 2x2x2 identity.
  */
@@ -326,6 +336,7 @@ struct cisp_lut3d_params {
 	uint16_t size;
 	uint16_t reserved[3];
 	uint16_t table[CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE][3];
+	uint16_t pad;
 };
 
 /**
@@ -333,8 +344,10 @@ struct cisp_lut3d_params {
  * (CISP_BLOCK_SHARPEN, 16 bytes).
  * @header: type CISP_BLOCK_SHARPEN.
  * @strength: Q8.8, 0..2048: gain on the high-pass detail.
- * @coring: detail below this (16-bit units) is treated as noise and dropped.
- * @limit: largest change of a pixel, 16-bit units (overshoot control).
+ * @coring: detail below this (16-bit units, 0..65535) is treated as noise
+ *          and dropped.
+ * @limit: largest change of a pixel, 16-bit units, 0..65535 (overshoot
+ *         control).
  * @reserved: 0.
  *
  * Default: disabled, strength 256, coring 256, limit 4096.
@@ -383,7 +396,8 @@ struct cisp_csc_params {
 /**
  * struct cisp_crop_params - the input rectangle an output shows
  * (CISP_BLOCK_CROP, 24 bytes); the output is scaled from it to the
- * output's configured size. May appear once per output in a buffer.
+ * output's configured size. May appear once per output in a buffer, and
+ * always carries its payload (even with DISABLE).
  * @header: type CISP_BLOCK_CROP.
  * @output: 0 (main) or 1 (preview).
  * @reserved0: 0.
@@ -393,7 +407,8 @@ struct cisp_csc_params {
  * @height: rows, even, at least 2, @y + @height within the input.
  * @reserved1: 0.
  *
- * Disabled: the whole input. Default: disabled.
+ * Disabled: the whole input. Default: disabled, x 0, y 0, 16x16 (the
+ * smallest frame; unused while disabled).
  */
 struct cisp_crop_params {
 	struct cisp_block_header header;
@@ -414,11 +429,11 @@ struct cisp_crop_params {
 #define CISP_STATS_MAX_ROWS 4096
 
 /**
- * struct cisp_stats_window - a rectangle in input pixels.
- * @x: left column.
- * @y: top row.
- * @width: columns.
- * @height: rows.
+ * struct cisp_stats_window - a rectangle in input pixels, on whole 2x2 cells.
+ * @x: left column, even.
+ * @y: top row, even.
+ * @width: columns, even.
+ * @height: rows, even.
  */
 struct cisp_stats_window {
 	uint16_t x;
@@ -431,14 +446,19 @@ struct cisp_stats_window {
  * struct cisp_stats_params - statistics configuration (CISP_BLOCK_STATS,
  * 88 bytes). Disabled: no statistics are written.
  * @header: type CISP_BLOCK_STATS.
- * @zones_x: AE/AWB zone columns, 1..CISP_STATS_MAX_ZONES.
- * @zones_y: zone rows, 1..CISP_STATS_MAX_ZONES.
- * @saturation: 2x2 cells with any sample at or above this (16-bit units)
- *              are left out of the zone means.
+ * @zones_x: AE/AWB zone columns, 1..CISP_STATS_MAX_ZONES, at most the
+ *           frame's cell columns (width / 2).
+ * @zones_y: zone rows, 1..CISP_STATS_MAX_ZONES, at most the cell rows
+ *           (height / 2).
+ * @saturation: 2x2 cells with any sample at or above this (16-bit units,
+ *              0..65535) are left out of the zone means.
  * @af_count: AF windows in use, 0..CISP_STATS_MAX_AF.
- * @af: AF windows, inside the input frame, each at least 8x8.
- * @row_group: cell rows (2 input rows each) averaged per flicker row mean;
- *             0 picks the smallest group that fits CISP_STATS_MAX_ROWS.
+ * @af: AF windows, inside the input frame, each at least 8x8; the
+ *      @af_count first are used, the others must be 0.
+ * @row_group: cell rows (2 input rows each) averaged per flicker row mean,
+ *             at most the cell rows (height / 2), and so that at most
+ *             CISP_STATS_MAX_ROWS means result; 0 picks the smallest group
+ *             that fits CISP_STATS_MAX_ROWS.
  * @reserved: 0.
  *
  * Default: enabled, 16x12 zones, saturation 65000, no AF window, automatic

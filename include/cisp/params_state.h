@@ -30,8 +30,10 @@ extern "C" {
 
 /**
  * struct cisp_param_state - the full parameter state of one ISP context.
- * The header of each block records its type and the size of a full block.
- * @enabled: CISP_BLOCK_BIT() of every enabled stage.
+ * The header of each block records its type and the size of a full block
+ * (flags 0). Entries past a variable-length block's counts are 0.
+ * @enabled: CISP_BLOCK_BIT() of every enabled stage (the demosaic and CSC
+ *           bits are always set; NOISE has none).
  * @blc: black level.
  * @dpc: defective pixels.
  * @noise: noise profile.
@@ -44,8 +46,8 @@ extern "C" {
  * @lut3d: 3D LUT.
  * @sharpen: sharpening.
  * @csc: YCbCr conversion.
- * @crop: per-output crop; CISP_BLOCK_BIT(CISP_BLOCK_CROP) in @enabled is
- *        unused, @crop_enabled says which outputs crop.
+ * @crop: per-output crop, crop[n].output == n; CISP_BLOCK_BIT(CISP_BLOCK_CROP)
+ *        in @enabled is unused, @crop_enabled says which outputs crop.
  * @crop_enabled: bit n set when output n has a crop.
  * @stats: statistics configuration.
  */
@@ -71,7 +73,8 @@ struct cisp_param_state {
 /**
  * struct cisp_params_limits - what a particular ISP instance accepts, for the
  * checks that depend on it (a crop inside the frame, a supported block).
- * @width: input frame width in pixels.
+ * @width: input frame width in pixels; 0 with @height 0 skips the checks
+ *         against the frame.
  * @height: input frame height in rows.
  * @blocks: CISP_BLOCK_BIT() of every block type the instance implements.
  * @demosaic_algorithms: bit n set when enum cisp_demosaic_algorithm n is
@@ -112,12 +115,27 @@ unsigned cisp_block_type_from_name(const char *name);
  *          on the instance.
  *
  * Checks the header, the framing of every block (size, alignment, known
- * type, flags, no duplicates) and every field's range.
+ * type, flags, no duplicates) and every field's range, in buffer order; the
+ * first problem found is returned. @buf needs no particular alignment.
  *
- * Return: 0, or a negative errno with a message that names the block (index,
- * type and byte offset), the field and the reason: -EINVAL for a bad value,
- * -EMSGSIZE for a size problem, -ENOTSUP for an unsupported block or
- * algorithm, -EPROTO for a bad magic or version.
+ * Return: 0, or a negative errno with a message that names the block (index
+ * from 0, type name and byte offset), the field and the reason
+ * ("params block 2 (lsc) at offset 48: grid_w = 1 is out of range 2..64"):
+ *  - -EMSGSIZE: a size problem: the buffer is shorter than the header;
+ *    total_size differs from @size, is not a multiple of 8 or is over
+ *    CISP_PARAMS_MAX_SIZE; a block's size is not a multiple of 8, is smaller
+ *    than the block header, runs past the end, is not its structure's size,
+ *    does not match its counts, or omits a payload that is required.
+ *  - -EPROTO: the magic is not CISP_PARAMS_MAGIC.
+ *  - -EPROTONOSUPPORT: the version is not CISP_PARAMS_VERSION.
+ *  - -EINVAL: a bad value: a non-zero reserved field (header or block), an
+ *    unknown block type, bad flags (unknown bits, ENABLE with DISABLE,
+ *    DISABLE on a stage that always runs, any flag on NOISE), a duplicate
+ *    block, a field out of its range (also against @limits: outside the
+ *    frame).
+ *  - -ENOTSUP: with @limits, a block type or demosaic algorithm the
+ *    instance does not implement.
+ *  - -ENOMEM: no memory for an aligned copy of an unaligned @buf.
  */
 int cisp_params_validate(const void *buf, size_t size, const struct cisp_params_limits *limits);
 
@@ -143,7 +161,11 @@ int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size
  * @capacity: bytes available at @buf.
  * @size: receives the size of the buffer.
  *
- * Return: 0, or -ENOSPC when @capacity is too small (@size still set).
+ * Bits of types that are not block types are ignored.
+ *
+ * Return: 0; -ENOSPC when @capacity is too small (@size still set); -EINVAL
+ * when @state holds a value the ABI does not allow (the message names it;
+ * the written buffer is checked with cisp_params_validate()).
  */
 int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, void *buf,
 		       size_t capacity, size_t *size);
@@ -152,6 +174,10 @@ int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, vo
  * cisp_params_diff() - the block types whose value or enabled state differs.
  * @a: one state.
  * @b: the other.
+ *
+ * Variable-length blocks compare their used entries only. Applying
+ * cisp_params_encode(@b, diff) to @a makes it equal to @b.
+ *
  * Return: CISP_BLOCK_BIT() mask, ready for cisp_params_encode().
  */
 uint32_t cisp_params_diff(const struct cisp_param_state *a, const struct cisp_param_state *b);
@@ -164,7 +190,8 @@ uint32_t cisp_params_diff(const struct cisp_param_state *a, const struct cisp_pa
  * @size: receives its size.
  *
  * Return: 0, or -EINVAL with a message naming the line, the key and the
- * problem. The result has been validated (without limits).
+ * problem ("line 7: blc.white: 70000 is out of range 0..65535"), or -ENOMEM.
+ * The result has been validated (without limits).
  */
 int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *size);
 
@@ -174,7 +201,7 @@ int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *s
  * @size: its size.
  * @text: receives a malloc()ed NUL-terminated document; free() it.
  *
- * Return: 0 or the validation error.
+ * Return: 0, the validation error (without limits), or -ENOMEM.
  */
 int cisp_params_to_yaml(const void *buf, size_t size, char **text);
 
