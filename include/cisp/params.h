@@ -429,11 +429,12 @@ struct cisp_crop_params {
 #define CISP_STATS_MAX_ROWS 4096
 
 /**
- * struct cisp_stats_window - a rectangle in input pixels, on whole 2x2 cells.
- * @x: left column, even.
- * @y: top row, even.
- * @width: columns, even.
- * @height: rows, even.
+ * struct cisp_stats_window - a rectangle in input pixels; the statistics use
+ * the 2x2 cells lying wholly inside it.
+ * @x: left column.
+ * @y: top row.
+ * @width: columns.
+ * @height: rows.
  */
 struct cisp_stats_window {
 	uint16_t x;
@@ -446,19 +447,18 @@ struct cisp_stats_window {
  * struct cisp_stats_params - statistics configuration (CISP_BLOCK_STATS,
  * 88 bytes). Disabled: no statistics are written.
  * @header: type CISP_BLOCK_STATS.
- * @zones_x: AE/AWB zone columns, 1..CISP_STATS_MAX_ZONES, at most the
- *           frame's cell columns (width / 2).
- * @zones_y: zone rows, 1..CISP_STATS_MAX_ZONES, at most the cell rows
- *           (height / 2).
+ * @zones_x: AE/AWB zone columns, 1..CISP_STATS_MAX_ZONES (with more zones
+ *           than the frame's width / 2 cell columns, some zones are empty).
+ * @zones_y: zone rows, 1..CISP_STATS_MAX_ZONES.
  * @saturation: 2x2 cells with any sample at or above this (16-bit units,
  *              0..65535) are left out of the zone means.
  * @af_count: AF windows in use, 0..CISP_STATS_MAX_AF.
  * @af: AF windows, inside the input frame, each at least 8x8; the
  *      @af_count first are used, the others must be 0.
- * @row_group: cell rows (2 input rows each) averaged per flicker row mean,
- *             at most the cell rows (height / 2), and so that at most
- *             CISP_STATS_MAX_ROWS means result; 0 picks the smallest group
- *             that fits CISP_STATS_MAX_ROWS.
+ * @row_group: cell rows (2 input rows each) averaged per flicker row mean;
+ *             0 picks the smallest group that fits CISP_STATS_MAX_ROWS,
+ *             smaller values are raised to it and larger ones than the
+ *             frame's cell rows lowered to those.
  * @reserved: 0.
  *
  * Default: enabled, 16x12 zones, saturation 65000, no AF window, automatic

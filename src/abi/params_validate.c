@@ -203,56 +203,35 @@ int abi_check_ccm(const struct abi_ctx *ctx, const void *block)
 	return 0;
 }
 
-/* A rectangle on whole 2x2 cells, at least @min wide and high, inside the frame when it is known. */
-static int check_rect(const struct abi_ctx *ctx, const char *what, unsigned x, unsigned y, unsigned w, unsigned h,
-		      unsigned min)
+int abi_check_crop(const struct abi_ctx *ctx, const void *block)
 {
-	const unsigned v[4] = { x, y, w, h };
+	const struct cisp_crop_params *p = block;
+	const unsigned v[4] = { p->x, p->y, p->width, p->height };
 	static const char *const names[4] = { "x", "y", "width", "height" };
 
 	for (int i = 0; i < 4; i++)
 		if (v[i] & 1)
-			return abi_error(ctx, -EINVAL, "%s%s = %u is odd", what, names[i], v[i]);
-	if (w < min || h < min)
-		return abi_error(ctx, -EINVAL, "%s%ux%u is smaller than %ux%u", what, w, h, min, min);
-	if (frame_known(ctx) && (x + w > ctx->limits->width || y + h > ctx->limits->height))
-		return abi_error(ctx, -EINVAL, "%s%ux%u at (%u, %u) runs outside the %ux%u frame", what, w, h, x, y,
-				 ctx->limits->width, ctx->limits->height);
+			return abi_error(ctx, -EINVAL, "%s = %u is odd", names[i], v[i]);
+	if (p->width < 2 || p->height < 2)
+		return abi_error(ctx, -EINVAL, "%ux%u is smaller than 2x2", p->width, p->height);
+	if (frame_known(ctx) && (p->x + p->width > ctx->limits->width || p->y + p->height > ctx->limits->height))
+		return abi_error(ctx, -EINVAL, "%ux%u at (%u, %u) runs outside the %ux%u frame", p->width, p->height,
+				 p->x, p->y, ctx->limits->width, ctx->limits->height);
 	return 0;
-}
-
-int abi_check_crop(const struct abi_ctx *ctx, const void *block)
-{
-	const struct cisp_crop_params *p = block;
-
-	return check_rect(ctx, "", p->x, p->y, p->width, p->height, 2);
 }
 
 int abi_check_stats(const struct abi_ctx *ctx, const void *block)
 {
 	const struct cisp_stats_params *p = block;
-	char what[16];
-	int ret;
 
 	for (unsigned i = 0; i < p->af_count; i++) {
 		const struct cisp_stats_window *w = &p->af[i];
 
-		snprintf(what, sizeof(what), "af[%u] ", i);
-		if ((ret = check_rect(ctx, what, w->x, w->y, w->width, w->height, 8)))
-			return ret;
-	}
-	if (frame_known(ctx)) {
-		unsigned cells_x = ctx->limits->width / 2, cells_y = ctx->limits->height / 2;
-
-		if (p->zones_x > cells_x || p->zones_y > cells_y)
-			return abi_error(ctx, -EINVAL, "%ux%u zones are more than the %ux%u cells of the frame",
-					 p->zones_x, p->zones_y, cells_x, cells_y);
-		if (p->row_group > cells_y)
-			return abi_error(ctx, -EINVAL, "row_group = %u is more than the %u cell rows of the frame",
-					 p->row_group, cells_y);
-		if (p->row_group && (cells_y + p->row_group - 1) / p->row_group > CISP_STATS_MAX_ROWS)
-			return abi_error(ctx, -EINVAL, "row_group = %u gives %u row means, over %u", p->row_group,
-					 (cells_y + p->row_group - 1) / p->row_group, CISP_STATS_MAX_ROWS);
+		if (w->width < 8 || w->height < 8)
+			return abi_error(ctx, -EINVAL, "af[%u] %ux%u is smaller than 8x8", i, w->width, w->height);
+		if (frame_known(ctx) && (w->x + w->width > ctx->limits->width || w->y + w->height > ctx->limits->height))
+			return abi_error(ctx, -EINVAL, "af[%u] %ux%u at (%u, %u) runs outside the %ux%u frame", i,
+					 w->width, w->height, w->x, w->y, ctx->limits->width, ctx->limits->height);
 	}
 	return 0;
 }
