@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RGB to YCbCr in 16-bit units: Y scaled to the output range, Cb and Cr
- * centred on 32768; the 8-bit output takes the top byte with rounding.
+ * RGB to YCbCr in 16-bit units: 257 times the 8-bit code values, so that
+ * cisp_to8() (pack.h) gives the 8-bit output exactly. Y is scaled to the
+ * output range (limited: 16..235 is 4112..60395), Cb and Cr are centred on
+ * CISP_CSC_CHROMA_ZERO (8-bit 128); docs/stages/csc.md.
  */
 #ifndef CISP_ISP_CSC_H
 #define CISP_ISP_CSC_H
@@ -9,6 +11,9 @@
 #include <cisp/params.h>
 
 #include "plane.h"
+
+/* Cb and Cr of a grey: 128 * 257. */
+#define CISP_CSC_CHROMA_ZERO 32896
 
 /* Rows [y0, y1) of @out (Y, Cb, Cr) from @in (R, G, B); may be the same planes. */
 void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RGB to YCbCr (docs/stages/csc.md). 16-bit outputs are 257 times the 8-bit
+ * values of ITU-R BT.601/709/2020, so cisp_to8() gives those values exactly:
+ * limited range Y 16..235 is 4112..60395 and chroma is centred on
+ * CISP_CSC_CHROMA_ZERO = 128 * 257.
+ */
+#include "csc.h"
+
+/*
+ * Q15 coefficients, rows Y, Cb, Cr of columns R, G, B, per matrix and range,
+ * derived from Kr and Kb as the document says; each chroma row sums to 0.
+ */
+static const int32_t coeffs[3][2][9] = {
+	[CISP_CSC_BT601] = {
+		[CISP_RANGE_LIMITED] = { 8414, 16520, 3208, -4857, -9535, 14392, 14393, -12052, -2341 },
+		[CISP_RANGE_FULL] = { 9798, 19234, 3736, -5529, -10855, 16384, 16384, -13720, -2664 },
+	},
+	[CISP_CSC_BT709] = {
+		[CISP_RANGE_LIMITED] = { 5983, 20127, 2032, -3298, -11094, 14392, 14393, -13073, -1320 },
+		[CISP_RANGE_FULL] = { 6966, 23436, 2366, -3754, -12630, 16384, 16384, -14882, -1502 },
+	},
+	[CISP_CSC_BT2020] = {
+		[CISP_RANGE_LIMITED] = { 7393, 19080, 1669, -4019, -10373, 14392, 14393, -13235, -1158 },
+		[CISP_RANGE_FULL] = { 8608, 22217, 1943, -4575, -11809, 16384, 16384, -15066, -1318 },
+	},
+};
+
+static inline uint16_t clamp16(int32_t v)
+{
+	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+}
+
+void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
+		   int y1)
+{
+	const int w = in->c[0].width;
+	const int32_t *m = coeffs[p->matrix][p->range];
+	const int32_t y_zero = p->range == CISP_RANGE_LIMITED ? 16 * 257 : 0;
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *i_r = plane_row(&in->c[0], y), *i_g = plane_row(&in->c[1], y),
+			       *i_b = plane_row(&in->c[2], y);
+		uint16_t *o_y = plane_row(&out->c[0], y), *o_cb = plane_row(&out->c[1], y),
+			 *o_cr = plane_row(&out->c[2], y);
+
+		for (int x = 0; x < w; x++) {
+			const int32_t r = i_r[x], g = i_g[x], b = i_b[x];
+			/* Y's coefficients sum to at most 32768: at most 65535 * 32768 + 16384, inside int32. */
+			const int32_t yy = y_zero + ((m[0] * r + m[1] * g + m[2] * b + 16384) >> 15);
+			const int32_t cb = CISP_CSC_CHROMA_ZERO + ((m[3] * r + m[4] * g + m[5] * b + 16384) >> 15);
+			const int32_t cr = CISP_CSC_CHROMA_ZERO + ((m[6] * r + m[7] * g + m[8] * b + 16384) >> 15);
+
+			o_y[x] = clamp16(yy);
+			o_cb[x] = clamp16(cb);
+			o_cr[x] = clamp16(cr);
+		}
+	}
+}
