@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/* Image files, raw frames and Y4M. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cisp/error.h>
+#include <cisp/image_file.h>
+#include <cisp/raster.h>
+#include <cisp/raw_frame.h>
+#include <cisp/y4m.h>
+
+#include "test.h"
+
+static const char *tmp_path(const char *name)
+{
+	static char path[4][512];
+	static int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, 512, "%s/%s", test_tmp_dir(), name);
+	return p;
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(fwrite(data, 1, n, f), n);
+		fclose(f);
+	}
+}
+
+static void round_trip(const char *name, unsigned channels, unsigned maxval)
+{
+	struct cisp_raster a, b;
+	const char *path = tmp_path(name);
+
+	CHECK_EQ(cisp_raster_alloc(&a, 7, 5, channels, maxval), 0);
+	for (size_t i = 0; i < 7 * 5 * channels; i++)
+		a.data[i] = (uint16_t)(test_rand() % (maxval + 1));
+	CHECK_EQ(cisp_raster_write(path, &a), 0);
+	CHECK_EQ(cisp_raster_read(path, &b), 0);
+	CHECK_EQ(b.width, 7);
+	CHECK_EQ(b.height, 5);
+	CHECK_EQ(b.channels, channels);
+	if (b.data)
+		CHECK(!memcmp(a.data, b.data, 7 * 5 * channels * sizeof(uint16_t)));
+	cisp_raster_free(&a);
+	cisp_raster_free(&b);
+}
+
+TEST(raster_round_trips)
+{
+	round_trip("a.pgm", 1, 255);
+	round_trip("b.pgm", 1, 1023);
+	round_trip("c.ppm", 3, 65535);
+	round_trip("d.png", 1, 255);
+	round_trip("e.png", 3, 65535);
+	round_trip("f.png", 3, 255);
+}
+
+TEST(raster_bad_files)
+{
+	struct cisp_raster r;
+	static const char truncated[] = "P5\n4 4\n255\nabc";
+	static const char huge[] = "P5\n99999 99999\n255\n";
+	static const char text[] = "hello, this is not an image\n";
+	static const char bad_max[] = "P6\n2 2\n70000\n";
+	static const uint8_t png_sig_only[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13 };
+
+	write_bytes(tmp_path("t.pgm"), truncated, sizeof(truncated) - 1);
+	CHECK_ERR(cisp_raster_read(tmp_path("t.pgm"), &r), -EINVAL, "truncated");
+	write_bytes(tmp_path("h.pgm"), huge, sizeof(huge) - 1);
+	CHECK_ERR(cisp_raster_read(tmp_path("h.pgm"), &r), -EINVAL, "outside");
+	write_bytes(tmp_path("x.txt"), text, sizeof(text) - 1);
+	CHECK_ERR(cisp_raster_read(tmp_path("x.txt"), &r), -ENOTSUP, "not a PNG, PGM or PPM");
+	write_bytes(tmp_path("m.ppm"), bad_max, sizeof(bad_max) - 1);
+	CHECK_ERR(cisp_raster_read(tmp_path("m.ppm"), &r), -EINVAL, "maximum value 70000");
+	write_bytes(tmp_path("e.png"), "", 0);
+	CHECK_ERR(cisp_raster_read(tmp_path("e.png"), &r), -EINVAL, "empty");
+	write_bytes(tmp_path("s.png"), png_sig_only, sizeof(png_sig_only));
+	CHECK_ERR(cisp_raster_read(tmp_path("s.png"), &r), -EINVAL, "bad PNG");
+	CHECK_ERR(cisp_raster_read(tmp_path("missing.png"), &r), -ENOENT, "cannot open");
+	CHECK_EQ(cisp_raster_alloc(&r, 4, 4, 3, 255), 0);
+	CHECK_ERR(cisp_raster_write(tmp_path("x.pgm"), &r), -EINVAL, "grey images");
+	CHECK_ERR(cisp_raster_write(tmp_path("x.bmp"), &r), -EINVAL, "unknown image extension");
+	cisp_raster_free(&r);
+}
+
+TEST(raw_dump_reader)
+{
+	/* A 4x2 SRGGB10P frame: 4 samples in 5 bytes per row. */
+	static const uint8_t bytes[10] = { 1, 2, 3, 4, 0xe4, 5, 6, 7, 8, 0x1b };
+	struct cisp_raw_frame f;
+
+	write_bytes(tmp_path("f.raw"), bytes, sizeof(bytes));
+	CHECK_ERR(cisp_raw_read_dump(tmp_path("f.raw"), CISP_FMT_SRGGB10P, 4, 4, &f), -EMSGSIZE,
+		  "holds 10 bytes, but a 4x4 SRGGB10P frame is 20 bytes");
+	CHECK_ERR(cisp_raw_read_dump(tmp_path("f.raw"), CISP_FMT_NV12, 4, 2, &f), -EINVAL, "not a Bayer format");
+	CHECK_EQ(cisp_raw_read_dump(tmp_path("f.raw"), CISP_FMT_SRGGB10P, 4, 2, &f), 0);
+	CHECK_EQ(f.white, 1023);
+	CHECK_EQ(f.image.plane[0].data[4], 0xe4);
+	CHECK_EQ(f.image.plane[0].data[f.image.plane[0].stride + 4], 0x1b);
+	cisp_raw_frame_free(&f);
+}
+
+TEST(raw_from_raster_picks_depth)
+{
+	struct cisp_raster r;
+	struct cisp_raw_frame f;
+	struct cisp_param_state s;
+
+	CHECK_EQ(cisp_raster_alloc(&r, 4, 4, 1, 65535), 0);
+	r.data[5] = 1100; /* above the white level: clipped */
+	CHECK_EQ(cisp_raw_from_raster(&r, CISP_CFA_GBRG, 64, 1023, &f), 0);
+	CHECK_EQ(f.image.format, CISP_FMT_SGBRG10);
+	CHECK_EQ(((uint16_t *)(f.image.plane[0].data + f.image.plane[0].stride))[1], 1023);
+	cisp_param_state_init(&s);
+	CHECK_EQ(cisp_raw_frame_params(&f, &s), 0);
+	CHECK_EQ(s.blc.black[2], 64 << 6);
+	CHECK_EQ(s.blc.white, 1023 << 6);
+	cisp_raw_frame_free(&f);
+	CHECK_EQ(cisp_raw_from_raster(&r, CISP_CFA_RGGB, 0, 0, &f), 0); /* white = largest sample */
+	CHECK_EQ(f.white, 1100);
+	CHECK_EQ(f.image.format, CISP_FMT_SRGGB12);
+	cisp_raw_frame_free(&f);
+	CHECK_ERR(cisp_raw_from_raster(&r, CISP_CFA_RGGB, 2000, 1000, &f), -EINVAL, "below the white level");
+	CHECK_EQ(cisp_raw_from_raster(&r, CISP_CFA_RGGB, 900, 1000, &f), 0);
+	CHECK_ERR(cisp_raw_frame_params(&f, &s), -EINVAL, "too small a signal range");
+	cisp_raw_frame_free(&f);
+	cisp_raster_free(&r);
+}
+
+TEST(raw_frame_colour_matrix)
+{
+	/* A camera whose raw RGB is sRGB with the blue channel at half gain. */
+	static const float xyz_to_srgb[9] = { 3.2404542f, -1.5371385f, -0.4985314f, -0.9692660f, 1.8760108f,
+					      0.0415560f, 0.0556434f, -0.2040259f, 1.0572252f };
+	struct cisp_raw_frame f = { 0 };
+	struct cisp_param_state s;
+
+	CHECK_EQ(cisp_image_alloc(&f.image, CISP_FMT_SRGGB12, 16, 16), 0);
+	f.white = 4095;
+	f.has_matrix = true;
+	for (int i = 0; i < 9; i++)
+		f.xyz_to_cam[i] = xyz_to_srgb[i] * (i >= 6 ? 0.5f : 1.0f);
+	cisp_param_state_init(&s);
+	CHECK_EQ(cisp_raw_frame_params(&f, &s), 0);
+	/* Daylight WB doubles blue; the CCM is then the identity. */
+	CHECK_NEAR(s.wb.gain[3], 8192, 2);
+	CHECK_NEAR(s.wb.gain[0], 4096, 2);
+	for (int i = 0; i < 9; i++)
+		CHECK_NEAR(s.ccm.coeff[i], i % 4 == 0 ? 4096 : 0, 2);
+	cisp_image_free(&f.image);
+}
+
+TEST(y4m_writer)
+{
+	struct cisp_y4m_writer *w;
+	struct cisp_image img;
+	char buf[256];
+	FILE *f;
+	size_t n;
+
+	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, 4, 2), 0);
+	memcpy(img.plane[0].data, "ABCD", 4);
+	memcpy(img.plane[0].data + img.plane[0].stride, "EFGH", 4);
+	memcpy(img.plane[1].data, "uvUV", 4);
+	CHECK_EQ(cisp_y4m_open(&w, tmp_path("v.y4m"), 4, 2, 30, 1, false), 0);
+	CHECK_EQ(cisp_y4m_write(w, &img), 0);
+	CHECK_EQ(cisp_y4m_write(w, &img), 0);
+	CHECK_EQ(cisp_y4m_close(w), 0);
+	f = fopen(tmp_path("v.y4m"), "rb");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	{
+		const char *hdr = "YUV4MPEG2 W4 H2 F30:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED\n";
+		size_t h = strlen(hdr);
+		CHECK_EQ(n, h + 2 * (6 + 12));
+		CHECK(!memcmp(buf, hdr, h));
+		CHECK(!memcmp(buf + h, "FRAME\nABCDEFGHuUvV", 18));
+	}
+	CHECK_ERR(cisp_y4m_open(&w, tmp_path("v.y4m"), 3, 2, 30, 1, false), -EINVAL, "even size");
+	cisp_image_free(&img);
+}
+
+TEST(output_formats_by_extension)
+{
+	CHECK_EQ(cisp_output_format_for_path("a.png", false), CISP_FMT_RGB888);
+	CHECK_EQ(cisp_output_format_for_path("dir.x/a.PNG", true), CISP_FMT_RGB48);
+	CHECK_EQ(cisp_output_format_for_path("a.nv12", false), CISP_FMT_NV12);
+	CHECK_EQ(cisp_output_format_for_path("a.y4m", false), CISP_FMT_I420);
+	CHECK_EQ(cisp_output_format_for_path("a.y4m", true), 0);
+	CHECK(strstr(cisp_last_error(), "16-bit output") != NULL);
+	CHECK_EQ(cisp_output_format_for_path("a.jpg.txt", false), 0);
+}
