@@ -259,6 +259,8 @@ static int blc_expect(int in, int black, int white)
 	long long range = white - black, gain = (65535LL * 16384 + range / 2) / range;
 	long long v = ((long long)(in - black) * gain + 8192) >> 14;
 
+	if (in >= white)
+		return 65535;
 	return v < 0 ? 0 : v > 65535 ? 65535 : (int)v;
 }
 
@@ -272,7 +274,7 @@ TEST(blc_known_values)
 	cisp_blc_prepare(&c, &p, CISP_CFA_RGGB);
 	CHECK_EQ(c.gain[0], 17494);
 	static const int in[] = { 0, 4095, 4096, 4097, 4096 + 30688, 65472, 65535 };
-	static const int want[] = { 0, 0, 0, 1, 32767, 65534, 65535 };
+	static const int want[] = { 0, 0, 0, 1, 32767, 65535, 65535 };
 	for (int i = 0; i < 7; i++)
 		*px(&f, i, 0) = (uint16_t)in[i];
 	cisp_blc_rows(&c, &f, &f, 0, 1); /* in place */

@@ -123,7 +123,8 @@ enum cisp_block_type {
  * @reserved: 0.
  *
  * out = clamp(((in - black[c]) * gain[c] + 8192) >> 14, 0, 65535) with
- * gain[c] = (65535 * 16384 + (white - black[c]) / 2) / (white - black[c]).
+ * gain[c] = (65535 * 16384 + (white - black[c]) / 2) / (white - black[c]),
+ * and out = 65535 for in >= white (saturated samples are exactly full scale).
  * Disabled: out = in. Default: enabled, black 0, white 65535 (identity).
  */
 struct cisp_blc_params {

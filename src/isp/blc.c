@@ -15,6 +15,7 @@ void cisp_blc_prepare(struct cisp_blc_coeffs *c, const struct cisp_blc_params *p
 		if (range < 16384)
 			range = 16384;
 		c->black[site] = (uint16_t)black;
+		c->white = p->white;
 		c->gain[site] = (uint16_t)((65535u * 16384u + (unsigned)range / 2) / (unsigned)range);
 	}
 }
@@ -33,7 +34,8 @@ void cisp_blc_rows(const struct cisp_blc_coeffs *c, const struct plane16 *in, co
 			int d0 = s[x] - black[x & 1];
 			uint32_t v = ((uint32_t)(d0 > 0 ? d0 : 0) * gain[x & 1] + 8192) >> 14;
 
-			d[x] = (uint16_t)(v > 65535 ? 65535 : v);
+			/* Saturated samples are exactly full scale, whatever the gain's rounding. */
+			d[x] = (uint16_t)(v > 65535 || s[x] >= c->white ? 65535 : v);
 		}
 	}
 }

@@ -11,6 +11,7 @@
 struct cisp_blc_coeffs {
 	uint16_t black[4]; /* per CFA site, index (y & 1) * 2 + (x & 1) */
 	uint16_t gain[4];  /* Q2.14, same index */
+	uint16_t white;    /* samples at or above it become 65535 */
 };
 
 void cisp_blc_prepare(struct cisp_blc_coeffs *c, const struct cisp_blc_params *p, enum cisp_cfa cfa);
