@@ -645,7 +645,8 @@ TEST(lut3d_random_against_real)
 					worst = e > worst ? e : worst;
 				}
 		}
-		CHECK(worst <= 2.5); /* measured 1.7 .. 2.1: random nodes, neighbours up to 65535 apart */
+		/* Bound 3 * 0.5/32768 * 65535 + 0.5 = 3.5 (lut3d.md); about 2 is what random tables reach. */
+		CHECK(worst <= 3.5);
 		free(p);
 	}
 }
