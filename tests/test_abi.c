@@ -101,6 +101,9 @@ static void random_state(struct cisp_param_state *s)
 		s->noise.b[c] = (uint32_t)test_rand();
 	}
 	s->bnr.strength = (uint16_t)rnd(1025);
+	s->cnr.strength = (uint16_t)rnd(4097);
+	s->cnr.luma_strength = (uint16_t)rnd_range(1, 4096);
+	s->cnr.radius = (uint16_t)rnd_range(1, CISP_CNR_MAX_RADIUS);
 
 	s->lsc.grid_w = (uint16_t)rnd_range(2, CISP_LSC_MAX_GRID);
 	s->lsc.grid_h = (uint16_t)rnd_range(2, CISP_LSC_MAX_GRID);
@@ -255,14 +258,14 @@ TEST(abi_defaults)
 TEST(abi_block_names)
 {
 	static const char *const names[] = { "unknown", "blc", "dpc",   "noise",   "bnr", "lsc",  "wb",   "demosaic",
-					     "ccm",     "tone", "lut3d", "sharpen", "csc", "crop", "stats" };
+					     "ccm",     "tone", "lut3d", "sharpen", "csc", "crop", "stats", "cnr" };
 
 	for (unsigned t = 1; t < CISP_BLOCK_TYPE_COUNT; t++) {
 		CHECK(!strcmp(cisp_block_name(t), names[t]));
 		CHECK_EQ(cisp_block_type_from_name(names[t]), t);
 	}
 	CHECK(!strcmp(cisp_block_name(0), "unknown"));
-	CHECK(!strcmp(cisp_block_name(15), "unknown"));
+	CHECK(!strcmp(cisp_block_name(16), "unknown"));
 	CHECK(!strcmp(cisp_block_name(0xffff), "unknown"));
 	CHECK_EQ(cisp_block_type_from_name("unknown"), 0);
 	CHECK_EQ(cisp_block_type_from_name("LSC"), 0);
@@ -276,14 +279,15 @@ TEST(abi_encode_default_state)
 	size_t size;
 	uint8_t *buf = encode(s, ~0u, &size);
 	/* header, then each block: blc 24, dpc 16 (no pixels), noise 40, bnr 16, lsc 16 + 2*2*8, wb 16,
-	 * demosaic 16, ccm 40, tone 536, lut3d 16 + 8*6, sharpen 16, csc 16, crop 2 * 24, stats 88 */
-	const size_t expected = 16 + 24 + 16 + 40 + 16 + 48 + 16 + 16 + 40 + 536 + 64 + 16 + 16 + 48 + 88;
+	 * demosaic 16, ccm 40, tone 536, lut3d 16 + 8*6, sharpen 16, csc 16, crop 2 * 24, stats 88, cnr 16 */
+	const size_t expected = 16 + 24 + 16 + 40 + 16 + 48 + 16 + 16 + 40 + 536 + 64 + 16 + 16 + 48 + 88 + 16;
 	static const struct {
 		uint16_t type, flags;
 		uint32_t size;
 	} blocks[] = { { 1, 2, 24 }, { 2, 1, 16 },  { 3, 0, 40 },  { 4, 1, 16 },  { 5, 1, 48 },
 		       { 6, 2, 16 }, { 7, 2, 16 },  { 8, 2, 40 },  { 9, 2, 536 }, { 10, 1, 64 },
-		       { 11, 1, 16 }, { 12, 2, 16 }, { 13, 1, 24 }, { 13, 1, 24 }, { 14, 2, 88 } };
+		       { 11, 1, 16 }, { 12, 2, 16 }, { 13, 1, 24 }, { 13, 1, 24 }, { 14, 2, 88 },
+		       { 15, 1, 16 } };
 	size_t off = 16;
 
 	CHECK_EQ(size, expected);
@@ -302,7 +306,7 @@ TEST(abi_encode_default_state)
 	/* The crop blocks name their outputs, the LSC block its 2x2 grid. */
 	CHECK_EQ(abi_rd16(buf + 16 + 24 + 16 + 40 + 16 + 8), 2);
 	CHECK_EQ(abi_rd16(buf + 16 + 24 + 16 + 40 + 16 + 16), 4096);
-	CHECK_EQ(abi_rd16(buf + expected - 88 - 24 + 8), 1);
+	CHECK_EQ(abi_rd16(buf + expected - 16 - 88 - 24 + 8), 1);
 	CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
 	CHECK(same_state(s, t));
 	free(buf);
@@ -325,7 +329,7 @@ TEST(abi_encode_largest_state)
 	s->lut3d.size = CISP_LUT3D_MAX_SIZE;
 	buf = encode(s, ~0u, &size);
 	/* dpc 16 + 65536, lsc 16 + 32768, lut3d 16 + 215622 rounded to 215640 */
-	CHECK_EQ(size, 16 + 24 + 65552 + 40 + 16 + 32784 + 16 + 16 + 40 + 536 + 215640 + 16 + 16 + 48 + 88);
+	CHECK_EQ(size, 16 + 24 + 65552 + 40 + 16 + 32784 + 16 + 16 + 40 + 536 + 215640 + 16 + 16 + 48 + 88 + 16);
 	CHECK(size <= CISP_PARAMS_MAX_SIZE);
 	CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
 	CHECK(same_state(s, t));
@@ -650,8 +654,8 @@ TEST(abi_bad_framing)
 
 	p[0] = 0;
 	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 0");
-	p[0] = 15;
-	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 15");
+	p[0] = 16;
+	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 16");
 	p[0] = 0xff;
 	p[1] = 0xff;
 	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "unknown block type 65535");
@@ -940,7 +944,7 @@ TEST(abi_field_ranges_from_the_table)
 			}
 		}
 	}
-	CHECK_EQ(checked, 22 + 15); /* 22 bounded ranges, 15 reserved fields */
+	CHECK_EQ(checked, 22 + 15 + 6); /* 22 bounded ranges, 15 reserved fields; CNR: 5 range ends, 1 reserved */
 	free(s);
 }
 

@@ -105,10 +105,11 @@ enum cisp_block_type {
 	CISP_BLOCK_CSC = 12,      /**< RGB to YCbCr conversion, struct cisp_csc_params */
 	CISP_BLOCK_CROP = 13,     /**< per-output crop, struct cisp_crop_params */
 	CISP_BLOCK_STATS = 14,    /**< statistics configuration, struct cisp_stats_params */
+	CISP_BLOCK_CNR = 15,      /**< chroma denoise, struct cisp_cnr_params */
 };
 
 /** One past the highest canonical block type of this version. */
-#define CISP_BLOCK_TYPE_COUNT 15
+#define CISP_BLOCK_TYPE_COUNT 16
 
 /* ------------------------------------------------------------------------ */
 
@@ -192,9 +193,12 @@ struct cisp_noise_params {
 /**
  * struct cisp_bnr_params - Bayer-domain denoise (CISP_BLOCK_BNR, 16 bytes).
  * @header: type CISP_BLOCK_BNR.
- * @strength: Q8.8, 0..1024: the filter's threshold as a multiple of the
- *            local noise standard deviation from the noise profile
- *            (256 = 1.0 sigma).
+ * @strength: Q8.8, 0..1024: the filter's noise scale as a multiple of the
+ *            local noise standard deviation sigma from the noise profile
+ *            (256 = 1.0 sigma). A same-colour neighbour's weight falls to 0
+ *            where its difference to the centre reaches 6 scaled sigmas, or
+ *            the difference of a luma guide 3 scaled sigmas
+ *            (docs/stages/bnr.md). 0 leaves the plane unchanged.
  * @reserved: 0.
  *
  * Default: disabled, strength 256.
@@ -420,6 +424,37 @@ struct cisp_crop_params {
 	uint16_t width;
 	uint16_t height;
 	uint32_t reserved1;
+};
+
+/** Largest radius of the chroma denoise filter. */
+#define CISP_CNR_MAX_RADIUS 8
+
+/**
+ * struct cisp_cnr_params - chroma denoise on YCbCr (CISP_BLOCK_CNR, 16 bytes).
+ * Runs on the full-resolution Y, Cb, Cr planes after colour-space conversion,
+ * before crop and scale; Y is not changed. Its thresholds follow from the
+ * noise profile (CISP_BLOCK_NOISE) carried through the white-balance gains,
+ * the colour correction matrix, the tone curve and the CSC matrix as
+ * docs/stages/cnr.md defines; these fields scale them.
+ * @header: type CISP_BLOCK_CNR.
+ * @strength: Q8.8, 0..4096: the chroma threshold as a multiple of the chroma
+ *            noise standard deviation derived from the profile (256 = 1.0).
+ *            0 leaves the planes unchanged.
+ * @luma_strength: Q8.8, 1..4096: the luma edge threshold as a multiple of the
+ *                 derived luma noise standard deviation; chroma is not
+ *                 averaged across luma steps larger than this.
+ * @radius: 1..CISP_CNR_MAX_RADIUS: taps on each side of the horizontal pass
+ *          and of the vertical pass.
+ * @reserved: 0.
+ *
+ * Default: disabled, strength 1024, luma_strength 2048, radius 4.
+ */
+struct cisp_cnr_params {
+	struct cisp_block_header header;
+	uint16_t strength;
+	uint16_t luma_strength;
+	uint16_t radius;
+	uint16_t reserved;
 };
 
 /** Largest AE/AWB zone grid per dimension. */

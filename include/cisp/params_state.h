@@ -68,6 +68,7 @@ struct cisp_param_state {
 	struct cisp_crop_params crop[CISP_MAX_OUTPUTS];
 	uint32_t crop_enabled;
 	struct cisp_stats_params stats;
+	struct cisp_cnr_params cnr;
 };
 
 /**

@@ -122,6 +122,12 @@ ASSERT_LAYOUT(cisp_stats_params, af, 16);
 ASSERT_LAYOUT(cisp_stats_params, row_group, 80);
 ASSERT_LAYOUT(cisp_stats_params, reserved, 82);
 
+ASSERT_SIZE(cisp_cnr_params, 16);
+ASSERT_LAYOUT(cisp_cnr_params, strength, 8);
+ASSERT_LAYOUT(cisp_cnr_params, luma_strength, 10);
+ASSERT_LAYOUT(cisp_cnr_params, radius, 12);
+ASSERT_LAYOUT(cisp_cnr_params, reserved, 14);
+
 /* The state is compared with memcmp(): no padding between its members. */
 _Static_assert(sizeof(struct cisp_param_state) ==
 		       2 * sizeof(uint32_t) + sizeof(struct cisp_blc_params) + sizeof(struct cisp_dpc_params) +
@@ -130,7 +136,8 @@ _Static_assert(sizeof(struct cisp_param_state) ==
 			       sizeof(struct cisp_demosaic_params) + sizeof(struct cisp_ccm_params) +
 			       sizeof(struct cisp_tone_params) + sizeof(struct cisp_lut3d_params) +
 			       sizeof(struct cisp_sharpen_params) + sizeof(struct cisp_csc_params) +
-			       CISP_MAX_OUTPUTS * sizeof(struct cisp_crop_params) + sizeof(struct cisp_stats_params),
+			       CISP_MAX_OUTPUTS * sizeof(struct cisp_crop_params) + sizeof(struct cisp_stats_params) +
+			       sizeof(struct cisp_cnr_params),
 	       "struct cisp_param_state has padding");
 
 /* ---- fields ---- */
@@ -192,6 +199,14 @@ static const struct abi_field noise_fields[] = {
 static const struct abi_field bnr_fields[] = {
 	FIELD(cisp_bnr_params, strength, ABI_U16, 0, 1024, .frac = 8),
 	RESERVED(cisp_bnr_params, reserved, ABI_U16),
+	{ 0 },
+};
+
+static const struct abi_field cnr_fields[] = {
+	FIELD(cisp_cnr_params, strength, ABI_U16, 0, 4096, .frac = 8),
+	FIELD(cisp_cnr_params, luma_strength, ABI_U16, 1, 4096, .frac = 8),
+	FIELD(cisp_cnr_params, radius, ABI_U16, 1, CISP_CNR_MAX_RADIUS),
+	RESERVED(cisp_cnr_params, reserved, ABI_U16),
 	{ 0 },
 };
 
@@ -375,6 +390,15 @@ static void bnr_defaults(void *block)
 	((struct cisp_bnr_params *)block)->strength = 256;
 }
 
+static void cnr_defaults(void *block)
+{
+	struct cisp_cnr_params *p = block;
+
+	p->strength = 1024;
+	p->luma_strength = 2048;
+	p->radius = 4;
+}
+
 static void lsc_defaults(void *block)
 {
 	struct cisp_lsc_params *p = block;
@@ -495,6 +519,7 @@ static const struct abi_block blocks[CISP_BLOCK_TYPE_COUNT] = {
 	      .flags = ABI_PER_OUTPUT, .check = abi_check_crop, .defaults = crop_defaults),
 	BLOCK(CISP_BLOCK_STATS, cisp_stats_params, stats, .name = "stats", .fields = stats_fields,
 	      .check = abi_check_stats, .defaults = stats_defaults, .enabled_by_default = true),
+	BLOCK(CISP_BLOCK_CNR, cisp_cnr_params, cnr, .name = "cnr", .fields = cnr_fields, .defaults = cnr_defaults),
 };
 
 const struct abi_block *abi_block_info(unsigned type)

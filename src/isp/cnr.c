@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Chroma denoise (docs/stages/cnr.md): a separable range-weighted mean of Cb
+ * and Cr, a horizontal pass then a vertical one, each over 2 * radius + 1
+ * taps. A tap's weight falls with its luma and chroma distance to the
+ * centre, measured against thresholds that follow from the sensor noise
+ * profile carried through the pipeline's gains, per Y-code bin.
+ *
+ * Work is done in column strips of STRIP pixels; rolling buffers on the
+ * stack hold the horizontally filtered rows the vertical pass needs, so the
+ * result does not depend on the strip width or on the band split.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/error_internal.h"
+#include "cnr.h"
+#include "isqrt.h"
+
+#define STRIP 256
+#define BINS 32
+#define WMAX 64
+#define WSUM_MAX ((2 * CISP_CNR_MAX_RADIUS + 1) * WMAX)
+/* Variances are clamped here: a deviation beyond full scale means nothing. */
+#define VMAX ((uint64_t)1 << 32)
+
+struct cisp_cnr_coeffs {
+	int enabled, radius;
+	uint32_t sigma_y[BINS], sigma_c[BINS];
+	uint16_t inv_y[BINS], inv_c[BINS]; /* 2^23 / threshold, at most 65535 */
+	uint32_t recip[WSUM_MAX + 1];      /* (2^32 + n / 2) / n for n >= WMAX */
+};
+
+/*
+ * Per CSC matrix (enum cisp_csc_matrix): luma weights Kr, Kg, Kb and the
+ * squares of the Y, Cb and Cr coefficients of R, G, B, all Q0.16, rounded.
+ */
+static const struct {
+	uint32_t y[3], qy[3], qcb[3], qcr[3];
+} csc_consts[3] = {
+	{ { 19595, 38470, 7471 }, { 5859, 22582, 852 }, { 1866, 7192, 16384 }, { 16384, 11488, 433 } },
+	{ { 13933, 46871, 4732 }, { 2962, 33522, 342 }, { 860, 9736, 16384 }, { 16384, 13517, 138 } },
+	{ { 17216, 44433, 3886 }, { 4523, 30126, 230 }, { 1278, 8511, 16384 }, { 16384, 13855, 106 } },
+};
+
+static uint64_t vclamp(uint64_t v)
+{
+	return v > VMAX ? VMAX : v;
+}
+
+static uint16_t clamp16(int64_t v)
+{
+	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+}
+
+/* The grey model: output levels of R, G, B for a white-balanced grey of linear level L. */
+static void grey_levels(const struct cisp_cnr_gains *g, uint32_t L, uint16_t lin[3], uint16_t out[3])
+{
+	for (int i = 0; i < 3; i++) {
+		int64_t v = L;
+
+		if (g->ccm) {
+			const int16_t *m = &g->ccm->coeff[3 * i];
+			int64_t sum = (int64_t)m[0] + m[1] + m[2];
+
+			/* Arithmetic shift: floor division, as the CCM stage rounds. */
+			v = ((sum * L + 2048) >> 12) + g->ccm->offset[i];
+		}
+		lin[i] = clamp16(v);
+		out[i] = g->tone_lut ? g->tone_lut[lin[i]] : lin[i];
+	}
+}
+
+static int csc_matrix(const struct cisp_cnr_gains *g)
+{
+	return g->csc && g->csc->matrix <= CISP_CSC_BT2020 ? g->csc->matrix : CISP_CSC_BT709;
+}
+
+static int csc_limited(const struct cisp_cnr_gains *g)
+{
+	return g->csc ? g->csc->range == CISP_RANGE_LIMITED : 1;
+}
+
+/* Y code of the grey of linear level L. */
+static uint32_t grey_y(const struct cisp_cnr_gains *g, uint32_t L)
+{
+	const uint32_t *k = csc_consts[csc_matrix(g)].y;
+	uint16_t lin[3], t[3];
+	uint64_t y;
+
+	grey_levels(g, L, lin, t);
+	y = ((uint64_t)k[0] * t[0] + (uint64_t)k[1] * t[1] + (uint64_t)k[2] * t[2] + 32768) >> 16;
+	if (csc_limited(g))
+		y = ((y * 56284 + 32768) >> 16) + 4096;
+	return (uint32_t)y;
+}
+
+/* Variances of Y and of chroma (the mean of Cb's and Cr's) for the grey of linear level L. */
+static void grey_variance(const struct cisp_noise_params *n, const struct cisp_cnr_gains *g, uint32_t L,
+			  uint64_t *var_y, uint64_t *var_c)
+{
+	const int m = csc_matrix(g);
+	uint64_t v[4], rgb[3], ccm[3];
+	uint16_t lin[3], t[3];
+
+	for (int c = 0; c < 4; c++) {
+		uint32_t wb = g->wb ? g->wb->gain[c] : 4096;
+		uint64_t s = wb ? (((uint64_t)L << 12) + wb / 2) / wb : 65535;
+
+		if (s > 65535)
+			s = 65535;
+		v[c] = vclamp((((uint64_t)n->a[c] * s + 32768) >> 16) + n->b[c]);
+		v[c] = vclamp((((v[c] * wb) >> 12) * wb) >> 12);
+	}
+	rgb[0] = v[0];
+	rgb[1] = (v[1] + v[2] + 1) >> 1;
+	rgb[2] = v[3];
+	for (int i = 0; i < 3; i++) {
+		ccm[i] = rgb[i];
+		if (g->ccm) {
+			uint64_t s = 0;
+
+			for (int j = 0; j < 3; j++) {
+				int64_t k = g->ccm->coeff[3 * i + j];
+
+				s += (uint64_t)(k * k) * rgb[j];
+			}
+			ccm[i] = vclamp((s + ((uint64_t)1 << 23)) >> 24);
+		}
+	}
+	grey_levels(g, L, lin, t);
+	for (int i = 0; i < 3; i++) {
+		if (g->tone_lut) {
+			uint32_t lo = lin[i] >= 256 ? lin[i] - 256u : 0, hi = lin[i] <= 65279 ? lin[i] + 256u : 65535;
+			int64_t dt = (int64_t)g->tone_lut[hi] - g->tone_lut[lo];
+			uint64_t slope = (uint64_t)((dt < 0 ? -dt : dt) * 256 + (hi - lo) / 2) / (hi - lo);
+
+			if (slope > 65535)
+				slope = 65535;
+			ccm[i] = vclamp((((ccm[i] * slope) >> 8) * slope) >> 8);
+		}
+	}
+	{
+		const uint32_t *qy = csc_consts[m].qy, *qcb = csc_consts[m].qcb, *qcr = csc_consts[m].qcr;
+		uint64_t y = (qy[0] * ccm[0] + qy[1] * ccm[1] + qy[2] * ccm[2] + 32768) >> 16;
+		uint64_t cb = (qcb[0] * ccm[0] + qcb[1] * ccm[1] + qcb[2] * ccm[2] + 32768) >> 16;
+		uint64_t cr = (qcr[0] * ccm[0] + qcr[1] * ccm[1] + qcr[2] * ccm[2] + 32768) >> 16;
+		uint64_t c = (cb + cr + 1) >> 1;
+
+		if (csc_limited(g)) {
+			y = (y * 48338 + 32768) >> 16;
+			c = (c * 50570 + 32768) >> 16;
+		}
+		*var_y = y;
+		*var_c = c;
+	}
+}
+
+static uint16_t inv_threshold(uint32_t sigma, uint32_t strength)
+{
+	uint64_t t = ((uint64_t)sigma * strength + 128) >> 8, inv;
+
+	if (t == 0)
+		return 65535;
+	inv = (((uint64_t)1 << 23) + t / 2) / t;
+	return (uint16_t)(inv > 65535 ? 65535 : inv);
+}
+
+int cisp_cnr_prepare(struct cisp_cnr_coeffs **out, const struct cisp_cnr_params *p,
+		     const struct cisp_noise_params *noise, const struct cisp_cnr_gains *g)
+{
+	struct cisp_cnr_coeffs *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return cisp_error(-ENOMEM, "out of memory for the chroma denoise tables");
+	c->enabled = p->strength > 0;
+	c->radius = p->radius < 1 ? 1 : p->radius > CISP_CNR_MAX_RADIUS ? CISP_CNR_MAX_RADIUS : p->radius;
+	for (int b = 0; b < BINS; b++) {
+		/* The smallest linear grey level whose Y reaches the bin's centre. */
+		uint32_t target = (uint32_t)b * 2048 + 1024, lo = 0, hi = 65535;
+		uint64_t vy, vc;
+
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
+
+			if (grey_y(g, mid) >= target)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		grey_variance(noise, g, lo, &vy, &vc);
+		c->sigma_y[b] = cisp_isqrt64(vy);
+		c->sigma_c[b] = cisp_isqrt64(vc);
+		c->inv_y[b] = inv_threshold(c->sigma_y[b], p->luma_strength);
+		c->inv_c[b] = inv_threshold(c->sigma_c[b], p->strength);
+	}
+	for (uint32_t n = WMAX; n <= WSUM_MAX; n++)
+		c->recip[n] = (uint32_t)((((uint64_t)1 << 32) + n / 2) / n);
+	*out = c;
+	return 0;
+}
+
+void cisp_cnr_free(struct cisp_cnr_coeffs *c)
+{
+	free(c);
+}
+
+int cisp_cnr_radius(const struct cisp_cnr_coeffs *c)
+{
+	return c->radius;
+}
+
+void cisp_cnr_sigma(const struct cisp_cnr_coeffs *c, int bin, uint32_t *sy, uint32_t *sc)
+{
+	*sy = c->sigma_y[bin];
+	*sc = c->sigma_c[bin];
+}
+
+static inline uint32_t absdiff(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* u = min(128, d * inv >> 16): the distance in Q7 units of the threshold. */
+static inline int32_t unit(uint32_t d, uint32_t inv)
+{
+	uint32_t u = (d * inv) >> 16;
+
+	return (int32_t)(u > 128 ? 128 : u);
+}
+
+static inline uint32_t weight(uint32_t dy, uint32_t dcb, uint32_t dcr, uint32_t inv_y, uint32_t inv_c)
+{
+	int32_t uy = unit(dy, inv_y), ub = unit(dcb, inv_c), ur = unit(dcr, inv_c);
+	int32_t t = 16384 - uy * uy - ub * ub - ur * ur;
+
+	return t <= 0 ? 0 : ((uint32_t)t * (uint32_t)t) >> 22;
+}
+
+static inline uint16_t wmean(const struct cisp_cnr_coeffs *c, uint32_t sw, uint32_t swv)
+{
+	uint64_t o = ((uint64_t)swv * c->recip[sw] + (1u << 31)) >> 32;
+
+	return (uint16_t)(o > 65535 ? 65535 : o);
+}
+
+/* Horizontal pass of frame row @y (mirrored), columns [x0, x0 + n): Y copied, Cb and Cr filtered. */
+static void hpass(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, int y, int x0, int n, uint16_t *oy,
+		  uint16_t *ocb, uint16_t *ocr)
+{
+	const int r = c->radius, w = in->c[0].width, ry = mirror(y, in->c[0].height);
+	const uint16_t *sy = plane_row(&in->c[0], ry), *sb = plane_row(&in->c[1], ry), *sr = plane_row(&in->c[2], ry);
+	uint16_t py[STRIP + 2 * CISP_CNR_MAX_RADIUS], pb[STRIP + 2 * CISP_CNR_MAX_RADIUS],
+		pr[STRIP + 2 * CISP_CNR_MAX_RADIUS];
+
+	for (int i = 0; i < n + 2 * r; i++) {
+		int x = mirror(x0 + i - r, w);
+
+		py[i] = sy[x];
+		pb[i] = sb[x];
+		pr[i] = sr[x];
+	}
+	for (int i = 0; i < n; i++) {
+		const uint32_t y0 = py[i + r], b0 = pb[i + r], r0 = pr[i + r];
+		const uint32_t iy = c->inv_y[y0 >> 11], ic = c->inv_c[y0 >> 11];
+		uint32_t sw = 0, swb = 0, swr = 0;
+
+		for (int k = i; k <= i + 2 * r; k++) {
+			uint32_t wt = weight(absdiff(py[k], y0), absdiff(pb[k], b0), absdiff(pr[k], r0), iy, ic);
+
+			sw += wt;
+			swb += wt * pb[k];
+			swr += wt * pr[k];
+		}
+		oy[i] = (uint16_t)y0;
+		ocb[i] = wmean(c, sw, swb);
+		ocr[i] = wmean(c, sw, swr);
+	}
+}
+
+void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, const struct rgb16 *out, int y0,
+		   int y1)
+{
+	enum { ROWS = 2 * CISP_CNR_MAX_RADIUS + 1 };
+	const int w = in->c[0].width, r = c->radius, nrows = 2 * r + 1;
+	uint16_t ry[ROWS][STRIP], rb[ROWS][STRIP], rr[ROWS][STRIP];
+
+	if (!c->enabled) {
+		for (int p = 0; p < 3; p++)
+			for (int y = y0; y < y1; y++) {
+				const uint16_t *s = plane_row(&in->c[p], y);
+				uint16_t *d = plane_row(&out->c[p], y);
+
+				for (int x = 0; x < w; x++)
+					d[x] = s[x];
+			}
+		return;
+	}
+	for (int x0 = 0; x0 < w; x0 += STRIP) {
+		const int n = x0 + STRIP < w ? STRIP : w - x0;
+
+		/* Row t lives at slot (t - y0 + r) % nrows, t in [y0 - r, y1 + r). */
+		for (int t = y0 - r; t < y0 + r; t++) {
+			int s = (t - y0 + r) % nrows;
+
+			hpass(c, in, t, x0, n, ry[s], rb[s], rr[s]);
+		}
+		for (int y = y0; y < y1; y++) {
+			int s = (y + r - y0 + r) % nrows, cs = (y - y0 + r) % nrows;
+			uint16_t *oy = plane_row(&out->c[0], y) + x0, *ob = plane_row(&out->c[1], y) + x0,
+				 *orr = plane_row(&out->c[2], y) + x0;
+
+			hpass(c, in, y + r, x0, n, ry[s], rb[s], rr[s]);
+			for (int i = 0; i < n; i++) {
+				const uint32_t yv = ry[cs][i], b0 = rb[cs][i], r0 = rr[cs][i];
+				const uint32_t iy = c->inv_y[yv >> 11], ic = c->inv_c[yv >> 11];
+				uint32_t sw = 0, swb = 0, swr = 0;
+
+				for (int k = 0; k < nrows; k++) {
+					uint32_t wt = weight(absdiff(ry[k][i], yv), absdiff(rb[k][i], b0),
+							     absdiff(rr[k][i], r0), iy, ic);
+
+					sw += wt;
+					swb += wt * rb[k][i];
+					swr += wt * rr[k][i];
+				}
+				oy[i] = (uint16_t)yv;
+				ob[i] = wmean(c, sw, swb);
+				orr[i] = wmean(c, sw, swr);
+			}
+		}
+	}
+}

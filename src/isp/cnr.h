@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Chroma denoise on full-resolution YCbCr, thresholds from the noise profile. */
+#ifndef CISP_ISP_CNR_H
+#define CISP_ISP_CNR_H
+
+#include <cisp/params.h>
+
+#include "plane.h"
+
+struct cisp_cnr_coeffs;
+
+/*
+ * What the pipeline does to the noise between the sensor and the CNR stage,
+ * for the threshold tables (docs/stages/cnr.md). A NULL pointer is the
+ * identity (the stage disabled).
+ */
+struct cisp_cnr_gains {
+	const struct cisp_wb_params *wb;
+	const struct cisp_ccm_params *ccm;
+	const uint16_t *tone_lut; /* 65536 entries: linear code -> output code */
+	const struct cisp_csc_params *csc;
+};
+
+/* Build the stage's tables; returns 0 or -ENOMEM. Free with cisp_cnr_free(). */
+int cisp_cnr_prepare(struct cisp_cnr_coeffs **c, const struct cisp_cnr_params *p,
+		     const struct cisp_noise_params *noise, const struct cisp_cnr_gains *g);
+void cisp_cnr_free(struct cisp_cnr_coeffs *c);
+/* Rows of vertical support above and below an output row (the radius). */
+int cisp_cnr_radius(const struct cisp_cnr_coeffs *c);
+/*
+ * The derived noise standard deviations, 16-bit units, of Y-code bin @bin
+ * (0..31, Y in [bin * 2048, bin * 2048 + 2048)): luma in @sy, chroma in @sc.
+ */
+void cisp_cnr_sigma(const struct cisp_cnr_coeffs *c, int bin, uint32_t *sy, uint32_t *sc);
+/* Rows [y0, y1) of @out (Y, Cb, Cr) from @in; Y is copied. @in != @out. */
+void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, const struct rgb16 *out, int y0,
+		   int y1);
+
+#endif
