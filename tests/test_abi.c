@@ -8,6 +8,7 @@
 
 #include "abi/params_internal.h"
 #include "test.h"
+#include "test_abi.h"
 
 #define BIT(t) CISP_BLOCK_BIT(CISP_BLOCK_##t)
 #define ALL_BLOCKS 0x7ffeu /* types 1..14 */
@@ -77,8 +78,8 @@ static void pb_free(struct pbuf *b)
 
 /* ---- states ---- */
 
-/* A random state every field of which is valid (no limits). */
-static void random_state(struct cisp_param_state *s)
+/* A random state every field of which is valid (no limits); see test_abi.h. */
+void abi_random_state(struct cisp_param_state *s)
 {
 	cisp_param_state_init(s);
 	s->enabled = (uint32_t)test_rand() & ALL_BLOCKS & ~BIT(NOISE) & ~BIT(CROP);
@@ -189,7 +190,7 @@ static struct cisp_param_state *new_state(void)
 #define CHECK_REJECT(buf, size, limits, err, needle)                                               \
 	do {                                                                                       \
 		struct cisp_param_state *before_ = new_state(), *after_ = new_state();              \
-		random_state(before_);                                                             \
+		abi_random_state(before_);                                                             \
 		*after_ = *before_;                                                                \
 		CHECK_ERR(cisp_params_validate(buf, size, limits), err, needle);                   \
 		CHECK_ERR(cisp_param_state_apply(after_, buf, size, limits), err, needle);         \
@@ -397,7 +398,7 @@ TEST(abi_random_states_round_trip)
 		size_t size;
 		uint8_t *buf;
 
-		random_state(s);
+		abi_random_state(s);
 		buf = encode(s, ~0u, &size);
 		cisp_param_state_init(t);
 		CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
@@ -417,8 +418,8 @@ TEST(abi_subsets_apply_only_their_blocks)
 		size_t size;
 		uint8_t *buf;
 
-		random_state(a);
-		random_state(b);
+		abi_random_state(a);
+		abi_random_state(b);
 		buf = encode(b, mask, &size);
 		*t = *a;
 		CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
@@ -451,8 +452,8 @@ TEST(abi_diff)
 	for (int i = 0; i < 100; i++) {
 		uint32_t mask;
 
-		random_state(a);
-		random_state(b);
+		abi_random_state(a);
+		abi_random_state(b);
 		if (i % 2)
 			b->tone = a->tone, b->enabled = a->enabled, b->crop[1] = a->crop[1];
 		mask = cisp_params_diff(a, b);
@@ -559,7 +560,7 @@ TEST(abi_unaligned_buffer)
 	size_t size;
 	uint8_t *buf, *odd;
 
-	random_state(s);
+	abi_random_state(s);
 	buf = encode(s, ~0u, &size);
 	odd = malloc(size + 1);
 	memcpy(odd + 1, buf, size);
@@ -1029,7 +1030,7 @@ TEST(abi_truncated_buffers)
 	size_t size;
 	uint8_t *buf, *cut;
 
-	random_state(s);
+	abi_random_state(s);
 	s->dpc.count = 3;
 	s->lsc.grid_w = s->lsc.grid_h = 3;
 	s->lut3d.size = 3;
@@ -1068,13 +1069,13 @@ TEST(abi_random_byte_flips)
 		uint8_t *buf;
 		int ret;
 
-		random_state(s);
+		abi_random_state(s);
 		s->dpc.count = (uint16_t)(s->dpc.count % 8);
 		s->lut3d.size = (uint16_t)(2 + s->lut3d.size % 4);
 		buf = encode(s, (uint32_t)test_rand() & ALL_BLOCKS, &size);
 		for (int n = 1 + (int)rnd(4); n > 0; n--)
 			buf[rnd((uint32_t)size)] ^= (uint8_t)(1u << rnd(8));
-		random_state(t);
+		abi_random_state(t);
 		*u = *t;
 		cisp_clear_error();
 		ret = cisp_param_state_apply(t, buf, size, NULL);

@@ -4,11 +4,13 @@
  * ranges, its size, its slot in struct cisp_param_state and its default.
  * Validation, encoding and the YAML form are all driven by this table.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cisp/params_state.h>
+#include <cisp/stats.h>
 
 #include "core/error_internal.h"
 #include "params_internal.h"
@@ -21,7 +23,7 @@
 #error "the params ABI is little-endian; this host is not"
 #endif
 
-/* ---- the layout, pinned: any change here is an ABI break ---- */
+/* ---- the layouts of params.h and stats.h, pinned: any change here is an ABI break ---- */
 
 #define ASSERT_LAYOUT(st, member, off) \
 	_Static_assert(offsetof(struct st, member) == (off), #st "." #member " moved")
@@ -127,6 +129,39 @@ ASSERT_LAYOUT(cisp_cnr_params, strength, 8);
 ASSERT_LAYOUT(cisp_cnr_params, luma_strength, 10);
 ASSERT_LAYOUT(cisp_cnr_params, radius, 12);
 ASSERT_LAYOUT(cisp_cnr_params, reserved, 14);
+
+ASSERT_SIZE(cisp_stats_zone, 16);
+ASSERT_LAYOUT(cisp_stats_zone, r, 0);
+ASSERT_LAYOUT(cisp_stats_zone, g, 2);
+ASSERT_LAYOUT(cisp_stats_zone, b, 4);
+ASSERT_LAYOUT(cisp_stats_zone, reserved, 6);
+ASSERT_LAYOUT(cisp_stats_zone, count, 8);
+ASSERT_LAYOUT(cisp_stats_zone, total, 12);
+ASSERT_SIZE(cisp_stats_af, 16);
+ASSERT_LAYOUT(cisp_stats_af, sharpness, 0);
+ASSERT_LAYOUT(cisp_stats_af, count, 8);
+ASSERT_LAYOUT(cisp_stats_af, reserved, 12);
+ASSERT_SIZE(cisp_stats, 25784);
+ASSERT_LAYOUT(cisp_stats, magic, 0);
+ASSERT_LAYOUT(cisp_stats, version, 4);
+ASSERT_LAYOUT(cisp_stats, reserved0, 6);
+ASSERT_LAYOUT(cisp_stats, size, 8);
+ASSERT_LAYOUT(cisp_stats, valid, 12);
+ASSERT_LAYOUT(cisp_stats, sequence, 16);
+ASSERT_LAYOUT(cisp_stats, width, 24);
+ASSERT_LAYOUT(cisp_stats, height, 28);
+ASSERT_LAYOUT(cisp_stats, hist, 32);
+ASSERT_LAYOUT(cisp_stats, zones_x, 1056);
+ASSERT_LAYOUT(cisp_stats, zones_y, 1058);
+ASSERT_LAYOUT(cisp_stats, reserved1, 1060);
+ASSERT_LAYOUT(cisp_stats, zone, 1064);
+ASSERT_LAYOUT(cisp_stats, af_count, 17448);
+ASSERT_LAYOUT(cisp_stats, reserved2, 17450);
+ASSERT_LAYOUT(cisp_stats, af, 17456);
+ASSERT_LAYOUT(cisp_stats, row_count, 17584);
+ASSERT_LAYOUT(cisp_stats, row_group, 17586);
+ASSERT_LAYOUT(cisp_stats, reserved3, 17588);
+ASSERT_LAYOUT(cisp_stats, row_mean, 17592);
 
 /* The state is compared with memcmp(): no padding between its members. */
 _Static_assert(sizeof(struct cisp_param_state) ==
@@ -599,6 +634,18 @@ const struct abi_field *abi_find_field(const struct abi_block *b, const char *na
 		if (!strcmp(f->name, name))
 			return f;
 	return NULL;
+}
+
+/* "grid_w = 3, grid_h = 5": the values a variable-length block's size follows from. */
+void abi_describe_counts(char *out, size_t size, const struct abi_block *b, const void *block)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (const struct abi_field *f = b->fields; f->name && n < size; f++)
+		if (f->flags & ABI_COUNT)
+			n += (size_t)snprintf(out + n, size - n, "%s%s = %" PRId64, n ? ", " : "", f->name,
+					      abi_get(block, f, 0));
 }
 
 uint32_t abi_block_encoded_size(const struct abi_block *b, const void *block)

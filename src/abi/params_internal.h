@@ -97,6 +97,9 @@ struct abi_span abi_field_span(const struct abi_field *f, const void *block);
 /* The field called @name in @b, or NULL. */
 const struct abi_field *abi_find_field(const struct abi_block *b, const char *name);
 
+/* "grid_w = 3, grid_h = 5": the ABI_COUNT fields of @block, for messages. */
+void abi_describe_counts(char *out, size_t size, const struct abi_block *b, const void *block);
+
 /* Size of @block as it is encoded: the full size, or the used size rounded up to 8. */
 uint32_t abi_block_encoded_size(const struct abi_block *b, const void *block);
 
@@ -109,6 +112,12 @@ int abi_check_payload(const struct abi_ctx *ctx, const struct abi_block *b, cons
 
 /* Check the ABI_COUNT fields of a block (before its used size is trusted). */
 int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const void *block);
+
+/*
+ * Check one block of a known size (at least 8, a multiple of 8): its type, its
+ * flags, the instance's support, then its payload (or the lack of one).
+ */
+int abi_check_block(const struct abi_ctx *ctx, unsigned type, unsigned flags, const void *block, uint32_t size);
 
 /* Pointer to the state's block for @b (and @output for per-output blocks). */
 void *abi_state_block(struct cisp_param_state *state, const struct abi_block *b, unsigned output);

@@ -61,18 +61,6 @@ int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const
 	return 0;
 }
 
-/* "grid_w = 3, grid_h = 5": the values a variable-length block's size follows from. */
-static void describe_counts(char *out, size_t size, const struct abi_block *b, const void *block)
-{
-	size_t n = 0;
-
-	out[0] = '\0';
-	for (const struct abi_field *f = b->fields; f->name && n < size; f++)
-		if (f->flags & ABI_COUNT)
-			n += (size_t)snprintf(out + n, size - n, "%s%s = %" PRId64, n ? ", " : "", f->name,
-					      abi_get(block, f, 0));
-}
-
 static int check_size(const struct abi_ctx *ctx, const struct abi_block *b, const void *block, uint32_t size)
 {
 	uint32_t expected = abi_block_encoded_size(b, block);
@@ -83,7 +71,7 @@ static int check_size(const struct abi_ctx *ctx, const struct abi_block *b, cons
 	if (!b->used_size)
 		return abi_error(ctx, -EMSGSIZE, "size %" PRIu32 " is not the %" PRIu32 " bytes of a %s block", size,
 				 expected, b->name);
-	describe_counts(counts, sizeof(counts), b, block);
+	abi_describe_counts(counts, sizeof(counts), b, block);
 	return abi_error(ctx, -EMSGSIZE, "size %" PRIu32 " does not match %s (expected %" PRIu32 ")", size, counts,
 			 expected);
 }
@@ -288,6 +276,27 @@ static int check_flags(const struct abi_ctx *ctx, const struct abi_block *b, uns
 	return 0;
 }
 
+int abi_check_block(const struct abi_ctx *ctx, unsigned type, unsigned flags, const void *block, uint32_t size)
+{
+	const struct abi_block *b = abi_block_info(type);
+	int ret;
+
+	if (!b)
+		return abi_error(ctx, -EINVAL, "unknown block type %u", type);
+	if ((ret = check_flags(ctx, b, flags)))
+		return ret;
+	if (ctx->limits && !(type < 32 && (ctx->limits->blocks & CISP_BLOCK_BIT(type))))
+		return abi_error(ctx, -ENOTSUP, "this ISP does not implement %s blocks", b->name);
+	if (size > BLOCK_HEADER_SIZE)
+		return abi_check_payload(ctx, b, block, size);
+	if (!(flags & CISP_BLOCK_FL_DISABLE))
+		return abi_error(ctx, -EMSGSIZE, "size 8 omits the payload, which only DISABLE may do");
+	if (b->flags & ABI_PER_OUTPUT)
+		return abi_error(ctx, -EMSGSIZE, "size 8 omits the payload, which %s blocks always need (it names the output)",
+				 b->name);
+	return 0;
+}
+
 /* Validate a buffer that is at least 8-byte aligned. */
 static int validate(const uint8_t *buf, size_t size, const struct cisp_params_limits *limits)
 {
@@ -315,25 +324,10 @@ static int validate(const uint8_t *buf, size_t size, const struct cisp_params_li
 		if (bsize > size - off)
 			return abi_error(&ctx, -EMSGSIZE, "size %" PRIu32 " runs past the end of the buffer (%zu bytes left)",
 					 bsize, size - off);
-		if (!b)
-			return abi_error(&ctx, -EINVAL, "unknown block type %u", type);
-		if ((ret = check_flags(&ctx, b, flags)))
+		if ((ret = abi_check_block(&ctx, type, flags, p, bsize)))
 			return ret;
-		if (limits && !(type < 32 && (limits->blocks & CISP_BLOCK_BIT(type))))
-			return abi_error(&ctx, -ENOTSUP, "this ISP does not implement %s blocks", b->name);
-		if (bsize == BLOCK_HEADER_SIZE) {
-			if (!(flags & CISP_BLOCK_FL_DISABLE))
-				return abi_error(&ctx, -EMSGSIZE, "size 8 omits the payload, which only DISABLE may do");
-			if (b->flags & ABI_PER_OUTPUT)
-				return abi_error(&ctx, -EMSGSIZE,
-						 "size 8 omits the payload, which %s blocks always need (it names "
-						 "the output)", b->name);
-		} else {
-			if ((ret = abi_check_payload(&ctx, b, p, bsize)))
-				return ret;
-			if (b->flags & ABI_PER_OUTPUT)
-				output = (unsigned)abi_get(p, abi_find_field(b, "output"), 0);
-		}
+		if (b->flags & ABI_PER_OUTPUT)
+			output = (unsigned)abi_get(p, abi_find_field(b, "output"), 0);
 		if (seen[type][output])
 			return abi_error(&ctx, -EINVAL, "duplicate of block %" PRIu32 " at offset %" PRIu32
 					 " (each type once%s)", seen[type][output] - 1, seen_at[type][output],
