@@ -11,7 +11,7 @@
 #include "test_abi.h"
 
 #define BIT(t) CISP_BLOCK_BIT(CISP_BLOCK_##t)
-#define ALL_BLOCKS 0x7ffeu /* types 1..14 */
+#define ALL_BLOCKS ABI_ALL_BLOCKS
 
 static uint32_t rnd(uint32_t n)
 {

@@ -5,6 +5,9 @@
 
 #include <cisp/params_state.h>
 
+/* CISP_BLOCK_BIT() of every block type, 1..CISP_BLOCK_TYPE_COUNT - 1. */
+#define ABI_ALL_BLOCKS ((1u << CISP_BLOCK_TYPE_COUNT) - 2)
+
 /* A random state every field of which is valid (no limits), from test_rand(). */
 void abi_random_state(struct cisp_param_state *s);
 

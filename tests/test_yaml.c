@@ -199,7 +199,7 @@ TEST(yaml_random_round_trips)
 	struct cisp_param_state *s = malloc(sizeof(*s));
 
 	for (int i = 0; i < 60; i++) {
-		uint32_t mask = (uint32_t)test_rand() & 0x7ffe;
+		uint32_t mask = (uint32_t)test_rand() & ABI_ALL_BLOCKS;
 		size_t size, size2;
 		uint8_t *buf, *buf2;
 		char *text = NULL, *text2 = NULL;
@@ -447,7 +447,7 @@ TEST(yaml_docs_example)
 	start = strstr(doc, "<!-- example: the canonical YAML of a valid buffer -->\n```yaml\n");
 	CHECK(start != NULL);
 	if (start) {
-		struct cisp_params_limits limits = { 1920, 1080, 0x7ffe, 3 };
+		struct cisp_params_limits limits = { 1920, 1080, ABI_ALL_BLOCKS, 3 };
 		size_t size;
 		int ret;
 		char *text = NULL;

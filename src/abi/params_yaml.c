@@ -132,6 +132,15 @@ static void put(struct text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
+/* The YAML key of a block: its name, with the output's for per-output blocks ("crop_main"). */
+static void block_key_name(char *out, size_t size, const struct abi_block *b, unsigned output)
+{
+	if (b->flags & ABI_PER_OUTPUT)
+		snprintf(out, size, "%s_%s", b->name, abi_output_names[output]);
+	else
+		snprintf(out, size, "%s", b->name);
+}
+
 /* One element as YAML text: an enum name or a (decimal) number. */
 static void element_text(char *out, size_t size, const struct abi_field *f, int64_t v)
 {
@@ -178,11 +187,11 @@ static void put_block(struct text *t, const uint8_t *p)
 	unsigned type = abi_rd16(p), flags = abi_rd16(p + 2);
 	uint32_t size = abi_rd32(p + 4);
 	const struct abi_block *b = abi_block_info(type);
+	char key[64];
 
-	if (b->flags & ABI_PER_OUTPUT)
-		put(t, "%s_%s:\n", b->name, abi_output_names[abi_get(p, abi_find_field(b, "output"), 0)]);
-	else
-		put(t, "%s:\n", b->name);
+	block_key_name(key, sizeof(key), b,
+		       (b->flags & ABI_PER_OUTPUT) ? (unsigned)abi_get(p, abi_find_field(b, "output"), 0) : 0);
+	put(t, "%s:\n", key);
 	if (flags & CISP_BLOCK_FL_ENABLE)
 		put(t, "  enable: true\n");
 	else if (flags & CISP_BLOCK_FL_DISABLE)
@@ -479,21 +488,16 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 	return append(ps, block, size);
 }
 
-/* The block type and output of a top-level key ("wb", "crop_main"); false if none. */
+/* The block type and output of a top-level key; false if none. */
 static bool block_key(const char *key, unsigned *type, unsigned *output)
 {
 	for (unsigned t = 0; t < CISP_BLOCK_TYPE_COUNT; t++) {
 		const struct abi_block *b = abi_block_info(t);
 
-		if (!b)
-			continue;
-		for (unsigned o = 0; o < abi_block_instances(b); o++) {
+		for (unsigned o = 0; b && o < abi_block_instances(b); o++) {
 			char name[64];
 
-			if (b->flags & ABI_PER_OUTPUT)
-				snprintf(name, sizeof(name), "%s_%s", b->name, abi_output_names[o]);
-			else
-				snprintf(name, sizeof(name), "%s", b->name);
+			block_key_name(name, sizeof(name), b, o);
 			if (!strcmp(key, name)) {
 				*type = t;
 				*output = o;
@@ -502,6 +506,24 @@ static bool block_key(const char *key, unsigned *type, unsigned *output)
 		}
 	}
 	return false;
+}
+
+/* Every block key, for messages. */
+static void block_keys(char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (unsigned t = 0; t < CISP_BLOCK_TYPE_COUNT && n < size; t++) {
+		const struct abi_block *b = abi_block_info(t);
+
+		for (unsigned o = 0; b && o < abi_block_instances(b) && n < size; o++) {
+			char name[64];
+
+			block_key_name(name, sizeof(name), b, o);
+			n += (size_t)snprintf(out + n, size - n, "%s%s", n ? ", " : "", name);
+		}
+	}
 }
 
 static int parse_document(struct parser *ps, uint8_t *block)
@@ -520,10 +542,12 @@ static int parse_document(struct parser *ps, uint8_t *block)
 
 		if (k->type != YAML_SCALAR_NODE)
 			return yaml_error(k, "document", "keys must be block names");
-		if (!block_key(scalar(k), &type, &output))
-			return yaml_error(k, scalar(k),
-					  "unknown block (blocks: blc, dpc, noise, bnr, lsc, wb, demosaic, ccm, tone, lut3d, "
-					  "sharpen, csc, crop_main, crop_preview, stats)");
+		if (!block_key(scalar(k), &type, &output)) {
+			char keys[512];
+
+			block_keys(keys, sizeof(keys));
+			return yaml_error(k, scalar(k), "unknown block (blocks: %s)", keys);
+		}
 		if (seen[type][output])
 			return yaml_error(k, scalar(k), "appears twice");
 		seen[type][output] = true;
