@@ -91,7 +91,7 @@ static uint32_t grey_y(const struct cisp_cnr_gains *g, uint32_t L)
 	grey_levels(g, L, lin, t);
 	y = ((uint64_t)k[0] * t[0] + (uint64_t)k[1] * t[1] + (uint64_t)k[2] * t[2] + 32768) >> 16;
 	if (csc_limited(g))
-		y = ((y * 56284 + 32768) >> 16) + 4096;
+		y = ((y * 56284 + 32768) >> 16) + 16 * 257; /* 16..235 is 4112..60395, as the CSC */
 	return (uint32_t)y;
 }
 
@@ -283,10 +283,12 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 {
 	enum { ROWS = 2 * CISP_CNR_MAX_RADIUS + 1 };
 	const int w = in->c[0].width, r = c->radius, nrows = 2 * r + 1;
+	/* Y is copied unless the output shares the input's Y plane. */
+	const int copy_y = out->c[0].base != in->c[0].base || out->c[0].first_row != in->c[0].first_row;
 	uint16_t ry[ROWS][STRIP], rb[ROWS][STRIP], rr[ROWS][STRIP];
 
 	if (!c->enabled) {
-		for (int p = 0; p < 3; p++)
+		for (int p = !copy_y; p < 3; p++)
 			for (int y = y0; y < y1; y++) {
 				const uint16_t *s = plane_row(&in->c[p], y);
 				uint16_t *d = plane_row(&out->c[p], y);
@@ -307,7 +309,7 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 		}
 		for (int y = y0; y < y1; y++) {
 			int s = (y + r - y0 + r) % nrows, cs = (y - y0 + r) % nrows;
-			uint16_t *oy = plane_row(&out->c[0], y) + x0, *ob = plane_row(&out->c[1], y) + x0,
+			uint16_t *oy = copy_y ? plane_row(&out->c[0], y) + x0 : NULL, *ob = plane_row(&out->c[1], y) + x0,
 				 *orr = plane_row(&out->c[2], y) + x0;
 
 			hpass(c, in, y + r, x0, n, ry[s], rb[s], rr[s]);
@@ -324,7 +326,8 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 					swb += wt * rb[k][i];
 					swr += wt * rr[k][i];
 				}
-				oy[i] = (uint16_t)yv;
+				if (oy)
+					oy[i] = (uint16_t)yv;
 				ob[i] = wmean(c, sw, swb);
 				orr[i] = wmean(c, sw, swr);
 			}

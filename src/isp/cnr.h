@@ -32,7 +32,11 @@ int cisp_cnr_radius(const struct cisp_cnr_coeffs *c);
  * (0..31, Y in [bin * 2048, bin * 2048 + 2048)): luma in @sy, chroma in @sc.
  */
 void cisp_cnr_sigma(const struct cisp_cnr_coeffs *c, int bin, uint32_t *sy, uint32_t *sc);
-/* Rows [y0, y1) of @out (Y, Cb, Cr) from @in; Y is copied. @in != @out. */
+/*
+ * Rows [y0, y1) of @out (Y, Cb, Cr) from @in: Y is copied, unless @out's Y
+ * plane is @in's (then it is left alone); @out's Cb and Cr planes must not be
+ * @in's (bands read rows around them).
+ */
 void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, const struct rgb16 *out, int y0,
 		   int y1);
 

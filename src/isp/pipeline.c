@@ -6,7 +6,7 @@
  * Bayer domain:  unpack -> BLC -> DPC -> BNR -> LSC -> [stats tap] -> WB
  * demosaic
  * RGB domain:    CCM -> tone -> 3D LUT -> sharpen
- * per output:    (CSC for YUV outputs) -> crop and scale -> pack
+ * per output:    (CSC -> CNR for YUV outputs) -> crop and scale -> pack
  *
  * Stage coefficients are rebuilt when a params buffer changes their block,
  * never per frame.
@@ -23,6 +23,7 @@
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/ccm.h"
+#include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
 #include "isp/dpc.h"
@@ -59,6 +60,7 @@ struct cisp_isp {
 	struct cisp_lsc_coeffs *lsc;
 	struct cisp_wb_coeffs wb;
 	struct cisp_tone_coeffs *tone;
+	struct cisp_cnr_coeffs *cnr;
 	struct cisp_demosaic *demosaic;
 	int demosaic_algorithm;
 	struct output_state out[CISP_MAX_OUTPUTS];
@@ -182,6 +184,21 @@ static int update_coeffs(struct cisp_isp *isp, uint32_t changed)
 		cisp_wb_prepare(&isp->wb, &s->wb, isp->cfa);
 	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_TONE))
 		cisp_tone_prepare(isp->tone, &s->tone);
+	/* CNR's thresholds follow the noise through every gain up to the CSC (docs/stages/cnr.md). */
+	if (changed & (CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE) | CISP_BLOCK_BIT(CISP_BLOCK_WB) |
+		       CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_CSC))) {
+		struct cisp_cnr_gains g = {
+			.wb = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &s->wb : NULL,
+			.ccm = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? &s->ccm : NULL,
+			.tone_lut = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE) ? isp->tone->lut : NULL,
+			.csc = &s->csc,
+		};
+
+		cisp_cnr_free(isp->cnr);
+		isp->cnr = NULL;
+		if ((ret = cisp_cnr_prepare(&isp->cnr, &s->cnr, &s->noise, &g)))
+			return ret;
+	}
 	if ((changed & CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC)) && s->demosaic.algorithm != isp->demosaic_algorithm) {
 		struct cisp_demosaic *dm;
 
@@ -264,6 +281,7 @@ void cisp_isp_destroy(struct cisp_isp *isp)
 	if (!isp)
 		return;
 	cisp_bnr_free(isp->bnr);
+	cisp_cnr_free(isp->cnr);
 	cisp_lsc_free(isp->lsc);
 	cisp_demosaic_destroy(isp->demosaic);
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
@@ -330,6 +348,7 @@ enum step {
 	STEP_LUT3D,
 	STEP_SHARPEN,
 	STEP_CSC,
+	STEP_CNR,
 	STEP_SCALE,
 	STEP_PACK,
 };
@@ -396,6 +415,9 @@ static void run_band(void *opaque, unsigned task, unsigned worker)
 		break;
 	case STEP_CSC:
 		cisp_csc_rows(&s->csc, f->rgb_in, f->rgb_out, y0, y1);
+		break;
+	case STEP_CNR:
+		cisp_cnr_rows(isp->cnr, f->rgb_in, f->rgb_out, y0, y1);
 		break;
 	case STEP_SCALE: {
 		const struct output_state *o = &isp->out[f->out_index];
@@ -488,6 +510,7 @@ int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
 	int h = (int)cfg->height, cur = 0, ret;
 	const struct rgb16 *rgb;
 	const struct rgb16 *ycc = NULL;
+	struct rgb16 cnr_out;
 
 	if ((ret = check_image(input, cfg->input_format, cfg->width, cfg->height, "input")))
 		return ret;
@@ -570,6 +593,16 @@ int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
 				f.rgb_in = rgb;
 				f.rgb_out = ycc;
 				run_step(&f, pool, STEP_CSC, h);
+				/* CNR reads rows around each band: new Cb, Cr planes in the free Bayer planes; Y stays. */
+				if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)) {
+					cnr_out = *ycc;
+					cnr_out.c[1] = isp->bayer[0];
+					cnr_out.c[2] = isp->bayer[1];
+					f.rgb_in = ycc;
+					f.rgb_out = &cnr_out;
+					run_step(&f, pool, STEP_CNR, h);
+					ycc = &cnr_out;
+				}
 			}
 			src = ycc;
 		}
