@@ -576,3 +576,50 @@ TEST(yaml_cli_round_trip)
 	CHECK(strstr(output, "unknown subcommand 'frobnicate'") != NULL);
 	free(output);
 }
+
+/* Mangled YAML never crashes: it encodes to a valid buffer or fails with a line number. */
+TEST(yaml_random_mutations)
+{
+	static const char alphabet[] = "[]{},:-# \n\t'\"0123456789.abcdefghijklmnopqrstuvwxyz_&*!|>%@`";
+	size_t base_len = strlen(known_text);
+	int accepted = 0, rejected = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		char text[sizeof(known_text) + 16];
+		size_t len = base_len, size;
+		int ret;
+		uint8_t *buf;
+
+		memcpy(text, known_text, base_len + 1);
+		for (int n = 1 + (int)(test_rand() % 3); n > 0; n--) {
+			size_t at = (size_t)(test_rand() % len);
+			char c = alphabet[test_rand() % (sizeof(alphabet) - 1)];
+
+			switch (test_rand() % 3) {
+			case 0: /* replace */
+				text[at] = c;
+				break;
+			case 1: /* delete */
+				memmove(text + at, text + at + 1, len - at);
+				len--;
+				break;
+			default: /* insert */
+				memmove(text + at + 1, text + at, len - at + 1);
+				text[at] = c;
+				len++;
+			}
+		}
+		buf = from_yaml(text, &size, &ret);
+		if (ret == 0) {
+			accepted++;
+			CHECK_EQ(cisp_params_validate(buf, size, NULL), 0);
+		} else {
+			rejected++;
+			CHECK_EQ(ret, -EINVAL);
+			CHECK(!strncmp(cisp_last_error(), "line ", 5));
+		}
+		free(buf);
+	}
+	CHECK(accepted > 100);
+	CHECK(rejected > 1000);
+}

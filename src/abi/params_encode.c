@@ -38,7 +38,7 @@ int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, vo
 			struct abi_ctx ctx = { .limits = NULL };
 
 			snprintf(ctx.where, sizeof(ctx.where), "state to encode, block %s", b->name);
-			if ((ret = abi_check_counts(&ctx, b, blk)))
+			if ((ret = abi_check_counts(&ctx, b, blk, b->size)))
 				return ret;
 			total += abi_block_encoded_size(b, blk);
 		}

@@ -110,8 +110,8 @@ uint32_t abi_block_encoded_size(const struct abi_block *b, const void *block);
  */
 int abi_check_payload(const struct abi_ctx *ctx, const struct abi_block *b, const void *block, uint32_t size);
 
-/* Check the ABI_COUNT fields of a block (before its used size is trusted). */
-int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const void *block);
+/* Check the ABI_COUNT fields of a block of @size bytes (before its used size is trusted). */
+int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const void *block, uint32_t size);
 
 /*
  * Check one block of a known size (at least 8, a multiple of 8): its type, its

@@ -51,13 +51,18 @@ static int check_range(const struct abi_ctx *ctx, const struct abi_field *f, con
 			 element_name(name, sizeof(name), f, s, i), v, f->min, f->max);
 }
 
-int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const void *block)
+int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const void *block, uint32_t size)
 {
 	int ret;
 
-	for (const struct abi_field *f = b->fields; f->name; f++)
-		if ((f->flags & ABI_COUNT) && (ret = check_range(ctx, f, block, (struct abi_span){ 0, 1, 0 }, 0)))
+	for (const struct abi_field *f = b->fields; f->name; f++) {
+		if (!(f->flags & ABI_COUNT))
+			continue;
+		if (f->offset + (f->type == ABI_U32 || f->type == ABI_I32 ? 4u : 2u) > size)
+			return abi_error(ctx, -EMSGSIZE, "size %" PRIu32 " ends before %s", size, f->name);
+		if ((ret = check_range(ctx, f, block, (struct abi_span){ 0, 1, 0 }, 0)))
 			return ret;
+	}
 	return 0;
 }
 
@@ -112,7 +117,12 @@ int abi_check_payload(const struct abi_ctx *ctx, const struct abi_block *b, cons
 {
 	int ret;
 
-	if ((ret = abi_check_counts(ctx, b, block)) || (ret = check_size(ctx, b, block, size)))
+	/* A fixed size is checked before any field is read; a variable one follows from the counts. */
+	if (!b->used_size && (ret = check_size(ctx, b, block, size)))
+		return ret;
+	if ((ret = abi_check_counts(ctx, b, block, size)))
+		return ret;
+	if (b->used_size && (ret = check_size(ctx, b, block, size)))
 		return ret;
 	for (const struct abi_field *f = b->fields; f->name; f++)
 		if (!(f->flags & ABI_COUNT) && (ret = check_field(ctx, b, f, block, size)))
@@ -168,9 +178,10 @@ int abi_check_demosaic(const struct abi_ctx *ctx, const void *block)
 {
 	const struct cisp_demosaic_params *p = block;
 
+	const struct abi_field *f = abi_find_field(abi_block_info(CISP_BLOCK_DEMOSAIC), "algorithm");
+
 	if (ctx->limits && !(ctx->limits->demosaic_algorithms & (1u << p->algorithm)))
-		return abi_error(ctx, -ENOTSUP, "algorithm %s is not available on this ISP",
-				 p->algorithm == CISP_DEMOSAIC_FAST ? "fast" : "quality");
+		return abi_error(ctx, -ENOTSUP, "algorithm %s is not available on this ISP", f->names[p->algorithm]);
 	return 0;
 }
 
