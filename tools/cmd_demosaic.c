@@ -13,6 +13,7 @@
 #include <cisp/raster.h>
 
 #include "commands.h"
+#include "options.h"
 #include "isp/demosaic.h"
 
 static void usage(FILE *out)
@@ -31,41 +32,10 @@ static void usage(FILE *out)
 		"  -h, --help            this help\n");
 }
 
-/* A whole number in [min, max]; prints an error naming @option otherwise. */
-static int parse_count(const char *option, const char *text, long min, long max, long *value)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max) {
-		fprintf(stderr, "cisp demosaic: %s '%s' is not a whole number in %ld..%ld\n", option, text, min, max);
-		return -EINVAL;
-	}
-	*value = v;
-	return 0;
-}
-
-static double now_seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct demosaic_options {
 	enum cisp_demosaic_algorithm algorithm;
 	enum cisp_cfa cfa;
-	long threads, bench;
+	unsigned long threads, bench;
 	const char *input, *output;
 };
 
@@ -105,11 +75,11 @@ static int parse_options(int argc, char **argv, struct demosaic_options *o)
 			}
 			break;
 		case OPT_THREADS:
-			if (parse_count("--threads", optarg, 1, 256, &o->threads))
+			if (parse_uint("--threads", optarg, 1, 256, &o->threads))
 				return -EINVAL;
 			break;
 		case OPT_BENCH:
-			if (parse_count("--bench", optarg, 1, 100000, &o->bench))
+			if (parse_uint("--bench", optarg, 1, 100000, &o->bench))
 				return -EINVAL;
 			break;
 		case 'h':
@@ -139,7 +109,7 @@ static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const
 	       const struct rgb16 *rgb, struct cisp_pool *pool)
 {
 	const struct cisp_demosaic_params params = { .algorithm = (uint16_t)o->algorithm, .false_colour = 256 };
-	long runs = o->bench ? o->bench : 1;
+	long runs = o->bench ? (long)o->bench : 1;
 	double *ms = malloc((size_t)runs * sizeof(double));
 
 	if (!ms) {
@@ -160,10 +130,8 @@ static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const
 		       runs);
 		for (long i = 0; i < runs; i++)
 			printf(" %.2f", ms[i]);
-		qsort(ms, (size_t)runs, sizeof(double), compare_doubles);
-		/* The median; the mean of the middle two for an even count. */
-		double median = (ms[(runs - 1) / 2] + ms[runs / 2]) / 2;
-		printf("\nmedian_ms %.3f\nMPix/s %.1f\n", median, mpix / (median * 1e-3));
+		double median_ms = median(ms, (int)runs);
+		printf("\nmedian_ms %.3f\nMPix/s %.1f\n", median_ms, mpix / (median_ms * 1e-3));
 	}
 	free(ms);
 	return 0;

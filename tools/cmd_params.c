@@ -9,9 +9,9 @@
 #include <cisp/params_state.h>
 
 #include "commands.h"
+#include "options.h"
 
 /* Text and binary inputs larger than this are refused (the binary maximum is 1 MiB). */
-#define MAX_INPUT (64u << 20)
 
 static const char usage_text[] =
 	"usage: cisp params encode IN.yaml OUT.bin\n"
@@ -50,56 +50,6 @@ static bool is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
-/* Read a whole file, NUL-terminated. */
-static int read_all(const char *path, char **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 65536, n = 0;
-	char *p = malloc(cap + 1);
-
-	if (!f || !p) {
-		fprintf(stderr, "cisp params: cannot read %s: %s\n", path, strerror(f ? ENOMEM : errno));
-		if (f)
-			fclose(f);
-		free(p);
-		return -1;
-	}
-	for (;;) {
-		size_t got = fread(p + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap)
-			break;
-		if (cap >= MAX_INPUT) {
-			fprintf(stderr, "cisp params: %s is larger than %u bytes\n", path, MAX_INPUT);
-			fclose(f);
-			free(p);
-			return -1;
-		}
-		cap *= 2;
-		char *q = realloc(p, cap + 1);
-
-		if (!q) {
-			fprintf(stderr, "cisp params: out of memory reading %s\n", path);
-			fclose(f);
-			free(p);
-			return -1;
-		}
-		p = q;
-	}
-	if (ferror(f)) {
-		fprintf(stderr, "cisp params: cannot read %s: %s\n", path, strerror(errno));
-		fclose(f);
-		free(p);
-		return -1;
-	}
-	fclose(f);
-	p[n] = '\0';
-	*data = p;
-	*size = n;
-	return 0;
-}
-
 static int write_all(const char *path, const void *data, size_t size)
 {
 	FILE *f = fopen(path, "wb");
@@ -133,7 +83,7 @@ static int cmd_encode(int argc, char **argv)
 		fputs(encode_help, stderr);
 		return 2;
 	}
-	if (read_all(argv[1], &text, &length))
+	if (read_file(argv[1], (void **)&text, &length))
 		return 1;
 	ret = cisp_params_from_yaml(text, length, &buf, &size);
 	free(text);
@@ -170,7 +120,7 @@ static int cmd_decode(int argc, char **argv)
 		fputs(decode_help, stderr);
 		return 2;
 	}
-	if (read_all(in, &data, &size))
+	if (read_file(in, (void **)&data, &size))
 		return 1;
 	ret = cisp_params_to_yaml(data, size, &text);
 	free(data);
@@ -184,22 +134,6 @@ static int cmd_decode(int argc, char **argv)
 		ret = -1;
 	free(text);
 	return ret ? 1 : 0;
-}
-
-static int parse_frame_size(const char *text, uint32_t *w, uint32_t *h)
-{
-	char *end;
-	unsigned long a = strtoul(text, &end, 10), b;
-
-	if (end == text || (*end != 'x' && *end != 'X'))
-		return -1;
-	text = end + 1;
-	b = strtoul(text, &end, 10);
-	if (end == text || *end || a < 16 || b < 16 || a > 16384 || b > 16384 || (a & 1) || (b & 1))
-		return -1;
-	*w = (uint32_t)a;
-	*h = (uint32_t)b;
-	return 0;
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -217,10 +151,8 @@ static int cmd_validate(int argc, char **argv)
 			fputs(validate_help, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-			if (parse_frame_size(argv[++i], &limits.width, &limits.height)) {
-				fprintf(stderr, "cisp params validate: --size '%s' is not WxH, even, 16..16384\n", argv[i]);
+			if (parse_size("--size", argv[++i], &limits.width, &limits.height))
 				return 2;
-			}
 			sized = true;
 		} else if (argv[i][0] != '-' && !in) {
 			in = argv[i];
@@ -233,7 +165,7 @@ static int cmd_validate(int argc, char **argv)
 		fputs(validate_help, stderr);
 		return 2;
 	}
-	if (read_all(in, &data, &size))
+	if (read_file(in, (void **)&data, &size))
 		return 1;
 	if (looks_binary(data, size)) {
 		buf = data;
