@@ -10,4 +10,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 echo "== unit tests ($build/tests/cisp-test)"
 "$build/tests/cisp-test" || status=1
 
+echo "== checkasm ($build/tests/checkasm)"
+"$build/tests/checkasm" || status=1
+
 exit $status

@@ -20,22 +20,23 @@ void cisp_blc_prepare(struct cisp_blc_coeffs *c, const struct cisp_blc_params *p
 	}
 }
 
+void cisp_blc_row_c(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
+		    uint16_t white)
+{
+	for (int x = 0; x < w; x++) {
+		/* Negative differences clamp to 0 first, so the product fits in 32 bits unsigned. */
+		int d0 = s[x] - black[x & 1];
+		uint32_t v = ((uint32_t)(d0 > 0 ? d0 : 0) * gain[x & 1] + 8192) >> 14;
+
+		/* Saturated samples are exactly full scale, whatever the gain's rounding. */
+		d[x] = (uint16_t)(v > 65535 || s[x] >= white ? 65535 : v);
+	}
+}
+
 void cisp_blc_rows(const struct cisp_blc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1)
 {
-	for (int y = y0; y < y1; y++) {
-		const uint16_t *s = plane_row(in, y);
-		uint16_t *d = plane_row(out, y);
-		const uint16_t *black = &c->black[(y & 1) * 2];
-		const uint16_t *gain = &c->gain[(y & 1) * 2];
-
-		for (int x = 0; x < in->width; x++) {
-			/* Negative differences clamp to 0 first, so the product fits in 32 bits unsigned. */
-			int d0 = s[x] - black[x & 1];
-			uint32_t v = ((uint32_t)(d0 > 0 ? d0 : 0) * gain[x & 1] + 8192) >> 14;
-
-			/* Saturated samples are exactly full scale, whatever the gain's rounding. */
-			d[x] = (uint16_t)(v > 65535 || s[x] >= c->white ? 65535 : v);
-		}
-	}
+	for (int y = y0; y < y1; y++)
+		cisp_blc_row_c(plane_row(in, y), plane_row(out, y), in->width, &c->black[(y & 1) * 2],
+			       &c->gain[(y & 1) * 2], c->white);
 }

@@ -12,19 +12,13 @@ static inline uint16_t clamp16(int32_t v)
 	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
 }
 
-void cisp_ccm_rows(const struct cisp_ccm_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
-		   int y1)
+void cisp_ccm_row_c(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
+		    int w)
 {
-	const int w = in->c[0].width;
-	const int32_t *off = p->offset;
-	const int16_t *m = p->coeff;
+	const uint16_t *i_r = in[0], *i_g = in[1], *i_b = in[2];
+	uint16_t *o_r = out[0], *o_g = out[1], *o_b = out[2];
 
-	for (int y = y0; y < y1; y++) {
-		const uint16_t *i_r = plane_row(&in->c[0], y), *i_g = plane_row(&in->c[1], y),
-			       *i_b = plane_row(&in->c[2], y);
-		uint16_t *o_r = plane_row(&out->c[0], y), *o_g = plane_row(&out->c[1], y),
-			 *o_b = plane_row(&out->c[2], y);
-
+	{
 		for (int x = 0; x < w; x++) {
 			int32_t r = i_r[x], g = i_g[x], b = i_b[x];
 			/* >> on a negative int32 is an arithmetic shift with gcc and clang: floor division. */
@@ -36,5 +30,16 @@ void cisp_ccm_rows(const struct cisp_ccm_params *p, const struct rgb16 *in, cons
 			o_g[x] = clamp16(ng);
 			o_b[x] = clamp16(nb);
 		}
+	}
+}
+
+void cisp_ccm_rows(const struct cisp_ccm_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
+		   int y1)
+{
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *i[3] = { plane_row(&in->c[0], y), plane_row(&in->c[1], y), plane_row(&in->c[2], y) };
+		uint16_t *o[3] = { plane_row(&out->c[0], y), plane_row(&out->c[1], y), plane_row(&out->c[2], y) };
+
+		cisp_ccm_row_c(p->coeff, p->offset, i, o, in->c[0].width);
 	}
 }

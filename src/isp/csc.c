@@ -31,19 +31,18 @@ static inline uint16_t clamp16(int32_t v)
 	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
 }
 
-void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
-		   int y1)
+const int32_t *cisp_csc_matrix(const struct cisp_csc_params *p, int32_t *y_zero)
 {
-	const int w = in->c[0].width;
-	const int32_t *m = coeffs[p->matrix][p->range];
-	const int32_t y_zero = p->range == CISP_RANGE_LIMITED ? 16 * 257 : 0;
+	*y_zero = p->range == CISP_RANGE_LIMITED ? 16 * 257 : 0;
+	return coeffs[p->matrix][p->range];
+}
 
-	for (int y = y0; y < y1; y++) {
-		const uint16_t *i_r = plane_row(&in->c[0], y), *i_g = plane_row(&in->c[1], y),
-			       *i_b = plane_row(&in->c[2], y);
-		uint16_t *o_y = plane_row(&out->c[0], y), *o_cb = plane_row(&out->c[1], y),
-			 *o_cr = plane_row(&out->c[2], y);
+void cisp_csc_row_c(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3], int w)
+{
+	const uint16_t *i_r = in[0], *i_g = in[1], *i_b = in[2];
+	uint16_t *o_y = out[0], *o_cb = out[1], *o_cr = out[2];
 
+	{
 		for (int x = 0; x < w; x++) {
 			const int32_t r = i_r[x], g = i_g[x], b = i_b[x];
 			/* Y's coefficients sum to at most 32768: at most 65535 * 32768 + 16384, inside int32. */
@@ -55,5 +54,19 @@ void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, cons
 			o_cb[x] = clamp16(cb);
 			o_cr[x] = clamp16(cr);
 		}
+	}
+}
+
+void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
+		   int y1)
+{
+	int32_t y_zero;
+	const int32_t *m = cisp_csc_matrix(p, &y_zero);
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *i[3] = { plane_row(&in->c[0], y), plane_row(&in->c[1], y), plane_row(&in->c[2], y) };
+		uint16_t *o[3] = { plane_row(&out->c[0], y), plane_row(&out->c[1], y), plane_row(&out->c[2], y) };
+
+		cisp_csc_row_c(m, y_zero, i, o, in->c[0].width);
 	}
 }

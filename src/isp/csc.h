@@ -18,5 +18,8 @@
 /* Rows [y0, y1) of @out (Y, Cb, Cr) from @in (R, G, B); may be the same planes. */
 void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,
 		   int y1);
+/* The Q15 matrix (rows Y, Cb, Cr) of @p and its Y offset; one row of the stage (the dsp.h entry). */
+const int32_t *cisp_csc_matrix(const struct cisp_csc_params *p, int32_t *y_zero);
+void cisp_csc_row_c(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3], int w);
 
 #endif

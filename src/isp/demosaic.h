@@ -48,6 +48,23 @@ void cisp_demosaic_fast_rows(const struct plane16 *bayer, enum cisp_cfa cfa, con
 			     int y1, uint16_t *halo);
 
 /*
+ * The fast algorithm's row kernels (the dsp.h entries), split out of it:
+ * green of a row from Bayer rows r[0..4] (y-2..y+2), red and blue of a row
+ * from Bayer rows b[0..2] (y-1..y+1) and their green g[0..2]; nx is the
+ * row's first red or blue column (cisp_demosaic_first_colour()), and
+ * cisp_demosaic_red_first() says whether that colour is red. The _range
+ * versions compute columns [x0, x1) only, reflecting at the edges.
+ */
+int cisp_demosaic_first_colour(enum cisp_cfa cfa, int y);
+int cisp_demosaic_red_first(enum cisp_cfa cfa, int y);
+void cisp_demosaic_green_row_c(const uint16_t *const r[5], uint16_t *dst, int w, int nx);
+void cisp_demosaic_green_range_c(const uint16_t *const r[5], uint16_t *dst, int w, int nx, int x0, int x1);
+void cisp_demosaic_rb_row_c(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c,
+			    uint16_t *other_c, int w, int nx);
+void cisp_demosaic_rb_range_c(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c,
+			      uint16_t *other_c, int w, int nx, int x0, int x1);
+
+/*
  * The quality algorithm, in demosaic_quality.c; cisp_demosaic_*() call it only
  * when the build defines HAVE_DEMOSAIC_QUALITY (set by src/isp/meson.build when
  * that file exists). Its state holds the scratch it needs for one frame size;

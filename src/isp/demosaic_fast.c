@@ -69,17 +69,18 @@ PIXEL uint16_t green_at(const uint16_t *const r[5], int x0, int x1, int x2, int 
 	return round_clip(gh * level + gv * (8 - level), 5);
 }
 
-/* Green of Bayer row @y (reflected into the frame) into @dst. */
-static void green_row(const struct plane16 *bayer, enum cisp_cfa cfa, int y, uint16_t *dst)
+void cisp_demosaic_green_range_c(const uint16_t *const r[5], uint16_t *dst, int w, int nx, int x0, int x1)
 {
-	const int w = bayer->width, h = bayer->height;
-	const uint16_t *r[5];
-	int nx;
+	for (int x = x0; x < x1; x++) {
+		if ((x & 1) != nx)
+			dst[x] = r[2][x];
+		else
+			dst[x] = green_at(r, mirror(x - 2, w), mirror(x - 1, w), x, mirror(x + 1, w), mirror(x + 2, w));
+	}
+}
 
-	y = mirror(y, h);
-	for (int k = 0; k < 5; k++)
-		r[k] = plane_row(bayer, mirror(y + k - 2, h));
-	nx = first_colour_column(cfa, y);
+void cisp_demosaic_green_row_c(const uint16_t *const r[5], uint16_t *dst, int w, int nx)
+{
 	for (int x = 1 - nx; x < w; x += 2)
 		dst[x] = r[2][x];
 	/* The first and last red or blue columns reach past the edges. */
@@ -87,6 +88,23 @@ static void green_row(const struct plane16 *bayer, enum cisp_cfa cfa, int y, uin
 	for (int x = nx + 2; x < w - 2; x += 2)
 		dst[x] = green_at(r, x - 2, x - 1, x, x + 1, x + 2);
 	dst[w - 2 + nx] = green_at(r, w - 4 + nx, w - 3 + nx, w - 2 + nx, mirror(w - 1 + nx, w), mirror(w + nx, w));
+}
+
+int cisp_demosaic_first_colour(enum cisp_cfa cfa, int y)
+{
+	return first_colour_column(cfa, y);
+}
+
+/* Green of Bayer row @y (reflected into the frame) into @dst. */
+static void green_row(const struct plane16 *bayer, enum cisp_cfa cfa, int y, uint16_t *dst)
+{
+	const int h = bayer->height;
+	const uint16_t *r[5];
+
+	y = mirror(y, h);
+	for (int k = 0; k < 5; k++)
+		r[k] = plane_row(bayer, mirror(y + k - 2, h));
+	cisp_demosaic_green_row_c(r, dst, bayer->width, first_colour_column(cfa, y));
 }
 
 /*
@@ -110,20 +128,16 @@ PIXEL void rb_at(const uint16_t *const b[3], const uint16_t *const g[3], int x, 
 	}
 }
 
-/* Red and blue of row @y, given the green g[0..2] of rows y-1..y+1. */
-static void rb_row(const struct plane16 *bayer, enum cisp_cfa cfa, int y, const uint16_t *const g[3],
-		   const struct rgb16 *out)
+void cisp_demosaic_rb_range_c(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c,
+			      uint16_t *other_c, int w, int nx, int x0, int x1)
 {
-	const int w = bayer->width, h = bayer->height;
-	const uint16_t *b[3];
-	uint16_t *row_c, *other_c; /* planes of the row's own colour and of the other one */
-	int nx = first_colour_column(cfa, y);
-	int c = cisp_cfa_channel(cfa, (unsigned)nx, (unsigned)y) == CISP_CH_R ? 0 : 2;
+	for (int x = x0; x < x1; x++)
+		rb_at(b, g, x, mirror(x - 1, w), mirror(x + 1, w), (x & 1) == nx, row_c, other_c);
+}
 
-	for (int k = 0; k < 3; k++)
-		b[k] = plane_row(bayer, mirror(y + k - 1, h));
-	row_c = plane_row(&out->c[c], y);
-	other_c = plane_row(&out->c[2 - c], y);
+void cisp_demosaic_rb_row_c(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c,
+			    uint16_t *other_c, int w, int nx)
+{
 	/* The edge columns reflect: column -1 is 1, column w is w-2. */
 	rb_at(b, g, 0, 1, 1, nx == 0, row_c, other_c);
 	for (int x = 1 + nx; x < w - 1; x += 2)
@@ -131,6 +145,27 @@ static void rb_row(const struct plane16 *bayer, enum cisp_cfa cfa, int y, const 
 	for (int x = 2 - nx; x < w - 1; x += 2)
 		rb_at(b, g, x, x - 1, x + 1, 1, row_c, other_c);
 	rb_at(b, g, w - 1, w - 2, w - 2, nx == 1, row_c, other_c);
+}
+
+int cisp_demosaic_red_first(enum cisp_cfa cfa, int y)
+{
+	int nx = first_colour_column(cfa, y);
+
+	return cisp_cfa_channel(cfa, (unsigned)nx, (unsigned)y) == CISP_CH_R;
+}
+
+/* Red and blue of row @y, given the green g[0..2] of rows y-1..y+1. */
+static void rb_row(const struct plane16 *bayer, enum cisp_cfa cfa, int y, const uint16_t *const g[3],
+		   const struct rgb16 *out)
+{
+	const int h = bayer->height;
+	const uint16_t *b[3];
+	int c = cisp_demosaic_red_first(cfa, y) ? 0 : 2; /* the row's own colour */
+
+	for (int k = 0; k < 3; k++)
+		b[k] = plane_row(bayer, mirror(y + k - 1, h));
+	cisp_demosaic_rb_row_c(b, g, plane_row(&out->c[c], y), plane_row(&out->c[2 - c], y), bayer->width,
+			       first_colour_column(cfa, y));
 }
 
 void cisp_demosaic_fast_rows(const struct plane16 *bayer, enum cisp_cfa cfa, const struct rgb16 *out, int y0,

@@ -55,8 +55,13 @@ void cisp_dpc_prepare(struct cisp_dpc_coeffs *c, const struct cisp_dpc_params *p
 	c->count = p->count > CISP_DPC_MAX_PIXELS ? CISP_DPC_MAX_PIXELS : p->count;
 }
 
+int cisp_dpc_mirror(int i, int n)
+{
+	return mirror_cfa(i, n);
+}
+
 /* Index of the first static defect on row @y or below (the list is sorted by row). */
-static unsigned first_on_or_after(const struct cisp_dpc_coeffs *c, int y)
+unsigned cisp_dpc_first_static(const struct cisp_dpc_coeffs *c, int y)
 {
 	unsigned lo = 0, hi = c->count;
 
@@ -71,35 +76,54 @@ static unsigned first_on_or_after(const struct cisp_dpc_coeffs *c, int y)
 	return lo;
 }
 
+void cisp_dpc_row_range_c(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
+			  int t, int x0, int x1)
+{
+	for (int x = x0; x < x1; x++) {
+		/* Edge columns reflect; the interior needs no index checks. */
+		if (x < 2 || x >= w - 2)
+			d[x] = dpc_pixel(up, mid, dn, x, mirror_cfa(x - 2, w), mirror_cfa(x + 2, w), t);
+		else
+			d[x] = dpc_pixel(up, mid, dn, x, x - 2, x + 2, t);
+	}
+}
+
+void cisp_dpc_row_c(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w, int t)
+{
+	cisp_dpc_row_range_c(up, mid, dn, d, w, t, 0, 2);
+	for (int x = 2; x < w - 2; x++)
+		d[x] = dpc_pixel(up, mid, dn, x, x - 2, x + 2, t);
+	cisp_dpc_row_range_c(up, mid, dn, d, w, t, w - 2, w);
+}
+
+void cisp_dpc_static_row(const struct cisp_dpc_coeffs *c, unsigned *k, int y, const uint16_t *up,
+			 const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w)
+{
+	/* Static defects: always replaced, from the uncorrected input. */
+	for (; *k < c->count && c->pixels[*k].y == y; (*k)++) {
+		int x = c->pixels[*k].x;
+
+		if (x < w)
+			d[x] = mid4(up[x], dn[x], mid[mirror_cfa(x - 2, w)], mid[mirror_cfa(x + 2, w)]);
+	}
+}
+
 void cisp_dpc_rows(const struct cisp_dpc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1)
 {
 	int w = in->width, h = in->height, t = c->threshold;
-	unsigned k = first_on_or_after(c, y0);
+	unsigned k = cisp_dpc_first_static(c, y0);
 
 	for (int y = y0; y < y1; y++) {
-		const uint16_t *up = plane_row(in, mirror_cfa(y - 2, h));
+		const uint16_t *up = plane_row(in, cisp_dpc_mirror(y - 2, h));
 		const uint16_t *mid = plane_row(in, y);
-		const uint16_t *dn = plane_row(in, mirror_cfa(y + 2, h));
+		const uint16_t *dn = plane_row(in, cisp_dpc_mirror(y + 2, h));
 		uint16_t *d = plane_row(out, y);
 
-		if (t) {
-			/* Edge columns reflect; the interior needs no index checks. */
-			for (int x = 0; x < 2; x++)
-				d[x] = dpc_pixel(up, mid, dn, x, mirror_cfa(x - 2, w), x + 2, t);
-			for (int x = 2; x < w - 2; x++)
-				d[x] = dpc_pixel(up, mid, dn, x, x - 2, x + 2, t);
-			for (int x = w - 2; x < w; x++)
-				d[x] = dpc_pixel(up, mid, dn, x, x - 2, mirror_cfa(x + 2, w), t);
-		} else {
+		if (t)
+			cisp_dpc_row_c(up, mid, dn, d, w, t);
+		else
 			memcpy(d, mid, (size_t)w * sizeof(*d));
-		}
-		/* Static defects: always replaced, from the uncorrected input. */
-		for (; k < c->count && c->pixels[k].y == y; k++) {
-			int x = c->pixels[k].x;
-
-			if (x < w)
-				d[x] = mid4(up[x], dn[x], mid[mirror_cfa(x - 2, w)], mid[mirror_cfa(x + 2, w)]);
-		}
+		cisp_dpc_static_row(c, &k, y, up, mid, dn, d, w);
 	}
 }

@@ -74,32 +74,55 @@ void cisp_lsc_free(struct cisp_lsc_coeffs *c)
 	free(c);
 }
 
+void cisp_lsc_gain_row(const struct cisp_lsc_coeffs *c, int y, int x0, int n, uint16_t *g0, uint16_t *g1)
+{
+	int gw = c->grid_w, wy = c->row_weight[y];
+	uint16_t col[2][CISP_LSC_MAX_GRID]; /* the grid interpolated down to this row */
+
+	/* Vertical first, once per row for the two sites of the row (a mean of 16-bit gains fits 16 bits). */
+	for (int k = 0; k < 2; k++) {
+		const uint16_t *top = c->gain[(y & 1) * 2 + k] + c->row_node[y] * gw;
+
+		for (int i = 0; i < gw; i++)
+			col[k][i] = (uint16_t)(((uint32_t)top[i] * (W_ONE - wy) + (uint32_t)top[i + gw] * wy +
+						W_ONE / 2) >> W_BITS);
+	}
+	for (int x = x0; x < x0 + n; x++) {
+		const uint16_t *g = col[x & 1] + c->col_node[x];
+
+		g0[x - x0] = g[0];
+		g1[x - x0] = g[1];
+	}
+}
+
+const uint16_t *cisp_lsc_col_weight(const struct cisp_lsc_coeffs *c)
+{
+	return c->col_weight;
+}
+
+void cisp_lsc_row_c(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
+		    const uint16_t *wx)
+{
+	for (int x = 0; x < w; x++) {
+		uint32_t gain = ((uint32_t)g0[x] * (W_ONE - wx[x]) + (uint32_t)g1[x] * wx[x] + W_ONE / 2) >> W_BITS;
+		uint32_t v = ((uint32_t)s[x] * gain + 2048) >> 12;
+
+		d[x] = (uint16_t)(v > 65535 ? 65535 : v);
+	}
+}
+
 void cisp_lsc_rows(const struct cisp_lsc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1)
 {
-	int gw = c->grid_w;
+	uint16_t g0[256], g1[256];
 
+	/* In pieces of 256 columns, so the gain rows stay on the stack. */
 	for (int y = y0; y < y1; y++) {
-		const uint16_t *s = plane_row(in, y);
-		uint16_t *d = plane_row(out, y);
-		int wy = c->row_weight[y];
-		uint32_t col[2][CISP_LSC_MAX_GRID]; /* the grid interpolated down to this row */
+		for (int x = 0; x < in->width; x += 256) {
+			int n = in->width - x < 256 ? in->width - x : 256;
 
-		/* Vertical first, once per row for the two sites of the row. */
-		for (int k = 0; k < 2; k++) {
-			const uint16_t *top = c->gain[(y & 1) * 2 + k] + c->row_node[y] * gw;
-
-			for (int i = 0; i < gw; i++)
-				col[k][i] = ((uint32_t)top[i] * (W_ONE - wy) + (uint32_t)top[i + gw] * wy +
-					     W_ONE / 2) >> W_BITS;
-		}
-		for (int x = 0; x < in->width; x++) {
-			const uint32_t *g = col[x & 1] + c->col_node[x];
-			uint32_t wx = c->col_weight[x];
-			uint32_t gain = (g[0] * (W_ONE - wx) + g[1] * wx + W_ONE / 2) >> W_BITS;
-			uint32_t v = ((uint32_t)s[x] * gain + 2048) >> 12;
-
-			d[x] = (uint16_t)(v > 65535 ? 65535 : v);
+			cisp_lsc_gain_row(c, y, x, n, g0, g1);
+			cisp_lsc_row_c(plane_row(in, y) + x, plane_row(out, y) + x, n, g0, g1, c->col_weight + x);
 		}
 	}
 }

@@ -24,6 +24,22 @@ static inline uint8_t chroma(const struct plane16 *p, int w, int h, int cx, int 
 	return cisp_to8((sum + n / 2) / n);
 }
 
+void cisp_to8_row_c(const uint16_t *s, uint8_t *d, int w)
+{
+	for (int x = 0; x < w; x++)
+		d[x] = cisp_to8(s[x]);
+}
+
+void cisp_chroma420_row_c(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
+			  uint8_t *dcb, uint8_t *dcr, int step, int w)
+{
+	/* Whole 2x2 blocks: the rounded mean is (sum + 2) / 4, as chroma() computes it. */
+	for (int i = 0; i < w / 2; i++) {
+		dcb[step * i] = cisp_to8((cb0[2 * i] + cb0[2 * i + 1] + cb1[2 * i] + cb1[2 * i + 1] + 2u) >> 2);
+		dcr[step * i] = cisp_to8((cr0[2 * i] + cr0[2 * i + 1] + cr1[2 * i] + cr1[2 * i + 1] + 2u) >> 2);
+	}
+}
+
 static void pack_yuv420(const struct rgb16 *in, const struct cisp_image *out, int y0, int y1)
 {
 	const int w = (int)out->width, h = (int)out->height, cw = (w + 1) / 2;

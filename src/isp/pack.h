@@ -17,6 +17,13 @@ static inline uint8_t cisp_to8(uint32_t v)
 }
 
 /* Rows [y0, y1) of @out (both even for 4:2:0) from @in at the output's size. */
+/*
+ * Row kernels of the 4:2:0 packing (the dsp.h entries): cisp_to8() of each
+ * sample, and the chroma of a pair of rows of even width @w, whole 2x2 blocks.
+ */
+void cisp_to8_row_c(const uint16_t *s, uint8_t *d, int w);
+void cisp_chroma420_row_c(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
+			  uint8_t *dcb, uint8_t *dcr, int step, int w);
 void cisp_pack_rows(const struct rgb16 *in, const struct cisp_image *out, int y0, int y1);
 
 #endif

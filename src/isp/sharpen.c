@@ -71,3 +71,39 @@ void cisp_sharpen_rows(const struct cisp_sharpen_params *p, const struct rgb16 *
 		}
 	}
 }
+
+/*
+ * The same arithmetic split in two for dsp.h and banded execution: the luma
+ * of a row, then one output row from the luma of rows y-2..y+2 (each
+ * computed once instead of five times).
+ */
+void cisp_sharpen_luma_row_c(const uint16_t *const rgb[3], uint16_t *out, int w)
+{
+	for (int x = 0; x < w; x++)
+		out[x] = (uint16_t)luma(rgb[0], rgb[1], rgb[2], x);
+}
+
+void cisp_sharpen_row_c(const uint16_t *const l[5], const uint16_t *const mid[3], uint16_t *const out[3], int w,
+			int coring, int strength, int limit, int32_t *v)
+{
+	/* v[x + R]: the vertical blur of column x, for x in [-R, w + R) (reflected). */
+	for (int x = -R; x < w + R; x++) {
+		const int xm = mirror(x, w);
+
+		v[x + R] = l[0][xm] + 4 * l[1][xm] + 6 * l[2][xm] + 4 * l[3][xm] + l[4][xm];
+	}
+	for (int x = 0; x < w; x++) {
+		const int32_t s = v[x] + 4 * v[x + 1] + 6 * v[x + 2] + 4 * v[x + 3] + v[x + 4];
+		const int32_t d = l[2][x] - ((s + 128) >> 8);
+		const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+		const uint32_t cored = a > (uint32_t)coring ? a - (uint32_t)coring : 0;
+		uint32_t e = (cored * (uint32_t)strength + 128) >> 8;
+
+		if (e > (uint32_t)limit)
+			e = (uint32_t)limit;
+		const int32_t delta = d < 0 ? -(int32_t)e : (int32_t)e;
+
+		for (int c = 0; c < 3; c++)
+			out[c][x] = clamp16(mid[c][x] + delta);
+	}
+}

@@ -54,8 +54,13 @@ void cisp_tone_rows(const struct cisp_tone_coeffs *c, const struct rgb16 *in, co
 			const uint16_t *src = plane_row(&in->c[ch], y);
 			uint16_t *dst = plane_row(&out->c[ch], y);
 
-			for (int x = 0; x < w; x++)
-				dst[x] = c->lut[src[x]];
+			cisp_lut_row_c(c->lut, src, dst, w);
 		}
 	}
+}
+
+void cisp_lut_row_c(const uint16_t *lut, const uint16_t *s, uint16_t *d, int w)
+{
+	for (int x = 0; x < w; x++)
+		d[x] = lut[s[x]];
 }

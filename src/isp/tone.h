@@ -15,5 +15,7 @@ void cisp_tone_prepare(struct cisp_tone_coeffs *c, const struct cisp_tone_params
 /* Rows [y0, y1); @in and @out may be the same planes. */
 void cisp_tone_rows(const struct cisp_tone_coeffs *c, const struct rgb16 *in, const struct rgb16 *out, int y0,
 		    int y1);
+/* One row through a 65536-entry table (the dsp.h entry); @s may be @d. */
+void cisp_lut_row_c(const uint16_t *lut, const uint16_t *s, uint16_t *d, int w);
 
 #endif

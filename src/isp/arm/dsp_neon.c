@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* The row functions of dsp.h for AArch64 NEON. */
+#define SIMD_SUFFIX neon
+#include "vec.h"
+
+#include "isp/simd_kernels.h"

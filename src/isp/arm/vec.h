@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* The vector layer of src/isp/simd_kernels.h for AArch64 NEON (128-bit). */
+#ifndef CISP_ISP_ARM_VEC_H
+#define CISP_ISP_ARM_VEC_H
+
+#include <arm_neon.h>
+#include <stdint.h>
+
+#define V_INLINE static inline __attribute__((always_inline))
+
+typedef uint16x8_t vu16;
+typedef int32x4_t vs32;
+
+#define N16 8
+#define N32 4
+
+#define ld(p) vld1q_u16((const uint16_t *)(p))
+#define st(p, v) vst1q_u16((uint16_t *)(p), (v))
+#define set16(v) vdupq_n_u16((uint16_t)(v))
+#define set32(v) vdupq_n_s32(v)
+V_INLINE vs32 set32x2(int32_t a, int32_t b)
+{
+	const int32_t v[4] = { a, b, a, b };
+
+	return vld1q_s32(v);
+}
+#define zero() vdupq_n_u16(0)
+#define vand(a, b) vandq_u16(a, b)
+#define vor(a, b) vorrq_u16(a, b)
+
+#define add16(a, b) vaddq_u16(a, b)
+#define sub16(a, b) vsubq_u16(a, b)
+#define adds16(a, b) vqaddq_u16(a, b)
+#define subs16(a, b) vqsubq_u16(a, b)
+#define min16(a, b) vminq_u16(a, b)
+#define max16(a, b) vmaxq_u16(a, b)
+#define avg16(a, b) vrhaddq_u16(a, b)
+#define srl16(a, n) vshrq_n_u16(a, n)
+#define sll16(a, n) vshlq_n_u16(a, n)
+#define le16(a, b) vcleq_u16(a, b)
+#define sel16(m, a, b) vbslq_u16(m, a, b)
+V_INLINE vu16 mulhi16(vu16 a, vu16 b)
+{
+	uint32x4_t lo = vmull_u16(vget_low_u16(a), vget_low_u16(b)), hi = vmull_high_u16(a, b);
+
+	return vcombine_u16(vshrn_n_u32(lo, 16), vshrn_n_u32(hi, 16));
+}
+
+#define ld32(p) vld1q_s32((const int32_t *)(p))
+#define st32(p, v) vst1q_s32((int32_t *)(p), (v))
+#define add32(a, b) vaddq_s32(a, b)
+#define sub32(a, b) vsubq_s32(a, b)
+#define mul32(a, b) vmulq_s32(a, b)
+#define min32(a, b) vminq_s32(a, b)
+#define max32(a, b) vmaxq_s32(a, b)
+#define abs32(a) vabsq_s32(a)
+#define sra32(a, n) vshrq_n_s32(a, n)
+#define srl32(a, n) vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(a), n))
+#define sll32(a, n) vshlq_n_s32(a, n)
+#define gt32(a, b) vreinterpretq_s32_u32(vcgtq_s32(a, b))
+#define as32(v) vreinterpretq_s32_u16(v)
+#define as16(v) vreinterpretq_u16_s32(v)
+#define vand32(a, b) vandq_s32(a, b)
+#define vor32(a, b) vorrq_s32(a, b)
+#define vxor32(a, b) veorq_s32(a, b)
+
+#define wlo(v) vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(v)))
+#define whi(v) vreinterpretq_s32_u32(vmovl_high_u16(v))
+#define packus32(lo, hi) vcombine_u16(vqmovun_s32(lo), vqmovun_s32(hi))
+#define narrow32(a, b) packus32(a, b)
+
+#define even32(v) vandq_s32(as32(v), vdupq_n_s32(0xffff))
+#define odd32(v) srl32(as32(v), 16)
+#define join32(e, o) as16(vorrq_s32(e, sll32(o, 16)))
+
+V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs32 *hi)
+{
+	const uint16x8_t flip = vdupq_n_u16(0x8000);
+	int16x8_t sa = vreinterpretq_s16_u16(veorq_u16(a, flip)), sb = vreinterpretq_s16_u16(veorq_u16(b, flip));
+	int16x8_t sc = vreinterpretq_s16_u16(veorq_u16(c, flip));
+	int32x4_t l = vmull_n_s16(vget_low_s16(sa), (int16_t)m0), h = vmull_high_n_s16(sa, (int16_t)m0);
+
+	l = vmlal_n_s16(l, vget_low_s16(sb), (int16_t)m1);
+	h = vmlal_high_n_s16(h, sb, (int16_t)m1);
+	*lo = vmlal_n_s16(l, vget_low_s16(sc), (int16_t)m2);
+	*hi = vmlal_high_n_s16(h, sc, (int16_t)m2);
+}
+
+V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
+{
+	vst1q_u8(d, vcombine_u8(vqmovn_u16(a), vqmovn_u16(b)));
+}
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The table of hot row functions, filled once at start-up for the CPU.
+ *
+ * Each entry computes one row of one stage. The C versions live in the stage
+ * files (they are the reference arithmetic, split out per row); optimised
+ * versions live in x86/ and arm/ and must give the same bits for every input
+ * (tests/checkasm checks this). cisp_dsp() picks the best level the CPU has;
+ * the environment variable CISP_CPU=scalar|sse4|avx2|avx512|neon caps it.
+ *
+ * Rows are arrays of 16-bit samples; widths are even and at least 16 unless
+ * an entry says otherwise. Per-site coefficients [2] are for even and odd
+ * columns of the row.
+ */
+#ifndef CISP_ISP_DSP_H
+#define CISP_ISP_DSP_H
+
+#include <stdint.h>
+
+enum cisp_cpu_level {
+	CISP_CPU_SCALAR = 0,
+	CISP_CPU_SSE4,
+	CISP_CPU_AVX2,
+	CISP_CPU_AVX512,
+	CISP_CPU_NEON,
+	CISP_CPU_LEVELS
+};
+
+struct cisp_dsp {
+	enum cisp_cpu_level level;
+	/* Black level: clamp((max(s - black, 0) * gain + 8192) >> 14), 65535 where s >= white. */
+	void (*blc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
+			uint16_t white);
+	/* White balance: clamp((s * gain + 2048) >> 12). */
+	void (*wb_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t gain[2]);
+	/*
+	 * Lens shading: per column the gains g0, g1 of the nodes left and right
+	 * (already interpolated to the row) and the Q10 weight wx of the right one.
+	 */
+	void (*lsc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
+			const uint16_t *wx);
+	/* Dynamic defect detection on rows y-2, y, y+2 (threshold > 0). */
+	void (*dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
+			int threshold);
+	/* Fast demosaic green of a row: r[0..4] are rows y-2..y+2, nx its first red/blue column. */
+	void (*green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx);
+	/* Fast demosaic red and blue of a row from Bayer rows y-1..y+1 and their green. */
+	void (*rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
+		       int w, int nx);
+	/* Colour matrix: out_c = clamp(((sum m[3c+k] in_k + 2048) >> 12) + off[c]); in may be out. */
+	void (*ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3],
+			uint16_t *const out[3], int w);
+	/* One table lookup per sample; s may be d. */
+	void (*lut_row)(const uint16_t *lut, const uint16_t *s, uint16_t *d, int w);
+	/* Sharpening luma (871 r + 2929 g + 296 b + 2048) >> 12. */
+	void (*luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w);
+	/*
+	 * Sharpening of one row from the luma of rows y-2..y+2 and the row's
+	 * R, G, B; @tmp holds w + 4 int32 of scratch.
+	 */
+	void (*sharpen_row)(const uint16_t *const luma[5], const uint16_t *const mid[3], uint16_t *const out[3],
+			    int w, int coring, int strength, int limit, int32_t *tmp);
+	/* RGB to YCbCr, Q15 matrix m (Y, Cb, Cr rows), Y offset y_zero; in may be out. */
+	void (*csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3],
+			int w);
+	/* 16-bit to 8-bit, cisp_to8() per sample (any width >= 1). */
+	void (*to8_row)(const uint16_t *s, uint8_t *d, int w);
+	/*
+	 * 4:2:0 chroma of a pair of rows of even width w: the 8-bit mean of each
+	 * 2x2 block of Cb and Cr into dcb[step * i] and dcr[step * i] (NV12:
+	 * step 2 into one interleaved row; planar: step 1).
+	 */
+	void (*chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
+			      uint8_t *dcb, uint8_t *dcr, int step, int w);
+};
+
+/* The table for this CPU, capped by CISP_CPU; filled on the first call. */
+const struct cisp_dsp *cisp_dsp(void);
+/* The best level this CPU supports. */
+enum cisp_cpu_level cisp_cpu_detect(void);
+/* Fill @d for @level; returns 0, or -ENOTSUP when this build or CPU lacks it. */
+int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level);
+/* "scalar", "sse4", "avx2", "avx512", "neon". */
+const char *cisp_cpu_name(enum cisp_cpu_level level);
+/* The level named @name, or -1. */
+int cisp_cpu_from_name(const char *name);
+
+/* Per-architecture fillers, in x86/ and arm/ (present when the build has them). */
+void cisp_dsp_init_sse4(struct cisp_dsp *d);
+void cisp_dsp_init_avx2(struct cisp_dsp *d);
+void cisp_dsp_init_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_neon(struct cisp_dsp *d);
+
+#endif

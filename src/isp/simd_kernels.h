@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The optimised row functions of dsp.h, written once over a small vector
+ * layer (x86/vec.h, arm/vec.h) and compiled once per instruction set by the
+ * files in x86/ and arm/, which define SIMD_SUFFIX and include the layer
+ * first. Each function gives the same bits as its C version in the stage
+ * file (tests/checkasm); columns the vectors do not cover (frame edges,
+ * tails) are left to the C versions.
+ *
+ * Two ways to reach 32-bit lanes, both order-preserving: wlo()/whi() then
+ * packus32() for stages that treat every column alike, and even32()/odd32()
+ * then join32() (the even and odd samples of one vector, as 32-bit lanes)
+ * for stages whose arithmetic differs between CFA columns.
+ */
+#include <stdint.h>
+
+#include "isp/blc.h"
+#include "isp/ccm.h"
+#include "isp/csc.h"
+#include "isp/demosaic.h"
+#include "isp/dpc.h"
+#include "isp/dsp.h"
+#include "isp/lsc.h"
+#include "isp/pack.h"
+#include "isp/sharpen.h"
+#include "isp/tone.h"
+#include "isp/wb.h"
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define FN(name) CAT(name, SIMD_SUFFIX)
+
+/* clamp((v + 2^(s-1)) >> s, 0, 65535) for v of either sign (round_clip of the fast demosaic). */
+#define round_clip32(v, s) min32(sra32(add32(max32(v, set32(0)), set32(1 << ((s)-1))), s), set32(65535))
+
+static void FN(blc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
+			uint16_t white)
+{
+	const vs32 b = set32x2(black[0], black[1]), g = set32x2(gain[0], gain[1]), r = set32(8192), z = set32(0);
+	const vu16 wh = set16(white);
+	int x = 0;
+
+	/* Products reach 2^32 - 1: unsigned multiply and shift. */
+	for (; x + N16 <= w; x += N16) {
+		vu16 v = ld(s + x);
+		vs32 lo = srl32(add32(mul32(max32(sub32(wlo(v), b), z), g), r), 14);
+		vs32 hi = srl32(add32(mul32(max32(sub32(whi(v), b), z), g), r), 14);
+
+		/* Samples at or above white become 65535: or with the all-ones mask. */
+		st(d + x, vor(packus32(lo, hi), le16(wh, v)));
+	}
+	cisp_blc_row_c(s + x, d + x, w - x, black, gain, white);
+}
+
+static void FN(wb_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t gain[2])
+{
+	const vs32 g = set32x2(gain[0], gain[1]), r = set32(2048);
+	int x = 0;
+
+	for (; x + N16 <= w; x += N16) {
+		vu16 v = ld(s + x);
+
+		st(d + x, packus32(srl32(add32(mul32(wlo(v), g), r), 12), srl32(add32(mul32(whi(v), g), r), 12)));
+	}
+	cisp_wb_row_c(s + x, d + x, w - x, gain);
+}
+
+static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
+			const uint16_t *wx)
+{
+	const vs32 one = set32(1024), r10 = set32(512), r12 = set32(2048);
+	int x = 0;
+
+	for (; x + N16 <= w; x += N16) {
+		vu16 v = ld(s + x), a = ld(g0 + x), b = ld(g1 + x), k = ld(wx + x);
+		vs32 glo = srl32(add32(add32(mul32(wlo(a), sub32(one, wlo(k))), mul32(wlo(b), wlo(k))), r10), 10);
+		vs32 ghi = srl32(add32(add32(mul32(whi(a), sub32(one, whi(k))), mul32(whi(b), whi(k))), r10), 10);
+
+		st(d + x, packus32(srl32(add32(mul32(wlo(v), glo), r12), 12), srl32(add32(mul32(whi(v), ghi), r12), 12)));
+	}
+	cisp_lsc_row_c(s + x, d + x, w - x, g0 + x, g1 + x, wx + x);
+}
+
+static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
+			int threshold)
+{
+	const vu16 t = set16(threshold);
+	int x = 2;
+
+	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, 0, 2);
+	for (; x + N16 + 2 <= w; x += N16) {
+		vu16 p = ld(mid + x), ml = ld(mid + x - 2), mr = ld(mid + x + 2);
+		vu16 ul = ld(up + x - 2), uc = ld(up + x), ur = ld(up + x + 2);
+		vu16 dl = ld(dn + x - 2), dc = ld(dn + x), dr = ld(dn + x + 2);
+		vu16 hi = max16(max16(max16(ul, uc), max16(ur, ml)), max16(max16(mr, dl), max16(dc, dr)));
+		vu16 lo = min16(min16(min16(ul, uc), min16(ur, ml)), min16(min16(mr, dl), min16(dc, dr)));
+		/* The middle two of up, down, left, right, averaged rounding up. */
+		vu16 m = avg16(max16(min16(uc, dc), min16(ml, mr)), min16(max16(uc, dc), max16(ml, mr)));
+		/* p - hi > t and lo - p > t without leaving 16 bits: compare with saturated sums. */
+		vu16 keep = vand(le16(p, adds16(hi, t)), le16(lo, adds16(p, t)));
+
+		st(d + x, sel16(keep, p, m));
+	}
+	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, x, w);
+}
+
+/* The sample at column (colour site + o) of row p for each pair, as 32-bit lanes. */
+#define L(p, o) even32(ld((p) + x + (o)))
+
+static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx)
+{
+	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+	int x = nx + 2;
+
+	/* Vectors of pairs (red or blue site, green site) starting at a red or blue column. */
+	cisp_demosaic_green_range_c(r, dst, w, nx, 0, x);
+	for (; x + N16 + 2 <= w; x += N16) {
+		vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
+		vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
+		vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
+		vs32 b0 = L(r1, -2), b1 = L(r1, -1), b2 = L(r1, 0), b3 = L(r1, 1), b4 = L(r1, 2);
+		vs32 c0 = L(r3, -2), c1 = L(r3, -1), c2 = L(r3, 0), c3 = L(r3, 1), c4 = L(r3, 2);
+		vs32 u1 = L(r0, -1), u3 = L(r0, 1), e1 = L(r4, -1), e3 = L(r4, 1);
+		vs32 gh = add32(sll32(add32(a1, a3), 1), lh);
+		vs32 gv = add32(sll32(add32(b2, c2), 1), lv);
+		vs32 dh = add32(sll32(add32(abs32(sub32(a1, a3)), abs32(lh)), 2),
+				add32(sll32(add32(abs32(sub32(b1, b3)), abs32(sub32(c1, c3))), 1),
+				      add32(add32(abs32(sub32(b0, b2)), abs32(sub32(b2, b4))),
+					    add32(abs32(sub32(c0, c2)), abs32(sub32(c2, c4))))));
+		vs32 dv = add32(sll32(add32(abs32(sub32(b2, c2)), abs32(lv)), 2),
+				add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
+				      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
+					    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
+		/* level = 4 - #(k dh > 64 dv) + #(k dv > 64 dh) for k = 16, 31, 43, 56 (masks are -1). */
+		vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
+		vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
+		vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
+		vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
+		vs32 up = add32(add32(gt32(sll32(dh, 4), dv64), gt32(dh31, dv64)), add32(gt32(dh43, dv64), gt32(dh56, dv64)));
+		vs32 dn = add32(add32(gt32(sll32(dv, 4), dh64), gt32(dv31, dh64)), add32(gt32(dv43, dh64), gt32(dv56, dh64)));
+		vs32 level = sub32(add32(set32(4), up), dn);
+		vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
+
+		st(dst + x, as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u)))));
+	}
+	cisp_demosaic_green_range_c(r, dst, w, nx, x, w);
+}
+
+static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
+		       int w, int nx)
+{
+	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
+	int x = nx ? 1 : 2;
+
+	/* Pairs (red or blue site c, green site c + 1); the green site's neighbours are at offsets + 1. */
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, x);
+	for (; x + N16 + 2 <= w; x += N16) {
+		vs32 g1c = L(g1, 0), g1g = L(g1, 1);
+		vs32 b0m = L(b0, -1), b0p = L(b0, 1), b2m = L(b2, -1), b2p = L(b2, 1);
+		vs32 g0m = L(g0, -1), g0p = L(g0, 1), g2m = L(g2, -1), g2p = L(g2, 1);
+		/* Red or blue site: the other colour from the four diagonals. */
+		vs32 oc = sub32(add32(sll32(g1c, 2), add32(add32(b0m, b0p), add32(b2m, b2p))),
+				add32(add32(g0m, g0p), add32(g2m, g2p)));
+		/* Green site: the row's colour from left and right, the other from above and below. */
+		vs32 rg = sub32(add32(sll32(g1g, 1), add32(L(b1, 0), L(b1, 2))), add32(g1c, L(g1, 2)));
+		vs32 og = sub32(add32(sll32(g1g, 1), add32(b0p, b2p)), add32(g0p, g2p));
+
+		st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
+		st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
+	}
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, x, w);
+}
+
+#undef L
+
+static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
+			int w)
+{
+	vs32 k[3];
+	int x = 0;
+
+	/* With samples offset by -32768: sum m (x - 32768) + 32768 sum m = sum m x. */
+	for (int c = 0; c < 3; c++)
+		k[c] = set32(32768 * (m[3 * c] + m[3 * c + 1] + m[3 * c + 2]) + 2048);
+	for (; x + N16 <= w; x += N16) {
+		vu16 r = ld(in[0] + x), g = ld(in[1] + x), b = ld(in[2] + x);
+
+		for (int c = 0; c < 3; c++) {
+			vs32 lo, hi, o = set32(off[c]);
+
+			dot3(r, g, b, m[3 * c], m[3 * c + 1], m[3 * c + 2], &lo, &hi);
+			st(out[c] + x, packus32(add32(sra32(add32(lo, k[c]), 12), o), add32(sra32(add32(hi, k[c]), 12), o)));
+		}
+	}
+	if (x < w) {
+		const uint16_t *i2[3] = { in[0] + x, in[1] + x, in[2] + x };
+		uint16_t *o2[3] = { out[0] + x, out[1] + x, out[2] + x };
+
+		cisp_ccm_row_c(m, off, i2, o2, w - x);
+	}
+}
+
+static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3], int w)
+{
+	vs32 k[3];
+	int x = 0;
+
+	for (int c = 0; c < 3; c++)
+		k[c] = set32(32768 * (m[3 * c] + m[3 * c + 1] + m[3 * c + 2]) + 16384);
+	for (; x + N16 <= w; x += N16) {
+		vu16 r = ld(in[0] + x), g = ld(in[1] + x), b = ld(in[2] + x);
+
+		for (int c = 0; c < 3; c++) {
+			vs32 lo, hi, o = set32(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+
+			dot3(r, g, b, m[3 * c], m[3 * c + 1], m[3 * c + 2], &lo, &hi);
+			st(out[c] + x, packus32(add32(sra32(add32(lo, k[c]), 15), o), add32(sra32(add32(hi, k[c]), 15), o)));
+		}
+	}
+	if (x < w) {
+		const uint16_t *i2[3] = { in[0] + x, in[1] + x, in[2] + x };
+		uint16_t *o2[3] = { out[0] + x, out[1] + x, out[2] + x };
+
+		cisp_csc_row_c(m, y_zero, i2, o2, w - x);
+	}
+}
+
+static void FN(luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w)
+{
+	const vs32 k = set32(32768 * 4096 + 2048);
+	int x = 0;
+
+	for (; x + N16 <= w; x += N16) {
+		vs32 lo, hi;
+
+		dot3(ld(rgb[0] + x), ld(rgb[1] + x), ld(rgb[2] + x), 871, 2929, 296, &lo, &hi);
+		st(luma + x, packus32(sra32(add32(lo, k), 12), sra32(add32(hi, k), 12)));
+	}
+	if (x < w) {
+		const uint16_t *i2[3] = { rgb[0] + x, rgb[1] + x, rgb[2] + x };
+
+		cisp_sharpen_luma_row_c(i2, luma + x, w - x);
+	}
+}
+
+static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mid[3], uint16_t *const out[3], int w,
+			    int coring, int strength, int limit, int32_t *tmp)
+{
+	/* The vertical blur of even columns in ve[j + 1] = v[2j], of odd ones in vo[j + 1] = v[2j + 1]. */
+	const int half = w / 2;
+	int32_t *ve = tmp, *vo = tmp + half + 2;
+	const vs32 cor = set32(coring), str = set32(strength), lim = set32(limit), z = set32(0), top = set32(65535);
+	int x = 0;
+
+	if (w < 2 * N16) {
+		cisp_sharpen_row_c(l, mid, out, w, coring, strength, limit, tmp);
+		return;
+	}
+	for (; x < w; x += N16) {
+		int xv = x + N16 <= w ? x : w - N16; /* the last vector overlaps the one before */
+		vu16 r0 = ld(l[0] + xv), r1 = ld(l[1] + xv), r2 = ld(l[2] + xv), r3 = ld(l[3] + xv), r4 = ld(l[4] + xv);
+		vs32 e = add32(add32(even32(r0), even32(r4)),
+			       add32(sll32(add32(even32(r1), even32(r3)), 2), mul32(even32(r2), set32(6))));
+		vs32 o = add32(add32(odd32(r0), odd32(r4)),
+			       add32(sll32(add32(odd32(r1), odd32(r3)), 2), mul32(odd32(r2), set32(6))));
+
+		st32(ve + xv / 2 + 1, e);
+		st32(vo + xv / 2 + 1, o);
+	}
+	/* Columns -2, -1, w, w + 1 reflect to 2, 1, w - 2, w - 3. */
+	ve[0] = ve[2];
+	vo[0] = vo[1];
+	ve[half + 1] = ve[half];
+	vo[half + 1] = vo[half - 1];
+	for (x = 0; x < w; x += N16) {
+		int xv = x + N16 <= w ? x : w - N16, j = xv / 2;
+		vs32 em = ld32(ve + j), om = ld32(vo + j), ec = ld32(ve + j + 1), oc = ld32(vo + j + 1);
+		vs32 ep = ld32(ve + j + 2), op = ld32(vo + j + 2);
+		vs32 se = add32(add32(em, ep), add32(sll32(add32(om, oc), 2), mul32(ec, set32(6))));
+		vs32 so = add32(add32(om, op), add32(sll32(add32(ec, ep), 2), mul32(oc, set32(6))));
+		vu16 lc = ld(l[2] + xv);
+		vs32 de = sub32(even32(lc), sra32(add32(se, set32(128)), 8));
+		vs32 dd = sub32(odd32(lc), sra32(add32(so, set32(128)), 8));
+		/* Coring, strength (unsigned product) and limit on |d|, then d's sign back. */
+		vs32 ee = min32(srl32(add32(mul32(max32(sub32(abs32(de), cor), z), str), set32(128)), 8), lim);
+		vs32 eo = min32(srl32(add32(mul32(max32(sub32(abs32(dd), cor), z), str), set32(128)), 8), lim);
+		vs32 se_ = sra32(de, 31), so_ = sra32(dd, 31);
+
+		ee = sub32(vxor32(ee, se_), se_);
+		eo = sub32(vxor32(eo, so_), so_);
+		for (int c = 0; c < 3; c++) {
+			vu16 m = ld(mid[c] + xv);
+
+			st(out[c] + xv, join32(min32(max32(add32(even32(m), ee), z), top),
+					       min32(max32(add32(odd32(m), eo), z), top)));
+		}
+	}
+}
+
+static void FN(to8_row)(const uint16_t *s, uint8_t *d, int w)
+{
+	/* cisp_to8(v) = floor((v + 128) / 257) = floor(min(v + 128, 65535) * 65281 / 2^24). */
+	const vu16 r = set16(128), k = set16(65281);
+	int x = 0;
+
+	for (; x + 2 * N16 <= w; x += 2 * N16)
+		st8(d + x, srl16(mulhi16(adds16(ld(s + x), r), k), 8), srl16(mulhi16(adds16(ld(s + x + N16), r), k), 8));
+	cisp_to8_row_c(s + x, d + x, w - x);
+}
+
+static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
+			      uint8_t *dcb, uint8_t *dcr, int step, int w)
+{
+	const vs32 two = set32(2), r = set32(128), k = set32(65281);
+	int x = 0;
+
+	/* Interleaved NV12 only: one 16-bit lane per Cb, Cr pair. */
+	if (step == 2 && dcr == dcb + 1) {
+		for (; x + 2 * N16 <= w; x += 2 * N16) {
+			vs32 q[2];
+
+			for (int h = 0; h < 2; h++) {
+				const int o = x + h * N16;
+				vu16 a = ld(cb0 + o), b = ld(cb1 + o), c = ld(cr0 + o), e = ld(cr1 + o);
+				vs32 sb = sra32(add32(add32(add32(even32(a), odd32(a)), add32(even32(b), odd32(b))), two), 2);
+				vs32 sr = sra32(add32(add32(add32(even32(c), odd32(c)), add32(even32(e), odd32(e))), two), 2);
+
+				sb = srl32(mul32(add32(sb, r), k), 24);
+				sr = srl32(mul32(add32(sr, r), k), 24);
+				q[h] = vor32(sb, sll32(sr, 8));
+			}
+			st(dcb + x, narrow32(q[0], q[1]));
+		}
+	}
+	cisp_chroma420_row_c(cb0 + x, cb1 + x, cr0 + x, cr1 + x, dcb + x / 2 * step, dcr + x / 2 * step, step, w - x);
+}
+
+
+void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
+{
+	d->blc_row = FN(blc_row);
+	d->wb_row = FN(wb_row);
+	d->lsc_row = FN(lsc_row);
+	d->dpc_row = FN(dpc_row);
+	d->green_row = FN(green_row);
+	d->rb_row = FN(rb_row);
+	d->ccm_row = FN(ccm_row);
+	d->csc_row = FN(csc_row);
+	d->luma_row = FN(luma_row);
+	d->sharpen_row = FN(sharpen_row);
+	d->to8_row = FN(to8_row);
+	d->chroma420_row = FN(chroma420_row);
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* The row functions of dsp.h for x86-64 AVX2 (256-bit vectors). */
+#define VEC_BITS 256
+#define SIMD_SUFFIX avx2
+#include "vec.h"
+
+#include "isp/simd_kernels.h"

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The vector layer of src/isp/simd_kernels.h for x86-64: 16-bit and 32-bit
+ * integer lanes at the width the including file selects with VEC_BITS
+ * (128: SSE4.1, 256: AVX2, 512: AVX-512BW). Built with that target's flags.
+ */
+#ifndef CISP_ISP_X86_VEC_H
+#define CISP_ISP_X86_VEC_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#define V_INLINE static inline __attribute__((always_inline))
+
+#if VEC_BITS == 128
+typedef __m128i vu16;
+typedef __m128i vs32;
+#define X(op) _mm_##op
+#define ld(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define st(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define set16(v) _mm_set1_epi16((short)(v))
+#define set32(v) _mm_set1_epi32(v)
+#define set32x2(a, b) _mm_set_epi32(b, a, b, a)
+#define zero() _mm_setzero_si128()
+#define vand(a, b) _mm_and_si128(a, b)
+#define vor(a, b) _mm_or_si128(a, b)
+#define vxor(a, b) _mm_xor_si128(a, b)
+#define vandn(m, a) _mm_andnot_si128(m, a)
+#elif VEC_BITS == 256
+typedef __m256i vu16;
+typedef __m256i vs32;
+#define X(op) _mm256_##op
+#define ld(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define st(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define set16(v) _mm256_set1_epi16((short)(v))
+#define set32(v) _mm256_set1_epi32(v)
+#define set32x2(a, b) _mm256_set_epi32(b, a, b, a, b, a, b, a)
+#define zero() _mm256_setzero_si256()
+#define vand(a, b) _mm256_and_si256(a, b)
+#define vor(a, b) _mm256_or_si256(a, b)
+#define vxor(a, b) _mm256_xor_si256(a, b)
+#define vandn(m, a) _mm256_andnot_si256(m, a)
+#elif VEC_BITS == 512
+typedef __m512i vu16;
+typedef __m512i vs32;
+#define X(op) _mm512_##op
+#define ld(p) _mm512_loadu_si512((const void *)(p))
+#define st(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define set16(v) _mm512_set1_epi16((short)(v))
+#define set32(v) _mm512_set1_epi32(v)
+#define set32x2(a, b) _mm512_set_epi32(b, a, b, a, b, a, b, a, b, a, b, a, b, a, b, a)
+#define zero() _mm512_setzero_si512()
+#define vand(a, b) _mm512_and_si512(a, b)
+#define vor(a, b) _mm512_or_si512(a, b)
+#define vxor(a, b) _mm512_xor_si512(a, b)
+#define vandn(m, a) _mm512_andnot_si512(m, a)
+#else
+#error "VEC_BITS must be 128, 256 or 512"
+#endif
+
+#define N16 (VEC_BITS / 16)
+#define N32 (VEC_BITS / 32)
+
+/* 16-bit lanes (unsigned unless named otherwise). */
+#define add16(a, b) X(add_epi16)(a, b)
+#define sub16(a, b) X(sub_epi16)(a, b)
+#define adds16(a, b) X(adds_epu16)(a, b)
+#define subs16(a, b) X(subs_epu16)(a, b)
+#define min16(a, b) X(min_epu16)(a, b)
+#define max16(a, b) X(max_epu16)(a, b)
+#define avg16(a, b) X(avg_epu16)(a, b)
+#define mulhi16(a, b) X(mulhi_epu16)(a, b)
+#define srl16(a, n) X(srli_epi16)(a, n)
+#define sll16(a, n) X(slli_epi16)(a, n)
+
+/* 32-bit lanes (signed unless named otherwise). */
+#define vand32(a, b) vand(a, b)
+#define vor32(a, b) vor(a, b)
+#define vxor32(a, b) vxor(a, b)
+#define ld32(p) ld(p)
+#define st32(p, v) st(p, v)
+#define add32(a, b) X(add_epi32)(a, b)
+#define sub32(a, b) X(sub_epi32)(a, b)
+#define mul32(a, b) X(mullo_epi32)(a, b)
+#define min32(a, b) X(min_epi32)(a, b)
+#define max32(a, b) X(max_epi32)(a, b)
+#define abs32(a) X(abs_epi32)(a)
+#define sra32(a, n) X(srai_epi32)(a, n)
+#define srl32(a, n) X(srli_epi32)(a, n)
+#define sll32(a, n) X(slli_epi32)(a, n)
+#define as32(v) (v)
+#define as16(v) (v)
+
+#if VEC_BITS == 512
+/* Masks as vectors of all-ones lanes, to keep one code path for every width. */
+#define le16(a, b) _mm512_movm_epi16(_mm512_cmple_epu16_mask(a, b))
+#define sel16(m, a, b) _mm512_mask_blend_epi16(_mm512_movepi16_mask(m), b, a)
+#define gt32(a, b) _mm512_maskz_mov_epi32(_mm512_cmpgt_epi32_mask(a, b), _mm512_set1_epi32(-1))
+#else
+/* a <= b (unsigned) when a - b saturates to 0. */
+#define le16(a, b) X(cmpeq_epi16)(X(subs_epu16)(a, b), zero())
+#define sel16(m, a, b) X(blendv_epi8)(b, a, m)
+#define gt32(a, b) X(cmpgt_epi32)(a, b)
+#endif
+
+/* Widen the low and high 16-bit halves of each 128-bit lane; packus32() undoes it, saturating to 0..65535. */
+#define wlo(v) X(unpacklo_epi16)(v, zero())
+#define whi(v) X(unpackhi_epi16)(v, zero())
+#define packus32(lo, hi) X(packus_epi32)(lo, hi)
+
+/* Even and odd 16-bit samples of a vector as 32-bit lanes, and back. */
+#define even32(v) vand(v, set32(0xffff))
+#define odd32(v) srl32(v, 16)
+#define join32(e, o) vor(e, sll32(o, 16))
+
+/*
+ * m0 (a - 32768) + m1 (b - 32768) + m2 (c - 32768) in 32 bits, for the
+ * widened halves of wlo()/whi(): the offsets make the samples signed 16-bit
+ * so one multiply-add takes two of them.
+ */
+V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs32 *hi)
+{
+	const vu16 flip = set16(0x8000);
+	const vs32 k01 = set32((int32_t)(((uint32_t)(uint16_t)m1 << 16) | (uint16_t)m0));
+	const vs32 k2 = set32((int32_t)(uint16_t)m2);
+	vu16 sa = vxor(a, flip), sb = vxor(b, flip), sc = vxor(c, flip);
+
+	*lo = add32(X(madd_epi16)(X(unpacklo_epi16)(sa, sb), k01), X(madd_epi16)(X(unpacklo_epi16)(sc, zero()), k2));
+	*hi = add32(X(madd_epi16)(X(unpackhi_epi16)(sa, sb), k01), X(madd_epi16)(X(unpackhi_epi16)(sc, zero()), k2));
+}
+
+/* Bytes of a and b (each lane <= 255), a's first, in memory order. */
+V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
+{
+#if VEC_BITS == 128
+	st(d, _mm_packus_epi16(a, b));
+#elif VEC_BITS == 256
+	st(d, _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8));
+#else
+	st(d, _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), _mm512_packus_epi16(a, b)));
+#endif
+}
+
+/* 16-bit lanes of a then b (32-bit lanes, each 0..65535), in memory order. */
+V_INLINE vu16 narrow32(vs32 a, vs32 b)
+{
+#if VEC_BITS == 128
+	return _mm_packus_epi32(a, b);
+#elif VEC_BITS == 256
+	return _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
+#else
+	return _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), _mm512_packus_epi32(a, b));
+#endif
+}
+
+#endif

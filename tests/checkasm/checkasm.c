@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * checkasm: every optimised row function of src/isp/dsp.h against its C
+ * version, bit for bit, at every CPU level this machine and build have:
+ * random and extreme inputs, tiny, odd and large widths, rows at odd
+ * addresses, and guard samples after each output row that must stay
+ * untouched. --bench times each function per level (ns per sample and the
+ * speed-up over C).
+ *
+ * usage: checkasm [--bench] [--seed N] [--cpu LEVEL]
+ * Ends with the line "N passed, N failed"; exits 1 on any mismatch.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "isp/csc.h"
+#include "isp/dsp.h"
+
+#define MAXW 4200
+#define GUARD 64
+#define CANARY 0xA5A5
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static unsigned passed, failed;
+/* Timing: inputs are made once and outputs are not compared. */
+static int bench_mode, bench_ready;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+/* Sample distributions: the extremes matter most for saturation and signs. */
+enum fill { FILL_RANDOM, FILL_ZERO, FILL_MAX, FILL_EXTREMES, FILL_SMALL, FILL_NEAR_MAX, FILL_KINDS };
+
+static uint16_t sample(enum fill f)
+{
+	switch (f) {
+	case FILL_ZERO:
+		return 0;
+	case FILL_MAX:
+		return 65535;
+	case FILL_EXTREMES:
+		return rnd() & 1 ? 65535 : 0;
+	case FILL_SMALL:
+		return (uint16_t)(rnd() & 63);
+	case FILL_NEAR_MAX:
+		return (uint16_t)(65535 - (rnd() & 255));
+	default:
+		return (uint16_t)rnd();
+	}
+}
+
+static void fill(uint16_t *p, int n, enum fill f)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = sample(f);
+}
+
+/* Input rows: MAXW + slack samples, handed out at a random odd or even offset. */
+struct rows {
+	uint16_t mem[8][MAXW + 2 * GUARD];
+	const uint16_t *p[8];
+};
+
+static void make_rows(struct rows *r, int n, int w, enum fill f)
+{
+	if (bench_mode && bench_ready)
+		return;
+	for (int i = 0; i < n; i++) {
+		fill(r->mem[i], MAXW + 2 * GUARD, f);
+		r->p[i] = r->mem[i] + GUARD / 2 + (rnd() & 7);
+	}
+	(void)w;
+}
+
+/* Output rows for C and the tested level, with a canary after the row. */
+struct outs {
+	uint16_t c[3][MAXW + 2 * GUARD], t[3][MAXW + 2 * GUARD];
+	uint16_t *pc[3], *pt[3];
+};
+
+static void make_outs(struct outs *o, int w)
+{
+	int off = (int)(rnd() & 7);
+
+	if (bench_mode && bench_ready)
+		return;
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < MAXW + 2 * GUARD; k++)
+			o->c[i][k] = o->t[i][k] = CANARY;
+		o->pc[i] = o->c[i] + off;
+		o->pt[i] = o->t[i] + off;
+	}
+	(void)w;
+}
+
+static int check_outs(const struct outs *o, int planes, int w, const char *fn, const char *level, int width)
+{
+	if (bench_mode)
+		return 1;
+	for (int i = 0; i < planes; i++) {
+		for (int x = 0; x < w + GUARD / 2; x++) {
+			if (o->pc[i][x] != o->pt[i][x]) {
+				printf("FAIL %s %s width %d: plane %d column %d: C %u, %s %u%s\n", fn, level, width, i, x,
+				       o->pc[i][x], level, o->pt[i][x], x >= w ? " (past the row)" : "");
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+static const int widths[] = { 16, 18, 20, 30, 32, 34, 46, 62, 64, 66, 94, 96, 98, 126, 128, 130, 190, 254, 258, 640, 1002, 4000 };
+#define N_WIDTHS (int)(sizeof(widths) / sizeof(widths[0]))
+/* Odd widths too, for the functions that take them. */
+static const int odd_widths[] = { 1, 3, 7, 15, 17, 31, 33, 63, 65, 129, 1001 };
+#define N_ODD (int)(sizeof(odd_widths) / sizeof(odd_widths[0]))
+
+static void report(int ok, const char *fn, const char *level)
+{
+	if (ok)
+		passed++;
+	else
+		failed++;
+	printf("%s %-14s %s\n", ok ? "ok  " : "FAIL", fn, level);
+}
+
+static uint16_t lut[65536 + 2];
+
+/* Random coefficients of each function, drawn per case. */
+static void rand_ccm(int16_t m[9], int32_t off[3])
+{
+	for (int c = 0; c < 3; c++) {
+		int budget = 32767;
+
+		for (int k = 0; k < 3; k++) {
+			int v = (int)(rnd() % (unsigned)(budget + 1));
+
+			if (rnd() % 4 == 0)
+				v = budget; /* the ABI's bound, exactly */
+			m[3 * c + k] = (int16_t)(rnd() & 1 ? -v : v);
+			budget -= v;
+		}
+		off[c] = (int32_t)(rnd() % 131071) - 65535;
+	}
+}
+
+static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn, int w, enum fill f)
+{
+	static struct rows in;
+	static struct outs o;
+	const char *lv = cisp_cpu_name(t->level);
+	int ok = 1;
+
+	make_rows(&in, 8, w, f);
+	make_outs(&o, w);
+	bench_ready = bench_mode;
+	switch (fn) {
+	case 0: { /* blc */
+		uint16_t black[2] = { (uint16_t)(rnd() & 0x3fff), (uint16_t)(rnd() & 0x3fff) };
+		uint16_t gain[2] = { (uint16_t)(16384 + rnd() % 49152), (uint16_t)(16384 + rnd() % 49152) };
+
+		uint16_t white = rnd() % 4 ? (uint16_t)(49152 + rnd() % 16384) : (uint16_t)rnd();
+
+		if (rnd() % 4 == 0)
+			gain[0] = gain[1] = 65535;
+		ref->blc_row(in.p[0], o.pc[0], w, black, gain, white);
+		t->blc_row(in.p[0], o.pt[0], w, black, gain, white);
+		ok = check_outs(&o, 1, w, "blc_row", lv, w);
+		break;
+	}
+	case 1: { /* wb */
+		uint16_t gain[2] = { (uint16_t)rnd(), (uint16_t)rnd() };
+
+		ref->wb_row(in.p[0], o.pc[0], w, gain);
+		t->wb_row(in.p[0], o.pt[0], w, gain);
+		ok = check_outs(&o, 1, w, "wb_row", lv, w);
+		break;
+	}
+	case 2: { /* lsc: gains and Q10 weights in their ranges */
+		static uint16_t wx[MAXW];
+
+		for (int x = 0; x < w; x++)
+			wx[x] = (uint16_t)(rnd() % 1025);
+		ref->lsc_row(in.p[0], o.pc[0], w, in.p[1], in.p[2], wx);
+		t->lsc_row(in.p[0], o.pt[0], w, in.p[1], in.p[2], wx);
+		ok = check_outs(&o, 1, w, "lsc_row", lv, w);
+		break;
+	}
+	case 3: { /* dpc */
+		int th = rnd() % 3 == 0 ? 1 + (int)(rnd() % 65535) : 1 + (int)(rnd() % 4096);
+
+		ref->dpc_row(in.p[0], in.p[1], in.p[2], o.pc[0], w, th);
+		t->dpc_row(in.p[0], in.p[1], in.p[2], o.pt[0], w, th);
+		ok = check_outs(&o, 1, w, "dpc_row", lv, w);
+		break;
+	}
+	case 4: { /* demosaic green, both phases */
+		for (int nx = 0; nx < 2 && ok; nx++) {
+			make_outs(&o, w);
+			ref->green_row(in.p, o.pc[0], w, nx);
+			t->green_row(in.p, o.pt[0], w, nx);
+			ok = check_outs(&o, 1, w, "green_row", lv, w);
+		}
+		break;
+	}
+	case 5: { /* demosaic red and blue, both phases */
+		for (int nx = 0; nx < 2 && ok; nx++) {
+			make_outs(&o, w);
+			ref->rb_row(in.p, in.p + 3, o.pc[0], o.pc[1], w, nx);
+			t->rb_row(in.p, in.p + 3, o.pt[0], o.pt[1], w, nx);
+			ok = check_outs(&o, 2, w, "rb_row", lv, w);
+		}
+		break;
+	}
+	case 6: { /* ccm */
+		int16_t m[9];
+		int32_t off[3];
+
+		rand_ccm(m, off);
+		ref->ccm_row(m, off, in.p, o.pc, w);
+		t->ccm_row(m, off, in.p, o.pt, w);
+		ok = check_outs(&o, 3, w, "ccm_row", lv, w);
+		break;
+	}
+	case 7: { /* csc, every matrix and range */
+		for (int k = 0; k < 6 && ok; k++) {
+			struct cisp_csc_params p = { .matrix = (uint16_t)(k / 2), .range = (uint16_t)(k % 2) };
+			int32_t yz;
+			const int32_t *m = cisp_csc_matrix(&p, &yz);
+
+			make_outs(&o, w);
+			ref->csc_row(m, yz, in.p, o.pc, w);
+			t->csc_row(m, yz, in.p, o.pt, w);
+			ok = check_outs(&o, 3, w, "csc_row", lv, w);
+		}
+		break;
+	}
+	case 8: /* lut */
+		ref->lut_row(lut, in.p[0], o.pc[0], w);
+		t->lut_row(lut, in.p[0], o.pt[0], w);
+		ok = check_outs(&o, 1, w, "lut_row", lv, w);
+		break;
+	case 9: /* luma */
+		ref->luma_row(in.p, o.pc[0], w);
+		t->luma_row(in.p, o.pt[0], w);
+		ok = check_outs(&o, 1, w, "luma_row", lv, w);
+		break;
+	case 10: { /* sharpen */
+		static int32_t tmp[MAXW + 8];
+		int coring = rnd() % 4 ? (int)(rnd() % 2048) : (int)(rnd() & 0xffff);
+		int strength = rnd() % 4 ? (int)(rnd() % 1024) : (int)(rnd() & 0xffff);
+		int limit = rnd() % 4 ? (int)(rnd() % 8192) : (int)(rnd() & 0xffff);
+
+		ref->sharpen_row(in.p, in.p + 5, o.pc, w, coring, strength, limit, tmp);
+		t->sharpen_row(in.p, in.p + 5, o.pt, w, coring, strength, limit, tmp);
+		ok = check_outs(&o, 3, w, "sharpen_row", lv, w);
+		break;
+	}
+	case 11: { /* to8 */
+		uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
+
+		ref->to8_row(in.p[0], c8, w);
+		t->to8_row(in.p[0], t8, w);
+		ok = check_outs(&o, 1, w / 2 + 1, "to8_row", lv, w);
+		break;
+	}
+	case 12: { /* chroma, interleaved and planar */
+		for (int step = 1; step <= 2 && ok; step++) {
+			uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
+
+			make_outs(&o, w);
+			ref->chroma420_row(in.p[0], in.p[1], in.p[2], in.p[3], c8, step == 2 ? c8 + 1 : (uint8_t *)o.pc[1],
+					   step, w);
+			t->chroma420_row(in.p[0], in.p[1], in.p[2], in.p[3], t8, step == 2 ? t8 + 1 : (uint8_t *)o.pt[1],
+					 step, w);
+			ok = check_outs(&o, 2, w / 2, "chroma420_row", lv, w);
+		}
+		break;
+	}
+	}
+	return ok;
+}
+
+static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
+					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row" };
+#define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
+/* Functions that take any width (the others need even widths of at least 16). */
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0 };
+
+static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
+{
+	const void *const pa[N_FNS] = { (void *)a->blc_row, (void *)a->wb_row, (void *)a->lsc_row, (void *)a->dpc_row,
+					(void *)a->green_row, (void *)a->rb_row, (void *)a->ccm_row, (void *)a->csc_row,
+					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
+					(void *)a->to8_row, (void *)a->chroma420_row };
+	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
+					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
+					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
+					(void *)b->to8_row, (void *)b->chroma420_row };
+	return pa[fn] != pb[fn];
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4 };
+
+/* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
+static double bench_one(const struct cisp_dsp *d, int fn)
+{
+	double t[5];
+	const int w = 4000, reps = 200;
+
+	bench_mode = 1;
+	bench_ready = 0;
+
+	for (int r = 0; r < 5; r++) {
+		double t0 = now();
+
+		for (int k = 0; k < reps; k++)
+			run_case(d, d, fn, w, FILL_RANDOM);
+		t[r] = now() - t0;
+	}
+	for (int i = 0; i < 5; i++)
+		for (int j = i + 1; j < 5; j++)
+			if (t[j] < t[i]) {
+				double s = t[i];
+				t[i] = t[j];
+				t[j] = s;
+			}
+	bench_mode = 0;
+	return t[2] * 1e9 / ((double)reps * w * calls[fn]);
+}
+
+int main(int argc, char **argv)
+{
+	struct cisp_dsp ref, levels[CISP_CPU_LEVELS];
+	int have[CISP_CPU_LEVELS] = { 0 }, bench = 0, only = -1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--bench")) {
+			bench = 1;
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			rng_state = strtoull(argv[++i], NULL, 0) | 1;
+		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
+			only = cisp_cpu_from_name(argv[++i]);
+			if (only < 0) {
+				fprintf(stderr, "checkasm: unknown CPU level '%s'\n", argv[i]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: checkasm [--bench] [--seed N] [--cpu LEVEL]\n");
+			return 2;
+		}
+	}
+	for (int i = 0; i < 65536 + 2; i++)
+		lut[i] = (uint16_t)rnd();
+	cisp_dsp_init(&ref, CISP_CPU_SCALAR);
+	printf("checkasm: CPU supports up to %s\n", cisp_cpu_name(cisp_cpu_detect()));
+	for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++)
+		have[l] = (only < 0 || only == l) && !cisp_dsp_init(&levels[l], (enum cisp_cpu_level)l);
+
+	for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++) {
+		if (!have[l])
+			continue;
+		for (int fn = 0; fn < N_FNS; fn++) {
+			int ok = 1;
+
+			if (!entry_differs(&ref, &levels[l], fn))
+				continue; /* this level leaves the function to C */
+			for (int k = 0; ok && k < N_WIDTHS; k++)
+				for (int f = 0; ok && f < FILL_KINDS; f++)
+					for (int rep = 0; ok && rep < (widths[k] > 1000 ? 2 : 6); rep++)
+						ok = run_case(&ref, &levels[l], fn, widths[k], (enum fill)f);
+			for (int k = 0; ok && any_width[fn] && k < N_ODD; k++)
+				for (int f = 0; ok && f < FILL_KINDS; f++)
+					ok = run_case(&ref, &levels[l], fn, odd_widths[k], (enum fill)f);
+			report(ok, fn_names[fn], cisp_cpu_name((enum cisp_cpu_level)l));
+		}
+	}
+	if (bench) {
+		printf("\n%-14s %8s", "function", "C ns/px");
+		for (int l = 1; l < CISP_CPU_LEVELS; l++)
+			if (have[l])
+				printf(" %14s", cisp_cpu_name((enum cisp_cpu_level)l));
+		printf("\n");
+		for (int fn = 0; fn < N_FNS; fn++) {
+			double c = bench_one(&ref, fn);
+
+			printf("%-14s %8.3f", fn_names[fn], c);
+			for (int l = 1; l < CISP_CPU_LEVELS; l++) {
+				if (!have[l])
+					continue;
+				if (entry_differs(&ref, &levels[l], fn)) {
+					double v = bench_one(&levels[l], fn);
+
+					printf(" %7.3f %5.1fx", v, c / v);
+				} else {
+					printf(" %14s", "(C)");
+				}
+			}
+			printf("\n");
+		}
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
