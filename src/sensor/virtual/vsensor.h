@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-pixel parts of the virtual sensor: optics (lens shading and blur),
+ * noise (photon shot noise, read noise, quantisation) and readout (rolling
+ * shutter flicker, test patterns, writing rows in the output format).
+ */
+#ifndef CISP_SENSOR_VIRTUAL_VSENSOR_H
+#define CISP_SENSOR_VIRTUAL_VSENSOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cisp/image.h>
+#include <cisp/sensor.h>
+
+/* ---- optics.c ---- */
+
+/*
+ * Lens shading: the relative illumination of channel c (R, G, B) at a
+ * normalised radius r (0 at the optical centre, 1 in the array's corners)
+ * is 1 / (1 + k[c] * r^2)^2, the cos^4 law of a lens whose field angle
+ * grows with r, with k chosen per channel so the corner gets corner[c].
+ */
+void vs_shading_k(const double corner[3], double k[3]);
+
+/*
+ * Blur a plane in place with an approximately Gaussian PSF of standard
+ * deviation @sigma pixels: three passes of an extended box filter each way
+ * (exact variance for any sigma), edges reflected. @tmp holds w * h floats.
+ */
+void vs_blur(float *plane, uint32_t w, uint32_t h, double sigma, float *tmp);
+
+/* ---- noise.c ---- */
+
+/* What one frame's rows share. Electrons are summed over a binned pixel's n sites. */
+struct vs_noise_frame {
+	float dark_e;    /* mean dark electrons */
+	float gain;      /* codes per summed electron */
+	float full_well; /* summed electrons at saturation */
+	float read_dn;   /* read + ADC noise, codes rms */
+	float black;     /* pedestal, codes */
+	int32_t white;   /* the largest code */
+	int32_t dgain;   /* digital gain, 8 fractional bits */
+	bool noise;      /* false: the mean only, no randomness */
+};
+
+/*
+ * One output row: @clean holds mean electron rates, @scale turns them into
+ * mean electrons for this row (exposure, flicker, lux, binning). The noise
+ * of each row comes from its own generator seeded with (@seed, @frame, @row),
+ * so rows can be rendered in any order or in parallel.
+ */
+void vs_noise_row(const struct vs_noise_frame *f, const float *clean, float scale, uint64_t seed, uint64_t frame,
+		  uint32_t row, uint16_t *out, uint32_t w);
+
+/* A 64-bit mixing function (splitmix64's finaliser). */
+uint64_t vs_mix64(uint64_t x);
+
+/* ---- readout.c ---- */
+
+/*
+ * Mean light level over one row's exposure, for light modulated as
+ * 1 + depth * cos(2 pi * 2 * mains_hz * t): the row's exposure ends at
+ * @t_end_ns and lasts @exposure_ns.
+ */
+double vs_flicker_mean(double depth, unsigned mains_hz, uint64_t t_end_ns, double exposure_ns);
+
+/* One row of a test pattern (enum cisp_sensor_test_pattern), in codes. */
+void vs_pattern_row(int pattern, const struct cisp_sensor_mode *mode, uint32_t y, uint16_t *out);
+
+/* Store one row of codes of @bits into @img: unpacked, 16-bit scaled, or CSI-2 packed. */
+void vs_write_row(struct cisp_image *img, uint32_t y, const uint16_t *row, unsigned bits);
+
+#endif
