@@ -56,6 +56,7 @@ struct vsensor {
 	/* the register pipeline and the clock */
 	bool streaming;
 	uint64_t sequence;
+	uint64_t frames; /* frames rendered since open: the noise never repeats across restarts */
 	double clock_ns;
 	struct sensor_timeline regs;
 	int timer_fd;
@@ -415,7 +416,7 @@ static int render(struct vsensor *vs, const int32_t *v, uint64_t timestamp, stru
 		double light = vs_flicker_mean(vs->flicker_depth, vs->flicker_hz, t_end, exp_ns);
 		float scale = (float)(n * exp_ns * 1e-9 * vs->lux * light);
 
-		vs_noise_row(&f, clean + (size_t)y * md->width, scale, vs->seed, vs->sequence, y, vs->row, md->width);
+		vs_noise_row(&f, clean + (size_t)y * md->width, scale, vs->seed, vs->frames, y, vs->row, md->width);
 		if (vs->show_defects) {
 			/* Defects are in unflipped coordinates: those of the row read here. */
 			uint32_t sy = (flips & 2) ? md->height - 1 - y : y;
@@ -557,6 +558,7 @@ static int vs_capture(void *priv, struct cisp_image *img, struct cisp_sensor_met
 	md->flags |= CISP_SENSOR_MD_CONTROLS_REPORTED;
 	vs->clock_ns += v[CISP_SENSOR_FRAME_LENGTH] * cisp_sensor_line_ns(vmode(vs));
 	vs->sequence++;
+	vs->frames++;
 	sensor_timeline_retire(&vs->regs, vs->sequence);
 	arm_timer(vs, true);
 	return 0;
