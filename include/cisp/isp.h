@@ -113,6 +113,56 @@ int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
 		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
 		     struct cisp_pool *pool);
 
+/** Most frames cisp_isp_process_bracket() merges. */
+#define CISP_BRACKET_MAX_FRAMES 8
+/** Largest ratio of the longest to the shortest exposure of a bracket. */
+#define CISP_BRACKET_MAX_RATIO 256
+
+/**
+ * cisp_isp_process_bracket() - merge an exposure bracket into one
+ * high-dynamic-range linear frame and run the rest of the pipeline on it.
+ * @isp: the instance.
+ * @input: @count raw frames of one scene, in the configured format and size.
+ * @exposure: each frame's relative exposure (exposure time times gain, any
+ *            unit, > 0); the longest at most CISP_BRACKET_MAX_RATIO times
+ *            the shortest.
+ * @count: 1..CISP_BRACKET_MAX_FRAMES (1 is cisp_isp_process()).
+ * @output: as for cisp_isp_process().
+ * @stats: receives the statistics of the merged frame, or NULL.
+ * @pool: worker pool, or NULL.
+ *
+ * Each frame goes through unpack and black level; the frames are then merged
+ * (docs/stages/merge.md) into one frame at the scale of the shortest
+ * exposure, where the longer exposures supply the samples they hold below
+ * saturation; defective pixels, denoise, lens shading, statistics and every
+ * later stage run once, on the merged frame. The tone curve and local tone
+ * mapping of the state map its range to the output.
+ *
+ * Return: 0, or -EINVAL with a message for a bad image, exposure or count.
+ */
+int cisp_isp_process_bracket(struct cisp_isp *isp, const struct cisp_image *const input[],
+			     const uint32_t exposure[], unsigned count,
+			     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+			     struct cisp_pool *pool);
+
+/**
+ * cisp_isp_statistics() - compute a frame's statistics without producing
+ * outputs: the Bayer stages up to the statistics tap, then the statistics,
+ * exactly as cisp_isp_process() would compute them.
+ * @isp: the instance (its state is not changed).
+ * @input: the raw frame.
+ * @config: the statistics configuration to use, or NULL for the state's;
+ *          statistics are computed even when the state disables them.
+ * @stats: receives the statistics.
+ * @pool: worker pool, or NULL.
+ *
+ * Used to score frames, such as the sharpness of each frame of a burst.
+ *
+ * Return: 0, or -EINVAL with a message for a bad image.
+ */
+int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, const struct cisp_stats_params *config,
+			struct cisp_stats *stats, struct cisp_pool *pool);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device: job slots allocated once, a fence pool, and worker threads
+ * that take the scheduler's most urgent ready job, run it, and go back for
+ * the next. A worker only sleeps (on a condition variable) when no job is
+ * ready; while work is queued, handing a job over costs no system call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cisp/pool.h>
+
+#include "core/error_internal.h"
+#include "device/device_internal.h"
+
+#define DEFAULT_MAX_JOBS 256
+#define MAX_WORKERS 256
+
+uint64_t cisp_device_clock_ns(void)
+{
+	return fence_clock_ns();
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct cisp_device *dev = w->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	for (;;) {
+		while (!dev->heap_size && !dev->stop) {
+			dev->idle++;
+			pthread_cond_wait(&dev->work, &dev->lock);
+			dev->idle--;
+		}
+		if (!dev->heap_size)
+			break;
+		job_execute(sched_pop(dev, fence_clock_ns()), w->pool);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return NULL;
+}
+
+static void stop_workers(struct cisp_device *dev)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->stop = true;
+	pthread_cond_broadcast(&dev->work);
+	pthread_mutex_unlock(&dev->lock);
+	for (unsigned i = 0; i < dev->num_workers; i++) {
+		if (dev->workers[i].started)
+			pthread_join(dev->workers[i].thread, NULL);
+		cisp_pool_destroy(dev->workers[i].pool);
+	}
+}
+
+static int start_workers(struct cisp_device *dev)
+{
+	for (unsigned i = 0; i < dev->num_workers; i++) {
+		struct worker *w = &dev->workers[i];
+		int ret;
+
+		w->dev = dev;
+		if (dev->job_threads > 1 && (ret = cisp_pool_create(&w->pool, dev->job_threads)))
+			return ret;
+		ret = pthread_create(&w->thread, NULL, worker_main, w);
+		if (ret)
+			return cisp_error(-ret, "cannot start device worker %u: %s", i, strerror(ret));
+		w->started = true;
+	}
+	return 0;
+}
+
+int cisp_device_create(struct cisp_device **out, const struct cisp_device_config *config)
+{
+	struct cisp_device_config c = { 0 };
+	struct cisp_device *dev;
+	pthread_mutexattr_t attr;
+	int ret;
+
+	if (config)
+		c = *config;
+	if (!c.workers) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		c.workers = n > 0 ? (unsigned)n : 1;
+	}
+	if (!c.max_jobs)
+		c.max_jobs = DEFAULT_MAX_JOBS;
+	if (c.workers > MAX_WORKERS || c.job_threads > MAX_WORKERS)
+		return cisp_error(-EINVAL, "device: %u workers of %u threads each; at most %u of each", c.workers,
+				  c.job_threads, MAX_WORKERS);
+	if (c.max_jobs > 65536)
+		return cisp_error(-EINVAL, "device: max_jobs %u is over 65536", c.max_jobs);
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return cisp_error(-ENOMEM, "out of memory for a device");
+	/* Spin briefly before sleeping: the lock is held for short, bounded sections. */
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&dev->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	pthread_mutex_init(&dev->watcher_lock, NULL);
+	pthread_cond_init(&dev->work, NULL);
+	pthread_cond_init(&dev->drained, NULL);
+	dev->num_slots = c.max_jobs;
+	dev->num_workers = c.workers;
+	dev->job_threads = c.job_threads;
+	dev->slots = calloc(c.max_jobs, sizeof(*dev->slots));
+	dev->heap = calloc(c.max_jobs, sizeof(*dev->heap));
+	dev->workers = calloc(c.workers, sizeof(*dev->workers));
+	if (!dev->slots || !dev->heap || !dev->workers) {
+		ret = cisp_error(-ENOMEM, "out of memory for %u job slots", c.max_jobs);
+		goto fail;
+	}
+	for (unsigned i = c.max_jobs; i-- > 0;) {
+		dev->slots[i].heap_index = -1;
+		dev->slots[i].next = dev->free;
+		dev->free = &dev->slots[i];
+	}
+	if ((ret = fence_pool_create(&dev->fences)) || (ret = start_workers(dev)))
+		goto fail;
+	*out = dev;
+	return 0;
+
+fail:
+	cisp_device_destroy(dev);
+	return ret;
+}
+
+void cisp_device_destroy(struct cisp_device *dev)
+{
+	if (!dev)
+		return;
+	while (dev->contexts)
+		cisp_context_destroy(dev->contexts);
+	if (dev->workers)
+		stop_workers(dev);
+	watcher_destroy(dev);
+	fence_pool_release(dev->fences);
+	pthread_cond_destroy(&dev->drained);
+	pthread_cond_destroy(&dev->work);
+	pthread_mutex_destroy(&dev->watcher_lock);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev->workers);
+	free(dev->heap);
+	free(dev->slots);
+	free(dev);
+}
