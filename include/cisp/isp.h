@@ -151,14 +151,15 @@ int cisp_isp_process_bracket(struct cisp_isp *isp, const struct cisp_image *cons
  * exactly as cisp_isp_process() would compute them.
  * @isp: the instance (its state is not changed).
  * @input: the raw frame.
- * @config: the statistics configuration to use, or NULL for the state's;
+ * @config: the statistics configuration to use (checked as in a params
+ *          buffer; its header is ignored), or NULL for the state's;
  *          statistics are computed even when the state disables them.
  * @stats: receives the statistics.
  * @pool: worker pool, or NULL.
  *
  * Used to score frames, such as the sharpness of each frame of a burst.
  *
- * Return: 0, or -EINVAL with a message for a bad image.
+ * Return: 0, or -EINVAL with a message for a bad image or configuration.
  */
 int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, const struct cisp_stats_params *config,
 			struct cisp_stats *stats, struct cisp_pool *pool);

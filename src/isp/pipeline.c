@@ -3,7 +3,7 @@
  * The reference pipeline: runs every stage of docs/pipeline.md over whole
  * frames, one stage after the other, each split into row bands on the pool.
  *
- * Bayer domain:  unpack -> BLC -> DPC -> BNR -> LSC -> [stats tap] -> WB
+ * Bayer domain:  unpack -> BLC -> [merge of a bracket] -> DPC -> BNR -> LSC -> [stats tap] -> WB
  * demosaic
  * RGB domain:    CCM -> tone -> 3D LUT -> sharpen
  * per output:    (CSC -> CNR for YUV outputs) -> crop and scale -> pack
@@ -29,6 +29,7 @@
 #include "isp/dpc.h"
 #include "isp/lsc.h"
 #include "isp/lut3d.h"
+#include "isp/merge.h"
 #include "isp/pack.h"
 #include "isp/scale.h"
 #include "isp/sharpen.h"
@@ -338,6 +339,7 @@ int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size)
 enum step {
 	STEP_UNPACK,
 	STEP_BLC,
+	STEP_MERGE,
 	STEP_DPC,
 	STEP_BNR,
 	STEP_LSC,
@@ -360,6 +362,8 @@ struct frame {
 	int bands;
 	const struct cisp_image *input;
 	const struct plane16 *bayer_in, *bayer_out;
+	const struct plane16 *bayer_in2;  /* STEP_MERGE: the frame merged into bayer_in */
+	struct cisp_merge_coeffs merge;
 	const struct rgb16 *rgb_in, *rgb_out;
 	struct cisp_stats_acc **acc; /* one per worker */
 	int out_index;
@@ -385,6 +389,9 @@ static void run_band(void *opaque, unsigned task, unsigned worker)
 		break;
 	case STEP_BLC:
 		cisp_blc_rows(&isp->blc, f->bayer_in, f->bayer_out, y0, y1);
+		break;
+	case STEP_MERGE:
+		cisp_merge_rows(&f->merge, f->bayer_in, f->bayer_in2, f->bayer_out, y0, y1);
 		break;
 	case STEP_DPC:
 		cisp_dpc_rows(&isp->dpc, f->bayer_in, f->bayer_out, y0, y1);
@@ -471,7 +478,7 @@ static int check_image(const struct cisp_image *img, uint32_t format, uint32_t w
 }
 
 static int collect_stats(struct frame *f, struct cisp_pool *pool, const struct plane16 *bayer,
-			 struct cisp_stats *stats)
+			 const struct cisp_stats_params *cfg, struct cisp_stats *stats)
 {
 	struct cisp_isp *isp = f->isp;
 	unsigned workers = cisp_pool_threads(pool);
@@ -484,7 +491,7 @@ static int collect_stats(struct frame *f, struct cisp_pool *pool, const struct p
 		isp->state.enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &isp->state.wb : &unity;
 
 	for (unsigned w = 0; !ret && w < workers; w++)
-		ret = cisp_stats_acc_create(&acc[w], &isp->state.stats, wb, isp->cfa,
+		ret = cisp_stats_acc_create(&acc[w], cfg, wb, isp->cfa,
 					    (int)isp->config.width, (int)isp->config.height);
 	if (!ret) {
 		f->acc = acc;
@@ -500,19 +507,92 @@ static int collect_stats(struct frame *f, struct cisp_pool *pool, const struct p
 	return ret ? cisp_error(ret, "out of memory for statistics") : 0;
 }
 
-int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
-		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
-		     struct cisp_pool *pool)
+/* Check the inputs of a frame or bracket against the configuration. */
+static int check_inputs(const struct cisp_isp *isp, const struct cisp_image *const input[], unsigned count)
+{
+	const struct cisp_isp_config *cfg = &isp->config;
+
+	for (unsigned k = 0; k < count; k++) {
+		char what[24];
+		int ret;
+
+		snprintf(what, sizeof(what), count > 1 ? "input %u" : "input", k);
+		if ((ret = check_image(input[k], cfg->input_format, cfg->width, cfg->height, what)))
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Unpack and black level of each input, a bracket merged into bayer[0]
+ * longest exposure first (the next frame goes through bayer[1]), then DPC,
+ * BNR and LSC. Returns the index of the Bayer plane that holds the result.
+ */
+static int bayer_front(struct frame *f, struct cisp_pool *pool, const struct cisp_image *const input[],
+		       const uint32_t exposure[], unsigned count)
+{
+	struct cisp_isp *isp = f->isp;
+	const struct cisp_param_state *s = &isp->state;
+	unsigned order[CISP_BRACKET_MAX_FRAMES] = { 0 };
+	int h = (int)isp->config.height, cur = 0;
+
+	if (count > 1)
+		cisp_merge_order(exposure, count, order);
+	for (unsigned k = 0; k < count; k++) {
+		f->input = input[order[k]];
+		f->bayer_in = f->bayer_out = &isp->bayer[k > 0];
+		run_step(f, pool, STEP_UNPACK, h);
+		if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))
+			run_step(f, pool, STEP_BLC, h);
+		if (k > 0) {
+			cisp_merge_prepare(&f->merge, exposure[order[k - 1]], exposure[order[k]]);
+			f->bayer_in = f->bayer_out = &isp->bayer[0];
+			f->bayer_in2 = &isp->bayer[1];
+			run_step(f, pool, STEP_MERGE, h);
+		}
+	}
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC)) {
+		f->bayer_in = &isp->bayer[cur];
+		f->bayer_out = &isp->bayer[cur ^ 1];
+		run_step(f, pool, STEP_DPC, h);
+		cur ^= 1;
+	}
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR)) {
+		f->bayer_in = &isp->bayer[cur];
+		f->bayer_out = &isp->bayer[cur ^ 1];
+		run_step(f, pool, STEP_BNR, h);
+		cur ^= 1;
+	}
+	f->bayer_in = f->bayer_out = &isp->bayer[cur];
+	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC))
+		run_step(f, pool, STEP_LSC, h);
+	return cur;
+}
+
+static void stats_header(const struct cisp_isp *isp, struct cisp_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	stats->magic = CISP_STATS_MAGIC;
+	stats->version = CISP_STATS_VERSION;
+	stats->size = sizeof(*stats);
+	stats->width = isp->config.width;
+	stats->height = isp->config.height;
+}
+
+/* One frame, or a bracket of @count frames merged first. */
+static int process_frames(struct cisp_isp *isp, const struct cisp_image *const input[], const uint32_t exposure[],
+			  unsigned count, struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+			  struct cisp_pool *pool)
 {
 	const struct cisp_param_state *s = &isp->state;
 	const struct cisp_isp_config *cfg = &isp->config;
-	struct frame f = { .isp = isp, .input = input };
-	int h = (int)cfg->height, cur = 0, ret;
+	struct frame f = { .isp = isp };
+	int h = (int)cfg->height, cur, ret;
 	const struct rgb16 *rgb;
 	const struct rgb16 *ycc = NULL;
 	struct rgb16 cnr_out;
 
-	if ((ret = check_image(input, cfg->input_format, cfg->width, cfg->height, "input")))
+	if ((ret = check_inputs(isp, input, count)))
 		return ret;
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		char what[16];
@@ -527,35 +607,11 @@ int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
 	}
 
 	/* Bayer domain; the current plane is bayer[cur]. */
-	f.bayer_out = &isp->bayer[0];
-	run_step(&f, pool, STEP_UNPACK, h);
-	f.bayer_in = f.bayer_out = &isp->bayer[cur];
-	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))
-		run_step(&f, pool, STEP_BLC, h);
-	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC)) {
-		f.bayer_in = &isp->bayer[cur];
-		f.bayer_out = &isp->bayer[cur ^ 1];
-		run_step(&f, pool, STEP_DPC, h);
-		cur ^= 1;
-	}
-	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR)) {
-		f.bayer_in = &isp->bayer[cur];
-		f.bayer_out = &isp->bayer[cur ^ 1];
-		run_step(&f, pool, STEP_BNR, h);
-		cur ^= 1;
-	}
-	f.bayer_in = f.bayer_out = &isp->bayer[cur];
-	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC))
-		run_step(&f, pool, STEP_LSC, h);
+	cur = bayer_front(&f, pool, input, exposure, count);
 	if (stats) {
-		memset(stats, 0, sizeof(*stats));
-		stats->magic = CISP_STATS_MAGIC;
-		stats->version = CISP_STATS_VERSION;
-		stats->size = sizeof(*stats);
-		stats->width = cfg->width;
-		stats->height = cfg->height;
+		stats_header(isp, stats);
 		if ((s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS)) &&
-		    (ret = collect_stats(&f, pool, &isp->bayer[cur], stats)))
+		    (ret = collect_stats(&f, pool, &isp->bayer[cur], &s->stats, stats)))
 			return ret;
 	}
 	f.bayer_in = f.bayer_out = &isp->bayer[cur];
@@ -619,4 +675,58 @@ int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
 		run_step(&f, pool, STEP_PACK, (int)cfg->output[i].height);
 	}
 	return 0;
+}
+
+int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
+		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+		     struct cisp_pool *pool)
+{
+	return process_frames(isp, &input, NULL, 1, output, stats, pool);
+}
+
+int cisp_isp_process_bracket(struct cisp_isp *isp, const struct cisp_image *const input[],
+			     const uint32_t exposure[], unsigned count,
+			     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+			     struct cisp_pool *pool)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	if (count < 1 || count > CISP_BRACKET_MAX_FRAMES)
+		return cisp_error(-EINVAL, "a bracket has 1..%d frames, not %u", CISP_BRACKET_MAX_FRAMES, count);
+	for (unsigned k = 0; k < count; k++) {
+		if (!exposure[k])
+			return cisp_error(-EINVAL, "bracket exposure %u is 0; exposures must be > 0", k);
+		lo = exposure[k] < lo ? exposure[k] : lo;
+		hi = exposure[k] > hi ? exposure[k] : hi;
+	}
+	if ((uint64_t)hi > (uint64_t)lo * CISP_BRACKET_MAX_RATIO)
+		return cisp_error(-EINVAL, "bracket exposures %u..%u span more than the ratio %d", lo, hi,
+				  CISP_BRACKET_MAX_RATIO);
+	return process_frames(isp, input, exposure, count, output, stats, pool);
+}
+
+/* A caller's statistics configuration gets the checks it would get in a params buffer. */
+static int check_stats_config(const struct cisp_isp *isp, const struct cisp_stats_params *config)
+{
+	struct {
+		struct cisp_params_header h;
+		struct cisp_stats_params s;
+	} buf = { .h = { .magic = CISP_PARAMS_MAGIC, .version = CISP_PARAMS_VERSION, .total_size = sizeof(buf) } };
+
+	buf.s = *config;
+	buf.s.header = (struct cisp_block_header){ CISP_BLOCK_STATS, CISP_BLOCK_FL_ENABLE, sizeof(buf.s) };
+	return cisp_params_validate(&buf, sizeof(buf), &isp->limits);
+}
+
+int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, const struct cisp_stats_params *config,
+			struct cisp_stats *stats, struct cisp_pool *pool)
+{
+	struct frame f = { .isp = isp };
+	int ret, cur;
+
+	if ((ret = check_inputs(isp, &input, 1)) || (config && (ret = check_stats_config(isp, config))))
+		return ret;
+	cur = bayer_front(&f, pool, &input, NULL, 1);
+	stats_header(isp, stats);
+	return collect_stats(&f, pool, &isp->bayer[cur], config ? config : &isp->state.stats, stats);
 }
