@@ -1,5 +1,6 @@
 #!/bin/sh
 # Run every test program of a build folder; exit non-zero if any fails.
+# CISP_TESTS: test name substrings to run only those (as the runner's arguments).
 set -u
 build=${1:-build}
 status=0
@@ -8,7 +9,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 echo "== unit tests ($build/tests/cisp-test)"
-"$build/tests/cisp-test" || status=1
+"$build/tests/cisp-test" ${CISP_TESTS:-} || status=1
 
 echo "== checkasm ($build/tests/checkasm)"
 "$build/tests/checkasm" || status=1
