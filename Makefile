@@ -8,7 +8,7 @@ MESON_ARGS ?=
 # WERROR=1 turns warnings into errors (CI does this).
 WERROR ?= 0
 
-DEB_PACKAGES = build-essential clang meson ninja-build pkg-config libpng-dev libyaml-dev
+DEB_PACKAGES = build-essential clang meson ninja-build pkg-config libpng-dev libyaml-dev chromium
 
 .PHONY: all deps build demo test clean
 
