@@ -241,7 +241,7 @@ void cisp_sensor_close(struct cisp_sensor *s);
 /**
  * cisp_sensor_info() - fixed facts about a sensor.
  * @s: the sensor.
- * Return: the facts, valid until the sensor is closed.
+ * Return: the facts, valid until the sensor is closed (NULL for no sensor).
  */
 const struct cisp_sensor_info *cisp_sensor_info(const struct cisp_sensor *s);
 

@@ -26,6 +26,13 @@ static const char *const control_names[CISP_SENSOR_NUM_CONTROLS] = {
 	"lens_position", "test_pattern", "hflip", "vflip",
 };
 
+/* Public calls on a sensor fail cleanly when given none. */
+#define NEED_SENSOR(s, what)                                                      \
+	do {                                                                      \
+		if (!(s))                                                         \
+			return cisp_error(-EINVAL, "%s: no sensor given", what); \
+	} while (0)
+
 /* ---- timeline ---- */
 
 void sensor_timeline_reset(struct sensor_timeline *t, const int32_t values[CISP_SENSOR_NUM_CONTROLS])
@@ -282,7 +289,7 @@ void cisp_sensor_close(struct cisp_sensor *s)
 
 const struct cisp_sensor_info *cisp_sensor_info(const struct cisp_sensor *s)
 {
-	return &s->info;
+	return s ? &s->info : NULL;
 }
 
 int cisp_sensor_get_mode(const struct cisp_sensor *s, unsigned index, struct cisp_sensor_mode *mode)
@@ -298,13 +305,14 @@ int cisp_sensor_get_mode(const struct cisp_sensor *s, unsigned index, struct cis
 
 unsigned cisp_sensor_current_mode(const struct cisp_sensor *s)
 {
-	return s->mode;
+	return s ? s->mode : 0;
 }
 
 int cisp_sensor_set_mode(struct cisp_sensor *s, unsigned index)
 {
 	int ret;
 
+	NEED_SENSOR(s, "set mode");
 	if (index >= s->info.num_modes)
 		return cisp_error(-ERANGE, "sensor %s: mode %u does not exist (it has %u)", s->info.model, index,
 				  s->info.num_modes);
@@ -322,7 +330,10 @@ int cisp_sensor_set_mode(struct cisp_sensor *s, unsigned index)
 int cisp_sensor_set_controls(struct cisp_sensor *s, const struct cisp_sensor_controls *c)
 {
 	int32_t values[CISP_SENSOR_NUM_CONTROLS] = { 0 };
-	int ret = check_controls(s, c, "set controls");
+	int ret;
+
+	NEED_SENSOR(s, "set controls");
+	ret = check_controls(s, c, "set controls");
 
 	if (ret < 0)
 		return ret;
@@ -358,9 +369,12 @@ static int flush_queue(struct cisp_sensor *s, uint64_t w)
 
 int cisp_sensor_queue_controls(struct cisp_sensor *s, uint64_t sequence, const struct cisp_sensor_controls *c)
 {
-	int ret = check_controls(s, c, "queue controls");
-	uint64_t w = s->streaming ? s->next_sequence : 0;
+	uint64_t w;
+	int ret;
 
+	NEED_SENSOR(s, "queue controls");
+	w = s->streaming ? s->next_sequence : 0;
+	ret = check_controls(s, c, "queue controls");
 	if (ret < 0)
 		return ret;
 	for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++) {
@@ -386,10 +400,12 @@ int cisp_sensor_queue_controls(struct cisp_sensor *s, uint64_t sequence, const s
 
 int cisp_sensor_predict_controls(const struct cisp_sensor *s, uint64_t sequence, struct cisp_sensor_controls *c)
 {
-	uint64_t next = s->streaming ? s->next_sequence : 0;
+	uint64_t next;
 
+	NEED_SENSOR(s, "predict controls");
 	if (!c)
 		return cisp_error(-EINVAL, "predict controls: no output given");
+	next = s->streaming ? s->next_sequence : 0;
 	if (sequence < next)
 		return cisp_error(-EINVAL, "predict controls: frame %llu was already captured (next is %llu)",
 				  (unsigned long long)sequence, (unsigned long long)next);
@@ -421,7 +437,7 @@ int cisp_sensor_predict_controls(const struct cisp_sensor *s, uint64_t sequence,
 
 uint64_t cisp_sensor_next_sequence(const struct cisp_sensor *s)
 {
-	return s->streaming ? s->next_sequence : 0;
+	return s && s->streaming ? s->next_sequence : 0;
 }
 
 /* ---- streaming ---- */
@@ -430,6 +446,7 @@ int cisp_sensor_start(struct cisp_sensor *s)
 {
 	int ret;
 
+	NEED_SENSOR(s, "start");
 	if (s->streaming)
 		return cisp_error(-EBUSY, "sensor %s is already streaming", s->info.model);
 	ret = s->ops->start(s->priv);
@@ -442,6 +459,7 @@ int cisp_sensor_start(struct cisp_sensor *s)
 
 int cisp_sensor_stop(struct cisp_sensor *s)
 {
+	NEED_SENSOR(s, "stop");
 	if (!s->streaming)
 		return 0;
 	s->ops->stop(s->priv);
@@ -465,6 +483,7 @@ int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct ci
 	double line_ns;
 	int ret;
 
+	NEED_SENSOR(s, "capture");
 	if (!s->streaming)
 		return cisp_error(-ENODATA, "sensor %s: capture while not streaming", s->info.model);
 	m = cur_mode(s);
@@ -498,12 +517,14 @@ int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct ci
 
 int cisp_sensor_fd(const struct cisp_sensor *s)
 {
+	NEED_SENSOR(s, "fd");
 	return s->ops->fd ? s->ops->fd(s->priv) : cisp_error(-ENOTSUP, "sensor %s has no pollable fd",
 							      s->info.model);
 }
 
 int cisp_sensor_set_option(struct cisp_sensor *s, const char *key, const char *value)
 {
+	NEED_SENSOR(s, "set option");
 	if (!key || !value)
 		return cisp_error(-EINVAL, "sensor option: key and value are required");
 	if (!s->ops->set_option)
