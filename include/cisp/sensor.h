@@ -351,7 +351,8 @@ int cisp_sensor_stop(struct cisp_sensor *s);
  * @md: receives the frame's metadata (may be NULL).
  * @flags: enum cisp_sensor_capture_flags.
  *
- * Queued requests due at the frame's write point are written first.
+ * Afterwards the write point is the next frame, and queued requests due
+ * there are written.
  *
  * Return: 0; -EAGAIN with CISP_SENSOR_NONBLOCK when no frame is ready;
  * -EINVAL for a wrong image (the message gives the expected format and size);
@@ -433,7 +434,7 @@ struct cisp_vsensor_truth {
 	double gain_dn_per_e;      /**< conversion gain at analogue gain x1, codes per electron */
 	double read_noise_e;       /**< read noise before the analogue gain, electrons rms */
 	double adc_noise_dn;       /**< noise after the analogue gain, codes rms */
-	double full_well_e;        /**< full well, electrons (times binning squared for binned modes) */
+	double full_well_e;        /**< full well of one site, electrons (a binned pixel averages its sites) */
 	double dark_current_e_s;   /**< dark current, electrons per second */
 	unsigned num_defects;      /**< defective pixels of the current mode */
 };
