@@ -143,15 +143,13 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
-/* The test model file with one line replaced. */
-static void write_variant(const char *path, const char *from, const char *to)
+/* Copy file @in to @out with the first @from replaced by @to. */
+static void edit_file(const char *in, const char *out, const char *from, const char *to)
 {
-	char src[512], *text, *hit;
-	FILE *f;
+	char *text, *hit;
+	FILE *f = fopen(in, "r");
 	long size;
 
-	snprintf(src, sizeof(src), "%s/cisp-test.yaml", CISP_SENSOR_SOURCE_DIR);
-	f = fopen(src, "r");
 	CHECK(f != NULL);
 	if (!f)
 		return;
@@ -170,8 +168,17 @@ static void write_variant(const char *path, const char *from, const char *to)
 		strcat(hit, rest);
 		free(rest);
 	}
-	write_file(path, text);
+	write_file(out, text);
 	free(text);
+}
+
+/* The test model file with one piece replaced. */
+static void write_variant(const char *path, const char *from, const char *to)
+{
+	char src[512];
+
+	snprintf(src, sizeof(src), "%s/cisp-test.yaml", CISP_SENSOR_SOURCE_DIR);
+	edit_file(src, path, from, to);
 }
 
 TEST(sensor_model_file_errors)
@@ -194,10 +201,18 @@ TEST(sensor_model_file_errors)
 	write_file(path, "name: x\n  bad: [indent\n");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml: line");
 	/* An odd crop offset shifts the CFA: RGGB read from column 1 is GRBG. */
-	write_variant(path, "crop: [0, 0, 320, 240], binning: 1", "crop: [0, 0, 320, 240], binning: 1");
 	write_variant(path, "array: [320, 240] ", "array: [322, 240] ");
+	edit_file(path, path, "crop: [0, 0, 320, 240], binning: 1", "crop: [1, 0, 320, 240], binning: 1");
 	CHECK_EQ(cisp_sensor_open(&s, name, NULL), 0);
-	cisp_sensor_close(s);
+	if (s) {
+		struct cisp_sensor_mode m;
+
+		CHECK_EQ(cisp_sensor_get_mode(s, 0, &m), 0);
+		CHECK(m.cfa == CISP_CFA_GRBG && m.format == CISP_FMT_SGRBG10 && m.crop_x == 1);
+		CHECK_EQ(cisp_sensor_get_mode(s, 1, &m), 0);
+		CHECK(m.cfa == CISP_CFA_RGGB);
+		cisp_sensor_close(s);
+	}
 }
 
 TEST(sensor_modes_and_controls)
