@@ -256,6 +256,9 @@ static int load_mode(struct ctx *c, yaml_node_t *n, unsigned index, struct vs_mo
 	mode->exposure_margin = m->exposure_margin;
 	mode->black_level = (uint32_t)lround(ldexp(m->black_level, (int)mode->bits - (int)m->bit_depth));
 	mode->white_level = (1u << mode->bits) - 1;
+	if (mode->black_level >= mode->white_level)
+		return cisp_error(-EINVAL, "sensor model %s: mode %s: black level %u is not below the white level %u",
+				  c->path, mode->name, mode->black_level, mode->white_level);
 	return 0;
 }
 
