@@ -37,40 +37,7 @@
 #include "isp/tone.h"
 #include "isp/unpack.h"
 #include "isp/wb.h"
-
-/* One output's geometry: the crop it shows and the scaler to its size. */
-struct output_state {
-	bool used;
-	bool yuv;
-	int crop_x, crop_y, crop_w, crop_h;
-	struct cisp_scaler *scaler; /* NULL when the crop is the output size */
-	uint16_t *scaled;           /* 3 planes at the output size, when scaling */
-	struct rgb16 scaled_planes;
-};
-
-struct cisp_isp {
-	struct cisp_isp_config config;
-	enum cisp_cfa cfa;
-	struct cisp_params_limits limits;
-	struct cisp_param_state state;
-
-	/* coefficients derived from the state */
-	struct cisp_blc_coeffs blc;
-	struct cisp_dpc_coeffs dpc;
-	struct cisp_bnr_coeffs *bnr;
-	struct cisp_lsc_coeffs *lsc;
-	struct cisp_wb_coeffs wb;
-	struct cisp_tone_coeffs *tone;
-	struct cisp_cnr_coeffs *cnr;
-	struct cisp_demosaic *demosaic;
-	int demosaic_algorithm;
-	struct output_state out[CISP_MAX_OUTPUTS];
-
-	/* working planes at the input size */
-	uint16_t *memory;
-	struct plane16 bayer[2];
-	struct rgb16 rgb[2];
-};
+#include "isp/pipeline_internal.h"
 
 static struct plane16 make_plane(uint16_t *base, int width, int height)
 {
@@ -183,6 +150,9 @@ static int update_coeffs(struct cisp_isp *isp, uint32_t changed)
 	}
 	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_WB))
 		cisp_wb_prepare(&isp->wb, &s->wb, isp->cfa);
+	/* The banded executor's statistics accumulators hold the stats configuration and WB gains. */
+	if (changed & (CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_STATS)))
+		cisp_isp_fused_stats_changed(isp);
 	if (changed & CISP_BLOCK_BIT(CISP_BLOCK_TONE))
 		cisp_tone_prepare(isp->tone, &s->tone);
 	/* CNR's thresholds follow the noise through every gain up to the CSC (docs/stages/cnr.md). */
@@ -221,7 +191,6 @@ static int update_coeffs(struct cisp_isp *isp, uint32_t changed)
 int cisp_isp_create(struct cisp_isp **out, const struct cisp_isp_config *config)
 {
 	struct cisp_isp *isp;
-	size_t n;
 	int ret;
 
 	if ((ret = check_config(config)))
@@ -240,18 +209,12 @@ int cisp_isp_create(struct cisp_isp **out, const struct cisp_isp_config *config)
 	cisp_param_state_init(&isp->state);
 	isp->demosaic_algorithm = -1;
 
-	n = (size_t)config->width * config->height;
-	isp->memory = malloc(n * sizeof(uint16_t) * 8);
 	isp->tone = malloc(sizeof(*isp->tone));
-	if (!isp->memory || !isp->tone) {
+	if (!isp->tone) {
 		cisp_isp_destroy(isp);
-		return cisp_error(-ENOMEM, "out of memory for the working planes of a %ux%u frame", config->width,
-				  config->height);
+		return cisp_error(-ENOMEM, "out of memory for the tone table");
 	}
-	isp->bayer[0] = make_plane(isp->memory, (int)config->width, (int)config->height);
-	isp->bayer[1] = make_plane(isp->memory + n, (int)config->width, (int)config->height);
-	isp->rgb[0] = make_rgb(isp->memory + 2 * n, (int)config->width, (int)config->height);
-	isp->rgb[1] = make_rgb(isp->memory + 5 * n, (int)config->width, (int)config->height);
+	cisp_isp_exec_init(isp);
 
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		const struct cisp_output_config *oc = &config->output[i];
@@ -261,12 +224,6 @@ int cisp_isp_create(struct cisp_isp **out, const struct cisp_isp_config *config)
 			continue;
 		o->used = true;
 		o->yuv = cisp_format_info(oc->format)->kind == CISP_KIND_YUV;
-		o->scaled = malloc((size_t)oc->width * oc->height * 3 * sizeof(uint16_t));
-		if (!o->scaled) {
-			cisp_isp_destroy(isp);
-			return cisp_error(-ENOMEM, "out of memory for output %d", i);
-		}
-		o->scaled_planes = make_rgb(o->scaled, (int)oc->width, (int)oc->height);
 	}
 	ret = update_coeffs(isp, ~0u);
 	if (ret) {
@@ -291,6 +248,7 @@ void cisp_isp_destroy(struct cisp_isp *isp)
 	}
 	free(isp->tone);
 	free(isp->memory);
+	cisp_isp_fused_free(isp);
 	free(isp);
 }
 
@@ -507,6 +465,35 @@ static int collect_stats(struct frame *f, struct cisp_pool *pool, const struct p
 	return ret ? cisp_error(ret, "out of memory for statistics") : 0;
 }
 
+/* The full-frame planes of the reference executor, made on its first frame and kept. */
+static int ensure_planes(struct cisp_isp *isp)
+{
+	const int w = (int)isp->config.width, h = (int)isp->config.height;
+	size_t n = (size_t)w * h;
+
+	if (!isp->memory) {
+		isp->memory = malloc(n * sizeof(uint16_t) * 8);
+		if (!isp->memory)
+			return cisp_error(-ENOMEM, "out of memory for the working planes of a %dx%d frame", w, h);
+		isp->bayer[0] = make_plane(isp->memory, w, h);
+		isp->bayer[1] = make_plane(isp->memory + n, w, h);
+		isp->rgb[0] = make_rgb(isp->memory + 2 * n, w, h);
+		isp->rgb[1] = make_rgb(isp->memory + 5 * n, w, h);
+	}
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		struct output_state *o = &isp->out[i];
+		const struct cisp_output_config *oc = &isp->config.output[i];
+
+		if (o->used && o->scaler && !o->scaled) {
+			o->scaled = malloc((size_t)oc->width * oc->height * 3 * sizeof(uint16_t));
+			if (!o->scaled)
+				return cisp_error(-ENOMEM, "out of memory for output %d", i);
+			o->scaled_planes = make_rgb(o->scaled, (int)oc->width, (int)oc->height);
+		}
+	}
+	return 0;
+}
+
 /* Check the inputs of a frame or bracket against the configuration. */
 static int check_inputs(const struct cisp_isp *isp, const struct cisp_image *const input[], unsigned count)
 {
@@ -521,6 +508,32 @@ static int check_inputs(const struct cisp_isp *isp, const struct cisp_image *con
 			return ret;
 	}
 	return 0;
+}
+
+int cisp_isp_set_exec(struct cisp_isp *isp, const struct cisp_isp_exec *e)
+{
+	if (e->band_rows < 0 || e->band_rows % 2 || e->band_rows > 4096)
+		return cisp_error(-EINVAL, "band of %d rows: it must be even, 2..4096 (0 for the default)",
+				  e->band_rows);
+	if (e->cpu >= 0) {
+		if (cisp_dsp_init(&isp->dsp_level, (enum cisp_cpu_level)e->cpu))
+			return cisp_error(-ENOTSUP, "CPU level %s is not available on this machine or build",
+					  cisp_cpu_name((enum cisp_cpu_level)e->cpu));
+		isp->dsp = &isp->dsp_level;
+	} else {
+		isp->dsp = cisp_dsp();
+	}
+	isp->fused = e->fused;
+	isp->band_rows = e->band_rows ? e->band_rows : 16;
+	return 0;
+}
+
+void cisp_isp_exec_init(struct cisp_isp *isp)
+{
+	const char *env = getenv("CISP_EXEC");
+	struct cisp_isp_exec e = { !(env && !strcmp(env, "reference")), 0, -1 };
+
+	cisp_isp_set_exec(isp, &e);
 }
 
 /*
@@ -605,6 +618,15 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 		if (ret)
 			return ret;
 	}
+
+	/* The banded executor takes single frames (brackets merge over whole frames here). */
+	if (isp->fused && count == 1) {
+		ret = cisp_isp_process_fused(isp, input[0], output, stats, pool);
+		if (ret <= 0)
+			return ret;
+	}
+	if ((ret = ensure_planes(isp)))
+		return ret;
 
 	/* Bayer domain; the current plane is bayer[cur]. */
 	cur = bayer_front(&f, pool, input, exposure, count);
@@ -725,6 +747,8 @@ int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, co
 	int ret, cur;
 
 	if ((ret = check_inputs(isp, &input, 1)) || (config && (ret = check_stats_config(isp, config))))
+		return ret;
+	if ((ret = ensure_planes(isp)))
 		return ret;
 	cur = bayer_front(&f, pool, &input, NULL, 1);
 	stats_header(isp, stats);

@@ -214,6 +214,17 @@ void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, 
 	}
 }
 
+void cisp_stats_acc_reset(struct cisp_stats_acc *a)
+{
+	memset(a->hist, 0, sizeof(a->hist));
+	memset(a->zone_sum, 0, sizeof(a->zone_sum));
+	memset(a->zone_count, 0, sizeof(a->zone_count));
+	memset(a->zone_total, 0, sizeof(a->zone_total));
+	memset(a->af_sum, 0, sizeof(a->af_sum));
+	memset(a->af_cells, 0, sizeof(a->af_cells));
+	memset(a->row_sum, 0, sizeof(uint64_t) * (size_t)a->row_count);
+}
+
 void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from)
 {
 	for (int i = 0; i < 256; i++)

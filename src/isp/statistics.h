@@ -24,6 +24,8 @@ int cisp_stats_acc_create(struct cisp_stats_acc **acc, const struct cisp_stats_p
 void cisp_stats_acc_free(struct cisp_stats_acc *acc);
 /* Add the cells of frame rows [y0, y1) (both even) of @bayer; reads one cell row above and below. */
 void cisp_stats_acc_rows(struct cisp_stats_acc *acc, const struct plane16 *bayer, int y0, int y1);
+/* Zero the sums, keeping the configuration (to reuse an accumulator for the next frame). */
+void cisp_stats_acc_reset(struct cisp_stats_acc *acc);
 /* Add @from into @into (same configuration). */
 void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from);
 /* Write the finished statistics. */

@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The banded executor: the frame is cut into tasks of whole rows, one per
+ * pool task; a task walks down its rows in bands of band_rows output rows
+ * and, for each band, runs every stage on just the rows the next stages
+ * need, into small per-worker row buffers that stay in cache. Rows a buffer
+ * still holds from the previous band are kept (slid to the buffer's start),
+ * so a stage computes each row once per task; only the first band of a task
+ * computes the rows above it that the stages' vertical support reaches.
+ *
+ * Each stage computes its rows with the same arithmetic as the reference
+ * (through the dsp.h row functions, or the stage's own reference rows), and
+ * reflections at the frame edges read real frame rows inside the ranges
+ * computed here, so the output is the same for any band size, task split or
+ * thread count. Statistics are integer sums per worker, merged at the end.
+ *
+ * No frame-sized memory: the band buffers are made on the first frame (and
+ * again only when a parameter change makes a stage's support taller).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/format.h>
+
+#include "core/error_internal.h"
+#include "isp/bnr.h"
+#include "isp/ccm.h"
+#include "isp/cnr.h"
+#include "isp/csc.h"
+#include "isp/demosaic.h"
+#include "isp/lsc.h"
+#include "isp/lut3d.h"
+#include "isp/pack.h"
+#include "isp/pipeline_internal.h"
+#include "isp/sharpen.h"
+#include "isp/statistics.h"
+#include "isp/tone.h"
+#include "isp/unpack.h"
+
+/* Row buffers, each written by one stage. */
+enum buf { B_RAW, B_DPC, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNR, B_COUNT };
+static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 3, 1, 3, 3, 3 };
+
+enum stage { S_RAW, S_DPC, S_LSC, S_STATS, S_WB, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
+
+struct input {
+	int buf, radius;
+};
+
+/* One stage of this frame's chain: it writes buffer @out (-1: the outputs or the statistics). */
+struct node {
+	enum stage stage;
+	int out;
+	int n_in;
+	struct input in[2];
+};
+
+struct chain {
+	struct node node[S_COUNT];
+	int count;
+	int rgb_src, yuv_src; /* buffers the outputs pack from (-1: none) */
+};
+
+/* A buffer's window: rows [lo, done) are held, from row lo at the start of the memory. */
+struct window {
+	uint16_t *mem[3];
+	int capacity; /* rows */
+	int lo, done;
+};
+
+struct worker {
+	struct window win[B_COUNT];
+	uint16_t *g0, *g1;  /* LSC gain rows */
+	int32_t *tmp;       /* sharpening scratch */
+	uint16_t *mem;
+};
+
+struct cisp_fused {
+	int workers;
+	int width;
+	int capacity[B_COUNT]; /* rows per buffer the memory was made for */
+	size_t bytes;
+	struct worker w[];
+};
+
+struct job {
+	struct cisp_isp *isp;
+	const struct chain *chain;
+	const struct cisp_image *input;
+	struct cisp_image *const *output;
+	int tasks, task_rows, band;
+	bool stats;
+};
+
+/* ---- the chain of this frame ---- */
+
+static void add(struct chain *c, enum stage st, int out, int b0, int r0, int b1, int r1)
+{
+	struct node *n = &c->node[c->count++];
+
+	n->stage = st;
+	n->out = out;
+	n->n_in = 0;
+	if (b0 >= 0)
+		n->in[n->n_in++] = (struct input){ b0, r0 };
+	if (b1 >= 0)
+		n->in[n->n_in++] = (struct input){ b1, r1 };
+}
+
+static bool block_on(const struct cisp_isp *isp, unsigned block)
+{
+	return isp->state.enabled & CISP_BLOCK_BIT(block);
+}
+
+static void build_chain(const struct cisp_isp *isp, bool stats, struct chain *c)
+{
+	bool any_yuv = false, any_rgb = false;
+	int cur, rgb;
+
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		if (isp->out[i].used) {
+			any_yuv |= isp->out[i].yuv;
+			any_rgb |= !isp->out[i].yuv;
+		}
+	}
+	c->count = 0;
+	add(c, S_RAW, B_RAW, -1, 0, -1, 0);
+	cur = B_RAW;
+	if (block_on(isp, CISP_BLOCK_DPC)) {
+		add(c, S_DPC, B_DPC, cur, 2, -1, 0);
+		cur = B_DPC;
+	}
+	/* Bayer denoise (or a copy) and lens shading, in one stage. */
+	add(c, S_LSC, B_LSC, cur, block_on(isp, CISP_BLOCK_BNR) ? cisp_bnr_radius(isp->bnr) : 0, -1, 0);
+	if (stats)
+		add(c, S_STATS, -1, B_LSC, 2, -1, 0);
+	add(c, S_WB, B_WB, B_LSC, 0, -1, 0);
+	add(c, S_GREEN, B_GREEN, B_WB, 2, -1, 0);
+	/* Red and blue, then CCM, tone and 3D LUT on the row. */
+	add(c, S_RGB, B_RGB, B_WB, 1, B_GREEN, 1);
+	rgb = B_RGB;
+	if (block_on(isp, CISP_BLOCK_SHARPEN)) {
+		add(c, S_LUMA, B_LUMA, B_RGB, 0, -1, 0);
+		add(c, S_SHARP, B_SHARP, B_LUMA, CISP_SHARPEN_RADIUS, B_RGB, 0);
+		rgb = B_SHARP;
+	}
+	c->rgb_src = any_rgb ? rgb : -1;
+	c->yuv_src = -1;
+	if (any_yuv) {
+		add(c, S_YCC, B_YCC, rgb, 0, -1, 0);
+		c->yuv_src = B_YCC;
+		if (block_on(isp, CISP_BLOCK_CNR)) {
+			add(c, S_CNR, B_CNR, B_YCC, cisp_cnr_radius(isp->cnr), -1, 0);
+			c->yuv_src = B_CNR;
+		}
+	}
+	add(c, S_OUT, -1, c->rgb_src, 0, c->yuv_src, 0);
+}
+
+/*
+ * The rows each buffer must hold for output rows [y0, y1): every reader's
+ * rows widened by its radius, within the frame (reflections read inside).
+ */
+static void needs(const struct chain *c, int y0, int y1, int h, int lo[B_COUNT], int hi[B_COUNT])
+{
+	for (int b = 0; b < B_COUNT; b++)
+		lo[b] = hi[b] = 0;
+	for (int k = c->count - 1; k >= 0; k--) {
+		const struct node *n = &c->node[k];
+		int a = n->out < 0 ? y0 : lo[n->out], e = n->out < 0 ? y1 : hi[n->out];
+
+		if (a >= e)
+			continue;
+		for (int i = 0; i < n->n_in; i++) {
+			const struct input *in = &n->in[i];
+			int l = a - in->radius < 0 ? 0 : a - in->radius, r = e + in->radius > h ? h : e + in->radius;
+
+			if (lo[in->buf] >= hi[in->buf]) {
+				lo[in->buf] = l;
+				hi[in->buf] = r;
+			} else {
+				lo[in->buf] = l < lo[in->buf] ? l : lo[in->buf];
+				hi[in->buf] = r > hi[in->buf] ? r : hi[in->buf];
+			}
+		}
+	}
+}
+
+/* ---- buffers ---- */
+
+static struct plane16 plane_of(const struct window *w, int c, int width, int height)
+{
+	struct plane16 p = { w->mem[c], width, w->lo, width, height };
+
+	return p;
+}
+
+static struct rgb16 rgb_of(const struct window *w, int width, int height)
+{
+	struct rgb16 r;
+
+	for (int c = 0; c < 3; c++)
+		r.c[c] = plane_of(w, c, width, height);
+	return r;
+}
+
+/* Make the window start at row @lo, keeping the rows it holds from there on. */
+static void slide(struct window *w, int planes, int width, int lo)
+{
+	if (w->done <= lo || w->done <= w->lo) {
+		w->lo = w->done = lo;
+		return;
+	}
+	if (lo > w->lo) {
+		for (int c = 0; c < planes; c++)
+			memmove(w->mem[c], w->mem[c] + (size_t)(lo - w->lo) * width,
+				(size_t)(w->done - lo) * width * sizeof(uint16_t));
+		w->lo = lo;
+	}
+}
+
+void cisp_isp_fused_free(struct cisp_isp *isp)
+{
+	if (isp->fx) {
+		for (int i = 0; i < isp->fx->workers; i++)
+			free(isp->fx->w[i].mem);
+		free(isp->fx);
+		isp->fx = NULL;
+	}
+	cisp_isp_fused_stats_changed(isp);
+}
+
+void cisp_isp_fused_stats_changed(struct cisp_isp *isp)
+{
+	for (unsigned i = 0; i < isp->acc_count; i++)
+		cisp_stats_acc_free(isp->acc[i]);
+	free(isp->acc);
+	isp->acc = NULL;
+	isp->acc_count = 0;
+}
+
+/* Buffers for @workers workers and rows @rows per buffer; kept while they are large enough. */
+static int ensure_buffers(struct cisp_isp *isp, int workers, const int rows[B_COUNT])
+{
+	struct cisp_fused *fx = isp->fx;
+	const int width = (int)isp->config.width;
+	size_t per = 0;
+	bool fits = fx && fx->workers >= workers;
+
+	for (int b = 0; fits && b < B_COUNT; b++)
+		fits = rows[b] <= fx->capacity[b];
+	if (fits)
+		return 0;
+	cisp_isp_fused_free(isp);
+	fx = calloc(1, sizeof(*fx) + (size_t)workers * sizeof(struct worker));
+	if (!fx)
+		return cisp_error(-ENOMEM, "out of memory for the band buffers");
+	fx->workers = workers;
+	fx->width = width;
+	for (int b = 0; b < B_COUNT; b++) {
+		fx->capacity[b] = rows[b];
+		per += (size_t)rows[b] * buf_planes[b] * width;
+	}
+	/* LSC gain rows (2 x width) and the sharpening scratch (width + 4 int32 = 2 width + 8). */
+	per += 4 * (size_t)width + 16;
+	fx->bytes = sizeof(*fx) + workers * (sizeof(struct worker) + per * sizeof(uint16_t));
+	isp->fx = fx;
+	for (int i = 0; i < workers; i++) {
+		struct worker *w = &fx->w[i];
+		uint16_t *p = malloc(per * sizeof(uint16_t));
+
+		if (!p) {
+			cisp_isp_fused_free(isp);
+			return cisp_error(-ENOMEM, "out of memory for the band buffers");
+		}
+		w->mem = p;
+		for (int b = 0; b < B_COUNT; b++) {
+			w->win[b].capacity = rows[b];
+			for (int c = 0; c < buf_planes[b]; c++) {
+				w->win[b].mem[c] = p;
+				p += (size_t)rows[b] * width;
+			}
+		}
+		w->g0 = p;
+		w->g1 = p + width;
+		w->tmp = (int32_t *)(void *)(p + 2 * (size_t)width);
+	}
+	return 0;
+}
+
+/* ---- stages ---- */
+
+/* Rows [y0, y1) of the stage's buffer. */
+static void run_stage(const struct job *j, const struct node *n, struct worker *wk, unsigned worker, int y0, int y1)
+{
+	struct cisp_isp *isp = j->isp;
+	const struct cisp_param_state *s = &isp->state;
+	const struct cisp_dsp *d = isp->dsp;
+	const int w = (int)isp->config.width, h = (int)isp->config.height;
+	struct plane16 in = n->n_in ? plane_of(&wk->win[n->in[0].buf], 0, w, h) : (struct plane16){ 0 };
+	struct plane16 out = n->out >= 0 ? plane_of(&wk->win[n->out], 0, w, h) : (struct plane16){ 0 };
+
+	switch (n->stage) {
+	case S_RAW:
+		for (int y = y0; y < y1; y++) {
+			uint16_t *row = plane_row(&out, y);
+
+			cisp_unpack_rows(j->input, &out, y, y + 1);
+			if (block_on(isp, CISP_BLOCK_BLC))
+				d->blc_row(row, row, w, &isp->blc.black[(y & 1) * 2], &isp->blc.gain[(y & 1) * 2],
+					   isp->blc.white);
+		}
+		break;
+	case S_DPC: {
+		unsigned k = cisp_dpc_first_static(&isp->dpc, y0);
+
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *up = plane_row(&in, cisp_dpc_mirror(y - 2, h)), *mid = plane_row(&in, y);
+			const uint16_t *dn = plane_row(&in, cisp_dpc_mirror(y + 2, h));
+			uint16_t *o = plane_row(&out, y);
+
+			if (isp->dpc.threshold)
+				d->dpc_row(up, mid, dn, o, w, isp->dpc.threshold);
+			else
+				memcpy(o, mid, (size_t)w * sizeof(*o));
+			cisp_dpc_static_row(&isp->dpc, &k, y, up, mid, dn, o, w);
+		}
+		break;
+	}
+	case S_LSC:
+		if (block_on(isp, CISP_BLOCK_BNR))
+			cisp_bnr_rows(isp->bnr, &in, &out, y0, y1);
+		else
+			for (int y = y0; y < y1; y++)
+				memcpy(plane_row(&out, y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
+		if (block_on(isp, CISP_BLOCK_LSC)) {
+			for (int y = y0; y < y1; y++) {
+				uint16_t *row = plane_row(&out, y);
+
+				cisp_lsc_gain_row(isp->lsc, y, 0, w, wk->g0, wk->g1);
+				d->lsc_row(row, row, w, wk->g0, wk->g1, cisp_lsc_col_weight(isp->lsc));
+			}
+		}
+		break;
+	case S_STATS:
+		cisp_stats_acc_rows(isp->acc[worker], &in, y0, y1);
+		break;
+	case S_WB:
+		for (int y = y0; y < y1; y++) {
+			if (block_on(isp, CISP_BLOCK_WB))
+				d->wb_row(plane_row(&in, y), plane_row(&out, y), w, &isp->wb.gain[(y & 1) * 2]);
+			else
+				memcpy(plane_row(&out, y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
+		}
+		break;
+	case S_GREEN:
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *r[5];
+
+			for (int k = 0; k < 5; k++)
+				r[k] = plane_row(&in, mirror(y + k - 2, h));
+			d->green_row(r, plane_row(&out, y), w, cisp_demosaic_first_colour(isp->cfa, y));
+		}
+		break;
+	case S_RGB: {
+		struct plane16 green = plane_of(&wk->win[B_GREEN], 0, w, h);
+		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h);
+
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *b[3], *g[3];
+			uint16_t *o[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
+			int c = cisp_demosaic_red_first(isp->cfa, y) ? 0 : 2;
+
+			for (int k = 0; k < 3; k++) {
+				b[k] = plane_row(&in, mirror(y + k - 1, h));
+				g[k] = plane_row(&green, mirror(y + k - 1, h));
+			}
+			d->rb_row(b, g, o[c], o[2 - c], w, cisp_demosaic_first_colour(isp->cfa, y));
+			memcpy(o[1], g[1], (size_t)w * sizeof(uint16_t));
+			if (block_on(isp, CISP_BLOCK_CCM))
+				d->ccm_row(s->ccm.coeff, s->ccm.offset, (const uint16_t *const *)o, o, w);
+			if (block_on(isp, CISP_BLOCK_TONE))
+				for (int k = 0; k < 3; k++)
+					d->lut_row(isp->tone->lut, o[k], o[k], w);
+		}
+		if (block_on(isp, CISP_BLOCK_LUT3D))
+			cisp_lut3d_rows(&s->lut3d, &rgb, &rgb, y0, y1);
+		break;
+	}
+	case S_LUMA: {
+		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h);
+
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *i[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
+
+			d->luma_row(i, plane_row(&out, y), w);
+		}
+		break;
+	}
+	case S_SHARP: {
+		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h), sh = rgb_of(&wk->win[B_SHARP], w, h);
+
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *l[5];
+			const uint16_t *m[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
+			uint16_t *o[3] = { plane_row(&sh.c[0], y), plane_row(&sh.c[1], y), plane_row(&sh.c[2], y) };
+
+			for (int k = 0; k < 5; k++)
+				l[k] = plane_row(&in, mirror(y + k - 2, h));
+			d->sharpen_row(l, m, o, w, s->sharpen.coring, s->sharpen.strength, s->sharpen.limit, wk->tmp);
+		}
+		break;
+	}
+	case S_YCC: {
+		struct rgb16 src = rgb_of(&wk->win[n->in[0].buf], w, h), ycc = rgb_of(&wk->win[B_YCC], w, h);
+		int32_t yz;
+		const int32_t *m = cisp_csc_matrix(&s->csc, &yz);
+
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *i[3] = { plane_row(&src.c[0], y), plane_row(&src.c[1], y), plane_row(&src.c[2], y) };
+			uint16_t *o[3] = { plane_row(&ycc.c[0], y), plane_row(&ycc.c[1], y), plane_row(&ycc.c[2], y) };
+
+			d->csc_row(m, yz, i, o, w);
+		}
+		break;
+	}
+	case S_CNR: {
+		struct rgb16 ycc = rgb_of(&wk->win[B_YCC], w, h), o = rgb_of(&wk->win[B_CNR], w, h);
+
+		cisp_cnr_rows(isp->cnr, &ycc, &o, y0, y1);
+		break;
+	}
+	case S_OUT:
+		for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+			const struct output_state *os = &isp->out[i];
+			struct cisp_image *img = j->output[i];
+
+			if (!os->used)
+				continue;
+			if (os->yuv) {
+				struct rgb16 src = rgb_of(&wk->win[j->chain->yuv_src], w, h);
+				bool nv12 = img->format == CISP_FMT_NV12;
+
+				for (int y = y0; y < y1; y++)
+					d->to8_row(plane_row(&src.c[0], y), img->plane[0].data + (size_t)y * img->plane[0].stride,
+						   w);
+				for (int y = y0; y < y1; y += 2) {
+					uint8_t *cb = img->plane[1].data + (size_t)(y / 2) * img->plane[1].stride;
+					uint8_t *cr = nv12 ? cb + 1 : img->plane[2].data + (size_t)(y / 2) * img->plane[2].stride;
+
+					d->chroma420_row(plane_row(&src.c[1], y), plane_row(&src.c[1], y + 1),
+							 plane_row(&src.c[2], y), plane_row(&src.c[2], y + 1), cb, cr,
+							 nv12 ? 2 : 1, w);
+				}
+			} else {
+				struct rgb16 src = rgb_of(&wk->win[j->chain->rgb_src], w, h);
+
+				cisp_pack_rows(&src, img, y0, y1);
+			}
+		}
+		break;
+	case S_COUNT:
+		break;
+	}
+}
+
+static void run_task(void *opaque, unsigned task, unsigned worker)
+{
+	const struct job *j = opaque;
+	const struct chain *c = j->chain;
+	struct cisp_isp *isp = j->isp;
+	struct worker *wk = &isp->fx->w[worker];
+	const int w = (int)isp->config.width, h = (int)isp->config.height;
+	int y0 = (int)task * j->task_rows, y1 = y0 + j->task_rows < h ? y0 + j->task_rows : h;
+
+	for (int b = 0; b < B_COUNT; b++)
+		wk->win[b].lo = wk->win[b].done = 0;
+	for (int s0 = y0; s0 < y1; s0 += j->band) {
+		int s1 = s0 + j->band < y1 ? s0 + j->band : y1, lo[B_COUNT], hi[B_COUNT];
+
+		needs(c, s0, s1, h, lo, hi);
+		for (int k = 0; k < c->count; k++) {
+			const struct node *n = &c->node[k];
+
+			if (n->out < 0) {
+				run_stage(j, n, wk, worker, s0, s1);
+			} else if (lo[n->out] < hi[n->out]) {
+				struct window *win = &wk->win[n->out];
+				int from;
+
+				slide(win, buf_planes[n->out], w, lo[n->out]);
+				from = win->done > lo[n->out] ? win->done : lo[n->out];
+				if (from < hi[n->out])
+					run_stage(j, n, wk, worker, from, hi[n->out]);
+				win->done = hi[n->out];
+			}
+		}
+	}
+}
+
+/* The band executor runs the configurations without crop or scaling, with the fast demosaic. */
+static bool supported(const struct cisp_isp *isp)
+{
+	if (isp->demosaic_algorithm != CISP_DEMOSAIC_FAST)
+		return false;
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		const struct output_state *o = &isp->out[i];
+
+		if (o->used && (o->scaler || o->crop_x || o->crop_y || o->crop_w != (int)isp->config.width ||
+				o->crop_h != (int)isp->config.height))
+			return false;
+	}
+	return true;
+}
+
+int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
+			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+			   struct cisp_pool *pool)
+{
+	const int h = (int)isp->config.height;
+	const int workers = (int)cisp_pool_threads(pool);
+	bool want_stats = stats && block_on(isp, CISP_BLOCK_STATS);
+	struct chain chain;
+	struct job job = { isp, &chain, input, output, 0, 0, isp->band_rows, want_stats };
+	int lo[B_COUNT], hi[B_COUNT], rows[B_COUNT], ret;
+
+	if (!supported(isp))
+		return 1;
+	build_chain(isp, want_stats, &chain);
+	/* A band in the middle of a tall frame needs the most rows of each buffer. */
+	needs(&chain, 1 << 20, (1 << 20) + job.band, 1 << 22, lo, hi);
+	for (int b = 0; b < B_COUNT; b++)
+		rows[b] = hi[b] - lo[b];
+	if ((ret = ensure_buffers(isp, workers, rows)))
+		return ret;
+	if (want_stats && isp->acc_count < (unsigned)workers) {
+		static const struct cisp_wb_params unity = { .gain = { 4096, 4096, 4096, 4096 } };
+		const struct cisp_wb_params *wb = block_on(isp, CISP_BLOCK_WB) ? &isp->state.wb : &unity;
+		struct cisp_stats_acc **acc = realloc(isp->acc, (size_t)workers * sizeof(*acc));
+
+		if (!acc)
+			return cisp_error(-ENOMEM, "out of memory for statistics");
+		isp->acc = acc;
+		for (; isp->acc_count < (unsigned)workers; isp->acc_count++) {
+			ret = cisp_stats_acc_create(&acc[isp->acc_count], &isp->state.stats, wb, isp->cfa,
+						    (int)isp->config.width, h);
+			if (ret)
+				return ret;
+		}
+	}
+	for (int i = 0; want_stats && i < workers; i++)
+		cisp_stats_acc_reset(isp->acc[i]);
+
+	/* A few tasks per worker (even rows: 4:2:0 and statistics work on row pairs); one when alone. */
+	job.tasks = workers > 1 ? 3 * workers : 1;
+	job.task_rows = ((h + job.tasks - 1) / job.tasks + 1) & ~1;
+	job.tasks = (h + job.task_rows - 1) / job.task_rows;
+	cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
+
+	if (stats) {
+		memset(stats, 0, sizeof(*stats));
+		stats->magic = CISP_STATS_MAGIC;
+		stats->version = CISP_STATS_VERSION;
+		stats->size = sizeof(*stats);
+		stats->width = isp->config.width;
+		stats->height = isp->config.height;
+		if (want_stats) {
+			for (int i = 1; i < workers; i++)
+				cisp_stats_acc_merge(isp->acc[0], isp->acc[i]);
+			cisp_stats_acc_finish(isp->acc[0], stats);
+		}
+	}
+	return 0;
+}
+
+size_t cisp_isp_memory(const struct cisp_isp *isp)
+{
+	const size_t n = (size_t)isp->config.width * isp->config.height;
+	size_t bytes = sizeof(*isp) + sizeof(*isp->tone);
+
+	if (isp->memory)
+		bytes += 8 * n * sizeof(uint16_t);
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (isp->out[i].scaled)
+			bytes += (size_t)isp->config.output[i].width * isp->config.output[i].height * 3 * sizeof(uint16_t);
+	if (isp->fx)
+		bytes += isp->fx->bytes;
+	return bytes;
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The banded executor and the optimised row functions against the reference
+ * executor (stage by stage, scalar reference stages): the same output bytes
+ * and statistics for every band size, thread count and CPU level.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+#include <cisp/pool.h>
+
+#include "isp/dsp.h"
+#include "isp/pipeline_internal.h"
+#include "test.h"
+
+static int apply(struct cisp_isp *isp, const struct cisp_param_state *s)
+{
+	size_t size;
+	void *buf;
+	int ret = cisp_params_encode(s, ~0u, NULL, 0, &size);
+
+	if (ret)
+		return ret;
+	buf = malloc(size);
+	ret = cisp_params_encode(s, ~0u, buf, size, &size);
+	if (!ret)
+		ret = cisp_isp_set_params(isp, buf, size);
+	free(buf);
+	return ret;
+}
+
+/* A mosaic with edges, gradients, noise, clipped and black areas. */
+static void fill_input(struct cisp_image *in)
+{
+	const struct cisp_format_info *f = cisp_format_info(in->format);
+	unsigned max = (1u << f->bits) - 1;
+
+	for (uint32_t y = 0; y < in->height; y++) {
+		uint8_t *row = in->plane[0].data + (size_t)y * in->plane[0].stride;
+
+		for (uint32_t x = 0; x < in->width; x++) {
+			unsigned v = ((x * 37 + y * 11) % 200) * max / 256 + (unsigned)(test_rand() % (max / 8 + 1));
+
+			if ((x / 7 + y / 5) % 9 == 0)
+				v = max; /* clipped */
+			if ((x / 5 + y / 3) % 11 == 0)
+				v = 0;
+			if (v > max)
+				v = max;
+			if (f->packed) {
+				/* Fill the packed bytes directly: any byte pattern is a valid frame. */
+				if (x == 0)
+					for (uint32_t k = 0; k < in->plane[0].stride; k++)
+						row[k] = (uint8_t)test_rand();
+			} else if (f->bits == 8) {
+				row[x] = (uint8_t)v;
+			} else {
+				row[2 * x] = (uint8_t)(v & 255);
+				row[2 * x + 1] = (uint8_t)(v >> 8);
+			}
+		}
+	}
+}
+
+static void full_state(struct cisp_param_state *s, bool sharpen, bool cnr)
+{
+	cisp_param_state_init(s);
+	s->enabled = ~0u;
+	s->crop_enabled = 0;
+	if (!sharpen)
+		s->enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
+	if (!cnr)
+		s->enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	s->blc.black[0] = 4000;
+	s->blc.black[3] = 3000;
+	s->dpc.threshold = 3000;
+	s->dpc.count = 3;
+	s->dpc.pixels[0].x = 0;
+	s->dpc.pixels[0].y = 0;
+	s->dpc.pixels[1].x = 5;
+	s->dpc.pixels[1].y = 6;
+	s->dpc.pixels[2].x = 9;
+	s->dpc.pixels[2].y = 15;
+	s->lsc.grid_w = 7;
+	s->lsc.grid_h = 5;
+	for (int i = 0; i < 4 * 7 * 5; i++)
+		s->lsc.gain[i] = (uint16_t)(4096 + (i * 197) % 4000);
+	s->wb.gain[0] = 7800;
+	s->wb.gain[3] = 6100;
+	s->ccm.coeff[0] = 6000;
+	s->ccm.coeff[1] = -1500;
+	s->ccm.coeff[2] = -404;
+	s->ccm.coeff[4] = 5000;
+	s->ccm.coeff[3] = -904;
+	s->ccm.offset[2] = -300;
+	s->lut3d.size = 3;
+	for (int i = 0; i < 27; i++)
+		for (int k = 0; k < 3; k++)
+			s->lut3d.table[i][k] = (uint16_t)((i * 2400 + k * 5000) % 65536);
+	s->sharpen.strength = 700;
+	s->sharpen.coring = 100;
+	s->sharpen.limit = 9000;
+	s->bnr.strength = 300;
+	s->stats.af_count = 1;
+	s->stats.af[0].x = 3;
+	s->stats.af[0].y = 2;
+	s->stats.af[0].width = 20;
+	s->stats.af[0].height = 12;
+}
+
+static size_t image_bytes(const struct cisp_image *img)
+{
+	const struct cisp_format_info *f = cisp_format_info(img->format);
+
+	return img->plane[0].stride * img->height * (f->kind == CISP_KIND_YUV ? 3 : 2) / 2;
+}
+
+/* Run @c with @s by the reference, then by the banded executor in every way; compare bytes. */
+static void compare_all(const struct cisp_isp_config *c, const struct cisp_param_state *s)
+{
+	static const int bands[] = { 2, 4, 6, 16, 64 };
+	struct cisp_isp *isp;
+	struct cisp_image in, ref[2], out[2];
+	struct cisp_image *refs[2] = { &ref[0], &ref[1] }, *outs[2] = { &out[0], &out[1] };
+	struct cisp_stats *st = calloc(2, sizeof(*st));
+	struct cisp_isp_exec e = { false, 0, CISP_CPU_SCALAR };
+	int levels[2] = { CISP_CPU_SCALAR, (int)cisp_cpu_detect() };
+	int n_out = c->output[1].format ? 2 : 1;
+
+	CHECK_EQ(cisp_isp_create(&isp, c), 0);
+	CHECK_EQ(cisp_image_alloc(&in, c->input_format, c->width, c->height), 0);
+	for (int i = 0; i < n_out; i++) {
+		CHECK_EQ(cisp_image_alloc(&ref[i], c->output[i].format, c->output[i].width, c->output[i].height), 0);
+		CHECK_EQ(cisp_image_alloc(&out[i], c->output[i].format, c->output[i].width, c->output[i].height), 0);
+	}
+	fill_input(&in);
+	CHECK_EQ(apply(isp, s), 0);
+	CHECK_EQ(cisp_isp_set_exec(isp, &e), 0);
+	for (int i = 0; i < n_out; i++)
+		memset(ref[i].plane[0].data, 0x5a, image_bytes(&ref[i])); /* row padding compares equal */
+	CHECK_EQ(cisp_isp_process(isp, &in, refs, &st[0], NULL), 0);
+	for (int t = 1; t <= 3; t++) {
+		struct cisp_pool *pool;
+
+		CHECK_EQ(cisp_pool_create(&pool, (unsigned)t), 0);
+		for (int l = 0; l < 2; l++) {
+			for (unsigned b = 0; b < sizeof(bands) / sizeof(bands[0]); b++) {
+				bool same = true;
+
+				e = (struct cisp_isp_exec){ true, bands[b], levels[l] };
+				CHECK_EQ(cisp_isp_set_exec(isp, &e), 0);
+				for (int i = 0; i < n_out; i++)
+					memset(out[i].plane[0].data, 0x5a, image_bytes(&out[i]));
+				CHECK_EQ(cisp_isp_process(isp, &in, outs, &st[1], pool), 0);
+				for (int i = 0; i < n_out; i++) {
+					size_t k = 0, n = image_bytes(&ref[i]);
+
+					while (k < n && ref[i].plane[0].data[k] == out[i].plane[0].data[k])
+						k++;
+					if (k < n) {
+						same = false;
+						printf("    output %d differs at byte %zu of %zu\n", i, k, n);
+					}
+				}
+				if (memcmp(&st[0], &st[1], sizeof(st[0]))) {
+					same = false;
+					printf("    statistics differ\n");
+				}
+				if (!same)
+					test_fail(__FILE__, __LINE__, "%s %ux%u: banded (%d rows, %d threads, %s) differs from the reference",
+						  cisp_format_name(c->input_format), c->width, c->height, bands[b], t,
+						  cisp_cpu_name((enum cisp_cpu_level)levels[l]));
+			}
+		}
+		cisp_pool_destroy(pool);
+	}
+	/* It really ran banded: no frame-sized planes were made after the reference frame freed them. */
+	free(isp->memory);
+	isp->memory = NULL;
+	CHECK_EQ(cisp_isp_process(isp, &in, outs, &st[1], NULL), 0);
+	CHECK(isp->memory == NULL);
+	for (int i = 0; i < n_out; i++) {
+		cisp_image_free(&ref[i]);
+		cisp_image_free(&out[i]);
+	}
+	cisp_image_free(&in);
+	free(st);
+	cisp_isp_destroy(isp);
+}
+
+TEST(fastpath_full_pipeline_matches_reference)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB10, 128, 64, { { CISP_FMT_NV12, 128, 64 }, { CISP_FMT_RGB888, 128, 64 } } };
+	struct cisp_param_state s;
+
+	full_state(&s, true, true);
+	compare_all(&c, &s);
+}
+
+TEST(fastpath_odd_sizes_and_formats_match_reference)
+{
+	struct cisp_isp_config a = { CISP_FMT_SGRBG12, 98, 36, { { CISP_FMT_I420, 98, 36 }, { CISP_FMT_RGB48, 98, 36 } } };
+	struct cisp_isp_config b = { CISP_FMT_SBGGR10P, 200, 40, { { CISP_FMT_NV12, 200, 40 } } };
+	struct cisp_isp_config d = { CISP_FMT_SGBRG8, 34, 16, { { CISP_FMT_NV12, 34, 16 } } };
+	struct cisp_param_state s;
+
+	full_state(&s, true, false);
+	compare_all(&a, &s);
+	full_state(&s, false, true);
+	s.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_LUT3D));
+	compare_all(&b, &s);
+	full_state(&s, true, true);
+	s.stats.af[0].x = 2;
+	s.stats.af[0].y = 0;
+	s.stats.af[0].width = 30;
+	s.stats.af[0].height = 16;
+	compare_all(&d, &s);
+}
+
+TEST(fastpath_defaults_match_reference)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB12, 66, 18, { { CISP_FMT_NV12, 66, 18 } } };
+	struct cisp_param_state s;
+
+	cisp_param_state_init(&s);
+	compare_all(&c, &s);
+}
+
+TEST(fastpath_rejects_bad_exec)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 64, 32 } } };
+	struct cisp_isp *isp;
+	struct cisp_isp_exec e = { true, 3, -1 };
+
+	CHECK_EQ(cisp_isp_create(&isp, &c), 0);
+	CHECK_ERR(cisp_isp_set_exec(isp, &e), -EINVAL, "must be even");
+	e.band_rows = 8;
+	e.cpu = CISP_CPU_LEVELS;
+	CHECK_EQ(cisp_isp_set_exec(isp, &e), -ENOTSUP);
+	cisp_isp_destroy(isp);
+}
