@@ -6,6 +6,7 @@
 #include "commands.h"
 
 /* Subcommands whose file is not part of this build are left out (weak references). */
+#pragma weak cmd_bench
 #pragma weak cmd_develop
 #pragma weak cmd_demosaic
 #pragma weak cmd_params
@@ -15,6 +16,7 @@ static const struct {
 	cisp_command_fn fn;
 	const char *summary;
 } commands[] = {
+	{ "bench", cmd_bench, "speed of every stage and the whole pipeline, reference against optimised" },
 	{ "develop", cmd_develop, "run the full ISP pipeline on a raw frame" },
 	{ "demosaic", cmd_demosaic, "demosaic a Bayer mosaic only (for measuring quality and speed)" },
 	{ "params", cmd_params, "encode, decode and validate ISP parameter buffers" },
