@@ -78,6 +78,17 @@ void cisp_bnr_free(struct cisp_bnr_coeffs *c)
 	free(c);
 }
 
+/* The tables, for the row kernels of bnr_row.c. */
+void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row_tables *t)
+{
+	for (int k = 0; k < 2; k++) {
+		t->inv[k] = c->inv[(y & 1) * 2 + k];
+		t->green[k] = c->green[(y & 1) * 2 + k];
+	}
+	t->recip = c->recip;
+	t->enabled = c->enabled;
+}
+
 int cisp_bnr_radius(const struct cisp_bnr_coeffs *c)
 {
 	(void)c;

@@ -21,6 +21,31 @@ int cisp_bnr_radius(const struct cisp_bnr_coeffs *c);
  * a * level / 2^16 + b (docs/stages/bnr.md): the scale of the tap weights.
  */
 uint16_t cisp_bnr_inv_sigma(uint32_t a, uint32_t b, uint16_t strength, uint32_t level);
+/*
+ * What one row's kernel needs (bnr_row.c, the dsp.h entries): inv of the
+ * row's even and odd columns, whether they are green sites, R[n] (n in
+ * 64..832), and whether the stage changes anything (strength > 0).
+ */
+struct cisp_bnr_row_tables {
+	const uint16_t *inv[2];
+	uint8_t green[2];
+	int enabled;
+	const uint32_t *recip;
+};
+void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row_tables *t);
+/*
+ * Row kernels (bnr_row.c): the guide of a row from the input rows above
+ * (a), at (m) and below (b) it; one output row from input rows r[0..4]
+ * (y-2..y+2) and their guide rows g[0..4], all reflected rows of the frame.
+ * The _range versions compute columns [x0, x1) only.
+ */
+void cisp_bnr_guide_row_c(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w);
+void cisp_bnr_guide_range_c(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w, int x0,
+			    int x1);
+void cisp_bnr_row_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+		    const struct cisp_bnr_row_tables *t);
+void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+		      const struct cisp_bnr_row_tables *t, int x0, int x1);
 /* Rows [y0, y1) of @out from @in; @in != @out. */
 void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "isp/blc.h"
+#include "isp/bnr.h"
 #include "isp/ccm.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
@@ -56,6 +57,8 @@ static void init_c(struct cisp_dsp *d)
 	d->wb_row = cisp_wb_row_c;
 	d->lsc_row = cisp_lsc_row_c;
 	d->dpc_row = cisp_dpc_row_c;
+	d->bnr_guide_row = cisp_bnr_guide_row_c;
+	d->bnr_row = cisp_bnr_row_c;
 	d->green_row = cisp_demosaic_green_row_c;
 	d->rb_row = cisp_demosaic_rb_row_c;
 	d->ccm_row = cisp_ccm_row_c;

@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+struct cisp_bnr_row_tables;
+
 enum cisp_cpu_level {
 	CISP_CPU_SCALAR = 0,
 	CISP_CPU_SSE4,
@@ -42,6 +44,11 @@ struct cisp_dsp {
 	/* Dynamic defect detection on rows y-2, y, y+2 (threshold > 0). */
 	void (*dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
 			int threshold);
+	/* Bayer denoise: the guide of a row from the input rows above, at and below it. */
+	void (*bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w);
+	/* Bayer denoise of a row from input rows r[0..4] (y-2..y+2) and their guide rows g[0..4]. */
+	void (*bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+			const struct cisp_bnr_row_tables *t);
 	/* Fast demosaic green of a row: r[0..4] are rows y-2..y+2, nx its first red/blue column. */
 	void (*green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx);
 	/* Fast demosaic red and blue of a row from Bayer rows y-1..y+1 and their green. */

@@ -39,10 +39,10 @@
 #include "isp/unpack.h"
 
 /* Row buffers, each written by one stage. */
-enum buf { B_RAW, B_DPC, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNR, B_COUNT };
-static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 3, 1, 3, 3, 3 };
+enum buf { B_RAW, B_DPC, B_GUIDE, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNR, B_COUNT };
+static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3 };
 
-enum stage { S_RAW, S_DPC, S_LSC, S_STATS, S_WB, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
+enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
 
 struct input {
 	int buf, radius;
@@ -131,8 +131,13 @@ static void build_chain(const struct cisp_isp *isp, bool stats, struct chain *c)
 		add(c, S_DPC, B_DPC, cur, 2, -1, 0);
 		cur = B_DPC;
 	}
-	/* Bayer denoise (or a copy) and lens shading, in one stage. */
-	add(c, S_LSC, B_LSC, cur, block_on(isp, CISP_BLOCK_BNR) ? cisp_bnr_radius(isp->bnr) : 0, -1, 0);
+	/* Bayer denoise (its guide a stage of its own) or a copy, and lens shading, in one stage. */
+	if (block_on(isp, CISP_BLOCK_BNR)) {
+		add(c, S_GUIDE, B_GUIDE, cur, 1, -1, 0);
+		add(c, S_LSC, B_LSC, cur, 2, B_GUIDE, 2);
+	} else {
+		add(c, S_LSC, B_LSC, cur, 0, -1, 0);
+	}
 	if (stats)
 		add(c, S_STATS, -1, B_LSC, 2, -1, 0);
 	add(c, S_WB, B_WB, B_LSC, 0, -1, 0);
@@ -328,10 +333,27 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		}
 		break;
 	}
+	case S_GUIDE:
+		for (int y = y0; y < y1; y++)
+			d->bnr_guide_row(plane_row(&in, mirror(y - 1, h)), plane_row(&in, y), plane_row(&in, mirror(y + 1, h)),
+					 plane_row(&out, y), w);
+		break;
 	case S_LSC:
-		if (block_on(isp, CISP_BLOCK_BNR))
-			cisp_bnr_rows(isp->bnr, &in, &out, y0, y1);
-		else
+		if (block_on(isp, CISP_BLOCK_BNR)) {
+			struct plane16 guide = plane_of(&wk->win[B_GUIDE], 0, w, h);
+
+			for (int y = y0; y < y1; y++) {
+				const uint16_t *r[5], *g[5];
+				struct cisp_bnr_row_tables tb;
+
+				for (int k = 0; k < 5; k++) {
+					r[k] = plane_row(&in, mirror(y + k - 2, h));
+					g[k] = plane_row(&guide, mirror(y + k - 2, h));
+				}
+				cisp_bnr_tables(isp->bnr, y, &tb);
+				d->bnr_row(r, g, plane_row(&out, y), w, &tb);
+			}
+		} else
 			for (int y = y0; y < y1; y++)
 				memcpy(plane_row(&out, y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
 		if (block_on(isp, CISP_BLOCK_LSC)) {

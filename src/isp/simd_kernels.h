@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "isp/blc.h"
+#include "isp/bnr.h"
 #include "isp/ccm.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
@@ -103,6 +104,103 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 	}
 	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, x, w);
 }
+
+static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
+{
+	const vu16 f = set16(15), r8 = set16(8);
+	int x = 1;
+
+	/* (sum k_i k_j I + 8) >> 4 in 16 bits: the sums of I >> 4 and of I & 15 apart (16 * 4095 fits). */
+	cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
+	for (; x + N16 + 1 <= w; x += N16) {
+		vu16 al = ld(a + x - 1), ac = ld(a + x), ar = ld(a + x + 1);
+		vu16 ml = ld(m + x - 1), mc = ld(m + x), mr = ld(m + x + 1);
+		vu16 bl = ld(b + x - 1), bc = ld(b + x), br = ld(b + x + 1);
+		vu16 hi = add16(add16(sll16(srl16(mc, 4), 2),
+				      sll16(add16(add16(srl16(ml, 4), srl16(mr, 4)), add16(srl16(ac, 4), srl16(bc, 4))), 1)),
+				add16(add16(srl16(al, 4), srl16(ar, 4)), add16(srl16(bl, 4), srl16(br, 4))));
+		vu16 lo = add16(add16(sll16(vand(mc, f), 2),
+				      sll16(add16(add16(vand(ml, f), vand(mr, f)), add16(vand(ac, f), vand(bc, f))), 1)),
+				add16(add16(vand(al, f), vand(ar, f)), add16(vand(bl, f), vand(br, f))));
+
+		st(d + x, add16(hi, srl16(add16(lo, r8), 4)));
+	}
+	cisp_bnr_guide_range_c(a, m, b, d, w, x, w);
+}
+
+/* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
+#define BNR_TAP(rowp, gp, off, mask)                                                                          \
+	do {                                                                                                   \
+		vu16 v_ = ld((rowp) + x + (off)), g_ = ld((gp) + x + (off));                                   \
+		vu16 dg_ = vor(subs16(g_, g0), subs16(g0, g_)), dv_ = vor(subs16(v_, v0), subs16(v0, v_));      \
+		vu16 ug_ = min16(mulhi16(dg_, inv), c128), uv_ = min16(srl16(mulhi16(dv_, inv), 1), c128);     \
+		vu16 t_ = subs16(c16384, add16(mullo16(ug_, ug_), mullo16(uv_, uv_)));                         \
+		vu16 w_ = vand(srl16(mulhi16(t_, t_), 6), mask);                                               \
+		vs32 pl_, ph_;                                                                                 \
+		sw = add16(sw, w_);                                                                            \
+		mul16x32(w_, v_, &pl_, &ph_);                                                                  \
+		sl = add32(sl, pl_);                                                                           \
+		sh = add32(sh, ph_);                                                                           \
+	} while (0)
+
+static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+			const struct cisp_bnr_row_tables *t)
+{
+	const vu16 c128 = set16(128), c16384 = set16(16384), all = set16(0xffff);
+	/* Lanes of green sites, which also take the four diagonal taps. */
+	const vu16 diag = as16(set32((int32_t)((t->green[0] ? 0xffffu : 0) | (t->green[1] ? 0xffff0000u : 0))));
+	const int any_diag = t->green[0] || t->green[1];
+	uint16_t tmp[N16], rl[N16], rh[N16];
+	int x = 2;
+
+	if (!t->enabled || w < N16 + 4) {
+		cisp_bnr_row_c(r, g, d, w, t);
+		return;
+	}
+	cisp_bnr_range_c(r, g, d, w, t, 0, 2);
+	for (; x + N16 + 2 <= w; x += N16) {
+		vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, sw = set16(64);
+		vs32 sl, sh;
+
+		/* The noise scale of each pixel's guide level, per site (x is even). */
+		st(tmp, g0);
+		for (int i = 0; i < N16; i++)
+			tmp[i] = t->inv[i & 1][tmp[i] >> 8];
+		inv = ld(tmp);
+		/* The centre weighs 64. */
+		mul16x32(set16(64), v0, &sl, &sh);
+		for (int j = 0; j < 5; j += 2) {
+			BNR_TAP(r[j], g[j], -2, all);
+			if (j != 2)
+				BNR_TAP(r[j], g[j], 0, all);
+			BNR_TAP(r[j], g[j], 2, all);
+		}
+		if (any_diag) {
+			BNR_TAP(r[1], g[1], -1, diag);
+			BNR_TAP(r[1], g[1], 1, diag);
+			BNR_TAP(r[3], g[3], -1, diag);
+			BNR_TAP(r[3], g[3], 1, diag);
+		}
+		/* out = (sum w v * R[sum w] + 2^31) >> 32, R split in 16-bit halves to follow wlo()/whi(). */
+		st(tmp, sw);
+		for (int i = 0; i < N16; i++) {
+			uint32_t q = t->recip[tmp[i]];
+
+			rl[i] = (uint16_t)q;
+			rh[i] = (uint16_t)(q >> 16);
+		}
+		{
+			vu16 ql = ld(rl), qh = ld(rh);
+			vs32 lo = mulhi32r(sl, vor32(wlo(ql), sll32(wlo(qh), 16)));
+			vs32 hi = mulhi32r(sh, vor32(whi(ql), sll32(whi(qh), 16)));
+
+			st(d + x, packus32(lo, hi));
+		}
+	}
+	cisp_bnr_range_c(r, g, d, w, t, x, w);
+}
+
+#undef BNR_TAP
 
 /* The sample at column (colour site + o) of row p for each pair, as 32-bit lanes. */
 #define L(p, o) even32(ld((p) + x + (o)))
@@ -342,6 +440,8 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->wb_row = FN(wb_row);
 	d->lsc_row = FN(lsc_row);
 	d->dpc_row = FN(dpc_row);
+	d->bnr_guide_row = FN(bnr_guide_row);
+	d->bnr_row = FN(bnr_row);
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "isp/bnr.h"
 #include "isp/csc.h"
 #include "isp/dsp.h"
 
@@ -65,8 +66,8 @@ static void fill(uint16_t *p, int n, enum fill f)
 
 /* Input rows: MAXW + slack samples, handed out at a random odd or even offset. */
 struct rows {
-	uint16_t mem[8][MAXW + 2 * GUARD];
-	const uint16_t *p[8];
+	uint16_t mem[10][MAXW + 2 * GUARD];
+	const uint16_t *p[10];
 };
 
 static void make_rows(struct rows *r, int n, int w, enum fill f)
@@ -159,7 +160,7 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 	const char *lv = cisp_cpu_name(t->level);
 	int ok = 1;
 
-	make_rows(&in, 8, w, f);
+	make_rows(&in, 10, w, f);
 	make_outs(&o, w);
 	bench_ready = bench_mode;
 	switch (fn) {
@@ -272,6 +273,33 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		ok = check_outs(&o, 1, w / 2 + 1, "to8_row", lv, w);
 		break;
 	}
+	case 13: /* Bayer denoise guide */
+		ref->bnr_guide_row(in.p[0], in.p[1], in.p[2], o.pc[0], w);
+		t->bnr_guide_row(in.p[0], in.p[1], in.p[2], o.pt[0], w);
+		ok = check_outs(&o, 1, w, "bnr_guide_row", lv, w);
+		break;
+	case 14: { /* Bayer denoise: tables from a random noise profile and strength, every CFA order and row parity */
+		static const uint32_t cfas[4] = { CISP_CFA_RGGB, CISP_CFA_GRBG, CISP_CFA_GBRG, CISP_CFA_BGGR };
+		struct cisp_bnr_params bp = { .strength = (uint16_t)(rnd() % 4 ? 1 + rnd() % 1024 : rnd() % 2 * 1024) };
+		struct cisp_noise_params np;
+		struct cisp_bnr_coeffs *bc;
+		struct cisp_bnr_row_tables tb;
+
+		for (int k = 0; k < 4; k++) {
+			np.a[k] = rnd() % 4 ? rnd() % 20000 : rnd();
+			np.b[k] = rnd() % 4 ? rnd() % 200000 : rnd() % 4000000;
+		}
+		if (rnd() % 8 == 0)
+			bp.strength = 0;
+		if (cisp_bnr_prepare(&bc, &bp, &np, (enum cisp_cfa)cfas[rnd() % 4]))
+			return 0;
+		cisp_bnr_tables(bc, (int)(rnd() & 1), &tb);
+		ref->bnr_row(in.p, in.p + 5, o.pc[0], w, &tb);
+		t->bnr_row(in.p, in.p + 5, o.pt[0], w, &tb);
+		ok = check_outs(&o, 1, w, "bnr_row", lv, w);
+		cisp_bnr_free(bc);
+		break;
+	}
 	case 12: { /* chroma, interleaved and planar */
 		for (int step = 1; step <= 2 && ok; step++) {
 			uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
@@ -290,21 +318,24 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 }
 
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
-					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row" };
+					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
+					"bnr_guide_row", "bnr_row" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
 	const void *const pa[N_FNS] = { (void *)a->blc_row, (void *)a->wb_row, (void *)a->lsc_row, (void *)a->dpc_row,
 					(void *)a->green_row, (void *)a->rb_row, (void *)a->ccm_row, (void *)a->csc_row,
 					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
-					(void *)a->to8_row, (void *)a->chroma420_row };
+					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
+					(void *)a->bnr_row };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
-					(void *)b->to8_row, (void *)b->chroma420_row };
+					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
+					(void *)b->bnr_row };
 	return pa[fn] != pb[fn];
 }
 
@@ -317,7 +348,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 2 };
 
 /* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
 static double bench_one(const struct cisp_dsp *d, int fn)

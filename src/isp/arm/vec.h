@@ -36,6 +36,7 @@ V_INLINE vs32 set32x2(int32_t a, int32_t b)
 #define max16(a, b) vmaxq_u16(a, b)
 #define avg16(a, b) vrhaddq_u16(a, b)
 #define srl16(a, n) vshrq_n_u16(a, n)
+#define mullo16(a, b) vmulq_u16(a, b)
 #define sll16(a, n) vshlq_n_u16(a, n)
 #define le16(a, b) vcleq_u16(a, b)
 #define sel16(m, a, b) vbslq_u16(m, a, b)
@@ -84,6 +85,22 @@ V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs3
 	h = vmlal_high_n_s16(h, sb, (int16_t)m1);
 	*lo = vmlal_n_s16(l, vget_low_s16(sc), (int16_t)m2);
 	*hi = vmlal_high_n_s16(h, sc, (int16_t)m2);
+}
+
+V_INLINE void mul16x32(vu16 a, vu16 b, vs32 *lo, vs32 *hi)
+{
+	*lo = vreinterpretq_s32_u32(vmull_u16(vget_low_u16(a), vget_low_u16(b)));
+	*hi = vreinterpretq_s32_u32(vmull_high_u16(a, b));
+}
+
+V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
+{
+	uint32x4_t ua = vreinterpretq_u32_s32(a), ub = vreinterpretq_u32_s32(b);
+	const uint64x2_t half = vdupq_n_u64(1ull << 31);
+	uint64x2_t lo = vaddq_u64(vmull_u32(vget_low_u32(ua), vget_low_u32(ub)), half);
+	uint64x2_t hi = vaddq_u64(vmull_high_u32(ua, ub), half);
+
+	return vreinterpretq_s32_u32(vcombine_u32(vshrn_n_u64(lo, 32), vshrn_n_u64(hi, 32)));
 }
 
 V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)

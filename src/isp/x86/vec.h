@@ -70,6 +70,7 @@ typedef __m512i vs32;
 #define max16(a, b) X(max_epu16)(a, b)
 #define avg16(a, b) X(avg_epu16)(a, b)
 #define mulhi16(a, b) X(mulhi_epu16)(a, b)
+#define mullo16(a, b) X(mullo_epi16)(a, b)
 #define srl16(a, n) X(srli_epi16)(a, n)
 #define sll16(a, n) X(slli_epi16)(a, n)
 
@@ -127,6 +128,31 @@ V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs3
 
 	*lo = add32(X(madd_epi16)(X(unpacklo_epi16)(sa, sb), k01), X(madd_epi16)(X(unpacklo_epi16)(sc, zero()), k2));
 	*hi = add32(X(madd_epi16)(X(unpackhi_epi16)(sa, sb), k01), X(madd_epi16)(X(unpackhi_epi16)(sc, zero()), k2));
+}
+
+/* The 32-bit products a * b of 16-bit lanes, in the order of wlo() and whi(). */
+V_INLINE void mul16x32(vu16 a, vu16 b, vs32 *lo, vs32 *hi)
+{
+	vu16 l = X(mullo_epi16)(a, b), h = X(mulhi_epu16)(a, b);
+
+	*lo = X(unpacklo_epi16)(l, h);
+	*hi = X(unpackhi_epi16)(l, h);
+}
+
+/* (a * b + 2^31) >> 32 of unsigned 32-bit lanes, a 64-bit product per lane. */
+V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
+{
+#if VEC_BITS == 128
+	const __m128i half = _mm_set1_epi64x(1ll << 31), top = _mm_set1_epi64x((long long)0xffffffff00000000ull);
+#elif VEC_BITS == 256
+	const __m256i half = _mm256_set1_epi64x(1ll << 31), top = _mm256_set1_epi64x((long long)0xffffffff00000000ull);
+#else
+	const __m512i half = _mm512_set1_epi64(1ll << 31), top = _mm512_set1_epi64((long long)0xffffffff00000000ull);
+#endif
+	vs32 even = X(srli_epi64)(X(add_epi64)(X(mul_epu32)(a, b), half), 32);
+	vs32 odd = X(add_epi64)(X(mul_epu32)(X(srli_epi64)(a, 32), X(srli_epi64)(b, 32)), half);
+
+	return vor(even, vand(odd, top));
 }
 
 /* Bytes of a and b (each lane <= 255), a's first, in memory order. */

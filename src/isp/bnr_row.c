@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Row kernels of the Bayer denoise (docs/stages/bnr.md), for the dsp.h
+ * table and the banded executor: the same arithmetic as cisp_bnr_rows(),
+ * on whole rows with reflected columns instead of padded column strips.
+ * tests/test_fastpath.c checks them against cisp_bnr_rows() through the
+ * pipeline, tests/checkasm the optimised versions against these.
+ */
+#include "isp/bnr.h"
+
+void cisp_bnr_guide_range_c(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w, int x0,
+			    int x1)
+{
+	for (int x = x0; x < x1; x++) {
+		int l = mirror(x - 1, w), r = mirror(x + 1, w);
+		uint32_t s = 4u * m[x] + 2u * ((uint32_t)m[l] + m[r] + a[x] + b[x]) + a[l] + a[r] + b[l] + b[r];
+
+		d[x] = (uint16_t)((s + 8) >> 4);
+	}
+}
+
+void cisp_bnr_guide_row_c(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
+{
+	cisp_bnr_guide_range_c(a, m, b, d, w, 0, w);
+}
+
+static inline uint32_t absdiff(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Weight of one tap: dg and dv are absolute differences to the centre. */
+static inline uint32_t tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
+{
+	uint32_t ug = (dg * inv) >> 16, uv = (dv * inv) >> 17;
+	int32_t t;
+
+	if (ug > 128)
+		ug = 128;
+	if (uv > 128)
+		uv = 128;
+	t = 16384 - (int32_t)(ug * ug + uv * uv);
+	if (t <= 0)
+		return 0;
+	return ((uint32_t)t * (uint32_t)t) >> 22;
+}
+
+void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+		      const struct cisp_bnr_row_tables *t, int x0, int x1)
+{
+	for (int x = x0; x < x1; x++) {
+		const uint32_t v0 = r[2][x], g0 = g[2][x], inv = t->inv[x & 1][g0 >> 8];
+		uint32_t sw = 0, swv = 0;
+		uint64_t o;
+
+		if (!t->enabled) {
+			d[x] = (uint16_t)v0;
+			continue;
+		}
+		for (int j = 0; j < 5; j += 2)
+			for (int i = -2; i <= 2; i += 2) {
+				int X = mirror(x + i, w);
+				uint32_t v = r[j][X], wt = tap_weight(absdiff(g[j][X], g0), absdiff(v, v0), inv);
+
+				sw += wt;
+				swv += wt * v;
+			}
+		if (t->green[x & 1])
+			for (int j = 1; j < 5; j += 2)
+				for (int i = -1; i <= 1; i += 2) {
+					int X = mirror(x + i, w);
+					uint32_t v = r[j][X], wt = tap_weight(absdiff(g[j][X], g0), absdiff(v, v0), inv);
+
+					sw += wt;
+					swv += wt * v;
+				}
+		o = ((uint64_t)swv * t->recip[sw] + (1u << 31)) >> 32;
+		d[x] = (uint16_t)(o > 65535 ? 65535 : o);
+	}
+}
+
+void cisp_bnr_row_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+		    const struct cisp_bnr_row_tables *t)
+{
+	cisp_bnr_range_c(r, g, d, w, t, 0, w);
+}
