@@ -10,6 +10,8 @@
 #pragma weak cmd_develop
 #pragma weak cmd_demosaic
 #pragma weak cmd_params
+#pragma weak cmd_iq
+#pragma weak cmd_conform
 
 static const struct {
 	const char *name;
@@ -20,6 +22,8 @@ static const struct {
 	{ "develop", cmd_develop, "run the full ISP pipeline on a raw frame" },
 	{ "demosaic", cmd_demosaic, "demosaic a Bayer mosaic only (for measuring quality and speed)" },
 	{ "params", cmd_params, "encode, decode and validate ISP parameter buffers" },
+	{ "iq", cmd_iq, "measure image quality (virtual camera or chart photograph), write a report" },
+	{ "conform", cmd_conform, "check an ISP backend against a conformance profile" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -14,5 +14,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_develop(int argc, char **argv);
 int cmd_demosaic(int argc, char **argv);
 int cmd_params(int argc, char **argv);
+int cmd_iq(int argc, char **argv);
+int cmd_conform(int argc, char **argv);
 
 #endif

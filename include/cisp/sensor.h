@@ -413,6 +413,8 @@ struct cisp_vsensor_patch {
 	int32_t height;    /**< height in output pixels */
 	double xyz[3];     /**< CIE 1931 XYZ under the illuminant, Y of a perfect white = 1 */
 	double camera[3];  /**< camera R, G, B response, G of a perfect white = 1 */
+	double white_xyz[3];    /**< XYZ of a perfect white under the illuminant (Y = 1) */
+	double white_camera[3]; /**< camera response to a perfect white (G = 1) */
 };
 
 /**

@@ -837,6 +837,8 @@ int cisp_vsensor_chart_patch(struct cisp_sensor *s, unsigned index, struct cisp_
 	for (int c = 0; c < 3; c++) {
 		patch->xyz[c] /= white_xyz[1];
 		patch->camera[c] /= white_cam[1];
+		patch->white_xyz[c] = white_xyz[c] / white_xyz[1];
+		patch->white_camera[c] = white_cam[c] / white_cam[1];
 	}
 	return 0;
 }

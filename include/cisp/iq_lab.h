@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file iq_lab.h
+ * @brief The software image-quality lab: a virtual sensor photographs charts
+ * under chosen illuminants, an ISP backend develops the frames, and the
+ * metrics measure the result against the scene's ground truth.
+ *
+ * An ISP backend is anything that turns a raw frame and a params buffer (the
+ * ABI of params.h) into an RGB48 image: the software ISP, or a future
+ * hardware one. The lab calibrates the camera itself from the sensor's known
+ * spectral response (white balance and a colour matrix per illuminant, with
+ * cisp_iq_fit_ccm()), since per-sensor tuning is not its business.
+ */
+#ifndef CISP_IQ_LAB_H
+#define CISP_IQ_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cisp/isp.h>
+#include <cisp/iq_color.h>
+#include <cisp/iq_image.h>
+#include <cisp/iq_noise.h>
+#include <cisp/iq_sfr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct cisp_iq_backend - an ISP implementation under test.
+ * @name: for messages and reports.
+ * @ctx: the backend's own data, passed to the callbacks.
+ * @limits: fill @limits with what the backend supports for @cfg (capability
+ *          discovery: the block mask and demosaic algorithms); 0 or a
+ *          negative errno.
+ * @process: configure for @cfg, reset to the default state, apply the params
+ *           buffer @params (@size bytes), and develop @in into @out (the
+ *           main output of @cfg); 0 or a negative errno with a message.
+ */
+struct cisp_iq_backend {
+	const char *name;
+	void *ctx;
+	int (*limits)(void *ctx, const struct cisp_isp_config *cfg, struct cisp_params_limits *limits);
+	int (*process)(void *ctx, const struct cisp_isp_config *cfg, const void *params, size_t size,
+		       const struct cisp_image *in, struct cisp_image *out);
+};
+
+/**
+ * cisp_iq_software_backend() - the reference software ISP as a backend.
+ * Return: a static backend.
+ */
+const struct cisp_iq_backend *cisp_iq_software_backend(void);
+
+/**
+ * struct cisp_iq_lab - what the lab photographs with.
+ * @sensor: a virtual sensor model name ("cisp-8m10") or model file path.
+ * @mode: the sensor mode index.
+ * @lux: illuminance on the charts (0: 400 lux).
+ * @seed: noise seed.
+ * @demosaic: enum cisp_demosaic_algorithm.
+ * @backend: the ISP backend (NULL: the software ISP).
+ */
+struct cisp_iq_lab {
+	const char *sensor;
+	unsigned mode;
+	double lux;
+	unsigned seed;
+	unsigned demosaic;
+	const struct cisp_iq_backend *backend;
+};
+
+/**
+ * struct cisp_iq_lab_color - a ColorChecker shot under one illuminant.
+ * @illuminant: its name.
+ * @color: colour accuracy (exposure normalised, white balance not).
+ * @noise: SNR of the six neutral patches (levels: their luminance).
+ * @ccm: the calibrated colour matrix used.
+ * @wb_gain: the calibrated white-balance gains (R, G, B).
+ * @exposure: the exposure chosen, lines.
+ * @picture: the developed frame (linear sRGB), or empty when not asked for.
+ */
+struct cisp_iq_lab_color {
+	char illuminant[32];
+	struct cisp_iq_color_result color;
+	struct cisp_iq_noise_result noise;
+	double ccm[3][3];
+	double wb_gain[3];
+	int exposure;
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_color() - photograph the ColorChecker under an illuminant,
+ * calibrate, develop and measure.
+ * @lab: the setup.
+ * @illuminant: an illuminant name of the virtual sensor (D65, A, F11...).
+ * @keep_picture: keep the developed frame in @out->picture.
+ * @out: receives the results; free the picture with cisp_iq_image_free().
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, bool keep_picture,
+		      struct cisp_iq_lab_color *out);
+
+/** Edges the sharpness shot measures. */
+#define CISP_IQ_LAB_EDGES 3
+
+/**
+ * struct cisp_iq_lab_sharpness - the slanted-edge chart.
+ * @label: per edge, where it is ("centre, vertical edge", ...).
+ * @sfr: per edge, its response (luminance).
+ * @picture: the developed frame, or empty.
+ */
+struct cisp_iq_lab_sharpness {
+	char label[CISP_IQ_LAB_EDGES][48];
+	struct cisp_iq_sfr_result sfr[CISP_IQ_LAB_EDGES];
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_sharpness() - photograph the slanted-edge chart under D65 and
+ * measure three edges (centre vertical, centre horizontal, corner).
+ * @lab: the setup.
+ * @color: a D65 colour result of the same lab, for its white balance and matrix.
+ * @keep_picture: keep the developed frame.
+ * @out: receives the results.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+			  struct cisp_iq_lab_sharpness *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CISP_IQ_LAB_H */

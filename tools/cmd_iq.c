@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cisp iq: the image-quality suite, on a virtual camera (sensor + ISP, under
+ * chosen illuminants) or on a photograph of a chart; prints a summary and
+ * writes a JSON and an HTML report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/error.h>
+#include <cisp/iq.h>
+#include <cisp/iq_lab.h>
+#include <cisp/raster.h>
+
+#include "commands.h"
+#include "options.h"
+#include "core/error_internal.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cisp iq [options]                      measure a virtual camera\n"
+		"       cisp iq --chart KIND [options] IMAGE   measure a photograph of a chart\n"
+		"\n"
+		"Virtual camera: the virtual sensor photographs a ColorChecker under each\n"
+		"illuminant and a slanted-edge chart under the first; the camera is calibrated\n"
+		"from the sensor's spectral truth (white balance, colour matrix); the software\n"
+		"ISP develops the frames; colour, noise and sharpness are measured.\n"
+		"\n"
+		"options:\n"
+		"  --sensor NAME         virtual sensor model (default cisp-8m10)\n"
+		"  --mode N              sensor mode index (default 0)\n"
+		"  --illuminant LIST     comma-separated illuminants (default D65,A,F11)\n"
+		"  --lux X               illuminance on the charts (default 400)\n"
+		"  --demosaic fast|quality  (default quality)\n"
+		"  --chart colorchecker|edge   measure IMAGE (PNG/PPM, developed) instead\n"
+		"  --corners X0,Y0,...,X3,Y3   colorchecker: outer corners of the patch grid,\n"
+		"                        top-left, top-right, bottom-right, bottom-left\n"
+		"  --roi X,Y,W,H         edge: the region holding the slanted edge\n"
+		"  --transfer srgb|bt709|linear  IMAGE's transfer function (default srgb)\n"
+		"  --normalize LIST      colorchecker: exposure and/or white (default exposure)\n"
+		"  --json FILE           write the results as JSON\n"
+		"  --html FILE           write the HTML report (one self-contained file)\n"
+		"  --max-de00 X          fail (exit 1) when a mean dE00 exceeds X\n"
+		"  -h, --help            this help\n");
+}
+
+struct iq_options {
+	struct cisp_iq_lab lab;
+	char illuminants[256];
+	const char *chart, *corners, *roi, *json, *html, *image;
+	enum cisp_transfer transfer;
+	struct cisp_iq_color_options norm;
+	double max_de00;
+};
+
+static int parse_numbers(const char *option, const char *text, double *v, int n)
+{
+	const char *p = text;
+
+	for (int i = 0; i < n; i++) {
+		char *end;
+
+		v[i] = strtod(p, &end);
+		if (end == p || (i < n - 1 && *end != ',') || (i == n - 1 && *end)) {
+			fprintf(stderr, "cisp iq: %s: '%s' is not %d comma-separated numbers\n", option, text, n);
+			return -EINVAL;
+		}
+		p = end + 1;
+	}
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct iq_options *o)
+{
+	enum { OPT_SENSOR = 256, OPT_MODE, OPT_ILL, OPT_LUX, OPT_DM, OPT_CHART, OPT_CORNERS, OPT_ROI, OPT_TRANSFER,
+	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE };
+	static const struct option longopts[] = {
+		{ "sensor", required_argument, NULL, OPT_SENSOR }, { "mode", required_argument, NULL, OPT_MODE },
+		{ "illuminant", required_argument, NULL, OPT_ILL }, { "lux", required_argument, NULL, OPT_LUX },
+		{ "demosaic", required_argument, NULL, OPT_DM }, { "chart", required_argument, NULL, OPT_CHART },
+		{ "corners", required_argument, NULL, OPT_CORNERS }, { "roi", required_argument, NULL, OPT_ROI },
+		{ "transfer", required_argument, NULL, OPT_TRANSFER }, { "normalize", required_argument, NULL, OPT_NORM },
+		{ "json", required_argument, NULL, OPT_JSON }, { "html", required_argument, NULL, OPT_HTML },
+		{ "max-de00", required_argument, NULL, OPT_MAXDE }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long v;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->lab.sensor = "cisp-8m10";
+	o->lab.lux = 400;
+	o->lab.demosaic = CISP_DEMOSAIC_QUALITY;
+	snprintf(o->illuminants, sizeof(o->illuminants), "D65,A,F11");
+	o->transfer = CISP_TRANSFER_SRGB;
+	o->norm.exposure = true;
+	o->max_de00 = INFINITY;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_SENSOR: o->lab.sensor = optarg; break;
+		case OPT_MODE:
+			if (parse_uint("--mode", optarg, 0, 63, &v))
+				return -EINVAL;
+			o->lab.mode = (unsigned)v;
+			break;
+		case OPT_ILL: snprintf(o->illuminants, sizeof(o->illuminants), "%s", optarg); break;
+		case OPT_LUX:
+			if (parse_double("--lux", optarg, 0.01, 1e6, &o->lab.lux))
+				return -EINVAL;
+			break;
+		case OPT_DM:
+			if (strcmp(optarg, "fast") && strcmp(optarg, "quality")) {
+				fprintf(stderr, "cisp iq: --demosaic takes fast or quality, not '%s'\n", optarg);
+				return -EINVAL;
+			}
+			o->lab.demosaic = strcmp(optarg, "fast") ? CISP_DEMOSAIC_QUALITY : CISP_DEMOSAIC_FAST;
+			break;
+		case OPT_CHART: o->chart = optarg; break;
+		case OPT_CORNERS: o->corners = optarg; break;
+		case OPT_ROI: o->roi = optarg; break;
+		case OPT_TRANSFER:
+			if (!strcmp(optarg, "srgb"))
+				o->transfer = CISP_TRANSFER_SRGB;
+			else if (!strcmp(optarg, "bt709"))
+				o->transfer = CISP_TRANSFER_BT709;
+			else if (!strcmp(optarg, "linear"))
+				o->transfer = CISP_TRANSFER_LINEAR;
+			else {
+				fprintf(stderr, "cisp iq: --transfer takes srgb, bt709 or linear, not '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_NORM:
+			o->norm.exposure = strstr(optarg, "exposure") != NULL;
+			o->norm.white = strstr(optarg, "white") != NULL;
+			if (!o->norm.exposure && !o->norm.white && strcmp(optarg, "none")) {
+				fprintf(stderr, "cisp iq: --normalize takes exposure, white, both or none\n");
+				return -EINVAL;
+			}
+			break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_HTML: o->html = optarg; break;
+		case OPT_MAXDE:
+			if (parse_double("--max-de00", optarg, 0, 1000, &o->max_de00))
+				return -EINVAL;
+			break;
+		case 'h': usage(stdout); return 1;
+		default:
+			fprintf(stderr, "cisp iq: unknown option '%s'\n\n", argv[optind - 1]);
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (o->chart) {
+		if (optind != argc - 1) {
+			fprintf(stderr, "cisp iq: --chart needs one IMAGE\n");
+			return -EINVAL;
+		}
+		o->image = argv[optind];
+		if (strcmp(o->chart, "colorchecker") && strcmp(o->chart, "edge")) {
+			fprintf(stderr, "cisp iq: --chart takes colorchecker or edge, not '%s'\n", o->chart);
+			return -EINVAL;
+		}
+		if (!strcmp(o->chart, "colorchecker") && !o->corners) {
+			fprintf(stderr, "cisp iq: --chart colorchecker needs --corners (the patch grid's outer corners)\n");
+			return -EINVAL;
+		}
+		if (!strcmp(o->chart, "edge") && !o->roi) {
+			fprintf(stderr, "cisp iq: --chart edge needs --roi X,Y,W,H\n");
+			return -EINVAL;
+		}
+	} else if (optind != argc) {
+		fprintf(stderr, "cisp iq: unexpected argument '%s' (IMAGE goes with --chart)\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void print_color(const char *label, const struct cisp_iq_color_result *c)
+{
+	printf("%-22s mean dE00 %5.2f  max %5.2f (%s)  chromatic %5.2f  WB error %4.2f deg\n", label, c->mean_de00,
+	       c->max_de00, c->patch[c->max_patch].name, c->mean_de00_chromatic, c->wb_error_deg);
+}
+
+static void print_sfr(const char *label, const struct cisp_iq_sfr_result *s)
+{
+	printf("%-30s MTF50 %.3f c/p  MTF@Nyq/2 %.3f  MTF@Nyq %.3f  overshoot %.1f%%  angle %.1f\n", label, s->mtf50,
+	       s->mtf_nyq2, s->mtf_nyq, s->overshoot_pct, s->angle_deg);
+}
+
+/* The camera run: colour per illuminant, then sharpness under the first. */
+static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
+{
+	struct cisp_iq_lab_color *first = NULL;
+	char list[256], *save = NULL, text[512];
+	int ret = 0, n = 0;
+
+	snprintf(text, sizeof(text), "virtual:%s, mode %u, %g lux, %s demosaic, lens shading off", o->lab.sensor,
+		 o->lab.mode, o->lab.lux, o->lab.demosaic ? "quality" : "fast");
+	cisp_iq_report_info(r, "camera", text);
+	cisp_iq_report_info(r, "ISP", "software reference; BLC, DPC, WB and CCM calibrated from the sensor's truth, "
+				      "linear output");
+	cisp_iq_report_info(r, "illuminants", o->illuminants);
+	snprintf(list, sizeof(list), "%s", o->illuminants);
+	for (char *ill = strtok_r(list, ",", &save); ill && !ret; ill = strtok_r(NULL, ",", &save)) {
+		struct cisp_iq_lab_color *c = calloc(1, sizeof(*c));
+		char label[96];
+
+		if (!c)
+			return cisp_error(-ENOMEM, "out of memory");
+		ret = cisp_iq_lab_color(&o->lab, ill, n == 0, c);
+		if (ret) {
+			free(c);
+			break;
+		}
+		snprintf(label, sizeof(label), "ColorChecker, %s", ill);
+		print_color(label, &c->color);
+		printf("%-22s SNR (luma, dB) of the neutral row:", "");
+		for (unsigned k = 0; k < c->noise.count; k++)
+			printf(" %.1f", 20 * log10(c->noise.step[k].snr_y));
+		printf("\n");
+		cisp_iq_report_color(r, label, &c->color);
+		snprintf(label, sizeof(label), "ColorChecker neutral row, %s", ill);
+		cisp_iq_report_noise(r, label, &c->noise);
+		snprintf(label, sizeof(label), "ColorChecker mean dE00, %s", ill);
+		if (isfinite(o->max_de00))
+			cisp_iq_report_check(r, label, c->color.mean_de00, "", "<=", o->max_de00);
+		if (n++ == 0) {
+			cisp_iq_report_image(r, "ColorChecker, first illuminant", &c->picture, 1.0);
+			first = c;
+		} else {
+			free(c);
+		}
+	}
+	if (!ret && first) {
+		struct cisp_iq_lab_sharpness *s = calloc(1, sizeof(*s));
+
+		ret = s ? cisp_iq_lab_sharpness(&o->lab, first, true, s) : -ENOMEM;
+		for (int i = 0; !ret && i < CISP_IQ_LAB_EDGES; i++) {
+			print_sfr(s->label[i], &s->sfr[i]);
+			cisp_iq_report_sfr(r, s->label[i], &s->sfr[i]);
+		}
+		if (!ret)
+			cisp_iq_report_image(r, "slanted-edge chart", &s->picture, 1.0);
+		if (s)
+			cisp_iq_image_free(&s->picture);
+		free(s);
+	}
+	if (first)
+		cisp_iq_image_free(&first->picture);
+	free(first);
+	return ret;
+}
+
+/* A photograph of a chart. */
+static int run_chart(struct iq_options *o, struct cisp_iq_report *r)
+{
+	struct cisp_raster ras;
+	struct cisp_iq_image img;
+	int ret = cisp_raster_read(o->image, &ras);
+
+	if (ret)
+		return ret;
+	ret = cisp_iq_image_from_raster(&img, &ras, o->transfer);
+	cisp_raster_free(&ras);
+	if (ret)
+		return ret;
+	cisp_iq_report_info(r, "image", o->image);
+	if (!strcmp(o->chart, "colorchecker")) {
+		double c[8], corners[4][2], meas[24][3];
+		struct cisp_iq_rect rects[24];
+		static struct cisp_iq_color_result res;
+
+		ret = parse_numbers("--corners", o->corners, c, 8) ? -EINVAL : 0;
+		for (int i = 0; i < 4; i++) {
+			corners[i][0] = c[2 * i];
+			corners[i][1] = c[2 * i + 1];
+		}
+		if (!ret)
+			cisp_iq_chart_patches((const double(*)[2])corners, 6, 4, 0.5, rects);
+		for (int i = 0; i < 24 && !ret; i++) {
+			struct cisp_iq_patch_stats st;
+
+			ret = cisp_iq_patch_stats(&img, &rects[i], false, &st);
+			if (ret)
+				ret = cisp_error_prefix(ret, "ColorChecker patch %d (%s)", i + 1,
+							cisp_iq_colorchecker()[i].name);
+			for (int k = 0; k < 3; k++)
+				meas[i][k] = img.channels == 3 ? st.mean[k] : st.mean[0];
+		}
+		if (!ret)
+			ret = cisp_iq_colorchecker_evaluate((const double(*)[3])meas, &o->norm, &res);
+		if (!ret) {
+			print_color("ColorChecker", &res);
+			cisp_iq_report_color(r, "ColorChecker (published D50 values)", &res);
+			if (isfinite(o->max_de00))
+				cisp_iq_report_check(r, "ColorChecker mean dE00", res.mean_de00, "", "<=", o->max_de00);
+		}
+	} else {
+		double v[4];
+		static struct cisp_iq_sfr_result s;
+
+		ret = parse_numbers("--roi", o->roi, v, 4) ? -EINVAL : 0;
+		if (!ret)
+			ret = cisp_iq_sfr(&img, &(struct cisp_iq_rect){ (int32_t)v[0], (int32_t)v[1], (int32_t)v[2],
+									(int32_t)v[3] },
+					  -1, &s);
+		if (!ret) {
+			print_sfr("edge", &s);
+			cisp_iq_report_sfr(r, "edge", &s);
+		}
+	}
+	if (!ret)
+		ret = cisp_iq_report_image(r, o->image, &img, 1.0);
+	cisp_iq_image_free(&img);
+	return ret;
+}
+
+int cmd_iq(int argc, char **argv)
+{
+	struct iq_options o;
+	struct cisp_iq_report *r = NULL;
+	unsigned failed = 0;
+	int ret = parse_options(argc, argv, &o);
+
+	if (ret)
+		return ret < 0 ? 2 : 0;
+	if (cisp_iq_report_create(&r, o.chart ? "cisp iq: chart photograph" : "cisp iq: virtual camera"))
+		goto fail;
+	ret = o.chart ? run_chart(&o, r) : run_camera(&o, r);
+	if (ret == -EINVAL && !cisp_last_error()[0])
+		goto usage_fail;
+	if (ret)
+		goto fail;
+	if (o.json && cisp_iq_report_write_json(r, o.json))
+		goto fail;
+	if (o.html && cisp_iq_report_write_html(r, o.html))
+		goto fail;
+	if (!cisp_iq_report_passed(r, &failed))
+		printf("FAIL: %u check%s failed\n", failed, failed == 1 ? "" : "s");
+	cisp_iq_report_destroy(r);
+	return failed ? 1 : 0;
+usage_fail:
+	cisp_iq_report_destroy(r);
+	return 2;
+fail:
+	fprintf(stderr, "cisp iq: %s\n", cisp_last_error());
+	cisp_iq_report_destroy(r);
+	return 1;
+}
