@@ -10,6 +10,7 @@
 #define CISP_IQ_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <cisp/iq_color.h>
 #include <cisp/iq_converge.h>
@@ -120,6 +121,13 @@ bool cisp_iq_report_check_text(struct cisp_iq_report *report, const char *name, 
  * Return: true when none failed (also when there are no checks).
  */
 bool cisp_iq_report_passed(const struct cisp_iq_report *report, unsigned *failed);
+
+/**
+ * cisp_iq_report_print_checks() - print the checks as a pass/fail table.
+ * @report: the report.
+ * @out: where to print.
+ */
+void cisp_iq_report_print_checks(const struct cisp_iq_report *report, FILE *out);
 
 /**
  * cisp_iq_report_write_json() - write the report as JSON (docs/iq.md

@@ -195,6 +195,22 @@ bool cisp_iq_report_passed(const struct cisp_iq_report *r, unsigned *failed)
 	return n == 0;
 }
 
+void cisp_iq_report_print_checks(const struct cisp_iq_report *r, FILE *out)
+{
+	fprintf(out, "%-44s %-6s %s\n", "check", "result", "measured / detail");
+	for (unsigned i = 0; i < r->count; i++) {
+		const struct report_check *c = r->entries[i].u.check;
+
+		if (r->entries[i].kind != ENTRY_CHECK)
+			continue;
+		fprintf(out, "%-44s %-6s ", r->entries[i].label, c->pass ? "pass" : "FAIL");
+		if (c->numeric)
+			fprintf(out, "%.4g %s (required %s %.4g)\n", c->value, c->unit, c->op, c->limit);
+		else
+			fprintf(out, "%s\n", c->detail ? c->detail : "");
+	}
+}
+
 unsigned report_count(const struct cisp_iq_report *r, enum entry_kind kind)
 {
 	unsigned n = 0;
