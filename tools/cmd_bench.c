@@ -62,12 +62,13 @@ static void usage(FILE *out)
 		"  --band N          rows per band of the optimised executor (default 16)\n"
 		"  --no-stages       the pipelines only\n"
 		"  --no-quality      skip the pipeline with the quality demosaic and chroma denoise\n"
+		"  --no-reference    time the optimised executor only (for profiling)\n"
 		"  -h, --help        this help\n");
 }
 
 struct opts {
 	uint32_t w, h, format;
-	int reps, band, cpu, stages, quality;
+	int reps, band, cpu, stages, quality, reference;
 	int threads[8], n_threads;
 };
 
@@ -226,6 +227,10 @@ static int bench_pipeline(const struct opts *o, const char *name, bool quality, 
 			ret = ret ? ret : cisp_isp_process(isp, in, outs, stats, pool);
 			if (k >= 0)
 				to[k] = now_seconds() - t0;
+			if (!o->reference) {
+				tr[k < 0 ? 0 : k] = 1e30; /* not measured */
+				continue;
+			}
 			if (!ret)
 				ret = cisp_isp_set_exec(isp, &ref);
 			t0 = now_seconds();
@@ -238,10 +243,14 @@ static int bench_pipeline(const struct opts *o, const char *name, bool quality, 
 			goto done;
 		r = mpix / median(tr, o->reps);
 		v = mpix / median(to, o->reps);
-		printf("bench pipeline=%s exec=reference threads=%d mpix_s=%.1f\n", name, o->threads[t], r);
-		printf("bench pipeline=%s exec=optimized cpu=%s band=%d threads=%d mpix_s=%.1f speedup=%.2f\n", name,
+		if (o->reference)
+			printf("bench pipeline=%s exec=reference threads=%d mpix_s=%.1f\n", name, o->threads[t], r);
+		printf("bench pipeline=%s exec=optimized cpu=%s band=%d threads=%d mpix_s=%.1f", name,
 		       cisp_cpu_name((enum cisp_cpu_level)(o->cpu >= 0 ? o->cpu : (int)cisp_dsp()->level)), o->band,
-		       o->threads[t], v, v / r);
+		       o->threads[t], v);
+		if (o->reference)
+			printf(" speedup=%.2f", v / r);
+		printf("\n");
 		fflush(stdout);
 	}
 done:
@@ -519,18 +528,19 @@ done:
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_REPS, OPT_THREADS, OPT_CPU, OPT_BAND, OPT_NO_STAGES, OPT_NO_QUALITY };
+	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_REPS, OPT_THREADS, OPT_CPU, OPT_BAND, OPT_NO_STAGES, OPT_NO_QUALITY,
+	       OPT_NO_REFERENCE };
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, OPT_SIZE },	     { "format", required_argument, NULL, OPT_FORMAT },
 		{ "reps", required_argument, NULL, OPT_REPS },	     { "threads", required_argument, NULL, OPT_THREADS },
 		{ "cpu", required_argument, NULL, OPT_CPU },	     { "band", required_argument, NULL, OPT_BAND },
 		{ "no-stages", no_argument, NULL, OPT_NO_STAGES }, { "no-quality", no_argument, NULL, OPT_NO_QUALITY },
-		{ "help", no_argument, NULL, 'h' },		     { NULL, 0, NULL, 0 }
+		{ "no-reference", no_argument, NULL, OPT_NO_REFERENCE }, { "help", no_argument, NULL, 'h' },		     { NULL, 0, NULL, 0 }
 	};
 	unsigned long v;
 	int opt;
 
-	*o = (struct opts){ 4000, 3000, CISP_FMT_SRGGB10, 5, 16, -1, 1, 1, { 1, 2 }, 2 };
+	*o = (struct opts){ 4000, 3000, CISP_FMT_SRGGB10, 5, 16, -1, 1, 1, 1, { 1, 2 }, 2 };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -596,6 +606,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_NO_QUALITY:
 			o->quality = 0;
+			break;
+		case OPT_NO_REFERENCE:
+			o->reference = 0;
 			break;
 		case 'h':
 			usage(stdout);

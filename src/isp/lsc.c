@@ -12,7 +12,7 @@
 #define W_ONE (1 << W_BITS)
 
 struct cisp_lsc_coeffs {
-	int grid_w;
+	int grid_w, width;
 	uint16_t gain[4][CISP_LSC_MAX_GRID * CISP_LSC_MAX_GRID]; /* per CFA site, row-major */
 	uint16_t *col_node, *col_weight;                           /* per frame column */
 	uint16_t *row_node, *row_weight;                           /* per frame row */
@@ -55,6 +55,7 @@ int cisp_lsc_prepare(struct cisp_lsc_coeffs **out, const struct cisp_lsc_params 
 	c->row_node = c->col_weight + width;
 	c->row_weight = c->row_node + height;
 	c->grid_w = gw;
+	c->width = width;
 	for (int site = 0; site < 4; site++) {
 		const uint16_t *g = p->gain + (size_t)cisp_cfa_channel(cfa, site & 1, site >> 1) * gw * gh;
 
@@ -87,11 +88,36 @@ void cisp_lsc_gain_row(const struct cisp_lsc_coeffs *c, int y, int x0, int n, ui
 			col[k][i] = (uint16_t)(((uint32_t)top[i] * (W_ONE - wy) + (uint32_t)top[i + gw] * wy +
 						W_ONE / 2) >> W_BITS);
 	}
-	for (int x = x0; x < x0 + n; x++) {
-		const uint16_t *g = col[x & 1] + c->col_node[x];
+	/*
+	 * Column x lies in cell i when i * span <= x * (gw - 1) < (i + 1) * span
+	 * (the last cell takes the last column too): fill each cell's columns at
+	 * once, alternating the two sites.
+	 */
+	for (int x = x0; x < x0 + n;) {
+		const int i = c->col_node[x], span = c->width - 1;
+		int e = i == gw - 2 ? c->width : ((i + 1) * span + gw - 2) / (gw - 1);
+		const uint16_t a[2] = { col[0][i], col[1][i] }, b[2] = { col[0][i + 1], col[1][i + 1] };
 
-		g0[x - x0] = g[0];
-		g1[x - x0] = g[1];
+		if (e > x0 + n)
+			e = x0 + n;
+		if (e <= x)
+			e = x + 1;
+		if (x < e && (x & 1)) {
+			g0[x - x0] = a[1];
+			g1[x - x0] = b[1];
+			x++;
+		}
+		for (; x + 1 < e; x += 2) {
+			g0[x - x0] = a[0];
+			g0[x - x0 + 1] = a[1];
+			g1[x - x0] = b[0];
+			g1[x - x0 + 1] = b[1];
+		}
+		if (x < e) {
+			g0[x - x0] = a[0];
+			g1[x - x0] = b[0];
+			x++;
+		}
 	}
 }
 

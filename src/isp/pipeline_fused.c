@@ -44,6 +44,9 @@ static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3 };
 
 enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
 
+/* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
+#define SLACK_BANDS 2
+
 struct input {
 	int buf, radius;
 };
@@ -210,14 +213,18 @@ static struct rgb16 rgb_of(const struct window *w, int width, int height)
 	return r;
 }
 
-/* Make the window start at row @lo, keeping the rows it holds from there on. */
-static void slide(struct window *w, int planes, int width, int lo)
+/*
+ * Make room for rows [lo, hi): keep the window while they fit, else move the
+ * rows it holds from @lo on to the start (the memory has room for a few bands
+ * more than a window, so this happens every few bands).
+ */
+static void slide(struct window *w, int planes, int width, int lo, int hi)
 {
 	if (w->done <= lo || w->done <= w->lo) {
 		w->lo = w->done = lo;
 		return;
 	}
-	if (lo > w->lo) {
+	if (hi - w->lo > w->capacity) {
 		for (int c = 0; c < planes; c++)
 			memmove(w->mem[c], w->mem[c] + (size_t)(lo - w->lo) * width,
 				(size_t)(w->done - lo) * width * sizeof(uint16_t));
@@ -511,7 +518,7 @@ static void run_task(void *opaque, unsigned task, unsigned worker)
 				struct window *win = &wk->win[n->out];
 				int from;
 
-				slide(win, buf_planes[n->out], w, lo[n->out]);
+				slide(win, buf_planes[n->out], w, lo[n->out], hi[n->out]);
 				from = win->done > lo[n->out] ? win->done : lo[n->out];
 				if (from < hi[n->out])
 					run_stage(j, n, wk, worker, from, hi[n->out]);
@@ -553,7 +560,7 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	/* A band in the middle of a tall frame needs the most rows of each buffer. */
 	needs(&chain, 1 << 20, (1 << 20) + job.band, 1 << 22, lo, hi);
 	for (int b = 0; b < B_COUNT; b++)
-		rows[b] = hi[b] - lo[b];
+		rows[b] = hi[b] > lo[b] ? hi[b] - lo[b] + SLACK_BANDS * job.band : 0;
 	if ((ret = ensure_buffers(isp, workers, rows)))
 		return ret;
 	if (want_stats && isp->acc_count < (unsigned)workers) {

@@ -31,6 +31,15 @@
 #define CAT(a, b) CAT_(a, b)
 #define FN(name) CAT(name, SIMD_SUFFIX)
 
+/*
+ * Vectors at x = xs, xs + N16, ... and a last one at xe that may overlap the
+ * one before (it writes the same values): no tail left to C but the columns
+ * after xe + N16. Needs xe - xs to be even where the lanes' parity matters.
+ */
+#define FOR_VECTORS(x, xs, xe) \
+	for (int more_ = (xs) <= (xe), x = (xs); more_; more_ = x < (xe), x = x + N16 < (xe) ? x + N16 : (xe))
+#define AFTER_VECTORS(xs, xe) ((xs) <= (xe) ? (xe) + N16 : (xs))
+
 /* clamp((v + 2^(s-1)) >> s, 0, 65535) for v of either sign (round_clip of the fast demosaic). */
 #define round_clip32(v, s) min32(sra32(add32(max32(v, set32(0)), set32(1 << ((s)-1))), s), set32(65535))
 
@@ -86,10 +95,10 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 			int threshold)
 {
 	const vu16 t = set16(threshold);
-	int x = 2;
+	const int xe = w - 2 - N16;
 
 	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, 0, 2);
-	for (; x + N16 + 2 <= w; x += N16) {
+	FOR_VECTORS(x, 2, xe) {
 		vu16 p = ld(mid + x), ml = ld(mid + x - 2), mr = ld(mid + x + 2);
 		vu16 ul = ld(up + x - 2), uc = ld(up + x), ur = ld(up + x + 2);
 		vu16 dl = ld(dn + x - 2), dc = ld(dn + x), dr = ld(dn + x + 2);
@@ -102,17 +111,17 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 
 		st(d + x, sel16(keep, p, m));
 	}
-	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, x, w);
+	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(2, xe), w);
 }
 
 static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
 {
 	const vu16 f = set16(15), r8 = set16(8);
-	int x = 1;
+	const int xe = w - 1 - N16;
 
 	/* (sum k_i k_j I + 8) >> 4 in 16 bits: the sums of I >> 4 and of I & 15 apart (16 * 4095 fits). */
 	cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
-	for (; x + N16 + 1 <= w; x += N16) {
+	FOR_VECTORS(x, 1, xe) {
 		vu16 al = ld(a + x - 1), ac = ld(a + x), ar = ld(a + x + 1);
 		vu16 ml = ld(m + x - 1), mc = ld(m + x), mr = ld(m + x + 1);
 		vu16 bl = ld(b + x - 1), bc = ld(b + x), br = ld(b + x + 1);
@@ -125,7 +134,7 @@ static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16
 
 		st(d + x, add16(hi, srl16(add16(lo, r8), 4)));
 	}
-	cisp_bnr_guide_range_c(a, m, b, d, w, x, w);
+	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(1, xe), w);
 }
 
 /* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
@@ -151,14 +160,14 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 	const vu16 diag = as16(set32((int32_t)((t->green[0] ? 0xffffu : 0) | (t->green[1] ? 0xffff0000u : 0))));
 	const int any_diag = t->green[0] || t->green[1];
 	uint16_t tmp[N16], rl[N16], rh[N16];
-	int x = 2;
+	const int xe = w - 2 - N16; /* even: the lanes' sites follow x's parity */
 
 	if (!t->enabled || w < N16 + 4) {
 		cisp_bnr_row_c(r, g, d, w, t);
 		return;
 	}
 	cisp_bnr_range_c(r, g, d, w, t, 0, 2);
-	for (; x + N16 + 2 <= w; x += N16) {
+	FOR_VECTORS(x, 2, xe) {
 		vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, sw = set16(64);
 		vs32 sl, sh;
 
@@ -197,7 +206,7 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 			st(d + x, packus32(lo, hi));
 		}
 	}
-	cisp_bnr_range_c(r, g, d, w, t, x, w);
+	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, xe), w);
 }
 
 #undef BNR_TAP
@@ -208,11 +217,11 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx)
 {
 	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
-	int x = nx + 2;
+	const int xs = nx + 2, xe = w - 2 - N16 - nx;
 
 	/* Vectors of pairs (red or blue site, green site) starting at a red or blue column. */
-	cisp_demosaic_green_range_c(r, dst, w, nx, 0, x);
-	for (; x + N16 + 2 <= w; x += N16) {
+	cisp_demosaic_green_range_c(r, dst, w, nx, 0, xs);
+	FOR_VECTORS(x, xs, xe) {
 		vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
 		vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
 		vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
@@ -241,18 +250,18 @@ static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int 
 
 		st(dst + x, as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u)))));
 	}
-	cisp_demosaic_green_range_c(r, dst, w, nx, x, w);
+	cisp_demosaic_green_range_c(r, dst, w, nx, AFTER_VECTORS(xs, xe), w);
 }
 
 static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
 		       int w, int nx)
 {
 	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
-	int x = nx ? 1 : 2;
+	const int xs = nx ? 1 : 2, xe = w - 2 - N16 - nx;
 
 	/* Pairs (red or blue site c, green site c + 1); the green site's neighbours are at offsets + 1. */
-	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, x);
-	for (; x + N16 + 2 <= w; x += N16) {
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
+	FOR_VECTORS(x, xs, xe) {
 		vs32 g1c = L(g1, 0), g1g = L(g1, 1);
 		vs32 b0m = L(b0, -1), b0p = L(b0, 1), b2m = L(b2, -1), b2p = L(b2, 1);
 		vs32 g0m = L(g0, -1), g0p = L(g0, 1), g2m = L(g2, -1), g2p = L(g2, 1);
@@ -266,7 +275,7 @@ static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], u
 		st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
 		st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
 	}
-	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, x, w);
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, AFTER_VECTORS(xs, xe), w);
 }
 
 #undef L
