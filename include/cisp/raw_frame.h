@@ -37,6 +37,13 @@ extern "C" {
  * @model: camera model, or empty.
  * @exposure_s: exposure time in seconds, 0 if unknown.
  * @iso: ISO speed, 0 if unknown.
+ * @fnumber: lens aperture (f-number), 0 if unknown.
+ * @focal_mm: focal length in millimetres, 0 if unknown.
+ * @datetime: capture time as EXIF writes it ("YYYY:MM:DD HH:MM:SS"), or empty.
+ * @crop: the part of the image meant to be shown (a DNG's default crop), in
+ *        the image's pixel coordinates; width 0 means the whole image.
+ * @defaults: CISP_RAW_DEFAULT_* bits of the values that the file did not
+ *            carry and a stated default replaced (a warning was logged).
  */
 struct cisp_raw_frame {
 	struct cisp_image image;
@@ -51,7 +58,23 @@ struct cisp_raw_frame {
 	char model[64];
 	float exposure_s;
 	float iso;
+	float fnumber;
+	float focal_mm;
+	char datetime[20];
+	struct {
+		uint32_t x, y, width, height;
+	} crop;
+	unsigned defaults;
 };
+
+/** The file had no black level; 0 was used. */
+#define CISP_RAW_DEFAULT_BLACK (1u << 0)
+/** The file had no white level; the largest value of its bit depth was used. */
+#define CISP_RAW_DEFAULT_WHITE (1u << 1)
+/** The file had no colour matrix; camera RGB is taken as linear sRGB. */
+#define CISP_RAW_DEFAULT_MATRIX (1u << 2)
+/** The file had no as-shot white balance. */
+#define CISP_RAW_DEFAULT_WB (1u << 3)
 
 /**
  * cisp_raw_read_dump() - read a headerless raw frame (a V4L2 capture dump):

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which metadata tags a DNG really carries. LibRaw fills in defaults for
+ * missing levels and does not pass on the default crop, so the reader looks
+ * at the file's directories itself (through libtiff) to tell "absent" from
+ * "present" and to get the crop.
+ */
+#ifndef CISP_IO_DNG_TAGS_H
+#define CISP_IO_DNG_TAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Tags of the raw (CFA, full-resolution) directory and of IFD0.
+ * crop: DefaultCropOrigin x, y and DefaultCropSize width, height, relative
+ * to the active area; has_crop when both tags are present.
+ */
+struct dng_tags {
+	bool has_black, has_white, has_matrix, has_neutral, has_crop;
+	double crop[4];
+};
+
+/* Scan a DNG held in memory; 0, or -1 when libtiff cannot read it or it has no CFA directory. */
+int dng_scan_tags(const void *data, size_t size, struct dng_tags *tags);
+
+#endif
