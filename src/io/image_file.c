@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <cisp/format.h>
+#include <cisp/icc.h>
 #include <cisp/image_file.h>
+#include <cisp/orient.h>
 #include <cisp/raster.h>
 #include <cisp/y4m.h>
 
 #include "core/error_internal.h"
+#include "io/exif.h"
+#include "io/writers.h"
 
 static const char *extension(const char *path)
 {
@@ -23,15 +28,21 @@ uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit)
 {
 	const char *ext = extension(path);
 
-	if (!strcasecmp(ext, "png") || !strcasecmp(ext, "ppm"))
+	if (!strcasecmp(ext, "png") || !strcasecmp(ext, "ppm") || !strcasecmp(ext, "tif") || !strcasecmp(ext, "tiff"))
 		return sixteen_bit ? CISP_FMT_RGB48 : CISP_FMT_RGB888;
+	if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg")) {
+		if (!sixteen_bit)
+			return CISP_FMT_RGB888;
+		cisp_error(-EINVAL, "%s: JPEG holds 8 bits per channel; use .png or .tif for 16-bit output", path);
+		return 0;
+	}
 	if (!sixteen_bit && !strcasecmp(ext, "nv12"))
 		return CISP_FMT_NV12;
 	if (!sixteen_bit && (!strcasecmp(ext, "i420") || !strcasecmp(ext, "yuv") || !strcasecmp(ext, "y4m")))
 		return CISP_FMT_I420;
 	cisp_error(-EINVAL, "%s: %s", path,
-		   sixteen_bit ? "16-bit output needs a .png or .ppm file"
-			       : "unknown output type (use .png, .ppm, .nv12, .i420, .yuv or .y4m)");
+		   sixteen_bit ? "16-bit output needs a .png, .tif or .ppm file"
+			       : "unknown output type (use .jpg, .png, .tif, .ppm, .nv12, .i420, .yuv or .y4m)");
 	return 0;
 }
 
@@ -92,4 +103,63 @@ int cisp_image_write_file(const char *path, const struct cisp_image *img, bool f
 	if (img->format == CISP_FMT_NV12 || img->format == CISP_FMT_I420)
 		return write_planes(path, img);
 	return cisp_error(-EINVAL, "%s: cannot write a %s image", path, cisp_format_name(img->format));
+}
+
+static bool is_ext(const char *path, const char *a, const char *b)
+{
+	const char *ext = extension(path);
+
+	return !strcasecmp(ext, a) || (b && !strcasecmp(ext, b));
+}
+
+int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, const struct cisp_file_options *opts)
+{
+	static const struct cisp_file_options defaults = { 0 };
+	bool rgb = img->format == CISP_FMT_RGB888 || img->format == CISP_FMT_RGB48;
+	bool jpeg = is_ext(path, "jpg", "jpeg"), png = is_ext(path, "png", NULL), tiff = is_ext(path, "tif", "tiff");
+	struct cisp_image upright = { 0 };
+	const struct cisp_image *out = img;
+	struct file_meta meta = { NULL, 0, NULL, 0, NULL };
+	uint8_t *icc = NULL, exif[EXIF_MAX_SIZE];
+	int ret = 0;
+
+	if (!opts)
+		opts = &defaults;
+	if (!rgb || !(jpeg || png || tiff)) {
+		if (rgb && opts->orientation > 1) {
+			if ((ret = cisp_image_orient(img, opts->orientation, &upright)))
+				return ret;
+			out = &upright;
+		}
+		if (!rgb && (jpeg || tiff))
+			return cisp_error(-EINVAL, "%s: cannot write a %s image there", path, cisp_format_name(img->format));
+		ret = cisp_image_write_file(path, out, opts->full_range);
+		cisp_image_free(&upright);
+		return ret;
+	}
+	if (opts->quality < 0 || opts->quality > 100)
+		return cisp_error(-EINVAL, "%s: JPEG quality %d is outside 1..100", path, opts->quality);
+	if (opts->orientation > 1) {
+		if ((ret = cisp_image_orient(img, opts->orientation, &upright)))
+			return ret;
+		out = &upright;
+	}
+	if (!opts->no_icc && (ret = cisp_icc_srgb(opts->linear, &icc, &meta.icc_size)) == 0)
+		meta.icc = icc;
+	if (!ret && opts->meta && (jpeg || png)) {
+		meta.exif_size = exif_build(opts->meta, exif);
+		meta.exif = exif;
+	}
+	meta.frame = opts->meta;
+	if (!ret) {
+		if (jpeg)
+			ret = io_write_jpeg(path, out, opts->quality ? opts->quality : 92, &meta);
+		else if (png)
+			ret = io_write_png(path, out, &meta);
+		else
+			ret = io_write_tiff(path, out, &meta);
+	}
+	free(icc);
+	cisp_image_free(&upright);
+	return ret;
 }
