@@ -8,6 +8,7 @@
 /* Subcommands whose file is not part of this build are left out (weak references). */
 #pragma weak cmd_bench
 #pragma weak cmd_develop
+#pragma weak cmd_convert
 #pragma weak cmd_demosaic
 #pragma weak cmd_params
 #pragma weak cmd_iq
@@ -19,7 +20,8 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "bench", cmd_bench, "speed of every stage and the whole pipeline, reference against optimised" },
-	{ "develop", cmd_develop, "run the full ISP pipeline on a raw frame" },
+	{ "develop", cmd_develop, "run the full ISP pipeline on raw frames (camera raw files, dumps, mosaics)" },
+	{ "convert", cmd_convert, "write a raw frame (dump, mosaic, camera raw) as a DNG" },
 	{ "demosaic", cmd_demosaic, "demosaic a Bayer mosaic only (for measuring quality and speed)" },
 	{ "params", cmd_params, "encode, decode and validate ISP parameter buffers" },
 	{ "iq", cmd_iq, "measure image quality (virtual camera or chart photograph), write a report" },

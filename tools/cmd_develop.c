@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* cisp develop: run the whole canonical pipeline on a raw frame. */
+/* cisp develop: run the whole canonical pipeline on raw frames, one or many. */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cisp/error.h>
 #include <cisp/image_file.h>
 #include <cisp/isp.h>
+#include <cisp/log.h>
 #include <cisp/params_state.h>
 #include <cisp/pool.h>
-#include <cisp/raster.h>
 #include <cisp/raw_frame.h>
 
 #include "commands.h"
@@ -22,49 +27,65 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: cisp develop IN -o OUT [options]\n"
+		"       cisp develop IN... -o DIR/ [-j N] [options]\n"
 		"\n"
-		"Run the canonical ISP pipeline on a raw frame.\n"
+		"Run the canonical ISP pipeline on raw frames.\n"
 		"\n"
-		"IN is a headerless raw dump (give --size and --format) or a grey PGM/PNG\n"
-		"mosaic (give --cfa, and --black/--white when the levels are not 0 and the\n"
-		"largest sample). OUT's extension picks the output: .png .ppm (RGB, 8-bit;\n"
-		"16-bit with --linear or --depth 16), .nv12 .i420 .yuv (raw YUV 4:2:0), .y4m.\n"
+		"IN is a camera raw file (DNG, and the Bayer raws LibRaw reads: CR2, NEF, ARW,\n"
+		"...), a headerless raw dump (give --size and --format) or a grey PGM/PNG mosaic\n"
+		"(give --cfa, and --black/--white when the levels are not 0 and the largest\n"
+		"sample). OUT's extension picks the output: .jpg, .png, .tif (RGB; PNG 8-bit,\n"
+		"TIFF 16-bit unless --depth says otherwise, 16-bit with --linear), .ppm,\n"
+		".nv12 .i420 .yuv (raw YUV 4:2:0), .y4m. With several inputs, or when OUT is a\n"
+		"directory (or ends in /), each IN is developed to DIR/NAME.EXT (--type).\n"
+		"An existing output is never replaced unless --force is given.\n"
 		"\n"
 		"options:\n"
-		"  -o, --output FILE       the developed image\n"
-		"  --size WxH              size of a headerless raw dump\n"
-		"  --format NAME           V4L2 Bayer format of a raw dump (SRGGB10P, SGRBG12, ...)\n"
-		"  --cfa ORDER             CFA order of a PGM/PNG mosaic: RGGB (default), GRBG, GBRG, BGGR\n"
-		"  --black N               black level in the input's units (default 0)\n"
-		"  --white N               white level in the input's units (default: the format's\n"
-		"                          maximum for dumps, the largest sample for mosaics)\n"
+		"  -o, --output FILE|DIR   the developed image, or the folder for several\n"
+		"%s"
 		"  --params FILE           ISP parameters (YAML or binary) applied over the defaults\n"
 		"  --demosaic fast|quality demosaic algorithm (default fast)\n"
-		"  --awb grey|none         automatic white balance (default grey unless --params\n"
-		"                          sets the wb block)\n"
+		"  --awb camera|grey|none  white balance: the file's as-shot balance (daylight from\n"
+		"                          its colour matrix, else grey world, when it has none;\n"
+		"                          the default), grey world from the ISP statistics, or no\n"
+		"                          automatic balance (the file's or --params' gains)\n"
 		"  --ev N                  exposure compensation in stops, -4..4 (default 0)\n"
-		"  --linear                16-bit linear output in the output colour space: no tone\n"
-		"                          curve, 3D LUT or sharpening\n"
-		"  --depth 8|16            bits per channel of PNG/PPM output (default 8)\n"
+		"  --linear                16-bit linear output in the output colour space, for\n"
+		"                          measurement: no defect correction, tone curve, 3D LUT or\n"
+		"                          sharpening\n"
+		"  --depth 8|16            bits per channel of PNG/TIFF/PPM output\n"
+		"  --quality N             JPEG quality 1..100 (default 92)\n"
+		"  --no-crop               keep the whole image area (ignore a DNG's default crop)\n"
 		"  --output-size WxH       scale the output to this size\n"
-		"  --threads N             worker threads (default: one per CPU)\n"
+		"  --type EXT              output type for a folder: jpg (default; tif with --linear),\n"
+		"                          png, tif, ppm, y4m, ...\n"
+		"  -j, --jobs N            develop N files at once (default 1)\n"
+		"  --force                 replace existing outputs\n"
+		"  --threads N             worker threads per file (default: the CPUs shared by the jobs)\n"
 		"  --bench N               run the pipeline N times and print 'MPix/s <median>' last\n"
-		"  -h, --help              this help\n");
+		"  -h, --help              this help\n",
+		raw_input_usage);
 }
 
+enum awb_mode { AWB_CAMERA, AWB_GREY, AWB_NONE };
+
 struct develop_options {
-	const char *input, *output, *params, *format_name, *cfa_name, *demosaic;
-	uint32_t width, height, out_w, out_h;
-	long black, white;
-	bool linear, awb, awb_given;
+	struct raw_input in;
+	char **inputs;
+	int n_inputs;
+	const char *output, *params, *demosaic, *type;
+	uint32_t out_w, out_h;
+	enum awb_mode awb;
+	bool awb_given, linear, force, no_crop;
 	double ev;
-	unsigned depth, threads, bench;
+	unsigned depth, quality, threads, bench, jobs;
 };
 
 static int parse_options(int argc, char **argv, struct develop_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_CFA, OPT_BLACK, OPT_WHITE, OPT_PARAMS, OPT_DEMOSAIC, OPT_AWB,
-	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH };
+	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH, OPT_QUALITY, OPT_NO_CROP,
+	       OPT_TYPE, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "size", required_argument, NULL, OPT_SIZE },
@@ -78,58 +99,59 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 		{ "ev", required_argument, NULL, OPT_EV },
 		{ "linear", no_argument, NULL, OPT_LINEAR },
 		{ "depth", required_argument, NULL, OPT_DEPTH },
+		{ "quality", required_argument, NULL, OPT_QUALITY },
+		{ "no-crop", no_argument, NULL, OPT_NO_CROP },
 		{ "output-size", required_argument, NULL, OPT_OUTPUT_SIZE },
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "bench", required_argument, NULL, OPT_BENCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	int c;
+	int c, index;
 
 	memset(o, 0, sizeof(*o));
-	o->black = -1;
-	o->white = -1;
-	o->awb = true;
-	o->depth = 8;
+	o->in.black = -1;
+	o->in.white = -1;
+	o->jobs = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j:h", longopts, &index)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
 			break;
 		case OPT_SIZE:
-			if (parse_size("--size", optarg, &o->width, &o->height))
-				return 2;
-			break;
 		case OPT_FORMAT:
-			o->format_name = optarg;
-			break;
 		case OPT_CFA:
-			o->cfa_name = optarg;
-			break;
 		case OPT_BLACK:
-			if (parse_uint("--black", optarg, 0, 65535, &v))
-				return 2;
-			o->black = (long)v;
-			break;
 		case OPT_WHITE:
-			if (parse_uint("--white", optarg, 1, 65535, &v))
+			if (raw_input_option(&o->in, longopts[index].name, optarg))
 				return 2;
-			o->white = (long)v;
 			break;
 		case OPT_PARAMS:
 			o->params = optarg;
 			break;
 		case OPT_DEMOSAIC:
+			if (strcmp(optarg, "fast") && strcmp(optarg, "quality")) {
+				fprintf(stderr, "cisp develop: --demosaic takes fast or quality, not '%s'\n", optarg);
+				return 2;
+			}
 			o->demosaic = optarg;
 			break;
 		case OPT_AWB:
-			if (strcmp(optarg, "grey") && strcmp(optarg, "gray") && strcmp(optarg, "none")) {
-				fprintf(stderr, "cisp develop: --awb takes grey or none, not '%s'\n", optarg);
+			if (!strcmp(optarg, "camera")) {
+				o->awb = AWB_CAMERA;
+			} else if (!strcmp(optarg, "grey") || !strcmp(optarg, "gray")) {
+				o->awb = AWB_GREY;
+			} else if (!strcmp(optarg, "none")) {
+				o->awb = AWB_NONE;
+			} else {
+				fprintf(stderr, "cisp develop: --awb takes camera, grey or none, not '%s'\n", optarg);
 				return 2;
 			}
-			o->awb = strcmp(optarg, "none") != 0;
 			o->awb_given = true;
 			break;
 		case OPT_EV:
@@ -146,9 +168,28 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 			}
 			o->depth = (unsigned)v;
 			break;
+		case OPT_QUALITY:
+			if (parse_uint("--quality", optarg, 1, 100, &v))
+				return 2;
+			o->quality = (unsigned)v;
+			break;
+		case OPT_NO_CROP:
+			o->no_crop = true;
+			break;
 		case OPT_OUTPUT_SIZE:
 			if (parse_size("--output-size", optarg, &o->out_w, &o->out_h))
 				return 2;
+			break;
+		case OPT_TYPE:
+			o->type = optarg[0] == '.' ? optarg + 1 : optarg;
+			break;
+		case 'j':
+			if (parse_uint("--jobs", optarg, 1, 256, &v))
+				return 2;
+			o->jobs = (unsigned)v;
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case OPT_THREADS:
 			if (parse_uint("--threads", optarg, 1, 256, &v))
@@ -168,70 +209,65 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !o->output) {
-		fprintf(stderr, "cisp develop: %s\n", optind >= argc ? "no input file given" :
-				    optind < argc - 1 ? "give one input file" : "no output file given (-o OUT)");
+	if (optind >= argc || !o->output) {
+		fprintf(stderr, "cisp develop: %s\n", optind >= argc ? "no input file given" : "no output given (-o OUT)");
 		usage(stderr);
 		return 2;
 	}
-	o->input = argv[optind];
+	o->inputs = argv + optind;
+	o->n_inputs = argc - optind;
 	return 0;
 }
 
-/* Read the input as a raw dump or a PGM/PNG mosaic, with its levels. */
-static int load_input(const struct develop_options *o, struct cisp_raw_frame *frame)
+/* printf into a caller's message buffer; returns @status. */
+__attribute__((format(printf, 4, 5))) static int failf(char *err, size_t size, int status, const char *fmt, ...)
 {
-	int ret;
+	va_list ap;
 
-	if (o->format_name || o->width) {
-		uint32_t format;
-
-		if (!o->format_name || !o->width) {
-			fprintf(stderr, "cisp develop: a raw dump needs both --size WxH and --format NAME\n");
-			return 2;
-		}
-		format = cisp_format_from_name(o->format_name);
-		if (!format) {
-			fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
-			return 2;
-		}
-		ret = cisp_raw_read_dump(o->input, format, o->width, o->height, frame);
-		if (!ret) {
-			for (int c = 0; c < 4 && o->black >= 0; c++)
-				frame->black[c] = (uint16_t)o->black;
-			if (o->white >= 0)
-				frame->white = (uint16_t)o->white;
-		}
-	} else {
-		struct cisp_raster raster;
-		enum cisp_cfa cfa = CISP_CFA_RGGB;
-
-		if (o->cfa_name && cisp_cfa_from_name(o->cfa_name, &cfa)) {
-			fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
-			return 2;
-		}
-		ret = cisp_raster_read(o->input, &raster);
-		if (!ret) {
-			ret = cisp_raw_from_raster(&raster, cfa, o->black >= 0 ? (unsigned)o->black : 0,
-						   o->white >= 0 ? (unsigned)o->white : 0, frame);
-			cisp_raster_free(&raster);
-		}
-	}
-	if (ret) {
-		/* Readers name the file themselves; add it only where they do not. */
-		const char *msg = cisp_last_error();
-		if (strstr(msg, o->input))
-			fprintf(stderr, "cisp develop: %s\n", msg);
-		else
-			fprintf(stderr, "cisp develop: %s: %s\n", o->input, msg);
-		return 1;
-	}
-	return 0;
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return status;
 }
 
-/* The default parameters of develop, then the frame's metadata, then the user's file. */
-static int build_params(const struct develop_options *o, const struct cisp_raw_frame *frame,
-			struct cisp_isp *isp)
+static int set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks)
+{
+	size_t size;
+	void *buf;
+	int ret = cisp_params_encode(state, blocks, NULL, 0, &size);
+
+	if (ret)
+		return ret;
+	buf = malloc(size);
+	ret = buf ? cisp_params_encode(state, blocks, buf, size, &size) : -ENOMEM;
+	if (!ret)
+		ret = cisp_isp_set_params(isp, buf, size);
+	free(buf);
+	return ret;
+}
+
+/* The part of the frame the output shows: the default crop (rounded inwards to even), or all of it. */
+static void output_window(const struct develop_options *o, const struct cisp_raw_frame *frame, uint32_t win[4])
+{
+	const struct cisp_image *img = &frame->image;
+	uint32_t x0 = (frame->crop.x + 1) & ~1u, y0 = (frame->crop.y + 1) & ~1u;
+	uint32_t x1 = (frame->crop.x + frame->crop.width) & ~1u, y1 = (frame->crop.y + frame->crop.height) & ~1u;
+
+	win[0] = 0;
+	win[1] = 0;
+	win[2] = img->width;
+	win[3] = img->height;
+	if (o->no_crop || !frame->crop.width || x1 < x0 + 2 || y1 < y0 + 2 || x1 > img->width || y1 > img->height)
+		return;
+	win[0] = x0;
+	win[1] = y0;
+	win[2] = x1 - x0;
+	win[3] = y1 - y0;
+}
+
+/* The default parameters of develop, then the frame's metadata, the crop, then the user's file. */
+static int build_params(const struct develop_options *o, const char *input, const struct cisp_raw_frame *frame,
+			const uint32_t win[4], struct cisp_isp *isp, char *err, size_t err_size)
 {
 	struct cisp_param_state state;
 	void *buf = NULL;
@@ -241,53 +277,42 @@ static int build_params(const struct develop_options *o, const struct cisp_raw_f
 	cisp_param_state_init(&state);
 	state.dpc.threshold = 4096;
 	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
-	if (o->demosaic) {
-		if (!strcmp(o->demosaic, "fast")) {
-			state.demosaic.algorithm = CISP_DEMOSAIC_FAST;
-		} else if (!strcmp(o->demosaic, "quality")) {
-			state.demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
-		} else {
-			fprintf(stderr, "cisp develop: --demosaic takes fast or quality, not '%s'\n", o->demosaic);
-			return 2;
-		}
-	}
-	if (cisp_raw_frame_params(frame, &state)) {
-		fprintf(stderr, "cisp develop: %s: %s\n", o->input, cisp_last_error());
-		return 1;
-	}
+	if (o->demosaic)
+		state.demosaic.algorithm = !strcmp(o->demosaic, "quality") ? CISP_DEMOSAIC_QUALITY : CISP_DEMOSAIC_FAST;
+	if (cisp_raw_frame_params(frame, &state))
+		return failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
+	/* Measurement output: no cosmetic stages (dynamic defect correction also flattens fine detail). */
 	if (o->linear)
-		state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) |
-				   CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN));
-	ret = cisp_params_encode(&state, ~0u, NULL, 0, &size);
-	buf = ret ? NULL : malloc(size);
-	if (!buf || cisp_params_encode(&state, ~0u, buf, size, &size) || cisp_isp_set_params(isp, buf, size)) {
-		fprintf(stderr, "cisp develop: cannot set the default parameters: %s\n", cisp_last_error());
-		free(buf);
-		return 1;
+		state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
+				   CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN));
+	if (win[2] != frame->image.width || win[3] != frame->image.height) {
+		state.crop[0].output = 0;
+		state.crop[0].x = (uint16_t)win[0];
+		state.crop[0].y = (uint16_t)win[1];
+		state.crop[0].width = (uint16_t)win[2];
+		state.crop[0].height = (uint16_t)win[3];
+		state.crop_enabled |= 1u;
 	}
-	free(buf);
+	if (set_state(isp, &state, ~0u))
+		return failf(err, err_size, 1, "cannot set the default parameters: %s", cisp_last_error());
 	if (o->params) {
 		if (load_params(o->params, &buf, &size))
-			return 1;
+			return failf(err, err_size, 1, "%s: cannot load the parameters", o->params);
 		ret = cisp_isp_set_params(isp, buf, size);
 		free(buf);
-		if (ret) {
-			fprintf(stderr, "cisp develop: %s: %s\n", o->params, cisp_last_error());
-			return 1;
-		}
+		if (ret)
+			return failf(err, err_size, 1, "%s: %s", o->params, cisp_last_error());
 	}
 	return 0;
 }
 
 /* Grey world on the statistics of a first pass: scale R and B to G's mean. */
-static int auto_white_balance(struct cisp_isp *isp, const struct cisp_image *input,
-			      struct cisp_image *const outputs[CISP_MAX_OUTPUTS], struct cisp_pool *pool)
+static int grey_world(struct cisp_isp *isp, const struct cisp_image *input,
+		      struct cisp_image *const outputs[CISP_MAX_OUTPUTS], struct cisp_pool *pool)
 {
 	struct cisp_param_state state = *cisp_isp_params(isp);
 	struct cisp_stats *stats = calloc(1, sizeof(*stats));
 	double sum[3] = { 0, 0, 0 }, gain[3];
-	size_t size;
-	void *buf;
 	int ret;
 
 	if (!stats)
@@ -312,91 +337,145 @@ static int auto_white_balance(struct cisp_isp *isp, const struct cisp_image *inp
 	state.wb.gain[CISP_CH_GR] = state.wb.gain[CISP_CH_GB] = (uint16_t)(gain[1] * 4096 + 0.5);
 	state.wb.gain[CISP_CH_B] = (uint16_t)(gain[2] * 4096 + 0.5 > 65535 ? 65535 : gain[2] * 4096 + 0.5);
 	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
-	if ((ret = cisp_params_encode(&state, CISP_BLOCK_BIT(CISP_BLOCK_WB), NULL, 0, &size)))
-		return ret;
-	buf = malloc(size);
-	ret = buf ? cisp_params_encode(&state, CISP_BLOCK_BIT(CISP_BLOCK_WB), buf, size, &size) : -ENOMEM;
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
+	return set_state(isp, &state, CISP_BLOCK_BIT(CISP_BLOCK_WB));
 }
 
-int cmd_develop(int argc, char **argv)
+/* Exposure compensation scales the white-balance gains. */
+static int apply_ev(struct cisp_isp *isp, double ev)
 {
-	struct develop_options o;
+	struct cisp_param_state s = *cisp_isp_params(isp);
+	double scale = exp2(ev);
+
+	for (int c = 0; c < 4; c++) {
+		double g = s.wb.gain[c] * scale + 0.5;
+		s.wb.gain[c] = (uint16_t)(g > 65535 ? 65535 : g);
+	}
+	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
+	return set_state(isp, &s, CISP_BLOCK_BIT(CISP_BLOCK_WB));
+}
+
+static const char *extension_of(const char *path)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+
+	return dot && (!slash || dot > slash) ? dot + 1 : "";
+}
+
+/* 16 bits for --linear and for TIFF unless --depth says otherwise. */
+static bool sixteen_bit(const struct develop_options *o, const char *output)
+{
+	if (o->depth)
+		return o->depth == 16;
+	return o->linear || !strcasecmp(extension_of(output), "tif") || !strcasecmp(extension_of(output), "tiff");
+}
+
+/*
+ * Write @img to @path through a temporary file in the same folder, so a
+ * failure leaves no partial output; without @force an existing @path is
+ * kept (link() fails on it) and reported.
+ */
+static int write_output(const char *path, const struct cisp_image *img, const struct cisp_file_options *fo,
+			bool force, char *err, size_t err_size)
+{
+	static unsigned counter;
+	char tmp[4096], dir[4096];
+	const char *ext = extension_of(path);
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.cisp-%ld-%u.%s", dirname(dir), (long)getpid(),
+			     __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED), ext) >= sizeof(tmp))
+		return failf(err, err_size, 1, "%s: path too long", path);
+	if (cisp_image_write_file_opts(tmp, img, fo)) {
+		failf(err, err_size, 1, "%s", cisp_last_error());
+		/* Name the real output, not the temporary file. */
+		char *at = strstr(err, tmp);
+		if (at) {
+			char rest[1024];
+			snprintf(rest, sizeof(rest), "%s", at + strlen(tmp));
+			snprintf(at, err_size - (size_t)(at - err), "%s%s", path, rest);
+		}
+		unlink(tmp);
+		return 1;
+	}
+	if (force)
+		ret = rename(tmp, path) ? errno : 0;
+	else if (link(tmp, path) == 0)
+		ret = 0;
+	else if (errno == EEXIST)
+		ret = EEXIST;
+	else /* a file system without hard links: check, then rename */
+		ret = access(path, F_OK) == 0 ? EEXIST : rename(tmp, path) ? errno : 0;
+	unlink(tmp); /* gone already after a rename */
+	if (ret == EEXIST)
+		return failf(err, err_size, 1, "%s exists (use --force to replace it)", path);
+	if (ret)
+		return failf(err, err_size, 1, "cannot write %s: %s", path, strerror(ret));
+	return 0;
+}
+
+/* Develop one file; 0, 1 (failed) or 2 (bad usage), with the message in @err. */
+static int develop_file(const struct develop_options *o, const char *input, const char *output, unsigned threads,
+			char *err, size_t err_size)
+{
 	struct cisp_raw_frame frame;
 	struct cisp_isp_config cfg = { 0 };
 	struct cisp_isp *isp = NULL;
 	struct cisp_pool *pool = NULL;
 	struct cisp_image out = { 0 };
 	struct cisp_image *outputs[CISP_MAX_OUTPUTS] = { &out, NULL };
-	bool params_set_wb = false;
-	int ret = parse_options(argc, argv, &o);
+	struct cisp_file_options fo = { 0 };
+	bool params_wb = false, grey;
+	uint32_t win[4];
+	int ret;
 
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	if ((ret = load_input(&o, &frame)))
+	if (!o->force && access(output, F_OK) == 0)
+		return failf(err, err_size, 1, "%s exists (use --force to replace it)", output);
+	if ((ret = load_raw_input(&o->in, input, &frame, err, err_size)))
 		return ret;
 
+	output_window(o, &frame, win);
 	cfg.input_format = frame.image.format;
 	cfg.width = frame.image.width;
 	cfg.height = frame.image.height;
-	cfg.output[0].format = cisp_output_format_for_path(o.output, o.linear || o.depth == 16);
-	cfg.output[0].width = o.out_w ? o.out_w : cfg.width;
-	cfg.output[0].height = o.out_h ? o.out_h : cfg.height;
+	cfg.output[0].format = cisp_output_format_for_path(output, sixteen_bit(o, output));
+	cfg.output[0].width = o->out_w ? o->out_w : win[2];
+	cfg.output[0].height = o->out_h ? o->out_h : win[3];
 	if (!cfg.output[0].format) {
-		fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
-		ret = 2;
+		ret = failf(err, err_size, 2, "%s", cisp_last_error());
 		goto done;
 	}
-	if (cisp_isp_create(&isp, &cfg) || cisp_image_alloc(&out, cfg.output[0].format, cfg.output[0].width,
-							    cfg.output[0].height) ||
-	    cisp_pool_create(&pool, o.threads)) {
-		fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
-		ret = 1;
+	if (cisp_isp_create(&isp, &cfg) ||
+	    cisp_image_alloc(&out, cfg.output[0].format, cfg.output[0].width, cfg.output[0].height) ||
+	    cisp_pool_create(&pool, threads)) {
+		ret = failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
 		goto done;
 	}
-	if ((ret = build_params(&o, &frame, isp)))
+	if ((ret = build_params(o, input, &frame, win, isp, err, err_size)))
 		goto done;
-	if (o.params) {
+	if (o->params) {
 		/* A params file that sets white balance turns automatic white balance off. */
 		struct cisp_param_state defaults;
 		cisp_param_state_init(&defaults);
-		params_set_wb = memcmp(&defaults.wb.gain, &cisp_isp_params(isp)->wb.gain, sizeof(defaults.wb.gain)) != 0;
+		params_wb = memcmp(&defaults.wb.gain, &cisp_isp_params(isp)->wb.gain, sizeof(defaults.wb.gain)) != 0;
 	}
-	if (o.awb && !(params_set_wb && !o.awb_given) && !frame.has_wb) {
-		if (auto_white_balance(isp, &frame.image, outputs, pool)) {
-			fprintf(stderr, "cisp develop: automatic white balance failed: %s\n", cisp_last_error());
-			ret = 1;
-			goto done;
-		}
+	/* Grey world when asked, or as the last resort of the camera mode (nothing in the file or --params). */
+	grey = o->awb == AWB_GREY ||
+	       (o->awb == AWB_CAMERA && !frame.has_wb && !frame.has_matrix && !(params_wb && !o->awb_given));
+	if (grey && grey_world(isp, &frame.image, outputs, pool)) {
+		ret = failf(err, err_size, 1, "%s: automatic white balance failed: %s", input, cisp_last_error());
+		goto done;
 	}
-	if (o.ev != 0) {
-		/* Exposure compensation scales the white-balance gains. */
-		struct cisp_param_state s = *cisp_isp_params(isp);
-		double scale = exp2(o.ev);
-		size_t size;
-		uint8_t buf[64];
-
-		for (int c = 0; c < 4; c++) {
-			double g = s.wb.gain[c] * scale + 0.5;
-			s.wb.gain[c] = (uint16_t)(g > 65535 ? 65535 : g);
-		}
-		s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
-		if (cisp_params_encode(&s, CISP_BLOCK_BIT(CISP_BLOCK_WB), buf, sizeof(buf), &size) ||
-		    cisp_isp_set_params(isp, buf, size)) {
-			fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
-			ret = 1;
-			goto done;
-		}
+	if (o->ev != 0 && apply_ev(isp, o->ev)) {
+		ret = failf(err, err_size, 1, "%s", cisp_last_error());
+		goto done;
 	}
 
-	if (o.bench) {
-		double *times = calloc(o.bench, sizeof(double));
+	if (o->bench) {
+		double *times = calloc(o->bench, sizeof(double));
 		double mpix = (double)cfg.width * cfg.height / 1e6;
 
-		for (unsigned i = 0; times && i < o.bench; i++) {
+		for (unsigned i = 0; times && i < o->bench; i++) {
 			double t0 = now_seconds();
 			ret = cisp_isp_process(isp, &frame.image, outputs, NULL, pool);
 			times[i] = now_seconds() - t0;
@@ -406,19 +485,227 @@ int cmd_develop(int argc, char **argv)
 		}
 		if (times && !ret)
 			printf("%ux%u, %u threads\nMPix/s %.1f\n", cfg.width, cfg.height, cisp_pool_threads(pool),
-			       mpix / median(times, (int)o.bench));
+			       mpix / median(times, (int)o->bench));
 		free(times);
 	} else {
 		ret = cisp_isp_process(isp, &frame.image, outputs, NULL, pool);
 	}
-	if (ret || (ret = cisp_image_write_file(o.output, &out, cisp_isp_params(isp)->csc.range == CISP_RANGE_FULL))) {
-		fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
-		ret = 1;
+	if (ret) {
+		ret = failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
+		goto done;
 	}
+	fo.quality = (int)o->quality;
+	fo.linear = o->linear;
+	fo.orientation = frame.orientation;
+	fo.full_range = cisp_isp_params(isp)->csc.range == CISP_RANGE_FULL;
+	fo.meta = &frame;
+	ret = write_output(output, &out, &fo, o->force, err, err_size);
 done:
 	cisp_pool_destroy(pool);
 	cisp_image_free(&out);
 	cisp_isp_destroy(isp);
 	cisp_raw_frame_free(&frame);
+	return ret;
+}
+
+/* ---- many files ---- */
+
+struct batch {
+	const struct develop_options *o;
+	char **outputs;
+	int *status;
+	char **messages;
+	unsigned threads;
+	int next, done, failed;
+	bool tty;
+	pthread_mutex_t lock;
+};
+
+/* The progress line on a terminal: a bar, the counts and the file last finished. Call with the lock held. */
+static void draw_bar(const struct batch *b, const char *name)
+{
+	int total = b->o->n_inputs, width = 30, filled = total ? b->done * width / total : width;
+	const char *base = strrchr(name, '/');
+
+	fprintf(stderr, "\r\033[K[");
+	for (int i = 0; i < width; i++)
+		fputc(i < filled ? '#' : '.', stderr);
+	fprintf(stderr, "] %d/%d", b->done, total);
+	if (b->failed)
+		fprintf(stderr, ", %d failed", b->failed);
+	fprintf(stderr, "  %.40s", base ? base + 1 : name);
+	fflush(stderr);
+}
+
+/* Library warnings during a batch: printed whole, above the progress bar. */
+static void batch_log(enum cisp_log_level level, const char *message, void *opaque)
+{
+	struct batch *b = opaque;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->tty)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "cisp: %s: %s\n", level == CISP_LOG_ERROR ? "error" : level == CISP_LOG_WARN ? "warning" : "info",
+		message);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *batch_worker(void *arg)
+{
+	struct batch *b = arg;
+	char err[1024];
+
+	for (;;) {
+		int i, ret;
+
+		pthread_mutex_lock(&b->lock);
+		i = b->next++;
+		pthread_mutex_unlock(&b->lock);
+		if (i >= b->o->n_inputs)
+			return NULL;
+		err[0] = '\0';
+		ret = develop_file(b->o, b->o->inputs[i], b->outputs[i], b->threads, err, sizeof(err));
+		pthread_mutex_lock(&b->lock);
+		b->status[i] = ret;
+		b->done++;
+		if (ret) {
+			b->failed++;
+			b->messages[i] = strdup(err[0] ? err : "failed");
+		}
+		if (b->tty) {
+			if (ret)
+				fprintf(stderr, "\r\033[Kcisp develop: %s\n", err);
+			draw_bar(b, b->o->inputs[i]);
+		} else if (ret) {
+			fprintf(stderr, "[%d/%d] %s: failed: %s\n", b->done, b->o->n_inputs, b->o->inputs[i], err);
+		} else {
+			fprintf(stderr, "[%d/%d] %s -> %s\n", b->done, b->o->n_inputs, b->o->inputs[i], b->outputs[i]);
+		}
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+/* DIR/NAME.EXT for each input; fails when two inputs would write the same file. */
+static int batch_outputs(const struct develop_options *o, const char *type, char **outputs)
+{
+	for (int i = 0; i < o->n_inputs; i++) {
+		const char *in = o->inputs[i], *base = strrchr(in, '/'), *dot;
+		size_t dlen = strlen(o->output), blen;
+		char *path;
+
+		base = base ? base + 1 : in;
+		dot = strrchr(base, '.');
+		blen = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		path = malloc(dlen + blen + strlen(type) + 3);
+		if (!path)
+			return -ENOMEM;
+		sprintf(path, "%s%s%.*s.%s", o->output, dlen && o->output[dlen - 1] == '/' ? "" : "/", (int)blen, base,
+			type);
+		outputs[i] = path;
+		for (int j = 0; j < i; j++) {
+			if (!strcmp(outputs[j], path)) {
+				fprintf(stderr, "cisp develop: %s and %s would both be written to %s\n", o->inputs[j], in,
+					path);
+				return -EEXIST;
+			}
+		}
+	}
+	return 0;
+}
+
+static int develop_batch(const struct develop_options *o)
+{
+	struct batch b = { .o = o, .tty = isatty(STDERR_FILENO) == 1 };
+	const char *type = o->type ? o->type : o->linear ? "tif" : "jpg";
+	unsigned jobs = o->jobs < (unsigned)o->n_inputs ? o->jobs : (unsigned)o->n_inputs;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t *workers = NULL;
+	struct stat st;
+	unsigned started = 0;
+	int ret = 0;
+
+	if (o->bench) {
+		fprintf(stderr, "cisp develop: --bench takes one input file\n");
+		return 2;
+	}
+	if (stat(o->output, &st) ? mkdir(o->output, 0777) && errno != EEXIST : !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "cisp develop: %s is not a folder that can be written to\n", o->output);
+		return 1;
+	}
+	b.outputs = calloc((size_t)o->n_inputs, sizeof(char *));
+	b.messages = calloc((size_t)o->n_inputs, sizeof(char *));
+	b.status = calloc((size_t)o->n_inputs, sizeof(int));
+	workers = calloc(jobs, sizeof(pthread_t));
+	if (!b.outputs || !b.messages || !b.status || !workers) {
+		fprintf(stderr, "cisp develop: out of memory\n");
+		ret = 1;
+		goto done;
+	}
+	if (batch_outputs(o, type, b.outputs)) {
+		ret = 2;
+		goto done;
+	}
+	b.threads = o->threads ? o->threads : (unsigned)(cpus > (long)jobs ? cpus / (long)jobs : 1);
+	pthread_mutex_init(&b.lock, NULL);
+	cisp_log_set_sink(batch_log, &b);
+	if (b.tty) {
+		pthread_mutex_lock(&b.lock);
+		draw_bar(&b, "");
+		pthread_mutex_unlock(&b.lock);
+	}
+	for (started = 0; started < jobs; started++)
+		if (pthread_create(&workers[started], NULL, batch_worker, &b))
+			break;
+	if (!started)
+		batch_worker(&b);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(workers[i], NULL);
+	cisp_log_set_sink(NULL, NULL);
+	pthread_mutex_destroy(&b.lock);
+	if (b.tty)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "cisp develop: %d of %d files developed", o->n_inputs - b.failed, o->n_inputs);
+	if (b.failed) {
+		fprintf(stderr, "; %d failed:\n", b.failed);
+		for (int i = 0; i < o->n_inputs; i++)
+			if (b.status[i])
+				fprintf(stderr, "  %s\n", b.messages[i] ? b.messages[i] : o->inputs[i]);
+		ret = 1;
+	} else {
+		fprintf(stderr, "\n");
+	}
+done:
+	for (int i = 0; b.outputs && i < o->n_inputs; i++)
+		free(b.outputs[i]);
+	for (int i = 0; b.messages && i < o->n_inputs; i++)
+		free(b.messages[i]);
+	free(b.outputs);
+	free(b.messages);
+	free(b.status);
+	free(workers);
+	return ret;
+}
+
+int cmd_develop(int argc, char **argv)
+{
+	struct develop_options o;
+	struct stat st;
+	char err[1024];
+	size_t len;
+	int ret = parse_options(argc, argv, &o);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	len = strlen(o.output);
+	if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode)))
+		return develop_batch(&o);
+	if (o.type) {
+		fprintf(stderr, "cisp develop: --type applies when developing into a folder\n");
+		return 2;
+	}
+	err[0] = '\0';
+	ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "cisp develop: %s\n", err);
 	return ret;
 }

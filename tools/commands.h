@@ -12,6 +12,7 @@ typedef int (*cisp_command_fn)(int argc, char **argv);
 
 int cmd_bench(int argc, char **argv);
 int cmd_develop(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 int cmd_demosaic(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_iq(int argc, char **argv);
