@@ -8,7 +8,8 @@ MESON_ARGS ?=
 # WERROR=1 turns warnings into errors (CI does this).
 WERROR ?= 0
 
-DEB_PACKAGES = build-essential clang meson ninja-build pkg-config libpng-dev libyaml-dev chromium
+DEB_PACKAGES = build-essential clang meson ninja-build pkg-config libpng-dev libyaml-dev chromium \
+	libraw-dev libtiff-dev libjpeg-dev liblcms2-dev libraw-bin
 
 .PHONY: all deps build demo test clean
 
