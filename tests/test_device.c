@@ -205,6 +205,18 @@ static struct cisp_fence *gate_new(void)
 	return f;
 }
 
+/* Job slots in the device's free list: every slot comes back once jobs are done. */
+static unsigned free_slots(struct cisp_device *dev)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	for (const struct job *j = dev->free; j; j = j->next)
+		n++;
+	pthread_mutex_unlock(&dev->lock);
+	return n;
+}
+
 /* Wait until the worker is inside the gated job. */
 static void wait_running(struct tb *tb)
 {
@@ -834,6 +846,7 @@ TEST(device_overload_policies)
 	cisp_context_counters(ctx, &k);
 	CHECK_EQ(k.dropped, 2);
 	CHECK_EQ(k.queued, 2);
+	CHECK_EQ(free_slots(dev), 32 - 3); /* the gate's job and two waiting; dropped ones came back */
 	cisp_context_destroy(ctx);
 	for (int i = 0; i < 4; i++)
 		cisp_fence_unref(f[i]);
@@ -856,6 +869,7 @@ TEST(device_overload_policies)
 	CHECK_EQ(k.completed, 1);
 	CHECK_EQ(k.deadline_misses, 0);
 	CHECK_EQ(atomic_load(&tb.processed), 1);
+	CHECK_EQ(free_slots(dev), 32);
 	for (int i = 0; i < 3; i++)
 		cisp_fence_unref(f[i]);
 	cisp_fence_unref(first);
@@ -1223,6 +1237,10 @@ TEST(device_stress_concurrent)
 			wrong += tb[c].value_log[i] != (int)(tb[c].seq_log[i] / 5 * 5);
 		CHECK_EQ(wrong, 0);
 	}
+	/* A worker frees a job's slot just after signalling its fence: give it a moment. */
+	for (int i = 0; i < 2000 && free_slots(dev) != 64; i++)
+		usleep(1000);
+	CHECK_EQ(free_slots(dev), 64);
 	for (int c = 0; c < STRESS_CONTEXTS; c++)
 		for (int i = 0; i < STRESS_JOBS; i++)
 			cisp_fence_unref(s->fence[c][i]);

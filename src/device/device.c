@@ -23,22 +23,66 @@ uint64_t cisp_device_clock_ns(void)
 	return fence_clock_ns();
 }
 
+/* How long an idle worker watches for work before it sleeps. */
+#define SPIN_NS 50000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * Watch the ready count for a while without the lock. While a stream keeps
+ * the device busy, jobs arrive faster than this, so the submitter never has
+ * to wake a sleeping worker (a futex system call); an idle device stops
+ * spinning after SPIN_NS.
+ */
+static void spin_for_work(struct cisp_device *dev)
+{
+	uint64_t end = fence_clock_ns() + SPIN_NS;
+
+	while (!atomic_load_explicit(&dev->ready, memory_order_relaxed)) {
+		for (int i = 0; i < 32; i++)
+			cpu_relax();
+		if (fence_clock_ns() > end)
+			break;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct cisp_device *dev = w->dev;
 
 	pthread_mutex_lock(&dev->lock);
+	dev->searching++;
 	for (;;) {
+		bool spun = false;
+
 		while (!dev->heap_size && !dev->stop) {
+			if (!spun && !dev->spinning) {
+				spun = true;
+				dev->spinning = true;
+				pthread_mutex_unlock(&dev->lock);
+				spin_for_work(dev);
+				pthread_mutex_lock(&dev->lock);
+				dev->spinning = false;
+				continue;
+			}
+			dev->searching--;
 			dev->idle++;
 			pthread_cond_wait(&dev->work, &dev->lock);
 			dev->idle--;
+			dev->searching++;
 		}
 		if (!dev->heap_size)
 			break;
+		dev->searching--;
 		job_execute(sched_pop(dev, fence_clock_ns()), w->pool);
 	}
+	dev->searching--;
 	pthread_mutex_unlock(&dev->lock);
 	return NULL;
 }

@@ -9,6 +9,7 @@
 #define CISP_DEVICE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -108,7 +109,10 @@ struct cisp_device {
 	pthread_mutex_t lock;
 	pthread_cond_t work;    /* workers wait here for a ready job */
 	pthread_cond_t drained; /* a job of a dying context went away */
-	unsigned idle;          /* workers waiting on @work */
+	unsigned idle;          /* workers asleep on @work */
+	unsigned searching;     /* workers awake and not running a job: they look at the heap next */
+	bool spinning;          /* an idle worker spins briefly before sleeping (at most one) */
+	atomic_uint ready;      /* @heap_size, for the spinning worker to read without the lock */
 	bool stop;
 	struct job *slots;
 	unsigned num_slots;
@@ -148,7 +152,10 @@ void job_settle(struct job *job);
 void job_cancel(struct job *job, int error, struct cisp_fence **batch);
 /* Signal (cancelled) and drop every fence of a batch; without the device lock. */
 void batch_signal(struct cisp_fence *batch);
-/* Run a job taken by sched_pop() and complete it; called and returns with the device lock held. */
+/*
+ * Run a job taken by sched_pop() and complete it; called and returns with
+ * the device lock held, the worker counted in @searching again.
+ */
 void job_execute(struct job *job, struct cisp_pool *pool);
 
 /* counters.c (device lock held) */

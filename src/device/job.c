@@ -258,8 +258,7 @@ int cisp_job_submit(struct cisp_context *ctx, const struct cisp_job *desc, struc
 	now = fence_clock_ns();
 
 	pthread_mutex_lock(&dev->lock);
-	job = dev->free;
-	if (!job) {
+	if (!dev->free) {
 		ret = cisp_error(-EAGAIN, "all %u job slots of the device are in use (see max_jobs)", dev->num_slots);
 	} else if (ctx->dying) {
 		ret = cisp_error(-ESHUTDOWN, "context '%s' is being destroyed", ctx->name);
@@ -272,6 +271,8 @@ int cisp_job_submit(struct cisp_context *ctx, const struct cisp_job *desc, struc
 		cisp_fence_unref(out);
 		goto fail;
 	}
+	/* Only now: a job the policy dropped may just have returned its slot. */
+	job = dev->free;
 	dev->free = job->next;
 	fill_job(job, ctx, desc, out, params_memory, now);
 	ctx->counters.submitted++;
@@ -364,6 +365,8 @@ void job_execute(struct job *job, struct cisp_pool *pool)
 		fence_signal(job->out, status, error);
 
 	pthread_mutex_lock(&dev->lock);
+	/* Looking for work again: a job the kick makes ready is ours, nobody needs waking for it. */
+	dev->searching++;
 	ctx->running = NULL;
 	job_free(job);
 	sched_kick(ctx);

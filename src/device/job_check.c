@@ -30,6 +30,14 @@ const char *job_mode_name(uint32_t mode)
 	}
 }
 
+/* Names for messages, made once: submission formats nothing unless it fails. */
+static const char *const input_name[CISP_JOB_MAX_INPUTS] = {
+	"job input 0", "job input 1", "job input 2", "job input 3",
+	"job input 4", "job input 5", "job input 6", "job input 7",
+};
+static const char *const output_name[CISP_MAX_OUTPUTS] = { "job output 0", "job output 1" };
+_Static_assert(CISP_JOB_MAX_INPUTS == 8 && CISP_MAX_OUTPUTS == 2, "one name per input and output");
+
 static int check_image(const struct cisp_context *ctx, const struct cisp_image *img, uint32_t format,
 		       uint32_t width, uint32_t height, const char *what)
 {
@@ -49,7 +57,6 @@ static int check_inputs(const struct cisp_context *ctx, const struct cisp_job *j
 	const struct cisp_isp_config *c = &ctx->config.isp;
 	unsigned min = job->mode == CISP_JOB_SINGLE ? 1 : 2, max = job->mode == CISP_JOB_SINGLE ? 1 : CISP_JOB_MAX_INPUTS;
 	uint32_t lo = UINT32_MAX, hi = 0;
-	char what[32];
 	int ret;
 
 	if (job->mode > CISP_JOB_MERGE_HDR)
@@ -62,7 +69,8 @@ static int check_inputs(const struct cisp_context *ctx, const struct cisp_job *j
 		return cisp_error(-EINVAL, "a %s job takes %u..%u inputs, not %u", job_mode_name(job->mode), min, max,
 				  job->num_inputs);
 	for (unsigned i = 0; i < CISP_JOB_MAX_INPUTS; i++) {
-		snprintf(what, sizeof(what), "job input %u", i);
+		const char *what = input_name[i];
+
 		if (i >= job->num_inputs) {
 			if (job->input[i])
 				return cisp_error(-EINVAL, "%s is set but num_inputs is %u", what, job->num_inputs);
@@ -87,13 +95,12 @@ static int check_inputs(const struct cisp_context *ctx, const struct cisp_job *j
 
 static int check_outputs(const struct cisp_context *ctx, const struct cisp_job *job)
 {
-	char what[32];
 	int ret;
 
 	for (unsigned i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		const struct cisp_output_config *o = &ctx->config.isp.output[i];
+		const char *what = output_name[i];
 
-		snprintf(what, sizeof(what), "job output %u", i);
 		if (!o->format) {
 			if (job->output[i])
 				return cisp_error(-EINVAL, "%s is set but context '%s' has no output %u", what, ctx->name, i);

@@ -66,7 +66,9 @@ void sched_push(struct cisp_device *dev, struct job *job)
 {
 	heap_set(dev, dev->heap_size++, job);
 	sift_up(dev, dev->heap_size - 1);
-	if (dev->idle)
+	atomic_store_explicit(&dev->ready, dev->heap_size, memory_order_relaxed);
+	/* Wake a sleeping worker only if the awake ones cannot take every ready job. */
+	if (dev->idle && dev->heap_size > dev->searching)
 		pthread_cond_signal(&dev->work);
 }
 
@@ -75,6 +77,7 @@ void sched_remove(struct cisp_device *dev, struct job *job)
 	unsigned i = (unsigned)job->heap_index;
 	struct job *last = dev->heap[--dev->heap_size];
 
+	atomic_store_explicit(&dev->ready, dev->heap_size, memory_order_relaxed);
 	job->heap_index = -1;
 	if (last == job)
 		return;
