@@ -9,7 +9,9 @@ MESON_ARGS ?=
 WERROR ?= 0
 
 DEB_PACKAGES = build-essential clang meson ninja-build pkg-config libpng-dev libyaml-dev chromium \
-	libraw-dev libtiff-dev libjpeg-dev liblcms2-dev libraw-bin
+	libraw-dev libtiff-dev libjpeg-dev liblcms2-dev libraw-bin \
+	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
+	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools
 
 .PHONY: all deps build demo test clean
 
@@ -25,7 +27,7 @@ deps:
 	fi
 
 $(BUILD)/build.ninja:
-	CC=$(CC) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) $(MESON_ARGS)
+	CC=$(CC) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) -Dgst=enabled $(MESON_ARGS)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
