@@ -19,4 +19,6 @@ case " ${CISP_TESTS:-checkasm} " in
 	;;
 esac
 
+tests/gst/run.sh "$build" || status=1
+
 exit $status
