@@ -1,0 +1,80 @@
+#!/bin/sh
+# Frames per second of cispisp against plugins-bad's bayer2rgb, measured in
+# the same run: one 8-bit RGGB frame made from a Kodak image by rgb2bayer,
+# looped by multifilesrc into each element, then fakesink sync=false.
+#
+#   bench/gst_bench.sh [-b BUILD] [-n FRAMES] [-r RUNS] [-s WxH] [-t THREADS]
+#
+# Prints, per configuration, the median fps of RUNS interleaved runs (and
+# their range) and the ratio to bayer2rgb. "source only" is the loop alone.
+set -eu
+build=build
+frames=300
+runs=3
+size=1920x1080
+threads=2
+while getopts b:n:r:s:t: opt; do
+	case $opt in
+	b) build=$OPTARG ;;
+	n) frames=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	s) size=$OPTARG ;;
+	t) threads=$OPTARG ;;
+	*) sed -n '2,10p' "$0"; exit 2 ;;
+	esac
+done
+w=${size%x*}
+h=${size#*x}
+root=$(cd "$(dirname "$0")/.." && pwd)
+image="$root/../shared/data/kodak/kodim23.png"
+[ -f "$image" ] || { echo "error: $image is absent (the shared data set)" >&2; exit 1; }
+[ -e "$build/gst/libgstcisp.so" ] || { echo "error: no plugin in $build/gst (build first)" >&2; exit 1; }
+export GST_PLUGIN_PATH="$build/gst"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+frame="$tmp/frame.rggb"
+
+gst-launch-1.0 -q filesrc location="$image" ! pngdec ! videoconvert ! videoscale ! \
+	video/x-raw,format=ARGB,width="$w",height="$h" ! rgb2bayer ! video/x-bayer,format=rggb ! \
+	filesink location="$frame"
+src="multifilesrc location=$frame loop=true num-buffers=$frames ! video/x-bayer,format=rggb,width=$w,height=$h,framerate=60/1"
+
+# LABEL|ELEMENTS between the source and fakesink
+configs="source only|identity
+bayer2rgb|bayer2rgb
+cispisp RGB (defaults: full pipeline, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=RGB
+cispisp NV12 (defaults: full pipeline, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=NV12
+cispisp NV12 + Bayer and chroma denoise|cispisp threads=$threads params=\"{bnr: {enable: true, strength: 1.0}, cnr: {enable: true, strength: 1.0, luma_strength: 2.0, radius: 4}}\" ! video/x-raw,format=NV12
+cispisp NV12, quality demosaic|cispisp threads=$threads demosaic=quality ! video/x-raw,format=NV12"
+
+# Seconds from PLAYING to EOS, as gst-launch-1.0 reports them.
+run_one() {
+	# shellcheck disable=SC2086 # the description is split into gst-launch arguments on purpose
+	gst-launch-1.0 $src ! $1 ! fakesink sync=false 2>&1 |
+		sed -n 's/^Execution ended after \([0-9]*\):\([0-9]*\):\([0-9.]*\)$/\1 \2 \3/p' |
+		awk '{ printf "%.6f\n", $1 * 3600 + $2 * 60 + $3 }'
+}
+
+echo "gst_bench: ${w}x${h} RGGB 8-bit, $frames frames a run, $runs runs, cispisp threads=$threads, $(nproc) CPUs"
+echo "$configs" | while IFS='|' read -r label elements; do : > "$tmp/$(echo "$label" | cksum | cut -d' ' -f1)"; done
+i=0
+while [ "$i" -lt "$runs" ]; do
+	echo "$configs" | while IFS='|' read -r label elements; do
+		t=$(run_one "$elements")
+		[ -n "$t" ] || { echo "error: '$label' did not run: gst-launch-1.0 $src ! $elements ! fakesink" >&2; exit 1; }
+		echo "$t" >> "$tmp/$(echo "$label" | cksum | cut -d' ' -f1)"
+	done
+	i=$((i + 1))
+done
+ref=""
+echo "$configs" | while IFS='|' read -r label elements; do
+	f="$tmp/$(echo "$label" | cksum | cut -d' ' -f1)"
+	sort -g "$f" | awk -v n="$frames" -v label="$label" -v w="$w" -v h="$h" '
+		{ t[NR] = $1 }
+		END {
+			med = t[int((NR + 1) / 2)]
+			printf "%-52s %8.1f fps  (%.1f..%.1f)  %7.1f MPix/s\n", label, n / med, n / t[NR], n / t[1], n * w * h / med / 1e6
+		}'
+done | tee "$tmp/results"
+b=$(awk '/^bayer2rgb /{ print $2 }' "$tmp/results")
+awk -v b="$b" '/^cispisp/{ printf "ratio to bayer2rgb: %.3f  %s\n", $(NF-4) / b, substr($0, 1, 52) }' "$tmp/results" | sed 's/ *$//'
