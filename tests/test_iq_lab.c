@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cisp/error.h>
+#include <cisp/format.h>
 #include <cisp/iq.h>
 #include <cisp/iq_lab.h>
 #include <cisp/sensor.h>
@@ -110,4 +111,117 @@ TEST(iq_cli_runs_the_suite)
 	snprintf(cmd, sizeof(cmd), "%s/tools/cisp iq --chart colorchecker x.png >/dev/null 2>&1", CISP_BUILD_DIR);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+
+TEST(iq_lab_grey_steps_star_and_flat)
+{
+	struct cisp_iq_lab_color *c = calloc(1, sizeof(*c));
+	struct cisp_iq_lab_steps *st = calloc(1, sizeof(*st));
+	struct cisp_iq_lab_star *star = calloc(1, sizeof(*star));
+	struct cisp_iq_lab_flat *flat = calloc(1, sizeof(*flat));
+
+	CHECK_EQ(cisp_iq_lab_color(&test_lab, "D65", false, c), 0);
+	CHECK_EQ(cisp_iq_lab_steps(&test_lab, c, false, st), 0);
+	CHECK_EQ(st->noise.count, CISP_IQ_LAB_STEPS);
+	/* The raw means follow the chart: half a stop per step (the bright steps, where noise is small). */
+	for (int k = 1; k < 10; k++)
+		CHECK_NEAR(st->raw_noise.step[k].stats.mean_y / st->raw_noise.step[k - 1].stats.mean_y, M_SQRT1_2, 0.03);
+	CHECK(!st->raw_noise.step[0].clipped);
+	/* Shot noise: SNR falls by about a quarter stop (1.5 dB) per half-stop step at the top. */
+	CHECK_NEAR(20 * log10(st->raw_noise.step[0].snr_y / st->raw_noise.step[4].snr_y), 6, 2);
+	CHECK(st->raw_noise.dr[0].ev > st->raw_noise.dr[1].ev + 2);
+	CHECK(st->raw_noise.dr[1].ev > 3 && st->raw_noise.dr[1].ev < 7);
+	/* The output clamps at black: the darkest steps read as clipped there, not in the raw data. */
+	CHECK(st->noise.step[CISP_IQ_LAB_STEPS - 1].clipped);
+	CHECK(!st->raw_noise.step[CISP_IQ_LAB_STEPS - 1].clipped);
+
+	CHECK_EQ(cisp_iq_lab_star(&test_lab, c, false, star), 0);
+	/* Some false colour near the centre, where the star passes Nyquist; bounded on average. */
+	CHECK(star->false_color.max_chroma > 5);
+	CHECK(star->false_color.mean_chroma < 10);
+
+	CHECK_EQ(cisp_iq_lab_flat(&test_lab, c, false, flat), 0);
+	/* The test lens keeps 50..62 % in the corners; the calibrated LSC flattens it. */
+	CHECK(flat->before.luma_min < 0.8);
+	CHECK(flat->before.color_max_pct > 10);
+	CHECK(flat->after.luma_min > 0.95);
+	CHECK(flat->after.color_max_pct < 5);
+	free(c);
+	free(st);
+	free(star);
+	free(flat);
+}
+
+TEST(iq_fit_lsc_on_a_synthetic_falloff)
+{
+	struct cisp_image raw;
+	struct cisp_lsc_params p;
+	const int w = 64, h = 48;
+
+	/* 12-bit RGGB, black 256: each channel falls off as 1 - k_c r^2 (r = 1 in the corners). */
+	CHECK_EQ(cisp_image_alloc(&raw, CISP_FMT_SRGGB12, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int c = (y & 1) * 2 + (x & 1);
+			double k = c == 0 ? 0.5 : c == 3 ? 0.4 : 0.3;
+			double dx = (x - (w - 1) / 2.0) / ((w - 1) / 2.0), dy = (y - (h - 1) / 2.0) / ((h - 1) / 2.0);
+			double r2 = (dx * dx + dy * dy) / 2;
+			unsigned v = 256 + (unsigned)lrint(3000 * (1 - k * r2));
+
+			raw.plane[0].data[y * raw.plane[0].stride + 2 * x] = (uint8_t)(v & 255);
+			raw.plane[0].data[y * raw.plane[0].stride + 2 * x + 1] = (uint8_t)(v >> 8);
+		}
+	CHECK_EQ(cisp_iq_fit_lsc(&raw, 256, 4095, 5, 5, &p), 0);
+	CHECK_EQ(p.header.type, CISP_BLOCK_LSC);
+	CHECK_EQ(p.grid_w, 5);
+	CHECK_EQ(p.header.size, 16 + 8 * 25);
+	/* The centre node is the brightest (gain 1); a corner node needs 1 / (1 - k) (to the plane fit over its half window). */
+	for (int c = 0; c < 4; c++) {
+		double k = c == 0 ? 0.5 : c == 3 ? 0.4 : 0.3;
+
+		CHECK_NEAR(p.gain[c * 25 + 12] / 4096.0, 1.0, 0.01);
+		CHECK_NEAR(p.gain[c * 25 + 0] / 4096.0, 1 / (1 - k), 0.04 / (1 - k));
+		CHECK(p.gain[c * 25 + 0] > p.gain[c * 25 + 2]);
+	}
+	CHECK_ERR(cisp_iq_fit_lsc(&raw, 256, 4095, 1, 5, &p), -EINVAL, "grid");
+	memset(raw.plane[0].data, 0, raw.plane[0].stride * h);
+	CHECK_ERR(cisp_iq_fit_lsc(&raw, 256, 4095, 5, 5, &p), -EINVAL, "gain");
+	cisp_image_free(&raw);
+}
+
+/* The charts render as documented: every chart opens, the dead leaves have many grey levels at every scale. */
+TEST(iq_lab_chart_scenes)
+{
+	const char *const scenes[] = { "star", "steps", "flat", "deadleaves" };
+
+	for (int i = 0; i < 4; i++) {
+		struct cisp_sensor *s;
+		struct cisp_sensor_mode m;
+		struct cisp_image raw;
+		struct cisp_iq_image g;
+		char opts[128];
+		double sum = 0, sq = 0, n, sd;
+
+		snprintf(opts, sizeof(opts), "scene=%s,noise=off,shading=off,defects=off", scenes[i]);
+		CHECK_EQ(cisp_sensor_open(&s, "virtual:cisp-test", opts), 0);
+		CHECK_EQ(cisp_sensor_get_mode(s, 0, &m), 0);
+		CHECK_EQ(cisp_image_alloc(&raw, m.format, m.width, m.height), 0);
+		CHECK_EQ(cisp_sensor_start(s), 0);
+		CHECK_EQ(cisp_sensor_capture(s, &raw, NULL, 0), 0);
+		CHECK_EQ(cisp_iq_image_from_bayer(&g, &raw, CISP_CH_GR, m.black_level, m.white_level), 0);
+		n = (double)g.width * g.height;
+		for (size_t k = 0; k < (size_t)n; k++) {
+			sum += g.data[k];
+			sq += (double)g.data[k] * g.data[k];
+		}
+		sd = sqrt(fmax(0, sq / n - (sum / n) * (sum / n)));
+		/* A flat field without shading or noise is flat; the others are mostly edges and texture. */
+		if (i == 2)
+			CHECK(sd < 0.002 * (sum / n));
+		else
+			CHECK(sd > 0.2 * (sum / n));
+		cisp_iq_image_free(&g);
+		cisp_image_free(&raw);
+		cisp_sensor_close(s);
+	}
 }

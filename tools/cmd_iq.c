@@ -195,6 +195,62 @@ static void print_sfr(const char *label, const struct cisp_iq_sfr_result *s)
 	       s->mtf_nyq2, s->mtf_nyq, s->overshoot_pct, s->angle_deg);
 }
 
+/* The grey steps, the Siemens star and the flat field, under the first illuminant. */
+static int run_charts(struct iq_options *o, struct cisp_iq_report *r, const struct cisp_iq_lab_color *c)
+{
+	struct cisp_iq_lab_steps *st = calloc(1, sizeof(*st));
+	struct cisp_iq_lab_star *star = calloc(1, sizeof(*star));
+	struct cisp_iq_lab_flat *flat = calloc(1, sizeof(*flat));
+	char label[96];
+	int ret = st && star && flat ? 0 : cisp_error(-ENOMEM, "out of memory");
+
+	if (!ret)
+		ret = cisp_iq_lab_steps(&o->lab, c, true, st);
+	if (!ret) {
+		const struct cisp_iq_dynamic_range *d = st->noise.dr;
+
+		printf("%-30s dynamic range %.1f EV%s at SNR 1, %.1f EV%s at SNR 10; SNR at 18%% grey %.1f dB\n",
+		       "grey steps", d[0].ev, d[0].lower_bound ? "+" : "", d[1].ev, d[1].lower_bound ? "+" : "",
+		       20 * log10(st->noise.step[4].snr_y));
+		d = st->raw_noise.dr;
+		printf("%-30s dynamic range %.1f EV%s at SNR 1, %.1f EV%s at SNR 10\n", "grey steps, raw green", d[0].ev,
+		       d[0].lower_bound ? "+" : "", d[1].ev, d[1].lower_bound ? "+" : "");
+		snprintf(label, sizeof(label), "grey step chart, %s, ISP output", c->illuminant);
+		cisp_iq_report_noise(r, label, &st->noise);
+		snprintf(label, sizeof(label), "grey step chart, %s, raw green (the sensor)", c->illuminant);
+		cisp_iq_report_noise(r, label, &st->raw_noise);
+		snprintf(label, sizeof(label), "grey step chart, %s", c->illuminant);
+		cisp_iq_report_image(r, label, &st->picture, 1.0);
+		ret = cisp_iq_lab_star(&o->lab, c, true, star);
+	}
+	if (!ret) {
+		printf("%-30s false colour: mean C* %.2f, 99th percentile %.1f, %.2f%% of pixels above 5\n",
+		       "Siemens star", star->false_color.mean_chroma, star->false_color.p99_chroma,
+		       100 * star->false_color.fraction_visible);
+		cisp_iq_report_false_color(r, "Siemens star (inscribed square)", &star->false_color);
+		cisp_iq_report_image(r, "Siemens star", &star->picture, 1.0);
+		ret = cisp_iq_lab_flat(&o->lab, c, true, flat);
+	}
+	if (!ret) {
+		printf("%-30s darkest block %.1f%% of the centre before LSC, %.1f%% after; colour %.1f%% -> %.1f%%\n",
+		       "flat field", 100 * flat->before.luma_min, 100 * flat->after.luma_min,
+		       flat->before.color_max_pct, flat->after.color_max_pct);
+		cisp_iq_report_shading(r, "flat field, no lens-shading correction", &flat->before);
+		cisp_iq_report_shading(r, "flat field, LSC calibrated from a flat field", &flat->after);
+		cisp_iq_report_image(r, "flat field after LSC", &flat->picture, 1.0);
+	}
+	if (st)
+		cisp_iq_image_free(&st->picture);
+	if (star)
+		cisp_iq_image_free(&star->picture);
+	if (flat)
+		cisp_iq_image_free(&flat->picture);
+	free(st);
+	free(star);
+	free(flat);
+	return ret;
+}
+
 /* The camera run: colour per illuminant, then sharpness under the first. */
 static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 {
@@ -202,7 +258,7 @@ static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 	char list[256], *save = NULL, text[512];
 	int ret = 0, n = 0;
 
-	snprintf(text, sizeof(text), "virtual:%s, mode %u, %g lux, %s demosaic, lens shading off", o->lab.sensor,
+	snprintf(text, sizeof(text), "virtual:%s, mode %u, %g lux, %s demosaic, lens shading off but for the flat field", o->lab.sensor,
 		 o->lab.mode, o->lab.lux, o->lab.demosaic ? "quality" : "fast");
 	cisp_iq_report_info(r, "camera", text);
 	cisp_iq_report_info(r, "ISP", "software reference; BLC, DPC, WB and CCM calibrated from the sensor's truth, "
@@ -253,6 +309,8 @@ static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 			cisp_iq_image_free(&s->picture);
 		free(s);
 	}
+	if (!ret && first)
+		ret = run_charts(o, r, first);
 	if (first)
 		cisp_iq_image_free(&first->picture);
 	free(first);

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include <cisp/image.h>
 #include <cisp/params.h>
 
 #ifdef __cplusplus
@@ -77,6 +78,29 @@ int cisp_iq_fit_ccm(const double (*camera)[3], const double (*target)[3], const 
  * of magnitudes does not fit the block's range.
  */
 int cisp_iq_ccm_to_params(const double ccm[3][3], struct cisp_ccm_params *p);
+
+/**
+ * cisp_iq_fit_lsc() - a lens-shading correction grid from a raw picture of a
+ * flat field (uniformly lit, uniform surface; noise averages out over the
+ * windows).
+ * @raw: the flat field, an unpacked Bayer frame.
+ * @black: black level, in the frame's codes.
+ * @white: white level, in the frame's codes.
+ * @grid_w: grid nodes across, 2..CISP_LSC_MAX_GRID.
+ * @grid_h: grid nodes down, 2..CISP_LSC_MAX_GRID.
+ * @p: receives the LSC block (header, grid size, Q4.12 gains).
+ *
+ * For each channel, the level at each node is measured by a least-squares
+ * plane over a window one grid cell wide around it (clipped at the frame's
+ * edges, where the plane extrapolates to the node), and the node's gain is the
+ * channel's brightest node level over its own, so the corrected field is flat at
+ * the brightest level, and each channel is flat on its own (colour shading
+ * is corrected too).
+ *
+ * Return: 0, or -EINVAL (bad frame or grid, a dark node, a gain over 16).
+ */
+int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, unsigned grid_w, unsigned grid_h,
+		    struct cisp_lsc_params *p);
 
 #ifdef __cplusplus
 }

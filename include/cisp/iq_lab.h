@@ -19,9 +19,11 @@
 
 #include <cisp/isp.h>
 #include <cisp/iq_color.h>
+#include <cisp/iq_false_color.h>
 #include <cisp/iq_image.h>
 #include <cisp/iq_noise.h>
 #include <cisp/iq_sfr.h>
+#include <cisp/iq_shading.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -128,6 +130,81 @@ struct cisp_iq_lab_sharpness {
  */
 int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
 			  struct cisp_iq_lab_sharpness *out);
+
+/** Steps of the grey step chart. */
+#define CISP_IQ_LAB_STEPS 24
+
+/**
+ * struct cisp_iq_lab_steps - the grey step chart (24 steps half a stop
+ * apart, reflectance 0.9 * 2^(-k/2)): SNR per step and dynamic range.
+ * @noise: the measurement on the ISP's output; levels are relative to the
+ *         brightest step. The output clamps at black, so the darkest steps
+ *         read as clipped and the range at SNR 1 is often a lower bound.
+ * @raw_noise: the same on the raw green samples above black (signed): the
+ *             sensor's own range.
+ * @picture: the developed frame, or empty.
+ */
+struct cisp_iq_lab_steps {
+	struct cisp_iq_noise_result noise;
+	struct cisp_iq_noise_result raw_noise;
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_steps() - photograph the grey step chart and measure it.
+ * @lab: the setup.
+ * @color: a colour result of the same lab (its illuminant and calibration).
+ * @keep_picture: keep the developed frame.
+ * @out: receives the results.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_lab_steps(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+		      struct cisp_iq_lab_steps *out);
+
+/**
+ * struct cisp_iq_lab_star - the Siemens star (36 black/white cycles).
+ * @false_color: chroma inside the star.
+ * @picture: the developed frame, or empty.
+ */
+struct cisp_iq_lab_star {
+	struct cisp_iq_false_color_result false_color;
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_star() - photograph the Siemens star and measure false colour.
+ * @lab: the setup.
+ * @color: a colour result of the same lab.
+ * @keep_picture: keep the developed frame.
+ * @out: receives the results.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_lab_star(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+		     struct cisp_iq_lab_star *out);
+
+/**
+ * struct cisp_iq_lab_flat - a flat field with the lens's shading on.
+ * @before: uniformity without lens-shading correction.
+ * @after: uniformity with an LSC grid (17x13) calibrated by
+ *         cisp_iq_fit_lsc() on a noiseless flat field.
+ * @picture: the corrected frame, or empty.
+ */
+struct cisp_iq_lab_flat {
+	struct cisp_iq_shading_result before;
+	struct cisp_iq_shading_result after;
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_flat() - calibrate lens shading and measure what it leaves.
+ * @lab: the setup.
+ * @color: a colour result of the same lab.
+ * @keep_picture: keep the corrected frame.
+ * @out: receives the results.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+		     struct cisp_iq_lab_flat *out);
 
 #ifdef __cplusplus
 }

@@ -29,9 +29,9 @@ extern "C" {
  * @sd_y: standard deviation of Y.
  * @sd_chroma: sqrt(var(Cb) + var(Cr)) with the BT.709 colour differences
  *             Cb = (B - Y) / 1.8556, Cr = (R - Y) / 1.5748 (grey: 0).
- * @clipped: fraction of pixels with a channel at or above 0.999 or exactly
- *           0 (clamped: their noise is cut off; signed data that goes
- *           below 0 is not clamped).
+ * @clipped: fraction of pixels with a channel at or above 0.999, or exactly
+ *           0 when no sample of the patch is negative (clamped at black:
+ *           their noise is cut off; data that goes below 0 is not clamped).
  */
 struct cisp_iq_patch_stats {
 	unsigned pixels;

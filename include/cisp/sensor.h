@@ -381,6 +381,8 @@ int cisp_sensor_fd(const struct cisp_sensor *s);
  *    control writes give the same frames byte for byte.
  *  - scene=NAME: "colorchart" (default), "resolution", "gradient", "hdr",
  *    "dominant" or "dominant:<ColorChecker patch name>" (default "green"),
+ *    the image-quality charts "star", "steps", "flat", "deadleaves"
+ *    (docs/iq.md),
  *    or the path of a PNG, JPEG, PPM or PGM file taken as sRGB reflectance.
  *  - illuminant=NAME: D65 (default), D50, D55, D75, A, F2, F11, LED,
  *    "daylight:<kelvin>" (4000..25000) or "blackbody:<kelvin>" (1000..20000).

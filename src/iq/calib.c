@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cisp/format.h>
 #include <cisp/iq_calib.h>
 #include <cisp/iq_color.h>
 
@@ -270,6 +271,83 @@ int cisp_iq_ccm_to_params(const double ccm[3][3], struct cisp_ccm_params *p)
 		}
 		if (mag > 32767)
 			return cisp_error(-ERANGE, "CCM row %d: the magnitudes add up to %ld, over 32767", i, mag);
+	}
+	return 0;
+}
+
+int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, unsigned gw, unsigned gh,
+		    struct cisp_lsc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (gw < 2 || gh < 2 || gw > CISP_LSC_MAX_GRID || gh > CISP_LSC_MAX_GRID)
+		return cisp_error(-EINVAL, "LSC grid %ux%u is outside 2x2..%dx%d", gw, gh, CISP_LSC_MAX_GRID,
+				  CISP_LSC_MAX_GRID);
+	p->header.type = CISP_BLOCK_LSC;
+	p->header.size = (uint32_t)(16 + ((8 * gw * gh + 7) & ~7u));
+	p->grid_w = (uint16_t)gw;
+	p->grid_h = (uint16_t)gh;
+	for (unsigned c = 0; c < 4; c++) {
+		struct cisp_iq_image plane;
+		double mean[CISP_LSC_MAX_GRID * CISP_LSC_MAX_GRID], top = 0;
+		int ret = cisp_iq_image_from_bayer(&plane, raw, c, black, white), ox = 0, oy = 0;
+
+		if (ret)
+			return cisp_error_prefix(ret, "flat field");
+		/* Where the channel's samples sit in the 2x2 pattern. */
+		for (int k = 0; k < 4; k++)
+			if (cisp_cfa_channel(cisp_format_info(raw->format)->cfa, k & 1, k >> 1) == (enum cisp_channel)c) {
+				ox = k & 1;
+				oy = k >> 1;
+			}
+		for (unsigned j = 0; j < gh; j++)
+			for (unsigned i = 0; i < gw; i++) {
+				/* Node (i, j) sits at input pixel (i (W-1) / (gw-1), j (H-1) / (gh-1)); in the half-size plane: */
+				double cx = (i * (raw->width - 1.0) / (gw - 1) - ox) / 2;
+				double cy = (j * (raw->height - 1.0) / (gh - 1) - oy) / 2;
+				double hx = plane.width / (2.0 * (gw - 1)), hy = plane.height / (2.0 * (gh - 1)), s, n = 0;
+				int x0 = (int)fmax(0, floor(cx - hx)), x1 = (int)fmin(plane.width - 1, ceil(cx + hx));
+				int y0 = (int)fmax(0, floor(cy - hy)), y1 = (int)fmin(plane.height - 1, ceil(cy + hy));
+
+				double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sv = 0, svx = 0, svy = 0, m[3][3], mi[3][3];
+
+				/*
+				 * A least-squares plane over the window, evaluated at the node: the mean for
+				 * windows centred on their node, and no pull towards the centre for the
+				 * windows that the frame's edges cut in half.
+				 */
+				for (int y = y0; y <= y1; y++)
+					for (int x = x0; x <= x1; x++) {
+						double v = plane.data[(size_t)y * plane.stride + x], dx = x - cx, dy = y - cy;
+
+						n++;
+						sx += dx;
+						sy += dy;
+						sxx += dx * dx;
+						syy += dy * dy;
+						sxy += dx * dy;
+						sv += v;
+						svx += v * dx;
+						svy += v * dy;
+					}
+				m[0][0] = n, m[0][1] = sx, m[0][2] = sy;
+				m[1][0] = sx, m[1][1] = sxx, m[1][2] = sxy;
+				m[2][0] = sy, m[2][1] = sxy, m[2][2] = syy;
+				if (inv3(m, mi))
+					s = mi[0][0] * sv + mi[0][1] * svx + mi[0][2] * svy;
+				else
+					s = sv / n;
+				mean[j * gw + i] = s;
+				top = fmax(top, s);
+			}
+		cisp_iq_image_free(&plane);
+		for (unsigned k = 0; k < gw * gh; k++) {
+			double g = mean[k] > 0 ? top / mean[k] : INFINITY;
+
+			if (!(g * 4096 <= 65535))
+				return cisp_error(-EINVAL, "flat field: channel %u node %u needs a gain of %.1f (over 16); is "
+							   "it lit?", c, k, g);
+			p->gain[c * gw * gh + k] = (uint16_t)lrint(g * 4096);
+		}
 	}
 	return 0;
 }

@@ -91,7 +91,7 @@ static double green_p99(const struct cisp_image *raw, const struct cisp_sensor_m
  * Open the virtual sensor on a scene and capture a frame exposed so that the
  * brightest 1 % of green reaches 80 % of the range (a few captures).
  */
-static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant,
+static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
 		 struct cisp_sensor **sensor, struct cisp_image *raw, struct cisp_sensor_mode *mode, int *exposure)
 {
 	char name[300], opts[300];
@@ -103,8 +103,8 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 
 	memset(raw, 0, sizeof(*raw));
 	snprintf(name, sizeof(name), "virtual:%s", lab->sensor);
-	snprintf(opts, sizeof(opts), "scene=%s,illuminant=%s,lux=%g,seed=%u,shading=off", scene, illuminant,
-		 lab->lux > 0 ? lab->lux : 400, lab->seed ? lab->seed : 1);
+	snprintf(opts, sizeof(opts), "scene=%s,illuminant=%s,lux=%g,seed=%u,%s", scene, illuminant,
+		 lab->lux > 0 ? lab->lux : 400, lab->seed ? lab->seed : 1, extra ? extra : "shading=off");
 	ret = cisp_sensor_open(&s, name, opts);
 	if (!ret)
 		ret = cisp_sensor_set_mode(s, lab->mode);
@@ -172,7 +172,8 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 
 /* Develop a raw frame with the lab's pipeline: BLC, DPC, WB, demosaic, CCM, linear output. */
 static int develop(const struct cisp_iq_lab *lab, const struct cisp_image *raw, const struct cisp_sensor_mode *m,
-		   const double wb[3], const double ccm[3][3], struct cisp_iq_image *out)
+		   const double wb[3], const double ccm[3][3], const struct cisp_lsc_params *lsc,
+		   struct cisp_iq_image *out)
 {
 	const struct cisp_iq_backend *be = lab->backend ? lab->backend : &software;
 	struct cisp_isp_config cfg = { .input_format = m->format, .width = m->width, .height = m->height };
@@ -201,6 +202,10 @@ static int develop(const struct cisp_iq_lab *lab, const struct cisp_image *raw, 
 	st->enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
 			 CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
 			 CISP_BLOCK_BIT(CISP_BLOCK_BNR));
+	if (lsc) {
+		st->lsc = *lsc;
+		st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC);
+	}
 	if (!ret)
 		ret = cisp_params_encode(st, ~0u, NULL, 0, &size);
 	if (!ret && !(buf = malloc(size)))
@@ -249,7 +254,7 @@ int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, boo
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->illuminant, sizeof(out->illuminant), "%s", illuminant);
-	ret = shoot(lab, "colorchart", illuminant, &s, &raw, &m, &out->exposure);
+	ret = shoot(lab, "colorchart", illuminant, NULL, &s, &raw, &m, &out->exposure);
 	if (ret)
 		return ret;
 	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++)
@@ -274,7 +279,7 @@ int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, boo
 	if (ret)
 		goto out;
 	memcpy(out->ccm, fit.ccm, sizeof(out->ccm));
-	ret = develop(lab, &raw, &m, out->wb_gain, out->ccm, &img);
+	ret = develop(lab, &raw, &m, out->wb_gain, out->ccm, NULL, &img);
 	if (ret)
 		goto out;
 	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
@@ -313,11 +318,11 @@ int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_la
 	struct cisp_iq_rect roi[CISP_IQ_LAB_EDGES];
 
 	memset(out, 0, sizeof(*out));
-	ret = shoot(lab, "resolution", color->illuminant, &s, &raw, &m, &exposure);
+	ret = shoot(lab, "resolution", color->illuminant, NULL, &s, &raw, &m, &exposure);
 	if (ret)
 		return ret;
 	cisp_sensor_close(s);
-	ret = develop(lab, &raw, &m, color->wb_gain, color->ccm, &img);
+	ret = develop(lab, &raw, &m, color->wb_gain, color->ccm, NULL, &img);
 	cisp_image_free(&raw);
 	if (ret)
 		return ret;
@@ -350,5 +355,134 @@ int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_la
 		img.data = NULL;
 	}
 	cisp_iq_image_free(&img);
+	return ret;
+}
+
+/* Shoot @scene and develop it with the calibration of @color (optionally with LSC). */
+static int shoot_and_develop(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, const char *scene,
+			     const char *extra, const struct cisp_lsc_params *lsc, struct cisp_iq_image *img,
+			     struct cisp_sensor_mode *m, struct cisp_image *keep_raw)
+{
+	struct cisp_sensor *s = NULL;
+	struct cisp_image raw;
+	int exposure, ret = shoot(lab, scene, color->illuminant, extra, &s, &raw, m, &exposure);
+
+	if (ret)
+		return ret;
+	cisp_sensor_close(s);
+	ret = img ? develop(lab, &raw, m, color->wb_gain, color->ccm, lsc, img) : 0;
+	if (keep_raw && !ret)
+		*keep_raw = raw;
+	else
+		cisp_image_free(&raw);
+	return ret;
+}
+
+int cisp_iq_lab_steps(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+		      struct cisp_iq_lab_steps *out)
+{
+	struct cisp_iq_image img = { 0 };
+	struct cisp_sensor_mode m;
+	struct cisp_iq_rect rects[CISP_IQ_LAB_STEPS];
+	double levels[CISP_IQ_LAB_STEPS];
+	int ret;
+
+	struct cisp_image raw = { 0 };
+	struct cisp_iq_image green = { 0 };
+	struct cisp_iq_rect half[CISP_IQ_LAB_STEPS];
+
+	memset(out, 0, sizeof(*out));
+	ret = shoot_and_develop(lab, color, "steps", "shading=off,defects=off", NULL, &img, &m, &raw);
+	if (ret)
+		return ret;
+	/* The chart's layout (docs/iq.md): the ColorChecker's 6 x 4 grid, step k reflects 0.9 * 2^(-k/2). */
+	for (int k = 0; k < CISP_IQ_LAB_STEPS; k++) {
+		double h = m.height, aspect = (double)m.width / m.height, side = 0.8 / 5.25, gap, u0, v0, l, t;
+
+		if (7.75 * side > 0.92 * aspect)
+			side = 0.92 * aspect / 7.75;
+		gap = side / 4;
+		u0 = (aspect - (6 * side + 7 * gap)) / 2;
+		v0 = (1 - (4 * side + 5 * gap)) / 2;
+		l = u0 + gap + (k % 6) * (side + gap);
+		t = v0 + gap + (k / 6) * (side + gap);
+		rects[k] = shrink((int32_t)ceil(l * h), (int32_t)ceil(t * h), (int32_t)floor(side * h) - 1,
+				  (int32_t)floor(side * h) - 1, 0.6);
+		levels[k] = pow(2.0, -0.5 * k);
+	}
+	ret = cisp_iq_noise(&img, rects, levels, CISP_IQ_LAB_STEPS, true, &out->noise);
+	/* The sensor's own range: the raw green samples, signed (nothing clamps them at black). */
+	if (!ret)
+		ret = cisp_iq_image_from_bayer(&green, &raw, CISP_CH_GR, m.black_level, m.white_level);
+	for (int k = 0; k < CISP_IQ_LAB_STEPS; k++)
+		half[k] = (struct cisp_iq_rect){ rects[k].x / 2, rects[k].y / 2, rects[k].width / 2, rects[k].height / 2 };
+	if (!ret)
+		ret = cisp_iq_noise(&green, half, levels, CISP_IQ_LAB_STEPS, true, &out->raw_noise);
+	cisp_iq_image_free(&green);
+	cisp_image_free(&raw);
+	if (!ret && keep_picture) {
+		out->picture = img;
+		img.data = NULL;
+	}
+	cisp_iq_image_free(&img);
+	return ret;
+}
+
+int cisp_iq_lab_star(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+		     struct cisp_iq_lab_star *out)
+{
+	struct cisp_iq_image img = { 0 };
+	struct cisp_sensor_mode m;
+	int ret, half;
+
+	memset(out, 0, sizeof(*out));
+	ret = shoot_and_develop(lab, color, "star", NULL, NULL, &img, &m, NULL);
+	if (ret)
+		return ret;
+	/* The square inscribed in the star (radius 0.45 frame heights, centred). */
+	half = (int)(0.45 * m.height / sqrt(2.0)) - 2;
+	ret = cisp_iq_false_color(&img, &(struct cisp_iq_rect){ (int32_t)m.width / 2 - half,
+								 (int32_t)m.height / 2 - half, 2 * half, 2 * half },
+				  &out->false_color);
+	if (!ret && keep_picture) {
+		out->picture = img;
+		img.data = NULL;
+	}
+	cisp_iq_image_free(&img);
+	return ret;
+}
+
+int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+		     struct cisp_iq_lab_flat *out)
+{
+	struct cisp_iq_image img = { 0 };
+	struct cisp_sensor_mode m;
+	struct cisp_image clean = { 0 };
+	struct cisp_lsc_params *lsc = calloc(1, sizeof(*lsc));
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!lsc)
+		return cisp_error(-ENOMEM, "out of memory");
+	/* Calibrate on a noiseless flat field, then measure a normal one before and after correction. */
+	ret = shoot_and_develop(lab, color, "flat", "shading=on,noise=off,defects=off", NULL, NULL, &m, &clean);
+	if (!ret)
+		ret = cisp_iq_fit_lsc(&clean, m.black_level, m.white_level, 17, 13, lsc);
+	cisp_image_free(&clean);
+	if (!ret)
+		ret = shoot_and_develop(lab, color, "flat", "shading=on", NULL, &img, &m, NULL);
+	if (!ret)
+		ret = cisp_iq_shading(&img, 9, &out->before);
+	cisp_iq_image_free(&img);
+	if (!ret)
+		ret = shoot_and_develop(lab, color, "flat", "shading=on", lsc, &img, &m, NULL);
+	if (!ret)
+		ret = cisp_iq_shading(&img, 9, &out->after);
+	if (!ret && keep_picture) {
+		out->picture = img;
+		img.data = NULL;
+	}
+	cisp_iq_image_free(&img);
+	free(lsc);
 	return ret;
 }

@@ -36,7 +36,7 @@ int cisp_iq_patch_stats(const struct cisp_iq_image *img, const struct cisp_iq_re
 	double sum[SIGNALS] = { 0 }, sx[SIGNALS] = { 0 }, sy[SIGNALS] = { 0 }, sq[SIGNALS] = { 0 };
 	double ax[SIGNALS] = { 0 }, ay[SIGNALS] = { 0 }, var[SIGNALS];
 	double n, xc, yc, sxx = 0, syy = 0;
-	unsigned clipped = 0;
+	unsigned clipped = 0, zeros = 0, negative = 0;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -77,11 +77,15 @@ int cisp_iq_patch_stats(const struct cisp_iq_image *img, const struct cisp_iq_re
 		for (int x = 0; x < r->width; x++) {
 			double s[SIGNALS];
 			const float *p = img->data + (size_t)(r->y + y) * img->stride + (size_t)(r->x + x) * img->channels;
-			bool clip = false;
+			bool high = false, zero = false;
 
-			for (unsigned c = 0; c < img->channels; c++)
-				clip |= p[c] >= 0.999f || p[c] == 0.0f;
-			clipped += clip;
+			for (unsigned c = 0; c < img->channels; c++) {
+				high |= p[c] >= 0.999f;
+				zero |= p[c] == 0.0f;
+				negative += p[c] < 0.0f;
+			}
+			clipped += high;
+			zeros += zero && !high;
 			pixel_signals(img, r->x + x, r->y + y, s);
 			for (int k = 0; k < SIGNALS; k++) {
 				double d = s[k] - sum[k] - ax[k] * (x - xc) - ay[k] * (y - yc);
@@ -99,7 +103,8 @@ int cisp_iq_patch_stats(const struct cisp_iq_image *img, const struct cisp_iq_re
 	st->mean_y = sum[3];
 	st->sd_y = sqrt(var[3]);
 	st->sd_chroma = img->channels == 3 ? sqrt(var[4] + var[5]) : 0;
-	st->clipped = clipped / n;
+	/* Exact zeros mean clamping only where nothing is below zero (signed data is not clamped). */
+	st->clipped = (clipped + (negative ? 0 : zeros)) / n;
 	return 0;
 }
 

@@ -282,11 +282,13 @@ static void html_noise(FILE *f, const struct report_entry *e, unsigned index)
 	const struct cisp_iq_noise_result *n = e->u.noise;
 	double x[CISP_IQ_MAX_STEPS], yl[CISP_IQ_MAX_STEPS], yc[CISP_IQ_MAX_STEPS], top = 0, lo = 0, hi = 40;
 	struct plot p;
-	bool has_chroma = false;
+	bool has_chroma = false, any_clipped = false;
 
 	(void)index;
-	for (unsigned i = 0; i < n->count; i++)
+	for (unsigned i = 0; i < n->count; i++) {
 		has_chroma |= n->step[i].snr_c < CISP_IQ_SNR_MAX;
+		any_clipped |= n->step[i].clipped;
+	}
 	for (unsigned i = 0; i < n->count; i++)
 		top = fmax(top, n->step[i].level);
 	for (unsigned i = 0; i < n->count; i++) {
@@ -302,6 +304,9 @@ static void html_noise(FILE *f, const struct report_entry *e, unsigned index)
 		   "SNR&nbsp;10 (%u steps)</p>\n",
 		n->dr[0].ev, n->dr[0].lower_bound ? " or more" : "", n->dr[0].steps, n->dr[1].ev,
 		n->dr[1].lower_bound ? " or more" : "", n->dr[1].steps);
+	if (any_clipped)
+		fputs("<p class=\"fig\">Hollow points: steps with clipped pixels (at white, or clamped at black), "
+		      "left out of the dynamic range.</p>\n", f);
 	fputs("<div class=\"row\">", f);
 	plot_begin(&p, f, 560, 340, "SNR against scene level", "EV below the brightest step", "SNR (dB)",
 		   floor(lo) - 0.5, 0.5, -10, ceil(hi / 10) * 10 + 5);
@@ -309,6 +314,10 @@ static void html_noise(FILE *f, const struct report_entry *e, unsigned index)
 	plot_hline(&p, 20, "SNR 10");
 	plot_line(&p, x, yl, n->count, PALETTE(0), NULL);
 	plot_points(&p, x, yl, n->count, PALETTE(0));
+	for (unsigned i = 0; i < n->count; i++)
+		if (n->step[i].clipped)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"2\"/>",
+				px(&p, x[i]), py(&p, fmin(fmax(yl[i], p.y0), p.y1)), PALETTE(0));
 	plot_legend(&p, "luma", PALETTE(0));
 	if (has_chroma) {
 		plot_line(&p, x, yc, n->count, PALETTE(1), "6 4");

@@ -329,6 +329,9 @@ void vs_scene_render(const struct vs_scene *s, const struct vs_view *v, const do
 	case VS_SCENE_IMAGE:
 		render_image(s, v, resp, planes);
 		break;
+	default:
+		vs_chart_render(s, v, resp, planes);
+		break;
 	}
 }
 
@@ -383,6 +386,8 @@ int vs_scene_create(const char *spec, struct vs_scene **out)
 		patch(&s->materials[0], idx < 0 ? 0 : idx);
 		patch(&s->materials[1], 21); /* neutral 5 */
 		s->num_materials = 2;
+	} else if (vs_chart_create(spec, s)) {
+		/* an IQ lab chart */
 	} else {
 		s->kind = VS_SCENE_IMAGE;
 		s->distance = 2.0;
@@ -392,7 +397,7 @@ int vs_scene_create(const char *spec, struct vs_scene **out)
 		ret = vs_image_load(spec, &s->image_width, &s->image_height, &s->image);
 		if (ret == -ENOENT)
 			ret = cisp_error_prefix(ret, "scene '%s' is neither colorchart, resolution, gradient, hdr, "
-					       "dominant[:patch] nor a readable image", spec);
+					       "dominant[:patch], star, steps, flat, deadleaves nor a readable image", spec);
 	}
 	if (ret < 0) {
 		vs_scene_free(s);

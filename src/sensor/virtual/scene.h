@@ -32,6 +32,10 @@ enum vs_scene_kind {
 	VS_SCENE_HDR,
 	VS_SCENE_DOMINANT,
 	VS_SCENE_IMAGE,
+	VS_SCENE_STAR,        /* scene_charts.c: the IQ lab's charts */
+	VS_SCENE_STEPS,
+	VS_SCENE_FLAT,
+	VS_SCENE_DEADLEAVES,
 };
 
 struct vs_scene {
@@ -70,6 +74,16 @@ void vs_scene_render(const struct vs_scene *s, const struct vs_view *v, const do
  * applied): rect = x, y, width, height. Return 0, -ENODATA if not a chart.
  */
 int vs_scene_chart_rect(const struct vs_scene *s, const struct vs_view *v, unsigned index, int32_t rect[4]);
+
+/*
+ * The IQ lab's charts (scene_charts.c): "star", "steps", "flat", "deadleaves".
+ * vs_chart_create() fills @s and returns 1 when @spec names one, else 0.
+ */
+int vs_chart_create(const char *spec, struct vs_scene *s);
+void vs_chart_render(const struct vs_scene *s, const struct vs_view *v, const double (*resp)[3], float *planes[3]);
+/* Step @k (0..23) of the "steps" chart: its reflectance and its box (u, v, width, height). */
+double vs_step_reflectance(unsigned k);
+void vs_steps_layout(double aspect, unsigned k, double box[4]);
 
 /* Load an image file as linear sRGB floats (scene_image.c). */
 int vs_image_load(const char *path, uint32_t *width, uint32_t *height, float **rgb);
