@@ -16,6 +16,7 @@
 #include "isp/lsc.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
+#include "isp/statistics.h"
 #include "isp/tone.h"
 #include "isp/wb.h"
 
@@ -59,6 +60,7 @@ static void init_c(struct cisp_dsp *d)
 	d->dpc_row = cisp_dpc_row_c;
 	d->bnr_guide_row = cisp_bnr_guide_row_c;
 	d->bnr_row = cisp_bnr_row_c;
+	d->stats_cells = cisp_stats_cells_c;
 	d->green_row = cisp_demosaic_green_row_c;
 	d->rb_row = cisp_demosaic_rb_row_c;
 	d->ccm_row = cisp_ccm_row_c;

@@ -373,7 +373,7 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		}
 		break;
 	case S_STATS:
-		cisp_stats_acc_rows(isp->acc[worker], &in, y0, y1);
+		cisp_stats_acc_rows_with(isp->acc[worker], &in, y0, y1, d->stats_cells);
 		break;
 	case S_WB:
 		for (int y = y0; y < y1; y++) {

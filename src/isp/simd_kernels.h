@@ -24,6 +24,7 @@
 #include "isp/lsc.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
+#include "isp/statistics.h"
 #include "isp/tone.h"
 #include "isp/wb.h"
 
@@ -210,6 +211,49 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 }
 
 #undef BNR_TAP
+
+static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			   const uint16_t wb[4], int saturation, uint16_t *const out[6])
+{
+	const vs32 g_r = set32(wb[0]), g_gr = set32(wb[1]), g_gb = set32(wb[2]), g_b = set32(wb[3]);
+	const vs32 sat = set32(saturation), r2048 = set32(2048), top = set32(65535), one = set32(1);
+	int i = 0;
+
+	/* Cells are pairs of samples: the even and odd samples of a vector are a cell row's two columns. */
+	for (; i + N16 <= cells; i += N16) {
+		vs32 res[6][2];
+
+		for (int h = 0; h < 2; h++) {
+			const int x = 2 * (i + h * N32);
+			vu16 a = ld(row0 + x), b = ld(row1 + x);
+			vs32 q[4] = { even32(a), odd32(a), even32(b), odd32(b) };
+			vs32 r = q[site[CISP_CH_R]], gr = q[site[CISP_CH_GR]], gb = q[site[CISP_CH_GB]], bl = q[site[CISP_CH_B]];
+			vs32 g = sra32(add32(add32(gr, gb), one), 1);
+			/* White balance as wb_apply(): unsigned product, clamp to 65535. */
+			vs32 wr = min32(srl32(add32(mul32(r, g_r), r2048), 12), top);
+			vs32 wgr = min32(srl32(add32(mul32(gr, g_gr), r2048), 12), top);
+			vs32 wgb = min32(srl32(add32(mul32(gb, g_gb), r2048), 12), top);
+			vs32 wbl = min32(srl32(add32(mul32(bl, g_b), r2048), 12), top);
+			vs32 y = add32(add32(mul32(wr, set32(54)), mul32(sra32(add32(add32(wgr, wgb), one), 1), set32(183))),
+				       add32(mul32(wbl, set32(19)), set32(128)));
+			vs32 ok = vand32(vand32(gt32(sat, r), gt32(sat, gr)), vand32(gt32(sat, gb), gt32(sat, bl)));
+
+			res[0][h] = g;
+			res[1][h] = sra32(y, 16);
+			res[2][h] = vand32(r, ok);
+			res[3][h] = vand32(g, ok);
+			res[4][h] = vand32(bl, ok);
+			res[5][h] = vand32(ok, one);
+		}
+		for (int k = 0; k < 6; k++)
+			st(out[k] + i, narrow32(res[k][0], res[k][1]));
+	}
+	if (i < cells) {
+		uint16_t *const rest[6] = { out[0] + i, out[1] + i, out[2] + i, out[3] + i, out[4] + i, out[5] + i };
+
+		cisp_stats_cells_c(row0 + 2 * i, row1 + 2 * i, cells - i, site, wb, saturation, rest);
+	}
+}
 
 /* The sample at column (colour site + o) of row p for each pair, as 32-bit lanes. */
 #define L(p, o) even32(ld((p) + x + (o)))
@@ -451,6 +495,7 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->dpc_row = FN(dpc_row);
 	d->bnr_guide_row = FN(bnr_guide_row);
 	d->bnr_row = FN(bnr_row);
+	d->stats_cells = FN(stats_cells);
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);

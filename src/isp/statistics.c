@@ -23,6 +23,7 @@ struct cisp_stats_acc {
 	uint16_t wb[4];    /* Q4.12 gains of R, Gr, Gb, B for the histogram */
 	uint8_t *zone_col; /* zone column of each cell column */
 	uint16_t *green;   /* scratch: greens of three cell rows */
+	uint16_t *cells;   /* scratch: the per-cell values of a cell row (6 arrays, see cisp_stats_cells_c()) */
 
 	/* Sums. */
 	uint32_t hist[256];
@@ -91,8 +92,9 @@ int cisp_stats_acc_create(struct cisp_stats_acc **out, const struct cisp_stats_p
 	a->row_count = (cells_y + group - 1) / group;
 	a->zone_col = malloc((size_t)a->cells_x);
 	a->green = malloc(sizeof(uint16_t) * 3 * (size_t)a->cells_x);
+	a->cells = malloc(sizeof(uint16_t) * 6 * (size_t)a->cells_x);
 	a->row_sum = calloc((size_t)a->row_count, sizeof(uint64_t));
-	if (!a->zone_col || !a->green || !a->row_sum) {
+	if (!a->zone_col || !a->green || !a->cells || !a->row_sum) {
 		cisp_stats_acc_free(a);
 		return cisp_error(-ENOMEM, "out of memory for statistics");
 	}
@@ -120,6 +122,7 @@ void cisp_stats_acc_free(struct cisp_stats_acc *a)
 		return;
 	free(a->zone_col);
 	free(a->green);
+	free(a->cells);
 	free(a->row_sum);
 	free(a);
 }
@@ -172,34 +175,69 @@ static void af_row(struct cisp_stats_acc *a, int j, const uint16_t *up, const ui
 	}
 }
 
-void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1)
+void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			const uint16_t wb[4], int saturation, uint16_t *const out[6])
 {
-	uint16_t *up = a->green, *g = up + a->cells_x, *dn = g + a->cells_x;
+	const uint16_t *ch[4];
+
+	for (int c = 0; c < 4; c++)
+		ch[c] = (site[c] >> 1 ? row1 : row0) + (site[c] & 1);
+	for (int i = 0; i < cells; i++) {
+		int r = ch[CISP_CH_R][2 * i], gr = ch[CISP_CH_GR][2 * i], gb = ch[CISP_CH_GB][2 * i], b = ch[CISP_CH_B][2 * i];
+		int g = (gr + gb + 1) >> 1;
+		int y = (54 * wb_apply(r, wb[CISP_CH_R]) +
+			 183 * ((wb_apply(gr, wb[CISP_CH_GR]) + wb_apply(gb, wb[CISP_CH_GB]) + 1) >> 1) +
+			 19 * wb_apply(b, wb[CISP_CH_B]) + 128) >> 8;
+		int ok = r < saturation && gr < saturation && gb < saturation && b < saturation;
+
+		out[0][i] = (uint16_t)g;
+		out[1][i] = (uint16_t)(y >> 8);
+		out[2][i] = (uint16_t)(ok ? r : 0);
+		out[3][i] = (uint16_t)(ok ? g : 0);
+		out[4][i] = (uint16_t)(ok ? b : 0);
+		out[5][i] = (uint16_t)ok;
+	}
+}
+
+void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1,
+			      cisp_stats_cells_fn cells)
+{
+	uint16_t *up = a->green, *dn = up + 2 * a->cells_x;
+	uint16_t *const out[6] = { a->cells, a->cells + a->cells_x, a->cells + 2 * a->cells_x, a->cells + 3 * a->cells_x,
+				   a->cells + 4 * a->cells_x, a->cells + 5 * a->cells_x };
+	const uint16_t *g = out[0];
 
 	for (int j = y0 / 2; j < y1 / 2; j++) {
-		const uint16_t *rs = channel_row(a, bayer, CISP_CH_R, j), *grs = channel_row(a, bayer, CISP_CH_GR, j);
-		const uint16_t *gbs = channel_row(a, bayer, CISP_CH_GB, j), *bs = channel_row(a, bayer, CISP_CH_B, j);
 		int zrow = j * a->zones_y / a->cells_y * a->zones_x;
 		uint64_t row = 0;
 		int need_af = 0;
 
-		green_row(a, bayer, j, g);
+		/* The per-cell values first (a vector kernel may do this part), then the sums. */
+		cells(plane_row(bayer, 2 * j), plane_row(bayer, 2 * j + 1), a->cells_x, a->site, a->wb, a->saturation, out);
 		for (int i = 0; i < a->cells_x; i++) {
-			int r = rs[2 * i], gr = grs[2 * i], gb = gbs[2 * i], b = bs[2 * i];
-			int z = zrow + a->zone_col[i];
-			int y = (54 * wb_apply(r, a->wb[CISP_CH_R]) +
-				 183 * ((wb_apply(gr, a->wb[CISP_CH_GR]) + wb_apply(gb, a->wb[CISP_CH_GB]) + 1) >> 1) +
-				 19 * wb_apply(b, a->wb[CISP_CH_B]) + 128) >> 8;
-
-			a->hist[y >> 8]++;
-			a->zone_total[z]++;
-			if (r < a->saturation && gr < a->saturation && gb < a->saturation && b < a->saturation) {
-				a->zone_sum[z][0] += (uint64_t)r;
-				a->zone_sum[z][1] += g[i];
-				a->zone_sum[z][2] += (uint64_t)b;
-				a->zone_count[z]++;
-			}
+			a->hist[out[1][i]]++;
 			row += g[i];
+		}
+		/* Zones in runs of cells of the same zone column. */
+		for (int i0 = 0; i0 < a->cells_x;) {
+			int zc = a->zone_col[i0], i1 = i0 + 1, z = zrow + zc;
+			uint32_t sr = 0, sg = 0, sb = 0, n = 0;
+
+			while (i1 < a->cells_x && a->zone_col[i1] == zc)
+				i1++;
+			/* At most 8192 cells of 16 bits: the sums fit 32 bits. */
+			for (int i = i0; i < i1; i++) {
+				sr += out[2][i];
+				sg += out[3][i];
+				sb += out[4][i];
+				n += out[5][i];
+			}
+			a->zone_sum[z][0] += sr;
+			a->zone_sum[z][1] += sg;
+			a->zone_sum[z][2] += sb;
+			a->zone_count[z] += n;
+			a->zone_total[z] += (uint32_t)(i1 - i0);
+			i0 = i1;
 		}
 		a->row_sum[j / a->row_group] += row;
 
@@ -212,6 +250,11 @@ void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, 
 			af_row(a, j, up, g, dn);
 		}
 	}
+}
+
+void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1)
+{
+	cisp_stats_acc_rows_with(a, bayer, y0, y1, cisp_stats_cells_c);
 }
 
 void cisp_stats_acc_reset(struct cisp_stats_acc *a)

@@ -24,6 +24,21 @@ int cisp_stats_acc_create(struct cisp_stats_acc **acc, const struct cisp_stats_p
 void cisp_stats_acc_free(struct cisp_stats_acc *acc);
 /* Add the cells of frame rows [y0, y1) (both even) of @bayer; reads one cell row above and below. */
 void cisp_stats_acc_rows(struct cisp_stats_acc *acc, const struct plane16 *bayer, int y0, int y1);
+/*
+ * The per-cell work of a cell row, split out for dsp.h: row0 and row1 are
+ * Bayer rows 2j and 2j + 1, site[] the CFA site ((y & 1) * 2 + (x & 1)) of
+ * R, Gr, Gb, B and wb[] their Q4.12 histogram gains. For each cell i:
+ * out[0] the green (Gr + Gb + 1) >> 1, out[1] the histogram bin of the
+ * white-balanced luma, out[2..4] R, green, B when all four samples are below
+ * @saturation (else 0), out[5] 1 when they are (else 0).
+ */
+typedef void (*cisp_stats_cells_fn)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+				    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+/* cisp_stats_acc_rows() with the per-cell work done by @cells. */
+void cisp_stats_acc_rows_with(struct cisp_stats_acc *acc, const struct plane16 *bayer, int y0, int y1,
+			      cisp_stats_cells_fn cells);
 /* Zero the sums, keeping the configuration (to reuse an accumulator for the next frame). */
 void cisp_stats_acc_reset(struct cisp_stats_acc *acc);
 /* Add @from into @into (same configuration). */

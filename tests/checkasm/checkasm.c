@@ -300,6 +300,24 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		cisp_bnr_free(bc);
 		break;
 	}
+	case 15: { /* statistics cells: every CFA order, random gains and saturation */
+		static const uint8_t orders[4][4] = { { 0, 1, 2, 3 }, { 1, 0, 3, 2 }, { 2, 3, 0, 1 }, { 3, 2, 1, 0 } };
+		const uint8_t *site = orders[rnd() % 4];
+		uint16_t wb[4];
+		int sat = rnd() % 4 ? (int)(rnd() % 65536) : 65535 + (int)(rnd() & 1);
+		uint16_t *oc[6], *ot[6];
+
+		for (int k = 0; k < 4; k++)
+			wb[k] = rnd() % 4 ? (uint16_t)(2048 + rnd() % 8192) : (uint16_t)rnd();
+		for (int k = 0; k < 6; k++) {
+			oc[k] = o.pc[k / 2] + (k & 1) * (MAXW / 2 + GUARD / 2);
+			ot[k] = o.pt[k / 2] + (k & 1) * (MAXW / 2 + GUARD / 2);
+		}
+		ref->stats_cells(in.p[0], in.p[1], w / 2, site, wb, sat, oc);
+		t->stats_cells(in.p[0], in.p[1], w / 2, site, wb, sat, ot);
+		ok = check_outs(&o, 3, MAXW, "stats_cells", lv, w);
+		break;
+	}
 	case 12: { /* chroma, interleaved and planar */
 		for (int step = 1; step <= 2 && ok; step++) {
 			uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
@@ -319,10 +337,10 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
 					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
-					"bnr_guide_row", "bnr_row" };
+					"bnr_guide_row", "bnr_row", "stats_cells" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
@@ -330,12 +348,12 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 					(void *)a->green_row, (void *)a->rb_row, (void *)a->ccm_row, (void *)a->csc_row,
 					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
-					(void *)a->bnr_row };
+					(void *)a->bnr_row, (void *)a->stats_cells };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
-					(void *)b->bnr_row };
+					(void *)b->bnr_row, (void *)b->stats_cells };
 	return pa[fn] != pb[fn];
 }
 
@@ -348,7 +366,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 2 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 2, 2 };
 
 /* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
 static double bench_one(const struct cisp_dsp *d, int fn)
