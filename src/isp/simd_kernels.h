@@ -163,6 +163,13 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 	uint16_t tmp[N16], rl[N16], rh[N16];
 	const int xe = w - 2 - N16; /* even: the lanes' sites follow x's parity */
 
+#ifdef VEC_HAS_LUT256
+	const vu16 odd = as16(set32((int32_t)0xffff0000u));
+	struct lut256 inv_even, inv_odd;
+
+	lut256_load(&inv_even, t->inv[0]);
+	lut256_load(&inv_odd, t->inv[1]);
+#endif
 	if (!t->enabled || w < N16 + 4) {
 		cisp_bnr_row_c(r, g, d, w, t);
 		return;
@@ -173,10 +180,14 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 		vs32 sl, sh;
 
 		/* The noise scale of each pixel's guide level, per site (x is even). */
+#ifdef VEC_HAS_LUT256
+		inv = sel16(odd, lut256(&inv_odd, srl16(g0, 8)), lut256(&inv_even, srl16(g0, 8)));
+#else
 		st(tmp, g0);
 		for (int i = 0; i < N16; i++)
 			tmp[i] = t->inv[i & 1][tmp[i] >> 8];
 		inv = ld(tmp);
+#endif
 		/* The centre weighs 64. */
 		mul16x32(set16(64), v0, &sl, &sh);
 		for (int j = 0; j < 5; j += 2) {
@@ -192,6 +203,10 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 			BNR_TAP(r[3], g[3], 1, diag);
 		}
 		/* out = (sum w v * R[sum w] + 2^31) >> 32, R split in 16-bit halves to follow wlo()/whi(). */
+#ifdef VEC_HAS_GATHER32
+		st(d + x, packus32(mulhi32r(sl, gather32(t->recip, wlo(sw))), mulhi32r(sh, gather32(t->recip, whi(sw)))));
+		continue;
+#endif
 		st(tmp, sw);
 		for (int i = 0; i < N16; i++) {
 			uint32_t q = t->recip[tmp[i]];

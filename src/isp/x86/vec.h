@@ -155,6 +155,43 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
 	return vor(even, vand(odd, top));
 }
 
+#if VEC_BITS >= 256
+#define VEC_HAS_GATHER32 1
+/* t[idx] of 32-bit lanes. */
+V_INLINE vs32 gather32(const uint32_t *t, vs32 idx)
+{
+#if VEC_BITS == 256
+	return _mm256_i32gather_epi32((const int *)(const void *)t, idx, 4);
+#else
+	return _mm512_i32gather_epi32(idx, (const void *)t, 4);
+#endif
+}
+#endif
+
+#if VEC_BITS == 512
+#define VEC_HAS_LUT256 1
+/* A 256-entry table of 16-bit values in eight registers, looked up per lane with two-source permutes. */
+struct lut256 {
+	__m512i t[8];
+};
+
+V_INLINE void lut256_load(struct lut256 *l, const uint16_t *tab)
+{
+	for (int k = 0; k < 8; k++)
+		l->t[k] = _mm512_loadu_si512((const void *)(tab + 32 * k));
+}
+
+/* tab[idx] for idx in 0..255: a permute per 64 entries, then bits 6 and 7 choose. */
+V_INLINE vu16 lut256(const struct lut256 *l, vu16 idx)
+{
+	__m512i a = _mm512_permutex2var_epi16(l->t[0], idx, l->t[1]), b = _mm512_permutex2var_epi16(l->t[2], idx, l->t[3]);
+	__m512i c = _mm512_permutex2var_epi16(l->t[4], idx, l->t[5]), d = _mm512_permutex2var_epi16(l->t[6], idx, l->t[7]);
+	__mmask32 b6 = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(64)), b7 = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(128));
+
+	return _mm512_mask_blend_epi16(b7, _mm512_mask_blend_epi16(b6, a, b), _mm512_mask_blend_epi16(b6, c, d));
+}
+#endif
+
 /* Bytes of a and b (each lane <= 255), a's first, in memory order. */
 V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 {
