@@ -466,7 +466,7 @@ static int collect_stats(struct frame *f, struct cisp_pool *pool, const struct p
 }
 
 /* The full-frame planes of the reference executor, made on its first frame and kept. */
-static int ensure_planes(struct cisp_isp *isp)
+int cisp_isp_frame_planes(struct cisp_isp *isp)
 {
 	const int w = (int)isp->config.width, h = (int)isp->config.height;
 	size_t n = (size_t)w * h;
@@ -625,7 +625,7 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 		if (ret <= 0)
 			return ret;
 	}
-	if ((ret = ensure_planes(isp)))
+	if ((ret = cisp_isp_frame_planes(isp)))
 		return ret;
 
 	/* Bayer domain; the current plane is bayer[cur]. */
@@ -748,7 +748,7 @@ int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, co
 
 	if ((ret = check_inputs(isp, &input, 1)) || (config && (ret = check_stats_config(isp, config))))
 		return ret;
-	if ((ret = ensure_planes(isp)))
+	if ((ret = cisp_isp_frame_planes(isp)))
 		return ret;
 	cur = bayer_front(&f, pool, &input, NULL, 1);
 	stats_header(isp, stats);

@@ -42,7 +42,7 @@
 enum buf { B_RAW, B_DPC, B_GUIDE, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNR, B_COUNT };
 static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3 };
 
-enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
+enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_TOFRAME, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
 
 /* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
 #define SLACK_BANDS 2
@@ -62,6 +62,7 @@ struct node {
 struct chain {
 	struct node node[S_COUNT];
 	int count;
+	bool from_frame; /* the RGB rows come from the frame-sized planes (after a whole-frame demosaic) */
 	int rgb_src, yuv_src; /* buffers the outputs pack from (-1: none) */
 };
 
@@ -116,7 +117,13 @@ static bool block_on(const struct cisp_isp *isp, unsigned block)
 	return isp->state.enabled & CISP_BLOCK_BIT(block);
 }
 
-static void build_chain(const struct cisp_isp *isp, bool stats, struct chain *c)
+/*
+ * The stages of a frame as one chain, or in two around a whole-frame
+ * demosaic (the quality one): @phase 1 ends with the white-balanced Bayer
+ * rows written to the frame-sized plane, @phase 2 starts from the frame-sized
+ * RGB planes. @phase 0 is the whole chain.
+ */
+static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struct chain *c)
 {
 	bool any_yuv = false, any_rgb = false;
 	int cur, rgb;
@@ -128,25 +135,34 @@ static void build_chain(const struct cisp_isp *isp, bool stats, struct chain *c)
 		}
 	}
 	c->count = 0;
-	add(c, S_RAW, B_RAW, -1, 0, -1, 0);
-	cur = B_RAW;
-	if (block_on(isp, CISP_BLOCK_DPC)) {
-		add(c, S_DPC, B_DPC, cur, 2, -1, 0);
-		cur = B_DPC;
-	}
-	/* Bayer denoise (its guide a stage of its own) or a copy, and lens shading, in one stage. */
-	if (block_on(isp, CISP_BLOCK_BNR)) {
-		add(c, S_GUIDE, B_GUIDE, cur, 1, -1, 0);
-		add(c, S_LSC, B_LSC, cur, 2, B_GUIDE, 2);
+	c->from_frame = phase == 2;
+	if (phase != 2) {
+		add(c, S_RAW, B_RAW, -1, 0, -1, 0);
+		cur = B_RAW;
+		if (block_on(isp, CISP_BLOCK_DPC)) {
+			add(c, S_DPC, B_DPC, cur, 2, -1, 0);
+			cur = B_DPC;
+		}
+		/* Bayer denoise (its guide a stage of its own) or a copy, and lens shading, in one stage. */
+		if (block_on(isp, CISP_BLOCK_BNR)) {
+			add(c, S_GUIDE, B_GUIDE, cur, 1, -1, 0);
+			add(c, S_LSC, B_LSC, cur, 2, B_GUIDE, 2);
+		} else {
+			add(c, S_LSC, B_LSC, cur, 0, -1, 0);
+		}
+		if (stats)
+			add(c, S_STATS, -1, B_LSC, 2, -1, 0);
+		add(c, S_WB, B_WB, B_LSC, 0, -1, 0);
+		if (phase == 1) {
+			add(c, S_TOFRAME, -1, B_WB, 0, -1, 0);
+			return;
+		}
+		add(c, S_GREEN, B_GREEN, B_WB, 2, -1, 0);
+		/* Red and blue, then CCM, tone and 3D LUT on the row. */
+		add(c, S_RGB, B_RGB, B_WB, 1, B_GREEN, 1);
 	} else {
-		add(c, S_LSC, B_LSC, cur, 0, -1, 0);
+		add(c, S_RGB, B_RGB, -1, 0, -1, 0);
 	}
-	if (stats)
-		add(c, S_STATS, -1, B_LSC, 2, -1, 0);
-	add(c, S_WB, B_WB, B_LSC, 0, -1, 0);
-	add(c, S_GREEN, B_GREEN, B_WB, 2, -1, 0);
-	/* Red and blue, then CCM, tone and 3D LUT on the row. */
-	add(c, S_RGB, B_RGB, B_WB, 1, B_GREEN, 1);
 	rgb = B_RGB;
 	if (block_on(isp, CISP_BLOCK_SHARPEN)) {
 		add(c, S_LUMA, B_LUMA, B_RGB, 0, -1, 0);
@@ -383,6 +399,10 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 				memcpy(plane_row(&out, y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
 		}
 		break;
+	case S_TOFRAME:
+		for (int y = y0; y < y1; y++)
+			memcpy(plane_row(&isp->bayer[0], y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
+		break;
 	case S_GREEN:
 		for (int y = y0; y < y1; y++) {
 			const uint16_t *r[5];
@@ -401,12 +421,17 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			uint16_t *o[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
 			int c = cisp_demosaic_red_first(isp->cfa, y) ? 0 : 2;
 
-			for (int k = 0; k < 3; k++) {
-				b[k] = plane_row(&in, mirror(y + k - 1, h));
-				g[k] = plane_row(&green, mirror(y + k - 1, h));
+			if (j->chain->from_frame) {
+				for (int k = 0; k < 3; k++)
+					memcpy(o[k], plane_row(&isp->rgb[0].c[k], y), (size_t)w * sizeof(uint16_t));
+			} else {
+				for (int k = 0; k < 3; k++) {
+					b[k] = plane_row(&in, mirror(y + k - 1, h));
+					g[k] = plane_row(&green, mirror(y + k - 1, h));
+				}
+				d->rb_row(b, g, o[c], o[2 - c], w, cisp_demosaic_first_colour(isp->cfa, y));
+				memcpy(o[1], g[1], (size_t)w * sizeof(uint16_t));
 			}
-			d->rb_row(b, g, o[c], o[2 - c], w, cisp_demosaic_first_colour(isp->cfa, y));
-			memcpy(o[1], g[1], (size_t)w * sizeof(uint16_t));
 			if (block_on(isp, CISP_BLOCK_CCM))
 				d->ccm_row(s->ccm.coeff, s->ccm.offset, (const uint16_t *const *)o, o, w);
 			if (block_on(isp, CISP_BLOCK_TONE))
@@ -531,7 +556,7 @@ static void run_task(void *opaque, unsigned task, unsigned worker)
 /* The band executor runs the configurations without crop or scaling, with the fast demosaic. */
 static bool supported(const struct cisp_isp *isp)
 {
-	if (isp->demosaic_algorithm != CISP_DEMOSAIC_FAST)
+	if (isp->demosaic_algorithm != CISP_DEMOSAIC_FAST && isp->demosaic_algorithm != CISP_DEMOSAIC_QUALITY)
 		return false;
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		const struct output_state *o = &isp->out[i];
@@ -549,18 +574,29 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 {
 	const int h = (int)isp->config.height;
 	const int workers = (int)cisp_pool_threads(pool);
+	const bool whole = isp->demosaic_algorithm != CISP_DEMOSAIC_FAST; /* a whole-frame demosaic */
 	bool want_stats = stats && block_on(isp, CISP_BLOCK_STATS);
-	struct chain chain;
-	struct job job = { isp, &chain, input, output, 0, 0, isp->band_rows, want_stats };
-	int lo[B_COUNT], hi[B_COUNT], rows[B_COUNT], ret;
+	struct chain chain[2];
+	struct job job = { isp, &chain[0], input, output, 0, 0, isp->band_rows, want_stats };
+	int rows[B_COUNT] = { 0 }, ret;
 
 	if (!supported(isp))
 		return 1;
-	build_chain(isp, want_stats, &chain);
+	build_chain(isp, want_stats, whole ? 1 : 0, &chain[0]);
+	if (whole) {
+		build_chain(isp, false, 2, &chain[1]);
+		if ((ret = cisp_isp_frame_planes(isp)))
+			return ret;
+	}
 	/* A band in the middle of a tall frame needs the most rows of each buffer. */
-	needs(&chain, 1 << 20, (1 << 20) + job.band, 1 << 22, lo, hi);
-	for (int b = 0; b < B_COUNT; b++)
-		rows[b] = hi[b] > lo[b] ? hi[b] - lo[b] + SLACK_BANDS * job.band : 0;
+	for (int k = 0; k < (whole ? 2 : 1); k++) {
+		int lo[B_COUNT], hi[B_COUNT];
+
+		needs(&chain[k], 1 << 20, (1 << 20) + job.band, 1 << 22, lo, hi);
+		for (int b = 0; b < B_COUNT; b++)
+			if (hi[b] > lo[b] && hi[b] - lo[b] + SLACK_BANDS * job.band > rows[b])
+				rows[b] = hi[b] - lo[b] + SLACK_BANDS * job.band;
+	}
 	if ((ret = ensure_buffers(isp, workers, rows)))
 		return ret;
 	if (want_stats && isp->acc_count < (unsigned)workers) {
@@ -586,6 +622,12 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	job.task_rows = ((h + job.tasks - 1) / job.tasks + 1) & ~1;
 	job.tasks = (h + job.task_rows - 1) / job.task_rows;
 	cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
+	if (whole) {
+		/* The demosaic's own passes over the whole frame, then the rest in bands again. */
+		cisp_demosaic_run(isp->demosaic, &isp->bayer[0], isp->cfa, &isp->state.demosaic, &isp->rgb[0], pool);
+		job.chain = &chain[1];
+		cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
+	}
 
 	if (stats) {
 		memset(stats, 0, sizeof(*stats));

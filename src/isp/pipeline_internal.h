@@ -83,6 +83,8 @@ void cisp_isp_exec_init(struct cisp_isp *isp);
 /* Bytes of working memory the instance holds now (tables, planes, band buffers). */
 size_t cisp_isp_memory(const struct cisp_isp *isp);
 
+/* The frame-sized planes bayer[], rgb[] (and scaled outputs), made once; 0 or -ENOMEM. */
+int cisp_isp_frame_planes(struct cisp_isp *isp);
 /* The banded executor: 1 when it cannot run this configuration, else 0 or a negative errno. */
 int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
