@@ -18,6 +18,7 @@
 #include "isp/sharpen.h"
 #include "isp/statistics.h"
 #include "isp/tone.h"
+#include "isp/unpack.h"
 #include "isp/wb.h"
 
 static const char *const names[CISP_CPU_LEVELS] = { "scalar", "sse4", "avx2", "avx512", "neon" };
@@ -54,6 +55,7 @@ enum cisp_cpu_level cisp_cpu_detect(void)
 static void init_c(struct cisp_dsp *d)
 {
 	d->level = CISP_CPU_SCALAR;
+	d->unpack16_row = cisp_unpack16_row_c;
 	d->blc_row = cisp_blc_row_c;
 	d->wb_row = cisp_wb_row_c;
 	d->lsc_row = cisp_lsc_row_c;

@@ -30,6 +30,8 @@ enum cisp_cpu_level {
 
 struct cisp_dsp {
 	enum cisp_cpu_level level;
+	/* Unpacking of a little-endian 16-bit container row of @bits (10..16) bits: min(v, 2^bits - 1) << (16 - bits). */
+	void (*unpack16_row)(const uint8_t *s, uint16_t *d, int w, int bits);
 	/* Black level: clamp((max(s - black, 0) * gain + 8192) >> 14), 65535 where s >= white. */
 	void (*blc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
 			uint16_t white);

@@ -330,16 +330,23 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	struct plane16 out = n->out >= 0 ? plane_of(&wk->win[n->out], 0, w, h) : (struct plane16){ 0 };
 
 	switch (n->stage) {
-	case S_RAW:
+	case S_RAW: {
+		const struct cisp_format_info *f = cisp_format_info(j->input->format);
+
 		for (int y = y0; y < y1; y++) {
 			uint16_t *row = plane_row(&out, y);
 
-			cisp_unpack_rows(j->input, &out, y, y + 1);
+			if (!f->packed && f->bits > 8)
+				d->unpack16_row(j->input->plane[0].data + (size_t)y * j->input->plane[0].stride, row, w,
+						(int)f->bits);
+			else
+				cisp_unpack_rows(j->input, &out, y, y + 1);
 			if (block_on(isp, CISP_BLOCK_BLC))
 				d->blc_row(row, row, w, &isp->blc.black[(y & 1) * 2], &isp->blc.gain[(y & 1) * 2],
 					   isp->blc.white);
 		}
 		break;
+	}
 	case S_DPC: {
 		unsigned k = cisp_dpc_first_static(&isp->dpc, y0);
 

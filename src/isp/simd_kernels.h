@@ -26,6 +26,7 @@
 #include "isp/sharpen.h"
 #include "isp/statistics.h"
 #include "isp/tone.h"
+#include "isp/unpack.h"
 #include "isp/wb.h"
 
 #define CAT_(a, b) a##_##b
@@ -43,6 +44,18 @@
 
 /* clamp((v + 2^(s-1)) >> s, 0, 65535) for v of either sign (round_clip of the fast demosaic). */
 #define round_clip32(v, s) min32(sra32(add32(max32(v, set32(0)), set32(1 << ((s)-1))), s), set32(65535))
+
+/* Little-endian containers: both instruction sets this builds for are little-endian. */
+static void FN(unpack16_row)(const uint8_t *s, uint16_t *d, int w, int bits)
+{
+	const vu16 top = set16((1 << bits) - 1), scale = set16(1 << (16 - bits));
+	int x = 0;
+
+	/* v << (16 - bits) as a product: v <= 2^bits - 1, so the low 16 bits hold it all. */
+	for (; x + N16 <= w; x += N16)
+		st(d + x, mullo16(min16(ld(s + 2 * x), top), scale));
+	cisp_unpack16_row_c(s + 2 * x, d + x, w - x, bits);
+}
 
 static void FN(blc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
 			uint16_t white)
@@ -504,6 +517,7 @@ static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const ui
 
 void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
+	d->unpack16_row = FN(unpack16_row);
 	d->blc_row = FN(blc_row);
 	d->wb_row = FN(wb_row);
 	d->lsc_row = FN(lsc_row);

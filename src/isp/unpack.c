@@ -34,6 +34,13 @@ static void row_raw12(const uint8_t *s, uint16_t *d, int w)
 	}
 }
 
+void cisp_unpack16_row_c(const uint8_t *s, uint16_t *d, int w, int bits)
+{
+	/* Little-endian 16-bit containers, whatever the host's byte order. */
+	for (int x = 0; x < w; x++)
+		d[x] = to16(s[2 * x] | (unsigned)s[2 * x + 1] << 8, (unsigned)bits);
+}
+
 void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, int y0, int y1)
 {
 	const struct cisp_format_info *f = cisp_format_info(in->format);
@@ -54,9 +61,7 @@ void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, in
 			for (int x = 0; x < w; x++)
 				d[x] = (uint16_t)(s[x] << 8);
 		} else {
-			/* Little-endian 16-bit containers, whatever the host's byte order. */
-			for (int x = 0; x < w; x++)
-				d[x] = to16(s[2 * x] | (unsigned)s[2 * x + 1] << 8, f->bits);
+			cisp_unpack16_row_c(s, d, w, (int)f->bits);
 		}
 	}
 }

@@ -15,4 +15,7 @@
 /* Unpack rows [y0, y1) of @in into @out (same size as @in). */
 void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, int y0, int y1);
 
+/* One row of a 16-bit container format of @bits bits (10..16), split out for dsp.h. */
+void cisp_unpack16_row_c(const uint8_t *s, uint16_t *d, int w, int bits);
+
 #endif

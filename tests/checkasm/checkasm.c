@@ -327,6 +327,16 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		ok = check_outs(&o, 3, MAXW, "stats_cells", lv, w);
 		break;
 	}
+	case 16: { /* unpacking 16-bit containers of every depth; samples may exceed the depth */
+		int bits = 10 + 2 * (int)(rnd() % 4);
+
+		if (rnd() % 5 == 0)
+			bits = 16;
+		ref->unpack16_row((const uint8_t *)in.p[0], o.pc[0], w, bits);
+		t->unpack16_row((const uint8_t *)in.p[0], o.pt[0], w, bits);
+		ok = check_outs(&o, 1, w, "unpack16_row", lv, w);
+		break;
+	}
 	case 12: { /* chroma, interleaved and planar */
 		for (int step = 1; step <= 2 && ok; step++) {
 			uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
@@ -346,10 +356,10 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
 					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
-					"bnr_guide_row", "bnr_row", "stats_cells" };
+					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
@@ -357,12 +367,12 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 					(void *)a->green_row, (void *)a->rb_row, (void *)a->ccm_row, (void *)a->csc_row,
 					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
-					(void *)a->bnr_row, (void *)a->stats_cells };
+					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
-					(void *)b->bnr_row, (void *)b->stats_cells };
+					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row };
 	return pa[fn] != pb[fn];
 }
 
@@ -375,7 +385,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2 };
 
 /* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
 static double bench_one(const struct cisp_dsp *d, int fn)
