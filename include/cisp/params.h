@@ -106,6 +106,12 @@ enum cisp_block_type {
 	CISP_BLOCK_CROP = 13,     /**< per-output crop, struct cisp_crop_params */
 	CISP_BLOCK_STATS = 14,    /**< statistics configuration, struct cisp_stats_params */
 	CISP_BLOCK_CNR = 15,      /**< chroma denoise, struct cisp_cnr_params */
+	/**
+	 * a vendor block, struct cisp_vendor_params: an opaque payload for a
+	 * vendor stage. Not a canonical type: it takes the last bit of the
+	 * 32-bit block masks, while canonical types grow from below.
+	 */
+	CISP_BLOCK_VENDOR = 31,
 };
 
 /** One past the highest canonical block type of this version. */
@@ -509,6 +515,42 @@ struct cisp_stats_params {
 	struct cisp_stats_window af[CISP_STATS_MAX_AF];
 	uint16_t row_group;
 	uint16_t reserved[3];
+};
+
+/** Largest payload of one vendor block, in bytes. */
+#define CISP_VENDOR_MAX_PAYLOAD 65536
+/** Most vendor blocks in one params buffer. */
+#define CISP_VENDOR_MAX_BLOCKS 16
+
+/**
+ * struct cisp_vendor_params - a vendor block (CISP_BLOCK_VENDOR): an opaque
+ * payload for the vendor stage that registered @vendor_id and @type
+ * (docs/vendor.md). The ISP checks the framing only and never reads the
+ * payload. A buffer may carry several vendor blocks, each (@vendor_id,
+ * @type) at most once, CISP_VENDOR_MAX_BLOCKS in all.
+ * @header: type CISP_BLOCK_VENDOR; size 24 + @payload_size rounded up to 8.
+ *          Always carries the fields up to @reserved (they name the block),
+ *          also with DISABLE.
+ * @vendor_id: the vendor, 1..0xffffffff.
+ * @type: the vendor's block type, 1..65535.
+ * @version: the version of the payload's layout, 1..65535.
+ * @payload_size: bytes of @payload in use, 0..CISP_VENDOR_MAX_PAYLOAD.
+ * @reserved: 0.
+ * @payload: @payload_size opaque bytes; the bytes after them, up to the
+ *           block's size, are 0.
+ *
+ * Flags work as for a canonical stage: ENABLE enables the vendor block,
+ * DISABLE disables it, neither keeps its state; the payload is stored per
+ * (@vendor_id, @type). Default: disabled, empty payload.
+ */
+struct cisp_vendor_params {
+	struct cisp_block_header header;
+	uint32_t vendor_id;
+	uint16_t type;
+	uint16_t version;
+	uint32_t payload_size;
+	uint32_t reserved;
+	uint8_t payload[CISP_VENDOR_MAX_PAYLOAD];
 };
 
 #ifdef __cplusplus

@@ -72,20 +72,45 @@ struct cisp_param_state {
 };
 
 /**
+ * struct cisp_vendor_block_caps - one vendor block an ISP instance accepts:
+ * what its vendor stage declared (docs/vendor.md).
+ * @vendor_id: the vendor.
+ * @type: the vendor's block type.
+ * @min_version: lowest payload version accepted.
+ * @max_version: highest payload version accepted.
+ * @max_payload: largest payload accepted, in bytes (at most
+ *               CISP_VENDOR_MAX_PAYLOAD).
+ */
+struct cisp_vendor_block_caps {
+	uint32_t vendor_id;
+	uint16_t type;
+	uint16_t min_version;
+	uint16_t max_version;
+	uint16_t reserved;
+	uint32_t max_payload;
+};
+
+/**
  * struct cisp_params_limits - what a particular ISP instance accepts, for the
  * checks that depend on it (a crop inside the frame, a supported block).
  * @width: input frame width in pixels; 0 with @height 0 skips the checks
  *         against the frame.
  * @height: input frame height in rows.
- * @blocks: CISP_BLOCK_BIT() of every block type the instance implements.
+ * @blocks: CISP_BLOCK_BIT() of every block type the instance implements
+ *          (CISP_BLOCK_VENDOR when it has vendor stages).
  * @demosaic_algorithms: bit n set when enum cisp_demosaic_algorithm n is
  *                       available.
+ * @vendor: the vendor blocks it accepts (@num_vendor entries); a vendor
+ *          block not listed is refused.
+ * @num_vendor: entries in @vendor.
  */
 struct cisp_params_limits {
 	uint32_t width;
 	uint32_t height;
 	uint32_t blocks;
 	uint32_t demosaic_algorithms;
+	const struct cisp_vendor_block_caps *vendor;
+	uint32_t num_vendor;
 };
 
 /**

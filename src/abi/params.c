@@ -130,6 +130,15 @@ ASSERT_LAYOUT(cisp_cnr_params, luma_strength, 10);
 ASSERT_LAYOUT(cisp_cnr_params, radius, 12);
 ASSERT_LAYOUT(cisp_cnr_params, reserved, 14);
 
+ASSERT_SIZE(cisp_vendor_params, 24 + CISP_VENDOR_MAX_PAYLOAD);
+ASSERT_LAYOUT(cisp_vendor_params, vendor_id, 8);
+ASSERT_LAYOUT(cisp_vendor_params, type, 12);
+ASSERT_LAYOUT(cisp_vendor_params, version, 14);
+ASSERT_LAYOUT(cisp_vendor_params, payload_size, 16);
+ASSERT_LAYOUT(cisp_vendor_params, reserved, 20);
+ASSERT_LAYOUT(cisp_vendor_params, payload, 24);
+ASSERT_SIZE(cisp_vendor_block_caps, 16);
+
 ASSERT_SIZE(cisp_stats_zone, 16);
 ASSERT_LAYOUT(cisp_stats_zone, r, 0);
 ASSERT_LAYOUT(cisp_stats_zone, g, 2);
@@ -177,15 +186,13 @@ _Static_assert(sizeof(struct cisp_param_state) ==
 
 /* ---- fields ---- */
 
-static const uint8_t type_bytes[] = { [ABI_U16] = 2, [ABI_I16] = 2, [ABI_U32] = 4, [ABI_I32] = 4 };
-
 #define MEMBER_SIZE(st, m) sizeof(((struct st *)0)->m)
 
 /* A field of @st: name, storage type, element range, then any more designators. */
 #define FIELD(st, m, t, lo, hi, ...)                                                                     \
 	{                                                                                                \
 		.name = #m, .offset = offsetof(struct st, m), .type = t,                                 \
-		.count = (uint32_t)(MEMBER_SIZE(st, m) / ((t) == ABI_U32 || (t) == ABI_I32 ? 4 : 2)),    \
+		.count = (uint32_t)(MEMBER_SIZE(st, m) / ABI_TYPE_BYTES(t)),                              \
 		.min = lo, .max = hi, __VA_ARGS__                                                        \
 	}
 #define RESERVED(st, m, t) FIELD(st, m, t, 0, 0, .flags = ABI_RESERVED)
@@ -520,6 +527,36 @@ static void stats_defaults(void *block)
 	p->saturation = 65000;
 }
 
+/* A vendor block: the ISP checks its framing and never reads the payload (any byte is valid). */
+static struct abi_span vendor_payload(const void *block)
+{
+	const struct cisp_vendor_params *p = block;
+
+	return (struct abi_span){ 0, p->payload_size < CISP_VENDOR_MAX_PAYLOAD ? p->payload_size : CISP_VENDOR_MAX_PAYLOAD,
+				  0 };
+}
+
+static uint32_t vendor_used(const void *block)
+{
+	return offsetof(struct cisp_vendor_params, payload) + vendor_payload(block).n;
+}
+
+static const struct abi_field vendor_fields[] = {
+	FIELD(cisp_vendor_params, vendor_id, ABI_U32, 1, UINT32_MAX, .flags = ABI_IMPLICIT),
+	FIELD(cisp_vendor_params, type, ABI_U16, 1, 65535, .flags = ABI_IMPLICIT),
+	FIELD(cisp_vendor_params, version, ABI_U16, 1, 65535),
+	FIELD(cisp_vendor_params, payload_size, ABI_U32, 0, CISP_VENDOR_MAX_PAYLOAD, .flags = ABI_COUNT | ABI_IMPLICIT),
+	RESERVED(cisp_vendor_params, reserved, ABI_U32),
+	FIELD(cisp_vendor_params, payload, ABI_U8, 0, 255, .span = vendor_payload, .length_of = "payload_size"),
+	{ 0 },
+};
+
+/* Not in struct cisp_param_state: vendor payloads are kept by the instance's vendor stages. */
+static const struct abi_block vendor_block = {
+	.name = "vendor", .size = sizeof(struct cisp_vendor_params), .flags = ABI_VENDOR, .fields = vendor_fields,
+	.used_size = vendor_used, .check = abi_check_vendor,
+};
+
 /* ---- the table ---- */
 
 #define BLOCK(tp, st, member, ...)                                                                            \
@@ -559,6 +596,8 @@ static const struct abi_block blocks[CISP_BLOCK_TYPE_COUNT] = {
 
 const struct abi_block *abi_block_info(unsigned type)
 {
+	if (type == CISP_BLOCK_VENDOR)
+		return &vendor_block;
 	if (type >= CISP_BLOCK_TYPE_COUNT || !blocks[type].name)
 		return NULL;
 	return &blocks[type];
@@ -576,7 +615,7 @@ unsigned cisp_block_type_from_name(const char *name)
 	for (unsigned t = 0; t < CISP_BLOCK_TYPE_COUNT; t++)
 		if (blocks[t].name && !strcmp(blocks[t].name, name))
 			return t;
-	return 0;
+	return strcmp(name, vendor_block.name) ? 0 : CISP_BLOCK_VENDOR;
 }
 
 /* ---- helpers ---- */
@@ -594,9 +633,11 @@ int abi_error(const struct abi_ctx *ctx, int err, const char *fmt, ...)
 
 int64_t abi_get(const void *block, const struct abi_field *f, uint32_t i)
 {
-	const uint8_t *p = (const uint8_t *)block + f->offset + (size_t)i * type_bytes[f->type];
+	const uint8_t *p = (const uint8_t *)block + f->offset + (size_t)i * abi_type_bytes(f->type);
 
 	switch (f->type) {
+	case ABI_U8:
+		return p[0];
 	case ABI_U16:
 		return abi_rd16(p);
 	case ABI_I16:
@@ -610,12 +651,14 @@ int64_t abi_get(const void *block, const struct abi_field *f, uint32_t i)
 
 void abi_set(void *block, const struct abi_field *f, uint32_t i, int64_t v)
 {
-	uint8_t *p = (uint8_t *)block + f->offset + (size_t)i * type_bytes[f->type];
+	uint8_t *p = (uint8_t *)block + f->offset + (size_t)i * abi_type_bytes(f->type);
 	uint32_t u = (uint32_t)v;
 
 	p[0] = (uint8_t)u;
+	if (f->type == ABI_U8)
+		return;
 	p[1] = (uint8_t)(u >> 8);
-	if (type_bytes[f->type] == 4) {
+	if (abi_type_bytes(f->type) == 4) {
 		p[2] = (uint8_t)(u >> 16);
 		p[3] = (uint8_t)(u >> 24);
 	}

@@ -21,7 +21,16 @@ enum abi_type {
 	ABI_I16,
 	ABI_U32,
 	ABI_I32,
+	ABI_U8,
 };
+
+/* Bytes of one element of an enum abi_type (a constant expression for the tables). */
+#define ABI_TYPE_BYTES(t) ((t) == ABI_U8 ? 1u : (t) == ABI_U32 || (t) == ABI_I32 ? 4u : 2u)
+
+static inline uint32_t abi_type_bytes(unsigned type)
+{
+	return ABI_TYPE_BYTES(type);
+}
 
 /* Bits of struct abi_field.flags. */
 #define ABI_RESERVED (1u << 0) /* must be 0; not part of the YAML form */
@@ -59,6 +68,8 @@ struct abi_ctx;
 #define ABI_NO_FLAGS (1u << 0)   /* not a stage: no enabled state, flags must be 0 */
 #define ABI_ALWAYS_ON (1u << 1)  /* a stage that cannot be disabled */
 #define ABI_PER_OUTPUT (1u << 2) /* once per output (field "output"); payload always required */
+/* A vendor block: once per (vendor_id, type), its fields always present, its payload kept outside the state. */
+#define ABI_VENDOR (1u << 3)
 
 /* One block type. */
 struct abi_block {
@@ -142,6 +153,7 @@ int abi_check_demosaic(const struct abi_ctx *ctx, const void *block);
 int abi_check_ccm(const struct abi_ctx *ctx, const void *block);
 int abi_check_crop(const struct abi_ctx *ctx, const void *block);
 int abi_check_stats(const struct abi_ctx *ctx, const void *block);
+int abi_check_vendor(const struct abi_ctx *ctx, const void *block);
 
 /* Little-endian loads from unaligned bytes. */
 static inline uint16_t abi_rd16(const uint8_t *p)

@@ -58,7 +58,7 @@ int abi_check_counts(const struct abi_ctx *ctx, const struct abi_block *b, const
 	for (const struct abi_field *f = b->fields; f->name; f++) {
 		if (!(f->flags & ABI_COUNT))
 			continue;
-		if (f->offset + (f->type == ABI_U32 || f->type == ABI_I32 ? 4u : 2u) > size)
+		if (f->offset + abi_type_bytes(f->type) > size)
 			return abi_error(ctx, -EMSGSIZE, "size %" PRIu32 " ends before %s", size, f->name);
 		if ((ret = check_range(ctx, f, block, (struct abi_span){ 0, 1, 0 }, 0)))
 			return ret;
@@ -85,7 +85,7 @@ static int check_size(const struct abi_ctx *ctx, const struct abi_block *b, cons
 static int check_field(const struct abi_ctx *ctx, const struct abi_block *b, const struct abi_field *f,
 		       const void *block, uint32_t size)
 {
-	uint32_t bytes = f->type == ABI_U32 || f->type == ABI_I32 ? 4 : 2;
+	uint32_t bytes = abi_type_bytes(f->type);
 	struct abi_span s = abi_field_span(f, block);
 	char name[64];
 	int ret;
@@ -235,6 +235,37 @@ int abi_check_stats(const struct abi_ctx *ctx, const void *block)
 	return 0;
 }
 
+/* The framing against what the instance's vendor stages declared; the payload itself is never read. */
+int abi_check_vendor(const struct abi_ctx *ctx, const void *block)
+{
+	const struct cisp_vendor_params *p = block;
+	const struct cisp_vendor_block_caps *caps = NULL;
+	bool vendor_known = false;
+
+	if (!ctx->limits)
+		return 0;
+	for (uint32_t i = 0; i < ctx->limits->num_vendor; i++) {
+		const struct cisp_vendor_block_caps *c = &ctx->limits->vendor[i];
+
+		vendor_known |= c->vendor_id == p->vendor_id;
+		if (c->vendor_id == p->vendor_id && c->type == p->type)
+			caps = c;
+	}
+	if (!vendor_known)
+		return abi_error(ctx, -ENOTSUP, "vendor_id 0x%08" PRIx32 " is not registered with this ISP", p->vendor_id);
+	if (!caps)
+		return abi_error(ctx, -ENOTSUP, "vendor 0x%08" PRIx32 " has no block type %u on this ISP", p->vendor_id,
+				 p->type);
+	if (p->version < caps->min_version || p->version > caps->max_version)
+		return abi_error(ctx, -ENOTSUP, "version %u of vendor 0x%08" PRIx32 " block %u is not supported (%u..%u)",
+				 p->version, p->vendor_id, p->type, caps->min_version, caps->max_version);
+	if (p->payload_size > caps->max_payload)
+		return abi_error(ctx, -EMSGSIZE, "payload_size %" PRIu32 " is over the %" PRIu32
+				 " bytes the vendor stage declares for block 0x%08" PRIx32 "/%u",
+				 p->payload_size, caps->max_payload, p->vendor_id, p->type);
+	return 0;
+}
+
 /* ---- the buffer ---- */
 
 static int check_header(const uint8_t *buf, size_t size)
@@ -302,9 +333,33 @@ int abi_check_block(const struct abi_ctx *ctx, unsigned type, unsigned flags, co
 		return abi_check_payload(ctx, b, block, size);
 	if (!(flags & CISP_BLOCK_FL_DISABLE))
 		return abi_error(ctx, -EMSGSIZE, "size 8 omits the payload, which only DISABLE may do");
-	if (b->flags & ABI_PER_OUTPUT)
-		return abi_error(ctx, -EMSGSIZE, "size 8 omits the payload, which %s blocks always need (it names the output)",
-				 b->name);
+	if (b->flags & (ABI_PER_OUTPUT | ABI_VENDOR))
+		return abi_error(ctx, -EMSGSIZE, "size 8 omits the payload, which %s blocks always need (it names the %s)",
+				 b->name, (b->flags & ABI_VENDOR) ? "vendor block" : "output");
+	return 0;
+}
+
+/* A vendor block seen in a buffer: each (vendor_id, type) once, CISP_VENDOR_MAX_BLOCKS in all. */
+struct vendor_seen {
+	uint32_t vendor_id;
+	uint32_t type;
+	uint32_t index;
+	uint32_t offset;
+};
+
+static int check_vendor_once(const struct abi_ctx *ctx, struct vendor_seen *seen, unsigned *n, const uint8_t *block,
+			     uint32_t index, uint32_t offset)
+{
+	const struct cisp_vendor_params *p = (const struct cisp_vendor_params *)block;
+
+	for (unsigned i = 0; i < *n; i++)
+		if (seen[i].vendor_id == p->vendor_id && seen[i].type == p->type)
+			return abi_error(ctx, -EINVAL, "duplicate of block %" PRIu32 " at offset %" PRIu32
+					 " (each vendor block once: vendor 0x%08" PRIx32 ", type %u)", seen[i].index,
+					 seen[i].offset, p->vendor_id, p->type);
+	if (*n == CISP_VENDOR_MAX_BLOCKS)
+		return abi_error(ctx, -EINVAL, "more than %d vendor blocks in one buffer", CISP_VENDOR_MAX_BLOCKS);
+	seen[(*n)++] = (struct vendor_seen){ p->vendor_id, p->type, index, offset };
 	return 0;
 }
 
@@ -314,6 +369,8 @@ static int validate(const uint8_t *buf, size_t size, const struct cisp_params_li
 	/* Index + 1 and offset of the block seen for each type and output. */
 	uint32_t seen[CISP_BLOCK_TYPE_COUNT][CISP_MAX_OUTPUTS] = { { 0 } };
 	uint32_t seen_at[CISP_BLOCK_TYPE_COUNT][CISP_MAX_OUTPUTS];
+	struct vendor_seen vendor[CISP_VENDOR_MAX_BLOCKS];
+	unsigned num_vendor = 0;
 	struct abi_ctx ctx = { .limits = limits };
 	int ret = check_header(buf, size);
 
@@ -337,6 +394,12 @@ static int validate(const uint8_t *buf, size_t size, const struct cisp_params_li
 					 bsize, size - off);
 		if ((ret = abi_check_block(&ctx, type, flags, p, bsize)))
 			return ret;
+		if (b->flags & ABI_VENDOR) {
+			if ((ret = check_vendor_once(&ctx, vendor, &num_vendor, p, index, off)))
+				return ret;
+			off += bsize;
+			continue;
+		}
 		if (b->flags & ABI_PER_OUTPUT)
 			output = (unsigned)abi_get(p, abi_find_field(b, "output"), 0);
 		if (seen[type][output])
@@ -385,6 +448,10 @@ int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size
 		const struct abi_block *b = abi_block_info(type);
 		unsigned output = 0;
 
+		if (b->flags & ABI_VENDOR) {
+			off += bsize; /* kept by the vendor stages (src/vendor) */
+			continue;
+		}
 		if (b->flags & ABI_PER_OUTPUT)
 			output = (unsigned)abi_get(p, abi_find_field(b, "output"), 0);
 		if (bsize > BLOCK_HEADER_SIZE) {

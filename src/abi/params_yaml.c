@@ -189,8 +189,11 @@ static void put_block(struct text *t, const uint8_t *p)
 	const struct abi_block *b = abi_block_info(type);
 	char key[64];
 
-	block_key_name(key, sizeof(key), b,
-		       (b->flags & ABI_PER_OUTPUT) ? (unsigned)abi_get(p, abi_find_field(b, "output"), 0) : 0);
+	if (b->flags & ABI_VENDOR)
+		snprintf(key, sizeof(key), "vendor_0x%08" PRIx32 "_%u", abi_rd32(p + 8), abi_rd16(p + 12));
+	else
+		block_key_name(key, sizeof(key), b,
+			       (b->flags & ABI_PER_OUTPUT) ? (unsigned)abi_get(p, abi_find_field(b, "output"), 0) : 0);
 	put(t, "%s:\n", key);
 	if (flags & CISP_BLOCK_FL_ENABLE)
 		put(t, "  enable: true\n");
@@ -242,6 +245,7 @@ struct parser {
 	yaml_document_t *doc;
 	uint8_t *out; /* the params buffer being built */
 	size_t size, cap;
+	uint32_t vendor_id, vendor_type; /* of the vendor block being parsed, from its key */
 };
 
 static int line_of(const yaml_node_t *node)
@@ -461,7 +465,7 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 
 	memset(block, 0, b->size);
 	if (flags == CISP_BLOCK_FL_DISABLE && map->data.mapping.pairs.top - map->data.mapping.pairs.start == 1 &&
-	    !(b->flags & ABI_PER_OUTPUT)) {
+	    !(b->flags & (ABI_PER_OUTPUT | ABI_VENDOR))) {
 		size = BLOCK_HEADER_SIZE; /* enable: false alone: no payload (a crop always has one) */
 	} else {
 		for (unsigned i = 0; i < nfields; i++) {
@@ -479,6 +483,10 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 		}
 		if (b->flags & ABI_PER_OUTPUT)
 			abi_set(block, abi_find_field(b, "output"), 0, output);
+		if (b->flags & ABI_VENDOR) {
+			abi_set(block, abi_find_field(b, "vendor_id"), 0, ps->vendor_id);
+			abi_set(block, abi_find_field(b, "type"), 0, ps->vendor_type);
+		}
 		size = abi_block_encoded_size(b, block);
 	}
 	memcpy(block, &(struct cisp_block_header){ (uint16_t)type, (uint16_t)flags, size }, BLOCK_HEADER_SIZE);
@@ -508,6 +516,37 @@ static bool block_key(const char *key, unsigned *type, unsigned *output)
 	return false;
 }
 
+/*
+ * A vendor block's key, "vendor_<vendor id>_<type>" (canonically
+ * vendor_0x41434d45_1): 1 when @key is one, 0 when it is no vendor key, or the
+ * error of a malformed one.
+ */
+static int vendor_key(const yaml_node_t *k, const char *key, struct parser *ps)
+{
+	static const char prefix[] = "vendor_";
+	unsigned long long id, type;
+	char *end;
+
+	if (strncmp(key, prefix, sizeof(prefix) - 1))
+		return 0;
+	key += sizeof(prefix) - 1;
+	id = strtoull(key, &end, 0);
+	if (end == key || *end != '_' || *key == '-' || *key == '+')
+		goto bad;
+	key = end + 1;
+	type = strtoull(key, &end, 10);
+	if (end == key || *end || *key == '-' || *key == '+')
+		goto bad;
+	if (id < 1 || id > UINT32_MAX || type < 1 || type > 65535)
+		return yaml_error(k, scalar(k), "vendor id %llu or type %llu out of range (1..0xffffffff, 1..65535)", id,
+				  type);
+	ps->vendor_id = (uint32_t)id;
+	ps->vendor_type = (uint32_t)type;
+	return 1;
+bad:
+	return yaml_error(k, scalar(k), "a vendor block's key is vendor_<vendor id>_<type>, such as vendor_0x41434d45_1");
+}
+
 /* Every block key, for messages. */
 static void block_keys(char *out, size_t size)
 {
@@ -524,6 +563,8 @@ static void block_keys(char *out, size_t size)
 			n += (size_t)snprintf(out + n, size - n, "%s%s", n ? ", " : "", name);
 		}
 	}
+	if (n < size)
+		snprintf(out + n, size - n, ", vendor_<vendor id>_<type>");
 }
 
 static int parse_document(struct parser *ps, uint8_t *block)
@@ -542,6 +583,12 @@ static int parse_document(struct parser *ps, uint8_t *block)
 
 		if (k->type != YAML_SCALAR_NODE)
 			return yaml_error(k, "document", "keys must be block names");
+		if ((ret = vendor_key(k, scalar(k), ps))) {
+			/* Duplicates are found when the whole buffer is validated. */
+			if (ret < 0 || (ret = parse_block(ps, k, node_at(ps, pair->value), CISP_BLOCK_VENDOR, 0, block)))
+				return ret;
+			continue;
+		}
 		if (!block_key(scalar(k), &type, &output)) {
 			char keys[512];
 
