@@ -43,18 +43,23 @@ struct cisp_output_config {
 	uint32_t height;
 };
 
+struct cisp_vendor_host;
+
 /**
  * struct cisp_isp_config - the fixed configuration of an instance.
  * @input_format: a Bayer CISP_FMT_*.
  * @width: input width, even, 16..CISP_MAX_DIMENSION.
  * @height: input height, even, 16..CISP_MAX_DIMENSION.
  * @output: output 0 (main, required) and 1 (preview, optional).
+ * @vendor: vendor stages to run at their tap points (vendor.h), or NULL;
+ *          the host must outlive the instance.
  */
 struct cisp_isp_config {
 	uint32_t input_format;
 	uint32_t width;
 	uint32_t height;
 	struct cisp_output_config output[CISP_MAX_OUTPUTS];
+	struct cisp_vendor_host *vendor;
 };
 
 /**
@@ -107,7 +112,8 @@ const struct cisp_param_state *cisp_isp_params(const struct cisp_isp *isp);
  * @stats: receives the statistics, or NULL.
  * @pool: worker pool to run on, or NULL for the calling thread only.
  *
- * Return: 0, or -EINVAL when an image does not match the configuration.
+ * Return: 0, -EINVAL when an image does not match the configuration, or
+ * the error of a vendor stage (docs/vendor.md).
  */
 int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
 		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,

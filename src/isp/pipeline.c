@@ -3,10 +3,12 @@
  * The reference pipeline: runs every stage of docs/pipeline.md over whole
  * frames, one stage after the other, each split into row bands on the pool.
  *
- * Bayer domain:  unpack -> BLC -> [merge of a bracket] -> DPC -> BNR -> LSC -> [stats tap] -> WB
+ * Bayer domain:  unpack -> BLC -> [merge of a bracket] -> DPC -> [vendor] -> BNR -> LSC -> [stats tap] -> WB
  * demosaic
- * RGB domain:    CCM -> tone -> 3D LUT -> sharpen
- * per output:    (CSC -> CNR for YUV outputs) -> crop and scale -> pack
+ * RGB domain:    CCM -> tone -> 3D LUT -> [vendor] -> sharpen
+ * per output:    (CSC -> CNR -> [vendor] for YUV outputs) -> crop and scale -> pack
+ * [vendor]: the vendor stages at that tap point (src/vendor), if any; while
+ * one is enabled, frames take this executor.
  *
  * Stage coefficients are rebuilt when a params buffer changes their block,
  * never per frame.
@@ -38,6 +40,7 @@
 #include "isp/unpack.h"
 #include "isp/wb.h"
 #include "isp/pipeline_internal.h"
+#include "vendor/vendor_internal.h"
 
 static struct plane16 make_plane(uint16_t *base, int width, int height)
 {
@@ -226,10 +229,13 @@ int cisp_isp_create(struct cisp_isp **out, const struct cisp_isp_config *config)
 		o->yuv = cisp_format_info(oc->format)->kind == CISP_KIND_YUV;
 	}
 	ret = update_coeffs(isp, ~0u);
+	if (!ret)
+		ret = vendor_instance_create(&isp->vendor, config->vendor, config->width, config->height, isp->cfa);
 	if (ret) {
 		cisp_isp_destroy(isp);
 		return ret;
 	}
+	vendor_instance_limits(isp->vendor, &isp->limits);
 	*out = isp;
 	return 0;
 }
@@ -238,6 +244,7 @@ void cisp_isp_destroy(struct cisp_isp *isp)
 {
 	if (!isp)
 		return;
+	vendor_instance_destroy(isp->vendor);
 	cisp_bnr_free(isp->bnr);
 	cisp_cnr_free(isp->cnr);
 	cisp_lsc_free(isp->lsc);
@@ -288,6 +295,7 @@ int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size)
 
 	if (ret)
 		return ret;
+	vendor_instance_apply(isp->vendor, buf, size);
 	/* The WB gains also feed the histogram; nothing else crosses blocks. */
 	return update_coeffs(isp, blocks_in(buf, size));
 }
@@ -539,7 +547,8 @@ void cisp_isp_exec_init(struct cisp_isp *isp)
 /*
  * Unpack and black level of each input, a bracket merged into bayer[0]
  * longest exposure first (the next frame goes through bayer[1]), then DPC,
- * BNR and LSC. Returns the index of the Bayer plane that holds the result.
+ * the Bayer vendor stages, BNR and LSC. Returns the index of the Bayer plane
+ * that holds the result, or a vendor stage's error.
  */
 static int bayer_front(struct frame *f, struct cisp_pool *pool, const struct cisp_image *const input[],
 		       const uint32_t exposure[], unsigned count)
@@ -547,7 +556,7 @@ static int bayer_front(struct frame *f, struct cisp_pool *pool, const struct cis
 	struct cisp_isp *isp = f->isp;
 	const struct cisp_param_state *s = &isp->state;
 	unsigned order[CISP_BRACKET_MAX_FRAMES] = { 0 };
-	int h = (int)isp->config.height, cur = 0;
+	int h = (int)isp->config.height, cur = 0, ret;
 
 	if (count > 1)
 		cisp_merge_order(exposure, count, order);
@@ -570,6 +579,8 @@ static int bayer_front(struct frame *f, struct cisp_pool *pool, const struct cis
 		run_step(f, pool, STEP_DPC, h);
 		cur ^= 1;
 	}
+	if ((ret = vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_BAYER, &isp->bayer[cur], 1)))
+		return ret;
 	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR)) {
 		f->bayer_in = &isp->bayer[cur];
 		f->bayer_out = &isp->bayer[cur ^ 1];
@@ -620,7 +631,7 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 	}
 
 	/* The banded executor takes single frames (brackets merge over whole frames here). */
-	if (isp->fused && count == 1) {
+	if (isp->fused && count == 1 && !vendor_instance_active(isp->vendor)) {
 		ret = cisp_isp_process_fused(isp, input[0], output, stats, pool);
 		if (ret <= 0)
 			return ret;
@@ -629,7 +640,8 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 		return ret;
 
 	/* Bayer domain; the current plane is bayer[cur]. */
-	cur = bayer_front(&f, pool, input, exposure, count);
+	if ((cur = bayer_front(&f, pool, input, exposure, count)) < 0)
+		return cur;
 	if (stats) {
 		stats_header(isp, stats);
 		if ((s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS)) &&
@@ -650,6 +662,8 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 		run_step(&f, pool, STEP_TONE, h);
 	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D))
 		run_step(&f, pool, STEP_LUT3D, h);
+	if ((ret = vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_RGB, isp->rgb[0].c, 3)))
+		return ret;
 	if (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
 		f.rgb_out = &isp->rgb[1];
 		run_step(&f, pool, STEP_SHARPEN, h);
@@ -681,6 +695,8 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 					run_step(&f, pool, STEP_CNR, h);
 					ycc = &cnr_out;
 				}
+				if ((ret = vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_YUV, ycc->c, 3)))
+					return ret;
 			}
 			src = ycc;
 		}
@@ -750,7 +766,8 @@ int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, co
 		return ret;
 	if ((ret = cisp_isp_frame_planes(isp)))
 		return ret;
-	cur = bayer_front(&f, pool, &input, NULL, 1);
+	if ((cur = bayer_front(&f, pool, &input, NULL, 1)) < 0)
+		return cur;
 	stats_header(isp, stats);
 	return collect_stats(&f, pool, &isp->bayer[cur], config ? config : &isp->state.stats, stats);
 }

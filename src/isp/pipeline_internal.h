@@ -31,6 +31,7 @@ struct output_state {
 
 struct cisp_fused;
 struct cisp_stats_acc;
+struct vendor_instance;
 
 struct cisp_isp {
 	struct cisp_isp_config config;
@@ -49,6 +50,7 @@ struct cisp_isp {
 	struct cisp_demosaic *demosaic;
 	int demosaic_algorithm;
 	struct output_state out[CISP_MAX_OUTPUTS];
+	struct vendor_instance *vendor; /* vendor stages (src/vendor), or NULL */
 
 	/* working planes at the input size (reference executor; made on its first frame) */
 	uint16_t *memory;

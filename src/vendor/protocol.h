@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the library and the sandbox helper (helper.c) share: the descriptors
+ * the helper starts with, its exit codes and the layout of the shared
+ * control memfd. The helper is trusted by nobody: the library copies every
+ * reply out of shared memory before it checks it.
+ *
+ * A helper runs one plugin for one stream. It starts with:
+ *   fd 3: a SOCK_SEQPACKET socket to the library ('R' runs a job, the
+ *         helper answers 'D' when it is done; EOF ends it);
+ *   fd 4: the control memfd (struct helper_shared, then the payloads);
+ *   fd 5: the input image memfd (mapped read-only, sealed);
+ *   fd 6: the output image memfd.
+ * The image memfds are a whole number of pages; the image lies at their end,
+ * so the first byte past it is the guard page the helper maps after it.
+ */
+#ifndef CISP_VENDOR_PROTOCOL_H
+#define CISP_VENDOR_PROTOCOL_H
+
+#include <stdint.h>
+
+#include <cisp/vendor.h>
+
+/* Bump on any change to this file: library and helper must match. */
+#define HELPER_PROTOCOL 1
+
+#define HELPER_FD_SOCKET 3
+#define HELPER_FD_SHARED 4
+#define HELPER_FD_INPUT 5
+#define HELPER_FD_OUTPUT 6
+
+/* argv[1] of the helper. */
+#define HELPER_MODE_DESCRIBE "describe" /* load the plugin, report its declaration, exit */
+#define HELPER_MODE_RUN "run"           /* load, create an instance, run jobs until EOF */
+
+/* Bytes on the socket. */
+#define HELPER_MSG_RUN 'R'
+#define HELPER_MSG_DONE 'D'
+
+/* Exit codes of the helper that say why it stopped. */
+enum helper_exit {
+	HELPER_EXIT_OK = 0,
+	HELPER_EXIT_SETUP = 100,   /* could not set up (message in struct helper_shared) */
+	HELPER_EXIT_FAULT = 101,   /* a memory fault (fault_* fields) */
+	HELPER_EXIT_SYSCALL = 102, /* a forbidden system call (syscall_nr) */
+};
+
+/* Where a memory fault hit, relative to the helper's buffers. */
+enum helper_fault_where {
+	HELPER_FAULT_ELSEWHERE = 0,
+	HELPER_FAULT_PAST_OUTPUT = 1,  /* the guard page after the output */
+	HELPER_FAULT_BEFORE_OUTPUT = 2, /* the guard page before the output */
+	HELPER_FAULT_INPUT_WRITE = 3,  /* a write into the read-only input */
+	HELPER_FAULT_PAST_INPUT = 4,   /* the guard page after the input */
+	HELPER_FAULT_BEFORE_INPUT = 5, /* the guard page before the input */
+};
+
+/* A plugin's declaration without its functions. */
+struct helper_decl {
+	uint32_t abi_version;
+	uint32_t vendor_id;
+	char name[CISP_VENDOR_NAME_MAX];
+	char vendor_name[CISP_VENDOR_NAME_MAX];
+	uint32_t tap;
+	uint32_t num_blocks;
+	struct cisp_vendor_block_decl blocks[CISP_VENDOR_MAX_STAGE_BLOCKS];
+	uint32_t has_process; /* process() is not NULL */
+	uint32_t reserved;
+};
+
+/* One block's state for a job; its payload lies at payload_offset[i] of the control memfd. */
+struct helper_block {
+	uint16_t version;
+	uint16_t enabled;
+	uint32_t size;
+};
+
+struct helper_shared {
+	/* Written by the library before the helper starts. */
+	uint32_t protocol;
+	uint32_t num_planes;
+	struct cisp_vendor_stream stream;
+	uint64_t image_bytes;      /* bytes of one image: width * height * num_planes * 2 */
+	uint64_t memfd_bytes;      /* size of the input and of the output memfd */
+	uint32_t payload_offset[CISP_VENDOR_MAX_STAGE_BLOCKS];
+
+	/* A job's request, written by the library. */
+	uint64_t sequence;
+	struct helper_block block[CISP_VENDOR_MAX_STAGE_BLOCKS];
+
+	/* Written by the helper. */
+	uint64_t reply_sequence;   /* the sequence it answers */
+	int32_t status;            /* create() or process(): 0 or a negative errno */
+	uint32_t fault_where;      /* enum helper_fault_where */
+	int64_t fault_offset;      /* bytes from the buffer edge named by fault_where */
+	int32_t syscall_nr;        /* the forbidden system call */
+	uint32_t reserved;
+	char message[CISP_VENDOR_MESSAGE_MAX];
+	struct helper_decl decl;   /* describe mode */
+};
+
+/* The payloads start at the first page boundary after the struct: at most 4 KiB in. */
+#define HELPER_PAYLOAD_START 4096u
+_Static_assert(sizeof(struct helper_shared) <= HELPER_PAYLOAD_START, "struct helper_shared grew past a page");
+
+#endif

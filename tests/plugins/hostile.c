@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hostile test plugins, one shared object per HOSTILE_* mode, each its own
+ * vendor (0xffff0200 + mode) with block 1 at the RGB tap. While the
+ * payload's first byte is 0 they copy input to output like a good stage;
+ * when it is not 0 they misbehave as their mode says. The sandbox must
+ * contain every one of them (tests/test_vendor.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cisp/vendor.h>
+
+#define HOSTILE_OVERFLOW 1    /* writes one sample past the end of its output */
+#define HOSTILE_CRASH 2       /* dereferences NULL */
+#define HOSTILE_SPIN 3        /* loops forever */
+#define HOSTILE_OPEN 4        /* opens a file */
+#define HOSTILE_SOCKET 5      /* opens a socket */
+#define HOSTILE_EXEC 6        /* runs a shell */
+#define HOSTILE_WRITE_INPUT 7 /* writes into its input */
+#define HOSTILE_UNDERFLOW 8   /* writes one sample before its output */
+#define HOSTILE_ABORT 9       /* calls abort() */
+#define HOSTILE_GARBAGE 10    /* returns a positive status with an unprintable message */
+#define HOSTILE_CONSTRUCTOR 11 /* opens a socket as soon as it is loaded */
+
+#ifndef HOSTILE_MODE
+#error "build with -DHOSTILE_MODE=n"
+#endif
+
+#if HOSTILE_MODE == HOSTILE_CONSTRUCTOR
+__attribute__((constructor)) static void at_load(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (s >= 0)
+		close(s);
+}
+#endif
+
+static void copy(const struct cisp_vendor_frame *f)
+{
+	for (uint32_t c = 0; c < f->in.num_planes; c++)
+		for (uint32_t y = 0; y < f->in.height; y++)
+			memcpy(f->out.plane[c] + (size_t)y * f->out.stride, f->in.plane[c] + (size_t)y * f->in.stride,
+			       f->in.width * sizeof(uint16_t));
+}
+
+static int misbehave(const struct cisp_vendor_frame *f)
+{
+	const struct cisp_vendor_image *o = &f->out;
+	volatile uint16_t *last = o->plane[o->num_planes - 1] + (size_t)o->stride * o->height;
+
+	switch (HOSTILE_MODE) {
+	case HOSTILE_OVERFLOW:
+		last[0] = 0xdead;
+		return 0;
+	case HOSTILE_CRASH: {
+		volatile uintptr_t address = 64; /* not NULL, so the compiler cannot turn it into a trap */
+
+		*(volatile int *)address = 1;
+		return 0;
+	}
+	case HOSTILE_SPIN:
+		for (volatile unsigned i = 0;; i++)
+			;
+	case HOSTILE_OPEN:
+		return open("/etc/passwd", O_RDONLY) >= 0 ? 0 : -errno;
+	case HOSTILE_SOCKET:
+		return socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : -errno;
+	case HOSTILE_EXEC:
+		execl("/bin/sh", "sh", "-c", "echo escaped > /tmp/cisp-escaped", (char *)NULL);
+		return -errno;
+	case HOSTILE_WRITE_INPUT:
+		((volatile uint16_t *)f->in.plane[0])[5] = 1;
+		return 0;
+	case HOSTILE_UNDERFLOW:
+		((volatile uint16_t *)o->plane[0])[-1] = 0xdead;
+		return 0;
+	case HOSTILE_ABORT:
+		abort();
+	case HOSTILE_GARBAGE:
+		strcpy(f->message, "bad\x01\x7f\n reply");
+		return 12345;
+	default:
+		return 0;
+	}
+}
+
+static int process(void *state, const struct cisp_vendor_frame *f)
+{
+	const uint8_t *p = f->blocks[0].payload;
+
+	(void)state;
+	copy(f);
+	return f->blocks[0].size && p[0] ? misbehave(f) : 0;
+}
+
+const struct cisp_vendor_plugin cisp_vendor_plugin = {
+	.abi_version = CISP_VENDOR_PLUGIN_ABI,
+	.vendor_id = 0xffff0200u + HOSTILE_MODE,
+	.name = "test-hostile",
+	.vendor_name = "cisp tests",
+	.tap = CISP_VENDOR_TAP_RGB,
+	.num_blocks = 1,
+	.blocks = { { .type = 1, .min_version = 1, .max_version = 1, .max_payload = 8, .name = "misbehave" } },
+	.process = process,
+};

@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Vendor stages (include/cisp/vendor.h, src/vendor): loading and declaration
+ * checks, block state, every tap point trusted and sandboxed, the example
+ * plugin through the whole pipeline, and every hostile test plugin
+ * (tests/plugins/hostile.c) contained: the job fails with its reason, the
+ * helper is restarted, the next job and other instances carry on.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+#include <cisp/vendor.h>
+
+#include "test.h"
+#include "vendor/vendor_internal.h"
+
+#define W 32
+#define H 16
+#define PROBE_VENDOR(tap) (0xffff0100u + (tap))
+#define HOSTILE_VENDOR(mode) (0xffff0200u + (mode))
+#define ACME_VENDOR 0x454d4341u
+
+static const char *plugin(const char *name)
+{
+	static char path[8][512];
+	static unsigned next;
+	char *p = path[next++ % 8];
+
+	if (!strcmp(name, "acme_effects"))
+		snprintf(p, sizeof(path[0]), "%s/plugins/acme_effects.so", CISP_BUILD_DIR);
+	else
+		snprintf(p, sizeof(path[0]), "%s/tests/plugins/%s.so", CISP_BUILD_DIR, name);
+	return p;
+}
+
+static struct cisp_vendor_host *new_host(void)
+{
+	struct cisp_vendor_host_config c = { CISP_BUILD_DIR "/src/vendor/cisp-vendor-helper" };
+	struct cisp_vendor_host *host = NULL;
+
+	CHECK_EQ(cisp_vendor_host_create(&host, &c), 0);
+	return host;
+}
+
+static int add(struct cisp_vendor_host *host, const char *name, bool trusted, uint32_t limit_ms)
+{
+	struct cisp_vendor_stage_config c = { plugin(name), trusted, limit_ms };
+
+	return cisp_vendor_host_add(host, &c);
+}
+
+/* ---- params buffers with vendor blocks ---- */
+
+struct pbuf {
+	uint64_t align;
+	uint8_t data[8192];
+	size_t size;
+};
+
+static void pbuf_init(struct pbuf *b)
+{
+	struct cisp_params_header h = { CISP_PARAMS_MAGIC, CISP_PARAMS_VERSION, 0, 16, 0 };
+
+	memset(b, 0, sizeof(*b));
+	memcpy(b->data, &h, sizeof(h));
+	b->size = sizeof(h);
+}
+
+static void pbuf_vendor(struct pbuf *b, uint32_t vendor_id, uint16_t type, uint16_t version, uint16_t flags,
+			const void *payload, uint32_t n)
+{
+	uint32_t size = (24 + n + 7) & ~7u;
+	struct {
+		struct cisp_block_header header;
+		uint32_t vendor_id;
+		uint16_t type, version;
+		uint32_t payload_size, reserved;
+	} v = { { CISP_BLOCK_VENDOR, flags, size }, vendor_id, type, version, n, 0 };
+
+	memset(b->data + b->size, 0, size);
+	memcpy(b->data + b->size, &v, sizeof(v));
+	if (n)
+		memcpy(b->data + b->size + sizeof(v), payload, n);
+	b->size += size;
+	((struct cisp_params_header *)b->data)->total_size = (uint32_t)b->size;
+}
+
+/* Validate @b against the instance's limits and apply it; returns the validation result. */
+static int apply(struct vendor_instance *vi, const struct pbuf *b)
+{
+	struct cisp_params_limits lim = { W, H, ~0u, 1 };
+	int ret;
+
+	vendor_instance_limits(vi, &lim);
+	if ((ret = cisp_params_validate(b->data, b->size, &lim)))
+		return ret;
+	vendor_instance_apply(vi, b->data, b->size);
+	return 0;
+}
+
+/* One vendor block, enabled, with a one-byte or two-byte payload. */
+static int set_byte(struct vendor_instance *vi, uint32_t vendor_id, uint8_t value)
+{
+	struct pbuf b;
+
+	pbuf_init(&b);
+	pbuf_vendor(&b, vendor_id, 1, 1, CISP_BLOCK_FL_ENABLE, &value, 1);
+	return apply(vi, &b);
+}
+
+static int set_add(struct vendor_instance *vi, uint32_t vendor_id, uint16_t version, uint16_t add, uint16_t refuse)
+{
+	uint16_t payload[2] = { add, refuse };
+	struct pbuf b;
+
+	pbuf_init(&b);
+	pbuf_vendor(&b, vendor_id, 1, version, CISP_BLOCK_FL_ENABLE, payload, version == 2 ? 4 : 2);
+	return apply(vi, &b);
+}
+
+/* ---- planes ---- */
+
+struct frame3 {
+	uint16_t data[3][W * H];
+	struct plane16 p[3];
+};
+
+static void frame_fill(struct frame3 *f, uint32_t seed)
+{
+	for (int c = 0; c < 3; c++) {
+		for (int i = 0; i < W * H; i++)
+			f->data[c][i] = (uint16_t)((i * 2654435761u + seed * 40503u + (uint32_t)c * 7919u) >> 8);
+		f->data[c][0] = 65535; /* saturates with any add */
+		f->p[c] = (struct plane16){ f->data[c], W, 0, W, H };
+	}
+}
+
+/* Every sample of @out is min(in + add * (plane + 1), 65535). */
+static bool probe_answer(const struct frame3 *in, const struct frame3 *out, unsigned planes, unsigned add)
+{
+	for (unsigned c = 0; c < planes; c++)
+		for (int i = 0; i < W * H; i++) {
+			unsigned v = in->data[c][i] + add * (c + 1);
+
+			if (out->data[c][i] != (v > 65535 ? 65535 : v))
+				return false;
+		}
+	return true;
+}
+
+/* ---- loading and declarations ---- */
+
+TEST(vendor_host_loads_and_describes)
+{
+	struct cisp_vendor_host *host = new_host();
+	struct cisp_vendor_stage_info info;
+	const struct cisp_vendor_block_caps *caps;
+	uint32_t n;
+
+	CHECK_EQ(add(host, "acme_effects", false, 0), 0);
+	CHECK_EQ(add(host, "probe_bayer", true, 250), 0);
+	CHECK_EQ(cisp_vendor_host_stages(host), 2);
+	CHECK_EQ(cisp_vendor_host_stage(host, 0, &info), 0);
+	CHECK(!strcmp(info.name, "acme-colour-effects"));
+	CHECK(!strcmp(info.vendor_name, "ACME Imaging (example)"));
+	CHECK_EQ(info.vendor_id, ACME_VENDOR);
+	CHECK_EQ(info.tap, CISP_VENDOR_TAP_YUV);
+	CHECK(!info.trusted);
+	CHECK_EQ(info.time_limit_ms, CISP_VENDOR_DEFAULT_TIME_LIMIT_MS);
+	CHECK(strstr(info.path, "/plugins/acme_effects.so") != NULL && info.path[0] == '/');
+	CHECK_EQ(info.num_blocks, 1);
+	CHECK_EQ(info.blocks[0].type, 1);
+	CHECK_EQ(info.blocks[0].max_payload, 8);
+	CHECK(!strcmp(info.blocks[0].name, "effect"));
+	CHECK_EQ(cisp_vendor_host_stage(host, 1, &info), 0);
+	CHECK(info.trusted);
+	CHECK_EQ(info.time_limit_ms, 250);
+	CHECK_EQ(info.tap, CISP_VENDOR_TAP_BAYER);
+	CHECK_ERR(cisp_vendor_host_stage(host, 2, &info), -EINVAL, "vendor stage 2 does not exist (2 loaded)");
+
+	caps = cisp_vendor_host_caps(host, &n);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(caps[0].vendor_id, ACME_VENDOR);
+	CHECK_EQ(caps[0].type, 1);
+	CHECK_EQ(caps[0].min_version, 1);
+	CHECK_EQ(caps[0].max_version, 1);
+	CHECK_EQ(caps[0].max_payload, 8);
+	CHECK_EQ(caps[1].vendor_id, PROBE_VENDOR(CISP_VENDOR_TAP_BAYER));
+	CHECK_EQ(caps[1].max_version, 2);
+	CHECK_EQ(caps[1].max_payload, 64);
+
+	/* The same blocks twice, sandboxed or not. */
+	CHECK_ERR(add(host, "acme_effects", true, 0), -EEXIST, "vendor 0x454d4341 block 1 is already implemented");
+	CHECK_ERR(add(host, "probe_bayer", false, 0), -EEXIST, "is already implemented by a loaded stage");
+	CHECK_EQ(cisp_vendor_host_stages(host), 2);
+	CHECK(!strcmp(cisp_vendor_tap_name(CISP_VENDOR_TAP_RGB), "rgb"));
+	CHECK(!strcmp(cisp_vendor_tap_name(7), "unknown"));
+	cisp_vendor_host_destroy(host);
+}
+
+TEST(vendor_host_refuses_what_does_not_load)
+{
+	struct cisp_vendor_host *host = new_host(), *nohelper = NULL;
+	struct cisp_vendor_host_config bad = { "/nonexistent/cisp-vendor-helper" };
+	char text[512];
+	FILE *f;
+
+	CHECK_ERR(add(host, "no_such_plugin", false, 0), -ENOENT, "no_such_plugin.so: No such file or directory");
+	CHECK_ERR(add(host, "empty", false, 0), -ENOEXEC, "does not export cisp_vendor_plugin");
+	CHECK_ERR(add(host, "empty", true, 0), -ENOEXEC, "does not export cisp_vendor_plugin");
+	snprintf(text, sizeof(text), "%s/not-elf.so", test_tmp_dir());
+	f = fopen(text, "w");
+	for (int i = 0; i < 20; i++)
+		fputs("not a shared object\n", f);
+	fclose(f);
+	{
+		struct cisp_vendor_stage_config c = { text, false, 0 };
+
+		CHECK_ERR(cisp_vendor_host_add(host, &c), -ENOEXEC, "could not be set up");
+		CHECK(strstr(cisp_last_error(), "invalid ELF header") != NULL);
+	}
+	/* Load-time code runs under the load filter: a socket in a constructor is refused. */
+	CHECK_ERR(add(host, "hostile_constructor", false, 0), -EPERM, "made a forbidden system call: socket");
+	CHECK_EQ(cisp_vendor_host_stages(host), 0);
+
+	CHECK_EQ(cisp_vendor_host_create(&nohelper, &bad), 0);
+	CHECK_ERR(add(nohelper, "probe_rgb", false, 0), -ENOENT, "the vendor helper /nonexistent/cisp-vendor-helper is missing");
+	CHECK_EQ(add(nohelper, "probe_rgb", true, 0), 0); /* trusted plugins need no helper */
+	cisp_vendor_host_destroy(nohelper);
+	cisp_vendor_host_destroy(host);
+}
+
+static struct helper_decl good_decl(void)
+{
+	struct helper_decl d = { .abi_version = CISP_VENDOR_PLUGIN_ABI, .vendor_id = 7, .name = "n", .vendor_name = "v",
+				 .tap = 1, .num_blocks = 2, .has_process = 1 };
+
+	d.blocks[0] = (struct cisp_vendor_block_decl){ .type = 1, .min_version = 1, .max_version = 1, .name = "a" };
+	d.blocks[1] = (struct cisp_vendor_block_decl){ .type = 2, .min_version = 2, .max_version = 5,
+						       .max_payload = CISP_VENDOR_MAX_PAYLOAD, .name = "b" };
+	return d;
+}
+
+TEST(vendor_declarations_checked_field_by_field)
+{
+	struct helper_decl d = good_decl();
+
+	CHECK_EQ(vendor_check_decl(&d, "p.so"), 0);
+	d.abi_version = 2;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EPROTONOSUPPORT, "vendor plugin p.so: plugin ABI version 2 is not supported");
+	d = good_decl();
+	d.vendor_id = 0;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "vendor_id 0 is not a vendor");
+	d = good_decl();
+	memset(d.name, 'x', sizeof(d.name));
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "name is not NUL-terminated within 32 bytes");
+	d = good_decl();
+	d.vendor_name[0] = '\0';
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "vendor_name is empty");
+	d = good_decl();
+	d.name[0] = '\033';
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "name has a byte 0x1b that is not printable ASCII");
+	d = good_decl();
+	d.tap = 3;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "tap 3 is not a tap point (0..2)");
+	d = good_decl();
+	d.num_blocks = 0;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "num_blocks 0 is out of range 1..8");
+	d.num_blocks = 9;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "num_blocks 9 is out of range 1..8");
+	d = good_decl();
+	d.has_process = 0;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "process is NULL");
+	d = good_decl();
+	d.blocks[1].type = 0;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[1].type is 0");
+	d = good_decl();
+	d.blocks[1].type = 1;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[0] and blocks[1] both have type 1");
+	d = good_decl();
+	d.blocks[1].min_version = 6;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[1] versions 6..5 are not a range");
+	d.blocks[1].min_version = 0;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[1] versions 0..5 are not a range");
+	d = good_decl();
+	d.blocks[1].max_payload = CISP_VENDOR_MAX_PAYLOAD + 1;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[1].max_payload 65537 is over 65536");
+	d = good_decl();
+	d.blocks[0].reserved = 3;
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[0].reserved is 3, not 0");
+	d = good_decl();
+	d.blocks[1].name[31] = 'x';
+	memset(d.blocks[1].name, 'y', 31);
+	CHECK_ERR(vendor_check_decl(&d, "p.so"), -EINVAL, "blocks[1].name is not NUL-terminated");
+}
+
+/* ---- blocks and taps ---- */
+
+TEST(vendor_blocks_validated_against_the_stages)
+{
+	struct cisp_vendor_host *host = new_host();
+	struct vendor_instance *vi = NULL;
+	uint8_t big[65] = { 0 };
+	struct pbuf b;
+
+	CHECK_EQ(add(host, "probe_rgb", false, 0), 0);
+	CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+	pbuf_init(&b);
+	pbuf_vendor(&b, 0x12345678, 1, 1, 0, NULL, 0);
+	CHECK_ERR(apply(vi, &b), -ENOTSUP, "params block 0 (vendor) at offset 16: vendor_id 0x12345678 is not registered with this ISP");
+	pbuf_init(&b);
+	pbuf_vendor(&b, PROBE_VENDOR(1), 2, 1, 0, NULL, 0);
+	CHECK_ERR(apply(vi, &b), -ENOTSUP, "vendor 0xffff0101 has no block type 2 on this ISP");
+	pbuf_init(&b);
+	pbuf_vendor(&b, PROBE_VENDOR(1), 1, 3, 0, NULL, 0);
+	CHECK_ERR(apply(vi, &b), -ENOTSUP, "version 3 of vendor 0xffff0101 block 1 is not supported (1..2)");
+	pbuf_init(&b);
+	pbuf_vendor(&b, PROBE_VENDOR(1), 1, 1, 0, big, 65);
+	CHECK_ERR(apply(vi, &b), -EMSGSIZE, "payload_size 65 is over the 64 bytes the vendor stage declares");
+	pbuf_init(&b);
+	pbuf_vendor(&b, PROBE_VENDOR(1), 1, 2, CISP_BLOCK_FL_ENABLE, big, 64);
+	CHECK_EQ(apply(vi, &b), 0);
+	vendor_instance_destroy(vi);
+	cisp_vendor_host_destroy(host);
+}
+
+TEST(vendor_isp_without_stages_refuses_vendor_blocks)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB10, W, H, { { CISP_FMT_RGB888, W, H } } };
+	struct cisp_params_limits lim;
+	struct cisp_isp *isp;
+	struct pbuf b;
+
+	CHECK_EQ(cisp_isp_create(&isp, &c), 0);
+	cisp_isp_limits(isp, &lim);
+	CHECK(!(lim.blocks & CISP_BLOCK_BIT(CISP_BLOCK_VENDOR)));
+	CHECK_EQ(lim.num_vendor, 0);
+	pbuf_init(&b);
+	pbuf_vendor(&b, ACME_VENDOR, 1, 1, CISP_BLOCK_FL_ENABLE, "\0\0\0\0\0\0\0\0", 8);
+	CHECK_ERR(cisp_isp_set_params(isp, b.data, b.size), -ENOTSUP, "this ISP does not implement vendor blocks");
+	cisp_isp_destroy(isp);
+}
+
+/* A probe at every tap, sandboxed and trusted: in place, exact, only while enabled, only at its tap. */
+TEST(vendor_probe_at_every_tap)
+{
+	for (unsigned tap = 0; tap < CISP_VENDOR_TAP_COUNT; tap++)
+		for (int trusted = 0; trusted < 2; trusted++) {
+			static const char *const names[] = { "probe_bayer", "probe_rgb", "probe_yuv" };
+			struct cisp_vendor_host *host = new_host();
+			struct vendor_instance *vi = NULL;
+			unsigned planes = tap ? 3 : 1;
+			struct frame3 in, f;
+			struct pbuf b;
+
+			CHECK_EQ(add(host, names[tap], trusted, 0), 0);
+			CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+			CHECK_EQ(vendor_instance_helper_pid(vi, 0) > 0, !trusted);
+			frame_fill(&in, tap);
+			f = in;
+			frame_fill(&f, tap); /* the same values, with its own planes */
+			/* Never enabled: nothing runs. */
+			CHECK_EQ(vendor_instance_run(vi, tap, f.p, planes), 0);
+			CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+			CHECK_EQ(set_add(vi, PROBE_VENDOR(tap), 1, 1000, 0), 0);
+			/* Another tap: nothing runs. */
+			CHECK_EQ(vendor_instance_run(vi, (tap + 1) % 3, f.p, (tap + 1) % 3 ? 3 : 1), 0);
+			CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+			CHECK_EQ(vendor_instance_run(vi, tap, f.p, planes), 0);
+			CHECK(probe_answer(&in, &f, planes, 1000));
+			if (planes == 1)
+				CHECK(!memcmp(f.data[1], in.data[1], sizeof(f.data[1])));
+			/* Disabled, the payload kept: nothing runs. */
+			frame_fill(&f, tap);
+			pbuf_init(&b);
+			pbuf_vendor(&b, PROBE_VENDOR(tap), 1, 1, CISP_BLOCK_FL_DISABLE, "\x05\x00", 2);
+			CHECK_EQ(apply(vi, &b), 0);
+			CHECK_EQ(vendor_instance_run(vi, tap, f.p, planes), 0);
+			CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+			/* Neither flag keeps the state (disabled); ENABLE with an empty payload adds 0. */
+			pbuf_init(&b);
+			pbuf_vendor(&b, PROBE_VENDOR(tap), 1, 1, 0, "\x05\x00", 2);
+			CHECK_EQ(apply(vi, &b), 0);
+			CHECK_EQ(vendor_instance_run(vi, tap, f.p, planes), 0);
+			CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+			pbuf_init(&b);
+			pbuf_vendor(&b, PROBE_VENDOR(tap), 1, 1, CISP_BLOCK_FL_ENABLE, NULL, 0);
+			CHECK_EQ(apply(vi, &b), 0);
+			CHECK_EQ(vendor_instance_run(vi, tap, f.p, planes), 0);
+			CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+			/* Planes of a wrong count are refused. */
+			CHECK_ERR(vendor_instance_run(vi, tap, f.p, planes == 1 ? 3 : 1), -EINVAL, "planes at the");
+			vendor_instance_destroy(vi);
+			cisp_vendor_host_destroy(host);
+		}
+}
+
+/* A plugin's own error fails the job with its message; the helper is healthy and is kept. */
+TEST(vendor_plugin_error_fails_only_that_job)
+{
+	for (int trusted = 0; trusted < 2; trusted++) {
+		struct cisp_vendor_host *host = new_host();
+		struct vendor_instance *vi = NULL;
+		struct frame3 in, f;
+		int pid;
+
+		CHECK_EQ(add(host, "probe_rgb", trusted, 0), 0);
+		CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+		pid = vendor_instance_helper_pid(vi, 0);
+		CHECK_EQ(set_add(vi, PROBE_VENDOR(1), 2, 7, 1), 0); /* refuses sequence 1 */
+		frame_fill(&in, 3);
+		frame_fill(&f, 3);
+		CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0); /* sequence 0 */
+		CHECK(probe_answer(&in, &f, 3, 7));
+		frame_fill(&f, 3);
+		CHECK_ERR(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), -EDOM,
+			  "vendor stage test-probe (vendor 0xffff0101, rgb tap, ");
+		CHECK(strstr(cisp_last_error(), "failed: probe refuses frame 1 (error -33)") != NULL);
+		CHECK(!memcmp(f.data, in.data, sizeof(f.data))); /* a failed stage leaves its planes alone */
+		CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0); /* sequence 2 */
+		CHECK(probe_answer(&in, &f, 3, 7));
+		CHECK_EQ(vendor_instance_helper_pid(vi, 0), pid);
+		CHECK_EQ(vendor_instance_restarts(vi, 0), 0);
+		vendor_instance_destroy(vi);
+		cisp_vendor_host_destroy(host);
+	}
+}
+
+/* ---- containment ---- */
+
+struct hostile_case {
+	const char *plugin;
+	unsigned mode;
+	int err;
+	const char *needle;
+};
+
+static const struct hostile_case hostile_cases[] = {
+	{ "hostile_overflow", 1, -EFAULT, "accessed memory 0 bytes past the end of its output buffer" },
+	{ "hostile_crash", 2, -EFAULT, "made an invalid memory access outside its buffers" },
+	{ "hostile_spin", 3, -ETIMEDOUT, "did not finish within its 200 ms time limit and was killed" },
+	{ "hostile_open", 4, -EPERM, "made a forbidden system call: openat" },
+	{ "hostile_socket", 5, -EPERM, "made a forbidden system call: socket" },
+	{ "hostile_exec", 6, -EPERM, "made a forbidden system call: execve" },
+	{ "hostile_write_input", 7, -EFAULT, "wrote into its read-only input buffer (byte 10)" },
+	{ "hostile_underflow", 8, -EFAULT, "bytes before the start of its output buffer" },
+	{ "hostile_abort", 9, -EIO, "crashed with SIGABRT (Aborted)" },
+	{ "hostile_garbage", 10, -EPROTO, "failed: bad??? reply (error 12345)" },
+};
+
+/*
+ * Each hostile plugin, enabled to misbehave: the job fails with its reason
+ * and the planes are untouched; then, told to behave, the next job succeeds
+ * on a new helper (or, for a plain bad reply, the same one).
+ */
+TEST(vendor_hostile_plugins_are_contained)
+{
+	for (size_t i = 0; i < sizeof(hostile_cases) / sizeof(hostile_cases[0]); i++) {
+		const struct hostile_case *hc = &hostile_cases[i];
+		struct cisp_vendor_host *host = new_host();
+		struct vendor_instance *vi = NULL;
+		struct frame3 in, f;
+		bool restarts = hc->err != -EPROTO;
+		int pid;
+
+		printf("    %s\n", hc->plugin);
+		CHECK_EQ(add(host, hc->plugin, false, 200), 0);
+		CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+		pid = vendor_instance_helper_pid(vi, 0);
+		frame_fill(&in, (uint32_t)i);
+		frame_fill(&f, (uint32_t)i);
+		CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(hc->mode), 1), 0);
+		CHECK_ERR(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), hc->err, hc->needle);
+		CHECK(strstr(cisp_last_error(), "vendor stage test-hostile") != NULL);
+		CHECK(!restarts || strstr(cisp_last_error(), "the helper was restarted") != NULL);
+		CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+		CHECK_EQ(vendor_instance_restarts(vi, 0), restarts);
+		CHECK_EQ(vendor_instance_helper_pid(vi, 0) != pid, restarts);
+		CHECK(vendor_instance_helper_pid(vi, 0) > 0);
+
+		/* Behaving again: the next job works. */
+		CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(hc->mode), 0), 0);
+		f.data[0][3] ^= 1;
+		in.data[0][3] ^= 1;
+		CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0);
+		CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+		vendor_instance_destroy(vi);
+		cisp_vendor_host_destroy(host);
+	}
+	CHECK(access("/tmp/cisp-escaped", F_OK) != 0);
+}
+
+/* What the helper runs with: no environment, only its socket, both seccomp filters. */
+TEST(vendor_helper_runs_confined)
+{
+	struct cisp_vendor_host *host = new_host();
+	struct vendor_instance *vi = NULL;
+	char path[64], line[256];
+	unsigned fds = 0;
+	bool fd3 = false;
+	int filters = -1, mode = -1;
+	struct stat st;
+	struct dirent *e;
+	DIR *dir;
+	FILE *f;
+	int pid;
+
+	CHECK_EQ(add(host, "probe_yuv", false, 0), 0);
+	CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+	pid = vendor_instance_helper_pid(vi, 0);
+	CHECK(pid > 0);
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	CHECK(dir != NULL);
+	while (dir && (e = readdir(dir)))
+		if (e->d_name[0] != '.') {
+			fds++;
+			fd3 |= !strcmp(e->d_name, "3");
+		}
+	if (dir)
+		closedir(dir);
+	CHECK_EQ(fds, 1);
+	CHECK(fd3);
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	f = fopen(path, "r");
+	CHECK(f && fgetc(f) == EOF);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "Seccomp: %d", &mode);
+		sscanf(line, "Seccomp_filters: %d", &filters);
+	}
+	if (f)
+		fclose(f);
+	CHECK_EQ(mode, 2);    /* SECCOMP_MODE_FILTER */
+	CHECK_EQ(filters, 2); /* the load filter, then the run filter */
+	vendor_instance_destroy(vi);
+	/* Destroying the instance ends the helper. */
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	CHECK(stat(path, &st) != 0);
+	cisp_vendor_host_destroy(host);
+}
+
+/* ---- other instances and threads carry on ---- */
+
+struct worker {
+	struct cisp_vendor_host *host;
+	bool hostile;
+	int jobs, failed, wrong;
+};
+
+static void *worker_main(void *opaque)
+{
+	struct worker *w = opaque;
+	struct vendor_instance *vi = NULL;
+	struct frame3 in, f;
+
+	if (vendor_instance_create(&vi, w->host, W, H, 0))
+		return NULL;
+	set_add(vi, PROBE_VENDOR(1), 1, 5, 0);
+	set_byte(vi, HOSTILE_VENDOR(2), w->hostile); /* the crashing plugin, armed or not */
+	for (int j = 0; j < w->jobs; j++) {
+		frame_fill(&in, (uint32_t)j);
+		frame_fill(&f, (uint32_t)j);
+		if (vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3))
+			w->failed++;
+		else if (!probe_answer(&in, &f, 3, 5))
+			w->wrong++;
+	}
+	vendor_instance_destroy(vi);
+	return NULL;
+}
+
+TEST(vendor_crashes_do_not_reach_other_instances)
+{
+	struct cisp_vendor_host *host = new_host();
+	struct worker good = { .jobs = 12 }, bad = { .hostile = true, .jobs = 4 };
+	pthread_t t[2];
+
+	CHECK_EQ(add(host, "hostile_crash", false, 0), 0);
+	CHECK_EQ(add(host, "probe_rgb", false, 0), 0);
+	good.host = bad.host = host;
+	CHECK_EQ(pthread_create(&t[0], NULL, worker_main, &good), 0);
+	CHECK_EQ(pthread_create(&t[1], NULL, worker_main, &bad), 0);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	CHECK_EQ(good.failed, 0);
+	CHECK_EQ(good.wrong, 0);
+	CHECK_EQ(bad.failed, 4);
+	CHECK_EQ(bad.wrong, 0);
+	cisp_vendor_host_destroy(host);
+}
+
+/* ---- the example plugin through the whole pipeline ---- */
+
+static void run_isp(struct cisp_vendor_host *host, const struct pbuf *vendor_params, struct cisp_image *out, int *ret)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 64, 32 } }, host };
+	struct cisp_image *outs[2] = { out, NULL };
+	struct cisp_image in;
+	struct cisp_isp *isp;
+
+	*ret = cisp_isp_create(&isp, &c);
+	if (*ret)
+		return;
+	cisp_image_alloc(&in, CISP_FMT_SRGGB10, 64, 32);
+	for (uint32_t y = 0; y < 32; y++)
+		for (uint32_t x = 0; x < 64; x++)
+			((uint16_t *)(in.plane[0].data + y * in.plane[0].stride))[x] =
+				(uint16_t)((x * 37 + y * 91 + (x ^ y) * 13) % 1024);
+	cisp_image_alloc(out, CISP_FMT_NV12, 64, 32);
+	if (vendor_params)
+		*ret = cisp_isp_set_params(isp, vendor_params->data, vendor_params->size);
+	if (!*ret)
+		*ret = cisp_isp_process(isp, &in, outs, NULL, NULL);
+	cisp_image_free(&in);
+	cisp_isp_destroy(isp);
+}
+
+static void effect(struct pbuf *b, uint16_t e, uint16_t strength, uint16_t param)
+{
+	uint16_t payload[4] = { e, strength, param, 0 };
+
+	pbuf_init(b);
+	pbuf_vendor(b, ACME_VENDOR, 1, 1, CISP_BLOCK_FL_ENABLE, payload, 8);
+}
+
+/* Chroma samples (the interleaved plane of NV12) all equal to @cb, @cr. */
+static bool chroma_is(const struct cisp_image *img, uint8_t cb, uint8_t cr)
+{
+	for (uint32_t y = 0; y < img->height / 2; y++)
+		for (uint32_t x = 0; x < img->width / 2; x++) {
+			const uint8_t *p = img->plane[1].data + y * img->plane[1].stride + 2 * x;
+
+			if (p[0] != cb || p[1] != cr)
+				return false;
+		}
+	return true;
+}
+
+static bool same_plane(const struct cisp_image *a, const struct cisp_image *b, unsigned plane)
+{
+	uint32_t rows = plane ? a->height / 2 : a->height;
+
+	for (uint32_t y = 0; y < rows; y++)
+		if (memcmp(a->plane[plane].data + y * a->plane[plane].stride, b->plane[plane].data + y * b->plane[plane].stride,
+			   a->width))
+			return false;
+	return true;
+}
+
+TEST(vendor_example_effects_in_the_pipeline)
+{
+	struct cisp_image plain, mono, sepia, same, sat[2], failed;
+	struct cisp_vendor_host *host[2] = { new_host(), new_host() };
+	struct pbuf b;
+	int ret;
+
+	run_isp(NULL, NULL, &plain, &ret);
+	CHECK_EQ(ret, 0);
+	CHECK(!chroma_is(&plain, 128, 128));
+	for (int trusted = 0; trusted < 2; trusted++)
+		CHECK_EQ(add(host[trusted], "acme_effects", trusted, 0), 0);
+
+	effect(&b, 1, 256, 0);
+	run_isp(host[0], &b, &mono, &ret);
+	CHECK_EQ(ret, 0);
+	CHECK(chroma_is(&mono, 128, 128));
+	CHECK(same_plane(&mono, &plain, 0)); /* luma untouched */
+
+	effect(&b, 2, 256, 20);
+	run_isp(host[0], &b, &sepia, &ret);
+	CHECK_EQ(ret, 0);
+	CHECK(chroma_is(&sepia, 108, 148));
+	CHECK(same_plane(&sepia, &plain, 0));
+
+	/* Saturation 1.0 at full strength is the identity. */
+	effect(&b, 3, 256, 256);
+	run_isp(host[0], &b, &same, &ret);
+	CHECK_EQ(ret, 0);
+	CHECK(same_plane(&same, &plain, 0) && same_plane(&same, &plain, 1));
+
+	/* Trusted and sandboxed give the same bits. */
+	effect(&b, 3, 200, 700);
+	for (int trusted = 0; trusted < 2; trusted++) {
+		run_isp(host[trusted], &b, &sat[trusted], &ret);
+		CHECK_EQ(ret, 0);
+	}
+	CHECK(same_plane(&sat[0], &sat[1], 0) && same_plane(&sat[0], &sat[1], 1));
+	CHECK(!same_plane(&sat[0], &plain, 1));
+
+	/* The plugin checks its own payload; the job fails with its message. */
+	effect(&b, 9, 256, 0);
+	run_isp(host[0], &b, &failed, &ret);
+	CHECK_EQ(ret, -EINVAL);
+	CHECK(strstr(cisp_last_error(), "vendor stage acme-colour-effects (vendor 0x454d4341, yuv tap, sandboxed): "
+					"failed: effect block: effect 9, strength 256, param 0, reserved 0 out of "
+					"range (error -22)") != NULL);
+	cisp_image_free(&same);
+	cisp_image_free(&failed);
+	cisp_image_free(&plain);
+	cisp_image_free(&mono);
+	cisp_image_free(&sepia);
+	cisp_image_free(&sat[0]);
+	cisp_image_free(&sat[1]);
+	cisp_vendor_host_destroy(host[0]);
+	cisp_vendor_host_destroy(host[1]);
+}
