@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cisp/device.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/isp.h>
@@ -424,7 +425,7 @@ TEST(vendor_plugin_error_fails_only_that_job)
 		CHECK(probe_answer(&in, &f, 3, 7));
 		frame_fill(&f, 3);
 		CHECK_ERR(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), -EDOM,
-			  "vendor stage test-probe (vendor 0xffff0101, rgb tap, ");
+			  "vendor stage test-probe (rgb tap): ");
 		CHECK(strstr(cisp_last_error(), "failed: probe refuses frame 1 (error -33)") != NULL);
 		CHECK(!memcmp(f.data, in.data, sizeof(f.data))); /* a failed stage leaves its planes alone */
 		CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0); /* sequence 2 */
@@ -605,6 +606,16 @@ TEST(vendor_crashes_do_not_reach_other_instances)
 
 /* ---- the example plugin through the whole pipeline ---- */
 
+/* A 64x32 10-bit RGGB test mosaic. */
+static void raw_input(struct cisp_image *in)
+{
+	cisp_image_alloc(in, CISP_FMT_SRGGB10, 64, 32);
+	for (uint32_t y = 0; y < 32; y++)
+		for (uint32_t x = 0; x < 64; x++)
+			((uint16_t *)(in->plane[0].data + y * in->plane[0].stride))[x] =
+				(uint16_t)((x * 37 + y * 91 + (x ^ y) * 13) % 1024);
+}
+
 static void run_isp(struct cisp_vendor_host *host, const struct pbuf *vendor_params, struct cisp_image *out, int *ret)
 {
 	struct cisp_isp_config c = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 64, 32 } }, host };
@@ -615,11 +626,7 @@ static void run_isp(struct cisp_vendor_host *host, const struct pbuf *vendor_par
 	*ret = cisp_isp_create(&isp, &c);
 	if (*ret)
 		return;
-	cisp_image_alloc(&in, CISP_FMT_SRGGB10, 64, 32);
-	for (uint32_t y = 0; y < 32; y++)
-		for (uint32_t x = 0; x < 64; x++)
-			((uint16_t *)(in.plane[0].data + y * in.plane[0].stride))[x] =
-				(uint16_t)((x * 37 + y * 91 + (x ^ y) * 13) % 1024);
+	raw_input(&in);
 	cisp_image_alloc(out, CISP_FMT_NV12, 64, 32);
 	if (vendor_params)
 		*ret = cisp_isp_set_params(isp, vendor_params->data, vendor_params->size);
@@ -705,7 +712,7 @@ TEST(vendor_example_effects_in_the_pipeline)
 	effect(&b, 9, 256, 0);
 	run_isp(host[0], &b, &failed, &ret);
 	CHECK_EQ(ret, -EINVAL);
-	CHECK(strstr(cisp_last_error(), "vendor stage acme-colour-effects (vendor 0x454d4341, yuv tap, sandboxed): "
+	CHECK(strstr(cisp_last_error(), "vendor stage acme-colour-effects (yuv tap): "
 					"failed: effect block: effect 9, strength 256, param 0, reserved 0 out of "
 					"range (error -22)") != NULL);
 	cisp_image_free(&same);
@@ -717,4 +724,83 @@ TEST(vendor_example_effects_in_the_pipeline)
 	cisp_image_free(&sat[1]);
 	cisp_vendor_host_destroy(host[0]);
 	cisp_vendor_host_destroy(host[1]);
+}
+
+/* ---- through the device: a failing stage fails its job's fence, nothing else ---- */
+
+static int submit(struct cisp_context *ctx, const struct cisp_image *in, struct cisp_image *out, const struct pbuf *params,
+		  struct cisp_job_result *result, struct cisp_fence **fence)
+{
+	struct cisp_job job = { .num_inputs = 1, .input = { in }, .output = { out }, .result = result };
+
+	if (params) {
+		job.params = params->data;
+		job.params_size = params->size;
+	}
+	return cisp_job_submit(ctx, &job, fence);
+}
+
+TEST(vendor_device_contexts_carry_on)
+{
+	struct cisp_device_config dc = { .workers = 2 };
+	struct cisp_vendor_host *host = new_host();
+	struct cisp_context_config cc = { .isp = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 64, 32 } }, host } };
+	struct cisp_context *ctx[2] = { NULL, NULL };
+	struct cisp_image in, out[2][4], ref;
+	struct cisp_job_result result[2][4];
+	struct cisp_fence *fence[2][4];
+	struct cisp_device *dev = NULL;
+	struct pbuf armed, calm, mono;
+	uint8_t one = 1, zero = 0;
+	int ret;
+
+	CHECK_EQ(add(host, "hostile_crash", false, 0), 0);
+	CHECK_EQ(add(host, "acme_effects", false, 0), 0);
+	CHECK_EQ(cisp_device_create(&dev, &dc), 0);
+	for (int c = 0; c < 2; c++)
+		CHECK_EQ(cisp_context_create(&ctx[c], dev, &cc), 0);
+	raw_input(&in);
+	pbuf_init(&armed);
+	pbuf_vendor(&armed, HOSTILE_VENDOR(2), 1, 1, CISP_BLOCK_FL_ENABLE, &one, 1);
+	pbuf_init(&calm);
+	pbuf_vendor(&calm, HOSTILE_VENDOR(2), 1, 1, CISP_BLOCK_FL_ENABLE, &zero, 1);
+	effect(&mono, 1, 256, 0);
+
+	/* Context 0: armed, armed, calm, calm. Context 1: mono on every frame. */
+	for (int j = 0; j < 4; j++)
+		for (int c = 0; c < 2; c++) {
+			const struct pbuf *p = c ? (j ? NULL : &mono) : j == 0 ? &armed : j == 2 ? &calm : NULL;
+
+			cisp_image_alloc(&out[c][j], CISP_FMT_NV12, 64, 32);
+			CHECK_EQ(submit(ctx[c], &in, &out[c][j], p, &result[c][j], &fence[c][j]), 0);
+		}
+	for (int c = 0; c < 2; c++)
+		for (int j = 0; j < 4; j++) {
+			ret = cisp_fence_wait(fence[c][j], 20 * 1000000000ll);
+			if (c == 0 && j < 2) {
+				CHECK_EQ(ret, -EFAULT);
+				CHECK_EQ(result[c][j].status, CISP_FENCE_ERROR);
+				CHECK(strstr(result[c][j].message, "vendor stage test-hostile (rgb tap): made an invalid "
+								   "memory access outside its buffers") != NULL);
+			} else {
+				CHECK_EQ(ret, 0);
+				CHECK_EQ(result[c][j].status, CISP_FENCE_OK);
+			}
+			cisp_fence_unref(fence[c][j]);
+		}
+	/* Context 1's frames are all mono; context 0's last ones are plain and match a plain ISP. */
+	for (int j = 0; j < 4; j++)
+		CHECK(chroma_is(&out[1][j], 128, 128));
+	run_isp(NULL, NULL, &ref, &ret);
+	CHECK(same_plane(&out[0][3], &ref, 0) && same_plane(&out[0][3], &ref, 1));
+	CHECK(same_plane(&out[0][2], &ref, 0) && same_plane(&out[0][2], &ref, 1));
+	cisp_image_free(&ref);
+	for (int c = 0; c < 2; c++) {
+		cisp_context_destroy(ctx[c]);
+		for (int j = 0; j < 4; j++)
+			cisp_image_free(&out[c][j]);
+	}
+	cisp_image_free(&in);
+	cisp_device_destroy(dev);
+	cisp_vendor_host_destroy(host);
 }

@@ -246,9 +246,7 @@ int vendor_instance_run(struct vendor_instance *vi, enum cisp_vendor_tap tap, co
 		ret = s->trusted ? run_trusted(vi, r, planes, n) : sandbox_run(r->sb, planes, r->value, r->sequence);
 		r->sequence++;
 		if (ret)
-			return cisp_error_prefix(ret, "vendor stage %s (vendor 0x%08" PRIx32 ", %s tap, %s)", s->decl.name,
-						 s->decl.vendor_id, cisp_vendor_tap_name(tap),
-						 s->trusted ? "trusted" : "sandboxed");
+			return cisp_error_prefix(ret, "vendor stage %s (%s tap)", s->decl.name, cisp_vendor_tap_name(tap));
 	}
 	return 0;
 }
