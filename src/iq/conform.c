@@ -638,7 +638,7 @@ int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq
 	struct ydoc d;
 	struct cisp_image in = { 0 }, out = { 0 };
 	struct cisp_isp_config cfg = { 0 };
-	uint32_t ofmt, ow, oh;
+	uint32_t ofmt = 0, ow = 0, oh = 0;
 	uint8_t *ib = NULL, *ob = NULL, *got = NULL;
 	char *text = NULL;
 	void *params = NULL;
