@@ -205,6 +205,16 @@ void cisp_cnr_free(struct cisp_cnr_coeffs *c)
 	free(c);
 }
 
+/* The tables, for the row kernels of cnr_row.c. */
+void cisp_cnr_tables(const struct cisp_cnr_coeffs *c, struct cisp_cnr_row_tables *t)
+{
+	t->enabled = c->enabled;
+	t->radius = c->radius;
+	t->inv_y = c->inv_y;
+	t->inv_c = c->inv_c;
+	t->recip = c->recip;
+}
+
 int cisp_cnr_radius(const struct cisp_cnr_coeffs *c)
 {
 	return c->radius;

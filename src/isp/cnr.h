@@ -33,6 +33,29 @@ int cisp_cnr_radius(const struct cisp_cnr_coeffs *c);
  */
 void cisp_cnr_sigma(const struct cisp_cnr_coeffs *c, int bin, uint32_t *sy, uint32_t *sc);
 /*
+ * What the row kernels need (cnr_row.c, the dsp.h entries): whether the
+ * stage changes anything, its radius, the per Y-bin (Y >> 11) inverse
+ * thresholds of luma and chroma, R[n] (n in 64..(2 * radius + 1) * 64).
+ */
+struct cisp_cnr_row_tables {
+	int enabled, radius;
+	const uint16_t *inv_y, *inv_c;
+	const uint32_t *recip;
+};
+void cisp_cnr_tables(const struct cisp_cnr_coeffs *c, struct cisp_cnr_row_tables *t);
+/*
+ * Row kernels (cnr_row.c): the horizontal pass of a row (Cb, Cr filtered
+ * along the row, Y unchanged), and the vertical pass of a row from the
+ * horizontally filtered rows y - radius .. y + radius (reflected), whose
+ * middle one (index radius) holds the row's own Y.
+ */
+void cisp_cnr_h_row_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr, int w,
+		      const struct cisp_cnr_row_tables *t);
+void cisp_cnr_h_range_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
+			int w, const struct cisp_cnr_row_tables *t, int x0, int x1);
+void cisp_cnr_v_row_c(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
+		      uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t);
+/*
  * Rows [y0, y1) of @out (Y, Cb, Cr) from @in: Y is copied, unless @out's Y
  * plane is @in's (then it is left alone); @out's Cb and Cr planes must not be
  * @in's (bands read rows around them).

@@ -9,6 +9,7 @@
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/ccm.h"
+#include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
 #include "isp/dpc.h"
@@ -70,6 +71,8 @@ static void init_c(struct cisp_dsp *d)
 	d->luma_row = cisp_sharpen_luma_row_c;
 	d->sharpen_row = cisp_sharpen_row_c;
 	d->csc_row = cisp_csc_row_c;
+	d->cnr_h_row = cisp_cnr_h_row_c;
+	d->cnr_v_row = cisp_cnr_v_row_c;
 	d->to8_row = cisp_to8_row_c;
 	d->chroma420_row = cisp_chroma420_row_c;
 }

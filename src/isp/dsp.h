@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct cisp_bnr_row_tables;
+struct cisp_cnr_row_tables;
 
 enum cisp_cpu_level {
 	CISP_CPU_SCALAR = 0,
@@ -75,6 +76,11 @@ struct cisp_dsp {
 	/* RGB to YCbCr, Q15 matrix m (Y, Cb, Cr rows), Y offset y_zero; in may be out. */
 	void (*csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3],
 			int w);
+	/* Chroma denoise: the horizontal pass of a row, and the vertical pass from 2 * radius + 1 such rows. */
+	void (*cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr, int w,
+			  const struct cisp_cnr_row_tables *t);
+	void (*cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
+			  uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t);
 	/* 16-bit to 8-bit, cisp_to8() per sample (any width >= 1). */
 	void (*to8_row)(const uint16_t *s, uint8_t *d, int w);
 	/*

@@ -39,10 +39,10 @@
 #include "isp/unpack.h"
 
 /* Row buffers, each written by one stage. */
-enum buf { B_RAW, B_DPC, B_GUIDE, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNR, B_COUNT };
-static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3 };
+enum buf { B_RAW, B_DPC, B_GUIDE, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNRH, B_CNR, B_COUNT };
+static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3, 3 };
 
-enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_TOFRAME, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNR, S_OUT, S_COUNT };
+enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_TOFRAME, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNRH, S_CNR, S_OUT, S_COUNT };
 
 /* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
 #define SLACK_BANDS 2
@@ -175,7 +175,9 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 		add(c, S_YCC, B_YCC, rgb, 0, -1, 0);
 		c->yuv_src = B_YCC;
 		if (block_on(isp, CISP_BLOCK_CNR)) {
-			add(c, S_CNR, B_CNR, B_YCC, cisp_cnr_radius(isp->cnr), -1, 0);
+			/* Separable: the horizontal pass per row, the vertical one over its rows. */
+			add(c, S_CNRH, B_CNRH, B_YCC, 0, -1, 0);
+			add(c, S_CNR, B_CNR, B_CNRH, cisp_cnr_radius(isp->cnr), -1, 0);
 			c->yuv_src = B_CNR;
 		}
 	}
@@ -486,10 +488,37 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		}
 		break;
 	}
-	case S_CNR: {
-		struct rgb16 ycc = rgb_of(&wk->win[B_YCC], w, h), o = rgb_of(&wk->win[B_CNR], w, h);
+	case S_CNRH: {
+		struct rgb16 ycc = rgb_of(&wk->win[B_YCC], w, h), o = rgb_of(&wk->win[B_CNRH], w, h);
+		struct cisp_cnr_row_tables tb;
 
-		cisp_cnr_rows(isp->cnr, &ycc, &o, y0, y1);
+		cisp_cnr_tables(isp->cnr, &tb);
+		for (int y = y0; y < y1; y++) {
+			memcpy(plane_row(&o.c[0], y), plane_row(&ycc.c[0], y), (size_t)w * sizeof(uint16_t));
+			d->cnr_h_row(plane_row(&ycc.c[0], y), plane_row(&ycc.c[1], y), plane_row(&ycc.c[2], y),
+				     plane_row(&o.c[1], y), plane_row(&o.c[2], y), w, &tb);
+		}
+		break;
+	}
+	case S_CNR: {
+		struct rgb16 hp = rgb_of(&wk->win[B_CNRH], w, h), o = rgb_of(&wk->win[B_CNR], w, h);
+		struct cisp_cnr_row_tables tb;
+
+		cisp_cnr_tables(isp->cnr, &tb);
+		for (int y = y0; y < y1; y++) {
+			const uint16_t *ys[2 * CISP_CNR_MAX_RADIUS + 1], *cbs[2 * CISP_CNR_MAX_RADIUS + 1],
+				*crs[2 * CISP_CNR_MAX_RADIUS + 1];
+
+			for (int k = 0; k <= 2 * tb.radius; k++) {
+				int yy = mirror(y + k - tb.radius, h);
+
+				ys[k] = plane_row(&hp.c[0], yy);
+				cbs[k] = plane_row(&hp.c[1], yy);
+				crs[k] = plane_row(&hp.c[2], yy);
+			}
+			memcpy(plane_row(&o.c[0], y), ys[tb.radius], (size_t)w * sizeof(uint16_t));
+			d->cnr_v_row(ys, cbs, crs, plane_row(&o.c[1], y), plane_row(&o.c[2], y), w, &tb);
+		}
 		break;
 	}
 	case S_OUT:

@@ -17,6 +17,7 @@
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/ccm.h"
+#include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
 #include "isp/dpc.h"
@@ -283,6 +284,117 @@ static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cell
 	}
 }
 
+/* (sum w v * R[sum w] + 2^31) >> 32 for the sums of wlo()/whi() lanes @sl, @sh and weights @sw, clamped. */
+V_INLINE vu16 FN(wmean)(const uint32_t *recip, vu16 sw, vs32 sl, vs32 sh)
+{
+#ifdef VEC_HAS_GATHER32
+	return packus32(mulhi32r(sl, gather32(recip, wlo(sw))), mulhi32r(sh, gather32(recip, whi(sw))));
+#else
+	uint16_t tmp[N16], rl[N16], rh[N16];
+	vu16 ql, qh;
+
+	/* R split in 16-bit halves to follow wlo()/whi(). */
+	st(tmp, sw);
+	for (int i = 0; i < N16; i++) {
+		uint32_t q = recip[tmp[i]];
+
+		rl[i] = (uint16_t)q;
+		rh[i] = (uint16_t)(q >> 16);
+	}
+	ql = ld(rl);
+	qh = ld(rh);
+	return packus32(mulhi32r(sl, vor32(wlo(ql), sll32(wlo(qh), 16))), mulhi32r(sh, vor32(whi(ql), sll32(whi(qh), 16))));
+#endif
+}
+
+/* The chroma denoise's inverse thresholds of Y bins (Y >> 11): a 32-entry table. */
+V_INLINE vu16 FN(bin_lookup)(const uint16_t *tab, vu16 yv)
+{
+#if VEC_BITS == 512
+	return _mm512_permutexvar_epi16(srl16(yv, 11), _mm512_loadu_si512((const void *)tab));
+#else
+	uint16_t tmp[N16];
+
+	st(tmp, yv);
+	for (int i = 0; i < N16; i++)
+		tmp[i] = tab[tmp[i] >> 11];
+	return ld(tmp);
+#endif
+}
+
+/* One tap of the chroma denoise: weight 0..64 into sw, weight * Cb and * Cr into the 32-bit sums. */
+#define CNR_TAP(yk, bk, rk)                                                                                   \
+	do {                                                                                                   \
+		vu16 dy_ = vor(subs16(yk, y0), subs16(y0, yk)), db_ = vor(subs16(bk, b0), subs16(b0, bk));     \
+		vu16 dr_ = vor(subs16(rk, r0), subs16(r0, rk));                                                \
+		vu16 uy_ = min16(mulhi16(dy_, iy), c128), ub_ = min16(mulhi16(db_, ic), c128);                 \
+		vu16 ur_ = min16(mulhi16(dr_, ic), c128);                                                      \
+		vu16 t_ = subs16(c16384, add16(add16(mullo16(uy_, uy_), mullo16(ub_, ub_)), mullo16(ur_, ur_))); \
+		vu16 w_ = srl16(mulhi16(t_, t_), 6);                                                           \
+		vs32 pl_, ph_;                                                                                 \
+		sw = add16(sw, w_);                                                                            \
+		mul16x32(w_, bk, &pl_, &ph_);                                                                  \
+		sbl = add32(sbl, pl_);                                                                         \
+		sbh = add32(sbh, ph_);                                                                         \
+		mul16x32(w_, rk, &pl_, &ph_);                                                                  \
+		srl_ = add32(srl_, pl_);                                                                       \
+		srh = add32(srh, ph_);                                                                         \
+	} while (0)
+
+static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
+			  int w, const struct cisp_cnr_row_tables *t)
+{
+	const vu16 c128 = set16(128), c16384 = set16(16384);
+	const int r = t->radius, xe = w - r - N16;
+
+	if (!t->enabled || w < N16 + 2 * r) {
+		cisp_cnr_h_row_c(y, cb, cr, ocb, ocr, w, t);
+		return;
+	}
+	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, 0, r);
+	FOR_VECTORS(x, r, xe) {
+		vu16 y0 = ld(y + x), b0 = ld(cb + x), r0 = ld(cr + x);
+		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0), sw = set16(0);
+		vs32 sbl = set32(0), sbh = set32(0), srl_ = set32(0), srh = set32(0);
+
+		for (int k = -r; k <= r; k++) {
+			vu16 yk = ld(y + x + k), bk = ld(cb + x + k), rk = ld(cr + x + k);
+
+			CNR_TAP(yk, bk, rk);
+		}
+		st(ocb + x, FN(wmean)(t->recip, sw, sbl, sbh));
+		st(ocr + x, FN(wmean)(t->recip, sw, srl_, srh));
+	}
+	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, AFTER_VECTORS(r, xe), w);
+}
+
+static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
+			  uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t)
+{
+	const vu16 c128 = set16(128), c16384 = set16(16384);
+	const int r = t->radius;
+
+	if (!t->enabled || w < N16) {
+		cisp_cnr_v_row_c(y, cb, cr, ocb, ocr, w, t);
+		return;
+	}
+	FOR_VECTORS(x, 0, w - N16) {
+		vu16 y0 = ld(y[r] + x), b0 = ld(cb[r] + x), r0 = ld(cr[r] + x);
+		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0), sw = set16(0);
+		vs32 sbl = set32(0), sbh = set32(0), srl_ = set32(0), srh = set32(0);
+
+		for (int k = 0; k <= 2 * r; k++) {
+			vu16 yk = ld(y[k] + x), bk = ld(cb[k] + x), rk = ld(cr[k] + x);
+
+			CNR_TAP(yk, bk, rk);
+		}
+		st(ocb + x, FN(wmean)(t->recip, sw, sbl, sbh));
+		st(ocr + x, FN(wmean)(t->recip, sw, srl_, srh));
+	}
+}
+
+#undef CNR_TAP
+
 /* The sample at column (colour site + o) of row p for each pair, as 32-bit lanes. */
 #define L(p, o) even32(ld((p) + x + (o)))
 
@@ -529,6 +641,8 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);
 	d->csc_row = FN(csc_row);
+	d->cnr_h_row = FN(cnr_h_row);
+	d->cnr_v_row = FN(cnr_v_row);
 	d->luma_row = FN(luma_row);
 	d->sharpen_row = FN(sharpen_row);
 	d->to8_row = FN(to8_row);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "isp/bnr.h"
+#include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/dsp.h"
 
@@ -337,6 +338,38 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		ok = check_outs(&o, 1, w, "unpack16_row", lv, w);
 		break;
 	}
+	case 17:
+	case 18: { /* chroma denoise passes: random thresholds and radius; tables as cisp_cnr_tables() gives them */
+		static uint16_t inv_y[32], inv_c[32];
+		static uint32_t recip[(2 * CISP_CNR_MAX_RADIUS + 1) * 64 + 1];
+		struct cisp_cnr_row_tables tb = { 1, 1 + (int)(rnd() % CISP_CNR_MAX_RADIUS), inv_y, inv_c, recip };
+		const uint16_t *ys[2 * CISP_CNR_MAX_RADIUS + 1], *bs[2 * CISP_CNR_MAX_RADIUS + 1], *rs[2 * CISP_CNR_MAX_RADIUS + 1];
+
+		for (int k = 0; k < 32; k++) {
+			inv_y[k] = rnd() % 4 ? (uint16_t)(rnd() % 2048) : (uint16_t)rnd();
+			inv_c[k] = rnd() % 4 ? (uint16_t)(rnd() % 2048) : (uint16_t)rnd();
+		}
+		for (uint32_t n = 64; n <= (2 * CISP_CNR_MAX_RADIUS + 1) * 64; n++)
+			recip[n] = (uint32_t)((((uint64_t)1 << 32) + n / 2) / n);
+		if (fn == 17) {
+			if (w < 2 * tb.radius + 2)
+				tb.radius = 1;
+			ref->cnr_h_row(in.p[0], in.p[1], in.p[2], o.pc[0], o.pc[1], w, &tb);
+			t->cnr_h_row(in.p[0], in.p[1], in.p[2], o.pt[0], o.pt[1], w, &tb);
+			ok = check_outs(&o, 2, w, "cnr_h_row", lv, w);
+		} else {
+			/* 2 r + 1 rows from the 10 there are (rows repeat, as reflections do). */
+			for (int k = 0; k <= 2 * tb.radius; k++) {
+				ys[k] = in.p[k % 10];
+				bs[k] = in.p[(k + 3) % 10];
+				rs[k] = in.p[(k + 7) % 10];
+			}
+			ref->cnr_v_row(ys, bs, rs, o.pc[0], o.pc[1], w, &tb);
+			t->cnr_v_row(ys, bs, rs, o.pt[0], o.pt[1], w, &tb);
+			ok = check_outs(&o, 2, w, "cnr_v_row", lv, w);
+		}
+		break;
+	}
 	case 12: { /* chroma, interleaved and planar */
 		for (int step = 1; step <= 2 && ok; step++) {
 			uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
@@ -356,10 +389,10 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
 					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
-					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row" };
+					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row", "cnr_h_row", "cnr_v_row" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
@@ -367,12 +400,14 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 					(void *)a->green_row, (void *)a->rb_row, (void *)a->ccm_row, (void *)a->csc_row,
 					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
-					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row };
+					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row,
+					(void *)a->cnr_h_row, (void *)a->cnr_v_row };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
-					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row };
+					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row,
+					(void *)b->cnr_h_row, (void *)b->cnr_v_row };
 	return pa[fn] != pb[fn];
 }
 
@@ -385,7 +420,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2 };
 
 /* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
 static double bench_one(const struct cisp_dsp *d, int fn)
