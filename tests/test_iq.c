@@ -281,3 +281,35 @@ TEST(iq_convergence)
 	CHECK_ERR(cisp_iq_convergence(ae, 0, 100, 2, &c), -EINVAL, "frames");
 	CHECK_ERR(cisp_iq_convergence(ae, 10, 100, -1, &c), -EINVAL, "tolerance");
 }
+
+TEST(iq_find_colorchecker_synthetic)
+{
+	struct cisp_iq_image img;
+	double ref[24][3], corners[4][2], score;
+	const double x0 = 130.5, y0 = 95.25, p = 55, g[3] = { 0.7, 0.8, 1.1 };
+
+	colorchecker_srgb(ref);
+	CHECK_EQ(cisp_iq_image_alloc(&img, 640, 480, 3), 0);
+	for (int y = 0; y < 480; y++)
+		for (int x = 0; x < 640; x++) {
+			double u = (x + 0.5 - x0) / p, v = (y + 0.5 - y0) / p;
+			int i = (int)floor(u), j = (int)floor(v);
+			bool in = u >= 0 && v >= 0 && i < 6 && j < 4 && u - i >= 0.1 && u - i < 0.9 && v - j >= 0.1 && v - j < 0.9;
+
+			for (int c = 0; c < 3; c++)
+				img.data[(size_t)y * img.stride + 3 * x + c] =
+					(float)((in ? g[c] * ref[j * 6 + i][c] : u >= -0.1 && v >= -0.1 && u < 6.1 && v < 4.1 ? 0.02 : 0.2) +
+						0.01 * (((int)(test_rand() % 201)) - 100) / 100.0);
+		}
+	CHECK_EQ(cisp_iq_find_colorchecker(&img, corners, &score), 0);
+	CHECK(score < 0.05);
+	CHECK_NEAR(corners[0][0], x0, 1.5);
+	CHECK_NEAR(corners[0][1], y0, 1.5);
+	CHECK_NEAR(corners[2][0], x0 + 6 * p, 1.5);
+	CHECK_NEAR(corners[2][1], y0 + 4 * p, 1.5);
+	/* Grey everywhere: nothing to find. */
+	for (size_t i = 0; i < 640 * 480 * 3; i++)
+		img.data[i] = 0.3f + 0.01f * (float)(test_rand() % 3);
+	CHECK_ERR(cisp_iq_find_colorchecker(&img, corners, &score), -ENOENT, "no ColorChecker found");
+	cisp_iq_image_free(&img);
+}

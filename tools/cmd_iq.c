@@ -40,6 +40,7 @@ static void usage(FILE *out)
 		"  --chart colorchecker|edge   measure IMAGE (PNG/PPM, developed) instead\n"
 		"  --corners X0,Y0,...,X3,Y3   colorchecker: outer corners of the patch grid,\n"
 		"                        top-left, top-right, bottom-right, bottom-left\n"
+		"                        (default: found automatically; the chart upright)\n"
 		"  --roi X,Y,W,H         edge: the region holding the slanted edge\n"
 		"  --transfer srgb|bt709|linear  IMAGE's transfer function (default srgb)\n"
 		"  --normalize LIST      colorchecker: exposure and/or white (default exposure)\n"
@@ -166,10 +167,6 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 		o->image = argv[optind];
 		if (strcmp(o->chart, "colorchecker") && strcmp(o->chart, "edge")) {
 			fprintf(stderr, "cisp iq: --chart takes colorchecker or edge, not '%s'\n", o->chart);
-			return -EINVAL;
-		}
-		if (!strcmp(o->chart, "colorchecker") && !o->corners) {
-			fprintf(stderr, "cisp iq: --chart colorchecker needs --corners (the patch grid's outer corners)\n");
 			return -EINVAL;
 		}
 		if (!strcmp(o->chart, "edge") && !o->roi) {
@@ -336,10 +333,24 @@ static int run_chart(struct iq_options *o, struct cisp_iq_report *r)
 		struct cisp_iq_rect rects[24];
 		static struct cisp_iq_color_result res;
 
-		ret = parse_numbers("--corners", o->corners, c, 8) ? -EINVAL : 0;
-		for (int i = 0; i < 4; i++) {
-			corners[i][0] = c[2 * i];
-			corners[i][1] = c[2 * i + 1];
+		if (o->corners) {
+			ret = parse_numbers("--corners", o->corners, c, 8) ? -EINVAL : 0;
+			for (int i = 0; i < 4; i++) {
+				corners[i][0] = c[2 * i];
+				corners[i][1] = c[2 * i + 1];
+			}
+		} else {
+			double sc;
+			char text[200];
+
+			ret = cisp_iq_find_colorchecker(&img, corners, &sc);
+			if (!ret) {
+				snprintf(text, sizeof(text), "found at %.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f (match %.3f)",
+					 corners[0][0], corners[0][1], corners[1][0], corners[1][1], corners[2][0],
+					 corners[2][1], corners[3][0], corners[3][1], sc);
+				printf("ColorChecker %s\n", text);
+				cisp_iq_report_info(r, "chart corners", text);
+			}
 		}
 		if (!ret)
 			cisp_iq_chart_patches((const double(*)[2])corners, 6, 4, 0.5, rects);

@@ -232,6 +232,25 @@ int cisp_iq_colorchecker_evaluate(const double (*measured)[3], const struct cisp
 void cisp_iq_chart_patches(const double corners[4][2], unsigned cols, unsigned rows, double fraction,
 			   struct cisp_iq_rect *rects);
 
+/**
+ * cisp_iq_find_colorchecker() - find an upright ColorChecker in a picture.
+ * @img: the picture, linear RGB.
+ * @corners: receives the outer corners of the patch grid, as
+ *           cisp_iq_chart_patches() takes them.
+ * @score: receives the match's residual (0 perfect; below about 0.05 is a
+ *         clear match), or NULL.
+ *
+ * Searches positions and sizes of a 6x4 grid (on a copy scaled to at most
+ * 480 pixels across) for the one whose cell centres are uniform and best
+ * match the chart's colours after a gain per channel (so exposure and white
+ * balance do not matter). The chart must be upright within a few degrees,
+ * not upside down, and at least 1/7 of the picture's height.
+ *
+ * Return: 0, or -ENOENT when nothing matches well (score above 0.25), or
+ * -EINVAL for a grey or too small picture.
+ */
+int cisp_iq_find_colorchecker(const struct cisp_iq_image *img, double corners[4][2], double *score);
+
 #ifdef __cplusplus
 }
 #endif
