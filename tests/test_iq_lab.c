@@ -109,7 +109,7 @@ TEST(iq_cli_runs_the_suite)
 		 CISP_BUILD_DIR);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-	snprintf(cmd, sizeof(cmd), "%s/tools/cisp iq --chart colorchecker x.png >/dev/null 2>&1", CISP_BUILD_DIR);
+	snprintf(cmd, sizeof(cmd), "%s/tools/cisp iq --chart edge x.png >/dev/null 2>&1", CISP_BUILD_DIR);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 }
