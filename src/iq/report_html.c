@@ -138,7 +138,7 @@ static void plot_vline(struct plot *p, double x, const char *label)
 
 static void plot_legend(struct plot *p, const char *label, const char *colour)
 {
-	double y = p->top + 14 + 16 * p->series++, x = p->left + p->w - 170;
+	double y = p->top + 14 + 16 * p->series++, x = p->left + p->w - 200;
 
 	fprintf(p->f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"3\"/>", x,
 		y - 4, x + 18, y - 4, colour);
