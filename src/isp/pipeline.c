@@ -536,6 +536,7 @@ int cisp_isp_set_exec(struct cisp_isp *isp, const struct cisp_isp_exec *e)
 	return 0;
 }
 
+/* CISP_EXEC=reference selects the reference executor for every instance (tests of correctness do). */
 void cisp_isp_exec_init(struct cisp_isp *isp)
 {
 	const char *env = getenv("CISP_EXEC");
