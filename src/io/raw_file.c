@@ -267,8 +267,7 @@ static void map_metadata(libraw_data_t *lr, const char *name, const struct dng_t
 	if (!frame->has_matrix) {
 		memset(frame->xyz_to_cam, 0, sizeof(frame->xyz_to_cam));
 		frame->defaults |= CISP_RAW_DEFAULT_MATRIX;
-		cisp_log(CISP_LOG_WARN, "%s: no colour matrix for %s %s; taking camera RGB as linear sRGB", name,
-			 lr->idata.make, lr->idata.model);
+		cisp_log(CISP_LOG_WARN, "%s: no colour matrix; taking camera RGB as linear sRGB", name);
 	}
 	if (tags->has_neutral && col->cam_mul[0] > 0 && col->cam_mul[1] > 0 && col->cam_mul[2] > 0 &&
 	    isfinite(col->cam_mul[0]) && isfinite(col->cam_mul[1]) && isfinite(col->cam_mul[2])) {
@@ -353,6 +352,9 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 
 	/* LibRaw's buffer stream only reads from the buffer. */
 	ret = libraw_open_buffer(lr, (void *)(uintptr_t)data, size);
+	if (ret == LIBRAW_IO_ERROR)
+		return cisp_error(-EIO, "%s: LibRaw cannot open it: %s (the file ends inside its header: cut short, or "
+				  "not a raw file)", name, libraw_strerror(ret));
 	if (ret != LIBRAW_SUCCESS)
 		return cisp_error(errno_of(ret), "%s: LibRaw cannot open it: %s", name, libraw_strerror(ret));
 	if ((ret = check_bayer(lr, name)))
@@ -375,6 +377,9 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 		tags.has_matrix = false; /* has_libraw_matrix() decides */
 
 	ret = libraw_unpack(lr);
+	if (ret == LIBRAW_IO_ERROR)
+		return cisp_error(-EIO, "%s: the raw data is truncated or unreadable (LibRaw: %s)", name,
+				  libraw_strerror(ret));
 	if (ret != LIBRAW_SUCCESS)
 		return cisp_error(errno_of(ret), "%s: LibRaw cannot decode the raw data: %s", name, libraw_strerror(ret));
 	if (report->memory_errors)
