@@ -597,6 +597,25 @@ TEST(rawio_black_pattern_averaged)
 	cisp_raw_frame_free(&f);
 }
 
+/* Set the count and value field of a tag of IFD0 of a little-endian TIFF in memory. */
+static void patch_entry(uint8_t *d, size_t n, uint16_t tag, uint32_t count, uint32_t value)
+{
+	uint32_t ifd = (uint32_t)(d[4] | d[5] << 8 | d[6] << 16 | (uint32_t)d[7] << 24);
+	unsigned entries = ifd + 2 <= n ? (unsigned)(d[ifd] | d[ifd + 1] << 8) : 0;
+
+	for (unsigned i = 0; i < entries && ifd + 2 + 12 * (i + 1) <= n; i++) {
+		uint8_t *e = d + ifd + 2 + 12 * i;
+		if ((e[0] | e[1] << 8) == tag) {
+			for (int k = 0; k < 4; k++) {
+				e[4 + k] = (uint8_t)(count >> (8 * k));
+				e[8 + k] = (uint8_t)(value >> (8 * k));
+			}
+			return;
+		}
+	}
+	test_fail(__FILE__, __LINE__, "tag %u not found", tag);
+}
+
 /* Set a SHORT or LONG tag of IFD0 of a little-endian TIFF in memory. */
 static void patch_tag(uint8_t *d, size_t n, uint16_t tag, uint32_t value)
 {
@@ -701,6 +720,22 @@ TEST(rawio_bad_files)
 	write_bytes(tmp_path("header.dng"), bytes, 12);
 	CHECK(cisp_raw_read_file(tmp_path("header.dng"), &f) < 0);
 	CHECK(strstr(cisp_last_error(), "rawio-header.dng: LibRaw") != NULL);
+	/* A directory entry whose values lie outside the file (LibRaw 0.20 can crash on such): refused first. */
+	{
+		uint8_t *broken = malloc(n);
+		if (broken) {
+			memcpy(broken, bytes, n);
+			patch_entry(broken, n, 33422, 36, (uint32_t)n + 100);
+			write_bytes(tmp_path("broken.dng"), broken, n);
+			CHECK_ERR(cisp_raw_read_file(tmp_path("broken.dng"), &f), -EINVAL,
+				  "rawio-broken.dng: a malformed DNG: tag 33422's 36 values lie outside the file");
+			memcpy(broken, bytes, n);
+			patch_entry(broken, n, 33422, 3, 0x00020100);
+			CHECK_ERR(cisp_raw_read_memory(broken, n, "short-cfa.dng", &f), -EINVAL,
+				  "short-cfa.dng: a malformed DNG: CFAPattern has 3 entries for a 4-cell repeat pattern");
+			free(broken);
+		}
+	}
 	/* A header that claims 60000 x 60000 pixels. */
 	patch_tag(bytes, n, 256, 60000);
 	patch_tag(bytes, n, 257, 60000);
@@ -742,11 +777,13 @@ TEST(rawio_memory_front_end_survives_damage)
 		}
 		cisp_raw_frame_free(&f);
 	}
-	for (int i = 0; i < 60; i++) {
+	for (int i = 0; i < 300; i++) {
 		memcpy(copy, bytes, n);
-		/* Damage the directory area (the end of the file, where libtiff put the IFD). */
-		for (int k = 0; k < 4; k++)
-			copy[n - 1 - test_rand() % (n < 600 ? n : 600)] ^= (uint8_t)(1u << (test_rand() % 8));
+		/* Damage mostly the directory area (the end of the file, where libtiff put the IFD). */
+		for (int k = 0; k < 4; k++) {
+			size_t at = i % 3 ? n - 1 - test_rand() % (n < 600 ? n : 600) : test_rand() % n;
+			copy[at] ^= (uint8_t)(1u << (test_rand() % 8));
+		}
 		if (cisp_raw_read_memory(copy, n, "flipped.dng", &f) == 0)
 			ok++;
 		cisp_raw_frame_free(&f);

@@ -24,4 +24,13 @@ struct dng_tags {
 /* Scan a DNG held in memory; 0, or -1 when libtiff cannot read it or it has no CFA directory. */
 int dng_scan_tags(const void *data, size_t size, struct dng_tags *tags);
 
+/*
+ * Check the directory structure of a TIFF-based DNG before LibRaw parses it
+ * (LibRaw 0.20 can crash on some malformed directories): every directory and
+ * every tag value lies inside the file, and CFAPattern has as many entries
+ * as CFARepeatPatternDim says. Files that are not DNGs pass unchecked.
+ * Returns 0, or -1 with the problem in @why.
+ */
+int dng_check_structure(const void *data, size_t size, char *why, size_t why_size);
+
 #endif

@@ -348,8 +348,12 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 	uint32_t width, height, format;
 	unsigned bits, limit;
 	enum cisp_cfa cfa;
+	char why[160];
 	int ret;
 
+	/* LibRaw 0.20 can crash on some malformed DNG directories: check them first. */
+	if (dng_check_structure(data, size, why, sizeof(why)))
+		return cisp_error(-EINVAL, "%s: a malformed DNG: %s", name, why);
 	/* LibRaw's buffer stream only reads from the buffer. */
 	ret = libraw_open_buffer(lr, (void *)(uintptr_t)data, size);
 	if (ret == LIBRAW_IO_ERROR)
