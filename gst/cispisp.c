@@ -513,7 +513,11 @@ static gboolean gst_cisp_isp_set_caps(GstBaseTransform *trans, GstCaps *incaps, 
 	}
 	cisp_isp_destroy(self->isp);
 	self->isp = isp;
-	return update_settings(self) && rebuild_state(self);
+	/* A new ISP starts from the defaults: build the state for it from the settings. */
+	GST_OBJECT_LOCK(self);
+	self->dirty = TRUE;
+	GST_OBJECT_UNLOCK(self);
+	return update_settings(self);
 }
 
 static gboolean gst_cisp_isp_transform_size(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
