@@ -561,7 +561,8 @@ static double cpsnr(double mse)
  */
 GST_START_TEST(test_kodak_round_trip)
 {
-	const gchar *dir = CISP_SHARED_DATA "/kodak";
+	const gchar *data = g_getenv("CISP_TEST_DATA") ? g_getenv("CISP_TEST_DATA") : CISP_SHARED_DATA;
+	gchar *dir = g_build_filename(data, "kodak", NULL);
 	static const gchar *const names[] = { "cispisp fast", "cispisp quality", "bayer2rgb" };
 	static const gchar *const filters[] = {
 		"cispisp " MEASURE " demosaic=fast",
@@ -572,7 +573,9 @@ GST_START_TEST(test_kodak_round_trip)
 	int images = 0;
 
 	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-		g_print("\n*** SKIPPED test_kodak_round_trip: %s is absent (the shared data set) ***\n\n", dir);
+		g_print("\n*** SKIPPED test_kodak_round_trip: %s is absent (the shared data set; set CISP_TEST_DATA) ***\n\n",
+			dir);
+		g_free(dir);
 		return;
 	}
 	for (int i = 1; i <= 24; i++) {
@@ -604,6 +607,7 @@ GST_START_TEST(test_kodak_round_trip)
 		g_free(png);
 		images++;
 	}
+	g_free(dir);
 	g_print("Kodak rgb2bayer round trip, %d images, mean CPSNR (10-pixel border): ", images);
 	for (int k = 0; k < 3; k++)
 		g_print("%s%s %.2f dB", k ? ", " : "", names[k], total[k] / images);
