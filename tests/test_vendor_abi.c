@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Vendor blocks in the params ABI (params.h, CISP_BLOCK_VENDOR): framing,
- * limits, the canonical state left alone, and the YAML form.
+ * limits, the canonical state left alone, and the YAML form. And the other
+ * direction: statistics handed back by a device are validated before use.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
 #include <cisp/params_state.h>
+#include <cisp/stats.h>
 
 #include "test.h"
 
@@ -264,4 +268,80 @@ TEST(vendor_abi_yaml_errors)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_ERR(cisp_params_from_yaml(cases[i].text, strlen(cases[i].text), &buf, &size), -EINVAL, cases[i].message);
 	CHECK(strstr(cisp_last_error(), "vendor_<vendor id>_<type>)") != NULL);
+}
+
+/* ---- statistics from a device that is not trusted ---- */
+
+/* Statistics of a real frame with two AF windows, from the ISP. */
+static struct cisp_stats *isp_stats(void)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_RGB888, 64, 48 } } };
+	struct cisp_stats *st = calloc(1, sizeof(*st));
+	struct cisp_image in, out;
+	struct cisp_image *outs[2] = { &out, NULL };
+	struct vbuf *b = vbuf_new();
+	struct cisp_stats_params sp = { { CISP_BLOCK_STATS, CISP_BLOCK_FL_ENABLE, sizeof(sp) }, 5, 3, 900, 2,
+					{ { 0, 0, 16, 16 }, { 10, 10, 30, 20 } }, 3, { 0 } };
+	struct cisp_isp *isp;
+
+	memcpy(b->data + b->size, &sp, sizeof(sp));
+	b->size += sizeof(sp);
+	set_total(b);
+	cisp_isp_create(&isp, &c);
+	CHECK_EQ(cisp_isp_set_params(isp, b->data, b->size), 0);
+	cisp_image_alloc(&in, CISP_FMT_SRGGB10, 64, 48);
+	cisp_image_alloc(&out, CISP_FMT_RGB888, 64, 48);
+	for (int i = 0; i < 64 * 48; i++)
+		((uint16_t *)in.plane[0].data)[i] = (uint16_t)((i * 7919) % 1024);
+	CHECK_EQ(cisp_isp_process(isp, &in, outs, st, NULL), 0);
+	cisp_image_free(&in);
+	cisp_image_free(&out);
+	cisp_isp_destroy(isp);
+	free(b);
+	return st;
+}
+
+TEST(vendor_stats_validate)
+{
+	struct cisp_stats *good = isp_stats(), *s = malloc(sizeof(*s));
+
+	CHECK_EQ(good->valid, CISP_STATS_HIST | CISP_STATS_ZONES | CISP_STATS_AF | CISP_STATS_ROWS);
+	CHECK_EQ(cisp_stats_validate(good, sizeof(*good)), 0);
+	CHECK_EQ(cisp_stats_validate((const uint8_t *)memcpy(s, good, sizeof(*s)), sizeof(*s)), 0);
+	CHECK_ERR(cisp_stats_validate(good, sizeof(*good) - 1), -EMSGSIZE, "stats buffer of 25783 bytes is not the 25784 bytes");
+	CHECK_ERR(cisp_stats_validate(NULL, 0), -EMSGSIZE, "stats buffer of 0 bytes");
+#define MUTATE(stmt, err, needle)                                    \
+	do {                                                         \
+		memcpy(s, good, sizeof(*s));                         \
+		stmt;                                                \
+		CHECK_ERR(cisp_stats_validate(s, sizeof(*s)), err, needle); \
+	} while (0)
+	MUTATE(s->magic ^= 1, -EPROTO, "stats: magic 0x41545342 is not 0x41545343");
+	MUTATE(s->version = 2, -EPROTONOSUPPORT, "stats: version 2 is not supported");
+	MUTATE(s->size = 100, -EMSGSIZE, "stats: size 100 is not 25784");
+	MUTATE(s->reserved2[1] = 1, -EINVAL, "a reserved header field is not 0");
+	MUTATE(s->valid |= 16, -EINVAL, "valid 0x0000001f has unknown bits 0x00000010");
+	MUTATE(s->width = 15, -EINVAL, "frame 15x48 is not even within 16x16..16384x16384");
+	MUTATE(s->hist[3]++, -EINVAL, "the histogram counts 769 cells, the frame has 768");
+	MUTATE(s->valid &= ~CISP_STATS_HIST, -EINVAL, "(and CISP_STATS_HIST is not valid)");
+	MUTATE(s->zones_x = 33, -EINVAL, "zones 33x3 outside 1x1..32x32");
+	MUTATE(s->zone[4].count = s->zone[4].total + 1, -EINVAL, "zone[4] averages");
+	MUTATE(s->zone[2].total++, -EINVAL, "the zones hold 769 cells, the frame 768");
+	MUTATE(s->zone[15].g = 1, -EINVAL, "zone entries past zones_x * zones_y = 15 are not 0");
+	MUTATE(s->zone[1].reserved = 1, -EINVAL, "zone[1].reserved = 1 must be 0");
+	MUTATE((s->zone[1].count = 0, s->zone[1].r = 5), -EINVAL, "zone[1] has means but no cells");
+	MUTATE(s->valid &= ~CISP_STATS_ZONES, -EINVAL, "zones are set but CISP_STATS_ZONES is not valid");
+	MUTATE(s->af_count = 0, -EINVAL, "af_count 0 does not match CISP_STATS_AF");
+	MUTATE(s->af_count = 9, -EINVAL, "af_count 9 is over 8");
+	MUTATE(s->af[1].sharpness = (uint64_t)s->af[1].count * 262140 + 1, -EINVAL, "af[1] sharpness");
+	MUTATE(s->af[0].count = 769, -EINVAL, "in a frame of 768 cells");
+	MUTATE(s->af[2].count = 1, -EINVAL, "af entries past af_count = 2 are not 0");
+	MUTATE(s->af[0].reserved = 1, -EINVAL, "af[0].reserved = 1 must be 0");
+	MUTATE(s->row_count++, -EINVAL, "row_count 9, but 24 cell rows in groups of 3 make 8");
+	MUTATE(s->row_group = 0, -EINVAL, "row_group 0 is outside 1..24 cell rows");
+	MUTATE(s->row_mean[8] = 1, -EINVAL, "row_mean entries past row_count = 8 are not 0");
+	MUTATE(s->valid &= ~CISP_STATS_ROWS, -EINVAL, "row means are set but CISP_STATS_ROWS is not valid");
+#undef MUTATE
+	free(s);
+	free(good);
 }

@@ -17,6 +17,7 @@
 #ifndef CISP_STATS_H
 #define CISP_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cisp/params.h>
@@ -115,6 +116,26 @@ struct cisp_stats {
 	uint32_t reserved3;
 	uint16_t row_mean[CISP_STATS_MAX_ROWS];
 };
+
+/**
+ * cisp_stats_validate() - check a statistics buffer before reading it, when
+ * it comes from something the reader does not control (a hardware ISP,
+ * another process, a file).
+ * @buf: the buffer (any alignment).
+ * @size: its size in bytes.
+ *
+ * Checks the header, the reserved fields, that every count is in range and
+ * that the entries past it are 0, and the relations docs/abi.md guarantees:
+ * the histogram counts every cell, the zones' totals add up to the cells,
+ * no zone averages more cells than it has, an AF window's sharpness is
+ * possible for its cells, row_count follows from row_group and the height.
+ * The ISP's own statistics always pass.
+ *
+ * Return: 0; -EMSGSIZE for a wrong size; -EPROTO for a wrong magic;
+ * -EPROTONOSUPPORT for another version; -EINVAL with a message naming the
+ * field otherwise.
+ */
+int cisp_stats_validate(const void *buf, size_t size);
 
 #ifdef __cplusplus
 }
