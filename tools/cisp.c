@@ -13,6 +13,7 @@
 #pragma weak cmd_params
 #pragma weak cmd_iq
 #pragma weak cmd_conform
+#pragma weak cmd_info
 
 static const struct {
 	const char *name;
@@ -26,6 +27,7 @@ static const struct {
 	{ "params", cmd_params, "encode, decode and validate ISP parameter buffers" },
 	{ "iq", cmd_iq, "measure image quality (virtual camera or chart photograph), write a report" },
 	{ "conform", cmd_conform, "check an ISP backend against a conformance profile" },
+	{ "info", cmd_info, "what an ISP instance accepts: ABI versions, canonical and vendor blocks" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

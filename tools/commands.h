@@ -17,5 +17,6 @@ int cmd_demosaic(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_iq(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif
