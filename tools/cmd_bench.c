@@ -161,6 +161,16 @@ static int apply(struct cisp_isp *isp, const struct cisp_param_state *s)
 	return ret;
 }
 
+/* CPU seconds (user and system, all threads) the process has used. */
+static double cpu_seconds(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+	       1e-6 * (double)u.ru_stime.tv_usec;
+}
+
 static double peak_rss_kib(void)
 {
 	struct rusage u;
@@ -213,20 +223,23 @@ static int bench_pipeline(const struct opts *o, const char *name, bool quality, 
 	}
 	for (int t = 0; t < o->n_threads; t++) {
 		struct cisp_pool *pool;
-		double tr[MAX_REPS], to[MAX_REPS], r, v;
+		double tr[MAX_REPS], to[MAX_REPS], co[MAX_REPS], r, v;
 		struct cisp_isp_exec ref = { false, 0, CISP_CPU_SCALAR }, opt = { true, o->band, o->cpu };
 
 		if ((ret = cisp_pool_create(&pool, (unsigned)o->threads[t])))
 			goto done;
 		/* One untimed frame of each (first-frame set-up), then alternate. */
 		for (int k = -1; k < o->reps && !ret; k++) {
-			double t0;
+			double t0, c0;
 
 			ret = cisp_isp_set_exec(isp, &opt);
+			c0 = cpu_seconds();
 			t0 = now_seconds();
 			ret = ret ? ret : cisp_isp_process(isp, in, outs, stats, pool);
-			if (k >= 0)
+			if (k >= 0) {
 				to[k] = now_seconds() - t0;
+				co[k] = cpu_seconds() - c0;
+			}
 			if (!o->reference) {
 				tr[k < 0 ? 0 : k] = 1e30; /* not measured */
 				continue;
@@ -250,7 +263,8 @@ static int bench_pipeline(const struct opts *o, const char *name, bool quality, 
 		       o->threads[t], v);
 		if (o->reference)
 			printf(" speedup=%.2f", v / r);
-		printf("\n");
+		/* Pixels per CPU-second: on a shared machine, what the threads did when they ran. */
+		printf(" cpu_mpix_s=%.1f\n", mpix / median(co, o->reps));
 		fflush(stdout);
 	}
 done:
