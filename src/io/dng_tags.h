@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which metadata tags a DNG really carries. LibRaw fills in defaults for
- * missing levels and does not pass on the default crop, so the reader looks
- * at the file's directories itself (through libtiff) to tell "absent" from
- * "present" and to get the crop.
+ * A DNG's directories, read by cisp itself before LibRaw sees the file:
+ *  - to check their structure (LibRaw 0.20 can crash on some malformed
+ *    directories): every directory and tag value inside the file, no loops,
+ *    a CFAPattern as long as CFARepeatPatternDim says;
+ *  - to tell which metadata the file really carries (LibRaw fills in
+ *    defaults for missing levels) and to get the default crop (LibRaw does
+ *    not pass it on).
  */
 #ifndef CISP_IO_DNG_TAGS_H
 #define CISP_IO_DNG_TAGS_H
@@ -12,25 +15,22 @@
 #include <stddef.h>
 
 /*
- * Tags of the raw (CFA, full-resolution) directory and of IFD0.
- * crop: DefaultCropOrigin x, y and DefaultCropSize width, height, relative
- * to the active area; has_crop when both tags are present.
+ * What a DNG carries. is_dng: IFD0 has DNGVersion (nothing else is set
+ * otherwise). has_black, has_white, has_crop: tags of the raw directory (the
+ * largest full-resolution CFA one); has_matrix, has_neutral: ColorMatrix1/2
+ * and AsShotNeutral/AsShotWhiteXY in IFD0. crop: DefaultCropOrigin x, y and
+ * DefaultCropSize width, height, relative to the active area.
  */
 struct dng_tags {
-	bool has_black, has_white, has_matrix, has_neutral, has_crop;
+	bool is_dng, has_raw_ifd, has_black, has_white, has_matrix, has_neutral, has_crop;
 	double crop[4];
 };
 
-/* Scan a DNG held in memory; 0, or -1 when libtiff cannot read it or it has no CFA directory. */
-int dng_scan_tags(const void *data, size_t size, struct dng_tags *tags);
-
 /*
- * Check the directory structure of a TIFF-based DNG before LibRaw parses it
- * (LibRaw 0.20 can crash on some malformed directories): every directory and
- * every tag value lies inside the file, and CFAPattern has as many entries
- * as CFARepeatPatternDim says. Files that are not DNGs pass unchecked.
- * Returns 0, or -1 with the problem in @why.
+ * Inspect a file held in memory. Returns 0 (a DNG with @tags filled in, or
+ * any other file, which is left to LibRaw), or -1 for a DNG whose
+ * structure is broken, with the problem in @why.
  */
-int dng_check_structure(const void *data, size_t size, char *why, size_t why_size);
+int dng_inspect(const void *data, size_t size, struct dng_tags *tags, char *why, size_t why_size);
 
 #endif

@@ -352,7 +352,7 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 	int ret;
 
 	/* LibRaw 0.20 can crash on some malformed DNG directories: check them first. */
-	if (dng_check_structure(data, size, why, sizeof(why)))
+	if (dng_inspect(data, size, &tags, why, sizeof(why)))
 		return cisp_error(-EINVAL, "%s: a malformed DNG: %s", name, why);
 	/* LibRaw's buffer stream only reads from the buffer. */
 	ret = libraw_open_buffer(lr, (void *)(uintptr_t)data, size);
@@ -372,13 +372,11 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 	if (width < 16 || height < 16)
 		return cisp_error(-EINVAL, "%s: the image is %ux%u, smaller than the 16x16 minimum", name, s->width,
 				  s->height);
-	/* Other files: LibRaw knows the camera; a DNG says itself what it carries. */
-	memset(&tags, 0, sizeof(tags));
-	tags.has_black = tags.has_white = tags.has_matrix = tags.has_neutral = true;
-	if (lr->idata.dng_version && dng_scan_tags(data, size, &tags))
-		tags.has_black = tags.has_white = tags.has_matrix = tags.has_neutral = true;
-	if (!lr->idata.dng_version)
-		tags.has_matrix = false; /* has_libraw_matrix() decides */
+	/* A DNG says itself what it carries; for other files LibRaw knows the camera. */
+	if (!tags.has_raw_ifd || !lr->idata.dng_version) {
+		memset(&tags, 0, sizeof(tags));
+		tags.has_black = tags.has_white = tags.has_neutral = true; /* the matrix: has_libraw_matrix() */
+	}
 
 	ret = libraw_unpack(lr);
 	if (ret == LIBRAW_IO_ERROR)
