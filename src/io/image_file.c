@@ -125,24 +125,20 @@ int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, c
 
 	if (!opts)
 		opts = &defaults;
-	if (!rgb || !(jpeg || png || tiff)) {
-		if (rgb && opts->orientation > 1) {
-			if ((ret = cisp_image_orient(img, opts->orientation, &upright)))
-				return ret;
-			out = &upright;
-		}
-		if (!rgb && (jpeg || tiff))
-			return cisp_error(-EINVAL, "%s: cannot write a %s image there", path, cisp_format_name(img->format));
-		ret = cisp_image_write_file(path, out, opts->full_range);
-		cisp_image_free(&upright);
-		return ret;
-	}
+	if (!rgb && (jpeg || png || tiff))
+		return cisp_error(-EINVAL, "%s: cannot write a %s image there", path, cisp_format_name(img->format));
 	if (opts->quality < 0 || opts->quality > 100)
 		return cisp_error(-EINVAL, "%s: JPEG quality %d is outside 1..100", path, opts->quality);
-	if (opts->orientation > 1) {
+	if (rgb && opts->orientation > 1) {
 		if ((ret = cisp_image_orient(img, opts->orientation, &upright)))
 			return ret;
 		out = &upright;
+	}
+	if (!(jpeg || png || tiff)) {
+		/* PPM, YUV planes and Y4M carry no metadata. */
+		ret = cisp_image_write_file(path, out, opts->full_range);
+		cisp_image_free(&upright);
+		return ret;
 	}
 	if (!opts->no_icc && (ret = cisp_icc_srgb(opts->linear, &icc, &meta.icc_size)) == 0)
 		meta.icc = icc;
