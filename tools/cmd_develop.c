@@ -19,6 +19,7 @@
 #include <cisp/params_state.h>
 #include <cisp/pool.h>
 #include <cisp/raw_frame.h>
+#include <cisp/vendor.h>
 
 #include "commands.h"
 #include "options.h"
@@ -44,6 +45,9 @@ static void usage(FILE *out)
 		"  -o, --output FILE|DIR   the developed image, or the folder for several\n"
 		"%s"
 		"  --params FILE           ISP parameters (YAML or binary) applied over the defaults\n"
+		"  --vendor PLUGIN.so      run a vendor stage, sandboxed (docs/vendor.md); its blocks\n"
+		"                          come in --params; repeatable\n"
+		"  --trusted-vendor PLUGIN.so  the same, loaded into this process\n"
 		"  --demosaic fast|quality demosaic algorithm (default fast)\n"
 		"  --awb camera|grey|none  white balance: the file's as-shot balance (daylight from\n"
 		"                          its colour matrix, else grey world, when it has none;\n"
@@ -79,13 +83,16 @@ struct develop_options {
 	bool awb_given, linear, force, no_crop;
 	double ev;
 	unsigned depth, quality, threads, bench, jobs;
+	struct cisp_vendor_stage_config vendor[8];
+	unsigned n_vendor;
+	struct cisp_vendor_host *vendor_host;
 };
 
 static int parse_options(int argc, char **argv, struct develop_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_CFA, OPT_BLACK, OPT_WHITE, OPT_PARAMS, OPT_DEMOSAIC, OPT_AWB,
 	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH, OPT_QUALITY, OPT_NO_CROP,
-	       OPT_TYPE, OPT_FORCE };
+	       OPT_TYPE, OPT_FORCE, OPT_VENDOR, OPT_TRUSTED_VENDOR };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "size", required_argument, NULL, OPT_SIZE },
@@ -94,6 +101,8 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 		{ "black", required_argument, NULL, OPT_BLACK },
 		{ "white", required_argument, NULL, OPT_WHITE },
 		{ "params", required_argument, NULL, OPT_PARAMS },
+		{ "vendor", required_argument, NULL, OPT_VENDOR },
+		{ "trusted-vendor", required_argument, NULL, OPT_TRUSTED_VENDOR },
 		{ "demosaic", required_argument, NULL, OPT_DEMOSAIC },
 		{ "awb", required_argument, NULL, OPT_AWB },
 		{ "ev", required_argument, NULL, OPT_EV },
@@ -122,6 +131,14 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case OPT_VENDOR:
+		case OPT_TRUSTED_VENDOR:
+			if (o->n_vendor == sizeof(o->vendor) / sizeof(o->vendor[0])) {
+				fprintf(stderr, "cisp develop: at most 8 vendor stages\n");
+				return 2;
+			}
+			o->vendor[o->n_vendor++] = (struct cisp_vendor_stage_config){ optarg, c == OPT_TRUSTED_VENDOR, 0 };
 			break;
 		case OPT_SIZE:
 		case OPT_FORMAT:
@@ -435,6 +452,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 		return ret;
 
 	output_window(o, &frame, win);
+	cfg.vendor = o->vendor_host;
 	cfg.input_format = frame.image.format;
 	cfg.width = frame.image.width;
 	cfg.height = frame.image.height;
@@ -686,6 +704,21 @@ done:
 	return ret;
 }
 
+/* The vendor stages of --vendor and --trusted-vendor, shared by every file's ISP. */
+static int load_vendor(struct develop_options *o)
+{
+	if (cisp_vendor_host_create(&o->vendor_host, NULL))
+		goto fail;
+	for (unsigned i = 0; i < o->n_vendor; i++)
+		if (cisp_vendor_host_add(o->vendor_host, &o->vendor[i]))
+			goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
+	cisp_vendor_host_destroy(o->vendor_host);
+	return 1;
+}
+
 int cmd_develop(int argc, char **argv)
 {
 	struct develop_options o;
@@ -696,16 +729,20 @@ int cmd_develop(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (o.n_vendor && (ret = load_vendor(&o)))
+		return ret;
 	len = strlen(o.output);
-	if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode)))
-		return develop_batch(&o);
-	if (o.type) {
+	if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode))) {
+		ret = develop_batch(&o);
+	} else if (o.type) {
 		fprintf(stderr, "cisp develop: --type applies when developing into a folder\n");
-		return 2;
+		ret = 2;
+	} else {
+		err[0] = '\0';
+		ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "cisp develop: %s\n", err);
 	}
-	err[0] = '\0';
-	ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "cisp develop: %s\n", err);
+	cisp_vendor_host_destroy(o.vendor_host);
 	return ret;
 }
