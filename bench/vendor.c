@@ -12,7 +12,7 @@
  *    of out of one scratch copy, one round trip on the socket, the reply
  *    checks).
  * 2. The whole pipeline on a 1920x1080 frame to NV12 with the example
- *    colour-effects plugin at the YUV tap: none, trusted, sandboxed. (A
+ *    colour-effects plugin at the RGB tap: none, trusted, sandboxed. (A
  *    frame with an enabled vendor stage takes the reference executor.)
  * Wall-clock times on one thread, the median and the fastest of the jobs:
  * on a loaded machine the fastest is the better estimate of the cost.
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 			       (sb.best - t.best) * 1e3, (double)w * h * (tap ? 3 : 1) * 2 / 1e6);
 		}
 
-	printf("\nwhole pipeline, 1920x1080 SRGGB10 to NV12, colour effect at the YUV tap, %d frames, ms per frame\n",
+	printf("\nwhole pipeline, 1920x1080 SRGGB10 to NV12, colour effect at the RGB tap, %d frames, ms per frame\n",
 	       (jobs + 2) / 3);
 	for (int mode = 0; mode < 3; mode++) {
 		static const char *const names[] = { "no vendor stage", "trusted", "sandboxed" };
