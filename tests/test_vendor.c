@@ -806,6 +806,18 @@ TEST(vendor_device_contexts_carry_on)
 	CHECK_EQ(cisp_device_create(&dev, &dc), 0);
 	for (int c = 0; c < 2; c++)
 		CHECK_EQ(cisp_context_create(&ctx[c], dev, &cc), 0);
+	/* The device's supported params blocks: every canonical one, and the stages' vendor blocks. */
+	{
+		struct cisp_params_limits lim;
+
+		CHECK_EQ(cisp_context_limits(ctx[0], &lim), 0);
+		CHECK_EQ(lim.blocks, 0x8000fffeu);
+		CHECK_EQ(lim.width, 64);
+		CHECK_EQ(lim.num_vendor, 2);
+		CHECK_EQ(lim.vendor[0].vendor_id, HOSTILE_VENDOR(2));
+		CHECK_EQ(lim.vendor[1].vendor_id, ACME_VENDOR);
+		CHECK_EQ(lim.vendor[1].max_payload, 8);
+	}
 	raw_input(&in);
 	pbuf_init(&armed);
 	pbuf_vendor(&armed, HOSTILE_VENDOR(2), 1, 1, CISP_BLOCK_FL_ENABLE, &one, 1);

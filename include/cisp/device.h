@@ -68,6 +68,9 @@ struct cisp_device_frame;
  * @modes: bit (1 << mode) of every enum cisp_job_mode it runs besides
  *         CISP_JOB_SINGLE; jobs in other modes fail at submission.
  * @opaque: passed to @create.
+ * @limits: what an instance accepts in params buffers (its supported
+ *          canonical and vendor blocks), fixed by @create; NULL: the
+ *          backend does not say (cisp_context_limits() fails).
  */
 struct cisp_device_backend {
 	const char *name;
@@ -78,6 +81,7 @@ struct cisp_device_backend {
 	int (*process)(void *instance, struct cisp_device_frame *frame);
 	uint32_t modes;
 	void *opaque;
+	void (*limits)(void *instance, struct cisp_params_limits *limits);
 };
 
 /** How a job uses its inputs. */
@@ -337,6 +341,20 @@ int cisp_context_create(struct cisp_context **ctx, struct cisp_device *dev,
  * @ctx: the context (may be NULL).
  */
 void cisp_context_destroy(struct cisp_context *ctx);
+
+/**
+ * cisp_context_limits() - what the context accepts in params buffers: the
+ * device's "supported params blocks". @limits->blocks has CISP_BLOCK_BIT()
+ * of every canonical block the context implements (and of
+ * CISP_BLOCK_VENDOR when it has vendor stages), @limits->vendor lists the
+ * vendor blocks with their versions and largest payloads, and the frame
+ * size and demosaic algorithms are filled in (params_state.h).
+ * @ctx: the context.
+ * @limits: receives them; the vendor list stays valid while the context
+ *          and its vendor host live.
+ * Return: 0, or -ENOTSUP when the context's backend does not say.
+ */
+int cisp_context_limits(struct cisp_context *ctx, struct cisp_params_limits *limits);
 
 /**
  * cisp_context_counters() - read the context's counters.

@@ -29,6 +29,11 @@ static int isp_check_params(void *instance, const void *buf, size_t size)
 	return cisp_params_validate(buf, size, &limits);
 }
 
+static void isp_limits(void *instance, struct cisp_params_limits *limits)
+{
+	cisp_isp_limits(instance, limits);
+}
+
 static int isp_set_params(void *instance, const void *buf, size_t size)
 {
 	return cisp_isp_set_params(instance, buf, size);
@@ -56,4 +61,5 @@ const struct cisp_device_backend device_backend_isp = {
 	.set_params = isp_set_params,
 	.process = isp_process,
 	.modes = (1u << CISP_JOB_SELECT_SHARPEST) | (1u << CISP_JOB_MERGE_HDR),
+	.limits = isp_limits,
 };

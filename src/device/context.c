@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error_internal.h"
 #include "device/device_internal.h"
@@ -109,4 +110,15 @@ void cisp_context_destroy(struct cisp_context *ctx)
 
 	ctx->backend->destroy(ctx->instance);
 	free(ctx);
+}
+
+int cisp_context_limits(struct cisp_context *ctx, struct cisp_params_limits *limits)
+{
+	memset(limits, 0, sizeof(*limits));
+	if (!ctx->backend->limits)
+		return cisp_error(-ENOTSUP, "context %s: backend %s does not report what it accepts", ctx->name,
+				  ctx->backend->name);
+	/* Fixed when the instance was made: no lock needed against the worker. */
+	ctx->backend->limits(ctx->instance, limits);
+	return 0;
 }
