@@ -3,24 +3,27 @@
 # the same run: one 8-bit RGGB frame made from a Kodak image by rgb2bayer,
 # looped by multifilesrc into each element, then fakesink sync=false.
 #
-#   bench/gst_bench.sh [-b BUILD] [-n FRAMES] [-r RUNS] [-s WxH] [-t THREADS]
+#   bench/gst_bench.sh [-a] [-b BUILD] [-n FRAMES] [-r RUNS] [-s WxH] [-t THREADS]
 #
 # Prints, per configuration, the median fps of RUNS interleaved runs (and
 # their range) and the ratio to bayer2rgb. "source only" is the loop alone.
+# -a adds the slower configurations (denoise, quality demosaic).
 set -eu
 build=build
 frames=300
 runs=3
 size=1920x1080
 threads=2
-while getopts b:n:r:s:t: opt; do
+all=0
+while getopts ab:n:r:s:t: opt; do
 	case $opt in
+	a) all=1 ;;
 	b) build=$OPTARG ;;
 	n) frames=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	s) size=$OPTARG ;;
 	t) threads=$OPTARG ;;
-	*) sed -n '2,10p' "$0"; exit 2 ;;
+	*) sed -n '2,11p' "$0"; exit 2 ;;
 	esac
 done
 w=${size%x*}
@@ -44,6 +47,8 @@ configs="source only|identity
 bayer2rgb|bayer2rgb
 cispisp RGB (defaults: full pipeline, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=RGB
 cispisp NV12 (defaults: full pipeline, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=NV12
+cispisp RGB, no AWB/AE/DPC/sharpening|cispisp threads=$threads awb=false ae=false defect-threshold=0 sharpen=0 ! video/x-raw,format=RGB"
+[ "$all" = 0 ] || configs="$configs
 cispisp NV12 + Bayer and chroma denoise|cispisp threads=$threads params=\"{bnr: {enable: true, strength: 1.0}, cnr: {enable: true, strength: 1.0, luma_strength: 2.0, radius: 4}}\" ! video/x-raw,format=NV12
 cispisp NV12, quality demosaic|cispisp threads=$threads demosaic=quality ! video/x-raw,format=NV12"
 
