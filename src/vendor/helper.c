@@ -356,14 +356,7 @@ int main(int argc, char **argv)
 		setup_failed("%s does not export %s", argv[2], CISP_VENDOR_PLUGIN_SYMBOL);
 
 	d = &shared->decl;
-	d->abi_version = plugin->abi_version;
-	d->vendor_id = plugin->vendor_id;
-	memcpy(d->name, plugin->name, sizeof(d->name));
-	memcpy(d->vendor_name, plugin->vendor_name, sizeof(d->vendor_name));
-	d->tap = plugin->tap;
-	d->num_blocks = plugin->num_blocks;
-	memcpy(d->blocks, plugin->blocks, sizeof(d->blocks));
-	d->has_process = plugin->process != NULL;
+	helper_decl_of(d, plugin);
 	if (!strcmp(argv[1], HELPER_MODE_DESCRIBE)) {
 		signal_done();
 		return HELPER_EXIT_OK;

@@ -161,14 +161,7 @@ static int load_trusted(struct vendor_stage *s)
 	if (!p)
 		return cisp_error(-ENOEXEC, "vendor plugin %s does not export %s", s->path, CISP_VENDOR_PLUGIN_SYMBOL);
 	s->plugin = p;
-	s->decl.abi_version = p->abi_version;
-	s->decl.vendor_id = p->vendor_id;
-	memcpy(s->decl.name, p->name, sizeof(s->decl.name));
-	memcpy(s->decl.vendor_name, p->vendor_name, sizeof(s->decl.vendor_name));
-	s->decl.tap = p->tap;
-	s->decl.num_blocks = p->num_blocks;
-	memcpy(s->decl.blocks, p->blocks, sizeof(s->decl.blocks));
-	s->decl.has_process = p->process != NULL;
+	helper_decl_of(&s->decl, p);
 	return 0;
 }
 

@@ -73,7 +73,7 @@ static int stage_start(struct vendor_instance *vi, struct stage_run *r)
 	if (!s->trusted)
 		return sandbox_create(&r->sb, s, &stream, tap_planes(s->decl.tap));
 	if (s->plugin->create && (ret = s->plugin->create(&r->state, &stream)))
-		return cisp_error(ret < 0 && ret > -4096 ? ret : -EPROTO, "vendor stage %s: create() failed (error %d)",
+		return cisp_error(vendor_status_error(ret), "vendor stage %s: create() failed (error %d)",
 				  s->decl.name, ret);
 	r->created = true;
 	return 0;
@@ -218,7 +218,7 @@ static int run_trusted(struct vendor_instance *vi, struct stage_run *r, const st
 	ret = r->stage->plugin->process(r->state, &frame);
 	if (ret) {
 		message[sizeof(message) - 1] = '\0';
-		return cisp_error(ret < 0 && ret > -4096 ? ret : -EPROTO, "failed: %s (error %d)",
+		return cisp_error(vendor_status_error(ret), "failed: %s (error %d)",
 				  message[0] ? message : "no message", ret);
 	}
 	for (unsigned c = 0; c < n; c++)

@@ -18,6 +18,7 @@
 #define CISP_VENDOR_PROTOCOL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <cisp/vendor.h>
 
@@ -67,6 +68,19 @@ struct helper_decl {
 	uint32_t has_process; /* process() is not NULL */
 	uint32_t reserved;
 };
+
+/* The data of a plugin's declaration (the library's and the helper's copy of it). */
+static inline void helper_decl_of(struct helper_decl *d, const struct cisp_vendor_plugin *p)
+{
+	d->abi_version = p->abi_version;
+	d->vendor_id = p->vendor_id;
+	memcpy(d->name, p->name, sizeof(d->name));
+	memcpy(d->vendor_name, p->vendor_name, sizeof(d->vendor_name));
+	d->tap = p->tap;
+	d->num_blocks = p->num_blocks;
+	memcpy(d->blocks, p->blocks, sizeof(d->blocks));
+	d->has_process = p->process != NULL;
+}
 
 /* One block's state for a job; its payload lies at payload_offset[i] of the control memfd. */
 struct helper_block {

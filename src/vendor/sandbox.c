@@ -316,7 +316,7 @@ static int start(struct sandbox *sb, char *msg, size_t size)
 
 		clean_message(text, sizeof(text), sb->shared->message);
 		snprintf(msg, size, "create() failed: %s (error %d)", text, status);
-		ret = status < 0 && status > -4096 ? status : -EPROTO;
+		ret = vendor_status_error(status);
 	} else if (ret) {
 		ret = reap(sb->pid, ret, sb->shared, STARTUP_MS + sb->stage->time_limit_ms, msg, size);
 		sb->pid = -1;
@@ -497,7 +497,7 @@ static int round_trip(struct sandbox *sb, const struct plane16 *planes, const st
 
 		clean_message(text, sizeof(text), r.message);
 		snprintf(msg, size, "failed: %s (error %d)", text[0] ? text : "no message", r.status);
-		return r.status < 0 && r.status > -4096 ? r.status : -EPROTO;
+		return vendor_status_error(r.status);
 	}
 	copy_planes_out(sb, planes);
 	return 0;

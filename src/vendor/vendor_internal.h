@@ -7,6 +7,7 @@
 #ifndef CISP_VENDOR_INTERNAL_H
 #define CISP_VENDOR_INTERNAL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,12 @@ struct vendor_stage {
 /* The stages of a host, in load order. */
 unsigned vendor_host_count(const struct cisp_vendor_host *host);
 const struct vendor_stage *vendor_host_at(const struct cisp_vendor_host *host, unsigned index);
+
+/* A plugin's status as an error code: itself when it is a negative errno, else -EPROTO. */
+static inline int vendor_status_error(int status)
+{
+	return status < 0 && status > -4096 ? status : -EPROTO;
+}
 
 /* Check a declaration (from a trusted plugin or a helper's report); @path for messages. */
 int vendor_check_decl(const struct helper_decl *d, const char *path);
