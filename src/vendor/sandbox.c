@@ -177,8 +177,9 @@ static void clean_message(char *out, size_t size, const char *in)
 }
 
 /*
- * Reap a helper that failed (@why from wait_done(), or 0 when it exited on
- * its own) and describe why in @msg; returns the job's error code.
+ * Reap a helper that failed (@why from wait_done(): one that hung up is
+ * left to exit, any other is killed) and describe why in @msg; returns the
+ * job's error code.
  */
 static int reap(pid_t pid, int why, const struct helper_shared *shared, uint32_t limit_ms, char *msg, size_t size)
 {
@@ -186,7 +187,7 @@ static int reap(pid_t pid, int why, const struct helper_shared *shared, uint32_t
 	char text[CISP_VENDOR_MESSAGE_MAX];
 	int status = 0;
 
-	if (why == -ETIMEDOUT)
+	if (why != -EPIPE)
 		kill(pid, SIGKILL);
 	/* A helper that hung up is exiting; one that does not within a second is killed. */
 	for (int i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++) {
@@ -202,6 +203,10 @@ static int reap(pid_t pid, int why, const struct helper_shared *shared, uint32_t
 	if (why == -ETIMEDOUT) {
 		snprintf(msg, size, "did not finish within its %" PRIu32 " ms time limit and was killed", limit_ms);
 		return -ETIMEDOUT;
+	}
+	if (why == -EPROTO) {
+		snprintf(msg, size, "answered with a message the protocol does not have and was killed");
+		return -EPROTO;
 	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
@@ -258,11 +263,10 @@ int sandbox_describe(const char *helper, const char *plugin, uint32_t time_limit
 		goto out;
 	memset(shared, 0, HELPER_PAYLOAD_START);
 	shared->protocol = HELPER_PROTOCOL;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) || (pair[1] = high_fd(pair[1])) < 0) {
 		ret = cisp_error(-errno, "cannot make a socket pair: %s", strerror(errno));
 		goto out;
 	}
-	pair[1] = high_fd(pair[1]);
 	if ((ret = spawn(helper, HELPER_MODE_DESCRIBE, plugin, (const int[4]){ pair[1], shared_fd, -1, -1 }, &pid)))
 		goto out;
 	close(pair[1]);
@@ -292,13 +296,15 @@ out:
 /* Start a helper and wait for its instance; 0, or an error with the reason in @msg. */
 static int start(struct sandbox *sb, char *msg, size_t size)
 {
-	int pair[2], ret;
+	int pair[2] = { -1, -1 }, ret;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
-		snprintf(msg, size, "cannot make a socket pair: %s", strerror(errno));
-		return -errno;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) || (pair[1] = high_fd(pair[1])) < 0) {
+		ret = -errno;
+		if (pair[0] >= 0)
+			close(pair[0]);
+		snprintf(msg, size, "cannot make a socket pair: %s", strerror(-ret));
+		return ret;
 	}
-	pair[1] = high_fd(pair[1]);
 	ret = spawn(sb->stage->helper, HELPER_MODE_RUN, sb->stage->path,
 		    (const int[4]){ pair[1], sb->shared_fd, sb->in_fd, sb->out_fd }, &sb->pid);
 	close(pair[1]);
@@ -311,10 +317,11 @@ static int start(struct sandbox *sb, char *msg, size_t size)
 	sb->sock = pair[0];
 	ret = wait_done(sb->sock, STARTUP_MS + sb->stage->time_limit_ms);
 	if (!ret && sb->shared->status) {
-		char text[CISP_VENDOR_MESSAGE_MAX];
+		char text[CISP_VENDOR_MESSAGE_MAX], raw[CISP_VENDOR_MESSAGE_MAX];
 		int status = sb->shared->status;
 
-		clean_message(text, sizeof(text), sb->shared->message);
+		memcpy(raw, sb->shared->message, sizeof(raw));
+		clean_message(text, sizeof(text), raw);
 		snprintf(msg, size, "create() failed: %s (error %d)", text, status);
 		ret = vendor_status_error(status);
 	} else if (ret) {

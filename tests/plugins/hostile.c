@@ -27,6 +27,7 @@
 #define HOSTILE_ABORT 9       /* calls abort() */
 #define HOSTILE_GARBAGE 10    /* returns a positive status with an unprintable message */
 #define HOSTILE_CONSTRUCTOR 11 /* opens a socket as soon as it is loaded */
+#define HOSTILE_CHATTER 12    /* writes its own byte on the helper's socket */
 
 #ifndef HOSTILE_MODE
 #error "build with -DHOSTILE_MODE=n"
@@ -83,6 +84,8 @@ static int misbehave(const struct cisp_vendor_frame *f)
 		return 0;
 	case HOSTILE_ABORT:
 		abort();
+	case HOSTILE_CHATTER:
+		return write(3, "X", 1) == 1 ? 0 : -errno; /* the socket is descriptor 3 (src/vendor/protocol.h) */
 	case HOSTILE_GARBAGE:
 		strcpy(f->message, "bad\x01\x7f\n reply");
 		return 12345;
