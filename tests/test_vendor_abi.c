@@ -325,6 +325,8 @@ TEST(vendor_stats_validate)
 	MUTATE(s->hist[3]++, -EINVAL, "the histogram counts 769 cells, the frame has 768");
 	MUTATE(s->valid &= ~CISP_STATS_HIST, -EINVAL, "(and CISP_STATS_HIST is not valid)");
 	MUTATE(s->zones_x = 33, -EINVAL, "zones 33x3 outside 1x1..32x32");
+	/* Found by fuzz_stats: the zone count was multiplied out (and overflowed int) before the range check. */
+	MUTATE((s->zones_x = 65520, s->zones_y = 64243), -EINVAL, "zones 65520x64243 outside 1x1..32x32");
 	MUTATE(s->zone[4].count = s->zone[4].total + 1, -EINVAL, "zone[4] averages");
 	MUTATE(s->zone[2].total++, -EINVAL, "the zones hold 769 cells, the frame 768");
 	MUTATE(s->zone[15].g = 1, -EINVAL, "zone entries past zones_x * zones_y = 15 are not 0");

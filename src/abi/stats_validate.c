@@ -31,8 +31,8 @@ static bool all_zero(const void *p, size_t n)
 
 static int check_zones(const struct cisp_stats *s, uint64_t cells)
 {
-	unsigned used = s->zones_x * s->zones_y;
 	uint64_t total = 0;
+	unsigned used;
 
 	if (!(s->valid & CISP_STATS_ZONES)) {
 		if (s->zones_x || s->zones_y || !all_zero(s->zone, sizeof(s->zone)))
@@ -42,6 +42,7 @@ static int check_zones(const struct cisp_stats *s, uint64_t cells)
 	if (s->zones_x < 1 || s->zones_x > CISP_STATS_MAX_ZONES || s->zones_y < 1 || s->zones_y > CISP_STATS_MAX_ZONES)
 		return cisp_error(-EINVAL, "stats: zones %ux%u outside 1x1..%dx%d", s->zones_x, s->zones_y,
 				  CISP_STATS_MAX_ZONES, CISP_STATS_MAX_ZONES);
+	used = (unsigned)s->zones_x * s->zones_y; /* in range now: the product fits */
 	for (unsigned i = 0; i < used; i++) {
 		const struct cisp_stats_zone *z = &s->zone[i];
 
