@@ -773,6 +773,102 @@ TEST(vendor_example_effects_in_the_pipeline)
 	cisp_vendor_host_destroy(host[1]);
 }
 
+/* Append a canonical block to @b. */
+static void pbuf_block(struct pbuf *b, const void *block, size_t size)
+{
+	memcpy(b->data + b->size, block, size);
+	b->size += size;
+	((struct cisp_params_header *)b->data)->total_size = (uint32_t)b->size;
+}
+
+/*
+ * The YUV tap through the pipeline, with chroma denoise off and on (its Cb,
+ * Cr planes then live elsewhere): the probe adds 257, 514, 771 to Y, Cb, Cr,
+ * so the NV12 output is the plain one plus 1, 2, 3 wherever nothing clips,
+ * and the RGB output, which never passes the YUV tap, is unchanged.
+ */
+TEST(vendor_yuv_tap_in_the_pipeline)
+{
+	const struct cisp_cnr_params cnr = { { CISP_BLOCK_CNR, CISP_BLOCK_FL_ENABLE, 16 }, 1024, 2048, 4, 0 };
+	struct cisp_vendor_host *host = new_host();
+	const uint16_t offset = 257;
+
+	CHECK_EQ(add(host, "probe_yuv", false, 0), 0);
+	for (int with_cnr = 0; with_cnr < 2; with_cnr++) {
+		struct developed plain, probed;
+		struct pbuf p, v;
+		unsigned bad = 0, checked = 0;
+		int ret;
+
+		pbuf_init(&p);
+		if (with_cnr)
+			pbuf_block(&p, &cnr, sizeof(cnr));
+		v = p;
+		pbuf_vendor(&v, PROBE_VENDOR(CISP_VENDOR_TAP_YUV), 1, 1, CISP_BLOCK_FL_ENABLE, &offset, 2);
+		run_isp(NULL, &p, &plain, &ret);
+		CHECK_EQ(ret, 0);
+		run_isp(host, &v, &probed, &ret);
+		CHECK_EQ(ret, 0);
+		for (uint32_t y = 0; y < 32; y++)
+			for (uint32_t x = 0; x < 64; x++) {
+				uint8_t a = plain.nv12.plane[0].data[y * plain.nv12.plane[0].stride + x];
+				uint8_t b = probed.nv12.plane[0].data[y * probed.nv12.plane[0].stride + x];
+
+				if (a <= 254) {
+					checked++;
+					bad += b != a + 1;
+				}
+			}
+		for (uint32_t y = 0; y < 16; y++)
+			for (uint32_t x = 0; x < 64; x++) {
+				uint8_t a = plain.nv12.plane[1].data[y * plain.nv12.plane[1].stride + x];
+				uint8_t b = probed.nv12.plane[1].data[y * probed.nv12.plane[1].stride + x];
+
+				if (a <= 252) {
+					checked++;
+					bad += b != a + 2 + (x & 1); /* Cb, Cr interleaved */
+				}
+			}
+		CHECK_EQ(bad, 0);
+		CHECK(checked > 64 * 32 + 64 * 16 - 100);
+		CHECK(same_plane(&plain.rgb, &probed.rgb, 0));
+		developed_free(&plain);
+		developed_free(&probed);
+	}
+	cisp_vendor_host_destroy(host);
+}
+
+/*
+ * A stage that changes nothing, at each tap, sandboxed: the frame takes the
+ * reference executor instead of the banded one, and both outputs come out
+ * byte for byte as without the stage.
+ */
+TEST(vendor_identity_stage_changes_nothing)
+{
+	static const char *const names[] = { "probe_bayer", "probe_rgb", "probe_yuv" };
+	struct developed plain;
+	int ret;
+
+	run_isp(NULL, NULL, &plain, &ret);
+	CHECK_EQ(ret, 0);
+	for (unsigned tap = 0; tap < CISP_VENDOR_TAP_COUNT; tap++) {
+		struct cisp_vendor_host *host = new_host();
+		const uint16_t zero = 0;
+		struct developed out;
+		struct pbuf v;
+
+		CHECK_EQ(add(host, names[tap], false, 0), 0);
+		pbuf_init(&v);
+		pbuf_vendor(&v, PROBE_VENDOR(tap), 1, 1, CISP_BLOCK_FL_ENABLE, &zero, 2);
+		run_isp(host, &v, &out, &ret);
+		CHECK_EQ(ret, 0);
+		CHECK(same_image(&out, &plain));
+		developed_free(&out);
+		cisp_vendor_host_destroy(host);
+	}
+	developed_free(&plain);
+}
+
 /* ---- through the device: a failing stage fails its job's fence, nothing else ---- */
 
 static int submit(struct cisp_context *ctx, const struct cisp_image *in, struct cisp_image *out, const struct pbuf *params,
