@@ -503,6 +503,35 @@ TEST(vendor_hostile_plugins_are_contained)
 	CHECK(access("/tmp/cisp-escaped", F_OK) != 0);
 }
 
+/*
+ * A helper that overwrites the set-up fields of its control memfd (frame
+ * geometry, payload offsets) with huge values and then answers well: the
+ * library never reads those fields back, so the job completes with the
+ * right output; the helper itself then trips over its own damage on the
+ * next job, and the restarted one gets its set-up written out afresh.
+ */
+TEST(vendor_hostile_scribble_on_shared_memory)
+{
+	struct cisp_vendor_host *host = new_host();
+	struct vendor_instance *vi = NULL;
+	struct frame3 in, f;
+
+	CHECK_EQ(add(host, "hostile_scribble", false, 0), 0);
+	CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+	frame_fill(&in, 5);
+	frame_fill(&f, 5);
+	CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(13), 1), 0);
+	CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0);
+	CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+	CHECK_ERR(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), -EFAULT, "outside its buffers; the helper was restarted");
+	CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(13), 0), 0);
+	CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0);
+	CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+	CHECK_EQ(vendor_instance_restarts(vi, 0), 1);
+	vendor_instance_destroy(vi);
+	cisp_vendor_host_destroy(host);
+}
+
 /* What the helper runs with: no environment, only its socket, both seccomp filters. */
 TEST(vendor_helper_runs_confined)
 {

@@ -4,11 +4,13 @@
  * the memfds it shares, one job's round trip, and what to do when the helper
  * misbehaves.
  *
- * Nothing the helper writes is trusted: its reply is copied out of shared
- * memory before it is checked, its message is cut to printable ASCII, the
- * bytes of the output memfd before the image must come back unchanged, and
- * the shared sizes are fixed by seals so the helper cannot shrink a buffer
- * under the library's mapping. A job that fails for any reason but the
+ * Nothing the helper writes is trusted: the library never reads back what it
+ * wrote into shared memory itself (the geometry and the payload offsets are
+ * kept here, and written out again before every helper starts), the reply
+ * is copied out of shared memory before it is checked, its message is cut
+ * to printable ASCII, the bytes of the output memfd before the image must
+ * come back unchanged, and the shared sizes are fixed by seals so the
+ * helper cannot shrink a buffer under the library's mapping. A job that fails for any reason but the
  * plugin's own error status kills the helper and starts a new one.
  */
 #include <errno.h>
@@ -40,6 +42,8 @@
 
 struct sandbox {
 	const struct vendor_stage *stage;
+	struct cisp_vendor_stream stream;
+	uint32_t payload_offset[CISP_VENDOR_MAX_STAGE_BLOCKS];
 	unsigned num_planes;
 	size_t image_bytes, memfd_bytes, shared_bytes;
 	int shared_fd, in_fd, out_fd;
@@ -293,10 +297,28 @@ out:
 	return ret;
 }
 
+/* What the helper reads from the control memfd to set itself up, from the library's own copies. */
+static void write_setup(struct sandbox *sb)
+{
+	struct helper_shared *h = sb->shared;
+
+	memset(h, 0, sizeof(*h));
+	h->protocol = HELPER_PROTOCOL;
+	h->num_planes = sb->num_planes;
+	h->stream = sb->stream;
+	h->image_bytes = sb->image_bytes;
+	h->memfd_bytes = sb->memfd_bytes;
+	memcpy(h->payload_offset, sb->payload_offset, sizeof(h->payload_offset));
+	memset(sb->out_map, CANARY, sb->memfd_bytes - sb->image_bytes);
+}
+
 /* Start a helper and wait for its instance; 0, or an error with the reason in @msg. */
 static int start(struct sandbox *sb, char *msg, size_t size)
 {
-	int pair[2] = { -1, -1 }, ret;
+	int pair[2] = { -1, -1 }, ret, status;
+
+	/* A previous helper may have scribbled over all of it. */
+	write_setup(sb);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) || (pair[1] = high_fd(pair[1])) < 0) {
 		ret = -errno;
@@ -316,11 +338,12 @@ static int start(struct sandbox *sb, char *msg, size_t size)
 	}
 	sb->sock = pair[0];
 	ret = wait_done(sb->sock, STARTUP_MS + sb->stage->time_limit_ms);
-	if (!ret && sb->shared->status) {
+	status = sb->shared->status; /* read once */
+	if (!ret && status) {
 		char text[CISP_VENDOR_MESSAGE_MAX], raw[CISP_VENDOR_MESSAGE_MAX];
-		int status = sb->shared->status;
 
 		memcpy(raw, sb->shared->message, sizeof(raw));
+		raw[sizeof(raw) - 1] = '\0';
 		clean_message(text, sizeof(text), raw);
 		snprintf(msg, size, "create() failed: %s (error %d)", text, status);
 		ret = vendor_status_error(status);
@@ -367,8 +390,11 @@ int sandbox_create(struct sandbox **out, const struct vendor_stage *stage, const
 	sb->sock = sb->shared_fd = sb->in_fd = sb->out_fd = -1;
 	sb->image_bytes = (size_t)stream->width * stream->height * num_planes * sizeof(uint16_t);
 	sb->memfd_bytes = (sb->image_bytes + page - 1) / page * page;
-	for (unsigned i = 0; i < stage->decl.num_blocks; i++)
+	sb->stream = *stream;
+	for (unsigned i = 0; i < stage->decl.num_blocks; i++) {
+		sb->payload_offset[i] = (uint32_t)off;
 		off += (stage->decl.blocks[i].max_payload + 7) & ~(size_t)7;
+	}
 	sb->shared_bytes = off;
 
 	ret = make_memfd("cisp-vendor-control", sb->shared_bytes, 0, &sb->shared_fd, (void **)&sb->shared);
@@ -380,17 +406,6 @@ int sandbox_create(struct sandbox **out, const struct vendor_stage *stage, const
 		sandbox_destroy(sb);
 		return ret;
 	}
-	sb->shared->protocol = HELPER_PROTOCOL;
-	sb->shared->num_planes = num_planes;
-	sb->shared->stream = *stream;
-	sb->shared->image_bytes = sb->image_bytes;
-	sb->shared->memfd_bytes = sb->memfd_bytes;
-	off = HELPER_PAYLOAD_START;
-	for (unsigned i = 0; i < stage->decl.num_blocks; i++) {
-		sb->shared->payload_offset[i] = (uint32_t)off;
-		off += (stage->decl.blocks[i].max_payload + 7) & ~(size_t)7;
-	}
-	memset(sb->out_map, CANARY, sb->memfd_bytes - sb->image_bytes);
 	if ((ret = start(sb, msg, sizeof(msg)))) {
 		sandbox_destroy(sb);
 		return cisp_error(ret, "vendor stage %s: %s", stage->decl.name, msg);
@@ -432,7 +447,7 @@ int sandbox_pid(const struct sandbox *sb)
 static void copy_planes_in(struct sandbox *sb, const struct plane16 *planes)
 {
 	uint16_t *dst = (uint16_t *)(sb->in_map + sb->memfd_bytes - sb->image_bytes);
-	const struct cisp_vendor_stream *s = &sb->shared->stream;
+	const struct cisp_vendor_stream *s = &sb->stream;
 
 	for (unsigned c = 0; c < sb->num_planes; c++)
 		for (uint32_t y = 0; y < s->height; y++, dst += s->width)
@@ -442,7 +457,7 @@ static void copy_planes_in(struct sandbox *sb, const struct plane16 *planes)
 static void copy_planes_out(struct sandbox *sb, const struct plane16 *planes)
 {
 	const uint16_t *src = (const uint16_t *)(sb->out_map + sb->memfd_bytes - sb->image_bytes);
-	const struct cisp_vendor_stream *s = &sb->shared->stream;
+	const struct cisp_vendor_stream *s = &sb->stream;
 
 	for (unsigned c = 0; c < sb->num_planes; c++)
 		for (uint32_t y = 0; y < s->height; y++, src += s->width)
@@ -475,7 +490,7 @@ static int round_trip(struct sandbox *sb, const struct plane16 *planes, const st
 	for (unsigned i = 0; i < sb->stage->decl.num_blocks; i++) {
 		sb->shared->block[i] = (struct helper_block){ values[i].version, (uint16_t)values[i].enabled,
 							      values[i].size };
-		memcpy((uint8_t *)sb->shared + sb->shared->payload_offset[i], values[i].payload, values[i].size);
+		memcpy((uint8_t *)sb->shared + sb->payload_offset[i], values[i].payload, values[i].size);
 	}
 	*restart = true;
 	if (send(sb->sock, &run, 1, MSG_NOSIGNAL) != 1)

@@ -28,6 +28,7 @@
 #define HOSTILE_GARBAGE 10    /* returns a positive status with an unprintable message */
 #define HOSTILE_CONSTRUCTOR 11 /* opens a socket as soon as it is loaded */
 #define HOSTILE_CHATTER 12    /* writes its own byte on the helper's socket */
+#define HOSTILE_SCRIBBLE 13   /* overwrites the control memfd's set-up fields, then answers well */
 
 #ifndef HOSTILE_MODE
 #error "build with -DHOSTILE_MODE=n"
@@ -86,6 +87,18 @@ static int misbehave(const struct cisp_vendor_frame *f)
 		abort();
 	case HOSTILE_CHATTER:
 		return write(3, "X", 1) == 1 ? 0 : -errno; /* the socket is descriptor 3 (src/vendor/protocol.h) */
+	case HOSTILE_SCRIBBLE: {
+		/*
+		 * The control memfd starts a page below the message buffer it holds
+		 * (src/vendor/protocol.h): overwrite its geometry and payload offsets
+		 * with huge values, keeping the answer's own fields, as an attacker
+		 * who wants the library to copy out of bounds would.
+		 */
+		uint8_t *page = (uint8_t *)((uintptr_t)f->message & ~(uintptr_t)4095);
+
+		memset(page, 0x7f, (size_t)((uint8_t *)f->message - page) - 32);
+		return 0;
+	}
 	case HOSTILE_GARBAGE:
 		strcpy(f->message, "bad\x01\x7f\n reply");
 		return 12345;
