@@ -33,7 +33,10 @@ static void write_result(struct job *job, uint32_t status, int error, uint64_t s
 	r->deadline_ns = job->deadline_ns;
 	r->selected = job->frame.selected;
 	memcpy(r->sharpness, job->frame.sharpness, sizeof(r->sharpness));
-	snprintf(r->message, sizeof(r->message), "%s", message ? message : "");
+	if (message)
+		snprintf(r->message, sizeof(r->message), "%s", message);
+	else
+		r->message[0] = '\0';
 }
 
 void job_free(struct job *job)
