@@ -610,6 +610,8 @@ static void run_load(const struct options *o, int load_percent, unsigned frames)
 	printf("#   %.1f s: this process's threads ran %.1f s on a CPU and waited %.1f s runnable without one "
 	       "(other programs' share of the machine)\n",
 	       (now_ns() - start) / 1e9, (cpu1 - cpu0) / 1e9, (wait1 - wait0) / 1e9);
+	if (wait1 - wait0 > 0.1 * (cpu1 - cpu0))
+		printf("#   WARNING: other programs kept this one off the CPUs for long; its misses say more about them\n");
 	for (int c = 0; c < 3; c++) {
 		uint64_t *lat = calloc(frames, sizeof(*lat)), n = 0;
 
