@@ -105,10 +105,13 @@ static const struct cisp_device_backend trivial_backend = {
  */
 struct synthetic {
 	uint64_t iterations;
+	uint64_t sleep_ns;
 	uint64_t sink;
 };
 
 static double iterations_per_pixel = 1.0;
+/* The hardware model: a job occupies its worker for a time proportional to its pixels, without a CPU. */
+static double sleep_ns_per_pixel;
 
 static uint64_t work(uint64_t n, uint64_t x)
 {
@@ -128,6 +131,7 @@ static int synthetic_create(void **instance, const struct cisp_isp_config *confi
 	if (!s)
 		return -ENOMEM;
 	s->iterations = (uint64_t)(iterations_per_pixel * config->width * config->height);
+	s->sleep_ns = (uint64_t)(sleep_ns_per_pixel * config->width * config->height);
 	*instance = s;
 	return 0;
 }
@@ -141,6 +145,13 @@ static int synthetic_process(void *instance, struct cisp_device_frame *frame)
 {
 	struct synthetic *s = instance;
 
+	if (s->sleep_ns) {
+		struct timespec ts = { (time_t)(s->sleep_ns / 1000000000u), (long)(s->sleep_ns % 1000000000u) };
+
+		while (nanosleep(&ts, &ts) == EINTR)
+			;
+		return 0;
+	}
 	s->sink = work(s->iterations, frame->sequence | 1);
 	return 0;
 }
@@ -403,7 +414,7 @@ struct options {
 	int loads[2];
 	double job_ms;
 	double latency_frames;
-	bool isp;
+	const char *pipeline; /* "synthetic", "hw" or "isp" */
 };
 
 struct rig {
@@ -427,7 +438,7 @@ static void rig_create(struct rig *r, const struct options *o)
 			.priority = s->priority,
 			.overload = s->policy,
 			.queue_limit = s->queue_limit,
-			.backend = o->isp ? NULL : &synthetic_backend,
+			.backend = strcmp(o->pipeline, "isp") ? &synthetic_backend : NULL,
 		};
 
 		if (cisp_image_alloc(&r->in[c], CISP_FMT_SRGGB10, s->width, s->height) ||
@@ -553,7 +564,7 @@ static void run_load(const struct options *o, int load_percent, unsigned frames)
 	double load[3] = { 0 }, loadavg[1] = { 0 };
 
 	rig_create(&r, o);
-	measure_costs(&r, o->isp ? 8 : 60, !o->isp, cost);
+	measure_costs(&r, strcmp(o->pipeline, "isp") ? 60 : 8, strcmp(o->pipeline, "isp") != 0, cost);
 	for (int c = 0; c < 3; c++)
 		demand += cost[c] * 1e-9 * streams[c].fps;
 	/* demand: worker-seconds per second at the nominal rates; scale every rate by one factor. */
@@ -654,13 +665,14 @@ static void calibrate_work(double job_ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-device [--part all|submit|deadline] [--jobs N] [--frames N[,N2]] "
-			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|isp]\n");
+			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct options o = { .frames = { 10000, 10000 }, .loads = { 80, 150 }, .job_ms = 16, .latency_frames = 2 };
+	struct options o = { .frames = { 10000, 10000 }, .loads = { 80, 150 }, .job_ms = 16, .latency_frames = 2,
+			     .pipeline = "synthetic" };
 	const char *part = "all";
 	unsigned jobs = 200000;
 	double loadavg[1] = { 0 };
@@ -690,7 +702,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--latency-frames"))
 			o.latency_frames = atof(v);
 		else if (!strcmp(a, "--pipeline"))
-			o.isp = !strcmp(v, "isp");
+			o.pipeline = v;
 		else
 			usage();
 	}
@@ -704,10 +716,17 @@ int main(int argc, char **argv)
 		bench_syscalls();
 	}
 	if (!strcmp(part, "all") || !strcmp(part, "deadline")) {
-		if (o.isp)
+		if (!strcmp(o.pipeline, "isp")) {
 			printf("# pipeline: the canonical ISP (NV12 output at the input size)\n");
-		else
+		} else if (!strcmp(o.pipeline, "hw")) {
+			sleep_ns_per_pixel = o.job_ms * 1e6 / (3840.0 * 2160.0);
+			printf("# pipeline: hardware model, a job holds its worker %.3f ns per pixel without using a CPU "
+			       "(a 3840x2160 job %.1f ms)\n", sleep_ns_per_pixel, o.job_ms);
+		} else if (!strcmp(o.pipeline, "synthetic")) {
 			calibrate_work(o.job_ms);
+		} else {
+			usage();
+		}
 		run_load(&o, o.loads[0], o.frames[0]);
 		run_load(&o, o.loads[1], o.frames[1]);
 	}

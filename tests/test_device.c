@@ -697,15 +697,19 @@ TEST(device_destroy_with_waiting_jobs)
 
 /* ---- scheduling --------------------------------------------------------- */
 
-/* One worker, held by a gated job; then priority first, earliest deadline next. */
-TEST(device_priority_then_deadline)
+/*
+ * One worker, held by a gated job, while two contexts (priorities -1 and 1)
+ * queue three jobs each; returns the run order as "low" positions and "high"
+ * positions. @overload makes the load estimate 200% of the worker.
+ */
+static void run_two_priorities(uint32_t schedule, bool overload, unsigned lo_pos[3], unsigned hi_pos[3])
 {
-	struct cisp_device *dev = make_device(1, 32);
+	struct cisp_device_config dc = { .workers = 1, .max_jobs = 32, .schedule = schedule };
+	struct cisp_device *dev = NULL;
 	struct cisp_fence *gate = gate_new(), *first, *f[6];
 	struct tb tg, tl, th;
 	struct cisp_context_config c;
 	struct cisp_context *g, *lo, *hi;
-	struct cisp_job_result r[6];
 	atomic_uint global = 0;
 	uint64_t now = cisp_device_clock_ns(), sec = 1000000000;
 	/* context (0 low, 1 high), deadline in seconds from now */
@@ -713,6 +717,7 @@ TEST(device_priority_then_deadline)
 	static const int due[6] = { 5, 9, 2, 3, 8, 6 };
 	struct cisp_job j = tb_job();
 
+	CHECK_EQ(cisp_device_create(&dev, &dc), 0);
 	tb_init(&tg);
 	tb_init(&tl);
 	tb_init(&th);
@@ -728,26 +733,79 @@ TEST(device_priority_then_deadline)
 	tl.global = th.global = &global;
 	CHECK_EQ(cisp_job_submit(g, &j, &first), 0);
 	wait_running(&tg);
-	/* Two per context: one job of each context is ready at a time, in its order. */
 	for (int i = 0; i < 6; i++) {
 		j.deadline_ns = now + (uint64_t)due[i] * sec;
-		j.result = &r[i];
 		CHECK_EQ(cisp_job_submit(which[i] ? hi : lo, &j, &f[i]), 0);
 	}
+	if (overload) { /* each asks for a whole worker: 10 s of work every 10 s */
+		pthread_mutex_lock(&dev->lock);
+		lo->cost_ns = hi->cost_ns = lo->interval_ns = hi->interval_ns = 10 * sec;
+		pthread_mutex_unlock(&dev->lock);
+		CHECK_EQ(cisp_device_load(dev), 200);
+	}
 	cisp_fence_signal(gate, 0);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 6; i++) {
 		CHECK_EQ(cisp_fence_wait(f[i], -1), 0);
-	/* High first (its jobs in their order: 1, 3, 5), then low (0, 2, 4). */
-	CHECK_EQ(th.global_log[0], 0);
-	CHECK_EQ(th.global_log[1], 1);
-	CHECK_EQ(th.global_log[2], 2);
-	CHECK_EQ(tl.global_log[0], 3);
-	CHECK_EQ(tl.global_log[2], 5);
-	CHECK_EQ(r[1].deadline_ns, now + 9 * sec);
-	for (int i = 0; i < 6; i++)
 		cisp_fence_unref(f[i]);
+	}
+	memcpy(lo_pos, tl.global_log, 3 * sizeof(unsigned));
+	memcpy(hi_pos, th.global_log, 3 * sizeof(unsigned));
 	cisp_fence_unref(first);
 	cisp_fence_unref(gate);
+	cisp_device_destroy(dev);
+}
+
+TEST(device_schedule_modes)
+{
+	unsigned lo[3], hi[3];
+
+	/* Priority: high first (its jobs in their order), then low. */
+	run_two_priorities(CISP_SCHEDULE_PRIORITY, false, lo, hi);
+	CHECK(hi[0] == 0 && hi[1] == 1 && hi[2] == 2);
+	CHECK(lo[0] == 3 && lo[1] == 4 && lo[2] == 5);
+	/* EDF over the heads: low (5) before high (9), low (2), low (8), then high. */
+	run_two_priorities(CISP_SCHEDULE_EDF, false, lo, hi);
+	CHECK(lo[0] == 0 && lo[1] == 1 && lo[2] == 2);
+	CHECK(hi[0] == 3 && hi[1] == 4 && hi[2] == 5);
+	/* Auto: EDF while the load fits (the burst of submissions is long over: estimate 0), priorities under overload. */
+	run_two_priorities(CISP_SCHEDULE_AUTO, false, lo, hi);
+	CHECK(lo[0] == 0 && hi[0] == 3);
+	run_two_priorities(CISP_SCHEDULE_AUTO, true, lo, hi);
+	CHECK(hi[0] == 0 && hi[2] == 2 && lo[0] == 3);
+}
+
+/* The load estimate: processing time over submission interval, summed over active contexts. */
+TEST(device_load_estimate)
+{
+	struct cisp_device *dev = make_device(2, 8);
+	struct cisp_context *ctx[4];
+	struct tb tb[4];
+	static const uint64_t cost_ms[4] = { 4, 1, 16, 50 }, interval_ms[4] = { 10, 5, 20, 10 };
+	uint64_t now = cisp_device_clock_ns();
+
+	for (int i = 0; i < 4; i++) {
+		struct cisp_context_config c;
+
+		tb_init(&tb[i]);
+		c = tb_config(&tb[i], "load");
+		ctx[i] = make_context(dev, &c);
+		ctx[i]->cost_ns = cost_ms[i] * 1000000;
+		ctx[i]->interval_ns = interval_ms[i] * 1000000;
+		/* The last one stopped submitting 5 intervals ago: it no longer counts. */
+		ctx[i]->last_submit_ns = now - (i == 3 ? 50000000 : 0);
+	}
+	pthread_mutex_lock(&dev->lock);
+	CHECK_EQ(sched_load(dev, now), 40 + 20 + 80);
+	CHECK_EQ(sched_load(dev, now + 45000000), 80); /* 45 ms on, only the 20 ms stream is recent */
+	pthread_mutex_unlock(&dev->lock);
+	/* The interval is a moving average (weight 1/8) of the time between submissions. */
+	sched_submitted(ctx[0], now + 18000000);
+	CHECK_EQ(ctx[0]->interval_ns, (7 * 10000000ull + 18000000) / 8);
+	{
+		struct cisp_device_config dc = { .workers = 1, .schedule = 3 };
+		struct cisp_device *bad = NULL;
+		CHECK_ERR(cisp_device_create(&bad, &dc), -EINVAL, "schedule 3 is not auto (0), priority (1) or edf (2)");
+	}
 	cisp_device_destroy(dev);
 }
 

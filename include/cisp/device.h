@@ -20,7 +20,8 @@
  *    a job sees never depends on scheduling;
  *  - the jobs of one context run one at a time and complete in order;
  *  - the scheduler picks, among contexts whose next job is ready, the one
- *    with the highest priority, then the earliest deadline.
+ *    with the earliest deadline while the load fits the workers, and the
+ *    highest priority (then the earliest deadline) when it does not.
  */
 #ifndef CISP_DEVICE_H
 #define CISP_DEVICE_H
@@ -131,6 +132,21 @@ struct cisp_device_frame {
 	uint64_t sharpness[CISP_JOB_MAX_INPUTS];
 };
 
+/** How the scheduler orders ready jobs of different contexts. */
+enum cisp_schedule {
+	/**
+	 * Earliest deadline first while the offered load fits the workers
+	 * (cisp_device_load() at most 100 per worker); when it does not,
+	 * strict priorities with EDF within a priority, so that overload
+	 * falls on the low priorities.
+	 */
+	CISP_SCHEDULE_AUTO = 0,
+	/** Always strict priorities, EDF within a priority. */
+	CISP_SCHEDULE_PRIORITY = 1,
+	/** Always EDF; priority only breaks ties. */
+	CISP_SCHEDULE_EDF = 2,
+};
+
 /**
  * struct cisp_device_config - how to build a device.
  * @workers: worker threads, each running one job at a time (0: one per
@@ -139,11 +155,13 @@ struct cisp_device_frame {
  *               worker (0 or 1: the worker alone).
  * @max_jobs: job slots, allocated once: submitted jobs that have not
  *            completed yet, over all contexts (0: 256).
+ * @schedule: enum cisp_schedule.
  */
 struct cisp_device_config {
 	unsigned workers;
 	unsigned job_threads;
 	unsigned max_jobs;
+	uint32_t schedule;
 };
 
 /** What a context does with jobs it cannot run in time. */
@@ -176,8 +194,8 @@ enum cisp_overload_policy {
  * struct cisp_context_config - one stream.
  * @name: a name for messages and counters (copied; may be NULL).
  * @isp: input format and size, outputs.
- * @priority: higher runs first; among equal priorities the earliest deadline
- *            runs first (any int; 0 is normal).
+ * @priority: under overload (enum cisp_schedule) higher runs first; any
+ *            int, 0 is normal.
  * @frame_period_ns: the nominal frame period; a job submitted without a
  *                   deadline gets submission time + this (0: no deadline).
  * @overload: enum cisp_overload_policy.
@@ -316,6 +334,17 @@ int cisp_device_create(struct cisp_device **dev, const struct cisp_device_config
  * @dev: the device (may be NULL).
  */
 void cisp_device_destroy(struct cisp_device *dev);
+
+/**
+ * cisp_device_load() - the scheduler's estimate of the offered load.
+ * @dev: the device.
+ *
+ * Return: the sum, over contexts that submitted within their last 4
+ * submission intervals, of recent processing time / recent interval between
+ * submissions (both moving averages), in percent of one worker: 150 means
+ * the streams ask for one and a half workers.
+ */
+unsigned cisp_device_load(struct cisp_device *dev);
 
 /**
  * cisp_device_clock_ns() - the clock of deadlines and time stamps.

@@ -61,7 +61,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		bool spun = false;
 
-		while (!dev->heap_size && !dev->stop) {
+		while (!dev->num_ready && !dev->stop) {
 			if (!spun && !dev->spinning) {
 				spun = true;
 				dev->spinning = true;
@@ -77,7 +77,7 @@ static void *worker_main(void *arg)
 			dev->idle--;
 			dev->searching++;
 		}
-		if (!dev->heap_size)
+		if (!dev->num_ready)
 			break;
 		dev->searching--;
 		job_execute(sched_pop(dev, fence_clock_ns()), w->pool);
@@ -137,6 +137,8 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 				  c.job_threads, MAX_WORKERS);
 	if (c.max_jobs > 65536)
 		return cisp_error(-EINVAL, "device: max_jobs %u is over 65536", c.max_jobs);
+	if (c.schedule > CISP_SCHEDULE_EDF)
+		return cisp_error(-EINVAL, "device: schedule %u is not auto (0), priority (1) or edf (2)", c.schedule);
 
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
@@ -152,15 +154,16 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 	dev->num_slots = c.max_jobs;
 	dev->num_workers = c.workers;
 	dev->job_threads = c.job_threads;
+	dev->schedule = c.schedule;
 	dev->slots = calloc(c.max_jobs, sizeof(*dev->slots));
-	dev->heap = calloc(c.max_jobs, sizeof(*dev->heap));
+	dev->ready_list = calloc(c.max_jobs, sizeof(*dev->ready_list));
 	dev->workers = calloc(c.workers, sizeof(*dev->workers));
-	if (!dev->slots || !dev->heap || !dev->workers) {
+	if (!dev->slots || !dev->ready_list || !dev->workers) {
 		ret = cisp_error(-ENOMEM, "out of memory for %u job slots", c.max_jobs);
 		goto fail;
 	}
 	for (unsigned i = c.max_jobs; i-- > 0;) {
-		dev->slots[i].heap_index = -1;
+		dev->slots[i].ready_index = -1;
 		dev->slots[i].next = dev->free;
 		dev->free = &dev->slots[i];
 	}
@@ -189,7 +192,7 @@ void cisp_device_destroy(struct cisp_device *dev)
 	pthread_mutex_destroy(&dev->watcher_lock);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev->workers);
-	free(dev->heap);
+	free(dev->ready_list);
 	free(dev->slots);
 	free(dev);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The device's internal structures. One lock (struct cisp_device.lock)
- * guards every job, context queue, the ready heap and the counters; fences
+ * guards every job, context queue, the ready list and the counters; fences
  * have their own locks and are never signalled with the device lock held,
  * because signalling runs the callbacks of chained jobs, which take it.
  */
@@ -41,7 +41,7 @@ struct job {
 	struct cisp_context *ctx;
 	struct job *prev, *next; /* context queue; @next also links the free list */
 	enum job_state state;
-	int heap_index;          /* place in the ready heap, -1 when not there */
+	int ready_index;         /* place in the ready list, -1 when not there */
 	unsigned pending;        /* in-fence callbacks that have not run */
 	unsigned num_waits;
 	struct job_wait wait[JOB_MAX_WAITS];
@@ -90,7 +90,9 @@ struct cisp_context {
 	struct job *running;
 	unsigned waiting;        /* queued jobs that are not no-ops: what the queue limit counts */
 	uint64_t next_sequence;
-	uint64_t cost_ns;        /* recent processing time, for the skip-late policy */
+	uint64_t cost_ns;        /* recent processing time (for skip-late and the load estimate) */
+	uint64_t interval_ns;    /* recent time between submissions (for the load estimate) */
+	uint64_t last_submit_ns;
 	struct cisp_context_counters counters; /* all but the latency fields and @queued */
 	struct latency_hist latency;
 	bool dying;
@@ -110,15 +112,16 @@ struct cisp_device {
 	pthread_cond_t work;    /* workers wait here for a ready job */
 	pthread_cond_t drained; /* a job of a dying context went away */
 	unsigned idle;          /* workers asleep on @work */
-	unsigned searching;     /* workers awake and not running a job: they look at the heap next */
+	unsigned searching;     /* workers awake and not running a job: they look at the ready list next */
 	bool spinning;          /* an idle worker spins briefly before sleeping (at most one) */
-	atomic_uint ready;      /* @heap_size, for the spinning worker to read without the lock */
+	atomic_uint ready;      /* @num_ready, for the spinning worker to read without the lock */
 	bool stop;
 	struct job *slots;
 	unsigned num_slots;
 	struct job *free;
-	struct job **heap;      /* ready jobs: context heads whose in-fences are done */
-	unsigned heap_size;
+	struct job **ready_list; /* ready jobs: context heads whose in-fences are done */
+	unsigned num_ready;
+	uint32_t schedule;       /* enum cisp_schedule */
 	struct cisp_context *contexts;
 	uint64_t order;
 	struct fence_pool *fences;
@@ -131,10 +134,14 @@ struct cisp_device {
 
 /* scheduler.c (device lock held) */
 void sched_push(struct cisp_device *dev, struct job *job);
+/* Offered load: the sum over active contexts of processing time / submission interval, in percent of one worker. */
+unsigned sched_load(const struct cisp_device *dev, uint64_t now);
+/* Note a submission to the context (for the load estimate). */
+void sched_submitted(struct cisp_context *ctx, uint64_t now);
 void sched_remove(struct cisp_device *dev, struct job *job);
-/* Take the most urgent ready job off the heap and its context queue, and mark it running. */
+/* Take the most urgent ready job off the ready list and its context queue, and mark it running. */
 struct job *sched_pop(struct cisp_device *dev, uint64_t now);
-/* Put the context's head on the heap if it can run now; free no-op heads that need no worker. */
+/* Make the context's head ready if it can run now; free no-op heads that need no worker. */
 void sched_kick(struct cisp_context *ctx);
 /*
  * Make room for one more job under the context's overload policy: 0 (maybe
@@ -144,9 +151,9 @@ void sched_kick(struct cisp_context *ctx);
 int sched_admit(struct cisp_context *ctx, struct cisp_fence **batch);
 
 /* job.c (device lock held unless said) */
-/* Unlink a queued job from its context (and the heap) and return its slot. */
+/* Unlink a queued job from its context (and the ready list) and return its slot. */
 void job_free(struct job *job);
-/* Free the job or put it on the heap once nothing holds it back. */
+/* Free the job or make it ready once nothing holds it back. */
 void job_settle(struct job *job);
 /* Turn a queued job into a no-op whose fence is signalled now with @error (added to *@batch). */
 void job_cancel(struct job *job, int error, struct cisp_fence **batch);

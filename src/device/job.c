@@ -44,7 +44,7 @@ void job_free(struct job *job)
 	struct cisp_context *ctx = job->ctx;
 	struct cisp_device *dev = ctx->dev;
 
-	if (job->heap_index >= 0)
+	if (job->ready_index >= 0)
 		sched_remove(dev, job);
 	if (job->state == JOB_QUEUED) {
 		if (job->prev)
@@ -88,7 +88,7 @@ void job_settle(struct job *job)
 /* Make a queued job a no-op that signals @status in its turn. */
 static void job_fail(struct job *job, uint32_t status, int error)
 {
-	if (job->heap_index >= 0)
+	if (job->ready_index >= 0)
 		sched_remove(job->ctx->dev, job);
 	if (!job->noop)
 		job->ctx->waiting--;
@@ -165,7 +165,7 @@ static void fill_job(struct job *job, struct cisp_context *ctx, const struct cis
 
 	job->ctx = ctx;
 	job->state = JOB_QUEUED;
-	job->heap_index = -1;
+	job->ready_index = -1;
 	job->pending = 0;
 	job->num_waits = 0;
 	job->noop = false;
@@ -278,6 +278,7 @@ int cisp_job_submit(struct cisp_context *ctx, const struct cisp_job *desc, struc
 	job = dev->free;
 	dev->free = job->next;
 	fill_job(job, ctx, desc, out, params_memory, now);
+	sched_submitted(ctx, now);
 	ctx->counters.submitted++;
 	if (drop) {
 		job_cancel(job, -ENOBUFS, &batch);

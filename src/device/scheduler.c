@@ -1,96 +1,106 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scheduler: a binary heap of ready jobs, at most one per context (its
- * oldest queued job, once its in-fences are signalled and no job of the
- * context runs). A free worker takes the top:
- *   1. no-op jobs first (they only apply a params delta and signal in order),
- *   2. then the highest context priority,
- *   3. then the earliest deadline (EDF),
- *   4. then the earliest submission.
- * Jobs are not preempted once started. The overload policies act at
- * submission (queue limit) and when a job is taken (skip if late).
+ * The scheduler. Ready jobs are at most one per context (its oldest queued
+ * job, once its in-fences are signalled and no job of the context runs), so
+ * the ready list is short and a free worker scans it for the most urgent:
+ *   1. no-op jobs first (they only apply a params delta and signal in order);
+ *   2. while the offered load fits the workers: the earliest deadline (EDF),
+ *      priority breaking ties; when it does not: the highest priority, the
+ *      earliest deadline within it (enum cisp_schedule);
+ *   3. then the earliest submission.
+ * EDF meets every deadline a feasible load allows as well as a
+ * non-preemptive scheduler can; under overload, EDF would let every stream
+ * miss, so priorities decide which ones do. Jobs are not preempted once
+ * started. The overload policies act at submission (queue limit) and when a
+ * job is taken (skip if late).
  */
 #include <errno.h>
 
 #include "core/error_internal.h"
 #include "device/device_internal.h"
 
-static bool before(const struct job *a, const struct job *b)
+/* A context that has not submitted for this many of its intervals no longer counts in the load. */
+#define IDLE_INTERVALS 4
+
+static bool before(const struct job *a, const struct job *b, bool by_priority)
 {
+	int pa = a->ctx->config.priority, pb = b->ctx->config.priority;
+
 	if (a->noop != b->noop)
 		return a->noop;
-	if (a->ctx->config.priority != b->ctx->config.priority)
-		return a->ctx->config.priority > b->ctx->config.priority;
+	if (by_priority && pa != pb)
+		return pa > pb;
 	if (a->deadline_ns != b->deadline_ns)
 		return a->deadline_ns < b->deadline_ns;
+	if (pa != pb)
+		return pa > pb;
 	return a->order < b->order;
 }
 
-static void heap_set(struct cisp_device *dev, unsigned i, struct job *job)
+void sched_submitted(struct cisp_context *ctx, uint64_t now)
 {
-	dev->heap[i] = job;
-	job->heap_index = (int)i;
+	if (ctx->last_submit_ns && now > ctx->last_submit_ns) {
+		uint64_t d = now - ctx->last_submit_ns;
+
+		ctx->interval_ns = ctx->interval_ns ? (7 * ctx->interval_ns + d) / 8 : d;
+	}
+	ctx->last_submit_ns = now;
 }
 
-static void sift_up(struct cisp_device *dev, unsigned i)
+unsigned sched_load(const struct cisp_device *dev, uint64_t now)
 {
-	struct job *job = dev->heap[i];
+	uint64_t load = 0;
 
-	while (i > 0 && before(job, dev->heap[(i - 1) / 2])) {
-		heap_set(dev, i, dev->heap[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	heap_set(dev, i, job);
+	for (const struct cisp_context *c = dev->contexts; c; c = c->next)
+		if (c->interval_ns && now - c->last_submit_ns <= IDLE_INTERVALS * c->interval_ns)
+			load += c->cost_ns * 100 / c->interval_ns;
+	return load > UINT32_MAX ? UINT32_MAX : (unsigned)load;
 }
 
-static void sift_down(struct cisp_device *dev, unsigned i)
+unsigned cisp_device_load(struct cisp_device *dev)
 {
-	struct job *job = dev->heap[i];
+	unsigned load;
 
-	for (;;) {
-		unsigned c = 2 * i + 1;
-
-		if (c >= dev->heap_size)
-			break;
-		if (c + 1 < dev->heap_size && before(dev->heap[c + 1], dev->heap[c]))
-			c++;
-		if (!before(dev->heap[c], job))
-			break;
-		heap_set(dev, i, dev->heap[c]);
-		i = c;
-	}
-	heap_set(dev, i, job);
+	pthread_mutex_lock(&dev->lock);
+	load = sched_load(dev, fence_clock_ns());
+	pthread_mutex_unlock(&dev->lock);
+	return load;
 }
 
 void sched_push(struct cisp_device *dev, struct job *job)
 {
-	heap_set(dev, dev->heap_size++, job);
-	sift_up(dev, dev->heap_size - 1);
-	atomic_store_explicit(&dev->ready, dev->heap_size, memory_order_relaxed);
+	job->ready_index = (int)dev->num_ready;
+	dev->ready_list[dev->num_ready++] = job;
+	atomic_store_explicit(&dev->ready, dev->num_ready, memory_order_relaxed);
 	/* Wake a sleeping worker only if the awake ones cannot take every ready job. */
-	if (dev->idle && dev->heap_size > dev->searching)
+	if (dev->idle && dev->num_ready > dev->searching)
 		pthread_cond_signal(&dev->work);
 }
 
 void sched_remove(struct cisp_device *dev, struct job *job)
 {
-	unsigned i = (unsigned)job->heap_index;
-	struct job *last = dev->heap[--dev->heap_size];
+	unsigned i = (unsigned)job->ready_index;
+	struct job *last = dev->ready_list[--dev->num_ready];
 
-	atomic_store_explicit(&dev->ready, dev->heap_size, memory_order_relaxed);
-	job->heap_index = -1;
-	if (last == job)
-		return;
-	heap_set(dev, i, last);
-	sift_down(dev, i);
-	sift_up(dev, (unsigned)last->heap_index);
+	/* The list has no order: the last job takes the removed one's place. */
+	dev->ready_list[i] = last;
+	last->ready_index = (int)i;
+	job->ready_index = -1;
+	atomic_store_explicit(&dev->ready, dev->num_ready, memory_order_relaxed);
 }
 
 struct job *sched_pop(struct cisp_device *dev, uint64_t now)
 {
-	struct job *job = dev->heap[0];
-	struct cisp_context *ctx = job->ctx;
+	struct job *job = dev->ready_list[0];
+	struct cisp_context *ctx;
+	bool by_priority = dev->schedule == CISP_SCHEDULE_PRIORITY ||
+			   (dev->schedule == CISP_SCHEDULE_AUTO && dev->num_ready > 1 &&
+			    sched_load(dev, now) > 100 * dev->num_workers);
 
+	for (unsigned i = 1; i < dev->num_ready; i++)
+		if (before(dev->ready_list[i], job, by_priority))
+			job = dev->ready_list[i];
+	ctx = job->ctx;
 	sched_remove(dev, job);
 	/* It is the context's head: unlink it. */
 	ctx->head = job->next;
@@ -118,7 +128,7 @@ void sched_kick(struct cisp_context *ctx)
 {
 	struct job *job;
 
-	while ((job = ctx->head) && !ctx->running && job->heap_index < 0 && !job->pending) {
+	while ((job = ctx->head) && !ctx->running && job->ready_index < 0 && !job->pending) {
 		if (job->noop && job->signalled && !job->params_size) {
 			job_free(job); /* nothing left for a worker to do */
 			continue;
