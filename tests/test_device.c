@@ -774,6 +774,59 @@ TEST(device_schedule_modes)
 	CHECK(hi[0] == 0 && hi[2] == 2 && lo[0] == 3);
 }
 
+/*
+ * Under overload one worker is kept for the highest active priority: with a
+ * low-priority job running, a middle-priority job waits although a worker
+ * is free, and a high-priority job gets that worker at once.
+ */
+TEST(device_worker_kept_for_high_priority)
+{
+	struct cisp_device_config dc = { .workers = 2, .max_jobs = 16, .schedule = CISP_SCHEDULE_PRIORITY };
+	struct cisp_device *dev = NULL;
+	struct cisp_fence *gate = gate_new(), *fl, *fm, *fh;
+	struct tb t[3];
+	struct cisp_context *ctx[3];
+	struct cisp_job j = tb_job();
+
+	CHECK_EQ(cisp_device_create(&dev, &dc), 0);
+	for (int i = 0; i < 3; i++) {
+		struct cisp_context_config c;
+
+		tb_init(&t[i]);
+		c = tb_config(&t[i], i == 0 ? "low" : i == 1 ? "middle" : "high");
+		c.priority = i;
+		ctx[i] = make_context(dev, &c);
+	}
+	t[0].gate = gate;
+	/* The high stream is active: it submits every 10 s, the last time just now. */
+	pthread_mutex_lock(&dev->lock);
+	ctx[2]->interval_ns = 10000000000ull;
+	ctx[2]->last_submit_ns = cisp_device_clock_ns();
+	pthread_mutex_unlock(&dev->lock);
+	CHECK_EQ(cisp_job_submit(ctx[0], &j, &fl), 0);
+	wait_running(&t[0]);
+	CHECK_EQ(cisp_job_submit(ctx[1], &j, &fm), 0);
+	usleep(20000);
+	CHECK_EQ(atomic_load(&t[1].processed), 0); /* the free worker is kept */
+	CHECK_EQ(cisp_job_submit(ctx[2], &j, &fh), 0);
+	CHECK_EQ(cisp_fence_wait(fh, 5000000000), 0);
+	CHECK_EQ(cisp_fence_status(fl), CISP_FENCE_PENDING); /* the high job did not wait for the low one */
+	CHECK_EQ(atomic_load(&t[1].processed), 0);
+	/* Once the high stream goes quiet, the middle job may take the worker. */
+	pthread_mutex_lock(&dev->lock);
+	ctx[2]->interval_ns = 0;
+	pthread_mutex_unlock(&dev->lock);
+	CHECK_EQ(cisp_fence_wait(fm, 5000000000), 0);
+	CHECK_EQ(cisp_fence_status(fl), CISP_FENCE_PENDING);
+	cisp_fence_signal(gate, 0);
+	CHECK_EQ(cisp_fence_wait(fl, -1), 0);
+	cisp_fence_unref(fl);
+	cisp_fence_unref(fm);
+	cisp_fence_unref(fh);
+	cisp_fence_unref(gate);
+	cisp_device_destroy(dev);
+}
+
 /* The load estimate: processing time over submission interval, summed over active contexts. */
 TEST(device_load_estimate)
 {
@@ -801,6 +854,11 @@ TEST(device_load_estimate)
 	/* The interval is a moving average (weight 1/8) of the time between submissions. */
 	sched_submitted(ctx[0], now + 18000000);
 	CHECK_EQ(ctx[0]->interval_ns, (7 * 10000000ull + 18000000) / 8);
+	/* After an idle gap (more than 4 intervals) the rate is measured afresh. */
+	sched_submitted(ctx[1], now + 30000000);
+	CHECK_EQ(ctx[1]->interval_ns, 0);
+	sched_submitted(ctx[1], now + 33000000);
+	CHECK_EQ(ctx[1]->interval_ns, 3000000);
 	{
 		struct cisp_device_config dc = { .workers = 1, .schedule = 3 };
 		struct cisp_device *bad = NULL;

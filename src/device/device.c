@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cisp/pool.h>
@@ -25,6 +26,8 @@ uint64_t cisp_device_clock_ns(void)
 
 /* How long an idle worker watches for work before it sleeps. */
 #define SPIN_NS 50000
+/* A worker kept free for high priorities looks again this often (the load may have dropped). */
+#define RESERVED_WAIT_NS 5000000
 
 static inline void cpu_relax(void)
 {
@@ -59,9 +62,22 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&dev->lock);
 	dev->searching++;
 	for (;;) {
+		struct job *job;
 		bool spun = false;
 
-		while (!dev->num_ready && !dev->stop) {
+		while (!(job = sched_take(dev, fence_clock_ns())) && !dev->stop) {
+			if (dev->num_ready) {
+				/* Ready work this worker is kept from (sched_take()): look again soon. */
+				uint64_t t = fence_clock_ns() + RESERVED_WAIT_NS;
+				struct timespec ts = { (time_t)(t / 1000000000u), (long)(t % 1000000000u) };
+
+				dev->searching--;
+				dev->idle++;
+				pthread_cond_timedwait(&dev->work, &dev->lock, &ts);
+				dev->idle--;
+				dev->searching++;
+				continue;
+			}
 			if (!spun && !dev->spinning) {
 				spun = true;
 				dev->spinning = true;
@@ -77,10 +93,10 @@ static void *worker_main(void *arg)
 			dev->idle--;
 			dev->searching++;
 		}
-		if (!dev->num_ready)
+		if (!job)
 			break;
 		dev->searching--;
-		job_execute(sched_pop(dev, fence_clock_ns()), w->pool);
+		job_execute(job, w->pool);
 	}
 	dev->searching--;
 	pthread_mutex_unlock(&dev->lock);
@@ -122,6 +138,7 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 	struct cisp_device_config c = { 0 };
 	struct cisp_device *dev;
 	pthread_mutexattr_t attr;
+	pthread_condattr_t cattr;
 	int ret;
 
 	if (config)
@@ -149,7 +166,11 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 	pthread_mutex_init(&dev->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	pthread_mutex_init(&dev->watcher_lock, NULL);
-	pthread_cond_init(&dev->work, NULL);
+	/* Timed waits use the device clock. */
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&dev->work, &cattr);
+	pthread_condattr_destroy(&cattr);
 	pthread_cond_init(&dev->drained, NULL);
 	dev->num_slots = c.max_jobs;
 	dev->num_workers = c.workers;

@@ -139,8 +139,11 @@ unsigned sched_load(const struct cisp_device *dev, uint64_t now);
 /* Note a submission to the context (for the load estimate). */
 void sched_submitted(struct cisp_context *ctx, uint64_t now);
 void sched_remove(struct cisp_device *dev, struct job *job);
-/* Take the most urgent ready job off the ready list and its context queue, and mark it running. */
-struct job *sched_pop(struct cisp_device *dev, uint64_t now);
+/*
+ * Take the most urgent ready job that may start now off the ready list and
+ * its context queue, and mark it running; NULL if there is none.
+ */
+struct job *sched_take(struct cisp_device *dev, uint64_t now);
 /* Make the context's head ready if it can run now; free no-op heads that need no worker. */
 void sched_kick(struct cisp_context *ctx);
 /*

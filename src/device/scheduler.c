@@ -42,9 +42,17 @@ void sched_submitted(struct cisp_context *ctx, uint64_t now)
 	if (ctx->last_submit_ns && now > ctx->last_submit_ns) {
 		uint64_t d = now - ctx->last_submit_ns;
 
-		ctx->interval_ns = ctx->interval_ns ? (7 * ctx->interval_ns + d) / 8 : d;
+		if (ctx->interval_ns && d > IDLE_INTERVALS * ctx->interval_ns)
+			ctx->interval_ns = 0; /* the stream was idle: its rate starts afresh with the next frame */
+		else
+			ctx->interval_ns = ctx->interval_ns ? (7 * ctx->interval_ns + d) / 8 : d;
 	}
 	ctx->last_submit_ns = now;
+}
+
+static bool active(const struct cisp_context *c, uint64_t now)
+{
+	return c->interval_ns && now - c->last_submit_ns <= IDLE_INTERVALS * c->interval_ns;
 }
 
 unsigned sched_load(const struct cisp_device *dev, uint64_t now)
@@ -52,9 +60,35 @@ unsigned sched_load(const struct cisp_device *dev, uint64_t now)
 	uint64_t load = 0;
 
 	for (const struct cisp_context *c = dev->contexts; c; c = c->next)
-		if (c->interval_ns && now - c->last_submit_ns <= IDLE_INTERVALS * c->interval_ns)
+		if (active(c, now))
 			load += c->cost_ns * 100 / c->interval_ns;
 	return load > UINT32_MAX ? UINT32_MAX : (unsigned)load;
+}
+
+/*
+ * Under overload, one worker is kept for the highest priority of the
+ * active streams: a lower-priority job may not take the last worker that is
+ * not already busy with lower-priority work. Otherwise a long low-priority
+ * frame, started in a moment when nothing else was ready, would leave the
+ * high-priority stream to share the remaining workers with everything else,
+ * and since jobs are not preempted it would wait behind them.
+ */
+static bool may_start(const struct cisp_device *dev, const struct job *job, uint64_t now)
+{
+	int top = job->ctx->config.priority;
+	unsigned lower = 0;
+
+	if (job->noop || dev->num_workers < 2)
+		return true;
+	for (const struct cisp_context *c = dev->contexts; c; c = c->next)
+		if (active(c, now) && c->config.priority > top)
+			top = c->config.priority;
+	if (top == job->ctx->config.priority)
+		return true;
+	for (const struct cisp_context *c = dev->contexts; c; c = c->next)
+		if (c->running && !c->running->noop && c->config.priority < top)
+			lower++;
+	return lower + 1 < dev->num_workers;
 }
 
 unsigned cisp_device_load(struct cisp_device *dev)
@@ -89,17 +123,22 @@ void sched_remove(struct cisp_device *dev, struct job *job)
 	atomic_store_explicit(&dev->ready, dev->num_ready, memory_order_relaxed);
 }
 
-struct job *sched_pop(struct cisp_device *dev, uint64_t now)
+struct job *sched_take(struct cisp_device *dev, uint64_t now)
 {
-	struct job *job = dev->ready_list[0];
+	struct job *job = NULL;
 	struct cisp_context *ctx;
 	bool by_priority = dev->schedule == CISP_SCHEDULE_PRIORITY ||
-			   (dev->schedule == CISP_SCHEDULE_AUTO && dev->num_ready > 1 &&
+			   (dev->schedule == CISP_SCHEDULE_AUTO && dev->num_ready &&
 			    sched_load(dev, now) > 100 * dev->num_workers);
 
-	for (unsigned i = 1; i < dev->num_ready; i++)
-		if (before(dev->ready_list[i], job, by_priority))
-			job = dev->ready_list[i];
+	for (unsigned i = 0; i < dev->num_ready; i++) {
+		struct job *j = dev->ready_list[i];
+
+		if ((!job || before(j, job, by_priority)) && (!by_priority || may_start(dev, j, now)))
+			job = j;
+	}
+	if (!job)
+		return NULL;
 	ctx = job->ctx;
 	sched_remove(dev, job);
 	/* It is the context's head: unlink it. */
