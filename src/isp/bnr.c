@@ -8,11 +8,13 @@
  *
  * Work is done in column strips of STRIP pixels with small rolling row
  * buffers on the stack: mirrored copies of the input rows and the guide
- * rows, so the inner loop reads without bounds checks. The result does not
- * depend on the strip width or on the band split.
+ * rows, so the inner loop reads without bounds checks. Each strip row is
+ * filtered one CFA site at a time on deinterleaved lanes (see add_tap()).
+ * The result does not depend on the strip width or on the band split.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error_internal.h"
 #include "bnr.h"
@@ -95,13 +97,23 @@ int cisp_bnr_radius(const struct cisp_bnr_coeffs *c)
 	return RADIUS;
 }
 
-/* Mirrored copy of input row @y, columns [x0 - IN_PAD, x1 + IN_PAD). */
+/* Mirrored copy of input row @y, columns [x0 - IN_PAD, x1 + IN_PAD): a plain copy but near the edges. */
 static void load_row(const struct plane16 *in, int y, int x0, int x1, uint16_t *dst)
 {
 	const uint16_t *s = plane_row(in, mirror(y, in->height));
+	const int w = in->width;
+	int x = x0 - IN_PAD;
 
-	for (int x = x0 - IN_PAD; x < x1 + IN_PAD; x++)
-		dst[x - x0 + IN_PAD] = s[mirror(x, in->width)];
+	for (; x < x1 + IN_PAD && x < 0; x++)
+		dst[x - x0 + IN_PAD] = s[mirror(x, w)];
+	if (x1 + IN_PAD <= w) {
+		memcpy(dst + (x - x0 + IN_PAD), s + x, (size_t)(x1 + IN_PAD - x) * sizeof(*s));
+		return;
+	}
+	for (; x < w; x++)
+		dst[x - x0 + IN_PAD] = s[x];
+	for (; x < x1 + IN_PAD; x++)
+		dst[x - x0 + IN_PAD] = s[mirror(x, w)];
 }
 
 /* Guide of the row whose mirrored input rows are @a (above), @m, @b (below),
@@ -115,6 +127,11 @@ static void guide_row(const uint16_t *a, const uint16_t *m, const uint16_t *b, i
 
 		dst[i] = (uint16_t)((s + 8) >> 4);
 	}
+}
+
+static inline uint32_t absdiff(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
 }
 
 /* Weight of one tap: dg and dv are absolute differences to the centre. */
@@ -133,28 +150,57 @@ static inline uint32_t tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
 	return ((uint32_t)t * (uint32_t)t) >> 22;
 }
 
-static inline uint32_t absdiff(uint32_t a, uint32_t b)
+/*
+ * The filter works on one CFA site at a time: the strip's columns of one
+ * parity, deinterleaved into HALF contiguous lanes (lane k is column
+ * x0 + 2k + p), so every tap below is a fixed-length loop of 16- and 32-bit
+ * lane arithmetic that compilers vectorise; only the table reads (inv by
+ * guide level, R by weight sum) stay scalar.
+ */
+#define HALF (STRIP / 2)
+/* Deinterleaved rows hold lanes -HPAD .. HALF + HPAD - 1. */
+#define HPAD 1
+
+/* Add one tap to the sums: the tap's sample and guide rows (@v, @g) against the centre's. */
+static void add_tap(uint32_t *restrict sw, uint32_t *restrict swv, const uint16_t *restrict v,
+		    const uint16_t *restrict g, const uint16_t *restrict v0, const uint16_t *restrict g0,
+		    const uint16_t *restrict inv)
 {
-	return a > b ? a - b : b - a;
+	for (int k = 0; k < HALF; k++) {
+		uint32_t wt = tap_weight(absdiff(g[k], g0[k]), absdiff(v[k], v0[k]), inv[k]);
+
+		sw[k] += wt;
+		swv[k] += wt * v[k];
+	}
+}
+
+/* Split @src (a padded strip row, index 0 = column x0 - @pad) into even and odd lanes. */
+static void deinterleave(const uint16_t *src, int pad, uint16_t half[2][HALF + 2 * HPAD])
+{
+	for (int p = 0; p < 2; p++)
+		for (int k = -HPAD; k < HALF + HPAD; k++)
+			half[p][k + HPAD] = src[pad + 2 * k + p];
 }
 
 void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1)
 {
 	const int w = in->width;
-	uint16_t inbuf[2 * RADIUS + 1][STRIP + 2 * IN_PAD];
-	uint16_t gbuf[5][STRIP + 2 * GUIDE_PAD];
+	/* Full-width rows are padded to a whole strip (+ the lanes' pads) so lanes past the frame stay defined. */
+	uint16_t inbuf[2 * RADIUS + 1][STRIP + 2 * IN_PAD + 2];
+	uint16_t gbuf[5][STRIP + 2 * GUIDE_PAD + 2];
+	/* Deinterleaved input and guide rows y - 2 .. y + 2, by parity. */
+	uint16_t vh[5][2][HALF + 2 * HPAD], gh[5][2][HALF + 2 * HPAD];
+	uint16_t inv[HALF];
+	uint32_t sw[HALF], swv[HALF];
 
 	if (!c->enabled) {
-		for (int y = y0; y < y1; y++) {
-			const uint16_t *s = plane_row(in, y);
-			uint16_t *d = plane_row(out, y);
-
-			for (int x = 0; x < w; x++)
-				d[x] = s[x];
-		}
+		for (int y = y0; y < y1; y++)
+			memcpy(plane_row(out, y), plane_row(in, y), (size_t)w * sizeof(uint16_t));
 		return;
 	}
+	memset(inbuf, 0, sizeof(inbuf));
+	memset(gbuf, 0, sizeof(gbuf));
 	for (int x0 = 0; x0 < w; x0 += STRIP) {
 		const int x1 = x0 + STRIP < w ? x0 + STRIP : w, n = x1 - x0;
 
@@ -165,45 +211,45 @@ void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, co
 			guide_row(inbuf[(((r - 1) % 7) + 7) % 7], inbuf[((r % 7) + 7) % 7], inbuf[(((r + 1) % 7) + 7) % 7],
 				  n + 2 * GUIDE_PAD, gbuf[((r % 5) + 5) % 5]);
 		for (int y = y0; y < y1; y++) {
-			const uint16_t *row[5], *g[5];
 			uint16_t *d = plane_row(out, y) + x0;
-			const uint16_t *inv = NULL;
 
 			load_row(in, y + RADIUS, x0, x1, inbuf[(y + RADIUS) % 7]);
 			guide_row(inbuf[(y + 1) % 7], inbuf[(y + 2) % 7], inbuf[(y + 3) % 7], n + 2 * GUIDE_PAD,
 				  gbuf[(y + 2) % 5]);
 			for (int j = 0; j < 5; j++) {
-				/* Both point at column x0. */
-				row[j] = inbuf[(((y + j - 2) % 7) + 7) % 7] + IN_PAD;
-				g[j] = gbuf[(((y + j - 2) % 5) + 5) % 5] + GUIDE_PAD;
+				deinterleave(inbuf[(((y + j - 2) % 7) + 7) % 7], IN_PAD, vh[j]);
+				deinterleave(gbuf[(((y + j - 2) % 5) + 5) % 5], GUIDE_PAD, gh[j]);
 			}
-			for (int i = 0; i < n; i++) {
-				const int x = x0 + i, site = (y & 1) * 2 + (x & 1);
-				const uint32_t v0 = row[2][i], g0 = g[2][i];
-				uint32_t sw = 0, swv = 0, wt;
-				uint64_t o;
+			/* x0 is even (STRIP is): lane k of parity p is column x0 + 2k + p. */
+			for (int p = 0; p < 2; p++) {
+				const int site = (y & 1) * 2 + p, q = !p;
+				const uint16_t *tab = c->inv[site];
+				/* Lane pointers at lane 0; +-1 lanes are the +-2 columns. */
+				const uint16_t *v0 = vh[2][p] + HPAD, *g0 = gh[2][p] + HPAD;
 
-				inv = c->inv[site];
-				for (int jj = 0; jj < 5; jj += 2)
-					for (int ii = -2; ii <= 2; ii += 2) {
-						uint32_t v = row[jj][i + ii];
+				for (int k = 0; k < HALF; k++) {
+					inv[k] = tab[g0[k] >> 8];
+					/* The centre differs by nothing: weight WMAX. */
+					sw[k] = WMAX;
+					swv[k] = WMAX * (uint32_t)v0[k];
+				}
+				for (int j = 0; j < 5; j += 2)
+					for (int dk = -1; dk <= 1; dk++)
+						if (j != 2 || dk)
+							add_tap(sw, swv, vh[j][p] + HPAD + dk, gh[j][p] + HPAD + dk, v0, g0,
+								inv);
+				if (c->green[site]) {
+					/* Diagonal columns x -+ 1: lanes k - 1 + p and k + p of the other parity. */
+					for (int j = 1; j < 5; j += 2)
+						for (int dk = p - 1; dk <= p; dk++)
+							add_tap(sw, swv, vh[j][q] + HPAD + dk, gh[j][q] + HPAD + dk, v0,
+								g0, inv);
+				}
+				for (int k = 0; 2 * k + p < n; k++) {
+					uint64_t o = ((uint64_t)swv[k] * c->recip[sw[k]] + (1u << 31)) >> 32;
 
-						wt = tap_weight(absdiff(g[jj][i + ii], g0), absdiff(v, v0), inv[g0 >> 8]);
-						sw += wt;
-						swv += wt * v;
-					}
-				if (c->green[site])
-					for (int jj = 1; jj < 5; jj += 2)
-						for (int ii = -1; ii <= 1; ii += 2) {
-							uint32_t v = row[jj][i + ii];
-
-							wt = tap_weight(absdiff(g[jj][i + ii], g0), absdiff(v, v0),
-									inv[g0 >> 8]);
-							sw += wt;
-							swv += wt * v;
-						}
-				o = ((uint64_t)swv * c->recip[sw] + (1u << 31)) >> 32;
-				d[i] = (uint16_t)(o > 65535 ? 65535 : o);
+					d[2 * k + p] = (uint16_t)(o > 65535 ? 65535 : o);
+				}
 			}
 		}
 	}
