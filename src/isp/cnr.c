@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error_internal.h"
 #include "cnr.h"
@@ -254,38 +255,80 @@ static inline uint16_t wmean(const struct cisp_cnr_coeffs *c, uint32_t sw, uint3
 	return (uint16_t)(o > 65535 ? 65535 : o);
 }
 
-/* Horizontal pass of frame row @y (mirrored), columns [x0, x0 + n): Y copied, Cb and Cr filtered. */
+/*
+ * Both passes run over STRIP lanes at once: a tap is a fixed-length loop of
+ * 16- and 32-bit lane arithmetic that compilers vectorise; the table reads
+ * (thresholds by Y bin, R by weight sum) are separate scalar loops. Lanes
+ * past the frame's right edge compute on defined filler and are not stored.
+ */
+struct sums {
+	uint16_t iy[STRIP], ic[STRIP];
+	uint32_t sw[STRIP], swb[STRIP], swr[STRIP];
+};
+
+/* Thresholds of the centres, and the centres' own weight (WMAX: they differ by nothing). */
+static void sums_start(const struct cisp_cnr_coeffs *c, struct sums *s, const uint16_t *y0, const uint16_t *b0,
+		       const uint16_t *r0)
+{
+	for (int k = 0; k < STRIP; k++) {
+		s->iy[k] = c->inv_y[y0[k] >> 11];
+		s->ic[k] = c->inv_c[y0[k] >> 11];
+		s->sw[k] = WMAX;
+		s->swb[k] = WMAX * (uint32_t)b0[k];
+		s->swr[k] = WMAX * (uint32_t)r0[k];
+	}
+}
+
+/* Add one tap (@ty, @tb, @tr) against the centres (@y0, @b0, @r0). */
+static void sums_tap(struct sums *restrict s, const uint16_t *restrict ty, const uint16_t *restrict tb,
+		     const uint16_t *restrict tr, const uint16_t *restrict y0, const uint16_t *restrict b0,
+		     const uint16_t *restrict r0)
+{
+	for (int k = 0; k < STRIP; k++) {
+		uint32_t wt = weight(absdiff(ty[k], y0[k]), absdiff(tb[k], b0[k]), absdiff(tr[k], r0[k]), s->iy[k],
+				     s->ic[k]);
+
+		s->sw[k] += wt;
+		s->swb[k] += wt * tb[k];
+		s->swr[k] += wt * tr[k];
+	}
+}
+
+static void sums_finish(const struct cisp_cnr_coeffs *c, const struct sums *s, int n, uint16_t *ob, uint16_t *orr)
+{
+	for (int k = 0; k < n; k++) {
+		ob[k] = wmean(c, s->sw[k], s->swb[k]);
+		orr[k] = wmean(c, s->sw[k], s->swr[k]);
+	}
+}
+
+/* Horizontal pass of frame row @y (mirrored), STRIP lanes from column x0 (n in the frame): Y copied, Cb and Cr filtered. */
 static void hpass(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, int y, int x0, int n, uint16_t *oy,
-		  uint16_t *ocb, uint16_t *ocr)
+		  uint16_t *ocb, uint16_t *ocr, struct sums *s)
 {
 	const int r = c->radius, w = in->c[0].width, ry = mirror(y, in->c[0].height);
 	const uint16_t *sy = plane_row(&in->c[0], ry), *sb = plane_row(&in->c[1], ry), *sr = plane_row(&in->c[2], ry);
 	uint16_t py[STRIP + 2 * CISP_CNR_MAX_RADIUS], pb[STRIP + 2 * CISP_CNR_MAX_RADIUS],
 		pr[STRIP + 2 * CISP_CNR_MAX_RADIUS];
 
-	for (int i = 0; i < n + 2 * r; i++) {
-		int x = mirror(x0 + i - r, w);
+	for (int i = 0; i < STRIP + 2 * r; i++) {
+		int x = x0 + i - r;
 
-		py[i] = sy[x];
-		pb[i] = sb[x];
-		pr[i] = sr[x];
-	}
-	for (int i = 0; i < n; i++) {
-		const uint32_t y0 = py[i + r], b0 = pb[i + r], r0 = pr[i + r];
-		const uint32_t iy = c->inv_y[y0 >> 11], ic = c->inv_c[y0 >> 11];
-		uint32_t sw = 0, swb = 0, swr = 0;
-
-		for (int k = i; k <= i + 2 * r; k++) {
-			uint32_t wt = weight(absdiff(py[k], y0), absdiff(pb[k], b0), absdiff(pr[k], r0), iy, ic);
-
-			sw += wt;
-			swb += wt * pb[k];
-			swr += wt * pr[k];
+		if (i < n + 2 * r) {
+			x = mirror(x, w);
+			py[i] = sy[x];
+			pb[i] = sb[x];
+			pr[i] = sr[x];
+		} else {
+			py[i] = pb[i] = pr[i] = 0;
 		}
-		oy[i] = (uint16_t)y0;
-		ocb[i] = wmean(c, sw, swb);
-		ocr[i] = wmean(c, sw, swr);
 	}
+	sums_start(c, s, py + r, pb + r, pr + r);
+	for (int t = -r; t <= r; t++)
+		if (t)
+			sums_tap(s, py + r + t, pb + r + t, pr + r + t, py + r, pb + r, pr + r);
+	memcpy(oy, py + r, STRIP * sizeof(*oy));
+	sums_finish(c, s, STRIP, ocb, ocr);
 }
 
 void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, const struct rgb16 *out, int y0,
@@ -296,16 +339,12 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 	/* Y is copied unless the output shares the input's Y plane. */
 	const int copy_y = out->c[0].base != in->c[0].base || out->c[0].first_row != in->c[0].first_row;
 	uint16_t ry[ROWS][STRIP], rb[ROWS][STRIP], rr[ROWS][STRIP];
+	struct sums sums, *s = &sums;
 
 	if (!c->enabled) {
 		for (int p = !copy_y; p < 3; p++)
-			for (int y = y0; y < y1; y++) {
-				const uint16_t *s = plane_row(&in->c[p], y);
-				uint16_t *d = plane_row(&out->c[p], y);
-
-				for (int x = 0; x < w; x++)
-					d[x] = s[x];
-			}
+			for (int y = y0; y < y1; y++)
+				memcpy(plane_row(&out->c[p], y), plane_row(&in->c[p], y), (size_t)w * sizeof(uint16_t));
 		return;
 	}
 	for (int x0 = 0; x0 < w; x0 += STRIP) {
@@ -313,34 +352,21 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 
 		/* Row t lives at slot (t - y0 + r) % nrows, t in [y0 - r, y1 + r). */
 		for (int t = y0 - r; t < y0 + r; t++) {
-			int s = (t - y0 + r) % nrows;
+			int sl = (t - y0 + r) % nrows;
 
-			hpass(c, in, t, x0, n, ry[s], rb[s], rr[s]);
+			hpass(c, in, t, x0, n, ry[sl], rb[sl], rr[sl], s);
 		}
 		for (int y = y0; y < y1; y++) {
-			int s = (y + r - y0 + r) % nrows, cs = (y - y0 + r) % nrows;
-			uint16_t *oy = copy_y ? plane_row(&out->c[0], y) + x0 : NULL, *ob = plane_row(&out->c[1], y) + x0,
-				 *orr = plane_row(&out->c[2], y) + x0;
+			int sl = (y + r - y0 + r) % nrows, cs = (y - y0 + r) % nrows;
 
-			hpass(c, in, y + r, x0, n, ry[s], rb[s], rr[s]);
-			for (int i = 0; i < n; i++) {
-				const uint32_t yv = ry[cs][i], b0 = rb[cs][i], r0 = rr[cs][i];
-				const uint32_t iy = c->inv_y[yv >> 11], ic = c->inv_c[yv >> 11];
-				uint32_t sw = 0, swb = 0, swr = 0;
-
-				for (int k = 0; k < nrows; k++) {
-					uint32_t wt = weight(absdiff(ry[k][i], yv), absdiff(rb[k][i], b0),
-							     absdiff(rr[k][i], r0), iy, ic);
-
-					sw += wt;
-					swb += wt * rb[k][i];
-					swr += wt * rr[k][i];
-				}
-				if (oy)
-					oy[i] = (uint16_t)yv;
-				ob[i] = wmean(c, sw, swb);
-				orr[i] = wmean(c, sw, swr);
-			}
+			hpass(c, in, y + r, x0, n, ry[sl], rb[sl], rr[sl], s);
+			sums_start(c, s, ry[cs], rb[cs], rr[cs]);
+			for (int k = 0; k < nrows; k++)
+				if (k != cs)
+					sums_tap(s, ry[k], rb[k], rr[k], ry[cs], rb[cs], rr[cs]);
+			if (copy_y)
+				memcpy(plane_row(&out->c[0], y) + x0, ry[cs], (size_t)n * sizeof(uint16_t));
+			sums_finish(c, s, n, plane_row(&out->c[1], y) + x0, plane_row(&out->c[2], y) + x0);
 		}
 	}
 }
