@@ -217,7 +217,7 @@ TEST(abi_defaults)
 	CHECK_EQ(s->dpc.header.size, 16 + 4 * 16384);
 	CHECK_EQ(s->noise.a[2], 4 * 65536);
 	CHECK_EQ(s->noise.b[3], 64);
-	CHECK_EQ(s->bnr.strength, 256);
+	CHECK_EQ(s->bnr.strength, 224);
 	CHECK_EQ(s->lsc.grid_w, 2);
 	CHECK_EQ(s->lsc.grid_h, 2);
 	CHECK_EQ(s->lsc.gain[15], 4096);

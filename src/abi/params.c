@@ -429,15 +429,15 @@ static void noise_defaults(void *block)
 
 static void bnr_defaults(void *block)
 {
-	((struct cisp_bnr_params *)block)->strength = 256;
+	((struct cisp_bnr_params *)block)->strength = 224;
 }
 
 static void cnr_defaults(void *block)
 {
 	struct cisp_cnr_params *p = block;
 
-	p->strength = 1024;
-	p->luma_strength = 2048;
+	p->strength = 768;
+	p->luma_strength = 3072;
 	p->radius = 4;
 }
 
