@@ -7,7 +7,6 @@
  * worker.
  */
 #include <errno.h>
-#include <stdio.h>
 
 #include <cisp/format.h>
 #include <cisp/params.h>
