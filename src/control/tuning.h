@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contents of a parsed tuning (struct cisp_tuning), read by the control
+ * algorithms. docs/tuning.md gives each key's meaning, unit and range; the
+ * parser (tuning.c) guarantees every field below is within those ranges,
+ * tables are sorted by their first column and counts are within bounds.
+ */
+#ifndef CISP_CONTROL_TUNING_H
+#define CISP_CONTROL_TUNING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cisp/params.h>
+#include <cisp/tuning.h>
+
+#define TUNING_MAX_CT 16   /* colour temperatures in a table */
+#define TUNING_MAX_GAIN 16 /* gains in a table */
+#define TUNING_LSC_GRID 17 /* lens shading tables are 17 x 17 nodes */
+
+/* One point of the AWB colour-temperature curve: grey under a Planckian or daylight illuminant. */
+struct tuning_ct_point {
+	double ct;        /* kelvin */
+	double r_over_g;  /* camera R/G of a grey under that light (shading removed, before WB) */
+	double b_over_g;  /* camera B/G */
+};
+
+/* A colour matrix for one colour temperature: white-balanced camera RGB -> linear sRGB, rows sum to 1. */
+struct tuning_ccm {
+	double ct;
+	double m[3][3];
+};
+
+/* A lens shading gain table for one colour temperature, TUNING_LSC_GRID^2 nodes per channel R, Gr, Gb, B. */
+struct tuning_lsc {
+	double ct;
+	float gain[4][TUNING_LSC_GRID * TUNING_LSC_GRID]; /* >= 1.0 */
+};
+
+/* Noise profile at one total gain: variance = a * s + b, 16-bit units after black level. */
+struct tuning_noise {
+	double gain;
+	double a[4];
+	double b[4];
+};
+
+/* Denoise and sharpening strengths at one total gain (Q8.8 values of the params blocks, as doubles). */
+struct tuning_denoise {
+	double gain;
+	double bnr_strength;     /* cisp_bnr_params.strength / 256 */
+	double cnr_strength;     /* cisp_cnr_params.strength / 256 */
+	double sharpen_strength; /* cisp_sharpen_params.strength / 256 */
+	double sharpen_coring;   /* 16-bit units */
+};
+
+struct cisp_tuning {
+	char name[256];   /* the file's path, or "uncalibrated" */
+	unsigned version; /* CISP_TUNING_VERSION */
+	char sensor[64];  /* sensor model the file is for ("" for uncalibrated) */
+	char lens[64];    /* lens name ("" for the default lens) */
+	bool uncalibrated;
+
+	/* Black level per channel R, Gr, Gb, B in codes of the sensor's bit depth; < 0: take the sensor mode's. */
+	double black_level[4];
+
+	struct {
+		double target;            /* mean luma target, fraction of full scale after WB (e.g. 0.18) */
+		double tolerance;         /* |measured / target - 1| counted as converged (e.g. 0.04) */
+		double highlight_fraction; /* at most this fraction of cells may reach the top histogram bins */
+		double highlight_level;   /* the luma level (fraction of full scale) those cells must stay under */
+		double speed;             /* 0..1: fraction of the remaining error corrected per decision */
+		double max_exposure_us;   /* longest exposure AE uses (frame duration permitting) */
+		double max_analogue_gain; /* highest analogue gain AE uses */
+		double max_digital_gain;  /* highest digital gain AE uses (after analogue is exhausted) */
+		double lux_scale;         /* lux = lux_scale * mean green / (exposure_s * gain); 0: no lux estimate */
+	} ae;
+
+	struct {
+		unsigned ct_count;
+		struct tuning_ct_point ct[TUNING_MAX_CT]; /* sorted by ct */
+		double prior_weight;   /* 0..1: pull of the CT curve on the grey-world estimate */
+		double max_curve_distance; /* zones further than this from the curve (in r/g,b/g) are not grey */
+		double speed;          /* 0..1: fraction of the change applied per frame */
+		double default_ct;     /* starting estimate, kelvin */
+	} awb;
+
+	struct {
+		int32_t position_min;  /* lens range AF scans (codes) */
+		int32_t position_max;
+		unsigned coarse_steps; /* positions of the coarse sweep */
+		unsigned fine_steps;   /* positions of the hill-climb around the coarse peak */
+		double scene_change;   /* relative change of mean luma or sharpness that restarts continuous AF */
+		double min_contrast;   /* peak / valley sharpness below this: AF fails */
+	} af;
+
+	struct {
+		double detect_threshold; /* row-mean banding amplitude (fraction) that counts as flicker */
+	} flicker;
+
+	unsigned ccm_count;
+	struct tuning_ccm ccm[TUNING_MAX_CT]; /* sorted by ct; at least 1 */
+
+	unsigned lsc_count;                   /* 0: no shading correction */
+	struct tuning_lsc lsc[TUNING_MAX_CT]; /* sorted by ct */
+
+	unsigned noise_count;                      /* at least 1 */
+	struct tuning_noise noise[TUNING_MAX_GAIN]; /* sorted by gain */
+
+	unsigned denoise_count;                        /* at least 1 */
+	struct tuning_denoise denoise[TUNING_MAX_GAIN]; /* sorted by gain */
+
+	double gamma;          /* output tone: 0 = sRGB curve, else a pure power 1/gamma */
+};
+
+#endif /* CISP_CONTROL_TUNING_H */
