@@ -4,9 +4,12 @@
  * of a 6x4 grid on a small copy of the picture, scoring the cell centres'
  * colours against the chart's (after a least-squares gain per channel) and
  * their uniformity over most of the cell; integral images make every cell mean O(1).
+ * The grid found is then refined to a fraction of a pixel on the full
+ * picture from the patches' edges.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +103,111 @@ static double score_grid(const struct integral *I, const double ref[24][3], doub
 	return res / refsum + 0.5 * (lum > 0 ? var / lum : 1);
 }
 
+/*
+ * Where a patch's colour gives way to the gap, walking from @from towards
+ * @to along a row (@vertical false: x varies) or a column, averaged over
+ * [@a, @b) across: the first point where the distance to the patch colour
+ * @m reaches half its value at @to, interpolated between samples. Half
+ * contrast is where a blurred edge really lies, whatever its sharpness.
+ * Returns NAN when the patch does not stand out from the gap.
+ */
+static double patch_edge(const struct cisp_iq_image *img, bool vertical, int from, int to, int a, int b,
+			 const double m[3])
+{
+	int dir = to > from ? 1 : -1;
+	double prev = 0, half;
+
+	half = 0;
+	for (int t = a; t < b; t++)
+		for (int c = 0; c < 3; c++)
+			half += fabs((vertical ? iq_sample(img, t, to, c) : iq_sample(img, to, t, c)) - m[c]);
+	half /= 2 * (b - a);
+	if (!(half > 0.02 * (m[0] + m[1] + m[2]) / 3 + 1e-6))
+		return NAN;
+	for (int s = from; s != to + dir; s += dir) {
+		double d = 0;
+
+		for (int t = a; t < b; t++)
+			for (int c = 0; c < 3; c++)
+				d += fabs((vertical ? iq_sample(img, t, s, c) : iq_sample(img, s, t, c)) - m[c]);
+		d /= b - a;
+		if (d >= half)
+			return s == from ? s : s - dir + dir * (half - prev) / (d - prev);
+		prev = d;
+	}
+	return NAN;
+}
+
+/*
+ * Refines a grid (top-left corner @x0, @y0, pitch @p, full-picture pixels)
+ * from the centres of the patches, each the middle of its two edges, by
+ * least squares on x0 + (i + 0.5) p and y0 + (j + 0.5) p. Keeps the grid
+ * when too few patches stand out or the result moves further than the
+ * search's own precision could explain.
+ */
+static void refine_grid(const struct cisp_iq_image *img, double *x0, double *y0, double *p)
+{
+	/* Normal equations of (X0, Y0, P). */
+	double a[3][3] = { { 0 } }, r[3] = { 0 }, sol[3];
+	int nx = 0, ny = 0, W = (int)img->width, H = (int)img->height;
+
+	for (int k = 0; k < 24; k++) {
+		int i = k % 6, j = k / 6;
+		double cx = *x0 + (i + 0.5) * *p, cy = *y0 + (j + 0.5) * *p, m[3] = { 0 }, n = 0, e0, e1;
+		int xa = (int)lrint(cx - 0.2 * *p), xb = (int)lrint(cx + 0.2 * *p);
+		int ya = (int)lrint(cy - 0.2 * *p), yb = (int)lrint(cy + 0.2 * *p);
+		int lo_x = (int)lrint(*x0 + i * *p), hi_x = (int)lrint(*x0 + (i + 1) * *p);
+		int lo_y = (int)lrint(*y0 + j * *p), hi_y = (int)lrint(*y0 + (j + 1) * *p);
+
+		if (xa < 0 || ya < 0 || xb >= W || yb >= H || lo_x < 0 || lo_y < 0 || hi_x >= W || hi_y >= H ||
+		    xb <= xa || yb <= ya)
+			continue;
+		for (int y = ya; y < yb; y++)
+			for (int x = xa; x < xb; x++, n++)
+				for (int c = 0; c < 3; c++)
+					m[c] += iq_sample(img, x, y, c);
+		for (int c = 0; c < 3; c++)
+			m[c] /= n;
+		/* The cell's grid lines lie in the gaps: walk from the centre out to them. */
+		e0 = patch_edge(img, false, (int)lrint(cx), lo_x, ya, yb, m);
+		e1 = patch_edge(img, false, (int)lrint(cx), hi_x, ya, yb, m);
+		if (isfinite(e0) && isfinite(e1)) {
+			double u = i + 0.5, c = (e0 + e1 + 1) / 2; /* +1: a sample's edge to its right */
+
+			a[0][0] += 1, a[0][2] += u, a[2][2] += u * u, r[0] += c, r[2] += u * c;
+			nx++;
+		}
+		e0 = patch_edge(img, true, (int)lrint(cy), lo_y, xa, xb, m);
+		e1 = patch_edge(img, true, (int)lrint(cy), hi_y, xa, xb, m);
+		if (isfinite(e0) && isfinite(e1)) {
+			double v = j + 0.5, c = (e0 + e1 + 1) / 2;
+
+			a[1][1] += 1, a[1][2] += v, a[2][2] += v * v, r[1] += c, r[2] += v * c;
+			ny++;
+		}
+	}
+	if (nx < 6 || ny < 6)
+		return;
+	a[2][0] = a[0][2];
+	a[2][1] = a[1][2];
+	/* Eliminate X0 and Y0, then solve for P. */
+	{
+		double d = a[2][2] - a[0][2] * a[0][2] / a[0][0] - a[1][2] * a[1][2] / a[1][1];
+		double e = r[2] - a[0][2] * r[0] / a[0][0] - a[1][2] * r[1] / a[1][1];
+
+		if (!(fabs(d) > 1e-9))
+			return;
+		sol[2] = e / d;
+		sol[0] = (r[0] - a[0][2] * sol[2]) / a[0][0];
+		sol[1] = (r[1] - a[1][2] * sol[2]) / a[1][1];
+	}
+	if (fabs(sol[0] - *x0) > 0.1 * *p || fabs(sol[1] - *y0) > 0.1 * *p || fabs(sol[2] - *p) > 0.03 * *p)
+		return;
+	*x0 = sol[0];
+	*y0 = sol[1];
+	*p = sol[2];
+}
+
 int cisp_iq_find_colorchecker(const struct cisp_iq_image *img, double corners[4][2], double *score)
 {
 	struct integral I = { 0 };
@@ -190,6 +298,11 @@ int cisp_iq_find_colorchecker(const struct cisp_iq_image *img, double corners[4]
 		*score = best;
 	if (!(best <= 0.25))
 		return cisp_error(-ENOENT, "no ColorChecker found (best match %.2f; give --corners)", best);
+	bx *= f;
+	by *= f;
+	bp *= f;
+	refine_grid(img, &bx, &by, &bp);
+	f = 1;
 	corners[0][0] = bx * f;
 	corners[0][1] = by * f;
 	corners[1][0] = (bx + 6 * bp) * f;

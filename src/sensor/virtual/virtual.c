@@ -595,7 +595,7 @@ static int parse_number(const char *key, const char *value, double lo, double hi
 static int vs_set_option(void *priv, const char *key, const char *value)
 {
 	struct vsensor *vs = priv;
-	double d;
+	double d = 0; /* set by parse_number() on success; the compiler cannot see that */
 	bool b;
 	int ret;
 
