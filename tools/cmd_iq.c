@@ -7,14 +7,20 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cisp/error.h>
 #include <cisp/iq.h>
 #include <cisp/iq_lab.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
 #include <cisp/raster.h>
+#include <cisp/raw_file.h>
+#include <cisp/raw_frame.h>
 
 #include "commands.h"
 #include "options.h"
@@ -37,7 +43,10 @@ static void usage(FILE *out)
 		"  --illuminant LIST     comma-separated illuminants (default D65,A,F11)\n"
 		"  --lux X               illuminance on the charts (default 400)\n"
 		"  --demosaic fast|quality  (default quality)\n"
-		"  --chart colorchecker|edge   measure IMAGE (PNG/PPM, developed) instead\n"
+		"  --chart colorchecker|edge   measure IMAGE instead: a developed PNG/PPM, or a\n"
+		"                        camera raw file (DNG, ...) developed here to linear\n"
+		"                        sRGB with the file's own levels, white balance and\n"
+		"                        colour matrix, without tone curve or sharpening\n"
 		"  --corners X0,Y0,...,X3,Y3   colorchecker: outer corners of the patch grid,\n"
 		"                        top-left, top-right, bottom-right, bottom-left\n"
 		"                        (default: found automatically; the chart upright)\n"
@@ -314,17 +323,99 @@ static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 	return ret;
 }
 
+static bool is_raster_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	static const char *const ext[] = { "png", "ppm", "pgm", "pnm" };
+
+	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (!strcasecmp(dot + 1, ext[i]))
+			return true;
+	return false;
+}
+
+/* Encode every block of @state into @isp. */
+static int set_all_params(struct cisp_isp *isp, const struct cisp_param_state *state)
+{
+	size_t size;
+	void *buf;
+	int ret = cisp_params_encode(state, ~0u, NULL, 0, &size);
+
+	if (ret)
+		return ret;
+	buf = malloc(size);
+	ret = buf ? cisp_params_encode(state, ~0u, buf, size, &size) : -ENOMEM;
+	if (!ret)
+		ret = cisp_isp_set_params(isp, buf, size);
+	free(buf);
+	return ret;
+}
+
+/*
+ * A camera raw file developed for measurement: 16-bit linear sRGB from the
+ * file's black and white levels, white balance and colour matrix, with no
+ * stage that changes what a metric sees (defect correction, tone curve,
+ * 3D LUT, sharpening).
+ */
+static int develop_linear(const char *path, struct cisp_iq_image *img)
+{
+	struct cisp_raw_frame frame;
+	struct cisp_isp_config cfg = { 0 };
+	struct cisp_isp *isp = NULL;
+	struct cisp_image out = { 0 };
+	struct cisp_image *outputs[CISP_MAX_OUTPUTS] = { &out, NULL };
+	struct cisp_param_state *state = malloc(sizeof(*state));
+	int ret = state ? cisp_raw_read_file(path, &frame) : -ENOMEM;
+
+	if (ret) {
+		free(state);
+		return ret;
+	}
+	cfg.input_format = frame.image.format;
+	cfg.width = frame.image.width;
+	cfg.height = frame.image.height;
+	cfg.output[0].format = CISP_FMT_RGB48;
+	cfg.output[0].width = frame.image.width;
+	cfg.output[0].height = frame.image.height;
+	cisp_param_state_init(state);
+	ret = cisp_raw_frame_params(&frame, state);
+	state->enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
+			    CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN));
+	if (!ret)
+		ret = cisp_isp_create(&isp, &cfg);
+	if (!ret)
+		ret = set_all_params(isp, state);
+	if (!ret)
+		ret = cisp_image_alloc(&out, CISP_FMT_RGB48, cfg.output[0].width, cfg.output[0].height);
+	if (!ret)
+		ret = cisp_isp_process(isp, &frame.image, outputs, NULL, NULL);
+	if (!ret)
+		ret = cisp_iq_image_from_cisp(img, &out, CISP_TRANSFER_LINEAR);
+	if (ret)
+		ret = cisp_error_prefix(ret, "%s", path);
+	cisp_image_free(&out);
+	cisp_isp_destroy(isp);
+	cisp_raw_frame_free(&frame);
+	free(state);
+	return ret;
+}
+
 /* A photograph of a chart. */
 static int run_chart(struct iq_options *o, struct cisp_iq_report *r)
 {
 	struct cisp_raster ras;
 	struct cisp_iq_image img;
-	int ret = cisp_raster_read(o->image, &ras);
+	int ret;
 
-	if (ret)
-		return ret;
-	ret = cisp_iq_image_from_raster(&img, &ras, o->transfer);
-	cisp_raster_free(&ras);
+	if (is_raster_path(o->image)) {
+		ret = cisp_raster_read(o->image, &ras);
+		if (ret)
+			return ret;
+		ret = cisp_iq_image_from_raster(&img, &ras, o->transfer);
+		cisp_raster_free(&ras);
+	} else {
+		ret = develop_linear(o->image, &img);
+	}
 	if (ret)
 		return ret;
 	cisp_iq_report_info(r, "image", o->image);
