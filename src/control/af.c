@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contrast autofocus: docs/control.md, "AF".
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "af.h"
+
+static int32_t clampi(int64_t v, int32_t lo, int32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (int32_t)v;
+}
+
+void af_init(struct af *af, const struct cisp_tuning *t, int32_t motor_min, int32_t motor_max, unsigned latency,
+	     int32_t position)
+{
+	*af = (struct af){ .t = t, .latency = latency, .mode = CISP_AF_CONTINUOUS };
+	af->min = clampi(t->af.position_min, motor_min, motor_max);
+	af->max = clampi(t->af.position_max, motor_min, motor_max);
+	if (af->max < af->min)
+		af->max = af->min;
+	af->position = clampi(position, motor_min, motor_max);
+	af->manual = af->position;
+	af_reset(af);
+}
+
+static void start_scan(struct af *af)
+{
+	af->phase = AF_PHASE_WAIT;
+	af->state = CISP_AF_SCANNING;
+	af->npts = 0;
+	af->changed = 0;
+}
+
+void af_reset(struct af *af)
+{
+	af->phase = AF_PHASE_IDLE;
+	af->state = CISP_AF_IDLE;
+	af->npts = 0;
+	af->changed = 0;
+	if (af->mode == CISP_AF_CONTINUOUS)
+		start_scan(af);
+}
+
+void af_set_mode(struct af *af, enum cisp_af_mode mode, int32_t manual)
+{
+	af->manual = manual;
+	if (mode == af->mode)
+		return;
+	af->mode = mode;
+	af->phase = AF_PHASE_IDLE;
+	af->state = CISP_AF_IDLE;
+	if (mode == CISP_AF_CONTINUOUS)
+		start_scan(af);
+}
+
+void af_trigger(struct af *af)
+{
+	if (af->mode != CISP_AF_MANUAL)
+		start_scan(af);
+}
+
+/* Plan a sweep of @n positions over [lo, hi], starting at the end nearer the lens. */
+static void plan_sweep(struct af *af, int32_t lo, int32_t hi, unsigned n)
+{
+	af->plan_n = 0;
+	af->next = 0;
+	af->phase_frames = 0;
+	if (n < 2 || hi <= lo)
+		n = 1;
+	bool down = abs(af->position - hi) < abs(af->position - lo);
+	for (unsigned i = 0; i < n && af->plan_n < AF_MAX_POINTS - af->npts; i++) {
+		double f = n > 1 ? (double)i / (n - 1) : 0.5;
+		int32_t p = (int32_t)lround(lo + f * (hi - lo));
+		if (down)
+			p = hi - (p - lo);
+		/* Skip positions already measured in this scan. */
+		bool known = false;
+		for (unsigned k = 0; k < af->npts; k++)
+			known |= af->pts[k].position == p;
+		for (unsigned k = 0; k < af->plan_n; k++)
+			known |= af->plan[k] == p;
+		if (!known)
+			af->plan[af->plan_n++] = p;
+	}
+}
+
+static bool sweep_done(const struct af *af)
+{
+	for (unsigned i = 0; i < af->plan_n; i++) {
+		bool seen = false;
+		for (unsigned k = 0; k < af->npts; k++)
+			seen |= af->pts[k].position == af->plan[i];
+		if (!seen)
+			return af->phase_frames > af->plan_n + af->latency + 2; /* frames went missing: go on */
+	}
+	return true;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct af_point *p = a, *q = b;
+	return (p->position > q->position) - (p->position < q->position);
+}
+
+/* The index of the sharpest point measured. */
+static unsigned best_point(const struct af *af)
+{
+	unsigned best = 0;
+	for (unsigned k = 1; k < af->npts; k++)
+		if (af->pts[k].sharpness > af->pts[best].sharpness)
+			best = k;
+	return best;
+}
+
+/* The peak: the vertex of the parabola through the best point and its neighbours. */
+static int32_t fit_peak(struct af *af)
+{
+	qsort(af->pts, af->npts, sizeof(af->pts[0]), cmp_point);
+	unsigned i = best_point(af);
+	if (i == 0 || i + 1 >= af->npts)
+		return af->pts[i].position;
+	double x0 = af->pts[i - 1].position, x1 = af->pts[i].position, x2 = af->pts[i + 1].position;
+	double y0 = af->pts[i - 1].sharpness, y1 = af->pts[i].sharpness, y2 = af->pts[i + 1].sharpness;
+	/* Vertex of the parabola through three points of any spacing. */
+	double d0 = (x1 - x0) * (y1 - y2), d1 = (x1 - x2) * (y1 - y0);
+	double den = d0 - d1;
+	if (fabs(den) < 1e-12)
+		return (int32_t)x1;
+	double v = x1 - 0.5 * ((x1 - x0) * d0 - (x1 - x2) * d1) / den;
+	if (v < x0)
+		v = x0;
+	if (v > x2)
+		v = x2;
+	return (int32_t)lround(v);
+}
+
+static void record(struct af *af, int32_t frame_position, double sharpness)
+{
+	for (unsigned k = 0; k < af->npts; k++)
+		if (af->pts[k].position == frame_position)
+			return;
+	for (unsigned i = 0; i < af->plan_n; i++) {
+		if (af->plan[i] == frame_position && af->npts < AF_MAX_POINTS) {
+			af->pts[af->npts++] = (struct af_point){ frame_position, sharpness };
+			return;
+		}
+	}
+}
+
+int32_t af_process(struct af *af, double sharpness, double luma, int32_t frame_position, bool settled)
+{
+	const struct cisp_tuning *t = af->t;
+	af->sharpness = sharpness;
+
+	if (af->mode == CISP_AF_MANUAL) {
+		af->position = af->manual;
+		af->state = CISP_AF_IDLE;
+		return af->position;
+	}
+
+	switch (af->phase) {
+	case AF_PHASE_IDLE:
+		if (af->mode == CISP_AF_CONTINUOUS && af->state == CISP_AF_FOCUSED) {
+			double dl = af->ref_luma > 0 ? fabs(luma / af->ref_luma - 1) : 0;
+			double ds = af->ref_sharpness > 0 ? fabs(sharpness / af->ref_sharpness - 1) : 0;
+			af->changed = dl > t->af.scene_change || ds > t->af.scene_change ? af->changed + 1 : 0;
+			if (af->changed >= AF_CHANGE_FRAMES)
+				start_scan(af);
+		}
+		break;
+	case AF_PHASE_WAIT:
+		if (settled) {
+			af->start_position = af->position;
+			af->npts = 0;
+			af->phase = AF_PHASE_COARSE;
+			plan_sweep(af, af->min, af->max, t->af.coarse_steps);
+		}
+		break;
+	case AF_PHASE_COARSE:
+	case AF_PHASE_FINE:
+		record(af, frame_position, sharpness);
+		af->phase_frames++;
+		if (af->next < af->plan_n) {
+			af->position = af->plan[af->next++];
+			break;
+		}
+		if (!sweep_done(af))
+			break;
+		if (af->npts == 0) {
+			af->state = CISP_AF_FAILED;
+			af->phase = AF_PHASE_IDLE;
+			af->position = af->start_position;
+			break;
+		}
+		if (af->phase == AF_PHASE_COARSE) {
+			double lo = af->pts[0].sharpness, hi = lo;
+			for (unsigned k = 1; k < af->npts; k++) {
+				lo = fmin(lo, af->pts[k].sharpness);
+				hi = fmax(hi, af->pts[k].sharpness);
+			}
+			if (!(hi > 0) || hi < t->af.min_contrast * lo) {
+				/* A flat scene: no peak to find. */
+				af->state = CISP_AF_FAILED;
+				af->phase = AF_PHASE_IDLE;
+				af->position = af->start_position;
+				break;
+			}
+			int32_t best = af->pts[best_point(af)].position;
+			int32_t step = t->af.coarse_steps > 1 ? (af->max - af->min) / (int32_t)(t->af.coarse_steps - 1) : 0;
+			af->phase = AF_PHASE_FINE;
+			plan_sweep(af, clampi((int64_t)best - step, af->min, af->max),
+				   clampi((int64_t)best + step, af->min, af->max), t->af.fine_steps);
+			if (af->plan_n)
+				af->position = af->plan[af->next++];
+			break;
+		}
+		af->target = fit_peak(af);
+		af->position = af->target;
+		af->phase = AF_PHASE_MOVE;
+		af->phase_frames = 0;
+		break;
+	case AF_PHASE_MOVE:
+		af->phase_frames++;
+		if (frame_position == af->target || af->phase_frames > af->latency + 2) {
+			af->state = CISP_AF_FOCUSED;
+			af->phase = AF_PHASE_IDLE;
+			af->ref_sharpness = sharpness;
+			af->ref_luma = luma;
+			af->changed = 0;
+		}
+		break;
+	}
+	return af->position;
+}
