@@ -9,6 +9,7 @@
 #define CISP_CONTROL_TUNING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cisp/params.h>
@@ -80,6 +81,7 @@ struct cisp_tuning {
 		struct tuning_ct_point ct[TUNING_MAX_CT]; /* sorted by ct */
 		double prior_weight;   /* 0..1: pull of the CT curve on the grey-world estimate */
 		double max_curve_distance; /* zones further than this from the curve (in r/g,b/g) are not grey */
+		double transverse;     /* an estimate this far off the curve is not pulled (fluorescent and LED lights) */
 		double speed;          /* 0..1: fraction of the change applied per frame */
 		double default_ct;     /* starting estimate, kelvin */
 	} awb;
@@ -101,6 +103,8 @@ struct cisp_tuning {
 	struct tuning_ccm ccm[TUNING_MAX_CT]; /* sorted by ct; at least 1 */
 
 	unsigned lsc_count;                   /* 0: no shading correction */
+	/* The pixel array the tables span (a mode reads part of it); 0 x 0: each mode's whole frame. */
+	uint32_t lsc_array_width, lsc_array_height;
 	struct tuning_lsc lsc[TUNING_MAX_CT]; /* sorted by ct */
 
 	unsigned noise_count;                      /* at least 1 */
@@ -111,5 +115,10 @@ struct cisp_tuning {
 
 	double gamma;          /* output tone: 0 = sRGB curve, else a pure power 1/gamma */
 };
+
+/* The values of every optional key (docs/tuning.md); tables empty. */
+void tuning_defaults(struct cisp_tuning *t);
+/* Parse a tuning file into @t (filled by tuning_defaults()); @name names it in errors. */
+int tuning_parse_into(struct cisp_tuning *t, const char *text, size_t length, const char *name);
 
 #endif /* CISP_CONTROL_TUNING_H */
