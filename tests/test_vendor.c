@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -528,6 +529,50 @@ TEST(vendor_hostile_scribble_on_shared_memory)
 	CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0);
 	CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
 	CHECK_EQ(vendor_instance_restarts(vi, 0), 1);
+	vendor_instance_destroy(vi);
+	cisp_vendor_host_destroy(host);
+}
+
+/* Whether the kernel offers Landlock (the helper confines its file access with it where it can). */
+static bool have_landlock(void)
+{
+#ifdef SYS_landlock_create_ruleset
+	return syscall(SYS_landlock_create_ruleset, NULL, 0, 1u /* LANDLOCK_CREATE_RULESET_VERSION */) >= 1;
+#else
+	return false;
+#endif
+}
+
+/*
+ * A plugin whose constructor reads /etc/passwd, then through /proc the maps
+ * and memory of the process that started its helper. Load-time code may
+ * open files read-only (the dynamic loader must), so only the helper's
+ * Landlock domain stops it: the plugin and the system's library folders
+ * are all it can read, and a Landlock domain cannot look into processes
+ * outside it.
+ */
+TEST(vendor_load_time_code_reads_nothing_else)
+{
+	struct cisp_vendor_host *host;
+	struct vendor_instance *vi = NULL;
+	struct frame3 in, f;
+
+	if (!have_landlock()) {
+		printf("    skipped: this kernel has no Landlock; load-time code can read what the process's user can\n");
+		return;
+	}
+	host = new_host();
+	CHECK_EQ(add(host, "hostile_peek", false, 0), 0);
+	CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+	frame_fill(&in, 9);
+	frame_fill(&f, 9);
+	CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(14), 1), 0);
+	if (vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3)) {
+		printf("    %s\n", cisp_last_error()); /* "... failed: read /etc/passwd ..." */
+		CHECK(0);
+	}
+	CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+	CHECK_EQ(vendor_instance_restarts(vi, 0), 0);
 	vendor_instance_destroy(vi);
 	cisp_vendor_host_destroy(host);
 }

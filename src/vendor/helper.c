@@ -10,9 +10,11 @@
  *  1. closes standard input, output and error, maps the control memfd, sets
  *     resource limits (no core dumps, no file writes, 1 GiB of data) and its
  *     signal handlers (on their own stack);
- *  2. installs the load filter (what the dynamic loader needs: read-only
- *     opens, reads, mappings; no sockets, no processes, no writes but to the
- *     library) and loads the plugin, whose constructors run under it;
+ *  2. where the kernel has Landlock, confines file access to reading the
+ *     plugin and the system's library folders; installs the load filter
+ *     (what the dynamic loader needs: read-only opens, reads, mappings; no
+ *     sockets, no processes, no writes but to the library) and loads the
+ *     plugin, whose constructors run under both;
  *  3. (run) maps the image memfds between guard pages, the input read-only,
  *     closes every descriptor but the socket, and installs the run filter:
  *     reads and writes on the socket, memory management without PROT_EXEC,
@@ -27,6 +29,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/landlock.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -159,6 +162,78 @@ static void set_limits(void)
 #define SELF_SIGNAL_RULES(pid)                                                                      \
 	{ SYS_getpid, SC_ANY, 0, 0 }, { SYS_gettid, SC_ANY, 0, 0 }, { SYS_rt_sigprocmask, SC_ANY, 0, 0 }, \
 		{ SYS_tgkill, SC_ARG_EQ, 0, (uint32_t)(pid) }
+
+#ifdef LANDLOCK_ACCESS_FS_REFER
+#define LL_REFER LANDLOCK_ACCESS_FS_REFER
+#else
+#define LL_REFER 0
+#endif
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LL_TRUNCATE LANDLOCK_ACCESS_FS_TRUNCATE
+#else
+#define LL_TRUNCATE 0
+#endif
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LL_IOCTL_DEV LANDLOCK_ACCESS_FS_IOCTL_DEV
+#else
+#define LL_IOCTL_DEV 0
+#endif
+
+/* Let the Landlock domain being built read @path (a folder: everything beneath it); skip what does not exist. */
+static void landlock_allow(int ruleset, const char *path, uint64_t access)
+{
+	struct landlock_path_beneath_attr rule = { .allowed_access = access };
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		rule.allowed_access &= LANDLOCK_ACCESS_FS_READ_FILE; /* a file takes file rights only */
+	rule.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0))
+		setup_failed("cannot add a Landlock rule for %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * The load filter has to let the dynamic loader open files read-only, and
+ * seccomp cannot look at paths: where the kernel has Landlock (5.13 on),
+ * confine what can be opened to the plugin itself and the system's library
+ * folders. A Landlock domain also cannot inspect processes outside it, so
+ * load-time code reads neither other files nor the library's memory
+ * through /proc. Without Landlock the helper goes on under seccomp alone
+ * (docs/vendor.md says what that leaves).
+ */
+static void confine_files(const char *plugin)
+{
+	static const char *const libraries[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
+						 "/etc/ld.so.cache" };
+	struct landlock_ruleset_attr attr = { 0 };
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+	int ruleset;
+
+	if (abi < 1)
+		return;
+	/* Every access right this kernel knows is handled, so all but the reads below are refused. */
+	attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
+	if (abi >= 2)
+		attr.handled_access_fs |= LL_REFER;
+	if (abi >= 3)
+		attr.handled_access_fs |= LL_TRUNCATE;
+	if (abi >= 5)
+		attr.handled_access_fs |= LL_IOCTL_DEV;
+	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		setup_failed("cannot create a Landlock ruleset: %s", strerror(errno));
+	landlock_allow(ruleset, plugin, LANDLOCK_ACCESS_FS_READ_FILE);
+	for (size_t i = 0; i < sizeof(libraries) / sizeof(libraries[0]); i++)
+		landlock_allow(ruleset, libraries[i], read);
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0))
+		setup_failed("cannot enter the Landlock domain: %s", strerror(errno));
+	close(ruleset);
+}
 
 static void install_load_filter(void)
 {
@@ -346,6 +421,7 @@ int main(int argc, char **argv)
 		setup_failed("cannot set no_new_privs: %s", strerror(errno));
 	set_limits();
 	set_handlers();
+	confine_files(argv[2]);
 	install_load_filter();
 
 	handle = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);

@@ -7,6 +7,8 @@
  * contain every one of them (tests/test_vendor.c).
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 #define HOSTILE_CONSTRUCTOR 11 /* opens a socket as soon as it is loaded */
 #define HOSTILE_CHATTER 12    /* writes its own byte on the helper's socket */
 #define HOSTILE_SCRIBBLE 13   /* overwrites the control memfd's set-up fields, then answers well */
+#define HOSTILE_PEEK 14       /* reads files and the library's memory as soon as it is loaded */
 
 #ifndef HOSTILE_MODE
 #error "build with -DHOSTILE_MODE=n"
@@ -41,6 +44,53 @@ __attribute__((constructor)) static void at_load(void)
 
 	if (s >= 0)
 		close(s);
+}
+#endif
+
+#if HOSTILE_MODE == HOSTILE_PEEK
+/*
+ * Load-time code may open files read-only (the dynamic loader needs to).
+ * This constructor tries to read what a plugin must not: a system file, and
+ * through /proc the memory of the process that started the helper (the
+ * library's, with every other context's frames in it). process() reports
+ * what it got.
+ */
+static char peeked[160];
+
+static bool read_some(const char *path, off_t at, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, buf, size - 1, at);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
+__attribute__((constructor)) static void at_load(void)
+{
+	char buf[4096], path[64];
+	const char *ppid;
+	unsigned long long start;
+	size_t used = 0;
+
+	if (read_some("/etc/passwd", 0, buf, sizeof(buf)))
+		used += (size_t)snprintf(peeked + used, sizeof(peeked) - used, "/etc/passwd ");
+	if (!read_some("/proc/self/status", 0, buf, sizeof(buf)) || !(ppid = strstr(buf, "PPid:")))
+		return;
+	used += (size_t)snprintf(peeked + used, sizeof(peeked) - used, "/proc/self/status ");
+	snprintf(path, sizeof(path), "/proc/%d/maps", atoi(ppid + 5));
+	if (!read_some(path, 0, buf, sizeof(buf)) || sscanf(buf, "%llx", &start) != 1)
+		return;
+	used += (size_t)snprintf(peeked + used, sizeof(peeked) - used, "the library's mappings ");
+	snprintf(path, sizeof(path), "/proc/%d/mem", atoi(ppid + 5));
+	if (read_some(path, (off_t)start, buf, 64))
+		snprintf(peeked + used, sizeof(peeked) - used, "the library's memory ");
 }
 #endif
 
@@ -99,6 +149,13 @@ static int misbehave(const struct cisp_vendor_frame *f)
 		memset(page, 0x7f, (size_t)((uint8_t *)f->message - page) - 32);
 		return 0;
 	}
+#if HOSTILE_MODE == HOSTILE_PEEK
+	case HOSTILE_PEEK:
+		if (!peeked[0])
+			return 0;
+		snprintf(f->message, f->message_size, "read %s", peeked);
+		return -EACCES;
+#endif
 	case HOSTILE_GARBAGE:
 		strcpy(f->message, "bad\x01\x7f\n reply");
 		return 12345;
