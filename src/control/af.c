@@ -136,6 +136,19 @@ static int32_t fit_peak(struct af *af)
 	return (int32_t)lround(v);
 }
 
+/*
+ * The coarse sweep has passed a peak: the two latest positions both fell
+ * below the best by the tuning's contrast. Points are kept in sweep order.
+ */
+static bool peak_passed(const struct af *af)
+{
+	if (af->npts < 3)
+		return false;
+	unsigned best = best_point(af);
+	double limit = af->pts[best].sharpness / af->t->af.min_contrast;
+	return best + 2 < af->npts && af->pts[af->npts - 1].sharpness < limit && af->pts[af->npts - 2].sharpness < limit;
+}
+
 static void record(struct af *af, int32_t frame_position, double sharpness)
 {
 	for (unsigned k = 0; k < af->npts; k++)
@@ -182,11 +195,13 @@ int32_t af_process(struct af *af, double sharpness, double luma, int32_t frame_p
 	case AF_PHASE_FINE:
 		record(af, frame_position, sharpness);
 		af->phase_frames++;
-		if (af->next < af->plan_n) {
+		/* The rest of a coarse sweep past a clear peak is not needed. */
+		bool cut = af->phase == AF_PHASE_COARSE && peak_passed(af);
+		if (!cut && af->next < af->plan_n) {
 			af->position = af->plan[af->next++];
 			break;
 		}
-		if (!sweep_done(af))
+		if (!cut && !sweep_done(af))
 			break;
 		if (af->npts == 0) {
 			af->state = CISP_AF_FAILED;

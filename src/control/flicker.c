@@ -21,7 +21,9 @@
 /* Fewer usable row means than this: no analysis. */
 #define MIN_ROWS 16
 /* Below this sensitivity (band difference per unit depth) a frame pair says nothing. */
-#define MIN_SENSITIVITY 0.25
+#define MIN_SENSITIVITY 0.1
+/* Fit terms: offset, slope, and a cosine and sine at 100 and 120 Hz. */
+#define NB 6
 
 void flicker_init(struct flicker *f, double threshold)
 {
@@ -49,7 +51,7 @@ double flicker_visibility(unsigned mains_hz, double exposure_s, bool signed_)
 }
 
 /* Solve the n x n system a x = b in place (Gaussian elimination with pivoting); false when singular. */
-static bool solve(double a[4][4], double b[4], int n)
+static bool solve(double a[NB][NB], double b[NB], int n)
 {
 	for (int c = 0; c < n; c++) {
 		int p = c;
@@ -81,21 +83,25 @@ static bool solve(double a[4][4], double b[4], int n)
 }
 
 /*
- * Fit d = c0 + c1 tau + a cos(w tau) + b sin(w tau) over the usable rows;
- * return the amplitude sqrt(a^2 + b^2) and the residual's rms in *rms.
+ * Fit d = c0 + c1 tau + sum over both flicker frequencies of a cos(w tau) +
+ * b sin(w tau) over the usable rows; both at once, since a frame spans few
+ * periods and the two sinusoids are far from orthogonal over it. Gives the
+ * amplitude sqrt(a^2 + b^2) per frequency and the residual's rms; false
+ * when too few rows or the system is singular.
  */
-static double fit(const double *d, const bool *ok, const double *tau, unsigned n, double w, double *rms,
-		  unsigned *used)
+static bool fit(const double *d, const bool *ok, const double *tau, unsigned n, const double w[2], double amp[2],
+		double *rms, unsigned *used)
 {
-	double ata[4][4] = { { 0 } }, atb[4] = { 0 };
+	double ata[NB][NB] = { { 0 } }, atb[NB] = { 0 };
 	unsigned m = 0;
 
 	for (unsigned k = 0; k < n; k++) {
 		if (!ok[k])
 			continue;
-		double basis[4] = { 1.0, tau[k], cos(w * tau[k]), sin(w * tau[k]) };
-		for (int i = 0; i < 4; i++) {
-			for (int j = 0; j < 4; j++)
+		const double basis[NB] = { 1.0, tau[k], cos(w[0] * tau[k]), sin(w[0] * tau[k]), cos(w[1] * tau[k]),
+					   sin(w[1] * tau[k]) };
+		for (int i = 0; i < NB; i++) {
+			for (int j = 0; j < NB; j++)
 				ata[i][j] += basis[i] * basis[j];
 			atb[i] += basis[i] * d[k];
 		}
@@ -103,17 +109,21 @@ static double fit(const double *d, const bool *ok, const double *tau, unsigned n
 	}
 	*used = m;
 	*rms = 0;
-	if (m < MIN_ROWS || !solve(ata, atb, 4))
-		return 0;
+	if (m < MIN_ROWS || !solve(ata, atb, NB))
+		return false;
 	double ss = 0;
 	for (unsigned k = 0; k < n; k++) {
 		if (!ok[k])
 			continue;
-		double e = d[k] - (atb[0] + atb[1] * tau[k] + atb[2] * cos(w * tau[k]) + atb[3] * sin(w * tau[k]));
+		double e = d[k] - atb[0] - atb[1] * tau[k];
+		for (int i = 0; i < 2; i++)
+			e -= atb[2 + 2 * i] * cos(w[i] * tau[k]) + atb[3 + 2 * i] * sin(w[i] * tau[k]);
 		ss += e * e;
 	}
-	*rms = sqrt(ss / (m > 4 ? m - 4 : 1));
-	return hypot(atb[2], atb[3]);
+	*rms = sqrt(ss / (m > NB ? m - NB : 1));
+	for (int i = 0; i < 2; i++)
+		amp[i] = hypot(atb[2 + 2 * i], atb[3 + 2 * i]);
+	return true;
 }
 
 void flicker_process(struct flicker *f, const struct cisp_stats *stats, const struct cisp_sensor_metadata *md,
@@ -145,21 +155,21 @@ void flicker_process(struct flicker *f, const struct cisp_stats *stats, const st
 			usable[k] = ok[k] && f->prev_ok[k];
 			d[k] = usable[k] ? x[k] - f->prev[k] : 0;
 		}
-		for (int i = 0; i < 2; i++) {
-			double w = 2 * M_PI * 2.0 * mains[i];
-			double v1 = flicker_visibility(mains[i], exposure_s, true);
-			double v0 = flicker_visibility(mains[i], f->prev_exposure_s, true);
-			/* Phase of the band between the two frames: timestamps and exposure centres. */
-			double dpsi = w * (dt - (exposure_s - f->prev_exposure_s) / 2);
-			double sens = hypot(v1 * cos(dpsi) - v0, v1 * sin(dpsi));
-			double rms;
-			unsigned used;
-			double amp = fit(d, usable, tau, n, w, &rms, &used);
-			if (sens < MIN_SENSITIVITY || used < MIN_ROWS)
-				continue;
+		const double w[2] = { 2 * M_PI * 2.0 * mains[0], 2 * M_PI * 2.0 * mains[1] };
+		double amp[2], rms;
+		unsigned used;
+		if (fit(d, usable, tau, n, w, amp, &rms, &used)) {
 			/* An amplitude within the fit's noise reads as none. */
 			double noise = 4 * rms * sqrt(2.0 / used);
-			f->depth[i] = amp > noise ? amp / sens : 0;
+			for (int i = 0; i < 2; i++) {
+				double v1 = flicker_visibility(mains[i], exposure_s, true);
+				double v0 = flicker_visibility(mains[i], f->prev_exposure_s, true);
+				/* Phase of the band between the two frames: timestamps and exposure centres. */
+				double dpsi = w[i] * (dt - (exposure_s - f->prev_exposure_s) / 2);
+				double sens = hypot(v1 * cos(dpsi) - v0, v1 * sin(dpsi));
+				if (sens >= MIN_SENSITIVITY)
+					f->depth[i] = amp[i] > noise ? amp[i] / sens : 0;
+			}
 		}
 	}
 
