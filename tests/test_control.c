@@ -2,14 +2,20 @@
 /*
  * The control algorithms: AE (split, convergence with delays on a model
  * sensor), flicker detection on synthetic row means, contrast AF on a
- * synthetic focus curve.
+ * synthetic focus curve; then the whole loop closed on the virtual sensor
+ * (cisp-test, 320x240) and the ISP's statistics.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cisp/control.h>
 #include <cisp/error.h>
+#include <cisp/image.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+#include <cisp/sensor.h>
 
 #include "control/ae.h"
 #include "control/af.h"
@@ -44,8 +50,8 @@ static struct cisp_tuning *make_tuning(void)
 	t->awb.default_ct = 5000;
 	t->af.position_min = 0;
 	t->af.position_max = 1023;
-	t->af.coarse_steps = 12;
-	t->af.fine_steps = 7;
+	t->af.coarse_steps = 16;
+	t->af.fine_steps = 8;
 	t->af.scene_change = 0.3;
 	t->af.min_contrast = 1.3;
 	t->flicker.detect_threshold = 0.05;
@@ -461,4 +467,317 @@ TEST(control_af_modes)
 	af_process(&af, 1, 1, 640, false);
 	CHECK_EQ(af.phase, AF_PHASE_WAIT);
 	free(t);
+}
+
+/* ---- the loop closed on the virtual sensor ---- */
+
+struct loop {
+	struct cisp_tuning *t;
+	struct cisp_sensor *s;
+	struct cisp_sensor_mode mode;
+	struct cisp_isp *isp;
+	struct cisp_control *c;
+	struct cisp_image raw;
+	struct cisp_stats *stats;
+	struct cisp_sensor_metadata md;
+	struct cisp_control_result res;
+	unsigned late; /* results too late to queue, written at once */
+};
+
+static void loop_params(struct loop *l)
+{
+	size_t size;
+	CHECK_EQ(cisp_params_encode(l->res.params, l->res.params_changed, NULL, 0, &size), 0);
+	void *buf = malloc(size);
+	CHECK_EQ(cisp_params_encode(l->res.params, l->res.params_changed, buf, size, &size), 0);
+	CHECK_EQ(cisp_isp_set_params(l->isp, buf, size), 0);
+	free(buf);
+}
+
+static bool loop_open(struct loop *l, const char *options, const struct cisp_control_request *req)
+{
+	memset(l, 0, sizeof(*l));
+	l->t = make_tuning();
+	if (cisp_sensor_open(&l->s, "virtual:cisp-test", options) < 0) {
+		test_fail(__FILE__, __LINE__, "cannot open the virtual sensor: %s", cisp_last_error());
+		return false;
+	}
+	struct cisp_control_config cfg = { .tuning = l->t };
+	CHECK_EQ(cisp_sensor_get_mode(l->s, 0, &l->mode), 0);
+	cfg.mode = l->mode;
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		CHECK_EQ(cisp_sensor_control_info(l->s, (enum cisp_sensor_control)i, &cfg.controls[i]), 0);
+	CHECK_EQ(cisp_control_create(&l->c, &cfg), 0);
+	if (req)
+		CHECK_EQ(cisp_control_request(l->c, req), 0);
+	struct cisp_isp_config ic = { .input_format = l->mode.format, .width = l->mode.width, .height = l->mode.height };
+	ic.output[0] = (struct cisp_output_config){ CISP_FMT_NV12, l->mode.width, l->mode.height };
+	CHECK_EQ(cisp_isp_create(&l->isp, &ic), 0);
+	CHECK_EQ(cisp_image_alloc(&l->raw, l->mode.format, l->mode.width, l->mode.height), 0);
+	l->stats = malloc(sizeof(*l->stats));
+	CHECK_EQ(cisp_control_start(l->c, &l->res), 0);
+	CHECK_EQ(cisp_sensor_set_controls(l->s, &l->res.sensor), 0);
+	loop_params(l);
+	CHECK_EQ(cisp_sensor_start(l->s), 0);
+	return l->c && l->isp;
+}
+
+/* One frame: capture, statistics, the loop, its decisions back to the sensor and the ISP. */
+static void loop_step(struct loop *l)
+{
+	CHECK_EQ(cisp_sensor_capture(l->s, &l->raw, &l->md, 0), 0);
+	CHECK_EQ(cisp_isp_statistics(l->isp, &l->raw, NULL, l->stats, NULL), 0);
+	CHECK_EQ(cisp_control_process(l->c, l->stats, &l->md, &l->res), 0);
+	if (l->res.sensor.mask) {
+		int r = cisp_sensor_queue_controls(l->s, l->res.sensor_sequence, &l->res.sensor);
+		if (r == -EAGAIN) {
+			l->late++;
+			r = cisp_sensor_set_controls(l->s, &l->res.sensor);
+		}
+		CHECK_EQ(r, 0);
+	}
+	if (l->res.params_changed)
+		loop_params(l);
+}
+
+static void loop_close(struct loop *l)
+{
+	cisp_control_destroy(l->c);
+	cisp_isp_destroy(l->isp);
+	cisp_sensor_close(l->s);
+	cisp_image_free(&l->raw);
+	free(l->stats);
+	free(l->t);
+}
+
+/* Frames until every later frame (of @frames) is within 5% of the target; -1 if never. */
+static int frames_to_settle(struct loop *l, unsigned frames, double *worst_after)
+{
+	int settled = -1;
+	*worst_after = 0;
+	for (unsigned n = 0; n < frames; n++) {
+		loop_step(l);
+		double e = l->res.state.ae_error;
+		if (fabs(e - 1) <= 0.05) {
+			if (settled < 0)
+				settled = (int)n;
+		} else {
+			settled = -1;
+		}
+	}
+	return settled;
+}
+
+TEST(control_loop_ae_steps)
+{
+	struct loop l;
+	double worst;
+	if (!loop_open(&l, "scene=colorchart,lux=400,seed=3", NULL))
+		return;
+	/* From the 10 ms start to the target, then steady. */
+	int first = frames_to_settle(&l, 30, &worst);
+	CHECK(first >= 0 && first <= 10);
+	CHECK_EQ(l.res.state.ae_state, CISP_AE_CONVERGED);
+	CHECK_EQ(l.late, 0);
+	double base_exposure = l.res.state.exposure_us * l.res.state.analogue_gain * l.res.state.digital_gain;
+
+	/* 8x less light: 8x the product, within 8 frames; 8x more: back. */
+	CHECK_EQ(cisp_sensor_set_option(l.s, "lux", "50"), 0);
+	int under = frames_to_settle(&l, 40, &worst);
+	CHECK(under >= 0 && under <= 8);
+	double p = l.res.state.exposure_us * l.res.state.analogue_gain * l.res.state.digital_gain;
+	CHECK_NEAR(p / base_exposure, 8.0, 8.0 * 0.08);
+	CHECK_EQ(cisp_sensor_set_option(l.s, "lux", "400"), 0);
+	int over = frames_to_settle(&l, 40, &worst);
+	CHECK(over >= 0 && over <= 8);
+	p = l.res.state.exposure_us * l.res.state.analogue_gain * l.res.state.digital_gain;
+	CHECK_NEAR(p / base_exposure, 1.0, 0.08);
+	/* Exposure goes first: at 400 lux no gain is needed within the 33 ms frame. */
+	CHECK_NEAR(l.res.state.analogue_gain, 1.0, 1e-9);
+	loop_close(&l);
+}
+
+TEST(control_loop_frames_get_their_decisions)
+{
+	struct loop l;
+	if (!loop_open(&l, "scene=colorchart,lux=400,seed=4", NULL))
+		return;
+	/* Each decision names frame n + 1 + the largest delay (2), and that frame uses it. */
+	struct cisp_sensor_controls want[64];
+	uint32_t have[64] = { 0 };
+	for (unsigned n = 0; n < 40; n++) {
+		loop_step(&l);
+		CHECK_EQ(l.res.sensor_sequence, l.md.sequence + 3);
+		for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+			if (have[l.md.sequence] & (1u << i))
+				CHECK_EQ(l.md.controls[i], want[l.md.sequence].value[i]);
+		if (l.res.sensor_sequence < 64) {
+			want[l.res.sensor_sequence] = l.res.sensor;
+			have[l.res.sensor_sequence] = l.res.sensor.mask;
+		}
+	}
+	loop_close(&l);
+}
+
+TEST(control_loop_flicker_50hz)
+{
+	struct loop l;
+	/* Bright enough for about 15 ms: bands of 6% until detected. */
+	if (!loop_open(&l, "scene=colorchart,lux=900,flicker=50,seed=5", NULL))
+		return;
+	int found = -1;
+	for (unsigned n = 0; n < 40; n++) {
+		loop_step(&l);
+		if (found < 0 && l.res.state.flicker_hz == 50)
+			found = (int)n;
+	}
+	CHECK(found >= 0 && found < 20);
+	CHECK(l.res.state.flicker_detected);
+	/* Exposure in whole 10 ms periods (100 lines), brightness on target with gain. */
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE] % 100, 0);
+	CHECK(l.md.controls[CISP_SENSOR_EXPOSURE] >= 100);
+	CHECK_NEAR(l.res.state.ae_error, 1.0, 0.05);
+	loop_close(&l);
+
+	/* Steady light: nothing detected, exposure unrestricted. */
+	if (!loop_open(&l, "scene=colorchart,lux=700,seed=5", NULL))
+		return;
+	for (unsigned n = 0; n < 40; n++)
+		loop_step(&l);
+	CHECK_EQ(l.res.state.flicker_hz, 0);
+	CHECK(!l.res.state.flicker_detected);
+	loop_close(&l);
+
+	/* Forced 60 Hz: 8.33 ms periods without detection. */
+	const struct cisp_control_request r = { .mask = CISP_REQ_FLICKER, .flicker = CISP_FLICKER_60HZ };
+	if (!loop_open(&l, "scene=colorchart,lux=700,seed=5", &r))
+		return;
+	for (unsigned n = 0; n < 30; n++)
+		loop_step(&l);
+	CHECK_EQ(l.res.state.flicker_hz, 60);
+	CHECK(!l.res.state.flicker_detected);
+	double periods = l.md.controls[CISP_SENSOR_EXPOSURE] / 83.333;
+	CHECK_NEAR(periods, round(periods), 0.01);
+	loop_close(&l);
+}
+
+TEST(control_loop_af_focuses)
+{
+	struct loop l;
+	if (!loop_open(&l, "scene=resolution,lux=400,seed=6", NULL))
+		return;
+	struct cisp_vsensor_truth truth;
+	CHECK_EQ(cisp_vsensor_truth(l.s, &truth), 0);
+	int focused = -1;
+	for (unsigned n = 0; n < 60 && focused < 0; n++) {
+		loop_step(&l);
+		if (l.res.state.af_state == CISP_AF_FOCUSED)
+			focused = (int)n;
+	}
+	CHECK(focused > 0 && focused <= 40);
+	CHECK(abs(l.res.state.lens_position - truth.focus_position) <= 20);
+	/* The scene moves closer: continuous AF notices and refocuses. */
+	CHECK_EQ(cisp_sensor_set_option(l.s, "distance", "0.3"), 0);
+	CHECK_EQ(cisp_vsensor_truth(l.s, &truth), 0);
+	bool rescanned = false;
+	for (unsigned n = 0; n < 60; n++) {
+		loop_step(&l);
+		rescanned |= l.res.state.af_state == CISP_AF_SCANNING;
+	}
+	CHECK(rescanned);
+	CHECK_EQ(l.res.state.af_state, CISP_AF_FOCUSED);
+	CHECK(abs(l.res.state.lens_position - truth.focus_position) <= 20);
+	loop_close(&l);
+}
+
+TEST(control_loop_manual_and_auto_af)
+{
+	struct loop l;
+	const struct cisp_control_request r = {
+		.mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE | CISP_REQ_ANALOGUE_GAIN | CISP_REQ_AF_MODE |
+			CISP_REQ_LENS_POSITION | CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_GAINS,
+		.ae_enable = false,
+		.exposure_us = 12345,
+		.analogue_gain = 100, /* over the sensor's x16: clamped */
+		.af_mode = CISP_AF_MANUAL,
+		.lens_position = 5000, /* over the motor's 1023: clamped */
+		.awb_enable = false,
+		.colour_gains = { 2.0, 1.5 },
+	};
+	if (!loop_open(&l, "scene=resolution,lux=400,seed=7", &r))
+		return;
+	for (unsigned n = 0; n < 6; n++)
+		loop_step(&l);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE], 123);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_ANALOGUE_GAIN], 16 * 256);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_LENS_POSITION], 1023);
+	CHECK_EQ(l.res.state.ae_state, CISP_AE_MANUAL);
+	CHECK_EQ(l.res.state.awb_state, CISP_AWB_MANUAL);
+	CHECK_EQ(l.res.state.af_state, CISP_AF_IDLE);
+	CHECK_NEAR(l.res.state.colour_gains[0], 2.0, 1e-9);
+	CHECK_NEAR(l.res.state.colour_gains[1], 1.5, 1e-9);
+	CHECK_EQ(l.res.params->wb.gain[CISP_CH_R], 2 * 4096);
+	/* Back to auto exposure; auto AF scans once on a trigger. */
+	const struct cisp_control_request r2 = { .mask = CISP_REQ_AE_ENABLE | CISP_REQ_AF_MODE | CISP_REQ_AF_TRIGGER,
+						 .ae_enable = true,
+						 .af_mode = CISP_AF_AUTO };
+	CHECK_EQ(cisp_control_request(l.c, &r2), 0);
+	bool scanned = false;
+	for (unsigned n = 0; n < 60; n++) {
+		loop_step(&l);
+		scanned |= l.res.state.af_state == CISP_AF_SCANNING;
+	}
+	CHECK(scanned);
+	CHECK_EQ(l.res.state.af_state, CISP_AF_FOCUSED);
+	CHECK_EQ(l.res.state.ae_state, CISP_AE_CONVERGED);
+	loop_close(&l);
+}
+
+TEST(control_errors_and_names)
+{
+	struct loop l;
+	if (!loop_open(&l, "scene=flat,seed=8", NULL))
+		return;
+	struct cisp_control_request r = { .mask = CISP_REQ_EV, .ev = 5 };
+	CHECK_ERR(cisp_control_request(l.c, &r), -EINVAL, "EV");
+	r = (struct cisp_control_request){ .mask = 1u << 20 };
+	CHECK_ERR(cisp_control_request(l.c, &r), -EINVAL, "unknown request bits");
+	r = (struct cisp_control_request){ .mask = CISP_REQ_COLOUR_TEMPERATURE, .colour_temperature = 900 };
+	CHECK_ERR(cisp_control_request(l.c, &r), -EINVAL, "colour temperature");
+	r = (struct cisp_control_request){ .mask = CISP_REQ_FRAME_DURATION, .frame_duration_us = { 40000, 20000 } };
+	CHECK_ERR(cisp_control_request(l.c, &r), -EINVAL, "frame duration");
+	r = (struct cisp_control_request){ .mask = CISP_REQ_EXPOSURE, .exposure_us = NAN };
+	CHECK_ERR(cisp_control_request(l.c, &r), -EINVAL, "exposure");
+
+	loop_step(&l);
+	/* The same frame again, and statistics without zones. */
+	CHECK_ERR(cisp_control_process(l.c, l.stats, &l.md, &l.res), -EINVAL, "out of order");
+	l.md.sequence++;
+	l.stats->valid &= ~CISP_STATS_ZONES;
+	CHECK_ERR(cisp_control_process(l.c, l.stats, &l.md, &l.res), -EINVAL, "no zones");
+
+	struct cisp_control_config cfg = { .tuning = NULL };
+	struct cisp_control *c;
+	CHECK_ERR(cisp_control_create(&c, &cfg), -EINVAL, "no tuning");
+	cfg.tuning = l.t;
+	CHECK_ERR(cisp_control_create(&c, &cfg), -EINVAL, "mode size");
+
+	CHECK(!strcmp(cisp_ae_state_name(CISP_AE_LIMITED), "limited"));
+	CHECK(!strcmp(cisp_awb_state_name(CISP_AWB_CONVERGED), "converged"));
+	CHECK(!strcmp(cisp_af_state_name(CISP_AF_FAILED), "failed"));
+	CHECK(!strcmp(cisp_af_state_name((enum cisp_af_state)9), "unknown"));
+	loop_close(&l);
+}
+
+TEST(control_loop_af_fails_on_flat_scene)
+{
+	struct loop l;
+	if (!loop_open(&l, "scene=flat,lux=400,seed=9", NULL))
+		return;
+	int32_t start = l.res.state.lens_position;
+	for (unsigned n = 0; n < 60; n++)
+		loop_step(&l);
+	CHECK_EQ(l.res.state.af_state, CISP_AF_FAILED);
+	CHECK_EQ(l.res.state.lens_position, start);
+	loop_close(&l);
 }
