@@ -17,6 +17,7 @@
 
 static const struct sensor_backend *const backends[] = {
 	&vsensor_backend,
+	&v4l2_sensor_backend,
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
@@ -251,7 +252,7 @@ int cisp_sensor_open(struct cisp_sensor **out, const char *name, const char *opt
 		    !strncmp(name, backends[b]->prefix, (size_t)(colon - name)))
 			be = backends[b];
 	if (!be)
-		return cisp_error(-ENOENT, "sensor '%s': expected <backend>:<id> with backend 'virtual'", name);
+		return cisp_error(-ENOENT, "sensor '%s': expected <backend>:<id> with backend 'virtual' or 'v4l2'", name);
 	if (!colon[1])
 		return cisp_error(-EINVAL, "sensor '%s': nothing after '%s:'", name, be->prefix);
 	s = calloc(1, sizeof(*s));

@@ -100,5 +100,6 @@ struct sensor_backend {
 };
 
 extern const struct sensor_backend vsensor_backend;
+extern const struct sensor_backend v4l2_sensor_backend;
 
 #endif

@@ -1,0 +1,992 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The V4L2 sensor backend: raw Bayer cameras of Linux. A camera is a video
+ * capture node that offers Bayer formats: either one fed by a sensor subdev
+ * through the media controller (CSI-2 receivers on boards, vimc), whose
+ * pipeline cisp configures, or a standalone node (vivid, USB bridges).
+ * Frames come through mmap buffers (exported as dmabufs when the driver
+ * allows) and are copied into the caller's image; controls go to the
+ * sensor subdev. See docs/v4l2.md.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/v4l2-subdev.h>
+#include <linux/videodev2.h>
+
+#include "core/error_internal.h"
+#include "sensor/sensor_internal.h"
+#include "v4l2.h"
+
+#define MAX_BUFFERS 8
+#define MAX_SIZES 16
+
+struct cam_mode {
+	const struct v4l2_bayer *dev; /* what the video node delivers */
+	uint32_t mbus;                /* what the sensor's pad carries (MC cameras) */
+};
+
+struct v4l2cam {
+	struct cisp_sensor *s;
+	char video[64];
+	int fd;               /* the video node */
+	int ctrl_fd;          /* controls: the sensor subdev, or the video node */
+	int lens_fd;          /* the focus lens subdev, or -1 */
+	bool has_chain;
+	struct media_chain chain;
+
+	struct cisp_sensor_mode *modes;
+	struct cam_mode *cm;
+	unsigned num_modes, mode;
+
+	/* options */
+	bool pipeline_auto;
+	int timeout_ms;
+	unsigned num_buffers;
+	int32_t gain_unity[2]; /* driver codes meaning x1: analogue, digital */
+	int pattern_menu[4];   /* V4L2 menu index of each cisp pattern, -1 if none */
+	uint32_t black_level;
+
+	/* streaming */
+	bool streaming, unplugged;
+	struct v4l2_pix_format fmt;
+	void *mem[MAX_BUFFERS];
+	size_t len[MAX_BUFFERS];
+	int dmabuf[MAX_BUFFERS];
+	unsigned num_mem;
+	bool dmabuf_ok;
+	bool have_seq0;
+	uint32_t seq0;
+};
+
+static const struct sensor_ops cam_ops;
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do
+		r = ioctl(fd, req, arg);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* ---- finding cameras ---- */
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The numbers N of /dev/videoN, sorted (from sysfs, so nothing is opened). */
+static unsigned list_video_nodes(unsigned *nums, unsigned max)
+{
+	DIR *d = opendir("/sys/class/video4linux");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max)
+		if (!strncmp(e->d_name, "video", 5) && isdigit((unsigned char)e->d_name[5]))
+			nums[n++] = (unsigned)atoi(e->d_name + 5);
+	closedir(d);
+	qsort(nums, n, sizeof(*nums), cmp_uint);
+	return n;
+}
+
+/* The chain of a video node over every media device (-ENOENT if none has the node). */
+static int find_chain(int fd, struct media_chain *chain)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	for (int i = 0; i < 64; i++) {
+		char path[32];
+		int r;
+
+		snprintf(path, sizeof(path), "/dev/media%d", i);
+		if (access(path, F_OK) < 0)
+			continue;
+		r = media_find_chain(path, major(st.st_rdev), minor(st.st_rdev), chain);
+		if (r != -ENOENT)
+			return r;
+	}
+	return -ENOENT;
+}
+
+/* Capture and streaming on one plane; messages for the rest. */
+static int check_caps(int fd, const char *path, struct v4l2_capability *cap)
+{
+	uint32_t caps;
+
+	if (xioctl(fd, VIDIOC_QUERYCAP, cap) < 0)
+		return cisp_error(errno == ENOTTY ? -ENODEV : -errno, "v4l2: %s is not a V4L2 device (%s)", path,
+				  strerror(errno));
+	caps = cap->capabilities & V4L2_CAP_DEVICE_CAPS ? cap->device_caps : cap->capabilities;
+	if ((caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && !(caps & V4L2_CAP_VIDEO_CAPTURE))
+		return cisp_error(-ENOTSUP, "v4l2: %s is a multi-planar capture node, which cisp does not drive yet",
+				  path);
+	if (!(caps & V4L2_CAP_VIDEO_CAPTURE))
+		return cisp_error(-ENODEV, "v4l2: %s is not a video capture node", path);
+	if (!(caps & V4L2_CAP_STREAMING))
+		return cisp_error(-ENOTSUP, "v4l2: %s cannot stream (no V4L2_CAP_STREAMING)", path);
+	return 0;
+}
+
+/* Does the node list @fourcc? */
+static bool node_offers(int fd, uint32_t fourcc)
+{
+	for (uint32_t i = 0;; i++) {
+		struct v4l2_fmtdesc f = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+
+		if (xioctl(fd, VIDIOC_ENUM_FMT, &f) < 0)
+			return false;
+		if (f.pixelformat == fourcc)
+			return true;
+	}
+}
+
+static unsigned count_bayer(int fd)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0;; i++) {
+		struct v4l2_fmtdesc f = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+
+		if (xioctl(fd, VIDIOC_ENUM_FMT, &f) < 0)
+			return n;
+		n += v4l2_bayer_by_fourcc(f.pixelformat) != NULL;
+	}
+}
+
+static int cam_enumerate(struct cisp_sensor_desc *list, unsigned max)
+{
+	unsigned nums[64], n = list_video_nodes(nums, 64), found = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct v4l2_capability cap = { 0 };
+		struct media_chain chain;
+		char path[32];
+		unsigned bayer;
+		int fd, kind;
+
+		snprintf(path, sizeof(path), "/dev/video%u", nums[i]);
+		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* no permission or gone: nothing this user can open */
+		if (check_caps(fd, path, &cap) < 0 || (bayer = count_bayer(fd)) == 0) {
+			close(fd);
+			continue;
+		}
+		kind = find_chain(fd, &chain);
+		close(fd);
+		if (kind == MEDIA_CHAIN_PROCESSED)
+			continue; /* Bayer after a scaler or debayer is not the sensor's data */
+		if (found < max) {
+			struct cisp_sensor_desc *d = &list[found];
+
+			snprintf(d->name, sizeof(d->name), "v4l2:%s", path);
+			snprintf(d->backend, sizeof(d->backend), "v4l2");
+			if (kind == MEDIA_CHAIN_SENSOR)
+				snprintf(d->description, sizeof(d->description), "%.16s: '%.36s' -> '%.36s', %u Bayer formats",
+					 chain.driver, chain.hops[0].name, chain.hops[chain.num_hops - 1].name, bayer);
+			else
+				snprintf(d->description, sizeof(d->description), "%.20s: '%.60s', %u Bayer formats",
+					 (const char *)cap.driver, (const char *)cap.card, bayer);
+		}
+		found++;
+	}
+	return (int)found;
+}
+
+/* ---- modes ---- */
+
+static int add_mode(struct v4l2cam *c, const struct v4l2_bayer *dev, uint32_t mbus, uint32_t w, uint32_t h)
+{
+	struct cisp_sensor_mode *m;
+	const struct v4l2_bayer *plain = v4l2_bayer_by_mbus(dev->mbus);
+
+	if (w < 16 || h < 16 || (w & 1) || (h & 1) || w > CISP_MAX_DIMENSION || h > CISP_MAX_DIMENSION ||
+	    (dev->packed && w % 4))
+		return 0;
+	for (unsigned i = 0; i < c->num_modes; i++)
+		if (c->cm[i].mbus == mbus && c->modes[i].width == w && c->modes[i].height == h)
+			return 0; /* packed and unpacked offers of one format: keep the first */
+	m = realloc(c->modes, (c->num_modes + 1) * sizeof(*m));
+	if (m)
+		c->modes = m;
+	struct cam_mode *cm = realloc(c->cm, (c->num_modes + 1) * sizeof(*cm));
+	if (cm)
+		c->cm = cm;
+	if (!m || !cm)
+		return cisp_error(-ENOMEM, "v4l2: out of memory");
+	m = &c->modes[c->num_modes];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s %ux%u", cisp_format_name(dev->fourcc), w, h);
+	m->width = w;
+	m->height = h;
+	m->format = plain->fourcc;
+	m->cfa = dev->cfa;
+	m->bits = dev->bits;
+	m->crop_width = w;
+	m->crop_height = h;
+	m->binning = 1;
+	m->white_level = (1u << dev->bits) - 1;
+	c->cm[c->num_modes].dev = dev;
+	c->cm[c->num_modes].mbus = mbus;
+	c->num_modes++;
+	return 0;
+}
+
+static unsigned node_sizes(int fd, uint32_t fourcc, uint32_t *w, uint32_t *h)
+{
+	struct v4l2_frmsizeenum fs = { .index = 0, .pixel_format = fourcc };
+	unsigned n = 0;
+
+	if (xioctl(fd, VIDIOC_ENUM_FRAMESIZES, &fs) < 0)
+		return 0;
+	if (fs.type != V4L2_FRMSIZE_TYPE_DISCRETE)
+		return v4l2_range_sizes(fs.stepwise.min_width, fs.stepwise.max_width, fs.stepwise.step_width,
+					fs.stepwise.min_height, fs.stepwise.max_height, fs.stepwise.step_height, w, h,
+					MAX_SIZES);
+	do {
+		w[n] = fs.discrete.width;
+		h[n] = fs.discrete.height;
+		n++;
+		fs.index++;
+	} while (n < MAX_SIZES && xioctl(fd, VIDIOC_ENUM_FRAMESIZES, &fs) == 0);
+	return n;
+}
+
+/* Modes of a standalone node: its Bayer formats and frame sizes. */
+static int node_modes(struct v4l2cam *c)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; ret == 0; i++) {
+		struct v4l2_fmtdesc f = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		const struct v4l2_bayer *b;
+		uint32_t w[MAX_SIZES], h[MAX_SIZES];
+		unsigned n;
+
+		if (xioctl(c->fd, VIDIOC_ENUM_FMT, &f) < 0)
+			break;
+		b = v4l2_bayer_by_fourcc(f.pixelformat);
+		if (!b)
+			continue;
+		n = node_sizes(c->fd, b->fourcc, w, h);
+		for (unsigned k = 0; k < n && ret == 0; k++)
+			ret = add_mode(c, b, b->mbus, w[k], h[k]);
+	}
+	return ret;
+}
+
+/* Modes of an MC camera: the sensor's Bayer bus codes the node can store, at the sensor's sizes. */
+static int sensor_modes(struct v4l2cam *c)
+{
+	uint32_t padi = c->chain.hops[0].source_pad;
+	int ret = 0;
+
+	for (uint32_t i = 0; ret == 0; i++) {
+		struct v4l2_subdev_mbus_code_enum ce = { .pad = padi, .index = i, .which = V4L2_SUBDEV_FORMAT_ACTIVE };
+		const struct v4l2_bayer *b, *dev;
+
+		if (xioctl(c->ctrl_fd, VIDIOC_SUBDEV_ENUM_MBUS_CODE, &ce) < 0)
+			break;
+		b = v4l2_bayer_by_mbus(ce.code);
+		if (!b)
+			continue;
+		dev = node_offers(c->fd, b->fourcc) ? b : v4l2_bayer_packed(b);
+		if (!dev || !node_offers(c->fd, dev->fourcc))
+			continue;
+		for (uint32_t k = 0; ret == 0; k++) {
+			struct v4l2_subdev_frame_size_enum fe = { .index = k, .pad = padi, .code = ce.code,
+								  .which = V4L2_SUBDEV_FORMAT_ACTIVE };
+			uint32_t w[MAX_SIZES], h[MAX_SIZES];
+			unsigned n;
+
+			if (xioctl(c->ctrl_fd, VIDIOC_SUBDEV_ENUM_FRAME_SIZE, &fe) < 0)
+				break;
+			if (fe.min_width == fe.max_width && fe.min_height == fe.max_height) {
+				ret = add_mode(c, dev, ce.code, fe.max_width, fe.max_height);
+				continue;
+			}
+			n = v4l2_range_sizes(fe.min_width, fe.max_width, 1, fe.min_height, fe.max_height, 1, w, h,
+					     MAX_SIZES);
+			for (unsigned j = 0; j < n && ret == 0; j++)
+				ret = add_mode(c, dev, ce.code, w[j], h[j]);
+		}
+	}
+	return ret;
+}
+
+/* ---- controls ---- */
+
+static bool query(int fd, uint32_t id, struct v4l2_query_ext_ctrl *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+	return fd >= 0 && xioctl(fd, VIDIOC_QUERY_EXT_CTRL, q) == 0 && !(q->flags & V4L2_CTRL_FLAG_DISABLED);
+}
+
+static int64_t get_ctrl(int fd, uint32_t id, int64_t fallback)
+{
+	struct v4l2_ext_control ec = { .id = id };
+	struct v4l2_ext_controls ecs = { .which = V4L2_CTRL_WHICH_CUR_VAL, .count = 1, .controls = &ec };
+
+	if (fd < 0 || xioctl(fd, VIDIOC_G_EXT_CTRLS, &ecs) < 0)
+		return fallback;
+	return id == V4L2_CID_PIXEL_RATE ? ec.value64 : ec.value;
+}
+
+static int set_ctrl(struct v4l2cam *c, int fd, uint32_t id, int32_t value, const char *what)
+{
+	struct v4l2_ext_control ec = { .id = id, .value = value };
+	struct v4l2_ext_controls ecs = { .which = V4L2_CTRL_WHICH_CUR_VAL, .count = 1, .controls = &ec };
+
+	if (xioctl(fd, VIDIOC_S_EXT_CTRLS, &ecs) < 0)
+		return cisp_error(errno == ENODEV ? -ENODEV : -errno, "v4l2: %s: cannot set %s to %d: %s", c->video, what,
+				  value, strerror(errno));
+	return 0;
+}
+
+/* Line and frame timing of a mode from the sensor's PIXEL_RATE, HBLANK and VBLANK, or from the frame rate. */
+static void mode_timing(struct v4l2cam *c, struct cisp_sensor_mode *m)
+{
+	struct v4l2_query_ext_ctrl vb;
+	int64_t rate = get_ctrl(c->ctrl_fd, V4L2_CID_PIXEL_RATE, 0);
+	int64_t hblank = get_ctrl(c->ctrl_fd, V4L2_CID_HBLANK, 0);
+	double fps = 30;
+
+	if (rate <= 0) {
+		struct v4l2_streamparm p = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+
+		if (xioctl(c->fd, VIDIOC_G_PARM, &p) == 0 && p.parm.capture.timeperframe.numerator &&
+		    p.parm.capture.timeperframe.denominator)
+			fps = (double)p.parm.capture.timeperframe.denominator / p.parm.capture.timeperframe.numerator;
+		rate = (int64_t)((double)m->width * m->height * fps);
+		hblank = 0;
+	}
+	m->pixel_rate = (uint64_t)rate;
+	m->line_length = m->width + (uint32_t)(hblank > 0 ? hblank : 0);
+	if (query(c->ctrl_fd, V4L2_CID_VBLANK, &vb)) {
+		m->frame_length_min = m->height + (uint32_t)vb.minimum;
+		m->frame_length_max = m->height + (uint32_t)vb.maximum;
+		m->frame_length_default = m->height + (uint32_t)get_ctrl(c->ctrl_fd, V4L2_CID_VBLANK, vb.default_value);
+	} else {
+		m->frame_length_min = m->frame_length_max = m->frame_length_default = m->height;
+	}
+	m->exposure_margin = c->s->controls[CISP_SENSOR_EXPOSURE].supported ? 4 : 0;
+	m->black_level = c->black_level;
+}
+
+static void declare(struct cisp_sensor *s, unsigned id, int32_t min, int32_t max, int32_t def, unsigned delay)
+{
+	s->controls[id].supported = true;
+	s->controls[id].min = min;
+	s->controls[id].max = max;
+	s->controls[id].step = 1;
+	s->controls[id].def = def;
+	s->controls[id].delay = delay;
+}
+
+/* A menu item of control @id whose name contains one of @words (case-insensitive), or -1. */
+static int menu_find(int fd, uint32_t id, const char *const *words)
+{
+	struct v4l2_query_ext_ctrl q;
+
+	if (!query(fd, id, &q) || q.type != V4L2_CTRL_TYPE_MENU)
+		return -1;
+	for (const char *const *w = words; *w; w++)
+		for (int64_t i = q.minimum; i <= q.maximum; i++) {
+			struct v4l2_querymenu m = { .id = id, .index = (uint32_t)i };
+
+			if (xioctl(fd, VIDIOC_QUERYMENU, &m) == 0 && strcasestr((const char *)m.name, *w))
+				return (int)i;
+		}
+	return -1;
+}
+
+static int32_t gain_to_cisp(int64_t code, int32_t unity)
+{
+	return (int32_t)(code * CISP_SENSOR_GAIN_ONE / unity);
+}
+
+static void declare_controls(struct v4l2cam *c)
+{
+	struct cisp_sensor *s = c->s;
+	struct v4l2_query_ext_ctrl q;
+	static const char *const off[] = { "disabled", "off", NULL }, *const bars[] = { "bar", NULL },
+				 *const solid[] = { "solid", NULL }, *const ramp[] = { "ramp", "gradient", "fade", NULL };
+
+	if (query(c->ctrl_fd, V4L2_CID_EXPOSURE, &q)) {
+		declare(s, CISP_SENSOR_EXPOSURE, 0, 0, 0, 2);
+		s->exposure_min = (uint32_t)(q.minimum > 0 ? q.minimum : 1);
+	}
+	if (query(c->ctrl_fd, V4L2_CID_VBLANK, &q))
+		declare(s, CISP_SENSOR_FRAME_LENGTH, 0, 0, 0, 2);
+	if (query(c->ctrl_fd, V4L2_CID_ANALOGUE_GAIN, &q)) {
+		c->gain_unity[0] = q.minimum > 0 ? (int32_t)q.minimum : CISP_SENSOR_GAIN_ONE;
+		declare(s, CISP_SENSOR_ANALOGUE_GAIN, gain_to_cisp(q.minimum, c->gain_unity[0]),
+			gain_to_cisp(q.maximum, c->gain_unity[0]), gain_to_cisp(q.default_value, c->gain_unity[0]), 1);
+	}
+	if (query(c->ctrl_fd, V4L2_CID_DIGITAL_GAIN, &q)) {
+		c->gain_unity[1] = CISP_SENSOR_GAIN_ONE;
+		declare(s, CISP_SENSOR_DIGITAL_GAIN, gain_to_cisp(q.minimum, c->gain_unity[1]),
+			gain_to_cisp(q.maximum, c->gain_unity[1]), gain_to_cisp(q.default_value, c->gain_unity[1]), 1);
+	}
+	if (query(c->lens_fd, V4L2_CID_FOCUS_ABSOLUTE, &q))
+		declare(s, CISP_SENSOR_LENS_POSITION, (int32_t)q.minimum, (int32_t)q.maximum, (int32_t)q.default_value, 1);
+	c->pattern_menu[0] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, off);
+	c->pattern_menu[1] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, bars);
+	c->pattern_menu[2] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, solid);
+	c->pattern_menu[3] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, ramp);
+	/* cisp's patterns need an "off" entry; sensors without one are driven through the pattern= option. */
+	if (c->pattern_menu[0] >= 0)
+		declare(s, CISP_SENSOR_TEST_PATTERN, 0, CISP_SENSOR_PATTERN_RAMP, 0, 1);
+	if (query(c->ctrl_fd, V4L2_CID_HFLIP, &q))
+		declare(s, CISP_SENSOR_HFLIP, 0, 1, (int32_t)q.default_value, 1);
+	if (query(c->ctrl_fd, V4L2_CID_VFLIP, &q))
+		declare(s, CISP_SENSOR_VFLIP, 0, 1, (int32_t)q.default_value, 1);
+}
+
+static int cam_write_controls(void *priv, uint32_t mask, const int32_t v[CISP_SENSOR_NUM_CONTROLS])
+{
+	struct v4l2cam *c = priv;
+	const struct cisp_sensor_mode *m = &c->modes[c->mode];
+	int ret = 0;
+
+	if (c->unplugged)
+		return cisp_error(-ENODEV, "v4l2: %s was unplugged", c->video);
+	/* Frame length first: it bounds the exposure the driver accepts. */
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_FRAME_LENGTH)))
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_VBLANK, v[CISP_SENSOR_FRAME_LENGTH] - (int32_t)m->height,
+			       "vertical blanking");
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_EXPOSURE)))
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_EXPOSURE, v[CISP_SENSOR_EXPOSURE], "exposure");
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_ANALOGUE_GAIN)))
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_ANALOGUE_GAIN,
+			       (int32_t)((int64_t)v[CISP_SENSOR_ANALOGUE_GAIN] * c->gain_unity[0] / CISP_SENSOR_GAIN_ONE),
+			       "analogue gain");
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_DIGITAL_GAIN)))
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_DIGITAL_GAIN,
+			       (int32_t)((int64_t)v[CISP_SENSOR_DIGITAL_GAIN] * c->gain_unity[1] / CISP_SENSOR_GAIN_ONE),
+			       "digital gain");
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_LENS_POSITION)))
+		ret = set_ctrl(c, c->lens_fd, V4L2_CID_FOCUS_ABSOLUTE, v[CISP_SENSOR_LENS_POSITION], "lens position");
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_TEST_PATTERN))) {
+		int item = c->pattern_menu[v[CISP_SENSOR_TEST_PATTERN]];
+
+		if (item < 0)
+			return cisp_error(-EINVAL, "v4l2: %s: the sensor has no test pattern like cisp's pattern %d",
+					  c->video, v[CISP_SENSOR_TEST_PATTERN]);
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_TEST_PATTERN, item, "test pattern");
+	}
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_HFLIP)))
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_HFLIP, v[CISP_SENSOR_HFLIP], "horizontal flip");
+	if (ret == 0 && (mask & (1u << CISP_SENSOR_VFLIP)))
+		ret = set_ctrl(c, c->ctrl_fd, V4L2_CID_VFLIP, v[CISP_SENSOR_VFLIP], "vertical flip");
+	return ret;
+}
+
+/* A V4L2 control of the sensor by name ("Show Information", "show_information") or id. */
+static int find_control(struct v4l2cam *c, const char *key, struct v4l2_query_ext_ctrl *out)
+{
+	char *end;
+	unsigned long id = strtoul(key, &end, 0);
+	struct v4l2_query_ext_ctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+
+	if (end != key && !*end)
+		return query(c->ctrl_fd, (uint32_t)id, out) ? 0
+							    : cisp_error(-ENOENT, "v4l2: %s has no control %s", c->video, key);
+	while (xioctl(c->ctrl_fd, VIDIOC_QUERY_EXT_CTRL, &q) == 0) {
+		const char *a = q.name, *b = key;
+
+		while (*a && *b && (tolower((unsigned char)*a) == tolower((unsigned char)*b) || (*a == ' ' && *b == '_')))
+			a++, b++;
+		if (!*a && !*b) {
+			*out = q;
+			return 0;
+		}
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+	return cisp_error(-ENOENT, "v4l2: %s has no control named '%s'", c->video, key);
+}
+
+/* Set a V4L2 control to a number or, for menus, an item's name. */
+static int set_named_control(struct v4l2cam *c, const char *key, const char *value)
+{
+	struct v4l2_query_ext_ctrl q;
+	char *end;
+	long v;
+	int ret = find_control(c, key, &q);
+
+	if (ret < 0)
+		return ret;
+	v = strtol(value, &end, 0);
+	if (end == value || *end) {
+		if (q.type != V4L2_CTRL_TYPE_MENU)
+			return cisp_error(-EINVAL, "v4l2: control '%s' takes a number, not '%s'", q.name, value);
+		for (v = (long)q.minimum; v <= (long)q.maximum; v++) {
+			struct v4l2_querymenu m = { .id = q.id, .index = (uint32_t)v };
+
+			if (xioctl(c->ctrl_fd, VIDIOC_QUERYMENU, &m) == 0 && !strcasecmp((const char *)m.name, value))
+				break;
+		}
+		if (v > (long)q.maximum)
+			return cisp_error(-EINVAL, "v4l2: control '%s' has no item '%s'", q.name, value);
+	}
+	if (v < q.minimum || v > q.maximum)
+		return cisp_error(-EINVAL, "v4l2: control '%s' takes %lld..%lld, not %ld", q.name, (long long)q.minimum,
+				  (long long)q.maximum, v);
+	return set_ctrl(c, c->ctrl_fd, q.id, (int32_t)v, q.name);
+}
+
+static int parse_int(const char *key, const char *value, long min, long max, long *out)
+{
+	char *end;
+	long v = strtol(value, &end, 0);
+
+	if (end == value || *end || v < min || v > max)
+		return cisp_error(-EINVAL, "v4l2 option %s=%s: expected an integer in %ld..%ld", key, value, min, max);
+	*out = v;
+	return 0;
+}
+
+static int cam_set_option(void *priv, const char *key, const char *value)
+{
+	static const char *const ctl_names[CISP_SENSOR_NUM_CONTROLS] = {
+		"exposure", "analogue_gain", "digital_gain", "frame_length",
+		"lens_position", "test_pattern", "hflip", "vflip",
+	};
+	struct v4l2cam *c = priv;
+	long v;
+	int ret;
+
+	if (!strcmp(key, "pipeline")) {
+		if (strcmp(value, "auto") && strcmp(value, "manual"))
+			return cisp_error(-EINVAL, "v4l2 option pipeline=%s: expected auto or manual", value);
+		c->pipeline_auto = !strcmp(value, "auto");
+		return 0;
+	}
+	if (!strcmp(key, "timeout_ms")) {
+		ret = parse_int(key, value, 1, 600000, &v);
+		c->timeout_ms = (int)v;
+		return ret;
+	}
+	if (!strcmp(key, "buffers")) {
+		ret = parse_int(key, value, 2, MAX_BUFFERS, &v);
+		c->num_buffers = (unsigned)v;
+		return ret;
+	}
+	if (!strcmp(key, "black_level")) {
+		ret = parse_int(key, value, 0, 65535, &v);
+		if (ret == 0) {
+			c->black_level = (uint32_t)v;
+			for (unsigned i = 0; i < c->num_modes; i++)
+				c->modes[i].black_level = (uint32_t)v < c->modes[i].white_level ? (uint32_t)v : 0;
+		}
+		return ret;
+	}
+	if (!strcmp(key, "pattern"))
+		return set_named_control(c, "test_pattern", value);
+	if (!strncmp(key, "control.", 8))
+		return set_named_control(c, key + 8, value);
+	if (!strncmp(key, "delay.", 6)) {
+		for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++)
+			if (!strcmp(key + 6, ctl_names[id])) {
+				if (c->streaming)
+					return cisp_error(-EBUSY, "v4l2 option %s: only while stopped", key);
+				ret = parse_int(key, value, 0, CISP_SENSOR_MAX_DELAY, &v);
+				if (ret == 0)
+					c->s->controls[id].delay = (unsigned)v;
+				return ret;
+			}
+		return cisp_error(-ENOENT, "v4l2 option %s: no such control", key);
+	}
+	return cisp_error(-ENOENT,
+			  "v4l2 camera has no option '%s' (pipeline, timeout_ms, buffers, black_level, pattern, "
+			  "control.<name>, delay.<control>)",
+			  key);
+}
+
+/* ---- streaming ---- */
+
+static void release_buffers(struct v4l2cam *c)
+{
+	struct v4l2_requestbuffers rb = { .count = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+
+	for (unsigned i = 0; i < c->num_mem; i++) {
+		if (c->mem[i])
+			munmap(c->mem[i], c->len[i]);
+		if (c->dmabuf[i] >= 0)
+			close(c->dmabuf[i]);
+		c->mem[i] = NULL;
+		c->dmabuf[i] = -1;
+	}
+	c->num_mem = 0;
+	/* Free the queue, or the next S_FMT (also from another program) fails with EBUSY. */
+	xioctl(c->fd, VIDIOC_REQBUFS, &rb);
+}
+
+static int busy_error(struct v4l2cam *c, const char *what)
+{
+	return cisp_error(-EBUSY, "v4l2: %s is busy (%s): another program is streaming from it or holds its buffers",
+			  c->video, what);
+}
+
+static int cam_start(void *priv)
+{
+	struct v4l2cam *c = priv;
+	const struct cisp_sensor_mode *m = &c->modes[c->mode];
+	const struct cam_mode *cm = &c->cm[c->mode];
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_requestbuffers rb = { .count = c->num_buffers, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE, ret;
+	char a[8], b[8];
+
+	if (c->unplugged)
+		return cisp_error(-ENODEV, "v4l2: %s was unplugged", c->video);
+	if (c->has_chain && c->pipeline_auto) {
+		ret = media_configure(&c->chain, cm->mbus, m->width, m->height);
+		if (ret < 0)
+			return ret;
+	}
+	f.fmt.pix.pixelformat = cm->dev->fourcc;
+	f.fmt.pix.width = m->width;
+	f.fmt.pix.height = m->height;
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	if (xioctl(c->fd, VIDIOC_S_FMT, &f) < 0)
+		return errno == EBUSY ? busy_error(c, "setting the format")
+				      : cisp_error(-errno, "v4l2: %s: cannot set %s %ux%u: %s", c->video,
+						   v4l2_fourcc_str(cm->dev->fourcc, a), m->width, m->height, strerror(errno));
+	if (f.fmt.pix.pixelformat != cm->dev->fourcc || f.fmt.pix.width != m->width || f.fmt.pix.height != m->height)
+		return cisp_error(-ENOTSUP, "v4l2: %s does not support %s %ux%u (the driver offered %s %ux%u)", c->video,
+				  v4l2_fourcc_str(cm->dev->fourcc, a), m->width, m->height,
+				  v4l2_fourcc_str(f.fmt.pix.pixelformat, b), f.fmt.pix.width, f.fmt.pix.height);
+	c->fmt = f.fmt.pix;
+	if (xioctl(c->fd, VIDIOC_REQBUFS, &rb) < 0)
+		return errno == EBUSY ? busy_error(c, "allocating buffers")
+				      : cisp_error(-errno, "v4l2: %s: cannot allocate buffers: %s", c->video, strerror(errno));
+	if (rb.count < 2) {
+		release_buffers(c);
+		return cisp_error(-ENOMEM, "v4l2: %s: the driver gave %u buffers, at least 2 are needed", c->video,
+				  rb.count);
+	}
+	c->num_mem = rb.count < MAX_BUFFERS ? rb.count : MAX_BUFFERS;
+	c->dmabuf_ok = true;
+	for (unsigned i = 0; i < c->num_mem; i++) {
+		struct v4l2_buffer vb = { .index = i, .type = rb.type, .memory = rb.memory };
+		struct v4l2_exportbuffer eb = { .type = rb.type, .index = i, .flags = O_RDONLY | O_CLOEXEC };
+
+		c->mem[i] = NULL;
+		c->dmabuf[i] = -1;
+		if (xioctl(c->fd, VIDIOC_QUERYBUF, &vb) < 0) {
+			ret = cisp_error(-errno, "v4l2: %s: QUERYBUF: %s", c->video, strerror(errno));
+			goto fail;
+		}
+		c->mem[i] = mmap(NULL, vb.length, PROT_READ, MAP_SHARED, c->fd, vb.m.offset);
+		if (c->mem[i] == MAP_FAILED) {
+			c->mem[i] = NULL;
+			ret = cisp_error(-errno, "v4l2: %s: cannot map buffer %u: %s", c->video, i, strerror(errno));
+			goto fail;
+		}
+		c->len[i] = vb.length;
+		/* A dmabuf lets the frame reach another device without a copy; not every driver exports. */
+		if (xioctl(c->fd, VIDIOC_EXPBUF, &eb) == 0)
+			c->dmabuf[i] = eb.fd;
+		else
+			c->dmabuf_ok = false;
+		if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0) {
+			ret = cisp_error(-errno, "v4l2: %s: QBUF: %s", c->video, strerror(errno));
+			goto fail;
+		}
+	}
+	if (xioctl(c->fd, VIDIOC_STREAMON, &type) < 0) {
+		int err = errno;
+
+		release_buffers(c);
+		if (err == EPIPE && c->has_chain)
+			return media_explain_epipe(&c->chain, c->video, cm->mbus, m->width, m->height);
+		if (err == EPIPE)
+			return cisp_error(-EPIPE, "v4l2: %s: the driver refused to start (EPIPE: pipeline formats disagree)",
+					  c->video);
+		if (err == EBUSY)
+			return busy_error(c, "starting the stream");
+		if (err == ENOLINK)
+			return cisp_error(-ENOLINK, "v4l2: %s: the pipeline has a broken or missing link (ENOLINK)",
+					  c->video);
+		return cisp_error(-err, "v4l2: %s: cannot start streaming: %s", c->video, strerror(err));
+	}
+	c->streaming = true;
+	c->have_seq0 = false;
+	return 0;
+fail:
+	release_buffers(c);
+	return ret;
+}
+
+static int cam_stop(void *priv)
+{
+	struct v4l2cam *c = priv;
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+
+	if (c->streaming)
+		xioctl(c->fd, VIDIOC_STREAMOFF, &type); /* gives every buffer back */
+	release_buffers(c);
+	c->streaming = false;
+	return 0;
+}
+
+/* The device went away: stop, give every buffer back, and say so. */
+static int unplugged(struct v4l2cam *c)
+{
+	cam_stop(c);
+	c->unplugged = true;
+	return cisp_error(-ENODEV, "v4l2: %s was unplugged while streaming; the stream stopped and its buffers "
+			  "were released",
+			  c->video);
+}
+
+static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_metadata *md, unsigned flags)
+{
+	struct v4l2cam *c = priv;
+
+	if (c->unplugged || !c->streaming)
+		return cisp_error(-ENODEV, "v4l2: %s was unplugged", c->video);
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		struct v4l2_buffer vb = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+		int r = poll(&p, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : c->timeout_ms), ret;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return cisp_error(-errno, "v4l2: %s: poll: %s", c->video, strerror(errno));
+		if (r == 0)
+			return (flags & CISP_SENSOR_NONBLOCK)
+				       ? -EAGAIN
+				       : cisp_error(-ETIMEDOUT, "v4l2: %s: no frame within %d ms", c->video, c->timeout_ms);
+		if (xioctl(c->fd, VIDIOC_DQBUF, &vb) < 0) {
+			if (errno == EAGAIN)
+				continue;
+			if (errno == ENODEV || errno == EPIPE || (p.revents & POLLERR))
+				return unplugged(c);
+			return cisp_error(-errno, "v4l2: %s: DQBUF: %s", c->video, strerror(errno));
+		}
+		if (vb.index >= c->num_mem)
+			return cisp_error(-EIO, "v4l2: %s: the driver returned buffer %u of %u", c->video, vb.index, c->num_mem);
+		if (vb.flags & V4L2_BUF_FLAG_ERROR) {
+			/* A corrupt frame: give it back and wait for the next. */
+			if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0)
+				return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
+			continue;
+		}
+		ret = v4l2_copy_frame(c->cm[c->mode].dev, c->mem[vb.index], c->fmt.bytesperline,
+				      vb.bytesused ? vb.bytesused : c->len[vb.index], img);
+		if (!c->have_seq0) {
+			c->seq0 = vb.sequence;
+			c->have_seq0 = true;
+		}
+		md->sequence = (uint64_t)(vb.sequence - c->seq0);
+		md->timestamp_ns = (uint64_t)vb.timestamp.tv_sec * 1000000000ull + (uint64_t)vb.timestamp.tv_usec * 1000ull;
+		if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0 && ret == 0)
+			return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
+		return ret;
+	}
+}
+
+static int cam_fd(void *priv)
+{
+	return ((struct v4l2cam *)priv)->fd;
+}
+
+static int cam_set_mode(void *priv, unsigned index)
+{
+	struct v4l2cam *c = priv;
+
+	c->mode = index;
+	/* Blanking limits follow the sensor's format: set it now and read them back. */
+	if (c->has_chain && c->pipeline_auto && c->s->controls[CISP_SENSOR_FRAME_LENGTH].supported) {
+		struct v4l2_subdev_format f = { .which = V4L2_SUBDEV_FORMAT_ACTIVE, .pad = c->chain.hops[0].source_pad };
+
+		f.format.code = c->cm[index].mbus;
+		f.format.width = c->modes[index].width;
+		f.format.height = c->modes[index].height;
+		f.format.field = V4L2_FIELD_NONE;
+		xioctl(c->ctrl_fd, VIDIOC_SUBDEV_S_FMT, &f);
+		mode_timing(c, &c->modes[index]);
+	}
+	return 0;
+}
+
+static void cam_close(void *priv)
+{
+	struct v4l2cam *c = priv;
+
+	if (!c)
+		return;
+	if (c->fd >= 0) {
+		cam_stop(c);
+		close(c->fd);
+	}
+	if (c->ctrl_fd >= 0 && c->ctrl_fd != c->fd)
+		close(c->ctrl_fd);
+	if (c->lens_fd >= 0)
+		close(c->lens_fd);
+	free(c->modes);
+	free(c->cm);
+	free(c);
+}
+
+/* "/dev/videoN", or the name of a video node as in /sys/class/video4linux/ * /name. */
+static int resolve(const char *id, char *path, size_t n)
+{
+	unsigned nums[64], k = list_video_nodes(nums, 64);
+
+	if (id[0] == '/') {
+		snprintf(path, n, "%s", id);
+		return 0;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		char p[96], name[128] = "";
+		FILE *f;
+
+		snprintf(p, sizeof(p), "/sys/class/video4linux/video%u/name", nums[i]);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f))
+			name[strcspn(name, "\n")] = '\0';
+		fclose(f);
+		if (!strcmp(name, id)) {
+			snprintf(path, n, "/dev/video%u", nums[i]);
+			return 0;
+		}
+	}
+	return cisp_error(-ENOENT, "v4l2: no video node named '%s' (give /dev/videoN or a name from "
+			  "/sys/class/video4linux/*/name)",
+			  id);
+}
+
+static int cam_open(struct cisp_sensor *s, const char *id)
+{
+	struct v4l2cam *c = calloc(1, sizeof(*c));
+	struct v4l2_capability cap = { 0 };
+	uint32_t max_w = 0, max_h = 0;
+	int ret, kind;
+
+	if (!c)
+		return cisp_error(-ENOMEM, "v4l2: out of memory");
+	c->s = s;
+	c->fd = c->ctrl_fd = c->lens_fd = -1;
+	c->pipeline_auto = true;
+	c->timeout_ms = 5000;
+	c->num_buffers = 4;
+	c->gain_unity[0] = c->gain_unity[1] = CISP_SENSOR_GAIN_ONE;
+	for (unsigned i = 0; i < MAX_BUFFERS; i++)
+		c->dmabuf[i] = -1;
+	ret = resolve(id, c->video, sizeof(c->video));
+	if (ret < 0)
+		goto fail;
+	c->fd = open(c->video, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
+		ret = v4l2_open_error(c->video, errno);
+		goto fail;
+	}
+	ret = check_caps(c->fd, c->video, &cap);
+	if (ret < 0)
+		goto fail;
+	kind = find_chain(c->fd, &c->chain);
+	if (kind == MEDIA_CHAIN_PROCESSED) {
+		ret = cisp_error(-ENODEV, "v4l2: %s is not a raw capture node: a processing entity sits between it and "
+				 "the sensor",
+				 c->video);
+		goto fail;
+	}
+	c->has_chain = kind == MEDIA_CHAIN_SENSOR;
+	if (c->has_chain) {
+		c->ctrl_fd = open(c->chain.hops[0].devnode, O_RDWR | O_CLOEXEC);
+		if (c->ctrl_fd < 0) {
+			ret = v4l2_open_error(c->chain.hops[0].devnode[0] ? c->chain.hops[0].devnode : "the sensor subdev",
+					      errno);
+			goto fail;
+		}
+		if (c->chain.lens_devnode[0])
+			c->lens_fd = open(c->chain.lens_devnode, O_RDWR | O_CLOEXEC);
+		ret = sensor_modes(c);
+		snprintf(s->info.model, sizeof(s->info.model), "%s", c->chain.hops[0].name);
+		snprintf(s->info.description, sizeof(s->info.description), "%.16s: '%.36s' -> '%.36s' (%.24s)", c->chain.driver,
+			 c->chain.hops[0].name, c->chain.hops[c->chain.num_hops - 1].name, c->video);
+	} else {
+		c->ctrl_fd = c->fd;
+		ret = node_modes(c);
+		snprintf(s->info.model, sizeof(s->info.model), "%.63s", (const char *)cap.card);
+		snprintf(s->info.description, sizeof(s->info.description), "%.20s: '%.60s' (%s)", (const char *)cap.driver,
+			 (const char *)cap.card, c->video);
+	}
+	if (ret == 0 && c->num_modes == 0)
+		ret = cisp_error(-ENOTSUP, "v4l2: %s offers no raw Bayer format cisp reads (8 to 16 bits, CSI-2 packed 10 "
+				 "and 12)",
+				 c->video);
+	if (ret < 0)
+		goto fail;
+	declare_controls(c);
+	for (unsigned i = 0; i < c->num_modes; i++) {
+		mode_timing(c, &c->modes[i]);
+		if (c->modes[i].width * c->modes[i].height >= max_w * max_h) {
+			max_w = c->modes[i].width;
+			max_h = c->modes[i].height;
+		}
+	}
+	s->info.array_width = max_w;
+	s->info.array_height = max_h;
+	s->info.num_modes = c->num_modes;
+	s->modes = c->modes;
+	s->mode = 0;
+	s->ops = &cam_ops;
+	s->priv = c;
+	return 0;
+fail:
+	cam_close(c);
+	return ret;
+}
+
+static const struct sensor_ops cam_ops = {
+	.close = cam_close,
+	.set_mode = cam_set_mode,
+	.start = cam_start,
+	.stop = cam_stop,
+	.write_controls = cam_write_controls,
+	.capture = cam_capture,
+	.fd = cam_fd,
+	.set_option = cam_set_option,
+};
+
+const struct sensor_backend v4l2_sensor_backend = {
+	.prefix = "v4l2",
+	.enumerate = cam_enumerate,
+	.open = cam_open,
+};
+
+bool v4l2_dmabuf_exported(const struct cisp_sensor *s)
+{
+	return s && s->ops == &cam_ops && ((const struct v4l2cam *)s->priv)->dmabuf_ok;
+}

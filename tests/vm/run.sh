@@ -1,0 +1,165 @@
+#!/bin/bash
+# The V4L2 backend against real kernel drivers: boot Debian's own kernel under
+# qemu (software emulation), load vimc and vivid, and run cisp-v4l2-vm-test in
+# the guest. Exit status 0 only when the guest's checks all passed; a guest that
+# hangs or panics ends the run after VM_TIMEOUT seconds.
+#
+#   tests/vm/run.sh [BUILD]      BUILD: the meson build folder (default: build)
+#
+# Environment:
+#   VM_CACHE=DIR       kernel, busybox and vimc.ko kept between runs (default: build-vm)
+#   VM_TIMEOUT=S       wall-clock limit of the guest (default 240)
+#   VM_INSTALL=0       never run apt-get (fail with a list of what is missing)
+#   VM_OUT=DIR         guest log and console output (default: $VM_CACHE/out)
+#
+# vimc is not built in Debian's kernel: it is compiled out of tree from the
+# linux-source package against the headers of the same kernel (docs/v4l2.md).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BUILD=${1:-build}
+CACHE=$(realpath -m "${VM_CACHE:-build-vm}")
+OUT=$(realpath -m "${VM_OUT:-$CACHE/out}")
+TIMEOUT=${VM_TIMEOUT:-240}
+T0=$(date +%s.%N)
+mkdir -p "$CACHE" "$OUT"
+say() { printf '[vm %6.1fs] %s\n' "$(echo "$(date +%s.%N) - $T0" | bc 2>/dev/null || echo 0)" "$*"; }
+
+# ---- the kernel and the packages the run needs
+KPKG=${VM_KERNEL_PACKAGE:-$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')}
+if [ -z "$KPKG" ]; then
+	echo "tests/vm/run.sh: cannot tell Debian's kernel package (apt-cache depends linux-image-amd64)" >&2
+	exit 2
+fi
+KVER=${KPKG#linux-image-}
+KSERIES=$(echo "$KVER" | cut -d. -f1,2)
+need=""
+for p in qemu-system-x86 cpio gzip kmod bc make gcc libc6-dev xz-utils "linux-headers-$KVER" "linux-source-$KSERIES"; do
+	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
+done
+if [ -n "$need" ]; then
+	if [ "${VM_INSTALL:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
+		echo "tests/vm/run.sh: missing Debian packages:$need" >&2
+		exit 2
+	fi
+	say "installing$need"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi
+# The kernel image and busybox are only unpacked: the host's /boot stays as it is.
+mkdir -p "$CACHE/debs"
+(cd "$CACHE/debs"
+ ls "${KPKG}"_*.deb >/dev/null 2>&1 || apt-get download -qq "$KPKG" 2>&1 | grep -v unsandboxed || true
+ ls busybox-static_*.deb >/dev/null 2>&1 || apt-get download -qq busybox-static 2>&1 | grep -v unsandboxed || true)
+KROOT=$CACHE/kernel
+if [ ! -f "$KROOT/boot/vmlinuz-$KVER" ]; then
+	say "unpacking $KPKG"
+	rm -rf "$KROOT"
+	dpkg-deb -x "$CACHE"/debs/"${KPKG}"_*.deb "$KROOT"
+fi
+BUSYBOX=$CACHE/busybox/bin/busybox
+if [ ! -x "$BUSYBOX" ]; then
+	rm -rf "$CACHE/busybox"
+	dpkg-deb -x "$CACHE"/debs/busybox-static_*.deb "$CACHE/busybox"
+fi
+
+# ---- vimc.ko, out of tree, once per kernel version
+VIMC=$CACHE/vimc-$KVER/vimc.ko
+if [ ! -f "$VIMC" ]; then
+	say "building vimc.ko for $KVER"
+	rm -rf "$CACHE/src" "$CACHE/vimc-$KVER"
+	mkdir -p "$CACHE/src"
+	tar -xJf "/usr/src/linux-source-$KSERIES.tar.xz" -C "$CACHE/src" \
+		--wildcards "linux-source-$KSERIES/drivers/media/test-drivers/vimc/*"
+	cp -r "$CACHE/src/linux-source-$KSERIES/drivers/media/test-drivers/vimc" "$CACHE/vimc-$KVER"
+	rm -rf "$CACHE/src"
+	make -s -C "/usr/src/linux-headers-$KVER" M="$CACHE/vimc-$KVER" CONFIG_VIDEO_VIMC=m modules 2>&1 |
+		grep -v 'Skipping BTF' || true
+	strip --strip-debug "$VIMC"
+fi
+mkdir -p "$KROOT/lib/modules/$KVER/extra"
+cp "$VIMC" "$KROOT/lib/modules/$KVER/extra/vimc.ko"
+depmod -b "$KROOT" "$KVER"
+
+# ---- the programs
+TEST=$BUILD/tests/vm/cisp-v4l2-vm-test
+if [ ! -x "$TEST" ]; then
+	echo "tests/vm/run.sh: $TEST is missing: build first (ninja -C $BUILD)" >&2
+	exit 2
+fi
+
+# ---- the initramfs: busybox, modules in load order, the programs and their libraries
+IR=$CACHE/initramfs
+rm -rf "$IR"
+mkdir -p "$IR"/{bin,dev,proc,sys,tmp,lib/modules}
+cp "$BUSYBOX" "$IR/bin/busybox"
+copy_program() {
+	cp "$1" "$IR/bin/"
+	ldd "$1" | awk '/=> \//{print $3} /^[ \t]*\/lib/{print $1}' | while read -r lib; do
+		mkdir -p "$IR$(dirname "$lib")"
+		cp -L "$lib" "$IR$lib"
+	done
+}
+copy_program "$TEST"
+[ -x "$BUILD/tools/cisp" ] && copy_program "$BUILD/tools/cisp"
+: > "$IR/modules.order"
+for m in vimc vivid; do
+	modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+done | awk '!seen[$0]++' | while read -r ko; do
+	b=$(basename "$ko")
+	case "$ko" in
+	*.xz) xz -dc "$ko" > "$IR/lib/modules/${b%.xz}"; b=${b%.xz} ;;
+	*.zst) zstd -qdc "$ko" > "$IR/lib/modules/${b%.zst}"; b=${b%.zst} ;;
+	*) cp "$ko" "$IR/lib/modules/$b" ;;
+	esac
+	echo "$b" >> "$IR/modules.order"
+done
+cat > "$IR/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "@@ userspace at $(cut -d' ' -f1 /proc/uptime) s"
+for m in $(cat /modules.order); do
+	case $m in
+	vivid.ko) insmod /lib/modules/$m n_devs=1 node_types=0x1 ;;
+	*) insmod /lib/modules/$m ;;
+	esac || echo "@@ insmod $m failed"
+done
+echo "@@ modules loaded at $(cut -d' ' -f1 /proc/uptime) s"
+for v in /sys/class/video4linux/*; do echo "@@ $(basename $v): $(cat $v/name)"; done
+if [ -x /bin/cisp ]; then
+	echo "@@ cisp list"
+	cisp list || echo "@@ cisp list: exit status $?"
+fi
+RC=0
+cisp-v4l2-vm-test || RC=1
+echo "@@ RESULT rc=$RC at $(cut -d' ' -f1 /proc/uptime) s"
+poweroff -f
+EOF
+chmod +x "$IR/init"
+(cd "$IR" && find . | cpio -o -H newc --quiet | gzip -1 > "$CACHE/initramfs.cpio.gz")
+
+# ---- boot. KVM is not used: nested on these machines it aborts or hangs (docs/v4l2.md).
+say "booting $KVER under qemu (TCG), limit ${TIMEOUT}s"
+TB=$(date +%s.%N)
+set +e
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
+	-nodefaults -display none -no-reboot \
+	-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$CACHE/initramfs.cpio.gz" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1" \
+	-serial stdio </dev/null > "$OUT/guest.log" 2>&1
+QRC=$?
+set -e
+BOOT_S=$(echo "$(date +%s.%N) - $TB" | bc)
+tr -d '\r' < "$OUT/guest.log" | grep -vE '^\[ *[0-9]+\.[0-9]+\] ' > "$OUT/guest.txt" || true
+cat "$OUT/guest.txt"
+GRC=$(sed -n 's/^@@ RESULT rc=\([0-9]*\).*/\1/p' "$OUT/guest.txt")
+say "qemu exit status $QRC, guest result ${GRC:-none}, boot to poweroff ${BOOT_S}s"
+if [ "$QRC" = 124 ] || [ "$QRC" = 137 ]; then
+	echo "tests/vm/run.sh: the guest did not finish within ${TIMEOUT}s (log: $OUT/guest.log)" >&2
+	exit 1
+fi
+[ "$QRC" = 0 ] && [ "${GRC:-1}" = 0 ]
