@@ -13,7 +13,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-confi
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test test-vm clean
 
 all: build
 
@@ -34,6 +34,10 @@ build: deps $(BUILD)/build.ninja
 
 test: build
 	tests/run-all.sh $(BUILD)
+
+# The V4L2 backend against vimc and vivid in a qemu guest (tests/vm/run.sh, docs/v4l2.md).
+test-vm: build
+	tests/vm/run.sh $(BUILD)
 
 demo: build
 	tools/demo.sh $(BUILD)
