@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-targets_all="params params_yaml stats raw_dump raw_file"
+targets_all="params params_yaml stats raw_dump raw_file tuning"
 seconds=10
 build=build-fuzz
 replay=""
