@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cameras: the manager, open and close, configuration, start and stop, and
+ * the request queues. One thread per started camera runs its frames
+ * (frame.c); the queues are guarded by the camera's lock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+
+#include "camera_internal.h"
+#include "core/error_internal.h"
+
+int cisp_camera_manager_create(struct cisp_camera_manager **m, const struct cisp_camera_manager_config *config)
+{
+	struct cisp_camera_manager *mgr;
+	int r;
+
+	*m = NULL;
+	mgr = calloc(1, sizeof(*mgr));
+	if (!mgr)
+		return cisp_error(-ENOMEM, "out of memory for a camera manager");
+	if (config && config->device) {
+		mgr->device = config->device;
+	} else {
+		r = cisp_device_create(&mgr->device, config ? config->device_config : NULL);
+		if (r) {
+			free(mgr);
+			return r;
+		}
+		mgr->owns_device = true;
+	}
+	pthread_mutex_init(&mgr->lock, NULL);
+	*m = mgr;
+	return 0;
+}
+
+void cisp_camera_manager_destroy(struct cisp_camera_manager *m)
+{
+	if (!m)
+		return;
+	if (m->open_cameras)
+		fprintf(stderr, "cisp: camera manager destroyed with %u cameras open\n", m->open_cameras);
+	if (m->owns_device)
+		cisp_device_destroy(m->device);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+struct cisp_device *cisp_camera_manager_device(struct cisp_camera_manager *m)
+{
+	return m->device;
+}
+
+int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *list, unsigned max)
+{
+	struct cisp_sensor_desc *sensors = NULL;
+	int n;
+
+	(void)m;
+	n = cisp_sensor_enumerate(NULL, 0);
+	if (n <= 0)
+		return n;
+	sensors = calloc((size_t)n, sizeof(*sensors));
+	if (!sensors)
+		return cisp_error(-ENOMEM, "out of memory listing cameras");
+	n = cisp_sensor_enumerate(sensors, (unsigned)n);
+	for (int i = 0; n > 0 && i < n && (unsigned)i < max; i++) {
+		memset(&list[i], 0, sizeof(list[i]));
+		snprintf(list[i].name, sizeof(list[i].name), "%s", sensors[i].name);
+		snprintf(list[i].backend, sizeof(list[i].backend), "%s", sensors[i].backend);
+		snprintf(list[i].description, sizeof(list[i].description), "%s", sensors[i].description);
+	}
+	free(sensors);
+	return n;
+}
+
+/* -ENOENT for an unknown camera, naming the known ones. */
+static int unknown_camera(struct cisp_camera_manager *m, const char *name)
+{
+	struct cisp_camera_desc list[32];
+	char known[512] = "";
+	size_t len = 0;
+	int n = cisp_camera_list(m, list, 32);
+
+	for (int i = 0; i < n && i < 32; i++)
+		len += (size_t)snprintf(known + len, len < sizeof(known) ? sizeof(known) - len : 0, "%s%s",
+					i ? ", " : "", list[i].name);
+	return cisp_error(-ENOENT, "no camera '%s' (cameras: %s)", name, n > 0 ? known : "none");
+}
+
+int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, const char *name,
+		     const struct cisp_camera_options *options)
+{
+	struct cisp_camera *c;
+	pthread_condattr_t attr;
+	int r;
+
+	*cam = NULL;
+	if (!name || !*name)
+		return cisp_error(-EINVAL, "no camera name given");
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return cisp_error(-ENOMEM, "out of memory for a camera");
+	c->manager = m;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->priority = options ? options->priority : 0;
+	r = cisp_sensor_open(&c->sensor, name, options ? options->sensor_options : NULL);
+	if (r == -ENOENT && !strchr(name, '/')) {
+		free(c);
+		return unknown_camera(m, name);
+	}
+	if (r)
+		goto fail;
+	if (options && options->tuning)
+		r = cisp_tuning_load(&c->tuning, options->tuning);
+	else
+		r = cisp_tuning_find(&c->tuning, cisp_sensor_info(c->sensor)->model, NULL);
+	if (r) {
+		cisp_error_prefix(r, "camera %s: tuning", name);
+		goto fail;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_lock(&m->lock);
+	m->open_cameras++;
+	c->id = m->next_id++;
+	pthread_mutex_unlock(&m->lock);
+	*cam = c;
+	return 0;
+fail:
+	cisp_tuning_free(c->tuning);
+	cisp_sensor_close(c->sensor);
+	free(c);
+	return r;
+}
+
+/* Free what cisp_camera_configure() made. */
+static void unconfigure(struct cisp_camera *cam)
+{
+	cisp_context_destroy(cam->ctx);
+	cisp_control_destroy(cam->loop);
+	cisp_image_free(&cam->raw);
+	for (unsigned i = 0; i < CISP_MAX_OUTPUTS; i++)
+		cisp_image_free(&cam->scratch[i]);
+	free(cam->stats);
+	free(cam->delta);
+	cam->ctx = NULL;
+	cam->loop = NULL;
+	cam->stats = NULL;
+	cam->delta = NULL;
+	cam->delta_size = cam->delta_capacity = 0;
+	cam->configured = false;
+}
+
+void cisp_camera_close(struct cisp_camera *cam)
+{
+	if (!cam)
+		return;
+	cisp_camera_stop(cam); /* also cancels requests queued while stopped */
+	unconfigure(cam);
+	fifo_free(&cam->pending);
+	fifo_free(&cam->done);
+	cisp_tuning_free(cam->tuning);
+	cisp_sensor_close(cam->sensor);
+	pthread_mutex_lock(&cam->manager->lock);
+	cam->manager->open_cameras--;
+	pthread_mutex_unlock(&cam->manager->lock);
+	pthread_cond_destroy(&cam->cond);
+	pthread_mutex_destroy(&cam->lock);
+	free(cam);
+}
+
+struct cisp_sensor *cisp_camera_sensor(struct cisp_camera *cam)
+{
+	return cam->sensor;
+}
+
+const char *cisp_camera_tuning_name(const struct cisp_camera *cam)
+{
+	return cisp_tuning_name(cam->tuning);
+}
+
+const char *cisp_camera_stream_name(unsigned stream)
+{
+	static const char *const names[CISP_STREAM_COUNT] = { "main", "preview", "raw" };
+
+	return stream < CISP_STREAM_COUNT ? names[stream] : "unknown";
+}
+
+int cisp_camera_default_config(struct cisp_camera *cam, unsigned mode, struct cisp_camera_config *config)
+{
+	struct cisp_sensor_mode m;
+
+	memset(config, 0, sizeof(*config));
+	if (cisp_sensor_get_mode(cam->sensor, mode, &m))
+		return cisp_error(-ERANGE, "camera %s has no mode %u (it has %u)", cam->name, mode,
+				  cisp_sensor_info(cam->sensor)->num_modes);
+	config->mode = mode;
+	config->stream[CISP_STREAM_MAIN] = (struct cisp_stream_config){ CISP_FMT_NV12, m.width, m.height, 0, 0, 0, 0 };
+	return 0;
+}
+
+/* The device context, the control loop and the buffers for a checked configuration. */
+static int make_pipeline(struct cisp_camera *cam, const struct cisp_camera_config *config)
+{
+	struct cisp_context_config cc = { 0 };
+	struct cisp_control_config lc = { 0 };
+	char ctx_name[CISP_CONTEXT_NAME_MAX];
+	int r;
+
+	cam->raw_format = config->stream[CISP_STREAM_RAW].format ? config->stream[CISP_STREAM_RAW].format
+								 : cam->mode.format;
+	snprintf(ctx_name, sizeof(ctx_name), "camera%u", cam->id);
+	cc.name = ctx_name;
+	cc.isp.input_format = cam->raw_format;
+	cc.isp.width = cam->mode.width;
+	cc.isp.height = cam->mode.height;
+	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++) {
+		const struct cisp_stream_config *s = &config->stream[o];
+
+		cc.isp.output[o] = (struct cisp_output_config){ s->format, s->width, s->height };
+	}
+	cc.priority = cam->priority;
+	cc.frame_period_ns = (uint64_t)(cisp_sensor_line_ns(&cam->mode) * cam->mode.frame_length_default);
+	cc.overload = CISP_OVERLOAD_RUN_ALL;
+	r = cisp_context_create(&cam->ctx, cam->manager->device, &cc);
+	if (r)
+		return cisp_error_prefix(r, "camera %s", cam->name);
+
+	lc.tuning = cam->tuning;
+	lc.mode = cam->mode;
+	for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++)
+		cisp_sensor_control_info(cam->sensor, id, &lc.controls[id]);
+	r = cisp_control_create(&cam->loop, &lc);
+	if (r)
+		return cisp_error_prefix(r, "camera %s: control loop", cam->name);
+
+	r = cisp_image_alloc(&cam->raw, cam->raw_format, cam->mode.width, cam->mode.height);
+	for (unsigned o = 0; !r && o < CISP_MAX_OUTPUTS; o++)
+		if (config->stream[o].format)
+			r = cisp_image_alloc(&cam->scratch[o], config->stream[o].format, config->stream[o].width,
+					     config->stream[o].height);
+	if (r)
+		return r;
+	cam->stats = calloc(1, sizeof(*cam->stats));
+	if (!cam->stats)
+		return cisp_error(-ENOMEM, "out of memory for statistics");
+	return 0;
+}
+
+int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_config *config)
+{
+	struct cisp_sensor_mode mode;
+	int r;
+
+	if (cam->started)
+		return cisp_error(-EBUSY, "camera %s: configure while started", cam->name);
+	pthread_mutex_lock(&cam->lock);
+	r = cam->pending.count ? -EBUSY : 0;
+	pthread_mutex_unlock(&cam->lock);
+	if (r)
+		return cisp_error(r, "camera %s: configure with requests queued", cam->name);
+	r = camera_config_check(cam, config, &mode);
+	if (r)
+		return r;
+	r = cisp_sensor_set_mode(cam->sensor, config->mode);
+	if (r)
+		return r;
+	unconfigure(cam);
+	cam->mode = mode;
+	cam->config = *config;
+	r = make_pipeline(cam, config);
+	if (r) {
+		unconfigure(cam);
+		return r;
+	}
+	cam->configured = true;
+	return 0;
+}
+
+/* Hand a finished request back: to the callback, or to the done queue. */
+static void deliver(struct cisp_camera *cam, struct cisp_camera_request *req)
+{
+	if (cam->config.complete) {
+		cam->config.complete(req, cam->config.opaque);
+		return;
+	}
+	pthread_mutex_lock(&cam->lock);
+	if (fifo_push(&cam->done, req))
+		fprintf(stderr, "cisp: camera %s: out of memory, a completed request is lost\n", cam->name);
+	pthread_cond_broadcast(&cam->cond);
+	pthread_mutex_unlock(&cam->lock);
+}
+
+static void *camera_thread(void *arg)
+{
+	struct cisp_camera *cam = arg;
+
+	pthread_mutex_lock(&cam->lock);
+	for (;;) {
+		struct cisp_camera_request *req;
+
+		while (!cam->stopping && !cam->pending.count)
+			pthread_cond_wait(&cam->cond, &cam->lock);
+		if (cam->stopping)
+			break;
+		req = fifo_pop(&cam->pending);
+		cam->current = req;
+		pthread_mutex_unlock(&cam->lock);
+		camera_frame_run(cam, req);
+		pthread_mutex_lock(&cam->lock);
+		cam->current = NULL;
+		pthread_mutex_unlock(&cam->lock);
+		deliver(cam, req);
+		pthread_mutex_lock(&cam->lock);
+	}
+	pthread_mutex_unlock(&cam->lock);
+	return NULL;
+}
+
+int cisp_camera_start(struct cisp_camera *cam)
+{
+	int r;
+
+	if (cam->started)
+		return cisp_error(-EBUSY, "camera %s is already started", cam->name);
+	if (!cam->configured)
+		return cisp_error(-EINVAL, "camera %s is not configured", cam->name);
+	r = camera_frame_start(cam);
+	if (r)
+		return r;
+	r = cisp_sensor_start(cam->sensor);
+	if (r)
+		return r;
+	cam->stopping = false;
+	r = pthread_create(&cam->thread, NULL, camera_thread, cam);
+	if (r) {
+		cisp_sensor_stop(cam->sensor);
+		return cisp_error(-EAGAIN, "camera %s: cannot start its thread", cam->name);
+	}
+	pthread_mutex_lock(&cam->lock);
+	cam->started = true;
+	pthread_mutex_unlock(&cam->lock);
+	return 0;
+}
+
+/* Complete every request that has not started with -ECANCELED. */
+static void cancel_pending(struct cisp_camera *cam)
+{
+	for (;;) {
+		struct cisp_camera_request *req;
+
+		pthread_mutex_lock(&cam->lock);
+		req = fifo_pop(&cam->pending);
+		pthread_mutex_unlock(&cam->lock);
+		if (!req)
+			break;
+		req->status = -ECANCELED;
+		snprintf(req->message, sizeof(req->message), "cancelled: camera %.100s stopped", cam->name);
+		deliver(cam, req);
+	}
+}
+
+int cisp_camera_stop(struct cisp_camera *cam)
+{
+	if (cam->started) {
+		pthread_mutex_lock(&cam->lock);
+		cam->stopping = true;
+		pthread_cond_broadcast(&cam->cond);
+		pthread_mutex_unlock(&cam->lock);
+		pthread_join(cam->thread, NULL);
+		cisp_sensor_stop(cam->sensor);
+		pthread_mutex_lock(&cam->lock);
+		cam->started = false;
+		pthread_mutex_unlock(&cam->lock);
+	}
+	cancel_pending(cam);
+	return 0;
+}
+
+int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req)
+{
+	int r;
+
+	if (!cam->configured)
+		return cisp_error(-ENODEV, "camera %s is not configured", cam->name);
+	r = camera_request_check(cam, req);
+	if (r)
+		return r;
+	if (req->controls.mask & ~((CISP_REQ_FRAME_DURATION << 1) - 1))
+		return cisp_error(-EINVAL, "request controls: unknown mask bits 0x%x", req->controls.mask);
+	pthread_mutex_lock(&cam->lock);
+	if (cam->current == req || fifo_contains(&cam->pending, req) || fifo_contains(&cam->done, req)) {
+		pthread_mutex_unlock(&cam->lock);
+		return cisp_error(-EBUSY, "request is already queued");
+	}
+	req->status = 0;
+	req->message[0] = 0;
+	memset(&req->metadata, 0, sizeof(req->metadata));
+	r = fifo_push(&cam->pending, req);
+	pthread_cond_broadcast(&cam->cond);
+	pthread_mutex_unlock(&cam->lock);
+	return r ? cisp_error(r, "out of memory queueing a request") : 0;
+}
+
+int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_request **req, int64_t timeout_ns)
+{
+	struct timespec until;
+	int r = 0;
+
+	*req = NULL;
+	if (cam->config.complete)
+		return cisp_error(-EINVAL, "camera %s delivers requests to its callback", cam->name);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	if (timeout_ns > 0) {
+		until.tv_sec += timeout_ns / 1000000000;
+		until.tv_nsec += timeout_ns % 1000000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+	}
+	pthread_mutex_lock(&cam->lock);
+	while (!cam->done.count) {
+		if (!cam->started || (!cam->pending.count && !cam->current)) {
+			r = -ENODATA;
+			break;
+		}
+		if (timeout_ns == 0) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		if (timeout_ns < 0)
+			pthread_cond_wait(&cam->cond, &cam->lock);
+		else if (pthread_cond_timedwait(&cam->cond, &cam->lock, &until) == ETIMEDOUT && !cam->done.count) {
+			r = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (!r)
+		*req = fifo_pop(&cam->done);
+	pthread_mutex_unlock(&cam->lock);
+	if (r == -ENODATA)
+		return cisp_error(r, "camera %s: no request is completed, and none is in flight", cam->name);
+	if (r)
+		return cisp_error(r, "camera %s: no request completed in time", cam->name);
+	return 0;
+}

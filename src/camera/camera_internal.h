@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* The camera's state, shared by the files of src/camera. */
+#ifndef CISP_CAMERA_INTERNAL_H
+#define CISP_CAMERA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cisp/camera.h>
+#include <cisp/params_state.h>
+#include <cisp/tuning.h>
+
+struct cisp_camera_manager {
+	struct cisp_device *device;
+	bool owns_device;
+	unsigned open_cameras; /* guarded by lock */
+	unsigned next_id;      /* numbers context names; guarded by lock */
+	pthread_mutex_t lock;
+};
+
+/* A FIFO of request pointers; grows as needed. */
+struct request_fifo {
+	struct cisp_camera_request **item;
+	size_t head, count, capacity;
+};
+
+struct cisp_camera {
+	struct cisp_camera_manager *manager;
+	char name[128];
+	unsigned id;
+	int priority;
+	struct cisp_sensor *sensor;
+	struct cisp_tuning *tuning;
+
+	/* Set by cisp_camera_configure(). */
+	bool configured;
+	struct cisp_camera_config config;
+	struct cisp_sensor_mode mode;
+	uint32_t raw_format;            /* the ISP's input format */
+	struct cisp_context *ctx;
+	struct cisp_control *loop;
+	struct cisp_image raw;          /* the frame when a request has no raw buffer */
+	struct cisp_image scratch[CISP_MAX_OUTPUTS]; /* outputs a request does not want */
+	struct cisp_stats *stats;
+
+	/* Per-frame state, owned by the camera thread while started. */
+	struct cisp_param_state params; /* the ISP state the loop asked for, with the camera's crops */
+	void *delta;                    /* params buffer for the next job */
+	size_t delta_size, delta_capacity;
+	double next_ct, next_gains[2];  /* colour the next job applies */
+
+	/* Requests; guarded by lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct request_fifo pending;    /* queued, not started */
+	struct request_fifo done;       /* completed, for cisp_camera_wait() */
+	struct cisp_camera_request *current; /* the one being processed */
+	bool started, stopping;
+	pthread_t thread;
+};
+
+/* src/camera/fifo.c */
+int fifo_push(struct request_fifo *f, struct cisp_camera_request *req);
+struct cisp_camera_request *fifo_pop(struct request_fifo *f);
+bool fifo_contains(const struct request_fifo *f, const struct cisp_camera_request *req);
+void fifo_free(struct request_fifo *f);
+
+/* src/camera/frame.c */
+/* Program the sensor and the first params delta from the loop's start result. */
+int camera_frame_start(struct cisp_camera *cam);
+/* Capture, process and run the loop for one request; fills its status and metadata. */
+void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req);
+
+/* src/camera/config.c */
+/* Check @config against the camera's sensor and the ISP; -EINVAL with a message. */
+int camera_config_check(struct cisp_camera *cam, const struct cisp_camera_config *config,
+			struct cisp_sensor_mode *mode);
+/* Check a request's buffers against the configuration. */
+int camera_request_check(const struct cisp_camera *cam, const struct cisp_camera_request *req);
+
+#endif

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One frame of a camera: capture from the sensor, one ISP job through the
+ * device with the parameter changes the control loop asked for, the loop
+ * on the frame's statistics, the loop's sensor controls queued for the
+ * frame they are meant for, and the request's metadata.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/error.h>
+#include <cisp/fence.h>
+
+#include "camera_internal.h"
+#include "core/error_internal.h"
+
+/* Put the camera's crops (its stream configuration) into the ISP state. */
+static void apply_crops(struct cisp_camera *cam)
+{
+	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++) {
+		const struct cisp_stream_config *s = &cam->config.stream[o];
+		struct cisp_crop_params *c = &cam->params.crop[o];
+
+		c->output = (uint16_t)o;
+		if (s->format && s->crop_width) {
+			c->x = (uint16_t)s->crop_x;
+			c->y = (uint16_t)s->crop_y;
+			c->width = (uint16_t)s->crop_width;
+			c->height = (uint16_t)s->crop_height;
+			cam->params.crop_enabled |= 1u << o;
+		} else {
+			cam->params.crop_enabled &= ~(1u << o);
+		}
+	}
+}
+
+/* Encode @blocks of cam->params as the delta of the next job. */
+static int encode_delta(struct cisp_camera *cam, uint32_t blocks)
+{
+	size_t size;
+	int r;
+
+	cam->delta_size = 0;
+	if (!blocks)
+		return 0;
+	r = cisp_params_encode(&cam->params, blocks, NULL, 0, &size);
+	if (r && r != -ENOSPC)
+		return r;
+	if (size > cam->delta_capacity) {
+		void *buf = realloc(cam->delta, size);
+
+		if (!buf)
+			return cisp_error(-ENOMEM, "out of memory for a params buffer");
+		cam->delta = buf;
+		cam->delta_capacity = size;
+	}
+	r = cisp_params_encode(&cam->params, blocks, cam->delta, cam->delta_capacity, &size);
+	if (r)
+		return r;
+	cam->delta_size = size;
+	return 0;
+}
+
+/* Take the loop's parameter state, keep the camera's crops, encode what changed. */
+static int take_params(struct cisp_camera *cam, const struct cisp_control_result *res, uint32_t changed)
+{
+	cam->params = *res->params;
+	apply_crops(cam);
+	cam->next_ct = res->state.colour_temperature;
+	cam->next_gains[0] = res->state.colour_gains[0];
+	cam->next_gains[1] = res->state.colour_gains[1];
+	return encode_delta(cam, changed);
+}
+
+int camera_frame_start(struct cisp_camera *cam)
+{
+	struct cisp_camera_request *first;
+	struct cisp_control_result res;
+	int r;
+
+	/* The first request's controls shape the start (e.g. a manual exposure from frame 0). */
+	pthread_mutex_lock(&cam->lock);
+	first = cam->pending.count ? cam->pending.item[cam->pending.head] : NULL;
+	pthread_mutex_unlock(&cam->lock);
+	if (first && first->controls.mask) {
+		r = cisp_control_request(cam->loop, &first->controls);
+		if (r)
+			return cisp_error_prefix(r, "camera %s: first request's controls", cam->name);
+	}
+	r = cisp_control_start(cam->loop, &res);
+	if (r)
+		return cisp_error_prefix(r, "camera %s: control loop start", cam->name);
+	if (res.sensor.mask) {
+		r = cisp_sensor_set_controls(cam->sensor, &res.sensor);
+		if (r)
+			return cisp_error_prefix(r, "camera %s: starting sensor controls", cam->name);
+	}
+	/* The whole state: the context may hold another stream's state from before. */
+	return take_params(cam, &res, ~0u);
+}
+
+static int queue_sensor_controls(struct cisp_camera *cam, const struct cisp_control_result *res)
+{
+	int r;
+
+	if (!res->sensor.mask)
+		return 0;
+	r = cisp_sensor_queue_controls(cam->sensor, res->sensor_sequence, &res->sensor);
+	if (r == -EAGAIN) /* that frame is already too late for some control: as soon as possible */
+		r = cisp_sensor_set_controls(cam->sensor, &res->sensor);
+	return r;
+}
+
+static void fill_metadata(struct cisp_camera *cam, struct cisp_camera_metadata *m,
+			  const struct cisp_sensor_metadata *md)
+{
+	m->sequence = md->sequence;
+	m->timestamp_ns = md->timestamp_ns;
+	m->exposure_us = (double)md->exposure_ns / 1000.0;
+	m->analogue_gain = md->controls[CISP_SENSOR_ANALOGUE_GAIN] / (double)CISP_SENSOR_GAIN_ONE;
+	m->digital_gain = md->controls[CISP_SENSOR_DIGITAL_GAIN] / (double)CISP_SENSOR_GAIN_ONE;
+	m->frame_duration_us = (double)md->frame_duration_ns / 1000.0;
+	m->lens_position = md->controls[CISP_SENSOR_LENS_POSITION];
+	m->colour_temperature = cam->next_ct;
+	m->colour_gains[0] = cam->next_gains[0];
+	m->colour_gains[1] = cam->next_gains[1];
+	m->sensor = *md;
+}
+
+static void fail(struct cisp_camera_request *req, int r)
+{
+	req->status = r;
+	snprintf(req->message, sizeof(req->message), "%s", cisp_last_error());
+}
+
+void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req)
+{
+	struct cisp_image *raw = req->buffer[CISP_STREAM_RAW] ? req->buffer[CISP_STREAM_RAW] : &cam->raw;
+	struct cisp_job job = { 0 };
+	struct cisp_job_result jr = { 0 };
+	struct cisp_control_result res;
+	struct cisp_sensor_metadata md;
+	struct cisp_fence *fence = NULL;
+	int r;
+
+	cisp_clear_error();
+	if (req->controls.mask) {
+		r = cisp_control_request(cam->loop, &req->controls);
+		if (r)
+			return fail(req, cisp_error_prefix(r, "request controls"));
+	}
+	r = cisp_sensor_capture(cam->sensor, raw, &md, 0);
+	if (r)
+		return fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
+	fill_metadata(cam, &req->metadata, &md);
+
+	job.mode = CISP_JOB_SINGLE;
+	job.num_inputs = 1;
+	job.input[0] = raw;
+	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
+		if (cam->config.stream[o].format)
+			job.output[o] = req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
+	job.stats = cam->stats;
+	job.params = cam->delta_size ? cam->delta : NULL;
+	job.params_size = cam->delta_size;
+	job.result = &jr;
+	r = cisp_job_submit(cam->ctx, &job, &fence);
+	if (r)
+		return fail(req, cisp_error_prefix(r, "camera %s: ISP job", cam->name));
+	cam->delta_size = 0; /* the device applies the delta in its turn, whether the job runs or not */
+	r = cisp_fence_wait(fence, -1);
+	cisp_fence_unref(fence);
+	req->metadata.isp_ns = jr.end_ns > jr.submit_ns ? jr.end_ns - jr.submit_ns : 0;
+	if (r) {
+		req->status = r;
+		snprintf(req->message, sizeof(req->message), "ISP job failed: %.100s",
+			 jr.message[0] ? jr.message : "no message");
+		return;
+	}
+
+	r = cisp_control_process(cam->loop, cam->stats, &md, &res);
+	if (r)
+		return fail(req, cisp_error_prefix(r, "camera %s: control loop", cam->name));
+	req->metadata.control = res.state;
+	req->metadata.ae_state = res.state.ae_state;
+	req->metadata.awb_state = res.state.awb_state;
+	req->metadata.af_state = res.state.af_state;
+	r = queue_sensor_controls(cam, &res);
+	if (!r)
+		r = take_params(cam, &res, res.params_changed & ~CISP_BLOCK_BIT(CISP_BLOCK_CROP));
+	if (r)
+		fail(req, cisp_error_prefix(r, "camera %s: applying the loop's decisions", cam->name));
+}

@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The camera API: listing and opening, configuration checks, requests that
+ * complete in order with their frame's metadata, manual controls reaching
+ * the frames they apply to, start/stop cycles, two cameras streaming at
+ * once on one device, and every request coming back when a camera stops or
+ * closes with requests in flight. The small test sensor keeps it fast.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cisp/camera.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+
+#include "test.h"
+
+#define TEST_CAMERA "virtual:cisp-test"
+#define NREQ 4
+
+/* A manager with two workers, shared by the tests' cameras. */
+static struct cisp_camera_manager *manager(void)
+{
+	struct cisp_device_config dc = { .workers = 2 };
+	struct cisp_camera_manager_config mc = { .device_config = &dc };
+	struct cisp_camera_manager *m = NULL;
+
+	CHECK_EQ(cisp_camera_manager_create(&m, &mc), 0);
+	return m;
+}
+
+static struct cisp_camera *open_camera(struct cisp_camera_manager *m, const char *options)
+{
+	struct cisp_camera_options o = { .sensor_options = options };
+	struct cisp_camera *cam = NULL;
+	int r = cisp_camera_open(&cam, m, TEST_CAMERA, &o);
+
+	if (r)
+		test_fail(__FILE__, __LINE__, "open %s: %s", TEST_CAMERA, cisp_last_error());
+	return cam;
+}
+
+/* Requests with main (and, when configured, raw) buffers of @cfg. */
+struct requests {
+	struct cisp_camera_request req[NREQ];
+	struct cisp_image main[NREQ], raw[NREQ];
+};
+
+static void requests_alloc(struct requests *r, const struct cisp_camera_config *cfg, const struct cisp_sensor_mode *mode)
+{
+	const struct cisp_stream_config *ms = &cfg->stream[CISP_STREAM_MAIN];
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < NREQ; i++) {
+		CHECK_EQ(cisp_image_alloc(&r->main[i], ms->format, ms->width, ms->height), 0);
+		r->req[i].buffer[CISP_STREAM_MAIN] = &r->main[i];
+		r->req[i].user = &r->req[i];
+		if (cfg->stream[CISP_STREAM_RAW].format) {
+			CHECK_EQ(cisp_image_alloc(&r->raw[i], cfg->stream[CISP_STREAM_RAW].format, mode->width,
+						  mode->height), 0);
+			r->req[i].buffer[CISP_STREAM_RAW] = &r->raw[i];
+		}
+	}
+}
+
+static void requests_free(struct requests *r)
+{
+	for (int i = 0; i < NREQ; i++) {
+		cisp_image_free(&r->main[i]);
+		cisp_image_free(&r->raw[i]);
+	}
+}
+
+/* Configure @mode with the default streams; fills @mode_out. */
+static int configure(struct cisp_camera *cam, unsigned mode, struct cisp_camera_config *cfg,
+		     struct cisp_sensor_mode *mode_out)
+{
+	CHECK_EQ(cisp_camera_default_config(cam, mode, cfg), 0);
+	CHECK_EQ(cisp_sensor_get_mode(cisp_camera_sensor(cam), mode, mode_out), 0);
+	return cisp_camera_configure(cam, cfg);
+}
+
+/*
+ * Stream @frames frames with the NREQ requests, re-queueing each when it
+ * completes; @md receives every frame's metadata in completion order. The
+ * controls of frame n are @controls(n) when given.
+ */
+static int stream(struct cisp_camera *cam, struct requests *r, unsigned frames, struct cisp_camera_metadata *md,
+		  void (*controls)(unsigned n, struct cisp_control_request *c))
+{
+	unsigned queued = 0, done = 0, next_req = 0;
+
+	for (int i = 0; i < NREQ && queued < frames; i++, queued++) {
+		memset(&r->req[i].controls, 0, sizeof(r->req[i].controls));
+		if (controls)
+			controls(queued, &r->req[i].controls);
+		CHECK_EQ(cisp_camera_queue(cam, &r->req[i]), 0);
+	}
+	CHECK_EQ(cisp_camera_start(cam), 0);
+	while (done < frames) {
+		struct cisp_camera_request *req = NULL;
+
+		if (cisp_camera_wait(cam, &req, 10 * 1000000000LL)) {
+			test_fail(__FILE__, __LINE__, "wait: %s", cisp_last_error());
+			break;
+		}
+		/* Requests come back in the order they were queued. */
+		CHECK(req == &r->req[next_req]);
+		next_req = (next_req + 1) % NREQ;
+		if (req->status)
+			test_fail(__FILE__, __LINE__, "frame %u: %d %s", done, req->status, req->message);
+		md[done++] = req->metadata;
+		if (queued < frames) {
+			memset(&req->controls, 0, sizeof(req->controls));
+			if (controls)
+				controls(queued, &req->controls);
+			CHECK_EQ(cisp_camera_queue(cam, req), 0);
+			queued++;
+		}
+	}
+	CHECK_EQ(cisp_camera_stop(cam), 0);
+	return (int)done;
+}
+
+TEST(camera_list_and_open)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera_desc list[32];
+	struct cisp_camera_options bad_option = { .sensor_options = "lux=-1" };
+	struct cisp_camera_options bad_tuning = { .tuning = "/no/such/tuning.yaml" };
+	struct cisp_camera *cam = NULL;
+	int n = cisp_camera_list(m, list, 32);
+	bool test = false, m8 = false;
+
+	CHECK(n >= 3);
+	for (int i = 0; i < n && i < 32; i++) {
+		test |= !strcmp(list[i].name, TEST_CAMERA);
+		m8 |= !strcmp(list[i].name, "virtual:cisp-8m10");
+		CHECK(!strcmp(list[i].backend, "virtual"));
+	}
+	CHECK(test && m8);
+	CHECK_EQ(cisp_camera_list(m, NULL, 0), n);
+	CHECK_ERR(cisp_camera_open(&cam, m, "virtual:no-such-model", NULL), -ENOENT, TEST_CAMERA);
+	CHECK(cam == NULL);
+	CHECK_ERR(cisp_camera_open(&cam, m, "", NULL), -EINVAL, "no camera name");
+	CHECK_ERR(cisp_camera_open(&cam, m, TEST_CAMERA, &bad_option), -EINVAL, "lux");
+	CHECK(cisp_camera_open(&cam, m, TEST_CAMERA, &bad_tuning) < 0);
+	CHECK(strstr(cisp_last_error(), "/no/such/tuning.yaml") != NULL);
+	CHECK(cam == NULL);
+
+	cam = open_camera(m, NULL);
+	if (cam) {
+		CHECK(cisp_camera_sensor(cam) != NULL);
+		CHECK(strlen(cisp_camera_tuning_name(cam)) > 0);
+		CHECK(!strcmp(cisp_sensor_info(cisp_camera_sensor(cam))->model, "cisp-test"));
+	}
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+	CHECK(!strcmp(cisp_camera_stream_name(CISP_STREAM_PREVIEW), "preview"));
+	CHECK(!strcmp(cisp_camera_stream_name(7), "unknown"));
+}
+
+TEST(camera_bad_configs_rejected)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *cam = open_camera(m, NULL);
+	struct cisp_camera_config cfg, good;
+	struct cisp_camera_request req = { 0 };
+	struct cisp_sensor_mode mode;
+	struct cisp_image img, small;
+
+	if (!cam)
+		goto out;
+	CHECK_ERR(cisp_camera_default_config(cam, 9, &cfg), -ERANGE, "no mode 9");
+	CHECK_EQ(cisp_camera_default_config(cam, 1, &good), 0);
+	CHECK_EQ(cisp_sensor_get_mode(cisp_camera_sensor(cam), 1, &mode), 0);
+	CHECK_EQ(good.stream[CISP_STREAM_MAIN].format, CISP_FMT_NV12);
+	CHECK_EQ(good.stream[CISP_STREAM_MAIN].width, mode.width);
+
+	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, mode.width, mode.height), 0);
+	req.buffer[CISP_STREAM_MAIN] = &img;
+	CHECK_ERR(cisp_camera_queue(cam, &req), -ENODEV, "not configured");
+	CHECK_ERR(cisp_camera_start(cam), -EINVAL, "not configured");
+
+	cfg = good;
+	cfg.mode = 5;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -ERANGE, "no mode 5");
+	cfg = good;
+	cfg.stream[CISP_STREAM_MAIN].format = 0;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "main stream is required");
+	cfg = good;
+	cfg.stream[CISP_STREAM_MAIN].format = CISP_FMT_SRGGB10;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "main stream: format");
+	cfg = good;
+	cfg.stream[CISP_STREAM_MAIN].width = 101;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "even size");
+	cfg = good;
+	cfg.stream[CISP_STREAM_MAIN].crop_x = 100;
+	cfg.stream[CISP_STREAM_MAIN].crop_width = 80;
+	cfg.stream[CISP_STREAM_MAIN].crop_height = 60;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "outside the 160x120 frame");
+	cfg = good;
+	cfg.stream[CISP_STREAM_PREVIEW] = (struct cisp_stream_config){ CISP_FMT_RGB888, 320, 240, 0, 0, 0, 0 };
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "larger than the main stream");
+	cfg = good;
+	cfg.stream[CISP_STREAM_RAW].format = CISP_FMT_SBGGR10;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "raw stream: format SBGGR10");
+	cfg = good;
+	cfg.stream[CISP_STREAM_RAW].format = mode.format;
+	cfg.stream[CISP_STREAM_RAW].crop_width = 8;
+	CHECK_ERR(cisp_camera_configure(cam, &cfg), -EINVAL, "cannot be cropped");
+
+	/* A crop and a scaled preview are fine. */
+	cfg = good;
+	cfg.stream[CISP_STREAM_MAIN] = (struct cisp_stream_config){ CISP_FMT_I420, 64, 48, 16, 8, 128, 96 };
+	cfg.stream[CISP_STREAM_PREVIEW] = (struct cisp_stream_config){ CISP_FMT_RGB888, 32, 24, 0, 0, 0, 0 };
+	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
+	/* Requests must match the streams. */
+	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "main buffer is 160x120 NV12 but the stream is 64x48 YUV420");
+	CHECK_EQ(cisp_image_alloc(&small, CISP_FMT_RGB888, 32, 24), 0);
+	req.buffer[CISP_STREAM_MAIN] = NULL;
+	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "no buffer");
+	req.buffer[CISP_STREAM_RAW] = &small;
+	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "raw stream is off");
+	req.buffer[CISP_STREAM_RAW] = NULL;
+	req.buffer[CISP_STREAM_PREVIEW] = &small;
+	req.controls.mask = 1u << 30;
+	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "unknown mask bits");
+	req.controls.mask = 0;
+	CHECK_EQ(cisp_camera_queue(cam, &req), 0);
+	CHECK_ERR(cisp_camera_queue(cam, &req), -EBUSY, "already queued");
+	CHECK_ERR(cisp_camera_configure(cam, &good), -EBUSY, "requests queued");
+	/* Stopping a camera that never started hands the queued request back. */
+	CHECK_EQ(cisp_camera_stop(cam), 0);
+	{
+		struct cisp_camera_request *back = NULL;
+
+		CHECK_EQ(cisp_camera_wait(cam, &back, 0), 0);
+		CHECK(back == &req);
+		CHECK_EQ(req.status, -ECANCELED);
+		CHECK_ERR(cisp_camera_wait(cam, &back, -1), -ENODATA, "none is in flight");
+	}
+	CHECK_EQ(cisp_camera_configure(cam, &good), 0);
+	CHECK_EQ(cisp_camera_start(cam), 0);
+	CHECK_ERR(cisp_camera_start(cam), -EBUSY, "already started");
+	CHECK_ERR(cisp_camera_configure(cam, &good), -EBUSY, "while started");
+	CHECK_EQ(cisp_camera_stop(cam), 0);
+	cisp_image_free(&small);
+	cisp_image_free(&img);
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}
+
+TEST(camera_requests_complete_in_order_with_metadata)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *cam = open_camera(m, NULL);
+	struct cisp_camera_metadata md[12];
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	struct requests r;
+	double line_us;
+	int n;
+
+	if (!cam)
+		goto out;
+	CHECK_EQ(cisp_camera_default_config(cam, 1, &cfg), 0);
+	CHECK_EQ(cisp_sensor_get_mode(cisp_camera_sensor(cam), 1, &mode), 0);
+	cfg.stream[CISP_STREAM_RAW].format = mode.format;
+	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
+	requests_alloc(&r, &cfg, &mode);
+	line_us = cisp_sensor_line_ns(&mode) / 1000;
+	n = stream(cam, &r, 12, md, NULL);
+	CHECK_EQ(n, 12);
+	for (int i = 0; i < n; i++) {
+		const struct cisp_sensor_metadata *s = &md[i].sensor;
+
+		CHECK_EQ(md[i].sequence, i);
+		CHECK_EQ(s->sequence, i);
+		if (i)
+			CHECK_EQ(md[i].timestamp_ns, md[i - 1].timestamp_ns + md[i - 1].sensor.frame_duration_ns);
+		/* What the frame used, in the camera's units. */
+		CHECK_NEAR(md[i].exposure_us, s->controls[CISP_SENSOR_EXPOSURE] * line_us, 0.01);
+		CHECK_NEAR(md[i].analogue_gain, s->controls[CISP_SENSOR_ANALOGUE_GAIN] / 256.0, 1e-9);
+		CHECK_NEAR(md[i].frame_duration_us, s->controls[CISP_SENSOR_FRAME_LENGTH] * line_us, 0.01);
+		CHECK_EQ(md[i].lens_position, s->controls[CISP_SENSOR_LENS_POSITION]);
+		CHECK(md[i].colour_temperature >= 2000 && md[i].colour_temperature <= 12000);
+		CHECK(md[i].colour_gains[0] > 0 && md[i].colour_gains[1] > 0);
+		CHECK_EQ(md[i].control.sequence, i);
+		CHECK_EQ(md[i].ae_state, md[i].control.ae_state);
+		CHECK(md[i].isp_ns > 0);
+	}
+	/* The colour applied to frame n + 1 is the one the loop chose after frame n. */
+	for (int i = 1; i < n; i++)
+		CHECK_NEAR(md[i].colour_temperature, md[i - 1].control.colour_temperature, 1e-9);
+	/* The buffers hold the frame: raw samples above black, and a picture that is not flat. */
+	{
+		const uint16_t *raw = (const uint16_t *)r.raw[0].plane[0].data;
+		const uint8_t *y = r.main[0].plane[0].data;
+		unsigned lo = 255, hi = 0;
+
+		CHECK(raw[mode.width * (mode.height / 2) + mode.width / 2] > mode.black_level);
+		for (uint32_t i = 0; i < mode.width * mode.height; i++) {
+			lo = y[i] < lo ? y[i] : lo;
+			hi = y[i] > hi ? y[i] : hi;
+		}
+		CHECK(hi > lo + 40);
+	}
+	requests_free(&r);
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}
+
+TEST(camera_start_stop_repeatedly)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *cam = open_camera(m, NULL);
+	struct cisp_camera_metadata md[3];
+
+	for (int cycle = 0; cam && cycle < 4; cycle++) {
+		unsigned mode_index = cycle % 2;
+		struct cisp_camera_config cfg;
+		struct cisp_sensor_mode mode;
+		struct requests r;
+
+		/* Reconfigure every other time; sequences restart at 0 on each start. */
+		if (cycle < 2)
+			CHECK_EQ(configure(cam, mode_index, &cfg, &mode), 0);
+		else
+			CHECK_EQ(configure(cam, 1, &cfg, &mode), 0);
+		requests_alloc(&r, &cfg, &mode);
+		CHECK_EQ(stream(cam, &r, 3, md, NULL), 3);
+		for (int i = 0; i < 3; i++)
+			CHECK_EQ(md[i].sequence, i);
+		CHECK_EQ(md[0].sensor.mode, cfg.mode);
+		requests_free(&r);
+	}
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}
+
+#define MANUAL_FRAME 3
+#define MANUAL_EXPOSURE_US 4000.0
+#define MANUAL_GAIN 2.0
+#define MANUAL_CT 3100.0
+#define MANUAL_LENS 333
+
+static void manual_controls(unsigned n, struct cisp_control_request *c)
+{
+	if (n != MANUAL_FRAME)
+		return;
+	c->mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE | CISP_REQ_ANALOGUE_GAIN | CISP_REQ_AWB_ENABLE |
+		  CISP_REQ_COLOUR_TEMPERATURE | CISP_REQ_AF_MODE | CISP_REQ_LENS_POSITION;
+	c->ae_enable = false;
+	c->exposure_us = MANUAL_EXPOSURE_US;
+	c->analogue_gain = MANUAL_GAIN;
+	c->awb_enable = false;
+	c->colour_temperature = MANUAL_CT;
+	c->af_mode = CISP_AF_MANUAL;
+	c->lens_position = MANUAL_LENS;
+}
+
+/* The first frame from which @ok holds to the end, or -1. */
+static int settled_from(const struct cisp_camera_metadata *md, int n, bool (*ok)(const struct cisp_camera_metadata *))
+{
+	int from = -1;
+
+	for (int i = 0; i < n; i++)
+		if (!ok(&md[i]))
+			from = -1;
+		else if (from < 0)
+			from = i;
+	return from;
+}
+
+static double g_line_us;
+
+static bool manual_exposure(const struct cisp_camera_metadata *m)
+{
+	return fabs(m->exposure_us - MANUAL_EXPOSURE_US) <= g_line_us && fabs(m->analogue_gain - MANUAL_GAIN) < 0.01;
+}
+
+static bool manual_colour(const struct cisp_camera_metadata *m)
+{
+	return fabs(m->colour_temperature - MANUAL_CT) < 1;
+}
+
+static bool manual_lens(const struct cisp_camera_metadata *m)
+{
+	return m->lens_position == MANUAL_LENS;
+}
+
+TEST(camera_manual_controls_reach_their_frames)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *cam = open_camera(m, "lux=200");
+	struct cisp_camera_metadata md[16];
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	struct requests r;
+	int n, e, c, l;
+
+	if (!cam)
+		goto out;
+	CHECK_EQ(configure(cam, 1, &cfg, &mode), 0);
+	g_line_us = cisp_sensor_line_ns(&mode) / 1000;
+	requests_alloc(&r, &cfg, &mode);
+	n = stream(cam, &r, 16, md, manual_controls);
+	CHECK_EQ(n, 16);
+	e = settled_from(md, n, manual_exposure);
+	c = settled_from(md, n, manual_colour);
+	l = settled_from(md, n, manual_lens);
+	/* Not before the request that asked for them, and within the sensor's delays and the loop's latency. */
+	CHECK(e > MANUAL_FRAME && e <= MANUAL_FRAME + 4);
+	CHECK(c > MANUAL_FRAME && c <= MANUAL_FRAME + 2);
+	CHECK(l > MANUAL_FRAME && l <= MANUAL_FRAME + 4);
+	for (int i = MANUAL_FRAME + 1; i < n; i++) {
+		CHECK_EQ(md[i].ae_state, CISP_AE_MANUAL);
+		CHECK_EQ(md[i].awb_state, CISP_AWB_MANUAL);
+		CHECK_EQ(md[i].af_state, CISP_AF_IDLE);
+	}
+	/* The metadata is what the sensor really applied. */
+	for (int i = 0; i < n; i++)
+		CHECK_NEAR(md[i].exposure_us, md[i].sensor.exposure_ns / 1000.0, 1e-6);
+	requests_free(&r);
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}
+
+/* Completed requests collected by a callback. */
+struct collector {
+	pthread_mutex_t lock;
+	struct cisp_camera_request *got[64];
+	int count;
+};
+
+static void collect(struct cisp_camera_request *req, void *opaque)
+{
+	struct collector *c = opaque;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->count < 64)
+		c->got[c->count] = req;
+	c->count++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static int collected(struct collector *c)
+{
+	int n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->count;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+TEST(camera_two_cameras_at_once)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *a = open_camera(m, "scene=colorchart,seed=1");
+	struct cisp_camera *b = open_camera(m, "scene=gradient,seed=2");
+	struct cisp_camera_config ca, cb;
+	struct cisp_sensor_mode mode;
+	struct collector col = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct cisp_camera_request rb[8];
+	struct cisp_image ib[8];
+	struct requests ra;
+	struct cisp_camera_metadata md[10];
+	uint64_t bseq = 0;
+
+	if (!a || !b)
+		goto out;
+	/* a: waits; b: a callback, 8 requests all queued up front, cropped and scaled. */
+	CHECK_EQ(configure(a, 1, &ca, &mode), 0);
+	CHECK_EQ(cisp_camera_default_config(b, 0, &cb), 0);
+	cb.stream[CISP_STREAM_MAIN] = (struct cisp_stream_config){ CISP_FMT_NV12, 96, 64, 32, 24, 192, 128 };
+	cb.complete = collect;
+	cb.opaque = &col;
+	CHECK_EQ(cisp_camera_configure(b, &cb), 0);
+	memset(rb, 0, sizeof(rb));
+	for (int i = 0; i < 8; i++) {
+		CHECK_EQ(cisp_image_alloc(&ib[i], CISP_FMT_NV12, 96, 64), 0);
+		rb[i].buffer[CISP_STREAM_MAIN] = &ib[i];
+		CHECK_EQ(cisp_camera_queue(b, &rb[i]), 0);
+	}
+	{
+		struct cisp_camera_request *none;
+
+		CHECK_ERR(cisp_camera_wait(b, &none, 0), -EINVAL, "callback");
+	}
+	CHECK_EQ(cisp_camera_start(b), 0);
+	requests_alloc(&ra, &ca, &mode);
+	CHECK_EQ(stream(a, &ra, 10, md, NULL), 10);
+	for (int i = 0; i < 10; i++)
+		CHECK_EQ(md[i].sequence, i);
+	/* b runs beside a; wait for its 8 frames. */
+	for (int spin = 0; spin < 2000 && collected(&col) < 8; spin++) {
+		struct timespec ts = { 0, 5000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	CHECK_EQ(cisp_camera_stop(b), 0);
+	CHECK_EQ(collected(&col), 8);
+	for (int i = 0; i < 8 && i < col.count; i++) {
+		CHECK(col.got[i] == &rb[i]);
+		CHECK_EQ(rb[i].status, 0);
+		CHECK_EQ(rb[i].metadata.sequence, bseq++);
+	}
+	/* Different scenes gave different pictures. */
+	CHECK(memcmp(ra.main[0].plane[0].data, ib[7].plane[0].data, 64) != 0);
+	requests_free(&ra);
+	for (int i = 0; i < 8; i++)
+		cisp_image_free(&ib[i]);
+out:
+	cisp_camera_close(a);
+	cisp_camera_close(b);
+	cisp_camera_manager_destroy(m);
+}
+
+TEST(camera_close_returns_every_request)
+{
+	struct cisp_camera_manager *m = manager();
+	struct collector col = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct cisp_camera *cam = open_camera(m, NULL);
+	struct cisp_camera_request req[12];
+	struct cisp_image img[12];
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	int ok = 0, cancelled = 0;
+
+	if (!cam)
+		goto out;
+	CHECK_EQ(cisp_camera_default_config(cam, 0, &cfg), 0);
+	CHECK_EQ(cisp_sensor_get_mode(cisp_camera_sensor(cam), 0, &mode), 0);
+	cfg.complete = collect;
+	cfg.opaque = &col;
+	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
+	memset(req, 0, sizeof(req));
+	for (int i = 0; i < 12; i++) {
+		CHECK_EQ(cisp_image_alloc(&img[i], CISP_FMT_NV12, mode.width, mode.height), 0);
+		req[i].buffer[CISP_STREAM_MAIN] = &img[i];
+		CHECK_EQ(cisp_camera_queue(cam, &req[i]), 0);
+	}
+	CHECK_EQ(cisp_camera_start(cam), 0);
+	while (collected(&col) < 2) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	cisp_camera_close(cam); /* with requests in flight */
+	cam = NULL;
+	CHECK_EQ(col.count, 12);
+	for (int i = 0; i < 12 && i < col.count; i++) {
+		/* Every request once, in order: the processed ones first, then the cancelled ones. */
+		CHECK(col.got[i] == &req[i]);
+		if (req[i].status == 0) {
+			CHECK_EQ(cancelled, 0);
+			CHECK_EQ(req[i].metadata.sequence, ok);
+			ok++;
+		} else {
+			CHECK_EQ(req[i].status, -ECANCELED);
+			CHECK(strstr(req[i].message, "cancelled") != NULL);
+			cancelled++;
+		}
+	}
+	CHECK(ok >= 2);
+	CHECK_EQ(ok + cancelled, 12);
+	for (int i = 0; i < 12; i++)
+		cisp_image_free(&img[i]);
+
+	/* Without a callback, stop hands every request back to cisp_camera_wait(). */
+	cam = open_camera(m, NULL);
+	if (cam) {
+		struct cisp_camera_request *back;
+		int n = 0;
+
+		CHECK_EQ(configure(cam, 1, &cfg, &mode), 0);
+		CHECK_EQ(cisp_image_alloc(&img[0], CISP_FMT_NV12, mode.width, mode.height), 0);
+		for (int i = 0; i < 6; i++) {
+			memset(&req[i], 0, sizeof(req[i]));
+			req[i].buffer[CISP_STREAM_MAIN] = &img[0]; /* one buffer shared: only the count matters */
+			CHECK_EQ(cisp_camera_queue(cam, &req[i]), 0);
+		}
+		CHECK_EQ(cisp_camera_start(cam), 0);
+		CHECK_EQ(cisp_camera_wait(cam, &back, -1), 0);
+		CHECK(back == &req[0]);
+		CHECK_EQ(cisp_camera_stop(cam), 0);
+		n = 1;
+		while (!cisp_camera_wait(cam, &back, 0)) {
+			CHECK(back == &req[n]);
+			n++;
+		}
+		CHECK_EQ(n, 6);
+		cisp_image_free(&img[0]);
+	}
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}
