@@ -14,6 +14,8 @@
 #pragma weak cmd_iq
 #pragma weak cmd_conform
 #pragma weak cmd_info
+#pragma weak cmd_list
+#pragma weak cmd_run
 
 static const struct {
 	const char *name;
@@ -28,6 +30,8 @@ static const struct {
 	{ "iq", cmd_iq, "measure image quality (virtual camera or chart photograph), write a report" },
 	{ "conform", cmd_conform, "check an ISP backend against a conformance profile" },
 	{ "info", cmd_info, "what an ISP instance accepts: ABI versions, canonical and vendor blocks" },
+	{ "list", cmd_list, "list the cameras: backend, model, tuning, modes" },
+	{ "run", cmd_run, "stream a camera through the ISP and the 3A loop; video, PNG, metadata log" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* cisp list: the cameras that can be opened, with their backend, model and modes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/camera.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+
+#include "commands.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: cisp list\n"
+		     "\n"
+		     "List the cameras 'cisp run --camera NAME' can open: every sensor found (virtual\n"
+		     "sensor models on CISP_SENSOR_PATH and in data/sensors), with its backend, model,\n"
+		     "tuning and modes (size, bit depth, CFA order, frame rate range).\n");
+}
+
+static void print_camera(struct cisp_camera_manager *mgr, const struct cisp_camera_desc *d)
+{
+	const struct cisp_sensor_info *info;
+	struct cisp_camera *cam;
+	struct cisp_sensor *s;
+
+	printf("%s\n  backend %s: %s\n", d->name, d->backend, d->description);
+	if (cisp_camera_open(&cam, mgr, d->name, NULL)) {
+		printf("  cannot open: %s\n", cisp_last_error());
+		return;
+	}
+	s = cisp_camera_sensor(cam);
+	info = cisp_sensor_info(s);
+	printf("  model %s, pixel array %ux%u, tuning %s\n", info->model, info->array_width, info->array_height,
+	       cisp_camera_tuning_name(cam));
+	for (unsigned i = 0; i < info->num_modes; i++) {
+		struct cisp_sensor_mode m;
+		double line_ns;
+
+		if (cisp_sensor_get_mode(s, i, &m))
+			continue;
+		line_ns = cisp_sensor_line_ns(&m);
+		printf("  mode %u %-8s %5ux%-5u %2u-bit %s, binning %u, %.1f..%.2f frames/s (default %.1f)\n", i, m.name,
+		       m.width, m.height, m.bits, cisp_format_name(m.format), m.binning, 1e9 / (line_ns * m.frame_length_min),
+		       1e9 / (line_ns * m.frame_length_max), 1e9 / (line_ns * m.frame_length_default));
+	}
+	cisp_camera_close(cam);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct cisp_camera_manager *mgr;
+	struct cisp_camera_desc *list;
+	int n;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		fprintf(stderr, "cisp list: unexpected argument '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	if (cisp_camera_manager_create(&mgr, &(struct cisp_camera_manager_config){
+						     .device_config = &(struct cisp_device_config){ .workers = 1 } })) {
+		fprintf(stderr, "cisp list: %s\n", cisp_last_error());
+		return 1;
+	}
+	n = cisp_camera_list(mgr, NULL, 0);
+	list = n > 0 ? calloc((size_t)n, sizeof(*list)) : NULL;
+	if (n > 0 && list)
+		n = cisp_camera_list(mgr, list, (unsigned)n);
+	if (n < 0 || (n > 0 && !list)) {
+		fprintf(stderr, "cisp list: %s\n", n < 0 ? cisp_last_error() : "out of memory");
+		cisp_camera_manager_destroy(mgr);
+		free(list);
+		return 1;
+	}
+	if (!n)
+		printf("no cameras found (virtual sensor models are looked for on CISP_SENSOR_PATH and in data/sensors)\n");
+	for (int i = 0; i < n; i++)
+		print_camera(mgr, &list[i]);
+	free(list);
+	cisp_camera_manager_destroy(mgr);
+	return 0;
+}

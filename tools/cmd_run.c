@@ -1,0 +1,766 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cisp run: stream a camera through the ISP and the 3A loop. Writes the
+ * video, the last frame as PNG, the last raw frame as DNG and a JSON-lines
+ * log of every frame's metadata, and prints how the loop converged.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cisp/camera.h>
+#include <cisp/dng.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/image_file.h>
+#include <cisp/raw_frame.h>
+#include <cisp/y4m.h>
+
+#include "commands.h"
+#include "options.h"
+
+#define DEFAULT_CAMERA "virtual:cisp-8m10"
+/* Requests in flight: enough to keep the sensor, the ISP and the writer busy. */
+#define NUM_REQUESTS 4
+#define MAX_SETS 64
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cisp run [--camera NAME] [--frames N] [--mode NAME|INDEX] [options]\n"
+		"\n"
+		"Stream a camera (default " DEFAULT_CAMERA ") through the ISP with the 3A loop\n"
+		"(AE, AWB, AF) running on every frame. By default the camera starts badly\n"
+		"exposed and white-balanced (--start) so that the log shows the loop converge.\n"
+		"Prints progress and a convergence summary.\n"
+		"\n"
+		"options:\n"
+		"  --camera NAME          a camera from 'cisp list' (default " DEFAULT_CAMERA ")\n"
+		"  --frames N             frames to stream (default 60)\n"
+		"  --mode NAME|INDEX      sensor mode (default: the smallest)\n"
+		"  --size WxH             main output size, scaled from the frame (default: the mode's)\n"
+		"  --scene NAME           virtual sensor scene: colorchart (default), resolution,\n"
+		"                         gradient, hdr, dominant[:patch], star, steps, flat,\n"
+		"                         deadleaves, or an image file\n"
+		"  --illuminant NAME      virtual sensor light: D65 (default), D50, A, F2, F11, LED,\n"
+		"                         daylight:K, blackbody:K, ...\n"
+		"  --lux X                scene illuminance (default 400)\n"
+		"  --option KEY=VALUE     any other sensor option (seed, flicker, noise, ...);\n"
+		"                         repeatable\n"
+		"  -o, --output FILE.y4m  the video (NV12 main stream)\n"
+		"  --png FILE.png         the last frame as a PNG\n"
+		"  --save-raw FILE.dng    the last raw frame as a DNG\n"
+		"  --metadata FILE.jsonl  one JSON object of metadata per frame\n"
+		"  --set NAME=VALUE[@N]   a control, from frame N on (default 0); repeatable.\n"
+		"                         AeEnable=0|1, ExposureTime=US, AnalogueGain=X,\n"
+		"                         DigitalGain=X, ExposureValue=EV, AeMetering=centre|spot|matrix,\n"
+		"                         AeFlickerMode=auto|off|50|60, AwbEnable=0|1,\n"
+		"                         ColourTemperature=K, ColourGains=R,B, AfMode=manual|auto|\n"
+		"                         continuous, AfTrigger=1, LensPosition=CODE,\n"
+		"                         FrameDurationLimits=MIN,MAX (us). A manual value turns its\n"
+		"                         automatic control off unless the enable is also given.\n"
+		"  --start EXPOSURE_US,KELVIN|auto\n"
+		"                         frame 0's manual exposure and colour temperature, after\n"
+		"                         which AE and AWB take over (default 2000,2800: far too\n"
+		"                         dark and too warm for the default scene); auto: the\n"
+		"                         loop's own start\n"
+		"  --tuning FILE          tuning file (default: found by sensor model)\n"
+		"  --quiet                no per-frame progress\n"
+		"  -h, --help             this help\n");
+}
+
+/* One --set: a control request to merge into the request of frame @frame. */
+struct set_control {
+	unsigned long frame;
+	struct cisp_control_request req;
+};
+
+struct run_options {
+	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning;
+	unsigned long frames;
+	uint32_t width, height;
+	char sensor_options[1024];
+	bool start_auto, quiet;
+	double start_exposure_us, start_ct;
+	struct set_control sets[MAX_SETS];
+	unsigned num_sets;
+};
+
+static int add_sensor_option(struct run_options *o, const char *key, const char *value)
+{
+	size_t len = strlen(o->sensor_options);
+	int n = snprintf(o->sensor_options + len, sizeof(o->sensor_options) - len, "%s%s%s%s", len ? "," : "", key,
+			 value ? "=" : "", value ? value : "");
+
+	if (n < 0 || (size_t)n >= sizeof(o->sensor_options) - len) {
+		fprintf(stderr, "cisp run: too many sensor options\n");
+		return -EINVAL;
+	}
+	if (strchr(value ? value : key, ',') && value) {
+		fprintf(stderr, "cisp run: the value of %s may not contain ','\n", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool parse_bool(const char *v, bool *b)
+{
+	if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "on")) {
+		*b = true;
+		return true;
+	}
+	if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "off")) {
+		*b = false;
+		return true;
+	}
+	return false;
+}
+
+/* "A,B" as two numbers. */
+static bool parse_pair(const char *v, double *a, double *b)
+{
+	char *end;
+
+	*a = strtod(v, &end);
+	if (end == v || *end != ',')
+		return false;
+	v = end + 1;
+	*b = strtod(v, &end);
+	return end != v && !*end;
+}
+
+static bool parse_number(const char *v, double *x)
+{
+	char *end;
+
+	*x = strtod(v, &end);
+	return end != v && !*end && isfinite(*x);
+}
+
+/* Parse NAME=VALUE into @req; false with a message on error. */
+static bool parse_control(const char *name, const char *v, struct cisp_control_request *req)
+{
+	static const char *const metering[] = { "centre", "spot", "matrix" };
+	static const char *const flicker[] = { "auto", "off", "50", "60" };
+	static const char *const af[] = { "manual", "auto", "continuous" };
+	double x, y;
+	bool b;
+
+	if (!strcasecmp(name, "AeEnable") && parse_bool(v, &b)) {
+		req->mask |= CISP_REQ_AE_ENABLE;
+		req->ae_enable = b;
+	} else if (!strcasecmp(name, "ExposureTime") && parse_number(v, &x) && x > 0) {
+		req->mask |= CISP_REQ_EXPOSURE;
+		req->exposure_us = x;
+	} else if (!strcasecmp(name, "AnalogueGain") && parse_number(v, &x) && x >= 1) {
+		req->mask |= CISP_REQ_ANALOGUE_GAIN;
+		req->analogue_gain = x;
+	} else if (!strcasecmp(name, "DigitalGain") && parse_number(v, &x) && x >= 1) {
+		req->mask |= CISP_REQ_DIGITAL_GAIN;
+		req->digital_gain = x;
+	} else if (!strcasecmp(name, "ExposureValue") && parse_number(v, &x) && x >= -4 && x <= 4) {
+		req->mask |= CISP_REQ_EV;
+		req->ev = x;
+	} else if (!strcasecmp(name, "AwbEnable") && parse_bool(v, &b)) {
+		req->mask |= CISP_REQ_AWB_ENABLE;
+		req->awb_enable = b;
+	} else if (!strcasecmp(name, "ColourTemperature") && parse_number(v, &x) && x >= 2000 && x <= 12000) {
+		req->mask |= CISP_REQ_COLOUR_TEMPERATURE;
+		req->colour_temperature = x;
+	} else if (!strcasecmp(name, "ColourGains") && parse_pair(v, &x, &y) && x > 0 && y > 0) {
+		req->mask |= CISP_REQ_COLOUR_GAINS;
+		req->colour_gains[0] = x;
+		req->colour_gains[1] = y;
+	} else if (!strcasecmp(name, "LensPosition") && parse_number(v, &x) && x >= 0 && x <= 65535 &&
+		   x == floor(x)) {
+		req->mask |= CISP_REQ_LENS_POSITION;
+		req->lens_position = (int32_t)x;
+	} else if (!strcasecmp(name, "AfTrigger") && !strcmp(v, "1")) {
+		req->mask |= CISP_REQ_AF_TRIGGER;
+	} else if (!strcasecmp(name, "FrameDurationLimits") && parse_pair(v, &x, &y) && x >= 0 && y >= x) {
+		req->mask |= CISP_REQ_FRAME_DURATION;
+		req->frame_duration_us[0] = x;
+		req->frame_duration_us[1] = y;
+	} else if (!strcasecmp(name, "AeMetering") || !strcasecmp(name, "AeFlickerMode") ||
+		   !strcasecmp(name, "AfMode")) {
+		const char *const *names = !strcasecmp(name, "AeMetering") ? metering
+					   : !strcasecmp(name, "AfMode")   ? af
+									   : flicker;
+		unsigned n = names == flicker ? 4 : 3;
+
+		for (unsigned i = 0; i < n; i++) {
+			if (strcasecmp(v, names[i]) && !(names == metering && i == 0 && !strcasecmp(v, "center")))
+				continue;
+			if (names == metering) {
+				req->mask |= CISP_REQ_METERING;
+				req->metering = (enum cisp_ae_metering)i;
+			} else if (names == af) {
+				req->mask |= CISP_REQ_AF_MODE;
+				req->af_mode = (enum cisp_af_mode)i;
+			} else {
+				req->mask |= CISP_REQ_FLICKER;
+				req->flicker = (enum cisp_flicker_mode)i;
+			}
+			return true;
+		}
+		fprintf(stderr, "cisp run: --set %s: '%s' is not one of", name, v);
+		for (unsigned i = 0; i < n; i++)
+			fprintf(stderr, " %s", names[i]);
+		fprintf(stderr, "\n");
+		return false;
+	} else {
+		static const char *const known[] = { "AeEnable", "ExposureTime", "AnalogueGain", "DigitalGain",
+						     "ExposureValue", "AwbEnable", "ColourTemperature", "ColourGains",
+						     "LensPosition", "AfTrigger", "FrameDurationLimits", "AeMetering",
+						     "AeFlickerMode", "AfMode" };
+		bool is_known = false;
+
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			is_known |= !strcasecmp(name, known[i]);
+		if (is_known)
+			fprintf(stderr, "cisp run: --set %s: bad value '%s' (see cisp run --help)\n", name, v);
+		else
+			fprintf(stderr, "cisp run: --set: unknown control '%s' (see cisp run --help)\n", name);
+		return false;
+	}
+	return true;
+}
+
+/* A manual value switches its automatic control off unless the request says otherwise. */
+static void imply_manual(struct cisp_control_request *req)
+{
+	if ((req->mask & (CISP_REQ_EXPOSURE | CISP_REQ_ANALOGUE_GAIN | CISP_REQ_DIGITAL_GAIN)) &&
+	    !(req->mask & CISP_REQ_AE_ENABLE)) {
+		req->mask |= CISP_REQ_AE_ENABLE;
+		req->ae_enable = false;
+	}
+	if ((req->mask & (CISP_REQ_COLOUR_TEMPERATURE | CISP_REQ_COLOUR_GAINS)) && !(req->mask & CISP_REQ_AWB_ENABLE)) {
+		req->mask |= CISP_REQ_AWB_ENABLE;
+		req->awb_enable = false;
+	}
+	if ((req->mask & CISP_REQ_LENS_POSITION) && !(req->mask & CISP_REQ_AF_MODE)) {
+		req->mask |= CISP_REQ_AF_MODE;
+		req->af_mode = CISP_AF_MANUAL;
+	}
+}
+
+static int parse_set(struct run_options *o, const char *text)
+{
+	char buf[256], *eq, *at;
+	struct set_control *s;
+
+	if (o->num_sets == MAX_SETS) {
+		fprintf(stderr, "cisp run: at most %d --set options\n", MAX_SETS);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", text);
+	eq = strchr(buf, '=');
+	if (!eq) {
+		fprintf(stderr, "cisp run: --set '%s' is not NAME=VALUE\n", text);
+		return -EINVAL;
+	}
+	*eq = 0;
+	s = &o->sets[o->num_sets];
+	memset(s, 0, sizeof(*s));
+	at = strchr(eq + 1, '@');
+	if (at) {
+		*at = 0;
+		if (parse_uint("--set @frame", at + 1, 0, 1000000000, &s->frame))
+			return -EINVAL;
+	}
+	if (!parse_control(buf, eq + 1, &s->req))
+		return -EINVAL;
+	imply_manual(&s->req);
+	o->num_sets++;
+	return 0;
+}
+
+/* Merge the fields of @from into @to. */
+static void merge_request(struct cisp_control_request *to, const struct cisp_control_request *from)
+{
+	uint32_t m = from->mask;
+
+	if (m & CISP_REQ_AE_ENABLE)
+		to->ae_enable = from->ae_enable;
+	if (m & CISP_REQ_EXPOSURE)
+		to->exposure_us = from->exposure_us;
+	if (m & CISP_REQ_ANALOGUE_GAIN)
+		to->analogue_gain = from->analogue_gain;
+	if (m & CISP_REQ_DIGITAL_GAIN)
+		to->digital_gain = from->digital_gain;
+	if (m & CISP_REQ_EV)
+		to->ev = from->ev;
+	if (m & CISP_REQ_METERING)
+		to->metering = from->metering;
+	if (m & CISP_REQ_FLICKER)
+		to->flicker = from->flicker;
+	if (m & CISP_REQ_AWB_ENABLE)
+		to->awb_enable = from->awb_enable;
+	if (m & CISP_REQ_COLOUR_TEMPERATURE)
+		to->colour_temperature = from->colour_temperature;
+	if (m & CISP_REQ_COLOUR_GAINS)
+		memcpy(to->colour_gains, from->colour_gains, sizeof(to->colour_gains));
+	if (m & CISP_REQ_AF_MODE)
+		to->af_mode = from->af_mode;
+	if (m & CISP_REQ_LENS_POSITION)
+		to->lens_position = from->lens_position;
+	if (m & CISP_REQ_FRAME_DURATION)
+		memcpy(to->frame_duration_us, from->frame_duration_us, sizeof(to->frame_duration_us));
+	to->mask |= m;
+}
+
+/* The controls of frame @n: the bad start on frame 0, the hand-over on frame 1, then the --set ones. */
+static void frame_controls(const struct run_options *o, unsigned long n, struct cisp_control_request *req)
+{
+	uint32_t user = 0;
+
+	memset(req, 0, sizeof(*req));
+	for (unsigned i = 0; i < o->num_sets; i++)
+		if (o->sets[i].frame <= 1)
+			user |= o->sets[i].req.mask;
+	if (!o->start_auto && n == 0) {
+		req->mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE | CISP_REQ_ANALOGUE_GAIN | CISP_REQ_DIGITAL_GAIN |
+			    CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_TEMPERATURE;
+		req->exposure_us = o->start_exposure_us;
+		req->analogue_gain = 1.0;
+		req->digital_gain = 1.0;
+		req->colour_temperature = o->start_ct;
+	} else if (!o->start_auto && n == 1) {
+		/* Hand over to the loop, except what the user set by hand. */
+		if (!(user & CISP_REQ_AE_ENABLE)) {
+			req->mask |= CISP_REQ_AE_ENABLE;
+			req->ae_enable = true;
+		}
+		if (!(user & CISP_REQ_AWB_ENABLE)) {
+			req->mask |= CISP_REQ_AWB_ENABLE;
+			req->awb_enable = true;
+		}
+	}
+	for (unsigned i = 0; i < o->num_sets; i++)
+		if (o->sets[i].frame == n || (n == 1 && o->sets[i].frame == 0 && !o->start_auto))
+			merge_request(req, &o->sets[i].req);
+}
+
+static int parse_args(int argc, char **argv, struct run_options *o)
+{
+	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
+	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET };
+	static const struct option longopts[] = {
+		{ "camera", required_argument, NULL, O_CAMERA },
+		{ "frames", required_argument, NULL, O_FRAMES },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "scene", required_argument, NULL, O_SCENE },
+		{ "illuminant", required_argument, NULL, O_ILLUMINANT },
+		{ "lux", required_argument, NULL, O_LUX },
+		{ "option", required_argument, NULL, O_OPTION },
+		{ "output", required_argument, NULL, 'o' },
+		{ "png", required_argument, NULL, O_PNG },
+		{ "save-raw", required_argument, NULL, O_RAW },
+		{ "metadata", required_argument, NULL, O_METADATA },
+		{ "set", required_argument, NULL, O_SET },
+		{ "start", required_argument, NULL, O_START },
+		{ "tuning", required_argument, NULL, O_TUNING },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	double x;
+	int c;
+
+	o->camera = DEFAULT_CAMERA;
+	o->frames = 60;
+	o->start_exposure_us = 2000;
+	o->start_ct = 2800;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		int r = 0;
+
+		switch (c) {
+		case O_CAMERA: o->camera = optarg; break;
+		case O_FRAMES: r = parse_uint("--frames", optarg, 1, 1000000, &o->frames); break;
+		case O_MODE: o->mode = optarg; break;
+		case O_SIZE: r = parse_size("--size", optarg, &o->width, &o->height); break;
+		case O_SCENE: r = add_sensor_option(o, "scene", optarg); break;
+		case O_ILLUMINANT: r = add_sensor_option(o, "illuminant", optarg); break;
+		case O_LUX:
+			r = parse_double("--lux", optarg, 0, 1e6, &x);
+			if (!r)
+				r = add_sensor_option(o, "lux", optarg);
+			break;
+		case O_OPTION:
+			if (!strchr(optarg, '=')) {
+				fprintf(stderr, "cisp run: --option '%s' is not KEY=VALUE\n", optarg);
+				r = -EINVAL;
+			} else {
+				r = add_sensor_option(o, optarg, NULL);
+			}
+			break;
+		case 'o': o->output = optarg; break;
+		case O_PNG: o->png = optarg; break;
+		case O_RAW: o->raw = optarg; break;
+		case O_METADATA: o->metadata = optarg; break;
+		case O_SET: r = parse_set(o, optarg); break;
+		case O_START:
+			if (!strcmp(optarg, "auto")) {
+				o->start_auto = true;
+			} else if (!parse_pair(optarg, &o->start_exposure_us, &o->start_ct) || o->start_exposure_us <= 0 ||
+				   o->start_ct < 2000 || o->start_ct > 12000) {
+				fprintf(stderr, "cisp run: --start '%s' is not EXPOSURE_US,KELVIN (2000..12000 K) or auto\n",
+					optarg);
+				r = -EINVAL;
+			}
+			break;
+		case O_TUNING: o->tuning = optarg; break;
+		case O_QUIET: o->quiet = true; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return 2;
+		}
+		if (r)
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cisp run: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+/* The mode called @name (or numbered), or the smallest when @name is NULL. */
+static int pick_mode(struct cisp_sensor *s, const char *name, unsigned *index)
+{
+	const struct cisp_sensor_info *info = cisp_sensor_info(s);
+	uint64_t best = UINT64_MAX;
+	struct cisp_sensor_mode m;
+	char *end;
+	unsigned long n;
+
+	if (name) {
+		n = strtoul(name, &end, 10);
+		if (end != name && !*end && n < info->num_modes) {
+			*index = (unsigned)n;
+			return 0;
+		}
+		for (unsigned i = 0; i < info->num_modes; i++)
+			if (!cisp_sensor_get_mode(s, i, &m) && !strcmp(m.name, name)) {
+				*index = i;
+				return 0;
+			}
+		fprintf(stderr, "cisp run: camera %s has no mode '%s'; its modes:", info->name, name);
+		for (unsigned i = 0; i < info->num_modes; i++)
+			if (!cisp_sensor_get_mode(s, i, &m))
+				fprintf(stderr, " %u %s (%ux%u)%s", i, m.name, m.width, m.height,
+					i + 1 < info->num_modes ? "," : "");
+		fprintf(stderr, "\n");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < info->num_modes; i++)
+		if (!cisp_sensor_get_mode(s, i, &m) && (uint64_t)m.width * m.height < best) {
+			best = (uint64_t)m.width * m.height;
+			*index = i;
+		}
+	return 0;
+}
+
+struct run_state {
+	struct cisp_camera_request req[NUM_REQUESTS];
+	struct cisp_image main[NUM_REQUESTS];
+	struct cisp_image rgb;        /* preview stream: the last frame in RGB for --png */
+	struct cisp_image raw;        /* raw stream: the last frame for --save-raw */
+	struct cisp_y4m_writer *y4m;
+	FILE *jsonl;
+	long ae_converged, awb_converged, af_focused; /* first frame of the final converged run, -1 */
+	struct cisp_camera_metadata first, last;
+	double isp_ms_total;
+};
+
+static void log_json(FILE *f, const struct cisp_camera_metadata *m)
+{
+	const struct cisp_control_state *c = &m->control;
+
+	fprintf(f,
+		"{\"sequence\":%llu,\"timestamp_ns\":%llu,\"exposure_us\":%.1f,\"analogue_gain\":%.4f,"
+		"\"digital_gain\":%.4f,\"frame_duration_us\":%.1f,\"lens_position\":%d,\"colour_temperature\":%.0f,"
+		"\"colour_gains\":[%.4f,%.4f],\"ae_state\":\"%s\",\"ae_error\":%.4f,\"awb_state\":\"%s\","
+		"\"af_state\":\"%s\",\"sharpness\":%.4g,\"flicker_hz\":%u,\"lux\":%.1f,"
+		"\"next\":{\"exposure_us\":%.1f,\"analogue_gain\":%.4f,\"digital_gain\":%.4f,"
+		"\"colour_temperature\":%.0f,\"lens_position\":%d},\"isp_ms\":%.2f}\n",
+		(unsigned long long)m->sequence, (unsigned long long)m->timestamp_ns, m->exposure_us, m->analogue_gain,
+		m->digital_gain, m->frame_duration_us, m->lens_position, m->colour_temperature, m->colour_gains[0],
+		m->colour_gains[1], cisp_ae_state_name(m->ae_state), c->ae_error, cisp_awb_state_name(m->awb_state),
+		cisp_af_state_name(m->af_state), c->sharpness, c->flicker_hz, c->lux, c->exposure_us, c->analogue_gain,
+		c->digital_gain, c->colour_temperature, c->lens_position, m->isp_ns / 1e6);
+}
+
+static void print_progress(const struct cisp_camera_metadata *m)
+{
+	printf("frame %3llu: exposure %7.2f ms x%5.2f  AE %-9s (%.2f of target)  %5.0f K AWB %-9s  lens %4d AF %s\n",
+	       (unsigned long long)m->sequence, m->exposure_us / 1000, m->analogue_gain * m->digital_gain,
+	       cisp_ae_state_name(m->ae_state), m->control.ae_error, m->colour_temperature,
+	       cisp_awb_state_name(m->awb_state), m->lens_position, cisp_af_state_name(m->af_state));
+}
+
+/* Track the start of the last run of frames in a state. */
+static void track(long *since, bool in_state, uint64_t seq)
+{
+	if (!in_state)
+		*since = -1;
+	else if (*since < 0)
+		*since = (long)seq;
+}
+
+static void print_converged(const char *what, long since, const char *state)
+{
+	if (since >= 0)
+		printf("  %s: %s from frame %ld on\n", what, state, since);
+	else
+		printf("  %s: not %s by the last frame\n", what, state);
+}
+
+static void summary(const struct run_options *o, const struct run_state *st, unsigned long frames, double seconds)
+{
+	const struct cisp_camera_metadata *f = &st->first, *l = &st->last;
+	double e0 = f->exposure_us * f->analogue_gain * f->digital_gain;
+	double e1 = l->exposure_us * l->analogue_gain * l->digital_gain;
+
+	printf("\nsummary: %lu frames in %.2f s (%.1f frames/s, ISP %.1f ms a frame)\n", frames, seconds,
+	       frames / seconds, st->isp_ms_total / (double)frames);
+	print_converged("AE", st->ae_converged, "converged");
+	print_converged("AWB", st->awb_converged, "converged");
+	print_converged("AF", st->af_focused, "focused");
+	printf("  start: exposure %.2f ms x%.2f, %.0f K%s\n", f->exposure_us / 1000, f->analogue_gain * f->digital_gain,
+	       f->colour_temperature, o->start_auto ? " (the loop's own start)" : " (--start)");
+	printf("  final: exposure %.2f ms, analogue gain x%.2f, digital gain x%.2f, %.0f K (gains R %.3f B %.3f), "
+	       "lens %d, AE error %.3f\n",
+	       l->exposure_us / 1000, l->analogue_gain, l->digital_gain, l->colour_temperature, l->colour_gains[0],
+	       l->colour_gains[1], l->lens_position, l->control.ae_error);
+	if (e0 > 0 && e1 > 0)
+		printf("  exposure x gain went from %.2fx the final value to 1x\n", e0 / e1);
+}
+
+static int save_raw(const char *path, const struct cisp_image *raw, const struct cisp_sensor_mode *mode,
+		    const struct cisp_camera_metadata *m, const char *model)
+{
+	struct cisp_raw_frame frame;
+	unsigned shift = 16 - mode->bits;
+
+	memset(&frame, 0, sizeof(frame));
+	frame.image = *raw;
+	frame.image.owned = NULL; /* borrowed */
+	/* The raw stream is the 16-bit container format with samples shifted up (see configure). */
+	for (int c = 0; c < 4; c++)
+		frame.black[c] = (uint16_t)(mode->black_level << shift);
+	frame.white = (uint16_t)(mode->white_level << shift);
+	if (m->colour_gains[0] > 0 && m->colour_gains[1] > 0) {
+		frame.has_wb = true;
+		frame.wb_gains[0] = (float)m->colour_gains[0];
+		frame.wb_gains[1] = 1.0f;
+		frame.wb_gains[2] = (float)m->colour_gains[1];
+	}
+	frame.orientation = 1;
+	snprintf(frame.make, sizeof(frame.make), "cisp");
+	snprintf(frame.model, sizeof(frame.model), "%s", model);
+	frame.exposure_s = (float)(m->exposure_us / 1e6);
+	frame.iso = (float)(100 * m->analogue_gain * m->digital_gain);
+	return cisp_dng_write(path, &frame);
+}
+
+/* Open the writers and allocate the buffers. */
+static int prepare(const struct run_options *o, struct run_state *st, const struct cisp_camera_config *cfg,
+		   const struct cisp_sensor_mode *mode)
+{
+	const struct cisp_stream_config *ms = &cfg->stream[CISP_STREAM_MAIN];
+	double fps = 1e9 / (cisp_sensor_line_ns(mode) * mode->frame_length_default);
+	int r = 0;
+
+	for (unsigned i = 0; !r && i < NUM_REQUESTS; i++) {
+		r = cisp_image_alloc(&st->main[i], ms->format, ms->width, ms->height);
+		st->req[i].buffer[CISP_STREAM_MAIN] = &st->main[i];
+	}
+	if (!r && o->png)
+		r = cisp_image_alloc(&st->rgb, CISP_FMT_RGB888, ms->width, ms->height);
+	if (!r && o->raw)
+		r = cisp_image_alloc(&st->raw, cfg->stream[CISP_STREAM_RAW].format, mode->width, mode->height);
+	if (!r && o->output)
+		r = cisp_y4m_open(&st->y4m, o->output, ms->width, ms->height, (unsigned)lround(fps * 1000), 1000, false);
+	if (r) {
+		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+		return r;
+	}
+	if (o->metadata) {
+		st->jsonl = fopen(o->metadata, "w");
+		if (!st->jsonl) {
+			fprintf(stderr, "cisp run: cannot create %s: %s\n", o->metadata, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Stream the frames; 0 or 1 on failure. */
+static int stream(const struct run_options *o, struct cisp_camera *cam, struct run_state *st,
+		  const struct cisp_sensor_mode *mode)
+{
+	unsigned long queued = 0, done = 0;
+	double t0 = now_seconds();
+	int failed = 0;
+
+	st->ae_converged = st->awb_converged = st->af_focused = -1;
+	for (unsigned i = 0; i < NUM_REQUESTS && queued < o->frames; i++, queued++) {
+		frame_controls(o, queued, &st->req[i].controls);
+		if (cisp_camera_queue(cam, &st->req[i])) {
+			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			return 1;
+		}
+	}
+	if (cisp_camera_start(cam)) {
+		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+		return 1;
+	}
+	while (done < o->frames) {
+		struct cisp_camera_request *req;
+		const struct cisp_camera_metadata *m;
+
+		if (cisp_camera_wait(cam, &req, -1)) {
+			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			failed = 1;
+			break;
+		}
+		done++;
+		if (req->status) {
+			fprintf(stderr, "cisp run: frame %lu failed: %s\n", done - 1, req->message);
+			failed = 1;
+			break;
+		}
+		m = &req->metadata;
+		if (done == 1)
+			st->first = *m;
+		st->last = *m;
+		st->isp_ms_total += m->isp_ns / 1e6;
+		track(&st->ae_converged, m->ae_state == CISP_AE_CONVERGED, m->sequence);
+		track(&st->awb_converged, m->awb_state == CISP_AWB_CONVERGED, m->sequence);
+		track(&st->af_focused, m->af_state == CISP_AF_FOCUSED, m->sequence);
+		if (!o->quiet)
+			print_progress(m);
+		if (st->jsonl)
+			log_json(st->jsonl, m);
+		if (st->y4m && cisp_y4m_write(st->y4m, req->buffer[CISP_STREAM_MAIN])) {
+			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			failed = 1;
+			break;
+		}
+		if (queued < o->frames) {
+			bool last = queued + 1 == o->frames;
+
+			frame_controls(o, queued, &req->controls);
+			/* Only the last frame needs its RGB and raw copies. */
+			req->buffer[CISP_STREAM_PREVIEW] = last && o->png ? &st->rgb : NULL;
+			req->buffer[CISP_STREAM_RAW] = last && o->raw ? &st->raw : NULL;
+			if (cisp_camera_queue(cam, req)) {
+				fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+				failed = 1;
+				break;
+			}
+			queued++;
+		}
+	}
+	cisp_camera_stop(cam);
+	if (failed)
+		return 1;
+	summary(o, st, done, now_seconds() - t0);
+	if (o->png && cisp_image_write_file(o->png, &st->rgb, false)) {
+		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+		return 1;
+	}
+	if (o->raw && save_raw(o->raw, &st->raw, mode, &st->last, cisp_sensor_info(cisp_camera_sensor(cam))->model)) {
+		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_options o = { 0 };
+	struct cisp_camera_options co = { 0 };
+	struct cisp_camera_manager *mgr = NULL;
+	struct cisp_camera *cam = NULL;
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	struct run_state *st = NULL;
+	unsigned index = 0;
+	int r = 1;
+
+	r = parse_args(argc, argv, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	r = 1;
+	if (o.output && !strstr(o.output, ".y4m")) {
+		fprintf(stderr, "cisp run: -o %s: the video is written as .y4m\n", o.output);
+		return 2;
+	}
+	co.sensor_options = o.sensor_options[0] ? o.sensor_options : NULL;
+	co.tuning = o.tuning;
+	st = calloc(1, sizeof(*st));
+	if (!st || cisp_camera_manager_create(&mgr, NULL) || cisp_camera_open(&cam, mgr, o.camera, &co)) {
+		fprintf(stderr, "cisp run: %s\n", st ? cisp_last_error() : "out of memory");
+		goto out;
+	}
+	if (pick_mode(cisp_camera_sensor(cam), o.mode, &index))
+		goto out;
+	cisp_camera_default_config(cam, index, &cfg);
+	cisp_sensor_get_mode(cisp_camera_sensor(cam), index, &mode);
+	if (o.width) {
+		cfg.stream[CISP_STREAM_MAIN].width = o.width;
+		cfg.stream[CISP_STREAM_MAIN].height = o.height;
+	}
+	if (o.png) /* the preview stream gives the last frame in RGB */
+		cfg.stream[CISP_STREAM_PREVIEW] = (struct cisp_stream_config){
+			CISP_FMT_RGB888, cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height, 0, 0, 0, 0
+		};
+	if (o.raw) /* 16-bit samples: what the DNG writer stores */
+		cfg.stream[CISP_STREAM_RAW].format = cisp_bayer_format(mode.cfa, 16, false);
+	if (cisp_camera_configure(cam, &cfg)) {
+		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+		goto out;
+	}
+	printf("camera %s, mode %s (%ux%u, %u-bit), output %ux%u, tuning %s\n", o.camera, mode.name, mode.width,
+	       mode.height, mode.bits, cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height,
+	       cisp_camera_tuning_name(cam));
+	if (prepare(&o, st, &cfg, &mode))
+		goto out;
+	r = stream(&o, cam, st, &mode);
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(mgr);
+	if (st) {
+		if (st->y4m && cisp_y4m_close(st->y4m) && !r) {
+			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			r = 1;
+		}
+		if (st->jsonl && fclose(st->jsonl) && !r) {
+			fprintf(stderr, "cisp run: writing %s failed\n", o.metadata);
+			r = 1;
+		}
+		for (unsigned i = 0; i < NUM_REQUESTS; i++)
+			cisp_image_free(&st->main[i]);
+		cisp_image_free(&st->rgb);
+		cisp_image_free(&st->raw);
+		free(st);
+	}
+	if (!r) {
+		if (o.output)
+			printf("wrote %s\n", o.output);
+		if (o.png)
+			printf("wrote %s\n", o.png);
+		if (o.raw)
+			printf("wrote %s\n", o.raw);
+		if (o.metadata)
+			printf("wrote %s\n", o.metadata);
+	}
+	return r;
+}
