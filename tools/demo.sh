@@ -1,9 +1,10 @@
 #!/bin/sh
-# The main job of `make demo`: develop the real raw mosaic shipped in data/raw
-# through the whole canonical pipeline and write a viewable image.
+# The job of `make demo`: a live virtual camera. `cisp run` streams the 8 MP
+# virtual sensor (colour chart, D65) through the ISP with the 3A loop, from a
+# start far too dark and too warm, and writes the video, the last frame and
+# the per-frame metadata to out/.
 set -eu
 build=${1:-build}
 mkdir -p out
-"$build/tools/cisp" develop data/raw/nokia_n900_fcam_bayer_small.png \
-	--cfa GRBG --black 25 --white 1023 --force -o out/demo.png
-echo "demo: wrote out/demo.png (the N900 raw frame, developed by the canonical ISP)"
+"$build/tools/cisp" run -o out/demo.y4m --png out/demo.png --metadata out/demo.jsonl
+echo "demo: wrote out/demo.y4m (video), out/demo.png (last frame), out/demo.jsonl (metadata per frame)"
