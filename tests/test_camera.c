@@ -605,3 +605,72 @@ out:
 	cisp_camera_close(cam);
 	cisp_camera_manager_destroy(m);
 }
+
+static const char *write_config(const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", test_tmp_dir(), name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	return path;
+}
+
+TEST(camera_configuration_file)
+{
+	struct cisp_camera_manager_config mc = { 0 };
+	struct cisp_camera_manager *m = NULL;
+	struct cisp_camera_desc list[32];
+	struct cisp_camera *cam = NULL;
+	int n;
+
+	mc.config = write_config("cameras.yaml", "version: 1\n"
+						 "cameras:\n"
+						 "  - name: lab-a\n"
+						 "    sensor: virtual:cisp-test\n"
+						 "    options: scene=gradient,illuminant=A\n"
+						 "    description: test sensor under tungsten\n"
+						 "  - {name: bench, sensor: 'virtual:cisp-8m10'}\n");
+	CHECK_EQ(cisp_camera_manager_create(&m, &mc), 0);
+	if (!m)
+		return;
+	n = cisp_camera_list(m, list, 32);
+	CHECK(n >= 5);
+	CHECK(!strcmp(list[0].name, "lab-a") && !strcmp(list[0].backend, "virtual"));
+	CHECK(!strcmp(list[0].description, "test sensor under tungsten"));
+	CHECK(!strcmp(list[1].name, "bench"));
+	CHECK(strncmp(list[2].name, "virtual:", 8) == 0);
+	/* The file's options, then the caller's. */
+	{
+		struct cisp_camera_options o = { .sensor_options = "lux=-5" };
+
+		CHECK_ERR(cisp_camera_open(&cam, m, "lab-a", &o), -EINVAL, "lux");
+	}
+	CHECK_EQ(cisp_camera_open(&cam, m, "lab-a", NULL), 0);
+	if (cam) {
+		struct cisp_vsensor_patch p;
+
+		CHECK(!strcmp(cisp_sensor_info(cisp_camera_sensor(cam))->model, "cisp-test"));
+		/* scene=gradient took effect: there is no chart. */
+		CHECK_EQ(cisp_vsensor_chart_patch(cisp_camera_sensor(cam), 0, &p), -ENODATA);
+	}
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+
+	mc.config = write_config("bad1.yaml", "version: 1\ncameras:\n  - name: x\n    sensor: virtual:cisp-test\n    lens: big\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, ":5: unknown key 'lens'");
+	mc.config = write_config("bad2.yaml", "version: 1\ncameras:\n  - name: x\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "needs a 'name' and a 'sensor'");
+	mc.config = write_config("bad3.yaml", "version: 2\ncameras: []\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EPROTONOSUPPORT, "version must be 1");
+	mc.config = write_config("bad4.yaml", "version: 1\ncameras: [{name: a, sensor: s}, {name: a, sensor: t}]\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "camera 'a' is named twice");
+	mc.config = "/no/such/cameras.yaml";
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -ENOENT, "/no/such/cameras.yaml");
+	CHECK(m == NULL);
+}

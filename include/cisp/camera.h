@@ -78,10 +78,15 @@ enum cisp_camera_stream {
  *          it and destroys it after the manager), or NULL to create one.
  * @device_config: the configuration of the device created when @device is
  *                 NULL (NULL: the defaults, one worker per CPU).
+ * @config: a camera configuration file naming cameras made of a sensor,
+ *          its options and a tuning file (docs/camera.md), or NULL for the
+ *          file named by the CISP_CAMERA_CONFIG environment variable, if
+ *          set.
  */
 struct cisp_camera_manager_config {
 	struct cisp_device *device;
 	const struct cisp_device_config *device_config;
+	const char *config;
 };
 
 /** One camera that cisp_camera_list() found. */
@@ -237,10 +242,14 @@ struct cisp_camera_request {
 };
 
 /**
- * cisp_camera_manager_create() - make a manager and its ISP device.
+ * cisp_camera_manager_create() - make a manager and its ISP device, and
+ * read the camera configuration file.
  * @m: receives the manager.
- * @config: the device to use, or NULL for a new device with the defaults.
- * Return: 0, or the error of cisp_device_create().
+ * @config: the device and configuration file to use, or NULL for a new
+ *          device with the defaults and the file of CISP_CAMERA_CONFIG.
+ * Return: 0, the error of cisp_device_create(), or -EINVAL (-errno for a
+ * file that cannot be read) with a message naming the file, line and key
+ * of a bad configuration file.
  */
 int cisp_camera_manager_create(struct cisp_camera_manager **m, const struct cisp_camera_manager_config *config);
 
@@ -259,7 +268,9 @@ void cisp_camera_manager_destroy(struct cisp_camera_manager *m);
 struct cisp_device *cisp_camera_manager_device(struct cisp_camera_manager *m);
 
 /**
- * cisp_camera_list() - the cameras that can be opened.
+ * cisp_camera_list() - the cameras that can be opened: those of the
+ * configuration file first, then every sensor cisp_sensor_enumerate()
+ * finds.
  * @m: the manager.
  * @list: receives up to @max entries (may be NULL when @max is 0).
  * @max: room in @list.
@@ -275,7 +286,10 @@ int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *lis
  * @m: the manager.
  * @name: a name from cisp_camera_list(), or any name cisp_sensor_open()
  *        accepts ("virtual:<model file>.yaml").
- * @options: sensor options, tuning file and priority, or NULL.
+ * @options: sensor options, tuning file and priority, or NULL. For a
+ *           camera of the configuration file, its sensor options come
+ *           first and these are added after them (a later key wins), and
+ *           @options->tuning replaces its tuning file.
  * Return: 0; -ENOENT for an unknown camera (the message lists the known
  * ones); -EINVAL for a bad option or tuning file; -ENOMEM.
  */
@@ -291,8 +305,9 @@ void cisp_camera_close(struct cisp_camera *cam);
 
 /**
  * cisp_camera_sensor() - the camera's sensor, for its modes, control
- * limits and backend options. Change options only; modes and controls
- * belong to the camera.
+ * limits and backend options. Set options only while the camera is
+ * stopped (the sensor is not thread-safe); modes and controls belong to
+ * the camera.
  * @cam: the camera.
  * Return: the sensor.
  */
@@ -364,8 +379,8 @@ int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req);
  * @req: receives the request.
  * @timeout_ns: how long to wait; 0: do not wait; negative: no limit.
  * Return: 0; -ETIMEDOUT when none completed in time; -ENODATA when none is
- * completed, queued or in flight (waiting would never end); -EINVAL with
- * a completion callback.
+ * completed and the camera is stopped or has nothing queued or in flight
+ * (waiting would never end); -EINVAL with a completion callback.
  */
 int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_request **req, int64_t timeout_ns);
 

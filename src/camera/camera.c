@@ -19,6 +19,7 @@
 int cisp_camera_manager_create(struct cisp_camera_manager **m, const struct cisp_camera_manager_config *config)
 {
 	struct cisp_camera_manager *mgr;
+	const char *path;
 	int r;
 
 	*m = NULL;
@@ -36,6 +37,14 @@ int cisp_camera_manager_create(struct cisp_camera_manager **m, const struct cisp
 		mgr->owns_device = true;
 	}
 	pthread_mutex_init(&mgr->lock, NULL);
+	path = config && config->config ? config->config : getenv("CISP_CAMERA_CONFIG");
+	if (path && *path) {
+		r = camera_config_file_load(mgr, path);
+		if (r) {
+			cisp_camera_manager_destroy(mgr);
+			return r;
+		}
+	}
 	*m = mgr;
 	return 0;
 }
@@ -49,6 +58,7 @@ void cisp_camera_manager_destroy(struct cisp_camera_manager *m)
 	if (m->owns_device)
 		cisp_device_destroy(m->device);
 	pthread_mutex_destroy(&m->lock);
+	free(m->entries);
 	free(m);
 }
 
@@ -60,24 +70,40 @@ struct cisp_device *cisp_camera_manager_device(struct cisp_camera_manager *m)
 int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *list, unsigned max)
 {
 	struct cisp_sensor_desc *sensors = NULL;
+	unsigned k = m->num_entries;
 	int n;
 
-	(void)m;
+	for (unsigned i = 0; i < m->num_entries && i < max; i++) {
+		const struct camera_entry *e = &m->entries[i];
+		const char *colon = strchr(e->sensor, ':');
+
+		memset(&list[i], 0, sizeof(list[i]));
+		snprintf(list[i].name, sizeof(list[i].name), "%s", e->name);
+		snprintf(list[i].backend, sizeof(list[i].backend), "%.*s",
+			 colon ? (int)(colon - e->sensor) : (int)strlen(e->sensor), e->sensor);
+		if (e->description[0])
+			snprintf(list[i].description, sizeof(list[i].description), "%s", e->description);
+		else
+			snprintf(list[i].description, sizeof(list[i].description), "%.60s %.60s", e->sensor,
+				 e->options);
+	}
 	n = cisp_sensor_enumerate(NULL, 0);
 	if (n <= 0)
-		return n;
+		return n < 0 ? n : (int)k;
 	sensors = calloc((size_t)n, sizeof(*sensors));
 	if (!sensors)
 		return cisp_error(-ENOMEM, "out of memory listing cameras");
 	n = cisp_sensor_enumerate(sensors, (unsigned)n);
-	for (int i = 0; n > 0 && i < n && (unsigned)i < max; i++) {
-		memset(&list[i], 0, sizeof(list[i]));
-		snprintf(list[i].name, sizeof(list[i].name), "%s", sensors[i].name);
-		snprintf(list[i].backend, sizeof(list[i].backend), "%s", sensors[i].backend);
-		snprintf(list[i].description, sizeof(list[i].description), "%s", sensors[i].description);
+	for (int i = 0; n > 0 && i < n && k + (unsigned)i < max; i++) {
+		struct cisp_camera_desc *d = &list[k + (unsigned)i];
+
+		memset(d, 0, sizeof(*d));
+		snprintf(d->name, sizeof(d->name), "%s", sensors[i].name);
+		snprintf(d->backend, sizeof(d->backend), "%s", sensors[i].backend);
+		snprintf(d->description, sizeof(d->description), "%s", sensors[i].description);
 	}
 	free(sensors);
-	return n;
+	return n < 0 ? n : n + (int)k;
 }
 
 /* -ENOENT for an unknown camera, naming the known ones. */
@@ -97,6 +123,10 @@ static int unknown_camera(struct cisp_camera_manager *m, const char *name)
 int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, const char *name,
 		     const struct cisp_camera_options *options)
 {
+	const struct camera_entry *entry;
+	const char *sensor_options = options ? options->sensor_options : NULL;
+	const char *tuning = options ? options->tuning : NULL;
+	char merged[1024];
 	struct cisp_camera *c;
 	pthread_condattr_t attr;
 	int r;
@@ -104,21 +134,31 @@ int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, co
 	*cam = NULL;
 	if (!name || !*name)
 		return cisp_error(-EINVAL, "no camera name given");
+	entry = camera_config_file_find(m, name);
+	if (entry) {
+		/* The file's options first, the caller's after them: later keys win. */
+		snprintf(merged, sizeof(merged), "%s%s%s", entry->options,
+			 entry->options[0] && sensor_options && *sensor_options ? "," : "",
+			 sensor_options ? sensor_options : "");
+		sensor_options = merged;
+		if (!tuning && entry->tuning[0])
+			tuning = entry->tuning;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return cisp_error(-ENOMEM, "out of memory for a camera");
 	c->manager = m;
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->priority = options ? options->priority : 0;
-	r = cisp_sensor_open(&c->sensor, name, options ? options->sensor_options : NULL);
-	if (r == -ENOENT && !strchr(name, '/')) {
+	r = cisp_sensor_open(&c->sensor, entry ? entry->sensor : name, sensor_options);
+	if (r == -ENOENT && !entry && !strchr(name, '/')) {
 		free(c);
 		return unknown_camera(m, name);
 	}
 	if (r)
 		goto fail;
-	if (options && options->tuning)
-		r = cisp_tuning_load(&c->tuning, options->tuning);
+	if (tuning)
+		r = cisp_tuning_load(&c->tuning, tuning);
 	else
 		r = cisp_tuning_find(&c->tuning, cisp_sensor_info(c->sensor)->model, NULL);
 	if (r) {
@@ -450,7 +490,8 @@ int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_request **req, 
 		*req = fifo_pop(&cam->done);
 	pthread_mutex_unlock(&cam->lock);
 	if (r == -ENODATA)
-		return cisp_error(r, "camera %s: no request is completed, and none is in flight", cam->name);
+		return cisp_error(r, "camera %s: no request is completed, and none is in flight%s", cam->name,
+				  cam->started ? "" : " (the camera is stopped)");
 	if (r)
 		return cisp_error(r, "camera %s: no request completed in time", cam->name);
 	return 0;

@@ -11,7 +11,18 @@
 #include <cisp/params_state.h>
 #include <cisp/tuning.h>
 
+/* A camera of the configuration file. */
+struct camera_entry {
+	char name[128];
+	char sensor[128];
+	char options[512];
+	char tuning[512];
+	char description[128];
+};
+
 struct cisp_camera_manager {
+	struct camera_entry *entries; /* from the configuration file */
+	unsigned num_entries;
 	struct cisp_device *device;
 	bool owns_device;
 	unsigned open_cameras; /* guarded by lock */
@@ -65,6 +76,12 @@ int fifo_push(struct request_fifo *f, struct cisp_camera_request *req);
 struct cisp_camera_request *fifo_pop(struct request_fifo *f);
 bool fifo_contains(const struct request_fifo *f, const struct cisp_camera_request *req);
 void fifo_free(struct request_fifo *f);
+
+/* src/camera/config_file.c */
+/* Read the configuration file's cameras into @m->entries; -EINVAL naming the line. */
+int camera_config_file_load(struct cisp_camera_manager *m, const char *path);
+/* The configured camera called @name, or NULL. */
+const struct camera_entry *camera_config_file_find(const struct cisp_camera_manager *m, const char *name);
 
 /* src/camera/frame.c */
 /* Program the sensor and the first params delta from the loop's start result. */
