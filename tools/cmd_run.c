@@ -65,9 +65,9 @@ static void usage(FILE *out)
 		"                         automatic control off unless the enable is also given.\n"
 		"  --start EXPOSURE_US,KELVIN|auto\n"
 		"                         frame 0's manual exposure and colour temperature, after\n"
-		"                         which AE and AWB take over (default 2000,2800: far too\n"
-		"                         dark and too warm for the default scene); auto: the\n"
-		"                         loop's own start\n"
+		"                         which AE and AWB take over (default 7200,2800: 8 times\n"
+		"                         too dark and far too warm for the default scene);\n"
+		"                         auto: the loop's own start\n"
 		"  --tuning FILE          tuning file (default: found by sensor model)\n"
 		"  --quiet                no per-frame progress\n"
 		"  -h, --help             this help\n");
@@ -374,7 +374,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 
 	o->camera = DEFAULT_CAMERA;
 	o->frames = 60;
-	o->start_exposure_us = 2000;
+	o->start_exposure_us = 7200;
 	o->start_ct = 2800;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -539,7 +539,8 @@ static void summary(const struct run_options *o, const struct run_state *st, uns
 	       l->exposure_us / 1000, l->analogue_gain, l->digital_gain, l->colour_temperature, l->colour_gains[0],
 	       l->colour_gains[1], l->lens_position, l->control.ae_error);
 	if (e0 > 0 && e1 > 0)
-		printf("  exposure x gain went from %.2fx the final value to 1x\n", e0 / e1);
+		printf("  the start's exposure x gain was %.1fx %s the final one\n", e0 < e1 ? e1 / e0 : e0 / e1,
+		       e0 < e1 ? "under" : "over");
 }
 
 static int save_raw(const char *path, const struct cisp_image *raw, const struct cisp_sensor_mode *mode,

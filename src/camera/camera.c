@@ -106,14 +106,23 @@ int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *lis
 	return n < 0 ? n : n + (int)k;
 }
 
-/* -ENOENT for an unknown camera, naming the known ones. */
+/*
+ * -ENOENT from opening @name: for a camera that is not listed, say so and
+ * name the known ones; for a listed one the sensor's message stands (a
+ * missing scene file, say).
+ */
 static int unknown_camera(struct cisp_camera_manager *m, const char *name)
 {
 	struct cisp_camera_desc list[32];
-	char known[512] = "";
+	char known[512] = "", saved[256];
 	size_t len = 0;
-	int n = cisp_camera_list(m, list, 32);
+	int n;
 
+	snprintf(saved, sizeof(saved), "%s", cisp_last_error());
+	n = cisp_camera_list(m, list, 32);
+	for (int i = 0; i < n && i < 32; i++)
+		if (!strcmp(list[i].name, name))
+			return cisp_error(-ENOENT, "%s", saved);
 	for (int i = 0; i < n && i < 32; i++)
 		len += (size_t)snprintf(known + len, len < sizeof(known) ? sizeof(known) - len : 0, "%s%s",
 					i ? ", " : "", list[i].name);
