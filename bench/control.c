@@ -201,8 +201,9 @@ static void bench_ae(void)
 	loop_start(&l);
 	int first = settle(&l, 40, true, &over);
 	double base = product(&l.res.state);
-	printf("ae start (10 ms x1 at 400 lux): settled in %d frames, product %.0f us (exp %.0f us, again %.2f)\n", first,
-	       base, l.res.state.exposure_us, l.res.state.analogue_gain);
+	printf("ae start (10 ms x1 at 400 lux): settled in %d frames, product %.0f us (exp %.0f us, again %.2f), "
+	       "lux estimate %.0f\n",
+	       first, base, l.res.state.exposure_us, l.res.state.analogue_gain, l.res.state.lux);
 
 	static const struct {
 		const char *lux, *what;

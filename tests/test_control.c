@@ -494,7 +494,8 @@ static void loop_params(struct loop *l)
 	free(buf);
 }
 
-static bool loop_open(struct loop *l, const char *options, const struct cisp_control_request *req)
+static bool loop_open_with(struct loop *l, const char *options, const struct cisp_control_request *req,
+			   bool sensor_dgain)
 {
 	memset(l, 0, sizeof(*l));
 	l->t = make_tuning();
@@ -507,6 +508,8 @@ static bool loop_open(struct loop *l, const char *options, const struct cisp_con
 	cfg.mode = l->mode;
 	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
 		CHECK_EQ(cisp_sensor_control_info(l->s, (enum cisp_sensor_control)i, &cfg.controls[i]), 0);
+	/* Without the sensor's digital gain the loop uses the ISP's. */
+	cfg.controls[CISP_SENSOR_DIGITAL_GAIN].supported = sensor_dgain;
 	CHECK_EQ(cisp_control_create(&l->c, &cfg), 0);
 	if (req)
 		CHECK_EQ(cisp_control_request(l->c, req), 0);
@@ -520,6 +523,11 @@ static bool loop_open(struct loop *l, const char *options, const struct cisp_con
 	loop_params(l);
 	CHECK_EQ(cisp_sensor_start(l->s), 0);
 	return l->c && l->isp;
+}
+
+static bool loop_open(struct loop *l, const char *options, const struct cisp_control_request *req)
+{
+	return loop_open_with(l, options, req, true);
 }
 
 /* One frame: capture, statistics, the loop, its decisions back to the sensor and the ISP. */
@@ -550,14 +558,15 @@ static void loop_close(struct loop *l)
 	free(l->t);
 }
 
-/* Frames until every later frame (of @frames) is within 5% of the target; -1 if never. */
-static int frames_to_settle(struct loop *l, unsigned frames, double *worst_after)
+/* Frames until every later frame (of @frames) is within 5% of the target (-1 if never); the largest error. */
+static int frames_to_settle(struct loop *l, unsigned frames, double *worst)
 {
 	int settled = -1;
-	*worst_after = 0;
+	*worst = 0;
 	for (unsigned n = 0; n < frames; n++) {
 		loop_step(l);
 		double e = l->res.state.ae_error;
+		*worst = fmax(*worst, fabs(e - 1));
 		if (fabs(e - 1) <= 0.05) {
 			if (settled < 0)
 				settled = (int)n;
@@ -594,6 +603,30 @@ TEST(control_loop_ae_steps)
 	CHECK_NEAR(p / base_exposure, 1.0, 0.08);
 	/* Exposure goes first: at 400 lux no gain is needed within the 33 ms frame. */
 	CHECK_NEAR(l.res.state.analogue_gain, 1.0, 1e-9);
+	loop_close(&l);
+}
+
+TEST(control_loop_isp_digital_gain_and_frame_duration)
+{
+	struct loop l;
+	double worst;
+	/* Dark, a 30 frames/s limit and no sensor digital gain: the longest exposure, x16, then the ISP's gain. */
+	const struct cisp_control_request r = { .mask = CISP_REQ_FRAME_DURATION, .frame_duration_us = { 0, 33333 } };
+	if (!loop_open_with(&l, "scene=colorchart,lux=10,seed=10", &r, false))
+		return;
+	int settled = frames_to_settle(&l, 40, &worst);
+	CHECK(settled >= 0 && settled <= 12);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE], 329);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_ANALOGUE_GAIN], 16 * 256);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_DIGITAL_GAIN], 256);
+	CHECK(l.md.frame_duration_ns <= 33333333);
+	CHECK(l.res.state.digital_gain > 1.5 && l.res.state.digital_gain < 4.0);
+	/* The ISP's share is in the WB gains: green carries it alone. */
+	CHECK_NEAR(l.res.params->wb.gain[CISP_CH_GR] / 4096.0, l.res.state.digital_gain, 0.01);
+	CHECK_EQ(l.res.state.ae_state, CISP_AE_CONVERGED);
+	/* Stable: the ISP's gain reaches the same frames as it is judged on. */
+	frames_to_settle(&l, 30, &worst);
+	CHECK(worst < 0.03);
 	loop_close(&l);
 }
 

@@ -47,7 +47,7 @@ static double zone_weight(enum cisp_ae_metering metering, double u, double v, un
 }
 
 void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, const struct cisp_stats *stats,
-		const double wb[3], double hist_gain, struct ae_measure *m)
+		const double wb[3], double isp_gain, struct ae_measure *m)
 {
 	unsigned zx = stats->zones_x, zy = stats->zones_y;
 	double wsum = 0, lsum = 0, gsum = 0, cells = 0, saturated = 0;
@@ -71,7 +71,7 @@ void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, con
 			saturated += z->total - z->count;
 		}
 	}
-	m->mean = wsum > 0 ? lsum / wsum : 0;
+	m->mean = wsum > 0 ? lsum / wsum * (isp_gain > 0 ? isp_gain : 1.0) : 0;
 	m->green = cells > 0 ? gsum / cells : 0;
 	m->saturated = cells > 0 ? saturated / cells : 0;
 
@@ -86,7 +86,7 @@ void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, con
 		if (above > allowed || b == 0)
 			break;
 	}
-	m->highlight = total > 0 ? (b + 1) / 256.0 / (hist_gain > 0 ? hist_gain : 1.0) : 0;
+	m->highlight = total > 0 ? (b + 1) / 256.0 : 0;
 }
 
 double ae_process(struct ae *ae, const struct ae_measure *m, double frame_product, double min_product,

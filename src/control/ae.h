@@ -66,8 +66,8 @@ struct ae {
 
 /* What one frame's statistics say. */
 struct ae_measure {
-	double mean;            /* metered mean luma after WB, fraction of full scale */
-	double green;           /* plain mean green of all cells, fraction of full scale */
+	double mean;            /* metered mean luma after WB and the ISP's digital gain, fraction of full scale */
+	double green;           /* plain mean green of all cells at the statistics tap, fraction of full scale */
 	double highlight;       /* luma under which all but the tuning's highlight fraction of cells lie */
 	double saturated;       /* fraction of cells left out of the zone means as saturated */
 };
@@ -77,12 +77,13 @@ void ae_init(struct ae *ae, const struct cisp_tuning *t);
 void ae_reset(struct ae *ae, double product);
 /*
  * Measure one frame: zone luma with @metering weights and white-balance gains
- * @wb (R, G, B), saturated cells counted as full scale; the histogram level
- * of the highlight fraction, divided by @hist_gain (digital gain the
- * histogram saw that the zones did not).
+ * @wb (R, G, B), saturated cells counted as full scale, times @isp_gain (the
+ * digital gain the ISP's WB stage applied to the frame on top of @wb: the
+ * zones are taken before it, the histogram after it); the histogram level
+ * of the highlight fraction.
  */
 void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, const struct cisp_stats *stats,
-		const double wb[3], double hist_gain, struct ae_measure *m);
+		const double wb[3], double isp_gain, struct ae_measure *m);
 /*
  * Judge one frame that used exposure product @frame_product (ISP digital gain
  * included) and decide the product to aim for, within [@min_product,

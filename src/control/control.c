@@ -558,7 +558,8 @@ int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats,
 
 	c->state.ae_state = c->ae.state;
 	c->state.ae_error = c->ae.error;
-	c->state.lux = c->t->ae.lux_scale > 0 ? c->t->ae.lux_scale * m.green / (frame_product * 1e-6) : 0;
+	/* Mean green at the statistics tap (16-bit units) against the sensor's share of the product. */
+	c->state.lux = c->t->ae.lux_scale * m.green * 65535.0 / (frame_product / isp_dgain * 1e-6);
 	c->state.sharpness = sharpness;
 	fill_state(c, n, &d);
 	out->state = c->state;
