@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	       m.again_max / 256.0, fmin(m.dgain_max / 256.0, 4.0));
 	printf("  lux_scale: %.6g\n", 1.0 / (0.18 * m.sensitivity * m.conversion_gain * full_scale));
 
-	printf("awb:\n  prior_weight: 0.5\n  max_curve_distance: 0.12\n  transverse: 0.06\n");
+	printf("awb:\n  prior_weight: 0.5\n  max_curve_distance: 0.08\n  transverse: 0.06\n");
 	printf("  speed: 0.25\n  default_ct: 5000\n  ct:\n");
 	for (size_t i = 0; i < sizeof(curve_lights) / sizeof(curve_lights[0]); i++) {
 		double spd[VS_BANDS], rgb[3];

@@ -34,6 +34,8 @@
 #define MIN_UNSATURATED 0.5
 /* ... and its green mean is at least this (16-bit units): darker zones are mostly noise. */
 #define MIN_GREEN 256.0
+/* Zone weights grow with green to this power on top of the colour sums' own weighting. */
+#define BRIGHTNESS_POWER 4
 /* Candidate weight needed (in zones' worth of cells) to trust a frame's estimate. */
 #define MIN_CANDIDATES 1.0
 /* The second pass keeps zones within this fraction of max_curve_distance of the first estimate. */
@@ -217,6 +219,20 @@ static double falloff(double d, double radius)
 }
 
 /*
+ * Weight of a zone at distance @d from the curve: 1 within the transverse
+ * band (where lights off the curve put their greys), falling to 0 at
+ * max_curve_distance.
+ */
+static double curve_falloff(const struct cisp_tuning *t, double d)
+{
+	double band = fmin(t->awb.transverse, 0.5 * t->awb.max_curve_distance);
+
+	if (d <= band)
+		return 1;
+	return falloff(d - band, t->awb.max_curve_distance - band);
+}
+
+/*
  * This frame's estimate of grey, or false when too few zones could be grey.
  * @centre: NULL for the first pass (weights by distance to the curve), else
  * the first pass's estimate (weights also by distance to it).
@@ -233,17 +249,17 @@ static bool grey_world(const struct awb *a, const struct cisp_stats *s, const do
 
 		if (!zone_point(z, q))
 			continue;
-		w = falloff(curve_project(t, q, p, &ct), radius);
+		w = curve_falloff(t, curve_project(t, q, p, &ct));
 		if (centre)
 			w *= falloff(hypot(q[0] - centre[0], q[1] - centre[1]), radius * SECOND_PASS_RADIUS);
 		if (w <= 0)
 			continue;
 		/*
-		 * Sums of colour weighted by brightness again: bright zones count
-		 * more (whites and light greys are the surfaces grey world needs;
-		 * saturated colours are darker).
+		 * Sums of colour, weighted steeply by brightness: bright zones count
+		 * much more (whites and light greys are the surfaces grey world
+		 * needs; saturated colours are darker), a step towards white patch.
 		 */
-		w *= (double)z->count * z->g;
+		w *= (double)z->count * z->g * pow(z->g / 65535.0, BRIGHTNESS_POWER);
 		sum[0] += w * z->r;
 		sum[1] += w * z->g;
 		sum[2] += w * z->b;

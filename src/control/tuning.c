@@ -33,7 +33,7 @@ void tuning_defaults(struct cisp_tuning *t)
 	t->ae.max_digital_gain = 4;
 	t->ae.lux_scale = 0;
 	t->awb.prior_weight = 0.5;
-	t->awb.max_curve_distance = 0.12;
+	t->awb.max_curve_distance = 0.08;
 	t->awb.transverse = 0.06;
 	t->awb.speed = 0.25;
 	t->awb.default_ct = 0; /* the parser takes the curve's middle point */
