@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <cisp/camera.h>
 #include <cisp/dng.h>
@@ -689,6 +690,9 @@ int cmd_run(int argc, char **argv)
 	struct run_options o = { 0 };
 	struct cisp_camera_options co = { 0 };
 	struct cisp_camera_manager *mgr = NULL;
+	struct cisp_camera_manager_config mc = { 0 };
+	struct cisp_device_config dc = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct cisp_camera *cam = NULL;
 	struct cisp_camera_config cfg;
 	struct cisp_sensor_mode mode;
@@ -707,7 +711,11 @@ int cmd_run(int argc, char **argv)
 	co.sensor_options = o.sensor_options[0] ? o.sensor_options : NULL;
 	co.tuning = o.tuning;
 	st = calloc(1, sizeof(*st));
-	if (!st || cisp_camera_manager_create(&mgr, NULL) || cisp_camera_open(&cam, mgr, o.camera, &co)) {
+	/* One camera, one frame at a time: one ISP worker, every CPU on its frame. */
+	dc.workers = 1;
+	dc.job_threads = cpus > 1 ? (unsigned)cpus : 1;
+	mc.device_config = &dc;
+	if (!st || cisp_camera_manager_create(&mgr, &mc) || cisp_camera_open(&cam, mgr, o.camera, &co)) {
 		fprintf(stderr, "cisp run: %s\n", st ? cisp_last_error() : "out of memory");
 		goto out;
 	}
