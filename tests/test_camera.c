@@ -691,3 +691,46 @@ TEST(camera_configuration_file)
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -ENOENT, "/no/such/cameras.yaml");
 	CHECK(m == NULL);
 }
+
+TEST(camera_bad_control_values_fail_their_request)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *cam = open_camera(m, NULL);
+	struct cisp_camera_request req[3], *back;
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	struct cisp_image img[3];
+
+	if (!cam)
+		goto out;
+	CHECK_EQ(configure(cam, 1, &cfg, &mode), 0);
+	memset(req, 0, sizeof(req));
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(cisp_image_alloc(&img[i], CISP_FMT_NV12, mode.width, mode.height), 0);
+		req[i].buffer[CISP_STREAM_MAIN] = &img[i];
+	}
+	/* The first request's bad value must not stop the start either. */
+	req[0].controls.mask = CISP_REQ_EV;
+	req[0].controls.ev = 9;
+	req[1].controls.mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE;
+	req[1].controls.exposure_us = -1;
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(cisp_camera_queue(cam, &req[i]), 0);
+	CHECK_EQ(cisp_camera_start(cam), 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(cisp_camera_wait(cam, &back, 10 * 1000000000LL), 0);
+		CHECK(back == &req[i]);
+	}
+	CHECK_EQ(req[0].status, -EINVAL);
+	CHECK(strstr(req[0].message, "EV") != NULL);
+	CHECK_EQ(req[1].status, -EINVAL);
+	CHECK(strstr(req[1].message, "exposure") != NULL);
+	CHECK_EQ(req[2].status, 0);
+	CHECK_EQ(req[2].metadata.sequence, 0); /* failed requests took no frame */
+	CHECK_EQ(cisp_camera_stop(cam), 0);
+	for (int i = 0; i < 3; i++)
+		cisp_image_free(&img[i]);
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}

@@ -366,9 +366,11 @@ int cisp_camera_stop(struct cisp_camera *cam);
  * @cam: the camera, configured.
  * @req: the request; its status, message and metadata are overwritten.
  * Return: 0; -EINVAL with a message for a buffer that does not match its
- * stream, a buffer for a stream that is off, no buffer at all, or bad
- * controls; -EBUSY for a request already queued; -ENODEV when not
- * configured.
+ * stream, a buffer for a stream that is off, no buffer at all, or unknown
+ * control mask bits; -EBUSY for a request already queued; -ENODEV when not
+ * configured. Control values the loop refuses (cisp_control_request())
+ * fail the request when its turn comes: it completes with that status and
+ * message, without a frame, and the camera goes on with the next one.
  */
 int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req);
 

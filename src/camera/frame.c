@@ -84,11 +84,9 @@ int camera_frame_start(struct cisp_camera *cam)
 	pthread_mutex_lock(&cam->lock);
 	first = cam->pending.count ? cam->pending.item[cam->pending.head] : NULL;
 	pthread_mutex_unlock(&cam->lock);
-	if (first && first->controls.mask) {
-		r = cisp_control_request(cam->loop, &first->controls);
-		if (r)
-			return cisp_error_prefix(r, "camera %s: first request's controls", cam->name);
-	}
+	/* Bad values fail that request in its turn (camera_frame_run()), not the start. */
+	if (first && first->controls.mask)
+		cisp_control_request(cam->loop, &first->controls);
 	r = cisp_control_start(cam->loop, &res);
 	if (r)
 		return cisp_error_prefix(r, "camera %s: control loop start", cam->name);
