@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cispsrc: pipelines from the virtual test camera (320x240), negotiated
+ * formats and sizes, raw Bayer out, the per-frame metadata, manual controls
+ * reaching the frames, repeated state changes, renegotiation across READY,
+ * bad settings, and the device provider.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+#include "gst_test.h"
+
+#define CAMERA "cispsrc camera=virtual:cisp-test sensor-options=\"scene=colorchart,seed=2\""
+
+/* The metadata structure of a buffer (fails the test when it has none). */
+static const GstStructure *frame_meta(GstBuffer *buf)
+{
+	GstCustomMeta *meta = gst_buffer_get_custom_meta(buf, "GstCispMeta");
+
+	fail_unless(meta != NULL, "no GstCispMeta on the buffer");
+	return gst_custom_meta_get_structure(meta);
+}
+
+/* Pull @n samples from "... ! appsink name=out"; returns the last (unref it). */
+static GstSample *pull_nth(const gchar *description, int n, guint64 *sequences)
+{
+	GError *err = NULL;
+	GstElement *pipe = gst_parse_launch(description, &err);
+	GstElement *sink;
+	GstSample *sample = NULL;
+
+	fail_unless(pipe != NULL, "%s: %s", description, err ? err->message : "?");
+	sink = gst_bin_get_by_name(GST_BIN(pipe), "out");
+	fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+	for (int i = 0; i < n; i++) {
+		guint64 seq = 0;
+
+		if (sample)
+			gst_sample_unref(sample);
+		sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+		fail_unless(sample != NULL, "no sample %d from %s", i, description);
+		fail_unless(gst_structure_get_uint64(frame_meta(gst_sample_get_buffer(sample)), "sequence", &seq));
+		if (sequences)
+			sequences[i] = seq;
+	}
+	gst_element_set_state(pipe, GST_STATE_NULL);
+	gst_object_unref(sink);
+	gst_object_unref(pipe);
+	return sample;
+}
+
+GST_START_TEST(test_num_buffers_to_eos)
+{
+	gchar *msg = NULL;
+
+	fail_unless(gst_test_run(CAMERA " num-buffers=30 ! videoconvert ! fakesink", &msg), "%s", msg);
+}
+GST_END_TEST;
+
+/* Formats and sizes downstream asks for; sequences count up from 0; the meta carries the 3A state. */
+GST_START_TEST(test_caps_and_metadata)
+{
+	static const struct {
+		const char *format;
+		int width, height;
+	} want[] = { { "NV12", 320, 240 }, { "I420", 160, 120 }, { "RGB", 200, 100 } };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+		gchar *desc = g_strdup_printf(CAMERA " ! video/x-raw,format=%s,width=%d,height=%d ! appsink name=out",
+					      want[i].format, want[i].width, want[i].height);
+		guint64 seq[5];
+		GstSample *s = pull_nth(desc, 5, seq);
+		GstVideoInfo info;
+		const GstStructure *md;
+		gdouble exposure = 0, ct = 0;
+
+		fail_unless(gst_video_info_from_caps(&info, gst_sample_get_caps(s)));
+		fail_unless_equals_string(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)), want[i].format);
+		fail_unless_equals_int(GST_VIDEO_INFO_WIDTH(&info), want[i].width);
+		fail_unless_equals_int(GST_VIDEO_INFO_HEIGHT(&info), want[i].height);
+		fail_unless(gst_buffer_get_size(gst_sample_get_buffer(s)) >= GST_VIDEO_INFO_SIZE(&info));
+		for (int k = 0; k < 5; k++)
+			fail_unless_equals_uint64(seq[k], (guint64)k);
+		md = frame_meta(gst_sample_get_buffer(s));
+		fail_unless(gst_structure_get_double(md, "exposure-time", &exposure) && exposure > 0);
+		fail_unless(gst_structure_get_double(md, "colour-temperature", &ct) && ct >= 1500 && ct <= 15000);
+		fail_unless(gst_structure_get_string(md, "ae-state") != NULL);
+		fail_unless(GST_BUFFER_PTS_IS_VALID(gst_sample_get_buffer(s)));
+		gst_sample_unref(s);
+		g_free(desc);
+	}
+}
+GST_END_TEST;
+
+/* Raw Bayer at the mode's size, 10 bits in 16-bit words: every sample below 1024. */
+GST_START_TEST(test_raw_stream)
+{
+	GstSample *s = pull_nth(CAMERA " ! video/x-bayer,format=rggb10le,width=320,height=240 ! appsink name=out", 3,
+				NULL);
+	GstBuffer *buf = gst_sample_get_buffer(s);
+	GstMapInfo map;
+	guint max = 0, nonzero = 0;
+
+	fail_unless(gst_buffer_map(buf, &map, GST_MAP_READ));
+	fail_unless(map.size >= 320 * 240 * 2);
+	for (gsize i = 0; i + 1 < 320 * 240 * 2; i += 2) {
+		guint v = map.data[i] | (guint)map.data[i + 1] << 8;
+
+		max = MAX(max, v);
+		nonzero += v != 0;
+	}
+	gst_buffer_unmap(buf, &map);
+	fail_unless(max < 1024, "sample %u does not fit 10 bits", max);
+	fail_unless(nonzero > 320 * 240 / 2);
+	gst_sample_unref(s);
+}
+GST_END_TEST;
+
+/* Manual exposure and gain reach the frames: after the sensor's delays, the meta shows them. */
+GST_START_TEST(test_manual_controls)
+{
+	GstSample *s = pull_nth(CAMERA " ae=false exposure-time=5000 analogue-gain=2.0 awb=false "
+				       "colour-temperature=3000 ! video/x-raw,width=160,height=120 ! appsink name=out",
+				8, NULL);
+	const GstStructure *md = frame_meta(gst_sample_get_buffer(s));
+	gdouble exposure = 0, gain = 0, ct = 0;
+	const gchar *ae;
+
+	fail_unless(gst_structure_get_double(md, "exposure-time", &exposure));
+	fail_unless(gst_structure_get_double(md, "analogue-gain", &gain));
+	fail_unless(gst_structure_get_double(md, "colour-temperature", &ct));
+	/* Exposure is a whole number of lines (100 us on this sensor). */
+	fail_unless(fabs(exposure - 5000) <= 100, "exposure %.1f us", exposure);
+	fail_unless(fabs(gain - 2.0) < 0.01, "gain %.3f", gain);
+	fail_unless(fabs(ct - 3000) < 1, "colour temperature %.0f", ct);
+	ae = gst_structure_get_string(md, "ae-state");
+	fail_unless(ae && !strcmp(ae, "manual"), "ae-state %s", ae);
+	gst_sample_unref(s);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_state_changes)
+{
+	GstElement *pipe = gst_parse_launch(CAMERA " ! video/x-raw,width=160,height=120 ! appsink name=out "
+						   "max-buffers=2 drop=true",
+					    NULL);
+	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "out");
+
+	for (int i = 0; i < 4; i++) {
+		GstSample *s;
+
+		fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+		s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+		fail_unless(s != NULL, "no frame after start %d", i);
+		gst_sample_unref(s);
+		fail_unless_equals_int(gst_element_set_state(pipe, i % 2 ? GST_STATE_NULL : GST_STATE_READY),
+				       GST_STATE_CHANGE_SUCCESS);
+	}
+	gst_object_unref(sink);
+	gst_object_unref(pipe);
+}
+GST_END_TEST;
+
+/* Other caps after READY: the camera is configured anew (another size, format and mode). */
+GST_START_TEST(test_renegotiation)
+{
+	GstElement *pipe = gst_parse_launch(CAMERA " ! capsfilter name=f caps=video/x-raw,format=NV12,width=320,"
+						   "height=240 ! appsink name=out",
+					    NULL);
+	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "out");
+	GstElement *filter = gst_bin_get_by_name(GST_BIN(pipe), "f");
+	GstSample *s;
+	GstVideoInfo info;
+	GstCaps *caps;
+
+	fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+	s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+	fail_unless(s != NULL);
+	gst_sample_unref(s);
+	gst_element_set_state(pipe, GST_STATE_READY);
+	caps = gst_caps_from_string("video/x-raw,format=RGB,width=80,height=60");
+	g_object_set(filter, "caps", caps, NULL);
+	gst_caps_unref(caps);
+	fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+	s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+	fail_unless(s != NULL);
+	fail_unless(gst_video_info_from_caps(&info, gst_sample_get_caps(s)));
+	fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_FORMAT_RGB);
+	fail_unless_equals_int(GST_VIDEO_INFO_WIDTH(&info), 80);
+	gst_sample_unref(s);
+	gst_element_set_state(pipe, GST_STATE_NULL);
+	gst_object_unref(filter);
+	gst_object_unref(sink);
+	gst_object_unref(pipe);
+}
+GST_END_TEST;
+
+/* Errors on the bus with a human message: unknown camera, bad sensor option, impossible size. */
+GST_START_TEST(test_bad_settings)
+{
+	static const struct {
+		const char *desc, *needle;
+	} cases[] = {
+		{ "cispsrc camera=virtual:no-such-model num-buffers=1 ! fakesink", "no-such-model" },
+		{ "cispsrc camera=virtual:cisp-test sensor-options=scene=nowhere.png num-buffers=1 ! fakesink",
+		  "Could not open camera" },
+		{ "cispsrc camera=virtual:cisp-test num-buffers=1 ! video/x-raw,width=4000,height=3000 ! fakesink",
+		  "" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		gchar *msg = NULL;
+
+		fail_if(gst_test_run(cases[i].desc, &msg), "%s ran", cases[i].desc);
+		fail_unless(msg != NULL);
+		fail_unless(strstr(msg, cases[i].needle) != NULL, "'%s' lacks '%s'", msg, cases[i].needle);
+		g_free(msg);
+	}
+}
+GST_END_TEST;
+
+/* gst-device-monitor's view: every virtual model is a Video/Source whose element streams. */
+GST_START_TEST(test_device_provider)
+{
+	GstDeviceMonitor *mon = gst_device_monitor_new();
+	GList *devices;
+	gboolean found = FALSE;
+
+	gst_device_monitor_add_filter(mon, "Video/Source", NULL);
+	fail_unless(gst_device_monitor_start(mon));
+	devices = gst_device_monitor_get_devices(mon);
+	for (GList *l = devices; l; l = l->next) {
+		GstDevice *dev = l->data;
+		GstStructure *props = gst_device_get_properties(dev);
+		const gchar *path = props ? gst_structure_get_string(props, "device.path") : NULL;
+
+		if (path && !strcmp(path, "virtual:cisp-test")) {
+			GstElement *e = gst_device_create_element(dev, NULL);
+
+			found = TRUE;
+			fail_unless(e != NULL);
+			fail_unless_equals_string(G_OBJECT_TYPE_NAME(e), "GstCispSrc");
+			gst_object_unref(e);
+		}
+		if (props)
+			gst_structure_free(props);
+	}
+	g_list_free_full(devices, gst_object_unref);
+	gst_device_monitor_stop(mon);
+	gst_object_unref(mon);
+	fail_unless(found, "virtual:cisp-test not listed");
+}
+GST_END_TEST;
+
+static Suite *cispsrc_suite(void)
+{
+	Suite *s = suite_create("cispsrc");
+	TCase *tc = tcase_create("general");
+
+	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tc, test_num_buffers_to_eos);
+	tcase_add_test(tc, test_caps_and_metadata);
+	tcase_add_test(tc, test_raw_stream);
+	tcase_add_test(tc, test_manual_controls);
+	tcase_add_test(tc, test_state_changes);
+	tcase_add_test(tc, test_renegotiation);
+	tcase_add_test(tc, test_bad_settings);
+	tcase_add_test(tc, test_device_provider);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	gst_test_env();
+	gst_check_init(&argc, &argv);
+	return gst_check_run_suite(cispsrc_suite(), "cispsrc", __FILE__);
+}
