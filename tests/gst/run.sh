@@ -59,6 +59,11 @@ contains() { # NAME NEEDLE COMMAND...: the command succeeds and prints NEEDLE
 echo "== gst-inspect-1.0 and gst-launch-1.0"
 contains "gst-inspect-1.0 cispisp" "Develops raw Bayer video" gst-inspect-1.0 cispisp
 contains "gst-inspect-1.0 cispisp caps" "rggb16le" gst-inspect-1.0 cispisp
+contains "gst-inspect-1.0 cispsrc" "Frames from a cisp camera" gst-inspect-1.0 cispsrc
+contains "gst-device-monitor-1.0 lists the cameras" "virtual:cisp-test" gst-device-monitor-1.0 Video/Source
+check "cispsrc to EOS" gst-launch-1.0 -q cispsrc camera=virtual:cisp-test num-buffers=30 ! videoconvert ! fakesink
+contains "an unknown camera is an error with its name" "virtual:nowhere" \
+	sh -c 'gst-launch-1.0 cispsrc camera=virtual:nowhere ! fakesink; true'
 check "test pattern through rgb2bayer and cispisp" gst-launch-1.0 -q videotestsrc num-buffers=30 ! \
 	video/x-raw,width=320,height=240 ! rgb2bayer ! cispisp ! videoconvert ! fakesink
 check "quality demosaic, scaled NV12" gst-launch-1.0 -q videotestsrc num-buffers=5 ! video/x-raw,width=320,height=240 ! \
@@ -77,7 +82,7 @@ sed -n '/^## GStreamer/,/^## /p' "$readme" | grep '^gst-launch-1.0 ' |
 while read -r line; do
 	check "README: $line" sh -c "cd '$scratch' && $line"
 done < "$scratch/pipelines"
-for f in out.webm capture.raw capture.y4m; do
+for f in camera.webm out.webm capture.raw capture.y4m; do
 	[ -s "$scratch/$f" ] || { echo "FAIL: the README's pipelines did not write $f"; fail=$((fail + 1)); status=1; }
 done
 rm -rf "$scratch"
