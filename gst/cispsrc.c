@@ -106,11 +106,22 @@ GType gst_cisp_af_mode_get_type(void)
 	return type;
 }
 
+/* The camera `cisp run` uses when none is named. */
+#define DEFAULT_VIRTUAL_CAMERA "virtual:cisp-8m10"
+
 gchar *cisp_gst_default_camera(void)
 {
-	struct cisp_sensor_desc desc;
+	struct cisp_sensor_desc list[64];
+	int n = cisp_sensor_enumerate(list, G_N_ELEMENTS(list));
 
-	return cisp_sensor_enumerate(&desc, 1) > 0 ? g_strdup(desc.name) : NULL;
+	/* A real camera first; else the default virtual one; else whatever is listed. */
+	for (int i = 0; i < n && i < (int)G_N_ELEMENTS(list); i++)
+		if (strcmp(list[i].backend, "virtual"))
+			return g_strdup(list[i].name);
+	for (int i = 0; i < n && i < (int)G_N_ELEMENTS(list); i++)
+		if (!strcmp(list[i].name, DEFAULT_VIRTUAL_CAMERA))
+			return g_strdup(list[i].name);
+	return n > 0 ? g_strdup(list[0].name) : NULL;
 }
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
@@ -288,8 +299,24 @@ static GstCaps *camera_caps(GstCispSrc *self)
 	struct cisp_sensor *sensor = cisp_camera_sensor(self->camera);
 	const struct cisp_sensor_info *info = cisp_sensor_info(sensor);
 	GstCaps *caps = gst_caps_new_empty();
+	unsigned order[64], n = 0;
 
-	for (unsigned i = 0; i < info->num_modes; i++) {
+	/* Smallest mode first: what fixation picks when downstream has no preference. */
+	for (unsigned i = 0; i < info->num_modes && n < G_N_ELEMENTS(order); i++) {
+		struct cisp_sensor_mode a, b;
+		unsigned k = n++;
+
+		cisp_sensor_get_mode(sensor, i, &a);
+		for (; k > 0; k--) {
+			cisp_sensor_get_mode(sensor, order[k - 1], &b);
+			if ((uint64_t)b.width * b.height <= (uint64_t)a.width * a.height)
+				break;
+			order[k] = order[k - 1];
+		}
+		order[k] = i;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		unsigned i = order[j];
 		struct cisp_sensor_mode m;
 		GstStructure *s;
 		GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
@@ -334,7 +361,7 @@ static GstCaps *gst_cisp_src_get_caps(GstBaseSrc *src, GstCaps *filter)
 	return caps;
 }
 
-/* Without a preference downstream: the first mode's full size, NV12, 30 fps or the nearest the mode allows. */
+/* Without a preference downstream: the smallest mode's full size, NV12, 30 fps or the nearest the mode allows. */
 static GstCaps *gst_cisp_src_fixate(GstBaseSrc *src, GstCaps *caps)
 {
 	GstStructure *s;
@@ -661,6 +688,15 @@ static gboolean gst_cisp_src_start(GstBaseSrc *src)
 		self->manager = NULL;
 		g_free(name);
 		return FALSE;
+	}
+	/* A live source runs at the camera's pace: a virtual sensor is paced on the clock unless told otherwise. */
+	{
+		struct cisp_sensor *sensor = cisp_camera_sensor(self->camera);
+
+		if (!strcmp(cisp_sensor_info(sensor)->backend, "virtual") &&
+		    !(opt.sensor_options && strstr(opt.sensor_options, "realtime")) &&
+		    cisp_sensor_set_option(sensor, "realtime", "1"))
+			GST_WARNING_OBJECT(self, "cannot pace the virtual sensor: %s", cisp_last_error());
 	}
 	GST_INFO_OBJECT(self, "opened camera %s, tuning %s", name, cisp_camera_tuning_name(self->camera));
 	g_free(name);
