@@ -130,11 +130,22 @@ for m in $(cat /modules.order); do
 done
 echo "@@ modules loaded at $(cut -d' ' -f1 /proc/uptime) s"
 for v in /sys/class/video4linux/*; do echo "@@ $(basename $v): $(cat $v/name)"; done
+RC=0
+# `cisp list` must show the three raw cameras (vimc Sensor A and B, vivid) by their v4l2: names.
 if [ -x /bin/cisp ]; then
 	echo "@@ cisp list"
-	cisp list || echo "@@ cisp list: exit status $?"
+	cisp list > /tmp/list.txt 2>&1
+	LRC=$?
+	cat /tmp/list.txt
+	if [ $LRC = 0 ]; then
+		[ "$(grep -c 'v4l2:/dev/video' /tmp/list.txt)" -ge 3 ] || { echo "@@ FAIL cisp list lacks the V4L2 cameras"; RC=1; }
+	elif grep -q "unknown command" /tmp/list.txt; then
+		echo "@@ cisp list: not in this build"
+	else
+		echo "@@ FAIL cisp list: exit status $LRC"
+		RC=1
+	fi
 fi
-RC=0
 cisp-v4l2-vm-test || RC=1
 echo "@@ RESULT rc=$RC at $(cut -d' ' -f1 /proc/uptime) s"
 poweroff -f

@@ -249,6 +249,76 @@ out:
 	cisp_sensor_close(s);
 }
 
+/* Mean of the developed image over columns [x0, x1), all rows (0..255, the three channels together). */
+static double column_mean(const struct cisp_image *raw, uint32_t x0, uint32_t x1)
+{
+	struct cisp_isp_config cfg = { .input_format = raw->format, .width = raw->width, .height = raw->height };
+	struct cisp_isp *isp = NULL;
+	struct cisp_image out = { 0 };
+	struct cisp_image *outs[CISP_MAX_OUTPUTS] = { &out };
+	double sum = 0;
+
+	cfg.output[0] = (struct cisp_output_config){ CISP_FMT_RGB888, raw->width, raw->height };
+	if (cisp_isp_create(&isp, &cfg) < 0 || cisp_image_alloc(&out, CISP_FMT_RGB888, raw->width, raw->height) < 0 ||
+	    cisp_isp_process(isp, raw, outs, NULL, NULL) < 0)
+		sum = -1;
+	for (uint32_t y = 0; sum >= 0 && y < raw->height; y++)
+		for (uint32_t x = x0; x < x1; x++)
+			sum += out.plane[0].data[y * out.plane[0].stride + 3 * x] +
+			       out.plane[0].data[y * out.plane[0].stride + 3 * x + 1] +
+			       out.plane[0].data[y * out.plane[0].stride + 3 * x + 2];
+	cisp_image_free(&out);
+	cisp_isp_destroy(isp);
+	return sum < 0 ? -1 : sum / (3.0 * raw->height * (x1 - x0));
+}
+
+/* The flip controls through cisp's control API: colour bars run white (left) to black (right), flipped the other way. */
+static void flip_case(const char *cam, const char *osd)
+{
+	struct cisp_sensor *s = NULL;
+	struct cisp_sensor_control_info ci;
+	struct cisp_sensor_mode m;
+	struct cisp_image img = { 0 };
+	char opts[128];
+	int idx;
+
+	snprintf(opts, sizeof(opts), "%s,pattern=75%% Colorbar", osd);
+	if (cisp_sensor_open(&s, cam, opts) < 0 || (idx = find_mode(s, "SGRBG8 640x480")) < 0 ||
+	    cisp_sensor_set_mode(s, (unsigned)idx) < 0 || cisp_sensor_get_mode(s, (unsigned)idx, &m) < 0 ||
+	    cisp_image_alloc(&img, m.format, m.width, m.height) < 0) {
+		EXPECT(0, "%s: flip test set-up: %s", cam, cisp_last_error());
+		goto out;
+	}
+	cisp_sensor_control_info(s, CISP_SENSOR_HFLIP, &ci);
+	EXPECT(ci.supported && ci.max == 1, "%s: horizontal flip control (delay %u)", cam, ci.delay);
+	for (int flip = 0; flip < 2 && ci.supported; flip++) {
+		struct cisp_sensor_controls c = { 0 };
+		struct cisp_sensor_metadata md = { 0 };
+		double left, right;
+		int ret;
+
+		cisp_sensor_controls_set(&c, CISP_SENSOR_HFLIP, flip);
+		ret = cisp_sensor_set_controls(s, &c);
+		if (ret == 0)
+			ret = cisp_sensor_start(s);
+		for (int i = 0; i < 2 && ret == 0; i++)
+			ret = cisp_sensor_capture(s, &img, &md, 0);
+		cisp_sensor_stop(s);
+		if (ret < 0) {
+			EXPECT(0, "%s: capture with hflip %d: %s", cam, flip, cisp_last_error());
+			break;
+		}
+		left = column_mean(&img, 0, m.width / 16);
+		right = column_mean(&img, m.width - m.width / 16, m.width);
+		EXPECT(md.controls[CISP_SENSOR_HFLIP] == flip && (flip ? right > left + 100 : left > right + 100),
+		       "%s: hflip %d (metadata %d): developed left edge %.1f, right edge %.1f", cam, flip,
+		       md.controls[CISP_SENSOR_HFLIP], left, right);
+	}
+out:
+	cisp_image_free(&img);
+	cisp_sensor_close(s);
+}
+
 /* The sensor at one format, the capture node at another: EPIPE with the mismatch named. */
 static void wrong_pipeline(const char *cam)
 {
@@ -346,6 +416,7 @@ int main(void)
 		capture_case(vimc, osd, "SRGGB8 1920x1080", 1, 2);
 		capture_case(vimc, osd, "SBGGR10 640x480", 2, 2);
 		capture_case(vimc, osd, "SGRBG12 1280x720", 0, 2);
+		flip_case(vimc, osd);
 		wrong_pipeline(vimc);
 	}
 	if (find_camera(list, n, "vivid", NULL, vivid) == 0) {
@@ -356,6 +427,7 @@ int main(void)
 		capture_case(vivid, osd, "SGBRG10 640x480", 1, 2);
 		capture_case(vivid, osd, "SRGGB12 640x480", 0, 2);
 		capture_case(vivid, osd, "SBGGR16 640x480", 2, 2);
+		flip_case(vivid, osd);
 		if (access("/sys/bus/platform/drivers/vivid/unbind", W_OK) == 0)
 			unplug(vivid, "/sys/bus/platform/drivers/vivid/unbind", "vivid.0");
 	}
