@@ -211,7 +211,9 @@ enum cisp_sensor_capture_flags {
  *
  * Virtual sensors are the model files (*.yaml) found in the folders of the
  * CISP_SENSOR_PATH environment variable (colon-separated), then the
- * installed and the source tree's data/sensors folders.
+ * installed and the source tree's data/sensors folders. V4L2 cameras
+ * ("v4l2:/dev/videoN") are the raw Bayer capture nodes the user can open
+ * (docs/v4l2.md).
  *
  * Return: the number of sensors found (may exceed @max), or a negative errno.
  */
@@ -220,15 +222,17 @@ int cisp_sensor_enumerate(struct cisp_sensor_desc *list, unsigned max);
 /**
  * cisp_sensor_open() - open a sensor.
  * @s: receives the handle; close with cisp_sensor_close().
- * @name: "virtual:<model>" (a model name from the search path) or
- *        "virtual:<path to a model .yaml>".
+ * @name: "virtual:<model>" (a model name from the search path),
+ *        "virtual:<path to a model .yaml>", "v4l2:/dev/videoN" or
+ *        "v4l2:<video node name>" (docs/v4l2.md).
  * @options: "key=value,key=value" options for the backend (see
  *        cisp_sensor_set_option()), or NULL.
  *
  * The sensor opens stopped, in mode 0, with every control at its default.
  *
  * Return: 0, -ENOENT for an unknown sensor, -EINVAL for a bad name, model
- * file or option (the message says which), -ENOMEM.
+ * file or option (the message says which), -ENOMEM; V4L2 cameras also
+ * -EACCES (no permission), -EBUSY, -ENODEV (not a capture node), -ENOTSUP.
  */
 int cisp_sensor_open(struct cisp_sensor **s, const char *name, const char *options);
 
@@ -356,7 +360,8 @@ int cisp_sensor_stop(struct cisp_sensor *s);
  *
  * Return: 0; -EAGAIN with CISP_SENSOR_NONBLOCK when no frame is ready;
  * -EINVAL for a wrong image (the message gives the expected format and size);
- * -ENODATA when not streaming.
+ * -ENODATA when not streaming; V4L2 cameras also -ETIMEDOUT (no frame in
+ * time) and -ENODEV (unplugged: the stream has stopped).
  */
 int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct cisp_sensor_metadata *md,
 			unsigned flags);
@@ -395,6 +400,9 @@ int cisp_sensor_fd(const struct cisp_sensor *s);
  *    (all on by default) to get ground truth.
  *  - realtime=on|off: pace frames to their durations on CLOCK_MONOTONIC
  *    (default off: a frame is ready whenever asked).
+ *
+ * Options of V4L2 cameras (pipeline, pattern, control.<name>, delay.<control>,
+ * black_level, buffers, timeout_ms): docs/v4l2.md.
  *
  * Return: 0, -EINVAL for a bad value, -ENOENT for an unknown key or a
  * missing scene file.

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cisp/error.h>
@@ -355,6 +356,48 @@ static void wrong_pipeline(const char *cam)
 	cisp_sensor_close(s);
 }
 
+/* As an unprivileged user: the camera is listed with the reason, and opening it says why it fails. */
+static void no_permission(const char *cam)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid == 0) {
+		struct cisp_sensor_desc list[64];
+		struct cisp_sensor *s = NULL;
+		int n, listed = 0, ret;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(3);
+		n = cisp_sensor_enumerate(list, 64);
+		for (int i = 0; i < n && i < 64; i++)
+			listed += !strcmp(list[i].name, cam) && strstr(list[i].description, "no permission");
+		ret = cisp_sensor_open(&s, cam, NULL);
+		printf("     as uid 65534: listed %d, open %d: %s\n", listed, ret, cisp_last_error());
+		_exit(listed == 1 && ret == -EACCES && strstr(cisp_last_error(), "no permission to open") ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: without permission: listed with the reason, open fails with EACCES",
+	       cam);
+}
+
+/* Two users of one camera: the second start fails with EBUSY and says so. */
+static void busy(const char *cam)
+{
+	struct cisp_sensor *a = NULL, *b = NULL;
+	int ret;
+
+	if (cisp_sensor_open(&a, cam, NULL) < 0 || cisp_sensor_start(a) < 0 || cisp_sensor_open(&b, cam, NULL) < 0) {
+		EXPECT(0, "%s: busy test set-up: %s", cam, cisp_last_error());
+	} else {
+		ret = cisp_sensor_start(b);
+		EXPECT(ret == -EBUSY && strstr(cisp_last_error(), "busy"), "%s: a second start fails with EBUSY: %s", cam,
+		       cisp_last_error());
+	}
+	cisp_sensor_close(b);
+	cisp_sensor_close(a);
+}
+
 /* Unbind the driver of a streaming camera: capture fails with ENODEV, stop and close are clean. */
 static void unplug(const char *cam, const char *unbind_path, const char *device)
 {
@@ -418,6 +461,8 @@ int main(void)
 		capture_case(vimc, osd, "SGRBG12 1280x720", 0, 2);
 		flip_case(vimc, osd);
 		wrong_pipeline(vimc);
+		busy(vimc);
+		no_permission(vimc);
 	}
 	if (find_camera(list, n, "vivid", NULL, vivid) == 0) {
 		const char *osd = "control.osd_text_mode=None";
@@ -428,6 +473,7 @@ int main(void)
 		capture_case(vivid, osd, "SRGGB12 640x480", 0, 2);
 		capture_case(vivid, osd, "SBGGR16 640x480", 2, 2);
 		flip_case(vivid, osd);
+		busy(vivid);
 		if (access("/sys/bus/platform/drivers/vivid/unbind", W_OK) == 0)
 			unplug(vivid, "/sys/bus/platform/drivers/vivid/unbind", "vivid.0");
 	}

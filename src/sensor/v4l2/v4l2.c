@@ -188,8 +188,19 @@ static int cam_enumerate(struct cisp_sensor_desc *list, unsigned max)
 
 		snprintf(path, sizeof(path), "/dev/video%u", nums[i]);
 		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+			/* Maybe a camera: say why it cannot be used rather than hide it. */
+			if (found < max) {
+				snprintf(list[found].name, sizeof(list[found].name), "v4l2:%s", path);
+				snprintf(list[found].backend, sizeof(list[found].backend), "v4l2");
+				snprintf(list[found].description, sizeof(list[found].description),
+					 "no permission to open (add the user to the group owning it, usually 'video')");
+			}
+			found++;
+			continue;
+		}
 		if (fd < 0)
-			continue; /* no permission or gone: nothing this user can open */
+			continue; /* gone meanwhile */
 		if (check_caps(fd, path, &cap) < 0 || (bayer = count_bayer(fd)) == 0) {
 			close(fd);
 			continue;
