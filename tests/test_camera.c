@@ -293,6 +293,9 @@ TEST(camera_requests_complete_in_order_with_metadata)
 		CHECK_EQ(md[i].lens_position, s->controls[CISP_SENSOR_LENS_POSITION]);
 		CHECK(md[i].colour_temperature >= 2000 && md[i].colour_temperature <= 12000);
 		CHECK(md[i].colour_gains[0] > 0 && md[i].colour_gains[1] > 0);
+		/* A colour matrix keeps white white: each row sums to 1 (Q3.12 rounding aside). */
+		for (int row = 0; row < 3; row++)
+			CHECK_NEAR(md[i].ccm[3 * row] + md[i].ccm[3 * row + 1] + md[i].ccm[3 * row + 2], 1.0, 0.002);
 		CHECK_EQ(md[i].control.sequence, i);
 		CHECK_EQ(md[i].ae_state, md[i].control.ae_state);
 		CHECK(md[i].isp_ns > 0);

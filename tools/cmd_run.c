@@ -486,13 +486,14 @@ static void log_json(FILE *f, const struct cisp_camera_metadata *m)
 	fprintf(f,
 		"{\"sequence\":%llu,\"timestamp_ns\":%llu,\"exposure_us\":%.1f,\"analogue_gain\":%.4f,"
 		"\"digital_gain\":%.4f,\"frame_duration_us\":%.1f,\"lens_position\":%d,\"colour_temperature\":%.0f,"
-		"\"colour_gains\":[%.4f,%.4f],\"ae_state\":\"%s\",\"ae_error\":%.4f,\"awb_state\":\"%s\","
+		"\"colour_gains\":[%.4f,%.4f],\"ccm\":[%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f],\"ae_state\":\"%s\",\"ae_error\":%.4f,\"awb_state\":\"%s\","
 		"\"af_state\":\"%s\",\"sharpness\":%.4g,\"flicker_hz\":%u,\"lux\":%.1f,"
 		"\"next\":{\"exposure_us\":%.1f,\"analogue_gain\":%.4f,\"digital_gain\":%.4f,"
 		"\"colour_temperature\":%.0f,\"lens_position\":%d},\"isp_ms\":%.2f}\n",
 		(unsigned long long)m->sequence, (unsigned long long)m->timestamp_ns, m->exposure_us, m->analogue_gain,
 		m->digital_gain, m->frame_duration_us, m->lens_position, m->colour_temperature, m->colour_gains[0],
-		m->colour_gains[1], cisp_ae_state_name(m->ae_state), c->ae_error, cisp_awb_state_name(m->awb_state),
+		m->colour_gains[1], m->ccm[0], m->ccm[1], m->ccm[2], m->ccm[3], m->ccm[4], m->ccm[5], m->ccm[6],
+		m->ccm[7], m->ccm[8], cisp_ae_state_name(m->ae_state), c->ae_error, cisp_awb_state_name(m->awb_state),
 		cisp_af_state_name(m->af_state), c->sharpness, c->flicker_hz, c->lux, c->exposure_us, c->analogue_gain,
 		c->digital_gain, c->colour_temperature, c->lens_position, m->isp_ns / 1e6);
 }
@@ -544,6 +545,53 @@ static void summary(const struct run_options *o, const struct run_state *st, uns
 		       e0 < e1 ? "under" : "over");
 }
 
+/* @inv = @m^-1 for a 3x3 row-major matrix; false when singular. */
+static bool invert3(const double m[9], double inv[9])
+{
+	double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+		     m[2] * (m[3] * m[7] - m[4] * m[6]);
+
+	if (fabs(det) < 1e-12)
+		return false;
+	inv[0] = (m[4] * m[8] - m[5] * m[7]) / det;
+	inv[1] = (m[2] * m[7] - m[1] * m[8]) / det;
+	inv[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+	inv[3] = (m[5] * m[6] - m[3] * m[8]) / det;
+	inv[4] = (m[0] * m[8] - m[2] * m[6]) / det;
+	inv[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+	inv[6] = (m[3] * m[7] - m[4] * m[6]) / det;
+	inv[7] = (m[1] * m[6] - m[0] * m[7]) / det;
+	inv[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+	return true;
+}
+
+/*
+ * The DNG colour matrix (XYZ to camera RGB) from the frame's colour
+ * processing: XYZ = sRGB_to_XYZ x CCM x diag(white balance) x camera, so
+ * camera = (sRGB_to_XYZ x CCM x diag(wb))^-1 x XYZ.
+ */
+static bool xyz_to_camera(const struct cisp_camera_metadata *m, float out[9])
+{
+	static const double srgb_to_xyz[9] = { 0.4124564, 0.3575761, 0.1804375, 0.2126729, 0.7151522,
+					       0.0721750, 0.0193339, 0.1191920, 0.9503041 };
+	const double wb[3] = { m->colour_gains[0], 1.0, m->colour_gains[1] };
+	double fwd[9], inv[9];
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			double sum = 0;
+
+			for (int k = 0; k < 3; k++)
+				sum += srgb_to_xyz[3 * i + k] * m->ccm[3 * k + j];
+			fwd[3 * i + j] = sum * wb[j];
+		}
+	if (!invert3(fwd, inv))
+		return false;
+	for (int i = 0; i < 9; i++)
+		out[i] = (float)inv[i];
+	return true;
+}
+
 static int save_raw(const char *path, const struct cisp_image *raw, const struct cisp_sensor_mode *mode,
 		    const struct cisp_camera_metadata *m, const char *model)
 {
@@ -563,6 +611,7 @@ static int save_raw(const char *path, const struct cisp_image *raw, const struct
 		frame.wb_gains[1] = 1.0f;
 		frame.wb_gains[2] = (float)m->colour_gains[1];
 	}
+	frame.has_matrix = frame.has_wb && xyz_to_camera(m, frame.xyz_to_cam);
 	frame.orientation = 1;
 	snprintf(frame.make, sizeof(frame.make), "cisp");
 	snprintf(frame.model, sizeof(frame.model), "%s", model);

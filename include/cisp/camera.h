@@ -185,6 +185,9 @@ struct cisp_camera_config {
  *                      this frame.
  * @colour_gains: the red and blue white-balance gains (relative to green)
  *                the ISP applied to this frame.
+ * @ccm: the colour matrix the ISP applied to this frame (row-major, white
+ *       balanced camera RGB to linear output RGB; the identity when the
+ *       stage was off).
  * @ae_state: the AE state after this frame's statistics.
  * @awb_state: the AWB state after this frame's statistics.
  * @af_state: the AF state after this frame's statistics.
@@ -204,6 +207,7 @@ struct cisp_camera_metadata {
 	int32_t lens_position;
 	double colour_temperature;
 	double colour_gains[2];
+	double ccm[9];
 	enum cisp_ae_state ae_state;
 	enum cisp_awb_state awb_state;
 	enum cisp_af_state af_state;

@@ -60,6 +60,7 @@ struct cisp_camera {
 	void *delta;                    /* params buffer for the next job */
 	size_t delta_size, delta_capacity;
 	double next_ct, next_gains[2];  /* colour the next job applies */
+	double next_ccm[9];
 
 	/* Requests; guarded by lock. */
 	pthread_mutex_t lock;

@@ -71,6 +71,10 @@ static int take_params(struct cisp_camera *cam, const struct cisp_control_result
 	cam->next_ct = res->state.colour_temperature;
 	cam->next_gains[0] = res->state.colour_gains[0];
 	cam->next_gains[1] = res->state.colour_gains[1];
+	for (int i = 0; i < 9; i++)
+		cam->next_ccm[i] = cam->params.enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM)
+					   ? cam->params.ccm.coeff[i] / 4096.0
+					   : (i % 4 == 0);
 	return encode_delta(cam, changed);
 }
 
@@ -124,6 +128,7 @@ static void fill_metadata(struct cisp_camera *cam, struct cisp_camera_metadata *
 	m->colour_temperature = cam->next_ct;
 	m->colour_gains[0] = cam->next_gains[0];
 	m->colour_gains[1] = cam->next_gains[1];
+	memcpy(m->ccm, cam->next_ccm, sizeof(m->ccm));
 	m->sensor = *md;
 }
 
