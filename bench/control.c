@@ -3,7 +3,7 @@
  * bench-control: the 3A loop (docs/control.md) closed on the virtual sensor,
  * with the sensor's control delays and noise, and the figures that judge it.
  *
- *   bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE] [ae|af|flicker|awb|all]
+ *   bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] [ae|af|flicker|awb|all]
  *
  * ae:      converge at 400 lux, then step the light to 1/8 and back (8x under-
  *          and over-exposure): frames until every later frame is within 5% of
@@ -79,8 +79,13 @@ static void loop_open(struct loop *l, const char *options, bool develop)
 	if ((r = cisp_sensor_open(&l->s, sensor_name, options)) < 0 || (r = cisp_sensor_set_mode(l->s, mode_index)) < 0 ||
 	    (r = cisp_sensor_get_mode(l->s, mode_index, &l->mode)) < 0)
 		die(sensor_name, r);
-	if ((r = tuning_file ? cisp_tuning_load(&l->t, tuning_file)
-			     : cisp_tuning_find(&l->t, cisp_sensor_info(l->s)->model, NULL)) < 0)
+	if (tuning_file && !strcmp(tuning_file, "uncalibrated"))
+		r = cisp_tuning_uncalibrated(&l->t);
+	else if (tuning_file)
+		r = cisp_tuning_load(&l->t, tuning_file);
+	else
+		r = cisp_tuning_find(&l->t, cisp_sensor_info(l->s)->model, NULL);
+	if (r < 0)
 		die("tuning", r);
 	struct cisp_control_config cfg = { .tuning = l->t, .mode = l->mode };
 	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
@@ -227,13 +232,16 @@ static void bench_ae(void)
 
 static void bench_af(void)
 {
-	static const char *const distances[] = { "0.3", "0.5", "0.8", "1.5", "5" };
+	static const struct {
+		const char *distance, *lux;
+	} cases[] = { { "0.3", "400" }, { "0.5", "400" }, { "0.8", "400" }, { "1.5", "400" }, { "5", "400" },
+		      { "0.8", "25" }, { "0.8", "5" } };
 	printf("AF: %s mode %u, resolution chart, continuous AF; error as a fraction of the lens range\n", sensor_name,
 	       mode_index);
-	for (unsigned i = 0; i < sizeof(distances) / sizeof(distances[0]); i++) {
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct loop l;
 		char opt[128];
-		snprintf(opt, sizeof(opt), "scene=resolution,lux=400,seed=12,distance=%s", distances[i]);
+		snprintf(opt, sizeof(opt), "scene=resolution,lux=%s,seed=12,distance=%s", cases[i].lux, cases[i].distance);
 		loop_open(&l, opt, false);
 		struct cisp_sensor_control_info lens;
 		cisp_sensor_control_info(l.s, CISP_SENSOR_LENS_POSITION, &lens);
@@ -249,9 +257,10 @@ static void bench_af(void)
 				focused = (int)n + 1;
 		}
 		int32_t pos = l.res.state.lens_position;
-		printf("af distance %-4s m: peak %4d, chosen %4d, error %.2f%% of range, %s after %d frames from the scan's "
-		       "start (%d from stream start)\n",
-		       distances[i], truth.focus_position, pos,
+		printf("af distance %-4s m, %3s lux (gain x%4.1f): peak %4d, chosen %4d, error %.2f%% of range, %s after %d "
+		       "frames from the scan's start (%d from stream start)\n",
+		       cases[i].distance, cases[i].lux, l.res.state.analogue_gain * l.res.state.digital_gain,
+		       truth.focus_position, pos,
 		       100.0 * abs(pos - truth.focus_position) / (lens.max - lens.min),
 		       cisp_af_state_name(l.res.state.af_state), focused - scan_start, focused);
 		loop_close(&l);
@@ -412,7 +421,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-')
 			what = argv[i];
 		else {
-			fprintf(stderr, "usage: bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE] "
+			fprintf(stderr, "usage: bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] "
 					"[ae|af|flicker|awb|all]\n");
 			return 2;
 		}

@@ -681,6 +681,23 @@ TEST(control_loop_flicker_50hz)
 	CHECK(!l.res.state.flicker_detected);
 	loop_close(&l);
 
+	/* 60 Hz mains at 25 frames/s (at 30 the bands would stand still): detected too. */
+	const struct cisp_control_request r25 = { .mask = CISP_REQ_FRAME_DURATION, .frame_duration_us = { 40000, 40000 } };
+	if (!loop_open(&l, "scene=colorchart,lux=1100,flicker=60,seed=5", &r25))
+		return;
+	found = -1;
+	for (unsigned n = 0; n < 40; n++) {
+		loop_step(&l);
+		if (found < 0 && l.res.state.flicker_hz == 60)
+			found = (int)n;
+	}
+	CHECK(found >= 0 && found < 20);
+	CHECK_EQ(l.md.frame_duration_ns, 40000000);
+	double periods = l.md.controls[CISP_SENSOR_EXPOSURE] / 83.333;
+	CHECK_NEAR(periods, round(periods), 0.01);
+	CHECK(round(periods) >= 1);
+	loop_close(&l);
+
 	/* Forced 60 Hz: 8.33 ms periods without detection. */
 	const struct cisp_control_request r = { .mask = CISP_REQ_FLICKER, .flicker = CISP_FLICKER_60HZ };
 	if (!loop_open(&l, "scene=colorchart,lux=700,seed=5", &r))
@@ -689,7 +706,7 @@ TEST(control_loop_flicker_50hz)
 		loop_step(&l);
 	CHECK_EQ(l.res.state.flicker_hz, 60);
 	CHECK(!l.res.state.flicker_detected);
-	double periods = l.md.controls[CISP_SENSOR_EXPOSURE] / 83.333;
+	periods = l.md.controls[CISP_SENSOR_EXPOSURE] / 83.333;
 	CHECK_NEAR(periods, round(periods), 0.01);
 	loop_close(&l);
 }
