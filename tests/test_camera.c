@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include <cisp/camera.h>
@@ -736,4 +738,83 @@ TEST(camera_bad_control_values_fail_their_request)
 out:
 	cisp_camera_close(cam);
 	cisp_camera_manager_destroy(m);
+}
+
+/* Run `cisp ARGS` in the scratch folder; its output (stdout and stderr) into @out; the exit status. */
+static int cisp_command(const char *args, char *out, size_t size)
+{
+	char cmd[2048], log[512];
+	size_t n = 0;
+	FILE *f;
+	int status;
+
+	snprintf(log, sizeof(log), "%s/cisp-run.log", test_tmp_dir());
+	snprintf(cmd, sizeof(cmd), "cd %s && %s/tools/cisp %s > %s 2>&1", test_tmp_dir(), CISP_BUILD_DIR, args, log);
+	status = system(cmd);
+	out[0] = 0;
+	f = fopen(log, "r");
+	if (f) {
+		n = fread(out, 1, size - 1, f);
+		out[n] = 0;
+		fclose(f);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static long file_size(const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", test_tmp_dir(), name);
+	return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+TEST(camera_cli_list_and_run)
+{
+	static char out[65536];
+	char path[512], line[4096];
+	int lines = 0;
+	FILE *f;
+
+	CHECK_EQ(cisp_command("list", out, sizeof(out)), 0);
+	CHECK(strstr(out, "virtual:cisp-test\n  backend virtual") != NULL);
+	CHECK(strstr(out, "mode 1 binned") != NULL);
+
+	CHECK_EQ(cisp_command("run --camera virtual:cisp-test --frames 12 -o t.y4m --png t.png --metadata t.jsonl "
+			      "--save-raw t.dng --set LensPosition=300@2",
+			      out, sizeof(out)),
+		 0);
+	CHECK(strstr(out, "frame  11:") != NULL);
+	CHECK(strstr(out, "summary: 12 frames") != NULL);
+	CHECK(strstr(out, "  AE: ") != NULL && strstr(out, "  AWB: ") != NULL);
+	/* The smallest mode, 160x120: a short header, then 12 frames of a 6-byte FRAME line and 160 x 120 x 3 / 2 bytes. */
+	CHECK(file_size("t.y4m") > 12 * (6 + 160 * 120 * 3 / 2));
+	CHECK(file_size("t.y4m") < 12 * (6 + 160 * 120 * 3 / 2) + 200);
+	CHECK(file_size("t.png") > 1000);
+	CHECK(file_size("t.dng") > 160 * 120 * 2);
+	snprintf(path, sizeof(path), "%s/t.jsonl", test_tmp_dir());
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		char want[64];
+
+		CHECK(line[0] == '{' && strstr(line, "}\n"));
+		snprintf(want, sizeof(want), "{\"sequence\":%d,", lines);
+		CHECK(!strncmp(line, want, strlen(want)));
+		/* LensPosition from frame 2: on frame 2 + 1 + the largest delay (2) on. */
+		if (lines >= 5)
+			CHECK(strstr(line, "\"lens_position\":300,") != NULL);
+		lines++;
+	}
+	if (f)
+		fclose(f);
+	CHECK_EQ(lines, 12);
+
+	CHECK_EQ(cisp_command("run --camera nope --frames 1", out, sizeof(out)), 1);
+	CHECK(strstr(out, "no camera 'nope' (cameras: ") != NULL);
+	CHECK_EQ(cisp_command("run --set Foo=1", out, sizeof(out)), 2);
+	CHECK(strstr(out, "unknown control 'Foo'") != NULL);
+	CHECK_EQ(cisp_command("run --camera virtual:cisp-test --mode 7x", out, sizeof(out)), 1);
+	CHECK(strstr(out, "has no mode '7x'; its modes: 0 full (320x240), 1 binned (160x120)") != NULL);
 }
