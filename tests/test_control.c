@@ -494,8 +494,9 @@ static void loop_params(struct loop *l)
 	free(buf);
 }
 
+/* @hide: controls (1u << id) the loop is told the sensor lacks. */
 static bool loop_open_with(struct loop *l, const char *options, const struct cisp_control_request *req,
-			   bool sensor_dgain)
+			   uint32_t hide)
 {
 	memset(l, 0, sizeof(*l));
 	l->t = make_tuning();
@@ -508,8 +509,9 @@ static bool loop_open_with(struct loop *l, const char *options, const struct cis
 	cfg.mode = l->mode;
 	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
 		CHECK_EQ(cisp_sensor_control_info(l->s, (enum cisp_sensor_control)i, &cfg.controls[i]), 0);
-	/* Without the sensor's digital gain the loop uses the ISP's. */
-	cfg.controls[CISP_SENSOR_DIGITAL_GAIN].supported = sensor_dgain;
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		if (hide & (1u << i))
+			cfg.controls[i].supported = false;
 	CHECK_EQ(cisp_control_create(&l->c, &cfg), 0);
 	if (req)
 		CHECK_EQ(cisp_control_request(l->c, req), 0);
@@ -527,7 +529,7 @@ static bool loop_open_with(struct loop *l, const char *options, const struct cis
 
 static bool loop_open(struct loop *l, const char *options, const struct cisp_control_request *req)
 {
-	return loop_open_with(l, options, req, true);
+	return loop_open_with(l, options, req, 0);
 }
 
 /* One frame: capture, statistics, the loop, its decisions back to the sensor and the ISP. */
@@ -612,7 +614,7 @@ TEST(control_loop_isp_digital_gain_and_frame_duration)
 	double worst;
 	/* Dark, a 30 frames/s limit and no sensor digital gain: the longest exposure, x16, then the ISP's gain. */
 	const struct cisp_control_request r = { .mask = CISP_REQ_FRAME_DURATION, .frame_duration_us = { 0, 33333 } };
-	if (!loop_open_with(&l, "scene=colorchart,lux=10,seed=10", &r, false))
+	if (!loop_open_with(&l, "scene=colorchart,lux=10,seed=10", &r, 1u << CISP_SENSOR_DIGITAL_GAIN))
 		return;
 	int settled = frames_to_settle(&l, 40, &worst);
 	CHECK(settled >= 0 && settled <= 12);
@@ -627,6 +629,24 @@ TEST(control_loop_isp_digital_gain_and_frame_duration)
 	/* Stable: the ISP's gain reaches the same frames as it is judged on. */
 	frames_to_settle(&l, 30, &worst);
 	CHECK(worst < 0.03);
+	loop_close(&l);
+}
+
+TEST(control_loop_without_exposure_control)
+{
+	struct loop l;
+	double worst;
+	/* A sensor that only has gains (like vimc): the exposure stays the sensor's, AE uses the gain. */
+	if (!loop_open_with(&l, "scene=colorchart,lux=100,seed=15", NULL, 1u << CISP_SENSOR_EXPOSURE))
+		return;
+	loop_step(&l);
+	int32_t exposure = l.md.controls[CISP_SENSOR_EXPOSURE];
+	int settled = frames_to_settle(&l, 30, &worst);
+	CHECK(settled >= 0 && settled <= 10);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE], exposure);
+	CHECK(l.md.controls[CISP_SENSOR_ANALOGUE_GAIN] > 256);
+	CHECK_NEAR(l.res.state.exposure_us, l.md.exposure_ns / 1000.0, 100);
+	CHECK_EQ(l.res.state.ae_state, CISP_AE_CONVERGED);
 	loop_close(&l);
 }
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ struct cisp_control {
 	struct cisp_sensor_control_info ctl[CISP_SENSOR_NUM_CONTROLS];
 	double line_ns;
 	unsigned latency;          /* frames from the statistics of frame n to the first frame a decision reaches */
+	int32_t fixed_exposure;    /* lines, for a sensor without an exposure control (its metadata's); else 0 */
 
 	struct cisp_control_request req; /* every field's current value */
 	bool awb_use_gains;
@@ -97,8 +99,8 @@ static void update_limits(struct cisp_control *c)
 	}
 	*l = (struct ae_limits){
 		.line_us = line_us,
-		.exposure_min = exp->min,
-		.exposure_step = exp->step > 0 ? exp->step : 1,
+		.exposure_min = exp->supported ? exp->min : c->fixed_exposure,
+		.exposure_step = exp->supported && exp->step > 0 ? exp->step : 1,
 		.exposure_margin = (int32_t)c->mode.exposure_margin,
 		.frame_length_min = fl_lo,
 		.frame_length_max = fl_hi,
@@ -112,7 +114,8 @@ static void update_limits(struct cisp_control *c)
 		.max_digital_gain = c->t->ae.max_digital_gain >= 1 ? c->t->ae.max_digital_gain : 1,
 	};
 	double longest = fmin(c->t->ae.max_exposure_us / line_us, (double)fl_hi - l->exposure_margin);
-	l->exposure_max = clampi(floor(longest), exp->min, exp->max);
+	/* Without an exposure control the exposure is what the sensor does: AE has the gains only. */
+	l->exposure_max = exp->supported ? clampi(floor(longest), exp->min, exp->max) : c->fixed_exposure;
 }
 
 static unsigned flicker_hz(const struct cisp_control *c)
@@ -137,8 +140,9 @@ static void manual_exposure(const struct cisp_control *c, struct ae_exposure *e)
 	const struct cisp_sensor_control_info *exp = &c->ctl[CISP_SENSOR_EXPOSURE];
 	int32_t fl_max = has(c, CISP_SENSOR_FRAME_LENGTH) ? c->ctl[CISP_SENSOR_FRAME_LENGTH].max : l->frame_length_max;
 
-	e->exposure = clampi(lround(c->req.exposure_us / l->line_us), exp->min,
-			     (int32_t)fmin(exp->max, (double)fl_max - l->exposure_margin));
+	e->exposure = exp->supported ? clampi(lround(c->req.exposure_us / l->line_us), exp->min,
+					      (int32_t)fmin(exp->max, (double)fl_max - l->exposure_margin))
+				     : c->fixed_exposure;
 	e->again = has(c, CISP_SENSOR_ANALOGUE_GAIN)
 			   ? clampi(lround(c->req.analogue_gain * 256), c->ctl[CISP_SENSOR_ANALOGUE_GAIN].min,
 				    c->ctl[CISP_SENSOR_ANALOGUE_GAIN].max)
@@ -273,8 +277,8 @@ int cisp_control_create(struct cisp_control **out, const struct cisp_control_con
 	if (m->bits < 8 || m->bits > 16)
 		return cisp_error(-EINVAL, "control: mode bits %u outside 8..16", m->bits);
 	const struct cisp_sensor_control_info *exp = &config->controls[CISP_SENSOR_EXPOSURE];
-	if (!exp->supported || exp->min < 1 || exp->max < exp->min)
-		return cisp_error(-EINVAL, "control: the sensor has no usable exposure control");
+	if (exp->supported && (exp->min < 1 || exp->max < exp->min))
+		return cisp_error(-EINVAL, "control: exposure control limits %d..%d", exp->min, exp->max);
 	for (int i = CISP_SENSOR_ANALOGUE_GAIN; i <= CISP_SENSOR_LENS_POSITION; i++) {
 		const struct cisp_sensor_control_info *ci = &config->controls[i];
 		if (ci->supported && (ci->max < ci->min || ci->delay > CISP_SENSOR_MAX_DELAY))
@@ -303,6 +307,8 @@ int cisp_control_create(struct cisp_control **out, const struct cisp_control_con
 	c->mode = *m;
 	memcpy(c->ctl, config->controls, sizeof(c->ctl));
 	c->line_ns = cisp_sensor_line_ns(m);
+	if (!exp->supported)
+		c->fixed_exposure = clampi((double)m->frame_length_default - m->exposure_margin, 1, INT32_MAX);
 	unsigned delay = 0;
 	for (int i = CISP_SENSOR_EXPOSURE; i <= CISP_SENSOR_LENS_POSITION; i++)
 		if (c->ctl[i].supported && c->ctl[i].delay > delay)
@@ -497,13 +503,20 @@ int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats,
 	uint64_t n = md->sequence;
 	c->have_seq = true;
 	c->last_seq = n;
+	if (!has(c, CISP_SENSOR_EXPOSURE) && md->exposure_ns > 0) {
+		int32_t lines = clampi(lround(md->exposure_ns / c->line_ns), 1, INT32_MAX);
+		if (lines != c->fixed_exposure) {
+			c->fixed_exposure = lines;
+			update_limits(c);
+		}
+	}
 
 	awb_process(c->awb, stats, &c->awb_res);
 	flicker_process(c->flicker, stats, md, c->line_ns);
 
 	/* The exposure product this frame used: its metadata, and the ISP's gain we gave it. */
-	double exposure_us = md->exposure_ns > 0 ? md->exposure_ns / 1000.0
-						 : md->controls[CISP_SENSOR_EXPOSURE] * c->limits.line_us;
+	int32_t lines = has(c, CISP_SENSOR_EXPOSURE) ? md->controls[CISP_SENSOR_EXPOSURE] : c->fixed_exposure;
+	double exposure_us = md->exposure_ns > 0 ? md->exposure_ns / 1000.0 : lines * c->limits.line_us;
 	double again = has(c, CISP_SENSOR_ANALOGUE_GAIN) ? md->controls[CISP_SENSOR_ANALOGUE_GAIN] / 256.0 : 1.0;
 	double dgain = has(c, CISP_SENSOR_DIGITAL_GAIN) ? md->controls[CISP_SENSOR_DIGITAL_GAIN] / 256.0 : 1.0;
 	double isp_dgain = decision_at(c, n)->e.isp_dgain;
