@@ -9,7 +9,9 @@
  * white-balance gains. The estimate for one frame:
  *  1. every zone with enough unsaturated, not too dark cells gives a point;
  *     its distance to the curve (max_curve_distance) decides whether it may
- *     be grey, and its weight falls off with that distance;
+ *     be grey; its weight is 1 within the transverse band and falls off
+ *     beyond, and grows steeply with its brightness (white patch: light
+ *     surfaces are more often neutral than dark, saturated ones);
  *  2. the candidates' weighted grey world (sums of R, G, B) is a first
  *     estimate; the candidates are then weighted again by their distance to
  *     that estimate, which keeps the neutral surfaces of a scene and drops
@@ -38,7 +40,7 @@
 #define BRIGHTNESS_POWER 4
 /* Candidate weight needed (in zones' worth of cells) to trust a frame's estimate. */
 #define MIN_CANDIDATES 1.0
-/* The second pass keeps zones within this fraction of max_curve_distance of the first estimate. */
+/* The second pass keeps zones within max_curve_distance times this of the first estimate. */
 #define SECOND_PASS_RADIUS 1.0
 /* Chromaticity change per frame below which AWB counts as converged. */
 #define CONVERGED_STEP 0.002
