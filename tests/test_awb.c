@@ -210,9 +210,9 @@ static struct cisp_tuning *test_tuning(void)
  * The chart's grey patches after the ISP within 2 degrees of neutral under
  * D65, A and F2. The darkest grey (neutral 3.5, 9% reflectance) is off by
  * about 2.2..2.7 degrees even with the true white balance (the patch itself
- * is 1 degree off neutral, and noise and the colour matrix add more at that
- * level); there AWB may add at most 1 degree to what the true white balance
- * gives.
+ * is 1 degree off neutral, and noise clipped at black biases its dark
+ * channels); there AWB may add at most 1 degree to what the true white
+ * balance gives.
  */
 TEST(awb_chart_d65_a_f2)
 {
