@@ -391,3 +391,25 @@ TEST(iq_cli_chart_dng)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
 	free(c);
 }
+
+/* The whole camera on the chart: every loop converges and the tuning's colour holds up. */
+TEST(iq_lab_3a_converges)
+{
+	struct cisp_iq_lab_3a *a = calloc(1, sizeof(*a));
+
+	CHECK_EQ(cisp_iq_lab_3a(&test_lab, "D65", 40, true, a), 0);
+	CHECK_EQ(a->ae.count, 40);
+	CHECK(a->ae.converged);
+	CHECK(a->ae.frames <= 8);
+	CHECK(a->awb.converged);
+	CHECK(a->awb.final_error < 2);
+	/* Frame 0 is balanced for 2800 K: far off under D65. */
+	CHECK(a->awb.value[0] > 5);
+	CHECK(a->af.converged);
+	CHECK(a->color.mean_de00 < 3);
+	CHECK_EQ(a->picture.width, 320);
+	cisp_iq_image_free(&a->picture);
+	CHECK_ERR(cisp_iq_lab_3a(&test_lab, "D65", 4, false, a), -EINVAL, "frames");
+	CHECK(cisp_iq_lab_3a(&test_lab, "no-such-light", 8, false, a) < 0);
+	free(a);
+}

@@ -35,7 +35,9 @@ static void usage(FILE *out)
 		"Virtual camera: the virtual sensor photographs a ColorChecker under each\n"
 		"illuminant and a slanted-edge chart under the first; the camera is calibrated\n"
 		"from the sensor's spectral truth (white balance, colour matrix); the software\n"
-		"ISP develops the frames; colour, noise and sharpness are measured.\n"
+		"ISP develops the frames; colour, noise and sharpness are measured. Then the\n"
+		"whole camera (its tuning file and 3A loop) runs on the ColorChecker under each\n"
+		"illuminant: frames to converge, final errors, colour through the tuning.\n"
 		"\n"
 		"options:\n"
 		"  --sensor NAME         virtual sensor model (default cisp-8m10)\n"
@@ -56,6 +58,9 @@ static void usage(FILE *out)
 		"  --json FILE           write the results as JSON\n"
 		"  --html FILE           write the HTML report (one self-contained file)\n"
 		"  --max-de00 X          fail (exit 1) when a mean dE00 exceeds X\n"
+		"  --3a-frames N         frames of the 3A run per illuminant: the whole camera\n"
+		"                        (tuning file, AE, AWB, AF) from a wrong start on the\n"
+		"                        ColorChecker (default 40; 0: no 3A run)\n"
 		"  -h, --help            this help\n");
 }
 
@@ -66,6 +71,7 @@ struct iq_options {
 	enum cisp_transfer transfer;
 	struct cisp_iq_color_options norm;
 	double max_de00;
+	unsigned long frames_3a;
 };
 
 static int parse_numbers(const char *option, const char *text, double *v, int n)
@@ -88,7 +94,7 @@ static int parse_numbers(const char *option, const char *text, double *v, int n)
 static int parse_options(int argc, char **argv, struct iq_options *o)
 {
 	enum { OPT_SENSOR = 256, OPT_MODE, OPT_ILL, OPT_LUX, OPT_DM, OPT_CHART, OPT_CORNERS, OPT_ROI, OPT_TRANSFER,
-	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE };
+	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE, OPT_3A };
 	static const struct option longopts[] = {
 		{ "sensor", required_argument, NULL, OPT_SENSOR }, { "mode", required_argument, NULL, OPT_MODE },
 		{ "illuminant", required_argument, NULL, OPT_ILL }, { "lux", required_argument, NULL, OPT_LUX },
@@ -96,7 +102,8 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 		{ "corners", required_argument, NULL, OPT_CORNERS }, { "roi", required_argument, NULL, OPT_ROI },
 		{ "transfer", required_argument, NULL, OPT_TRANSFER }, { "normalize", required_argument, NULL, OPT_NORM },
 		{ "json", required_argument, NULL, OPT_JSON }, { "html", required_argument, NULL, OPT_HTML },
-		{ "max-de00", required_argument, NULL, OPT_MAXDE }, { "help", no_argument, NULL, 'h' },
+		{ "max-de00", required_argument, NULL, OPT_MAXDE }, { "3a-frames", required_argument, NULL, OPT_3A },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -110,6 +117,7 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 	o->transfer = CISP_TRANSFER_SRGB;
 	o->norm.exposure = true;
 	o->max_de00 = INFINITY;
+	o->frames_3a = 40;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -157,6 +165,13 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 			break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
+		case OPT_3A:
+			if (parse_uint("--3a-frames", optarg, 0, CISP_IQ_MAX_FRAMES, &o->frames_3a) ||
+			    (o->frames_3a && o->frames_3a < 8)) {
+				fprintf(stderr, "cisp iq: --3a-frames takes 0 or 8..%d\n", CISP_IQ_MAX_FRAMES);
+				return 2;
+			}
+			break;
 		case OPT_MAXDE:
 			if (parse_double("--max-de00", optarg, 0, 1000, &o->max_de00))
 				return -EINVAL;
@@ -258,6 +273,56 @@ static int run_charts(struct iq_options *o, struct cisp_iq_report *r, const stru
 }
 
 /* The camera run: colour per illuminant, then sharpness under the first. */
+/* Frames to converge and the final error (times @scale, in @unit). */
+static void print_convergence(const char *what, const struct cisp_iq_convergence *c, double scale, const char *unit)
+{
+	if (c->converged)
+		printf(" %s %d frames (final error %.2f%s)", what, c->frames, c->final_error * scale, unit);
+	else
+		printf(" %s NOT converged (final error %.2f%s)", what, c->final_error * scale, unit);
+}
+
+/* The whole camera on the ColorChecker under each illuminant. */
+static int run_3a(struct iq_options *o, struct cisp_iq_report *r)
+{
+	char list[256], *save = NULL;
+	int ret = 0;
+
+	snprintf(list, sizeof(list), "%s", o->illuminants);
+	for (char *ill = strtok_r(list, ",", &save); ill && !ret; ill = strtok_r(NULL, ",", &save)) {
+		struct cisp_iq_lab_3a *a = calloc(1, sizeof(*a));
+		char label[128];
+
+		if (!a)
+			return cisp_error(-ENOMEM, "out of memory");
+		ret = cisp_iq_lab_3a(&o->lab, ill, (unsigned)o->frames_3a, false, a);
+		if (!ret) {
+			snprintf(label, sizeof(label), "3A, %s", ill);
+			printf("%-22s", label);
+			print_convergence("AE", &a->ae, 100, "%");
+			print_convergence("AWB", &a->awb, 1, " deg");
+			print_convergence("AF", &a->af, 1, " steps");
+			printf("\n");
+			snprintf(label, sizeof(label), "ColorChecker, %s, camera tuning + AWB", ill);
+			print_color(label, &a->color);
+			snprintf(label, sizeof(label), "AE, %s", ill);
+			cisp_iq_report_convergence(r, label, "measured / target", &a->ae);
+			snprintf(label, sizeof(label), "AWB, %s", ill);
+			cisp_iq_report_convergence(r, label, "degrees from neutral", &a->awb);
+			snprintf(label, sizeof(label), "AF, %s", ill);
+			cisp_iq_report_convergence(r, label, "lens position", &a->af);
+			snprintf(label, sizeof(label), "ColorChecker through the camera's tuning and AWB, %s", ill);
+			cisp_iq_report_color(r, label, &a->color);
+			if (isfinite(o->max_de00)) {
+				snprintf(label, sizeof(label), "camera mean dE00, %s", ill);
+				cisp_iq_report_check(r, label, a->color.mean_de00, "", "<=", o->max_de00);
+			}
+		}
+		free(a);
+	}
+	return ret;
+}
+
 static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 {
 	struct cisp_iq_lab_color *first = NULL;
@@ -317,6 +382,8 @@ static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 	}
 	if (!ret && first)
 		ret = run_charts(o, r, first);
+	if (!ret && o->frames_3a)
+		ret = run_3a(o, r);
 	if (first)
 		cisp_iq_image_free(&first->picture);
 	free(first);

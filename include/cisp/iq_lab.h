@@ -19,6 +19,7 @@
 
 #include <cisp/isp.h>
 #include <cisp/iq_color.h>
+#include <cisp/iq_converge.h>
 #include <cisp/iq_false_color.h>
 #include <cisp/iq_image.h>
 #include <cisp/iq_noise.h>
@@ -205,6 +206,49 @@ struct cisp_iq_lab_flat {
  */
 int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
 		     struct cisp_iq_lab_flat *out);
+
+/**
+ * struct cisp_iq_lab_3a - the camera's own 3A loop and tuning on the
+ * ColorChecker scene: how fast it converges and where it ends.
+ * @illuminant: the light.
+ * @ae: per frame, the loop's measured / target brightness (target 1,
+ *      tolerance 0.05).
+ * @awb: per frame, the white-balance angular error of the developed neutral
+ *       patches (white to dark grey) in linear RGB, degrees (target 0,
+ *       tolerance 2).
+ * @af: per frame, the lens position (target: the sensor's true focus,
+ *      tolerance 2 % of the AF range).
+ * @color: the last frame's ColorChecker through the camera's tuning and AWB
+ *         against the published values, exposure normalised.
+ * @picture: the last frame (linear sRGB), or empty when not asked for.
+ */
+struct cisp_iq_lab_3a {
+	char illuminant[32];
+	struct cisp_iq_convergence ae;
+	struct cisp_iq_convergence awb;
+	struct cisp_iq_convergence af;
+	struct cisp_iq_color_result color;
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_3a() - run the virtual camera (sensor, its tuning file, the
+ * 3A loop, the ISP device) on the ColorChecker and record convergence.
+ * @lab: the setup (sensor, mode, lux, seed; the backend is not used: the
+ *       camera runs the device's software ISP).
+ * @illuminant: an illuminant of the virtual sensor.
+ * @frames: frames to run, 8..CISP_IQ_MAX_FRAMES.
+ * @keep_picture: keep the last frame in @out->picture.
+ * @out: receives the records; free the picture with cisp_iq_image_free().
+ *
+ * The first frame is white-balanced by hand for 2800 K with the lens at the
+ * near end of its range (both wrong for a chart 1 m away in daylight); from
+ * the second frame AE, AWB and continuous AF run. AE starts where the loop
+ * starts by itself.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_lab_3a(const struct cisp_iq_lab *lab, const char *illuminant, unsigned frames, bool keep_picture,
+		   struct cisp_iq_lab_3a *out);
 
 #ifdef __cplusplus
 }
