@@ -42,8 +42,13 @@
 #define MIN_CANDIDATES 1.0
 /* The second pass keeps zones within max_curve_distance times this of the first estimate. */
 #define SECOND_PASS_RADIUS 1.0
-/* Chromaticity change per frame below which AWB counts as converged. */
-#define CONVERGED_STEP 0.002
+/*
+ * Distance (r/g, b/g) left between the decision and the frame's estimate below
+ * which AWB becomes converged, and above which it searches again: the gap
+ * keeps frame-to-frame noise in the statistics from flipping the state.
+ */
+#define CONVERGED_ENTER 0.004
+#define CONVERGED_LEAVE 0.012
 
 struct awb {
 	const struct cisp_tuning *t;
@@ -314,6 +319,9 @@ void awb_process(struct awb *a, const struct cisp_stats *s, struct awb_result *o
 	}
 	curve_project(t, a->cur, p, &a->cur_ct);
 	a->started = true;
-	a->state = step < CONVERGED_STEP ? CISP_AWB_CONVERGED : CISP_AWB_SEARCHING;
+	if (step < CONVERGED_ENTER)
+		a->state = CISP_AWB_CONVERGED;
+	else if (step > CONVERGED_LEAVE || a->state != CISP_AWB_CONVERGED)
+		a->state = CISP_AWB_SEARCHING;
 	result_from(a, a->cur, a->cur_ct, out);
 }
