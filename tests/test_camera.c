@@ -818,3 +818,86 @@ TEST(camera_cli_list_and_run)
 	CHECK_EQ(cisp_command("run --camera virtual:cisp-test --mode 7x", out, sizeof(out)), 1);
 	CHECK(strstr(out, "has no mode '7x'; its modes: 0 full (320x240), 1 binned (160x120)") != NULL);
 }
+
+/* A callback that queues every request again while @requeue is set. */
+struct requeuer {
+	struct cisp_camera *cam;
+	pthread_mutex_t lock;
+	bool requeue;
+	int completed, cancelled;
+};
+
+static void requeue_cb(struct cisp_camera_request *req, void *opaque)
+{
+	struct requeuer *q = opaque;
+	bool again;
+
+	pthread_mutex_lock(&q->lock);
+	q->completed += req->status == 0;
+	q->cancelled += req->status == -ECANCELED;
+	again = q->requeue;
+	pthread_mutex_unlock(&q->lock);
+	if (again)
+		CHECK_EQ(cisp_camera_queue(q->cam, req), 0);
+}
+
+TEST(camera_callback_queues_again)
+{
+	struct cisp_camera_manager *m = manager();
+	struct requeuer q = { .lock = PTHREAD_MUTEX_INITIALIZER, .requeue = true };
+	struct cisp_camera_request req[3];
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	struct cisp_image img;
+	int done;
+
+	q.cam = open_camera(m, NULL);
+	if (!q.cam)
+		goto out;
+	CHECK_EQ(cisp_camera_default_config(q.cam, 1, &cfg), 0);
+	CHECK_EQ(cisp_sensor_get_mode(cisp_camera_sensor(q.cam), 1, &mode), 0);
+	cfg.complete = requeue_cb;
+	cfg.opaque = &q;
+	CHECK_EQ(cisp_camera_configure(q.cam, &cfg), 0);
+	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, mode.width, mode.height), 0);
+	memset(req, 0, sizeof(req));
+	for (int i = 0; i < 3; i++) {
+		req[i].buffer[CISP_STREAM_MAIN] = &img;
+		CHECK_EQ(cisp_camera_queue(q.cam, &req[i]), 0);
+	}
+	CHECK_EQ(cisp_camera_start(q.cam), 0);
+	do {
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&q.lock);
+		done = q.completed;
+		pthread_mutex_unlock(&q.lock);
+	} while (done < 10);
+	/* Stop cancels what is queued once, even though the callback queues it again. */
+	CHECK_EQ(cisp_camera_stop(q.cam), 0);
+	CHECK(q.completed >= 10);
+	CHECK_EQ(q.cancelled, 3); /* the callback had queued all three again before the thread stopped */
+	/* The requests queued again wait for the next start, and run then. */
+	pthread_mutex_lock(&q.lock);
+	done = q.completed;
+	pthread_mutex_unlock(&q.lock);
+	CHECK_EQ(cisp_camera_start(q.cam), 0);
+	for (;;) {
+		struct timespec ts = { 0, 2000000 };
+		int now;
+
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&q.lock);
+		now = q.completed;
+		if (now >= done + 3)
+			q.requeue = false;
+		pthread_mutex_unlock(&q.lock);
+		if (now >= done + 3)
+			break;
+	}
+	cisp_camera_close(q.cam);
+	cisp_image_free(&img);
+out:
+	cisp_camera_manager_destroy(m);
+}

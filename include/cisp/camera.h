@@ -147,7 +147,9 @@ struct cisp_camera_request;
  * requests cancelled by cisp_camera_stop() and cisp_camera_close(), on the
  * caller's thread) for each request that completes. The request is the
  * caller's again when the call is made; it may be queued again from the
- * callback.
+ * callback. A request cancelled by a stop (status -ECANCELED) that is
+ * queued again waits for the next start; one cancelled by close must not be
+ * queued again.
  * @req: the request.
  * @opaque: struct cisp_camera_config.opaque.
  */

@@ -402,10 +402,18 @@ int cisp_camera_start(struct cisp_camera *cam)
 	return 0;
 }
 
-/* Complete every request that has not started with -ECANCELED. */
+/*
+ * Complete every request that has not started with -ECANCELED: those
+ * queued now, so that a callback queueing them again cannot loop.
+ */
 static void cancel_pending(struct cisp_camera *cam)
 {
-	for (;;) {
+	size_t n;
+
+	pthread_mutex_lock(&cam->lock);
+	n = cam->pending.count;
+	pthread_mutex_unlock(&cam->lock);
+	while (n--) {
 		struct cisp_camera_request *req;
 
 		pthread_mutex_lock(&cam->lock);
