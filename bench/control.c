@@ -3,9 +3,10 @@
  * bench-control: the 3A loop (docs/control.md) closed on the virtual sensor,
  * with the sensor's control delays and noise, and the figures that judge it.
  *
- *   bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] [ae|af|flicker|awb|all]
+ *   bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] [--scene NAME]
+ *                 [ae|af|flicker|awb|all]
  *
- * ae:      converge at 400 lux, then step the light to 1/8 and back (8x under-
+ * ae:      converge at 400 lux (the colour chart, or --scene), then step the light to 1/8 and back (8x under-
  *          and over-exposure): frames until every later frame is within 5% of
  *          the target, overshoot past it, and over the next 200 frames the
  *          largest error and how often the exposure changed.
@@ -40,6 +41,7 @@ static bool verbose;
 static const char *sensor_name = "virtual:cisp-test";
 static unsigned mode_index;
 static const char *tuning_file;
+static const char *ae_scene = "colorchart";
 
 struct loop {
 	struct cisp_tuning *t;
@@ -200,9 +202,11 @@ static void bench_ae(void)
 	double over, worst;
 	unsigned changes;
 
-	printf("AE: %s mode %u, colorchart, centre metering; a frame counts when its own statistics are within 5%%\n",
-	       sensor_name, mode_index);
-	loop_open(&l, "scene=colorchart,lux=400,seed=11", false);
+	char opt[160];
+	snprintf(opt, sizeof(opt), "scene=%s,lux=400,seed=11", ae_scene);
+	printf("AE: %s mode %u, %s, centre metering; a frame counts when its own statistics are within 5%%\n",
+	       sensor_name, mode_index, ae_scene);
+	loop_open(&l, opt, false);
 	loop_start(&l);
 	int first = settle(&l, 40, true, &over);
 	double base = product(&l.res.state);
@@ -418,11 +422,13 @@ int main(int argc, char **argv)
 			mode_index = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tuning") && i + 1 < argc)
 			tuning_file = argv[++i];
+		else if (!strcmp(argv[i], "--scene") && i + 1 < argc)
+			ae_scene = argv[++i];
 		else if (argv[i][0] != '-')
 			what = argv[i];
 		else {
 			fprintf(stderr, "usage: bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] "
-					"[ae|af|flicker|awb|all]\n");
+					"[--scene NAME] [ae|af|flicker|awb|all]\n");
 			return 2;
 		}
 	}

@@ -397,14 +397,20 @@ static double focus_curve(int32_t p, int32_t peak, uint64_t *rng)
 {
 	double sigma = sqrt(0.25 + pow(0.03 * (p - peak), 2));
 	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
-	double noise = ((*rng >> 11) * (1.0 / 9007199254740992.0) - 0.5) * 0.01;
-	return 0.02 + 0.1 / fmin(sigma, 8.0) + noise;
+	/* +-2% noise, as the virtual sensor's figure shows. */
+	double noise = ((*rng >> 11) * (1.0 / 9007199254740992.0) - 0.5) * 0.04;
+	return (0.02 + 0.1 / fmin(sigma, 8.0)) * (1 + noise);
 }
 
-/* Run AF with a lens that moves @latency frames after each decision; return the frames until focused. */
-static int run_af(int32_t peak, bool flat, int32_t *final, enum cisp_af_state *state)
+/* Run AF with a lens that moves 3 frames after each decision; return the frames until focused. */
+static int run_af_steps(int32_t peak, bool flat, unsigned coarse, unsigned fine, int32_t *final,
+			enum cisp_af_state *state)
 {
 	struct cisp_tuning *t = make_tuning();
+	if (coarse)
+		t->af.coarse_steps = coarse;
+	if (fine)
+		t->af.fine_steps = fine;
 	struct af af;
 	int32_t lens[256];
 	uint64_t rng = 7;
@@ -427,6 +433,11 @@ static int run_af(int32_t peak, bool flat, int32_t *final, enum cisp_af_state *s
 	return frames;
 }
 
+static int run_af(int32_t peak, bool flat, int32_t *final, enum cisp_af_state *state)
+{
+	return run_af_steps(peak, flat, 0, 0, final, state);
+}
+
 TEST(control_af_finds_peak)
 {
 	static const int32_t peaks[] = { 300, 417, 20, 1000, 655 };
@@ -440,6 +451,11 @@ TEST(control_af_finds_peak)
 	}
 	int32_t pos;
 	enum cisp_af_state st;
+	/* The tuning's largest sweeps are cut to the points AF keeps, over the whole range. */
+	int frames = run_af_steps(900, false, 256, 256, &pos, &st);
+	CHECK_EQ(st, CISP_AF_FOCUSED);
+	CHECK(abs(pos - 900) <= 20);
+	CHECK(frames > 0 && frames < 200);
 	run_af(400, true, &pos, &st);
 	CHECK_EQ(st, CISP_AF_FAILED);
 	CHECK_EQ(pos, 500);

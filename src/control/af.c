@@ -69,8 +69,11 @@ static void plan_sweep(struct af *af, int32_t lo, int32_t hi, unsigned n)
 	af->phase_frames = 0;
 	if (n < 2 || hi <= lo)
 		n = 1;
+	/* A sweep longer than the room left is spread over the same range with fewer positions. */
+	if (n > AF_MAX_POINTS - af->npts)
+		n = AF_MAX_POINTS - af->npts;
 	bool down = abs(af->position - hi) < abs(af->position - lo);
-	for (unsigned i = 0; i < n && af->plan_n < AF_MAX_POINTS - af->npts; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		double f = n > 1 ? (double)i / (n - 1) : 0.5;
 		int32_t p = (int32_t)lround(lo + f * (hi - lo));
 		if (down)
@@ -137,16 +140,22 @@ static int32_t fit_peak(struct af *af)
 }
 
 /*
- * The coarse sweep has passed a peak: the two latest positions both fell
- * below the best by the tuning's contrast. Points are kept in sweep order.
+ * The coarse sweep has passed a peak: the best stands out from the lowest by
+ * the tuning's contrast (a peak, not noise on a flat stretch), and the two
+ * latest positions both fell below it by that contrast. Points are kept in
+ * sweep order.
  */
 static bool peak_passed(const struct af *af)
 {
 	if (af->npts < 3)
 		return false;
 	unsigned best = best_point(af);
-	double limit = af->pts[best].sharpness / af->t->af.min_contrast;
-	return best + 2 < af->npts && af->pts[af->npts - 1].sharpness < limit && af->pts[af->npts - 2].sharpness < limit;
+	double c = af->t->af.min_contrast, lowest = af->pts[0].sharpness;
+	for (unsigned k = 1; k < af->npts; k++)
+		lowest = fmin(lowest, af->pts[k].sharpness);
+	double limit = af->pts[best].sharpness / c;
+	return best + 2 < af->npts && af->pts[best].sharpness > c * lowest && af->pts[af->npts - 1].sharpness < limit &&
+	       af->pts[af->npts - 2].sharpness < limit;
 }
 
 static void record(struct af *af, int32_t frame_position, double sharpness)
