@@ -131,6 +131,8 @@ done
 echo "@@ modules loaded at $(cut -d' ' -f1 /proc/uptime) s"
 for v in /sys/class/video4linux/*; do echo "@@ $(basename $v): $(cat $v/name)"; done
 RC=0
+# A sanitizer build (tests/vm/run.sh build-asan) stops at the first report.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
 # `cisp list` must show the three raw cameras (vimc Sensor A and B, vivid) by their v4l2: names.
 if [ -x /bin/cisp ]; then
 	echo "@@ cisp list"

@@ -27,6 +27,9 @@
 #include "core/error_internal.h"
 #include "v4l2.h"
 
+/* MEDIA_LNK_FL_LINK_TYPE shifts a signed 15 by 28 (undefined behaviour): the same mask, unsigned. */
+#define LINK_TYPE 0xf0000000u
+
 struct media_graph {
 	struct media_v2_topology t;
 	struct media_v2_entity *ents;
@@ -110,7 +113,7 @@ static const struct media_v2_pad *pad(const struct media_graph *g, uint32_t id)
 
 static bool is_data_link(const struct media_v2_link *l)
 {
-	return (l->flags & MEDIA_LNK_FL_LINK_TYPE) == MEDIA_LNK_FL_DATA_LINK;
+	return (l->flags & LINK_TYPE) == MEDIA_LNK_FL_DATA_LINK;
 }
 
 /* The /dev path of an entity's interface (video node or subdev), or "". */
@@ -120,7 +123,7 @@ static void entity_devnode(const struct media_graph *g, uint32_t ent, char *out,
 	for (uint32_t i = 0; i < g->t.num_links; i++) {
 		const struct media_v2_link *l = &g->links[i];
 
-		if ((l->flags & MEDIA_LNK_FL_LINK_TYPE) != MEDIA_LNK_FL_INTERFACE_LINK || l->sink_id != ent)
+		if ((l->flags & LINK_TYPE) != MEDIA_LNK_FL_INTERFACE_LINK || l->sink_id != ent)
 			continue;
 		for (uint32_t j = 0; j < g->t.num_interfaces; j++) {
 			char p[96], line[256];
@@ -169,7 +172,7 @@ int media_find_chain(const char *media_path, uint32_t maj, uint32_t min, struct 
 		if (g.ifs[i].devnode.major != maj || g.ifs[i].devnode.minor != min)
 			continue;
 		for (uint32_t j = 0; j < g.t.num_links; j++)
-			if ((g.links[j].flags & MEDIA_LNK_FL_LINK_TYPE) == MEDIA_LNK_FL_INTERFACE_LINK &&
+			if ((g.links[j].flags & LINK_TYPE) == MEDIA_LNK_FL_INTERFACE_LINK &&
 			    g.links[j].source_id == g.ifs[i].id)
 				video = g.links[j].sink_id;
 	}
@@ -231,7 +234,7 @@ int media_find_chain(const char *media_path, uint32_t maj, uint32_t min, struct 
 			const struct media_v2_link *l = &g.links[j];
 			uint32_t other = 0;
 
-			if ((l->flags & MEDIA_LNK_FL_LINK_TYPE) != MEDIA_LNK_FL_ANCILLARY_LINK)
+			if ((l->flags & LINK_TYPE) != MEDIA_LNK_FL_ANCILLARY_LINK)
 				continue;
 			if (l->source_id == chain->hops[0].entity)
 				other = l->sink_id;
