@@ -10,10 +10,12 @@
  *          and over-exposure): frames until every later frame is within 5% of
  *          the target, overshoot past it, and over the next 200 frames the
  *          largest error and how often the exposure changed.
- * af:      continuous AF on the resolution chart at several distances: frames
- *          from the scan's start to focus and from stream start, and the
- *          distance of the chosen position from the sharpness peak (ground
- *          truth from the sensor) as a fraction of the lens range.
+ * af:      continuous AF on the resolution chart at several distances and
+ *          light levels, from stream start with the lens at its default, and
+ *          switched on with exposure settled and the lens at the near end:
+ *          frames to focus, and the distance of the chosen position from the
+ *          sharpness peak (ground truth from the sensor) as a fraction of the
+ *          lens range.
  * flicker: 50 Hz lighting, auto detection: frames to detect, and the banding
  *          amplitude of the row means after convergence, measured against a
  *          frame of the same exposure with the light made steady; the same
@@ -238,8 +240,10 @@ static void bench_af(void)
 {
 	static const struct {
 		const char *distance, *lux;
-	} cases[] = { { "0.3", "400" }, { "0.5", "400" }, { "0.8", "400" }, { "1.5", "400" }, { "5", "400" },
-		      { "0.8", "25" }, { "0.8", "5" } };
+		bool near_start; /* the lens starts at the near end of its range, exposure settled */
+	} cases[] = { { "0.3", "400", false }, { "0.5", "400", false }, { "0.8", "400", false }, { "1.5", "400", false },
+		      { "5", "400", false },   { "0.8", "25", false },  { "0.8", "5", false },    { "0.8", "400", true },
+		      { "5", "400", true } };
 	printf("AF: %s mode %u, resolution chart, continuous AF; error as a fraction of the lens range\n", sensor_name,
 	       mode_index);
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -251,22 +255,36 @@ static void bench_af(void)
 		cisp_sensor_control_info(l.s, CISP_SENSOR_LENS_POSITION, &lens);
 		struct cisp_vsensor_truth truth;
 		cisp_vsensor_truth(l.s, &truth);
-		loop_start(&l);
+		unsigned first = 0;
+		if (cases[i].near_start) {
+			/* Manual focus at the near end until exposure has settled, then continuous AF. */
+			struct cisp_control_request r = { .mask = CISP_REQ_AF_MODE | CISP_REQ_LENS_POSITION,
+							  .af_mode = CISP_AF_MANUAL,
+							  .lens_position = lens.max };
+			cisp_control_request(l.c, &r);
+			loop_start(&l);
+			for (; first < 10; first++)
+				loop_step(&l);
+			r = (struct cisp_control_request){ .mask = CISP_REQ_AF_MODE, .af_mode = CISP_AF_CONTINUOUS };
+			cisp_control_request(l.c, &r);
+		} else {
+			loop_start(&l);
+		}
 		int scan_start = -1, focused = -1;
-		for (unsigned n = 0; n < 100 && focused < 0; n++) {
+		for (unsigned n = first; n < first + 100 && focused < 0; n++) {
 			loop_step(&l);
 			if (scan_start < 0 && l.md.controls[CISP_SENSOR_LENS_POSITION] != l.res.state.lens_position)
 				scan_start = (int)n;
 			if (l.res.state.af_state == CISP_AF_FOCUSED || l.res.state.af_state == CISP_AF_FAILED)
-				focused = (int)n + 1;
+				focused = (int)(n - first) + 1;
 		}
 		int32_t pos = l.res.state.lens_position;
-		printf("af distance %-4s m, %3s lux (gain x%4.1f): peak %4d, chosen %4d, error %.2f%% of range, %s after %d "
-		       "frames from the scan's start (%d from stream start)\n",
+		printf("af distance %-4s m, %3s lux (gain x%4.1f), lens from %4d: peak %4d, chosen %4d, error %.2f%% of range, "
+		       "%s after %d frames (%d from the scan's first move)\n",
 		       cases[i].distance, cases[i].lux, l.res.state.analogue_gain * l.res.state.digital_gain,
-		       truth.focus_position, pos,
+		       cases[i].near_start ? lens.max : lens.def, truth.focus_position, pos,
 		       100.0 * abs(pos - truth.focus_position) / (lens.max - lens.min),
-		       cisp_af_state_name(l.res.state.af_state), focused - scan_start, focused);
+		       cisp_af_state_name(l.res.state.af_state), focused, focused - (scan_start - (int)first));
 		loop_close(&l);
 	}
 }

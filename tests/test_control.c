@@ -669,22 +669,46 @@ TEST(control_loop_without_exposure_control)
 TEST(control_loop_frames_get_their_decisions)
 {
 	struct loop l;
-	if (!loop_open(&l, "scene=colorchart,lux=400,seed=4", NULL))
+	if (!loop_open(&l, "scene=resolution,lux=150,seed=4", NULL))
 		return;
-	/* Each decision names frame n + 1 + the largest delay (2), and that frame uses it. */
-	struct cisp_sensor_controls want[64];
-	uint32_t have[64] = { 0 };
-	for (unsigned n = 0; n < 40; n++) {
+	struct cisp_sensor_control_info info[CISP_SENSOR_NUM_CONTROLS];
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		CHECK_EQ(cisp_sensor_control_info(l.s, (enum cisp_sensor_control)i, &info[i]), 0);
+	/*
+	 * Each result names frame n + 1 + the largest delay of the controls it
+	 * changes (exposure 2: n + 3; the lens alone, 1: n + 2), and that frame
+	 * uses them. AE converges and AF sweeps meanwhile, so both kinds occur.
+	 */
+	int32_t want[80][CISP_SENSOR_NUM_CONTROLS];
+	uint32_t have[80] = { 0 };
+	unsigned lens_only = 0, with_exposure = 0;
+	for (unsigned n = 0; n < 60; n++) {
 		loop_step(&l);
-		CHECK_EQ(l.res.sensor_sequence, l.md.sequence + 3);
+		uint64_t seq = l.md.sequence;
 		for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
-			if (have[l.md.sequence] & (1u << i))
-				CHECK_EQ(l.md.controls[i], want[l.md.sequence].value[i]);
-		if (l.res.sensor_sequence < 64) {
-			want[l.res.sensor_sequence] = l.res.sensor;
-			have[l.res.sensor_sequence] = l.res.sensor.mask;
+			if (have[seq] & (1u << i))
+				CHECK_EQ(l.md.controls[i], want[seq][i]);
+		uint32_t mask = l.res.sensor.mask;
+		if (!mask)
+			continue;
+		unsigned delay = 0;
+		for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+			if ((mask & (1u << i)) && info[i].delay > delay)
+				delay = info[i].delay;
+		CHECK_EQ(l.res.sensor_sequence, seq + 1 + delay);
+		lens_only += mask == 1u << CISP_SENSOR_LENS_POSITION;
+		with_exposure += (mask & (1u << CISP_SENSOR_EXPOSURE)) != 0;
+		uint64_t f = l.res.sensor_sequence;
+		for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS && f < 80; i++) {
+			if (mask & (1u << i)) {
+				want[f][i] = l.res.sensor.value[i];
+				have[f] |= 1u << i;
+			}
 		}
 	}
+	CHECK(lens_only >= 10);
+	CHECK(with_exposure >= 1);
+	CHECK_EQ(l.late, 0);
 	loop_close(&l);
 }
 

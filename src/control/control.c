@@ -183,7 +183,7 @@ static void push_decision(struct cisp_control *c, const struct decision *d)
 	c->hist[c->hist_n++] = *d;
 }
 
-/* The sensor controls of a decision: @only_changed keeps those differing from @prev. */
+/* The sensor controls of a decision: all (@prev NULL) or those differing from @prev. */
 static void decision_controls(const struct cisp_control *c, const struct decision *d, const struct decision *prev,
 			      struct cisp_sensor_controls *out)
 {
@@ -527,7 +527,7 @@ int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats,
 			       c->awb_res.gains[2] / c->awb_res.gains[1] };
 	ae_measure(c->t, c->req.metering, stats, wb, isp_dgain, &m);
 
-	struct decision d = { .from = n + c->latency };
+	struct decision d = { 0 };
 	double product = c->ae.decided;
 	if (c->req.ae_enable) {
 		product = ae_process(&c->ae, &m, frame_product, ae_min_product(&c->limits), ae_max_product(&c->limits));
@@ -550,19 +550,32 @@ int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats,
 		}
 		sharpness = cells > 0 ? sum / cells / (m.green * 65535.0) : 0;
 	}
-	d.lens = decision_at(c, d.from)->lens;
+	const struct decision *latest = &c->hist[c->hist_n - 1];
+	d.lens = latest->lens;
 	if (has(c, CISP_SENSOR_LENS_POSITION)) {
 		bool settled = !c->req.ae_enable || c->ae.state != CISP_AE_SEARCHING ||
 			       fabs(c->ae.error - 1.0) < AF_SETTLED_ERROR;
 		d.lens = af_process(&c->af, sharpness, c->ae.scene, md->controls[CISP_SENSOR_LENS_POSITION], settled);
 	}
 
-	const struct decision *before = decision_at(c, d.from);
-	struct decision prev = *before;
+	/*
+	 * The controls that change reach the sensor as early as the slowest of
+	 * them allows (a lens move alone after the lens delay, so AF sweeps one
+	 * position a frame), never before the latest decision: decisions stay in
+	 * frame order, and a later one for the same frame joins it.
+	 */
 	memset(out, 0, sizeof(*out));
-	decision_controls(c, &d, &prev, &out->sensor);
-	out->sensor_sequence = d.from;
-	push_decision(c, &d);
+	decision_controls(c, &d, latest, &out->sensor);
+	unsigned delay = 0;
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		if ((out->sensor.mask & (1u << i)) && c->ctl[i].delay > delay)
+			delay = c->ctl[i].delay;
+	d.from = n + 1 + delay;
+	if (d.from < latest->from)
+		d.from = latest->from;
+	out->sensor_sequence = out->sensor.mask ? d.from : n + c->latency;
+	if (out->sensor.mask)
+		push_decision(c, &d);
 
 	fill_params(c, n + 1);
 	out->params = &c->ps;
