@@ -646,6 +646,24 @@ TEST(control_loop_isp_digital_gain_and_frame_duration)
 	frames_to_settle(&l, 30, &worst);
 	CHECK(worst < 0.03);
 	loop_close(&l);
+
+	/* No sensor gains at all: past the longest exposure only the ISP's gain moves, alone. */
+	if (!loop_open_with(&l, "scene=colorchart,lux=150,seed=10", &r,
+			    1u << CISP_SENSOR_DIGITAL_GAIN | 1u << CISP_SENSOR_ANALOGUE_GAIN))
+		return;
+	settled = frames_to_settle(&l, 40, &worst);
+	CHECK(settled >= 0 && settled <= 12);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE], 329);
+	CHECK(l.res.state.digital_gain > 1.5 && l.res.state.digital_gain < 4.0);
+	CHECK_EQ(l.res.state.ae_state, CISP_AE_CONVERGED);
+	/* The light falls by a fifth: the ISP's gain alone follows. */
+	CHECK_EQ(cisp_sensor_set_option(l.s, "lux", "120"), 0);
+	double before = l.res.state.digital_gain;
+	settled = frames_to_settle(&l, 30, &worst);
+	CHECK(settled >= 0 && settled <= 8);
+	CHECK_NEAR(l.res.state.digital_gain / before, 1.25, 0.05);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE], 329);
+	loop_close(&l);
 }
 
 TEST(control_loop_without_exposure_control)

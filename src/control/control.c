@@ -570,11 +570,13 @@ int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats,
 	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
 		if ((out->sensor.mask & (1u << i)) && c->ctl[i].delay > delay)
 			delay = c->ctl[i].delay;
+	/* The ISP's gain alone can change from the next frame (these parameters' first). */
+	bool isp_changed = d.e.isp_dgain != latest->e.isp_dgain;
 	d.from = n + 1 + delay;
 	if (d.from < latest->from)
 		d.from = latest->from;
 	out->sensor_sequence = out->sensor.mask ? d.from : n + c->latency;
-	if (out->sensor.mask)
+	if (out->sensor.mask || isp_changed)
 		push_decision(c, &d);
 
 	fill_params(c, n + 1);
