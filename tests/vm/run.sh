@@ -124,7 +124,7 @@ mount -t devtmpfs devtmpfs /dev
 echo "@@ userspace at $(cut -d' ' -f1 /proc/uptime) s"
 for m in $(cat /modules.order); do
 	case $m in
-	vivid.ko) insmod /lib/modules/$m n_devs=1 node_types=0x1 ;;
+	vivid.ko) insmod /lib/modules/$m n_devs=2 node_types=0x1,0x1 multiplanar=1,2 ;;
 	*) insmod /lib/modules/$m ;;
 	esac || echo "@@ insmod $m failed"
 done
@@ -149,20 +149,14 @@ if [ -x /bin/cisp ]; then
 	fi
 fi
 cisp-v4l2-vm-test || RC=1
-# `cisp run` on the vimc camera: the ISP and the control loop on a V4L2 sensor. The
-# loop needs an exposure control, which vimc lacks: that refusal is reported, not failed.
+# `cisp run` on the vimc camera: the ISP and the control loop on a V4L2 sensor.
 if [ -x /bin/cisp ] && cisp run --help >/dev/null 2>&1; then
 	echo "@@ cisp run --camera v4l2:/dev/video0"
-	cisp run --camera v4l2:/dev/video0 --mode "SGRBG8 640x480" --frames 8 --start auto --quiet \
-		--option "pattern=100% Red" --option control.show_information=None > /tmp/run.txt 2>&1
-	RRC=$?
-	cat /tmp/run.txt
-	if [ $RRC = 0 ]; then
+	if cisp run --camera v4l2:/dev/video0 --mode "SGRBG8 640x480" --frames 8 --start auto --quiet \
+		--option "pattern=100% Red" --option control.show_information=None; then
 		echo "@@ cisp run ok"
-	elif grep -q "no usable exposure control" /tmp/run.txt; then
-		echo "@@ cisp run: the control loop refuses a sensor without exposure control (vimc)"
 	else
-		echo "@@ FAIL cisp run: exit status $RRC"
+		echo "@@ FAIL cisp run: exit status $?"
 		RC=1
 	fi
 fi

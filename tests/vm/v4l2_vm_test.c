@@ -434,7 +434,7 @@ out:
 int main(void)
 {
 	struct cisp_sensor_desc list[64];
-	char vimc[128], vivid[128];
+	char vimc[128], vivid[128], vivid_mp[128];
 	int n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -444,7 +444,8 @@ int main(void)
 		printf("  %-28s %-8s %s\n", list[i].name, list[i].backend, list[i].description);
 	n = n < 64 ? n : 64;
 	EXPECT(find_camera(list, n, "vimc", "Sensor A", vimc) == 0, "vimc camera listed");
-	EXPECT(find_camera(list, n, "vivid", NULL, vivid) == 0, "vivid camera listed");
+	EXPECT(find_camera(list, n, "vivid-000", NULL, vivid) == 0, "vivid camera listed");
+	EXPECT(find_camera(list, n, "vivid-001", "multi-planar", vivid_mp) == 0, "multi-planar vivid camera listed");
 	/* vimc's processed nodes (after Debayer and Scaler) are not raw cameras. */
 	for (int i = 0; i < n; i++)
 		if (strstr(list[i].description, "RGB/YUV"))
@@ -464,7 +465,13 @@ int main(void)
 		busy(vimc);
 		no_permission(vimc);
 	}
-	if (find_camera(list, n, "vivid", NULL, vivid) == 0) {
+	if (find_camera(list, n, "vivid-001", "multi-planar", vivid_mp) == 0) {
+		const char *osd = "control.osd_text_mode=None";
+
+		capture_case(vivid_mp, osd, "SGRBG8 640x480", 0, 2);
+		capture_case(vivid_mp, osd, "SRGGB12 1280x720", 2, 2);
+	}
+	if (find_camera(list, n, "vivid-000", NULL, vivid) == 0) {
 		const char *osd = "control.osd_text_mode=None";
 
 		capture_case(vivid, osd, "SGRBG8 640x480", 0, 2);

@@ -44,6 +44,7 @@ struct v4l2cam {
 	int fd;               /* the video node */
 	int ctrl_fd;          /* controls: the sensor subdev, or the video node */
 	int lens_fd;          /* the focus lens subdev, or -1 */
+	uint32_t type;        /* V4L2_BUF_TYPE_VIDEO_CAPTURE or _MPLANE (one plane) */
 	bool has_chain;
 	struct media_chain chain;
 
@@ -61,7 +62,7 @@ struct v4l2cam {
 
 	/* streaming */
 	bool streaming, unplugged;
-	struct v4l2_pix_format fmt;
+	uint32_t bytesperline;
 	void *mem[MAX_BUFFERS];
 	size_t len[MAX_BUFFERS];
 	int dmabuf[MAX_BUFFERS];
@@ -109,6 +110,22 @@ static unsigned list_video_nodes(unsigned *nums, unsigned max)
 	return n;
 }
 
+/* The name of a video node (/sys/class/video4linux/videoN/name), or its card name. */
+static void node_name(const char *path, const struct v4l2_capability *cap, char *out, size_t n)
+{
+	char p[96];
+	FILE *f;
+
+	snprintf(out, n, "%s", (const char *)cap->card);
+	snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	f = fopen(p, "r");
+	if (f) {
+		if (fgets(out, (int)n, f))
+			out[strcspn(out, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
 /* The chain of a video node over every media device (-ENOENT if none has the node). */
 static int find_chain(int fd, struct media_chain *chain)
 {
@@ -130,7 +147,7 @@ static int find_chain(int fd, struct media_chain *chain)
 	return -ENOENT;
 }
 
-/* Capture and streaming on one plane; messages for the rest. */
+/* A streaming capture node: its buffer type (single- or multi-planar), or an error with a message. */
 static int check_caps(int fd, const char *path, struct v4l2_capability *cap)
 {
 	uint32_t caps;
@@ -139,21 +156,19 @@ static int check_caps(int fd, const char *path, struct v4l2_capability *cap)
 		return cisp_error(errno == ENOTTY ? -ENODEV : -errno, "v4l2: %s is not a V4L2 device (%s)", path,
 				  strerror(errno));
 	caps = cap->capabilities & V4L2_CAP_DEVICE_CAPS ? cap->device_caps : cap->capabilities;
-	if ((caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && !(caps & V4L2_CAP_VIDEO_CAPTURE))
-		return cisp_error(-ENOTSUP, "v4l2: %s is a multi-planar capture node, which cisp does not drive yet",
-				  path);
-	if (!(caps & V4L2_CAP_VIDEO_CAPTURE))
+	if (!(caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE)))
 		return cisp_error(-ENODEV, "v4l2: %s is not a video capture node", path);
 	if (!(caps & V4L2_CAP_STREAMING))
 		return cisp_error(-ENOTSUP, "v4l2: %s cannot stream (no V4L2_CAP_STREAMING)", path);
-	return 0;
+	/* Many CSI-2 receivers are multi-planar nodes; Bayer frames use one plane of them. */
+	return caps & V4L2_CAP_VIDEO_CAPTURE ? V4L2_BUF_TYPE_VIDEO_CAPTURE : V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
 }
 
 /* Does the node list @fourcc? */
-static bool node_offers(int fd, uint32_t fourcc)
+static bool node_offers(int fd, uint32_t type, uint32_t fourcc)
 {
 	for (uint32_t i = 0;; i++) {
-		struct v4l2_fmtdesc f = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		struct v4l2_fmtdesc f = { .index = i, .type = type };
 
 		if (xioctl(fd, VIDIOC_ENUM_FMT, &f) < 0)
 			return false;
@@ -162,12 +177,12 @@ static bool node_offers(int fd, uint32_t fourcc)
 	}
 }
 
-static unsigned count_bayer(int fd)
+static unsigned count_bayer(int fd, uint32_t type)
 {
 	unsigned n = 0;
 
 	for (uint32_t i = 0;; i++) {
-		struct v4l2_fmtdesc f = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		struct v4l2_fmtdesc f = { .index = i, .type = type };
 
 		if (xioctl(fd, VIDIOC_ENUM_FMT, &f) < 0)
 			return n;
@@ -184,7 +199,7 @@ static int cam_enumerate(struct cisp_sensor_desc *list, unsigned max)
 		struct media_chain chain;
 		char path[32];
 		unsigned bayer;
-		int fd, kind;
+		int fd, kind, type;
 
 		snprintf(path, sizeof(path), "/dev/video%u", nums[i]);
 		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -201,7 +216,7 @@ static int cam_enumerate(struct cisp_sensor_desc *list, unsigned max)
 		}
 		if (fd < 0)
 			continue; /* gone meanwhile */
-		if (check_caps(fd, path, &cap) < 0 || (bayer = count_bayer(fd)) == 0) {
+		if ((type = check_caps(fd, path, &cap)) < 0 || (bayer = count_bayer(fd, (uint32_t)type)) == 0) {
 			close(fd);
 			continue;
 		}
@@ -217,9 +232,14 @@ static int cam_enumerate(struct cisp_sensor_desc *list, unsigned max)
 			if (kind == MEDIA_CHAIN_SENSOR)
 				snprintf(d->description, sizeof(d->description), "%.16s: '%.36s' -> '%.36s', %u Bayer formats",
 					 chain.driver, chain.hops[0].name, chain.hops[chain.num_hops - 1].name, bayer);
-			else
-				snprintf(d->description, sizeof(d->description), "%.20s: '%.60s', %u Bayer formats",
-					 (const char *)cap.driver, (const char *)cap.card, bayer);
+			else {
+				char name[64];
+
+				node_name(path, &cap, name, sizeof(name));
+				snprintf(d->description, sizeof(d->description), "%.20s: '%.60s'%s, %u Bayer formats",
+					 (const char *)cap.driver, name,
+					 type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE ? " (multi-planar)" : "", bayer);
+			}
 		}
 		found++;
 	}
@@ -291,7 +311,7 @@ static int node_modes(struct v4l2cam *c)
 	int ret = 0;
 
 	for (uint32_t i = 0; ret == 0; i++) {
-		struct v4l2_fmtdesc f = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		struct v4l2_fmtdesc f = { .index = i, .type = c->type };
 		const struct v4l2_bayer *b;
 		uint32_t w[MAX_SIZES], h[MAX_SIZES];
 		unsigned n;
@@ -323,8 +343,8 @@ static int sensor_modes(struct v4l2cam *c)
 		b = v4l2_bayer_by_mbus(ce.code);
 		if (!b)
 			continue;
-		dev = node_offers(c->fd, b->fourcc) ? b : v4l2_bayer_packed(b);
-		if (!dev || !node_offers(c->fd, dev->fourcc))
+		dev = node_offers(c->fd, c->type, b->fourcc) ? b : v4l2_bayer_packed(b);
+		if (!dev || !node_offers(c->fd, c->type, dev->fourcc))
 			continue;
 		for (uint32_t k = 0; ret == 0; k++) {
 			struct v4l2_subdev_frame_size_enum fe = { .index = k, .pad = padi, .code = ce.code,
@@ -386,7 +406,7 @@ static void mode_timing(struct v4l2cam *c, struct cisp_sensor_mode *m)
 	double fps = 30;
 
 	if (rate <= 0) {
-		struct v4l2_streamparm p = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		struct v4l2_streamparm p = { .type = c->type };
 
 		if (xioctl(c->fd, VIDIOC_G_PARM, &p) == 0 && p.parm.capture.timeperframe.numerator &&
 		    p.parm.capture.timeperframe.denominator)
@@ -641,7 +661,7 @@ static int cam_set_option(void *priv, const char *key, const char *value)
 
 static void release_buffers(struct v4l2cam *c)
 {
-	struct v4l2_requestbuffers rb = { .count = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	struct v4l2_requestbuffers rb = { .count = 0, .type = c->type, .memory = V4L2_MEMORY_MMAP };
 
 	for (unsigned i = 0; i < c->num_mem; i++) {
 		if (c->mem[i])
@@ -656,6 +676,19 @@ static void release_buffers(struct v4l2cam *c)
 	xioctl(c->fd, VIDIOC_REQBUFS, &rb);
 }
 
+/* A buffer descriptor of the node's type; multi-planar ones point at @plane. */
+static struct v4l2_buffer buffer_desc(const struct v4l2cam *c, uint32_t index, struct v4l2_plane *plane)
+{
+	struct v4l2_buffer vb = { .index = index, .type = c->type, .memory = V4L2_MEMORY_MMAP };
+
+	memset(plane, 0, sizeof(*plane));
+	if (c->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE) {
+		vb.m.planes = plane;
+		vb.length = 1;
+	}
+	return vb;
+}
+
 static int busy_error(struct v4l2cam *c, const char *what)
 {
 	return cisp_error(-EBUSY, "v4l2: %s is busy (%s): another program is streaming from it or holds its buffers",
@@ -667,10 +700,11 @@ static int cam_start(void *priv)
 	struct v4l2cam *c = priv;
 	const struct cisp_sensor_mode *m = &c->modes[c->mode];
 	const struct cam_mode *cm = &c->cm[c->mode];
-	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-	struct v4l2_requestbuffers rb = { .count = c->num_buffers, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-					  .memory = V4L2_MEMORY_MMAP };
-	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE, ret;
+	struct v4l2_format f = { .type = c->type };
+	struct v4l2_requestbuffers rb = { .count = c->num_buffers, .type = c->type, .memory = V4L2_MEMORY_MMAP };
+	bool mp = c->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+	int type = (int)c->type, ret;
+	uint32_t got_fourcc, got_w, got_h;
 	char a[8], b[8];
 
 	if (c->unplugged)
@@ -680,19 +714,33 @@ static int cam_start(void *priv)
 		if (ret < 0)
 			return ret;
 	}
-	f.fmt.pix.pixelformat = cm->dev->fourcc;
-	f.fmt.pix.width = m->width;
-	f.fmt.pix.height = m->height;
-	f.fmt.pix.field = V4L2_FIELD_NONE;
+	if (mp) {
+		f.fmt.pix_mp.pixelformat = cm->dev->fourcc;
+		f.fmt.pix_mp.width = m->width;
+		f.fmt.pix_mp.height = m->height;
+		f.fmt.pix_mp.field = V4L2_FIELD_NONE;
+		f.fmt.pix_mp.num_planes = 1;
+	} else {
+		f.fmt.pix.pixelformat = cm->dev->fourcc;
+		f.fmt.pix.width = m->width;
+		f.fmt.pix.height = m->height;
+		f.fmt.pix.field = V4L2_FIELD_NONE;
+	}
 	if (xioctl(c->fd, VIDIOC_S_FMT, &f) < 0)
 		return errno == EBUSY ? busy_error(c, "setting the format")
 				      : cisp_error(-errno, "v4l2: %s: cannot set %s %ux%u: %s", c->video,
 						   v4l2_fourcc_str(cm->dev->fourcc, a), m->width, m->height, strerror(errno));
-	if (f.fmt.pix.pixelformat != cm->dev->fourcc || f.fmt.pix.width != m->width || f.fmt.pix.height != m->height)
+	got_fourcc = mp ? f.fmt.pix_mp.pixelformat : f.fmt.pix.pixelformat;
+	got_w = mp ? f.fmt.pix_mp.width : f.fmt.pix.width;
+	got_h = mp ? f.fmt.pix_mp.height : f.fmt.pix.height;
+	if (got_fourcc != cm->dev->fourcc || got_w != m->width || got_h != m->height)
 		return cisp_error(-ENOTSUP, "v4l2: %s does not support %s %ux%u (the driver offered %s %ux%u)", c->video,
-				  v4l2_fourcc_str(cm->dev->fourcc, a), m->width, m->height,
-				  v4l2_fourcc_str(f.fmt.pix.pixelformat, b), f.fmt.pix.width, f.fmt.pix.height);
-	c->fmt = f.fmt.pix;
+				  v4l2_fourcc_str(cm->dev->fourcc, a), m->width, m->height, v4l2_fourcc_str(got_fourcc, b),
+				  got_w, got_h);
+	if (mp && f.fmt.pix_mp.num_planes != 1)
+		return cisp_error(-ENOTSUP, "v4l2: %s stores %s in %u planes; cisp reads one", c->video,
+				  v4l2_fourcc_str(got_fourcc, a), f.fmt.pix_mp.num_planes);
+	c->bytesperline = mp ? f.fmt.pix_mp.plane_fmt[0].bytesperline : f.fmt.pix.bytesperline;
 	if (xioctl(c->fd, VIDIOC_REQBUFS, &rb) < 0)
 		return errno == EBUSY ? busy_error(c, "allocating buffers")
 				      : cisp_error(-errno, "v4l2: %s: cannot allocate buffers: %s", c->video, strerror(errno));
@@ -704,8 +752,11 @@ static int cam_start(void *priv)
 	c->num_mem = rb.count < MAX_BUFFERS ? rb.count : MAX_BUFFERS;
 	c->dmabuf_ok = true;
 	for (unsigned i = 0; i < c->num_mem; i++) {
-		struct v4l2_buffer vb = { .index = i, .type = rb.type, .memory = rb.memory };
+		struct v4l2_plane plane;
+		struct v4l2_buffer vb = buffer_desc(c, i, &plane);
 		struct v4l2_exportbuffer eb = { .type = rb.type, .index = i, .flags = O_RDONLY | O_CLOEXEC };
+		size_t length;
+		uint32_t offset;
 
 		c->mem[i] = NULL;
 		c->dmabuf[i] = -1;
@@ -713,13 +764,15 @@ static int cam_start(void *priv)
 			ret = cisp_error(-errno, "v4l2: %s: QUERYBUF: %s", c->video, strerror(errno));
 			goto fail;
 		}
-		c->mem[i] = mmap(NULL, vb.length, PROT_READ, MAP_SHARED, c->fd, vb.m.offset);
+		length = mp ? plane.length : vb.length;
+		offset = mp ? plane.m.mem_offset : vb.m.offset;
+		c->mem[i] = mmap(NULL, length, PROT_READ, MAP_SHARED, c->fd, offset);
 		if (c->mem[i] == MAP_FAILED) {
 			c->mem[i] = NULL;
 			ret = cisp_error(-errno, "v4l2: %s: cannot map buffer %u: %s", c->video, i, strerror(errno));
 			goto fail;
 		}
-		c->len[i] = vb.length;
+		c->len[i] = length;
 		/* A dmabuf lets the frame reach another device without a copy; not every driver exports. */
 		if (xioctl(c->fd, VIDIOC_EXPBUF, &eb) == 0)
 			c->dmabuf[i] = eb.fd;
@@ -757,7 +810,7 @@ fail:
 static int cam_stop(void *priv)
 {
 	struct v4l2cam *c = priv;
-	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	int type = (int)c->type;
 
 	if (c->streaming)
 		xioctl(c->fd, VIDIOC_STREAMOFF, &type); /* gives every buffer back */
@@ -784,7 +837,10 @@ static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_me
 		return cisp_error(-ENODEV, "v4l2: %s was unplugged", c->video);
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		struct v4l2_buffer vb = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+		struct v4l2_plane plane;
+		struct v4l2_buffer vb = buffer_desc(c, 0, &plane);
+		const uint8_t *data;
+		size_t used;
 		int r = poll(&p, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : c->timeout_ms), ret;
 
 		if (r < 0 && errno == EINTR)
@@ -810,8 +866,15 @@ static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_me
 				return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
 			continue;
 		}
-		ret = v4l2_copy_frame(c->cm[c->mode].dev, c->mem[vb.index], c->fmt.bytesperline,
-				      vb.bytesused ? vb.bytesused : c->len[vb.index], img);
+		data = c->mem[vb.index];
+		used = vb.bytesused ? vb.bytesused : c->len[vb.index];
+		if (c->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE) {
+			/* The plane's payload starts data_offset bytes in. */
+			used = plane.bytesused ? plane.bytesused : c->len[vb.index];
+			data += plane.data_offset < used ? plane.data_offset : 0;
+			used -= plane.data_offset < used ? plane.data_offset : 0;
+		}
+		ret = v4l2_copy_frame(c->cm[c->mode].dev, data, c->bytesperline, used, img);
 		if (!c->have_seq0) {
 			c->seq0 = vb.sequence;
 			c->have_seq0 = true;
@@ -932,6 +995,8 @@ static int cam_open(struct cisp_sensor *s, const char *id)
 	ret = check_caps(c->fd, c->video, &cap);
 	if (ret < 0)
 		goto fail;
+	c->type = (uint32_t)ret;
+	ret = 0;
 	kind = find_chain(c->fd, &c->chain);
 	if (kind == MEDIA_CHAIN_PROCESSED) {
 		ret = cisp_error(-ENODEV, "v4l2: %s is not a raw capture node: a processing entity sits between it and "
@@ -954,11 +1019,14 @@ static int cam_open(struct cisp_sensor *s, const char *id)
 		snprintf(s->info.description, sizeof(s->info.description), "%.16s: '%.36s' -> '%.36s' (%.24s)", c->chain.driver,
 			 c->chain.hops[0].name, c->chain.hops[c->chain.num_hops - 1].name, c->video);
 	} else {
+		char name[64];
+
 		c->ctrl_fd = c->fd;
 		ret = node_modes(c);
-		snprintf(s->info.model, sizeof(s->info.model), "%.63s", (const char *)cap.card);
-		snprintf(s->info.description, sizeof(s->info.description), "%.20s: '%.60s' (%s)", (const char *)cap.driver,
-			 (const char *)cap.card, c->video);
+		node_name(c->video, &cap, name, sizeof(name));
+		snprintf(s->info.model, sizeof(s->info.model), "%s", name);
+		snprintf(s->info.description, sizeof(s->info.description), "%.20s: '%.60s' (%.30s)", (const char *)cap.driver,
+			 name, c->video);
 	}
 	if (ret == 0 && c->num_modes == 0)
 		ret = cisp_error(-ENOTSUP, "v4l2: %s offers no raw Bayer format cisp reads (8 to 16 bits, CSI-2 packed 10 "
