@@ -52,7 +52,8 @@ struct requests {
 	struct cisp_image main[NREQ], raw[NREQ];
 };
 
-static void requests_alloc(struct requests *r, const struct cisp_camera_config *cfg, const struct cisp_sensor_mode *mode)
+static void requests_alloc(struct requests *r, const struct cisp_camera_config *cfg,
+			   const struct cisp_sensor_mode *mode)
 {
 	const struct cisp_stream_config *ms = &cfg->stream[CISP_STREAM_MAIN];
 
@@ -651,7 +652,7 @@ TEST(camera_configuration_file)
 	struct cisp_camera *cam = NULL;
 	int n;
 
-	mc.config = write_config("cameras.yaml", "version: 1\n"
+	mc.config = write_config("cam-cameras.yaml", "version: 1\n"
 						 "cameras:\n"
 						 "  - name: lab-a\n"
 						 "    sensor: virtual:cisp-test\n"
@@ -684,13 +685,14 @@ TEST(camera_configuration_file)
 	cisp_camera_close(cam);
 	cisp_camera_manager_destroy(m);
 
-	mc.config = write_config("bad1.yaml", "version: 1\ncameras:\n  - name: x\n    sensor: virtual:cisp-test\n    lens: big\n");
+	mc.config = write_config("cam-bad1.yaml",
+				 "version: 1\ncameras:\n  - name: x\n    sensor: virtual:cisp-test\n    lens: big\n");
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, ":5: unknown key 'lens'");
-	mc.config = write_config("bad2.yaml", "version: 1\ncameras:\n  - name: x\n");
+	mc.config = write_config("cam-bad2.yaml", "version: 1\ncameras:\n  - name: x\n");
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "needs a 'name' and a 'sensor'");
-	mc.config = write_config("bad3.yaml", "version: 2\ncameras: []\n");
+	mc.config = write_config("cam-bad3.yaml", "version: 2\ncameras: []\n");
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EPROTONOSUPPORT, "version must be 1");
-	mc.config = write_config("bad4.yaml", "version: 1\ncameras: [{name: a, sensor: s}, {name: a, sensor: t}]\n");
+	mc.config = write_config("cam-bad4.yaml", "version: 1\ncameras: [{name: a, sensor: s}, {name: a, sensor: t}]\n");
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "camera 'a' is named twice");
 	mc.config = "/no/such/cameras.yaml";
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -ENOENT, "/no/such/cameras.yaml");
@@ -781,19 +783,19 @@ TEST(camera_cli_list_and_run)
 	CHECK(strstr(out, "virtual:cisp-test\n  backend virtual") != NULL);
 	CHECK(strstr(out, "mode 1 binned") != NULL);
 
-	CHECK_EQ(cisp_command("run --camera virtual:cisp-test --frames 12 -o t.y4m --png t.png --metadata t.jsonl "
-			      "--save-raw t.dng --set LensPosition=300@2",
+	CHECK_EQ(cisp_command("run --camera virtual:cisp-test --frames 12 -o cam-run.y4m --png cam-run.png "
+			      "--metadata cam-run.jsonl --save-raw cam-run.dng --set LensPosition=300@2",
 			      out, sizeof(out)),
 		 0);
 	CHECK(strstr(out, "frame  11:") != NULL);
 	CHECK(strstr(out, "summary: 12 frames") != NULL);
 	CHECK(strstr(out, "  AE: ") != NULL && strstr(out, "  AWB: ") != NULL);
 	/* The smallest mode, 160x120: a short header, then 12 frames of a 6-byte FRAME line and 160 x 120 x 3 / 2 bytes. */
-	CHECK(file_size("t.y4m") > 12 * (6 + 160 * 120 * 3 / 2));
-	CHECK(file_size("t.y4m") < 12 * (6 + 160 * 120 * 3 / 2) + 200);
-	CHECK(file_size("t.png") > 1000);
-	CHECK(file_size("t.dng") > 160 * 120 * 2);
-	snprintf(path, sizeof(path), "%s/t.jsonl", test_tmp_dir());
+	CHECK(file_size("cam-run.y4m") > 12 * (6 + 160 * 120 * 3 / 2));
+	CHECK(file_size("cam-run.y4m") < 12 * (6 + 160 * 120 * 3 / 2) + 200);
+	CHECK(file_size("cam-run.png") > 1000);
+	CHECK(file_size("cam-run.dng") > 160 * 120 * 2);
+	snprintf(path, sizeof(path), "%s/cam-run.jsonl", test_tmp_dir());
 	f = fopen(path, "r");
 	CHECK(f != NULL);
 	while (f && fgets(line, sizeof(line), f)) {
@@ -804,7 +806,7 @@ TEST(camera_cli_list_and_run)
 		CHECK(!strncmp(line, want, strlen(want)));
 		/* LensPosition from frame 2: on frame 2 + 1 + the largest delay (2) on. */
 		if (lines >= 5)
-			CHECK(strstr(line, "\"lens_position\":300,") != NULL);
+			CHECK(strstr(line, "\"lens_position\":300,\"colour_temperature\"") != NULL);
 		lines++;
 	}
 	if (f)

@@ -479,23 +479,49 @@ struct run_state {
 	double isp_ms_total;
 };
 
+/* ,"key":value with @decimals (negative: 6 significant digits); null when not finite (JSON has no NaN). */
+static void json_number(FILE *f, const char *key, double v, int decimals)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (decimals < 0)
+		fprintf(f, "%.6g", v);
+	else
+		fprintf(f, "%.*f", decimals, v);
+}
+
 static void log_json(FILE *f, const struct cisp_camera_metadata *m)
 {
 	const struct cisp_control_state *c = &m->control;
 
-	fprintf(f,
-		"{\"sequence\":%llu,\"timestamp_ns\":%llu,\"exposure_us\":%.1f,\"analogue_gain\":%.4f,"
-		"\"digital_gain\":%.4f,\"frame_duration_us\":%.1f,\"lens_position\":%d,\"colour_temperature\":%.0f,"
-		"\"colour_gains\":[%.4f,%.4f],\"ccm\":[%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f],\"ae_state\":\"%s\",\"ae_error\":%.4f,\"awb_state\":\"%s\","
-		"\"af_state\":\"%s\",\"sharpness\":%.4g,\"flicker_hz\":%u,\"lux\":%.1f,"
-		"\"next\":{\"exposure_us\":%.1f,\"analogue_gain\":%.4f,\"digital_gain\":%.4f,"
-		"\"colour_temperature\":%.0f,\"lens_position\":%d},\"isp_ms\":%.2f}\n",
-		(unsigned long long)m->sequence, (unsigned long long)m->timestamp_ns, m->exposure_us, m->analogue_gain,
-		m->digital_gain, m->frame_duration_us, m->lens_position, m->colour_temperature, m->colour_gains[0],
-		m->colour_gains[1], m->ccm[0], m->ccm[1], m->ccm[2], m->ccm[3], m->ccm[4], m->ccm[5], m->ccm[6],
-		m->ccm[7], m->ccm[8], cisp_ae_state_name(m->ae_state), c->ae_error, cisp_awb_state_name(m->awb_state),
-		cisp_af_state_name(m->af_state), c->sharpness, c->flicker_hz, c->lux, c->exposure_us, c->analogue_gain,
-		c->digital_gain, c->colour_temperature, c->lens_position, m->isp_ns / 1e6);
+	fprintf(f, "{\"sequence\":%llu,\"timestamp_ns\":%llu", (unsigned long long)m->sequence,
+		(unsigned long long)m->timestamp_ns);
+	json_number(f, "exposure_us", m->exposure_us, 1);
+	json_number(f, "analogue_gain", m->analogue_gain, 4);
+	json_number(f, "digital_gain", m->digital_gain, 4);
+	json_number(f, "frame_duration_us", m->frame_duration_us, 1);
+	fprintf(f, ",\"lens_position\":%d", m->lens_position);
+	json_number(f, "colour_temperature", m->colour_temperature, 0);
+	fprintf(f, ",\"colour_gains\":[%.4f,%.4f],\"ccm\":[", isfinite(m->colour_gains[0]) ? m->colour_gains[0] : 0,
+		isfinite(m->colour_gains[1]) ? m->colour_gains[1] : 0);
+	for (int i = 0; i < 9; i++)
+		fprintf(f, "%s%.4f", i ? "," : "", isfinite(m->ccm[i]) ? m->ccm[i] : 0);
+	fprintf(f, "],\"ae_state\":\"%s\"", cisp_ae_state_name(m->ae_state));
+	json_number(f, "ae_error", c->ae_error, 4);
+	fprintf(f, ",\"awb_state\":\"%s\",\"af_state\":\"%s\"", cisp_awb_state_name(m->awb_state),
+		cisp_af_state_name(m->af_state));
+	json_number(f, "sharpness", c->sharpness, -1);
+	fprintf(f, ",\"flicker_hz\":%u", c->flicker_hz);
+	json_number(f, "lux", c->lux, 1);
+	fprintf(f, ",\"next\":{\"lens_position\":%d", c->lens_position);
+	json_number(f, "exposure_us", c->exposure_us, 1);
+	json_number(f, "analogue_gain", c->analogue_gain, 4);
+	json_number(f, "digital_gain", c->digital_gain, 4);
+	json_number(f, "colour_temperature", c->colour_temperature, 0);
+	fputc('}', f);
+	json_number(f, "isp_ms", m->isp_ns / 1e6, 2);
+	fputs("}\n", f);
 }
 
 static void print_progress(const struct cisp_camera_metadata *m)
