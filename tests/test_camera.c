@@ -790,6 +790,7 @@ TEST(camera_cli_list_and_run)
 	CHECK(strstr(out, "frame  11:") != NULL);
 	CHECK(strstr(out, "summary: 12 frames") != NULL);
 	CHECK(strstr(out, "  AE: ") != NULL && strstr(out, "  AWB: ") != NULL);
+	CHECK(strstr(out, "  brightness ") != NULL && strstr(out, "  applied colour temperature ") != NULL);
 	/* The smallest mode, 160x120: a short header, then 12 frames of a 6-byte FRAME line and 160 x 120 x 3 / 2 bytes. */
 	CHECK(file_size("cam-run.y4m") > 12 * (6 + 160 * 120 * 3 / 2));
 	CHECK(file_size("cam-run.y4m") < 12 * (6 + 160 * 120 * 3 / 2) + 200);

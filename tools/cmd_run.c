@@ -477,6 +477,7 @@ struct run_state {
 	long ae_converged, awb_converged, af_focused; /* first frame of the final converged run, -1 */
 	struct cisp_camera_metadata first, last;
 	double isp_ms_total;
+	double *ae_error, *ct; /* per frame: measured / target brightness, the colour temperature applied */
 };
 
 /* ,"key":value with @decimals (negative: 6 significant digits); null when not finite (JSON has no NaN). */
@@ -549,17 +550,37 @@ static void print_converged(const char *what, long since, const char *state)
 		printf("  %s: not %s by the last frame\n", what, state);
 }
 
+/* The first of @n frames from which |@v - @target| <= @tol holds to the end, or -1. */
+static long settled(const double *v, unsigned long n, double target, double tol)
+{
+	long from = -1;
+
+	for (unsigned long i = 0; i < n; i++)
+		if (!(fabs(v[i] - target) <= tol))
+			from = -1;
+		else if (from < 0)
+			from = (long)i;
+	return from;
+}
+
 static void summary(const struct run_options *o, const struct run_state *st, unsigned long frames, double seconds)
 {
 	const struct cisp_camera_metadata *f = &st->first, *l = &st->last;
 	double e0 = f->exposure_us * f->analogue_gain * f->digital_gain;
 	double e1 = l->exposure_us * l->analogue_gain * l->digital_gain;
+	long bright = settled(st->ae_error, frames, 1.0, 0.05), colour = settled(st->ct, frames, l->colour_temperature, 100);
 
 	printf("\nsummary: %lu frames in %.2f s (%.1f frames/s, ISP %.1f ms a frame)\n", frames, seconds,
 	       frames / seconds, st->isp_ms_total / (double)frames);
 	print_converged("AE", st->ae_converged, "converged");
 	print_converged("AWB", st->awb_converged, "converged");
 	print_converged("AF", st->af_focused, "focused");
+	if (bright >= 0)
+		printf("  brightness within 5%% of the AE target from frame %ld on\n", bright);
+	else
+		printf("  brightness not within 5%% of the AE target by the last frame\n");
+	if (colour >= 0)
+		printf("  applied colour temperature within 100 K of the final one from frame %ld on\n", colour);
 	printf("  start: exposure %.2f ms x%.2f, %.0f K%s\n", f->exposure_us / 1000, f->analogue_gain * f->digital_gain,
 	       f->colour_temperature, o->start_auto ? " (the loop's own start)" : " (--start)");
 	printf("  final: exposure %.2f ms, analogue gain x%.2f, digital gain x%.2f, %.0f K (gains R %.3f B %.3f), "
@@ -654,6 +675,12 @@ static int prepare(const struct run_options *o, struct run_state *st, const stru
 	double fps = 1e9 / (cisp_sensor_line_ns(mode) * mode->frame_length_default);
 	int r = 0;
 
+	st->ae_error = calloc(o->frames, sizeof(double));
+	st->ct = calloc(o->frames, sizeof(double));
+	if (!st->ae_error || !st->ct) {
+		fprintf(stderr, "cisp run: out of memory\n");
+		return -ENOMEM;
+	}
 	for (unsigned i = 0; !r && i < NUM_REQUESTS; i++) {
 		r = cisp_image_alloc(&st->main[i], ms->format, ms->width, ms->height);
 		st->req[i].buffer[CISP_STREAM_MAIN] = &st->main[i];
@@ -716,6 +743,8 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 		m = &req->metadata;
 		if (done == 1)
 			st->first = *m;
+		st->ae_error[done - 1] = m->control.ae_error;
+		st->ct[done - 1] = m->colour_temperature;
 		st->last = *m;
 		st->isp_ms_total += m->isp_ns / 1e6;
 		track(&st->ae_converged, m->ae_state == CISP_AE_CONVERGED, m->sequence);
@@ -834,6 +863,8 @@ out:
 			cisp_image_free(&st->main[i]);
 		cisp_image_free(&st->rgb);
 		cisp_image_free(&st->raw);
+		free(st->ae_error);
+		free(st->ct);
 		free(st);
 	}
 	if (!r) {
