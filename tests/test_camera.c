@@ -426,8 +426,9 @@ TEST(camera_manual_controls_reach_their_frames)
 	l = settled_from(md, n, manual_lens);
 	/*
 	 * The loop takes the request with frame 3 and decides, after that
-	 * frame's statistics, for frame 3 + 1 + the largest control delay; the
-	 * ISP colour goes with the next job. The metadata shows each value on
+	 * frame's statistics, for frame 3 + 1 + the largest delay of the
+	 * controls it changes (here exposure's, the sensor's largest); the ISP
+	 * colour goes with the next job. The metadata shows each value on
 	 * exactly the first frame that used it, and on every frame after.
 	 */
 	{
