@@ -806,7 +806,7 @@ TEST(camera_cli_list_and_run)
 		CHECK(line[0] == '{' && strstr(line, "}\n"));
 		snprintf(want, sizeof(want), "{\"sequence\":%d,", lines);
 		CHECK(!strncmp(line, want, strlen(want)));
-		/* LensPosition from frame 2: on frame 2 + 1 + the largest delay (2) on. */
+		/* LensPosition from frame 2: at the latest on frame 2 + 1 + the largest delay (2) and after. */
 		if (lines >= 5)
 			CHECK(strstr(line, "\"lens_position\":300,\"colour_temperature\"") != NULL);
 		lines++;
