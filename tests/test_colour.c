@@ -198,6 +198,13 @@ TEST(colour_noise_and_strengths_by_gain)
 	CHECK_EQ(ps->sharpen.strength, 256);
 	CHECK_EQ(ps->sharpen.coring, 100);
 	CHECK(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR));
+	/* Dynamic defect correction from the tuning, off at 0. */
+	CHECK_EQ(ps->dpc.threshold, 4096);
+	CHECK(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	t->defect_threshold = 0;
+	CHECK(colour_params(t, &m, &a, 1, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	CHECK(!(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC)));
+	t->defect_threshold = 4096;
 
 	/* Between table gains: linear. */
 	colour_params(t, &m, &a, 3, 1, ps);

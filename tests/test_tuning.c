@@ -51,6 +51,7 @@ TEST(tuning_minimal_and_defaults)
 	CHECK_NEAR(t->awb.default_ct, 6500, 1e-9); /* the curve's middle entry */
 	CHECK_EQ(t->denoise_count, 1);
 	CHECK_EQ(t->gamma, 0);
+	CHECK_EQ(t->defect_threshold, 4096);
 	cisp_tuning_free(t);
 	/* Not NUL-terminated: only @length bytes are read. */
 	{
@@ -167,6 +168,7 @@ TEST(tuning_errors_name_line_and_key)
 	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2]]", -EINVAL, "t.yaml:9: ccm[0].matrix: must be a list of 3 rows");
 	bad_lines(3, 6, "awb: 5", -EINVAL, "t.yaml:3: awb: must be a mapping");
 	bad(2, "sensor: [a, b]", -EINVAL, "t.yaml:2: sensor: must be text");
+	bad(2, "sensor: mysensor\ndefect_threshold: 70000", -EINVAL, "t.yaml:3: defect_threshold");
 	bad(2, "sensor: ../evil", -EINVAL, "sensor: '../evil' must be a plain name");
 	/* Table rules. */
 	bad(6, "    - {ct: 2000, r_over_g: 0.6, b_over_g: 0.7}", -EINVAL, "t.yaml:6: awb.ct[1].ct: 2000 must be above");

@@ -290,6 +290,13 @@ uint32_t colour_params(const struct cisp_tuning *t, const struct cisp_sensor_mod
 		set_enabled(ps, CISP_BLOCK_SHARPEN, ps->sharpen.strength > 0, &changed);
 	}
 
+	/* Dynamic defect correction: hot and dead pixels every sensor has, found per frame. */
+	if (ps->dpc.threshold != q_u16(t->defect_threshold, 1)) {
+		ps->dpc.threshold = q_u16(t->defect_threshold, 1);
+		changed |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+	}
+	set_enabled(ps, CISP_BLOCK_DPC, t->defect_threshold > 0, &changed);
+
 	make_tone(t, &u.tone);
 	if (update(&ps->tone, &u.tone, sizeof(u.tone)))
 		changed |= CISP_BLOCK_BIT(CISP_BLOCK_TONE);

@@ -47,6 +47,7 @@ void tuning_defaults(struct cisp_tuning *t)
 	t->denoise_count = 1;
 	t->denoise[0] = (struct tuning_denoise){ 1, 0.875, 3.0, 1.0, 256 };
 	t->gamma = 0;
+	t->defect_threshold = 4096;
 }
 
 /*

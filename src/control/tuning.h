@@ -114,6 +114,7 @@ struct cisp_tuning {
 	struct tuning_denoise denoise[TUNING_MAX_GAIN]; /* sorted by gain */
 
 	double gamma;          /* output tone: 0 = sRGB curve, else a pure power 1/gamma */
+	double defect_threshold; /* dynamic defective pixel correction threshold, 16-bit units; 0: off */
 };
 
 /* The values of every optional key (docs/tuning.md); tables empty. */

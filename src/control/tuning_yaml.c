@@ -450,7 +450,7 @@ static int denoise_item(struct parser *p, struct cisp_tuning *t, unsigned i, con
 /* ---- top level ---- */
 
 static const char *const top_keys[] = { "version", "sensor", "lens", "black_level", "ae", "awb", "af", "flicker",
-					"ccm", "lens_shading", "noise", "denoise", "gamma", NULL };
+					"ccm", "lens_shading", "noise", "denoise", "gamma", "defect_threshold", NULL };
 /* version, sensor, awb, ccm, noise */
 #define TOP_REQUIRED ((1u << 0) | (1u << 1) | (1u << 5) | (1u << 8) | (1u << 10))
 
@@ -473,7 +473,7 @@ static int top_key(struct parser *p, void *ctx, unsigned i, const char *k, yaml_
 	case 9: return walk_map(p, v, k, lsc_keys, 2, lsc_key, t);
 	case 10: return walk_list(p, t, v, k, TUNING_MAX_GAIN, &t->noise_count, noise_item);
 	case 11: return walk_list(p, t, v, k, TUNING_MAX_GAIN, &t->denoise_count, denoise_item);
-	default:
+	case 12:
 		ret = number(p, v, k, 0, false, 10, &g);
 		if (ret)
 			return ret;
@@ -481,6 +481,8 @@ static int top_key(struct parser *p, void *ctx, unsigned i, const char *k, yaml_
 			return fail(p, v, k, "must be 0 (the sRGB curve) or a power of 1..10 (is %g)", g);
 		t->gamma = g;
 		return 0;
+	default:
+		return integer(p, v, k, 0, 65535, &t->defect_threshold);
 	}
 }
 
