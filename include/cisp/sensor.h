@@ -212,8 +212,8 @@ enum cisp_sensor_capture_flags {
  * Virtual sensors are the model files (*.yaml) found in the folders of the
  * CISP_SENSOR_PATH environment variable (colon-separated), then the
  * installed and the source tree's data/sensors folders. V4L2 cameras
- * ("v4l2:/dev/videoN") are the raw Bayer capture nodes the user can open
- * (docs/v4l2.md).
+ * ("v4l2:/dev/videoN") are the raw Bayer capture nodes; nodes the user may
+ * not open are listed with that reason as description (docs/v4l2.md).
  *
  * Return: the number of sensors found (may exceed @max), or a negative errno.
  */
