@@ -386,37 +386,62 @@ static void bench_flicker(void)
 	}
 }
 
+/* A 16-bit sRGB-encoded sample as linear light, 0..1. */
+static double srgb_to_linear(uint16_t v)
+{
+	double e = v / 65535.0;
+
+	return e <= 0.04045 ? e / 12.92 : pow((e + 0.055) / 1.055, 2.4);
+}
+
+/*
+ * The angle between the mean linear RGB of a box of the ISP's output (the
+ * tone curve undone) and grey, in degrees.
+ */
+static double neutral_angle(const struct cisp_image *out, int x0, int y0, int w, int h)
+{
+	double rgb[3] = { 0, 0, 0 }, dot, norm;
+
+	for (int y = y0; y < y0 + h; y++) {
+		const uint16_t *row = (const uint16_t *)(out->plane[0].data + (size_t)y * out->plane[0].stride);
+
+		for (int x = x0; x < x0 + w; x++)
+			for (int c = 0; c < 3; c++)
+				rgb[c] += srgb_to_linear(row[3 * x + c]);
+	}
+	dot = (rgb[0] + rgb[1] + rgb[2]) / sqrt(3.0);
+	norm = sqrt(rgb[0] * rgb[0] + rgb[1] * rgb[1] + rgb[2] * rgb[2]);
+	return norm > 0 ? acos(fmin(1.0, dot / norm)) * 180 / M_PI : 90;
+}
+
 static void bench_awb(void)
 {
 	static const char *const lights[] = { "D65", "A", "F2" };
-	printf("AWB: %s mode %u, colorchart, 40 frames, then the neutral patches of the ISP's output (RGB48)\n",
+	static const char *const dominant[] = { "green", "red", "blue", "foliage", "purple" };
+
+	printf("AWB: %s mode %u, 40 frames, then angular errors in linear RGB of the ISP's output (RGB48, the tone "
+	       "curve undone)\n",
 	       sensor_name, mode_index);
 	for (unsigned i = 0; i < sizeof(lights) / sizeof(lights[0]); i++) {
 		struct loop l;
 		char opt[96];
+		double worst = 0, sum = 0;
+		unsigned count = 0;
+
 		snprintf(opt, sizeof(opt), "scene=colorchart,lux=400,seed=14,illuminant=%s", lights[i]);
 		loop_open(&l, opt, true);
 		loop_start(&l);
 		for (unsigned n = 0; n < 40; n++)
 			loop_step(&l);
-		double worst = 0, sum = 0;
-		unsigned count = 0;
 		/* The neutral row of the chart: white 9.5 .. black 2 are patches 18..23; skip the clipped white and dark black. */
 		for (unsigned p = 19; p <= 22; p++) {
 			struct cisp_vsensor_patch patch;
+			double angle;
+
 			if (cisp_vsensor_chart_patch(l.s, p, &patch) < 0)
 				continue;
-			double rgb[3] = { 0 };
-			unsigned cnt = 0;
-			for (int y = patch.y + patch.height / 4; y < patch.y + patch.height * 3 / 4; y++) {
-				const uint16_t *row = (const uint16_t *)(l.out.plane[0].data + (size_t)y * l.out.plane[0].stride);
-				for (int x = patch.x + patch.width / 4; x < patch.x + patch.width * 3 / 4; x++, cnt++)
-					for (int c = 0; c < 3; c++)
-						rgb[c] += row[3 * x + c];
-			}
-			double dot = (rgb[0] + rgb[1] + rgb[2]) / sqrt(3.0);
-			double norm = sqrt(rgb[0] * rgb[0] + rgb[1] * rgb[1] + rgb[2] * rgb[2]);
-			double angle = cnt && norm > 0 ? acos(fmin(1.0, dot / norm)) * 180 / M_PI : 0;
+			angle = neutral_angle(&l.out, patch.x + patch.width / 4, patch.y + patch.height / 4, patch.width / 2,
+					      patch.height / 2);
 			worst = fmax(worst, angle);
 			sum += angle;
 			count++;
@@ -425,6 +450,26 @@ static void bench_awb(void)
 		       lights[i], l.res.state.colour_temperature, cisp_awb_state_name(l.res.state.awb_state),
 		       count ? sum / count : NAN, worst);
 		loop_close(&l);
+	}
+	/* One colour filling the frame, with a neutral 5 card at (aspect - 0.2 .. aspect - 0.1, 0.8 .. 0.9) heights. */
+	for (unsigned d = 0; d < sizeof(dominant) / sizeof(dominant[0]); d++) {
+		printf("awb dominant %-8s:", dominant[d]);
+		for (unsigned i = 0; i < sizeof(lights) / sizeof(lights[0]); i++) {
+			struct loop l;
+			char opt[96];
+			int h, x0;
+
+			snprintf(opt, sizeof(opt), "scene=dominant:%s,lux=400,seed=14,illuminant=%s", dominant[d], lights[i]);
+			loop_open(&l, opt, true);
+			loop_start(&l);
+			for (unsigned n = 0; n < 40; n++)
+				loop_step(&l);
+			h = (int)l.mode.height;
+			x0 = (int)l.mode.width - (int)(0.2 * h);
+			printf("  %s %.2f deg", lights[i], neutral_angle(&l.out, x0 + h / 40, h * 8 / 10 + h / 40, h / 20, h / 20));
+			loop_close(&l);
+		}
+		printf("\n");
 	}
 }
 

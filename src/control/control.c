@@ -210,8 +210,9 @@ static void decision_controls(const struct cisp_control *c, const struct decisio
 }
 
 /*
- * The statistics the loop asks for: 16 x 12 zones, one AF window on the
- * middle half, every row. Cells over 80% of full scale leave the zone means:
+ * The statistics the loop asks for: 32 x 24 zones (fine enough that a small
+ * grey object in a scene of one colour fills whole zones AWB can use), one AF
+ * window on the middle half, every row. Cells over 80% of full scale leave the zone means:
  * sensors whose full well fills less than the ADC's range clip below full
  * scale, and a clipped cell would read as a true (too dark) value.
  */
@@ -219,8 +220,8 @@ static void stats_config(const struct cisp_sensor_mode *mode, struct cisp_stats_
 {
 	uint32_t w = mode->width, h = mode->height;
 
-	s->zones_x = 16;
-	s->zones_y = 12;
+	s->zones_x = 32;
+	s->zones_y = 24;
 	s->saturation = STATS_SATURATION;
 	s->af_count = 0;
 	memset(s->af, 0, sizeof(s->af));
