@@ -18,22 +18,6 @@
 #include "isp/pipeline_internal.h"
 #include "test.h"
 
-static int apply(struct cisp_isp *isp, const struct cisp_param_state *s)
-{
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(s, ~0u, NULL, 0, &size);
-
-	if (ret)
-		return ret;
-	buf = malloc(size);
-	ret = cisp_params_encode(s, ~0u, buf, size, &size);
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
-}
-
 /* A mosaic with edges, gradients, noise, clipped and black areas. */
 static void fill_input(struct cisp_image *in)
 {
@@ -139,7 +123,7 @@ static void compare_all(const struct cisp_isp_config *c, const struct cisp_param
 		CHECK_EQ(cisp_image_alloc(&out[i], c->output[i].format, c->output[i].width, c->output[i].height), 0);
 	}
 	fill_input(&in);
-	CHECK_EQ(apply(isp, s), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, s, ~0u), 0);
 	CHECK_EQ(cisp_isp_set_exec(isp, &e), 0);
 	for (int i = 0; i < n_out; i++)
 		memset(ref[i].plane[0].data, 0x5a, image_bytes(&ref[i])); /* row padding compares equal */

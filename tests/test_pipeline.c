@@ -13,23 +13,6 @@
 
 #include "test.h"
 
-/* Encode a whole state and apply it; returns the ISP's answer. */
-static int set_state(struct cisp_isp *isp, const struct cisp_param_state *s)
-{
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(s, ~0u, NULL, 0, &size);
-
-	if (ret)
-		return ret;
-	buf = malloc(size);
-	ret = cisp_params_encode(s, ~0u, buf, size, &size);
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
-}
-
 static void fill16(struct cisp_image *img, uint16_t (*fn)(uint32_t x, uint32_t y))
 {
 	for (uint32_t y = 0; y < img->height; y++) {
@@ -86,7 +69,7 @@ TEST(pipeline_flat_grey_known_answer)
 	for (int i = 0; i < 4; i++)
 		s.blc.black[i] = 64 << 6;
 	s.blc.white = 1023 << 6;
-	CHECK_EQ(set_state(isp, &s), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
 	CHECK_EQ(cisp_isp_process(isp, &in, outs, NULL, NULL), 0);
 	/*
 	 * BLC: gain = (65535*16384 + 61376/2) / 61376 = 17494;
@@ -175,7 +158,7 @@ TEST(pipeline_bit_exact_across_threads)
 	s.stats.af[0].y = 20;
 	s.stats.af[0].width = 100;
 	s.stats.af[0].height = 60;
-	CHECK_EQ(set_state(isp, &s), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
 	for (int t = 0; t < 3; t++) {
 		struct cisp_pool *pool;
 		struct cisp_image *outs[2] = { &out[t][0], &out[t][1] };
@@ -217,7 +200,7 @@ TEST(pipeline_bad_params_leave_state)
 	s.crop[0].width = 64;
 	s.crop[0].height = 64;
 	s.crop[0].x = 2; /* runs past the right edge */
-	CHECK(set_state(isp, &s) < 0);
+	CHECK(cisp_isp_set_state(isp, &s, ~0u) < 0);
 	CHECK(strstr(cisp_last_error(), "crop") != NULL);
 	CHECK(!memcmp(&before, cisp_isp_params(isp), sizeof(before)));
 	cisp_isp_destroy(isp);
@@ -256,7 +239,7 @@ TEST(pipeline_develops_real_raw)
 	CHECK_EQ(cisp_raw_frame_params(&frame, &s), 0);
 	CHECK_EQ(s.blc.black[0], 25 << 6);
 	CHECK_EQ(s.blc.white, 1023 << 6);
-	CHECK_EQ(set_state(isp, &s), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
 	CHECK_EQ(cisp_image_alloc(&out, CISP_FMT_RGB888, c.width, c.height), 0);
 	CHECK_EQ(cisp_isp_process(isp, &frame.image, outs, stats, NULL), 0);
 	/* Grey-world white balance from the ISP's own zone statistics. */
@@ -268,7 +251,7 @@ TEST(pipeline_develops_real_raw)
 	CHECK(zr > 0 && zg > 0 && zb > 0);
 	s.wb.gain[0] = (uint16_t)lround(4096 * zg / zr);
 	s.wb.gain[3] = (uint16_t)lround(4096 * zg / zb);
-	CHECK_EQ(set_state(isp, &s), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
 	CHECK_EQ(cisp_isp_process(isp, &frame.image, outs, NULL, NULL), 0);
 	n = (size_t)c.width * c.height;
 	for (uint32_t y = 0; y < c.height; y++) {

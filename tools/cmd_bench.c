@@ -143,24 +143,6 @@ static void canonical_state(struct cisp_param_state *s, bool quality)
 	}
 }
 
-static int apply(struct cisp_isp *isp, const struct cisp_param_state *s)
-{
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(s, ~0u, NULL, 0, &size);
-
-	if (ret)
-		return ret;
-	buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	ret = cisp_params_encode(s, ~0u, buf, size, &size);
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
-}
-
 /* CPU seconds (user and system, all threads) the process has used. */
 static double cpu_seconds(void)
 {
@@ -199,7 +181,7 @@ static int bench_pipeline(const struct opts *o, const char *name, bool quality, 
 		return ret;
 	}
 	canonical_state(&s, quality);
-	if ((ret = apply(isp, &s))) {
+	if ((ret = cisp_isp_set_state(isp, &s, ~0u))) {
 		fprintf(stderr, "cisp bench: %s pipeline: %s\n", name, cisp_last_error());
 		goto done;
 	}

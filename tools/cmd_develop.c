@@ -247,22 +247,6 @@ __attribute__((format(printf, 4, 5))) static int failf(char *err, size_t size, i
 	return status;
 }
 
-static int set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks)
-{
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(state, blocks, NULL, 0, &size);
-
-	if (ret)
-		return ret;
-	buf = malloc(size);
-	ret = buf ? cisp_params_encode(state, blocks, buf, size, &size) : -ENOMEM;
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
-}
-
 /* The part of the frame the output shows: the default crop (rounded inwards to even), or all of it. */
 static void output_window(const struct develop_options *o, const struct cisp_raw_frame *frame, uint32_t win[4])
 {
@@ -310,7 +294,7 @@ static int build_params(const struct develop_options *o, const char *input, cons
 		state.crop[0].height = (uint16_t)win[3];
 		state.crop_enabled |= 1u;
 	}
-	if (set_state(isp, &state, ~0u))
+	if (cisp_isp_set_state(isp, &state, ~0u))
 		return failf(err, err_size, 1, "cannot set the default parameters: %s", cisp_last_error());
 	if (o->params) {
 		if (load_params(o->params, &buf, &size))
@@ -354,7 +338,7 @@ static int grey_world(struct cisp_isp *isp, const struct cisp_image *input,
 	state.wb.gain[CISP_CH_GR] = state.wb.gain[CISP_CH_GB] = (uint16_t)(gain[1] * 4096 + 0.5);
 	state.wb.gain[CISP_CH_B] = (uint16_t)(gain[2] * 4096 + 0.5 > 65535 ? 65535 : gain[2] * 4096 + 0.5);
 	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
-	return set_state(isp, &state, CISP_BLOCK_BIT(CISP_BLOCK_WB));
+	return cisp_isp_set_state(isp, &state, CISP_BLOCK_BIT(CISP_BLOCK_WB));
 }
 
 /* Exposure compensation scales the white-balance gains. */
@@ -368,7 +352,7 @@ static int apply_ev(struct cisp_isp *isp, double ev)
 		s.wb.gain[c] = (uint16_t)(g > 65535 ? 65535 : g);
 	}
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
-	return set_state(isp, &s, CISP_BLOCK_BIT(CISP_BLOCK_WB));
+	return cisp_isp_set_state(isp, &s, CISP_BLOCK_BIT(CISP_BLOCK_WB));
 }
 
 static const char *extension_of(const char *path)

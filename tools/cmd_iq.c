@@ -401,23 +401,6 @@ static bool is_raster_path(const char *path)
 	return false;
 }
 
-/* Encode every block of @state into @isp. */
-static int set_all_params(struct cisp_isp *isp, const struct cisp_param_state *state)
-{
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(state, ~0u, NULL, 0, &size);
-
-	if (ret)
-		return ret;
-	buf = malloc(size);
-	ret = buf ? cisp_params_encode(state, ~0u, buf, size, &size) : -ENOMEM;
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
-}
-
 /*
  * A camera raw file developed for measurement: 16-bit linear sRGB from the
  * file's black and white levels, white balance and colour matrix, with no
@@ -451,7 +434,7 @@ static int develop_linear(const char *path, struct cisp_iq_image *img)
 	if (!ret)
 		ret = cisp_isp_create(&isp, &cfg);
 	if (!ret)
-		ret = set_all_params(isp, state);
+		ret = cisp_isp_set_state(isp, state, ~0u);
 	if (!ret)
 		ret = cisp_image_alloc(&out, CISP_FMT_RGB48, cfg.output[0].width, cfg.output[0].height);
 	if (!ret)

@@ -97,6 +97,18 @@ void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_limits *limi
 int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size);
 
 /**
+ * cisp_isp_set_state() - apply blocks of a parameter state: encode them as a
+ * params buffer (cisp_params_encode()) and apply it (cisp_isp_set_params()).
+ * @isp: the instance.
+ * @state: the state to take the blocks from.
+ * @blocks: CISP_BLOCK_BIT() mask of the blocks to apply; ~0u for all.
+ *
+ * Return: 0; -ENOMEM; or the error of encoding or validation, with the
+ * instance's state unchanged.
+ */
+int cisp_isp_set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks);
+
+/**
  * cisp_isp_params() - the instance's current parameter state.
  * @isp: the instance.
  * Return: the state, valid until the next cisp_isp_set_params().

@@ -300,6 +300,24 @@ int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size)
 	return update_coeffs(isp, blocks_in(buf, size));
 }
 
+int cisp_isp_set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks)
+{
+	size_t size;
+	void *buf;
+	int ret = cisp_params_encode(state, blocks, NULL, 0, &size);
+
+	if (ret)
+		return ret;
+	buf = malloc(size);
+	if (!buf)
+		return cisp_error(-ENOMEM, "out of memory for a params buffer of %zu bytes", size);
+	ret = cisp_params_encode(state, blocks, buf, size, &size);
+	if (!ret)
+		ret = cisp_isp_set_params(isp, buf, size);
+	free(buf);
+	return ret;
+}
+
 /* ---- processing ---- */
 
 enum step {
