@@ -97,8 +97,6 @@ static int develop(const struct cisp_tuning *t, struct shot *sh, unsigned frames
 	struct cisp_image *outs[CISP_MAX_OUTPUTS] = { rgb, NULL };
 	struct cisp_isp *isp = NULL;
 	struct awb *awb = NULL;
-	void *buf = NULL;
-	size_t size;
 	int ret = st && stats ? 0 : -ENOMEM;
 	/* The zone grid the control loop asks for. */
 	struct cisp_stats_params zones = { .zones_x = 32, .zones_y = 24, .saturation = 65000 };
@@ -122,15 +120,7 @@ static int develop(const struct cisp_tuning *t, struct shot *sh, unsigned frames
 		st->enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN));
 		st->dpc.threshold = 4096;
 		st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
-		free(buf);
-		buf = NULL;
-		ret = cisp_params_encode(st, ~0u, NULL, 0, &size);
-		if (!ret && !(buf = malloc(size)))
-			ret = -ENOMEM;
-		if (!ret)
-			ret = cisp_params_encode(st, ~0u, buf, size, &size);
-		if (!ret)
-			ret = cisp_isp_set_params(isp, buf, size);
+		ret = cisp_isp_set_state(isp, st, ~0u);
 		if (ret || f == frames)
 			break;
 		ret = cisp_isp_statistics(isp, &sh->raw, &zones, stats, NULL);
@@ -140,7 +130,6 @@ static int develop(const struct cisp_tuning *t, struct shot *sh, unsigned frames
 	if (!ret)
 		ret = cisp_isp_process(isp, &sh->raw, outs, NULL, NULL);
 out:
-	free(buf);
 	free(st);
 	free(stats);
 	awb_destroy(awb);

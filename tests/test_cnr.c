@@ -593,22 +593,6 @@ TEST(cnr_shared_luma_plane)
 
 /* ---- in the pipeline -------------------------------------------------- */
 
-static int send(struct cisp_isp *isp, const struct cisp_param_state *s, uint32_t mask)
-{
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(s, mask, NULL, 0, &size);
-
-	if (ret)
-		return ret;
-	buf = malloc(size);
-	ret = cisp_params_encode(s, mask, buf, size, &size);
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
-}
-
 static void noisy_mosaic(struct cisp_image *img)
 {
 	for (uint32_t y = 0; y < img->height; y++) {
@@ -687,11 +671,11 @@ TEST(cnr_pipeline_rebuilds_tables_and_keeps_luma)
 		}
 		CHECK_EQ(cisp_isp_create(&ia, &cfg), 0);
 		CHECK_EQ(cisp_isp_create(&ib, &cfg), 0);
-		CHECK_EQ(send(ia, &s0, ~0u), 0);
+		CHECK_EQ(cisp_isp_set_state(ia, &s0, ~0u), 0);
 		process(ia, &in, &a);
-		CHECK_EQ(send(ia, &s1, CISP_BLOCK_BIT(blocks[k])), 0);
+		CHECK_EQ(cisp_isp_set_state(ia, &s1, CISP_BLOCK_BIT(blocks[k])), 0);
 		process(ia, &in, &a);
-		CHECK_EQ(send(ib, &s1, ~0u), 0);
+		CHECK_EQ(cisp_isp_set_state(ib, &s1, ~0u), 0);
 		process(ib, &in, &b);
 		if (!same_i420(&a, &b))
 			test_fail(__FILE__, __LINE__, "after a change of block %u alone the output differs", blocks[k]);
@@ -706,9 +690,9 @@ TEST(cnr_pipeline_rebuilds_tables_and_keeps_luma)
 		s1 = s0;
 		s1.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 		CHECK_EQ(cisp_isp_create(&ib, &cfg), 0);
-		CHECK_EQ(send(ib, &s0, ~0u), 0);
+		CHECK_EQ(cisp_isp_set_state(ib, &s0, ~0u), 0);
 		process(ib, &in, &a);
-		CHECK_EQ(send(ib, &s1, ~0u), 0);
+		CHECK_EQ(cisp_isp_set_state(ib, &s1, ~0u), 0);
 		process(ib, &in, &b);
 		CHECK(!memcmp(a.plane[0].data, b.plane[0].data, ysize));
 		CHECK(memcmp(a.plane[1].data, b.plane[1].data, a.plane[1].stride * 24) != 0 ||
