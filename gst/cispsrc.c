@@ -62,6 +62,7 @@ struct slot {
 	GstVideoFrame frame; /* processed streams */
 	GstMapInfo map;      /* the raw stream */
 	gboolean mapped;
+	gboolean raw_map;    /* mapped as the raw stream (map) rather than as a frame */
 	gboolean queued;
 };
 
@@ -417,6 +418,17 @@ static int pick_mode(GstCispSrc *self, gboolean raw, guint32 raw_format, gint w,
 
 static void release_slots(GstCispSrc *self);
 
+/* Stop the camera and take back the requests the stop cancelled, so that none refers to a slot any more. */
+static void stop_camera(GstCispSrc *self)
+{
+	struct cisp_camera_request *req;
+
+	cisp_camera_stop(self->camera);
+	while (cisp_camera_wait(self->camera, &req, 0) == 0)
+		;
+	self->started = FALSE;
+}
+
 static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 {
 	GstCispSrc *self = GST_CISP_SRC(src);
@@ -448,10 +460,7 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 		return FALSE;
 	}
 	/* Renegotiation: stop, give every buffer back, then configure anew. */
-	if (self->started) {
-		cisp_camera_stop(self->camera);
-		self->started = FALSE;
-	}
+	stop_camera(self);
 	release_slots(self);
 	if (cisp_camera_default_config(self->camera, (unsigned)mode, &cfg) ||
 	    cisp_sensor_get_mode(cisp_camera_sensor(self->camera), (unsigned)mode, &m))
@@ -522,6 +531,7 @@ static gboolean map_slot(GstCispSrc *self, struct slot *sl)
 		sl->img.num_planes = 1;
 		sl->img.plane[0].data = sl->map.data;
 		sl->img.plane[0].stride = self->raw_stride;
+		sl->raw_map = TRUE;
 	} else {
 		sl->buffer = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&self->info), NULL);
 		if (!sl->buffer || !gst_video_frame_map(&sl->frame, &self->info, sl->buffer, GST_MAP_WRITE))
@@ -539,10 +549,11 @@ static gboolean map_slot(GstCispSrc *self, struct slot *sl)
 	return TRUE;
 }
 
-static void unmap_slot(GstCispSrc *self, struct slot *sl)
+static void unmap_slot(struct slot *sl)
 {
 	if (sl->mapped) {
-		if (self->raw)
+		/* Not self->raw: renegotiation changes it while the slots are still mapped. */
+		if (sl->raw_map)
 			gst_buffer_unmap(sl->buffer, &sl->map);
 		else
 			gst_video_frame_unmap(&sl->frame);
@@ -556,7 +567,7 @@ static void release_slots(GstCispSrc *self)
 	for (int i = 0; i < SLOTS; i++) {
 		struct slot *sl = &self->slot[i];
 
-		unmap_slot(self, sl);
+		unmap_slot(sl);
 		if (sl->buffer)
 			gst_buffer_unref(sl->buffer);
 		memset(sl, 0, sizeof(*sl));
@@ -630,7 +641,7 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 	}
 	self->oldest = (self->oldest + 1) % SLOTS;
 	sl->queued = FALSE;
-	unmap_slot(self, sl);
+	unmap_slot(sl);
 	if (req->status) {
 		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Camera '%s' failed on a frame", self->camera_name),
 				  ("%s", req->message[0] ? req->message : g_strerror(-req->status)));
@@ -716,12 +727,8 @@ static gboolean gst_cisp_src_stop(GstBaseSrc *src)
 	GstCispSrc *self = GST_CISP_SRC(src);
 
 	if (self->camera) {
-		struct cisp_camera_request *req;
-
-		cisp_camera_stop(self->camera);
 		/* Take back the cancelled requests before their buffers go. */
-		while (cisp_camera_wait(self->camera, &req, 0) == 0)
-			;
+		stop_camera(self);
 		release_slots(self);
 		cisp_camera_close(self->camera);
 		self->camera = NULL;

@@ -2,8 +2,8 @@
 /*
  * cispsrc: pipelines from the virtual test camera (320x240), negotiated
  * formats and sizes, raw Bayer out, the per-frame metadata, manual controls
- * reaching the frames, repeated state changes, renegotiation across READY,
- * bad settings, and the device provider.
+ * reaching the frames, repeated state changes, renegotiation across READY
+ * and while playing, bad settings, and the device provider.
  */
 #include <math.h>
 #include <string.h>
@@ -198,6 +198,48 @@ GST_START_TEST(test_renegotiation)
 }
 GST_END_TEST;
 
+/*
+ * Other caps while PLAYING: the element stops the camera, takes back the
+ * requests the stop cancelled and configures anew, here from the processed
+ * stream to the raw one and back.
+ */
+GST_START_TEST(test_renegotiation_playing)
+{
+	static const char *const steps[] = { "video/x-bayer,format=rggb10le,width=320,height=240",
+					     "video/x-raw,format=RGB,width=80,height=60" };
+	GstElement *pipe = gst_parse_launch(CAMERA " ! capsfilter name=f caps=video/x-raw,format=NV12,width=160,"
+						   "height=120 ! appsink name=out",
+					    NULL);
+	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "out");
+	GstElement *filter = gst_bin_get_by_name(GST_BIN(pipe), "f");
+	GstSample *s;
+
+	fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+	s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+	fail_unless(s != NULL);
+	gst_sample_unref(s);
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		GstCaps *caps = gst_caps_from_string(steps[i]);
+		gboolean matched = FALSE;
+
+		g_object_set(filter, "caps", caps, NULL);
+		/* Frames already in flight still carry the old caps. */
+		for (int k = 0; k < 10 && !matched; k++) {
+			s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+			fail_unless(s != NULL, "no frame after switching to %s", steps[i]);
+			matched = gst_caps_is_subset(gst_sample_get_caps(s), caps);
+			gst_sample_unref(s);
+		}
+		fail_unless(matched, "no frame in %s", steps[i]);
+		gst_caps_unref(caps);
+	}
+	gst_element_set_state(pipe, GST_STATE_NULL);
+	gst_object_unref(filter);
+	gst_object_unref(sink);
+	gst_object_unref(pipe);
+}
+GST_END_TEST;
+
 /* Errors on the bus with a human message: unknown camera, bad sensor option, impossible size. */
 GST_START_TEST(test_bad_settings)
 {
@@ -268,6 +310,7 @@ static Suite *cispsrc_suite(void)
 	tcase_add_test(tc, test_manual_controls);
 	tcase_add_test(tc, test_state_changes);
 	tcase_add_test(tc, test_renegotiation);
+	tcase_add_test(tc, test_renegotiation_playing);
 	tcase_add_test(tc, test_bad_settings);
 	tcase_add_test(tc, test_device_provider);
 	return s;
