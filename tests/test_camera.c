@@ -325,6 +325,48 @@ out:
 	cisp_camera_manager_destroy(m);
 }
 
+/*
+ * A request always counts as in flight until it is completed: polling
+ * cisp_camera_wait() while the camera thread hands it back must never get
+ * -ENODATA (the request was neither current nor done for a moment).
+ */
+TEST(camera_wait_polling_sees_the_request_in_flight)
+{
+	struct cisp_camera_manager *m = manager();
+	struct cisp_camera *cam = open_camera(m, NULL);
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	struct requests r;
+	struct cisp_camera_request *req = &r.req[0];
+
+	if (!cam)
+		goto out;
+	CHECK_EQ(configure(cam, 1, &cfg, &mode), 0);
+	requests_alloc(&r, &cfg, &mode);
+	CHECK_EQ(cisp_camera_queue(cam, req), 0);
+	CHECK_EQ(cisp_camera_start(cam), 0);
+	for (int frame = 0; frame < 120; frame++) {
+		struct cisp_camera_request *got = NULL;
+		int ret;
+
+		do
+			ret = cisp_camera_wait(cam, &got, 0);
+		while (ret == -ETIMEDOUT);
+		if (ret) {
+			test_fail(__FILE__, __LINE__, "frame %d: wait: %d %s", frame, ret, cisp_last_error());
+			break;
+		}
+		CHECK(got == req);
+		CHECK_EQ(got->status, 0);
+		CHECK_EQ(cisp_camera_queue(cam, got), 0);
+	}
+	CHECK_EQ(cisp_camera_stop(cam), 0);
+	requests_free(&r);
+out:
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(m);
+}
+
 TEST(camera_start_stop_repeatedly)
 {
 	struct cisp_camera_manager *m = manager();

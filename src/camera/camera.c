@@ -71,7 +71,7 @@ int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *lis
 {
 	struct cisp_sensor_desc *sensors = NULL;
 	unsigned k = m->num_entries;
-	int n;
+	int n, alloc;
 
 	for (unsigned i = 0; i < m->num_entries && i < max; i++) {
 		const struct camera_entry *e = &m->entries[i];
@@ -93,8 +93,10 @@ int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *lis
 	sensors = calloc((size_t)n, sizeof(*sensors));
 	if (!sensors)
 		return cisp_error(-ENOMEM, "out of memory listing cameras");
-	n = cisp_sensor_enumerate(sensors, (unsigned)n);
-	for (int i = 0; n > 0 && i < n && k + (unsigned)i < max; i++) {
+	/* A sensor that appeared since the count is not in @sensors: read only what was filled. */
+	alloc = n;
+	n = cisp_sensor_enumerate(sensors, (unsigned)alloc);
+	for (int i = 0; n > 0 && i < n && i < alloc && k + (unsigned)i < max; i++) {
 		struct cisp_camera_desc *d = &list[k + (unsigned)i];
 
 		memset(d, 0, sizeof(*d));
@@ -123,9 +125,9 @@ static int unknown_camera(struct cisp_camera_manager *m, const char *name)
 	for (int i = 0; i < n && i < 32; i++)
 		if (!strcmp(list[i].name, name))
 			return cisp_error(-ENOENT, "%s", saved);
-	for (int i = 0; i < n && i < 32; i++)
-		len += (size_t)snprintf(known + len, len < sizeof(known) ? sizeof(known) - len : 0, "%s%s",
-					i ? ", " : "", list[i].name);
+	/* Stop at a full buffer: known + len must stay inside it. */
+	for (int i = 0; i < n && i < 32 && len < sizeof(known); i++)
+		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "", list[i].name);
 	return cisp_error(-ENOENT, "no camera '%s' (cameras: %s)", name, n > 0 ? known : "none");
 }
 
@@ -336,14 +338,21 @@ int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_conf
 	return 0;
 }
 
-/* Hand a finished request back: to the callback, or to the done queue. */
+/*
+ * Hand a finished request back: to the callback, or to the done queue. It
+ * stops being the current one under the same lock that queues it as done,
+ * so that cisp_camera_wait() never sees it in neither place (and -ENODATA).
+ */
 static void deliver(struct cisp_camera *cam, struct cisp_camera_request *req)
 {
+	pthread_mutex_lock(&cam->lock);
+	if (cam->current == req)
+		cam->current = NULL;
 	if (cam->config.complete) {
+		pthread_mutex_unlock(&cam->lock);
 		cam->config.complete(req, cam->config.opaque);
 		return;
 	}
-	pthread_mutex_lock(&cam->lock);
 	if (fifo_push(&cam->done, req))
 		fprintf(stderr, "cisp: camera %s: out of memory, a completed request is lost\n", cam->name);
 	pthread_cond_broadcast(&cam->cond);
@@ -366,9 +375,6 @@ static void *camera_thread(void *arg)
 		cam->current = req;
 		pthread_mutex_unlock(&cam->lock);
 		camera_frame_run(cam, req);
-		pthread_mutex_lock(&cam->lock);
-		cam->current = NULL;
-		pthread_mutex_unlock(&cam->lock);
 		deliver(cam, req);
 		pthread_mutex_lock(&cam->lock);
 	}
