@@ -70,8 +70,14 @@ int cmd_list(int argc, char **argv)
 	}
 	n = cisp_camera_list(mgr, NULL, 0);
 	list = n > 0 ? calloc((size_t)n, sizeof(*list)) : NULL;
-	if (n > 0 && list)
-		n = cisp_camera_list(mgr, list, (unsigned)n);
+	if (n > 0 && list) {
+		int room = n;
+
+		/* A camera that appeared since the count is not in @list. */
+		n = cisp_camera_list(mgr, list, (unsigned)room);
+		if (n > room)
+			n = room;
+	}
 	if (n < 0 || (n > 0 && !list)) {
 		fprintf(stderr, "cisp list: %s\n", n < 0 ? cisp_last_error() : "out of memory");
 		cisp_camera_manager_destroy(mgr);
