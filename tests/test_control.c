@@ -897,6 +897,22 @@ TEST(control_errors_and_names)
 	loop_close(&l);
 }
 
+/* The start result carries every block the loop writes, defect correction included. */
+TEST(control_start_reports_every_managed_block)
+{
+	struct loop l;
+	struct cisp_control_result res;
+	if (!loop_open(&l, "scene=flat,seed=8", NULL))
+		return;
+	l.t->defect_threshold = 4096;
+	CHECK_EQ(cisp_control_start(l.c, &res), 0);
+	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	CHECK(res.params_changed & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	CHECK_EQ(res.params->dpc.threshold, 4096);
+	CHECK(res.params_changed & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
+	loop_close(&l);
+}
+
 TEST(control_loop_af_fails_on_flat_scene)
 {
 	struct loop l;
