@@ -256,6 +256,42 @@ TEST(tuning_truncated_and_garbage)
 	printf("  %u prefixes parsed, %u rejected\n", ok, failed);
 }
 
+/* Aliases that refer to themselves, alias keys, and deep nesting: errors, never a crash. */
+TEST(tuning_hostile_structure)
+{
+	static const char *const cases[] = {
+		"version: 1\nsensor: s\nawb: &a {ct: *a}\n",
+		"version: 1\nsensor: s\nccm: &a [*a, *a]\n",
+		"version: 1\nsensor: s\nawb:\n  ct: &a [{ct: 3000, r_over_g: *a, b_over_g: 1}]\n",
+		"version: &v 1\n*v : 2\n",
+		"? [a, b]\n: 1\nversion: 1\n",
+		"version: [1]\n",
+		"version: 1\nsensor: s\nblack_level: {a: 1}\n",
+		"version: 1\nsensor: s\nlens_shading: {array: [4, 4], tables: [{ct: 5000, r: [1]}]}\n",
+		"--- 1\n--- 2\n",
+		"",
+	};
+	struct cisp_tuning *t = NULL;
+	size_t depth = 100000;
+	char *deep = malloc(2 * depth + 32);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(cisp_tuning_parse(&t, cases[i], strlen(cases[i]), "bad.yaml") != 0);
+		CHECK(t == NULL);
+	}
+	/* 100000 nested lists and mappings: refused at once (libyaml alone takes quadratic time). */
+	CHECK(deep);
+	if (!deep)
+		return;
+	strcpy(deep, "version: 1\nawb: ");
+	for (size_t i = 0, n = strlen(deep); i < depth; i++)
+		deep[n + i] = i % 2 ? '[' : '{';
+	deep[strlen("version: 1\nawb: ") + depth] = 0;
+	CHECK_ERR(cisp_tuning_parse(&t, deep, strlen(deep), "deep.yaml"), -EINVAL, "deep.yaml:2: nested more than");
+	CHECK(t == NULL);
+	free(deep);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[1024];
