@@ -351,7 +351,14 @@ static GstCaps *camera_caps(GstCispSrc *self)
 static GstCaps *gst_cisp_src_get_caps(GstBaseSrc *src, GstCaps *filter)
 {
 	GstCispSrc *self = GST_CISP_SRC(src);
-	GstCaps *caps = self->camera ? camera_caps(self) : gst_pad_get_pad_template_caps(GST_BASE_SRC_PAD(src));
+	GstCaps *caps;
+
+	/* Caps queries come from any thread: the lock keeps stop() from closing the camera meanwhile. */
+	GST_OBJECT_LOCK(self);
+	caps = self->camera ? camera_caps(self) : NULL;
+	GST_OBJECT_UNLOCK(self);
+	if (!caps)
+		caps = gst_pad_get_pad_template_caps(GST_BASE_SRC_PAD(src));
 
 	if (filter) {
 		GstCaps *c = gst_caps_intersect_full(filter, caps, GST_CAPS_INTERSECT_FIRST);
@@ -668,19 +675,37 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 
 /* ---- state ---- */
 
+static gboolean open_camera(GstCispSrc *self, const gchar *name, const struct cisp_camera_options *opt);
+
 static gboolean gst_cisp_src_start(GstBaseSrc *src)
 {
 	GstCispSrc *self = GST_CISP_SRC(src);
 	struct cisp_camera_options opt = { 0 };
-	gchar *name;
+	gchar *name, *options, *tuning;
+	gboolean ok;
 
+	/* Copies: another thread may set the properties meanwhile. */
 	GST_OBJECT_LOCK(self);
 	if (!self->camera_name)
 		self->camera_name = cisp_gst_default_camera();
 	name = g_strdup(self->camera_name);
-	opt.sensor_options = self->sensor_options;
-	opt.tuning = self->tuning;
+	options = g_strdup(self->sensor_options);
+	tuning = g_strdup(self->tuning);
 	GST_OBJECT_UNLOCK(self);
+	opt.sensor_options = options;
+	opt.tuning = tuning;
+	ok = open_camera(self, name, &opt);
+	g_free(name);
+	g_free(options);
+	g_free(tuning);
+	return ok;
+}
+
+/* start()'s work: the manager and the camera @name, and every control for the first request. */
+static gboolean open_camera(GstCispSrc *self, const gchar *name, const struct cisp_camera_options *opt)
+{
+	struct cisp_camera *camera;
+
 	if (!name) {
 		GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No cisp camera found"),
 				  ("cisp lists no sensor (virtual sensor models or V4L2 cameras)"));
@@ -689,28 +714,28 @@ static gboolean gst_cisp_src_start(GstBaseSrc *src)
 	if (cisp_camera_manager_create(&self->manager, NULL)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not create the cisp ISP device"),
 				  ("%s", cisp_last_error()));
-		g_free(name);
 		return FALSE;
 	}
-	if (cisp_camera_open(&self->camera, self->manager, name, &opt)) {
+	if (cisp_camera_open(&camera, self->manager, name, opt)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not open camera '%s'", name),
 				  ("%s", cisp_last_error()));
 		cisp_camera_manager_destroy(self->manager);
 		self->manager = NULL;
-		g_free(name);
 		return FALSE;
 	}
+	GST_OBJECT_LOCK(self);
+	self->camera = camera;
+	GST_OBJECT_UNLOCK(self);
 	/* A live source runs at the camera's pace: a virtual sensor is paced on the clock unless told otherwise. */
 	{
 		struct cisp_sensor *sensor = cisp_camera_sensor(self->camera);
 
 		if (!strcmp(cisp_sensor_info(sensor)->backend, "virtual") &&
-		    !(opt.sensor_options && strstr(opt.sensor_options, "realtime")) &&
+		    !(opt->sensor_options && strstr(opt->sensor_options, "realtime")) &&
 		    cisp_sensor_set_option(sensor, "realtime", "1"))
 			GST_WARNING_OBJECT(self, "cannot pace the virtual sensor: %s", cisp_last_error());
 	}
 	GST_INFO_OBJECT(self, "opened camera %s, tuning %s", name, cisp_camera_tuning_name(self->camera));
-	g_free(name);
 	/* Every control the properties hold goes with the first request. */
 	GST_OBJECT_LOCK(self);
 	self->changed |= CISP_REQ_AE_ENABLE | CISP_REQ_EV | CISP_REQ_AWB_ENABLE | CISP_REQ_AF_MODE;
@@ -728,10 +753,14 @@ static gboolean gst_cisp_src_stop(GstBaseSrc *src)
 
 	if (self->camera) {
 		/* Take back the cancelled requests before their buffers go. */
+		struct cisp_camera *camera = self->camera;
+
 		stop_camera(self);
 		release_slots(self);
-		cisp_camera_close(self->camera);
+		GST_OBJECT_LOCK(self);
 		self->camera = NULL;
+		GST_OBJECT_UNLOCK(self);
+		cisp_camera_close(camera);
 	}
 	cisp_camera_manager_destroy(self->manager);
 	self->manager = NULL;
