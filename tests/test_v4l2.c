@@ -169,6 +169,26 @@ TEST(v4l2_copy_errors)
 	cisp_image_free(&img);
 }
 
+/* A dequeued buffer's payload never reaches past its mapping, whatever the driver reports. */
+TEST(v4l2_payload_clamped)
+{
+	size_t off = 99;
+
+	CHECK_EQ(v4l2_payload(4096, 0, 0, &off), 4096);
+	CHECK_EQ(off, 0);
+	CHECK_EQ(v4l2_payload(4096, 1000, 0, &off), 1000);
+	/* A bytesused beyond the mapping is the mapping. */
+	CHECK_EQ(v4l2_payload(4096, 0xffffffffu, 0, &off), 4096);
+	CHECK_EQ(v4l2_payload(4096, 8192, 256, &off), 4096 - 256);
+	CHECK_EQ(off, 256);
+	CHECK_EQ(v4l2_payload(4096, 1000, 256, &off), 1000 - 256);
+	/* An offset outside the payload is ignored. */
+	CHECK_EQ(v4l2_payload(4096, 1000, 1000, &off), 1000);
+	CHECK_EQ(off, 0);
+	CHECK_EQ(v4l2_payload(4096, 0xffffffffu, 0xfffffff0u, &off), 4096);
+	CHECK_EQ(off, 0);
+}
+
 TEST(v4l2_range_sizes_offered)
 {
 	uint32_t w[8], h[8];

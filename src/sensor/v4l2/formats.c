@@ -191,6 +191,14 @@ int v4l2_copy_frame(const struct v4l2_bayer *b, const uint8_t *src, size_t strid
 	return 0;
 }
 
+size_t v4l2_payload(size_t len, uint32_t bytesused, uint32_t data_offset, size_t *offset)
+{
+	size_t used = bytesused && bytesused < len ? bytesused : len;
+
+	*offset = data_offset < used ? data_offset : 0;
+	return used - *offset;
+}
+
 unsigned v4l2_range_sizes(uint32_t min_w, uint32_t max_w, uint32_t step_w, uint32_t min_h, uint32_t max_h,
 			  uint32_t step_h, uint32_t *w, uint32_t *h, unsigned max)
 {

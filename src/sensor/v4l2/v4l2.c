@@ -840,7 +840,7 @@ static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_me
 		struct v4l2_plane plane;
 		struct v4l2_buffer vb = buffer_desc(c, 0, &plane);
 		const uint8_t *data;
-		size_t used;
+		size_t used, offset;
 		int r = poll(&p, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : c->timeout_ms), ret;
 
 		if (r < 0 && errno == EINTR)
@@ -866,14 +866,12 @@ static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_me
 				return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
 			continue;
 		}
-		data = c->mem[vb.index];
-		used = vb.bytesused ? vb.bytesused : c->len[vb.index];
-		if (c->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE) {
-			/* The plane's payload starts data_offset bytes in. */
-			used = plane.bytesused ? plane.bytesused : c->len[vb.index];
-			data += plane.data_offset < used ? plane.data_offset : 0;
-			used -= plane.data_offset < used ? plane.data_offset : 0;
-		}
+		/* The plane's payload starts data_offset bytes in. */
+		if (c->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE)
+			used = v4l2_payload(c->len[vb.index], plane.bytesused, plane.data_offset, &offset);
+		else
+			used = v4l2_payload(c->len[vb.index], vb.bytesused, 0, &offset);
+		data = (const uint8_t *)c->mem[vb.index] + offset;
 		ret = v4l2_copy_frame(c->cm[c->mode].dev, data, c->bytesperline, used, img);
 		if (!c->have_seq0) {
 			c->seq0 = vb.sequence;

@@ -50,6 +50,15 @@ int v4l2_copy_frame(const struct v4l2_bayer *b, const uint8_t *src, size_t strid
 		    struct cisp_image *dst);
 
 /*
+ * The payload of a dequeued buffer whose mapping has @len bytes: @bytesused
+ * (0: the whole buffer) clamped to @len, so that a driver reporting more
+ * than it mapped cannot make cisp read past the mapping, less @data_offset
+ * (multi-planar; ignored unless inside the payload). Sets *@offset to where
+ * the payload starts and returns its size.
+ */
+size_t v4l2_payload(size_t len, uint32_t bytesused, uint32_t data_offset, size_t *offset);
+
+/*
  * Frame sizes offered as modes when a device gives a continuous or stepwise
  * range: these common sizes that fit in [min, max] and on the step, then
  * the largest size. Writes up to @max entries to @w/@h and returns how many.
