@@ -126,7 +126,11 @@ static void node_name(const char *path, const struct v4l2_capability *cap, char 
 	}
 }
 
-/* The chain of a video node over every media device (-ENOENT if none has the node). */
+/*
+ * The chain of a video node over every media device (-ENOENT if none has
+ * the node). A media device that does not open (another device's, without
+ * permission) is skipped: the node's own may come later.
+ */
 static int find_chain(int fd, struct media_chain *chain)
 {
 	struct stat st;
@@ -141,7 +145,7 @@ static int find_chain(int fd, struct media_chain *chain)
 		if (access(path, F_OK) < 0)
 			continue;
 		r = media_find_chain(path, major(st.st_rdev), minor(st.st_rdev), chain);
-		if (r != -ENOENT)
+		if (r >= 0)
 			return r;
 	}
 	return -ENOENT;
