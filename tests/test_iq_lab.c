@@ -116,6 +116,10 @@ TEST(iq_cli_runs_the_suite)
 	snprintf(cmd, sizeof(cmd), "%s/tools/cisp iq --chart edge x.png >/dev/null 2>&1", CISP_BUILD_DIR);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+	/* A bad option value is a usage error, not a silent success. */
+	snprintf(cmd, sizeof(cmd), "%s/tools/cisp iq --3a-frames 5 >/dev/null 2>&1", CISP_BUILD_DIR);
+	st = system(cmd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 }
 
 TEST(iq_lab_grey_steps_star_and_flat)

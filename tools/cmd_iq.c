@@ -169,7 +169,7 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 			if (parse_uint("--3a-frames", optarg, 0, CISP_IQ_MAX_FRAMES, &o->frames_3a) ||
 			    (o->frames_3a && o->frames_3a < 8)) {
 				fprintf(stderr, "cisp iq: --3a-frames takes 0 or 8..%d\n", CISP_IQ_MAX_FRAMES);
-				return 2;
+				return -EINVAL;
 			}
 			break;
 		case OPT_MAXDE:
@@ -272,7 +272,6 @@ static int run_charts(struct iq_options *o, struct cisp_iq_report *r, const stru
 	return ret;
 }
 
-/* The camera run: colour per illuminant, then sharpness under the first. */
 /* Frames to converge and the final error (times @scale, in @unit). */
 static void print_convergence(const char *what, const struct cisp_iq_convergence *c, double scale, const char *unit)
 {
@@ -323,6 +322,7 @@ static int run_3a(struct iq_options *o, struct cisp_iq_report *r)
 	return ret;
 }
 
+/* The camera run: colour per illuminant, then sharpness under the first, then the 3A runs. */
 static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 {
 	struct cisp_iq_lab_color *first = NULL;
