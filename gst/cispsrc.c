@@ -618,12 +618,19 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 		return GST_FLOW_NOT_NEGOTIATED;
 	}
 	if (!self->started) {
-		for (int i = 0; i < SLOTS; i++)
-			if (!queue_slot(self, &self->slot[i]))
-				return GST_FLOW_ERROR;
-		if (cisp_camera_start(self->camera)) {
+		gboolean ok = TRUE;
+
+		for (int i = 0; i < SLOTS && ok; i++)
+			ok = queue_slot(self, &self->slot[i]);
+		if (ok && cisp_camera_start(self->camera)) {
 			GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not start camera '%s'", self->camera_name),
 					  ("%s", cisp_last_error()));
+			ok = FALSE;
+		}
+		if (!ok) {
+			/* Nothing stays queued: a later create() (after a flushing seek) starts from empty slots. */
+			stop_camera(self);
+			release_slots(self);
 			return GST_FLOW_ERROR;
 		}
 		self->started = TRUE;
