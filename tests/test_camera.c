@@ -883,6 +883,8 @@ static void requeue_cb(struct cisp_camera_request *req, void *opaque)
 	q->cancelled += req->status == -ECANCELED;
 	again = q->requeue;
 	pthread_mutex_unlock(&q->lock);
+	/* The callback cannot stop its own camera (the thread would join itself). */
+	CHECK_ERR(cisp_camera_stop(q->cam), -EDEADLK, "own completion callback");
 	if (again)
 		CHECK_EQ(cisp_camera_queue(q->cam, req), 0);
 }

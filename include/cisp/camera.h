@@ -149,7 +149,8 @@ struct cisp_camera_request;
  * caller's again when the call is made; it may be queued again from the
  * callback. A request cancelled by a stop (status -ECANCELED) that is
  * queued again waits for the next start; one cancelled by close must not be
- * queued again.
+ * queued again. The callback must not stop, configure or close its camera
+ * (cisp_camera_stop() there fails with -EDEADLK).
  * @req: the request.
  * @opaque: struct cisp_camera_config.opaque.
  */
@@ -363,7 +364,8 @@ int cisp_camera_start(struct cisp_camera *cam);
  * complete every request not yet processed with -ECANCELED (through the
  * callback, or for cisp_camera_wait()), and stop the sensor.
  * @cam: the camera.
- * Return: 0 (also when already stopped).
+ * Return: 0 (also when already stopped); -EDEADLK from the camera's own
+ * completion callback.
  */
 int cisp_camera_stop(struct cisp_camera *cam);
 

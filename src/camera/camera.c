@@ -338,6 +338,9 @@ int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_conf
 	return 0;
 }
 
+/* The camera whose completion callback this thread is running, if any. */
+static _Thread_local struct cisp_camera *in_callback;
+
 /*
  * Hand a finished request back: to the callback, or to the done queue. It
  * stops being the current one under the same lock that queues it as done,
@@ -350,7 +353,9 @@ static void deliver(struct cisp_camera *cam, struct cisp_camera_request *req)
 		cam->current = NULL;
 	if (cam->config.complete) {
 		pthread_mutex_unlock(&cam->lock);
+		in_callback = cam;
 		cam->config.complete(req, cam->config.opaque);
+		in_callback = NULL;
 		return;
 	}
 	if (fifo_push(&cam->done, req))
@@ -435,6 +440,9 @@ static void cancel_pending(struct cisp_camera *cam)
 
 int cisp_camera_stop(struct cisp_camera *cam)
 {
+	/* From the completion callback the thread would join itself and stop half-way. */
+	if (in_callback == cam)
+		return cisp_error(-EDEADLK, "camera %s: stop from its own completion callback", cam->name);
 	if (cam->started) {
 		pthread_mutex_lock(&cam->lock);
 		cam->stopping = true;
