@@ -146,7 +146,7 @@ void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req)
 	struct cisp_control_result res;
 	struct cisp_sensor_metadata md;
 	struct cisp_fence *fence = NULL;
-	int r;
+	int r, r2;
 
 	cisp_clear_error();
 	if (req->controls.mask) {
@@ -190,9 +190,11 @@ void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req)
 	req->metadata.ae_state = res.state.ae_state;
 	req->metadata.awb_state = res.state.awb_state;
 	req->metadata.af_state = res.state.af_state;
+	/* Both, whatever the other does: the loop counts its decisions as sent. */
 	r = queue_sensor_controls(cam, &res);
+	r2 = take_params(cam, &res, res.params_changed & ~CISP_BLOCK_BIT(CISP_BLOCK_CROP));
 	if (!r)
-		r = take_params(cam, &res, res.params_changed & ~CISP_BLOCK_BIT(CISP_BLOCK_CROP));
+		r = r2;
 	if (r)
 		fail(req, cisp_error_prefix(r, "camera %s: applying the loop's decisions", cam->name));
 }
