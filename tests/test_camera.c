@@ -717,6 +717,16 @@ TEST(camera_configuration_file)
 
 		CHECK_ERR(cisp_camera_open(&cam, m, "lab-a", &o), -EINVAL, "lux");
 	}
+	/* Options too long to merge are refused, not cut short (lux=2000 read as lux=20). */
+	{
+		char longer[1100];
+		struct cisp_camera_options o = { .sensor_options = longer };
+
+		memset(longer, 'x', sizeof(longer) - 1);
+		longer[sizeof(longer) - 1] = 0;
+		CHECK_ERR(cisp_camera_open(&cam, m, "lab-a", &o), -EINVAL, "longer than");
+		CHECK(cam == NULL);
+	}
 	CHECK_EQ(cisp_camera_open(&cam, m, "lab-a", NULL), 0);
 	if (cam) {
 		struct cisp_vsensor_patch p;

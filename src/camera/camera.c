@@ -148,9 +148,11 @@ int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, co
 	entry = camera_config_file_find(m, name);
 	if (entry) {
 		/* The file's options first, the caller's after them: later keys win. */
-		snprintf(merged, sizeof(merged), "%s%s%s", entry->options,
-			 entry->options[0] && sensor_options && *sensor_options ? "," : "",
-			 sensor_options ? sensor_options : "");
+		if ((size_t)snprintf(merged, sizeof(merged), "%s%s%s", entry->options,
+				     entry->options[0] && sensor_options && *sensor_options ? "," : "",
+				     sensor_options ? sensor_options : "") >= sizeof(merged))
+			return cisp_error(-EINVAL, "camera %s: the sensor options are longer than %zu characters",
+					  name, sizeof(merged) - 1);
 		sensor_options = merged;
 		if (!tuning && entry->tuning[0])
 			tuning = entry->tuning;
