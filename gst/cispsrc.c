@@ -842,7 +842,9 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 	g_object_class_install_property(
 		gobject_class, PROP_CAMERA,
 		g_param_spec_string("camera", "Camera",
-				    "The camera to open, as `cisp list` names it (default: the first listed)", NULL,
+				    "The camera to open, as `cisp list` names it (default: the first V4L2 camera listed, "
+				    "else virtual:cisp-8m10)",
+				    NULL,
 				    rw | GST_PARAM_MUTABLE_READY));
 	g_object_class_install_property(
 		gobject_class, PROP_SENSOR_OPTIONS,
