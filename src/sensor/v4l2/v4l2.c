@@ -458,9 +458,12 @@ static int menu_find(int fd, uint32_t id, const char *const *words)
 	return -1;
 }
 
+/* A driver's gain code in cisp's units; codes are clamped so that no driver value overflows. */
 static int32_t gain_to_cisp(int64_t code, int32_t unity)
 {
-	return (int32_t)(code * CISP_SENSOR_GAIN_ONE / unity);
+	int64_t v = (code < 0 ? 0 : code > INT32_MAX ? INT32_MAX : code) * CISP_SENSOR_GAIN_ONE / unity;
+
+	return (int32_t)(v > INT32_MAX ? INT32_MAX : v);
 }
 
 static void declare_controls(struct v4l2cam *c)
@@ -477,7 +480,8 @@ static void declare_controls(struct v4l2cam *c)
 	if (query(c->ctrl_fd, V4L2_CID_VBLANK, &q))
 		declare(s, CISP_SENSOR_FRAME_LENGTH, 0, 0, 0, 2);
 	if (query(c->ctrl_fd, V4L2_CID_ANALOGUE_GAIN, &q)) {
-		c->gain_unity[0] = q.minimum > 0 ? (int32_t)q.minimum : CISP_SENSOR_GAIN_ONE;
+		/* A minimum beyond 32 bits would truncate to 0 and divide by it. */
+		c->gain_unity[0] = q.minimum > 0 && q.minimum <= INT32_MAX ? (int32_t)q.minimum : CISP_SENSOR_GAIN_ONE;
 		declare(s, CISP_SENSOR_ANALOGUE_GAIN, gain_to_cisp(q.minimum, c->gain_unity[0]),
 			gain_to_cisp(q.maximum, c->gain_unity[0]), gain_to_cisp(q.default_value, c->gain_unity[0]), 1);
 	}
