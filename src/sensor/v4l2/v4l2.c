@@ -890,9 +890,10 @@ static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_me
 		/* cisp stamps the start of readout; most drivers stamp the end of the frame. */
 		if ((vb.flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK) != V4L2_BUF_FLAG_TSTAMP_SRC_SOE) {
 			const struct cisp_sensor_mode *m = &c->modes[c->mode];
-			uint64_t readout = (uint64_t)((double)m->height * cisp_sensor_line_ns(m));
+			/* Compared as doubles: a driver's tiny pixel rate makes it too long for 64 bits. */
+			double readout = (double)m->height * cisp_sensor_line_ns(m);
 
-			md->timestamp_ns = md->timestamp_ns > readout ? md->timestamp_ns - readout : 0;
+			md->timestamp_ns = (double)md->timestamp_ns > readout ? md->timestamp_ns - (uint64_t)readout : 0;
 		}
 		if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0 && ret == 0)
 			return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
