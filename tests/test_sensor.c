@@ -200,6 +200,15 @@ TEST(sensor_model_file_errors)
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "spectral_sensitivity.r must have 36 numbers");
 	write_file(path, "name: x\n  bad: [indent\n");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml: line");
+	/* Hostile nesting: refused at once, not scanned for hours. */
+	{
+		char deep[4096];
+
+		memset(deep, '[', sizeof(deep) - 1);
+		deep[sizeof(deep) - 1] = 0;
+		write_file(path, deep);
+		CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:1: nested more than 32 levels deep");
+	}
 	/* An odd crop offset shifts the CFA: RGGB read from column 1 is GRBG. */
 	write_variant(path, "array: [320, 240] ", "array: [322, 240] ");
 	edit_file(path, path, "crop: [0, 0, 320, 240], binning: 1", "crop: [1, 0, 320, 240], binning: 1");

@@ -623,3 +623,20 @@ TEST(yaml_random_mutations)
 	CHECK(accepted > 100);
 	CHECK(rejected > 1000);
 }
+
+/* Nesting no params file needs is refused before libyaml's scanner spends hours on it. */
+TEST(yaml_deep_nesting_refused)
+{
+	size_t n = 200000;
+	char *text = malloc(n + 16);
+	void *buf = NULL;
+	size_t size = 0;
+
+	if (!text)
+		return;
+	memcpy(text, "blc: ", 5);
+	memset(text + 5, '[', n);
+	CHECK_ERR(cisp_params_from_yaml(text, n + 5, &buf, &size), -EINVAL, "line 1: nested more than 32 levels deep");
+	CHECK(buf == NULL);
+	free(text);
+}

@@ -17,6 +17,7 @@
 #include <cisp/params_state.h>
 
 #include "core/error_internal.h"
+#include "core/yaml_depth.h"
 #include "params_internal.h"
 
 #define BLOCK_HEADER_SIZE ((uint32_t)sizeof(struct cisp_block_header))
@@ -622,6 +623,9 @@ int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *s
 
 	*buf = NULL;
 	*size = 0;
+	ret = cisp_yaml_check_depth_string(NULL, text, length);
+	if (ret)
+		return ret;
 	if (!yaml_parser_initialize(&parser))
 		return cisp_error(-ENOMEM, "out of memory for the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);

@@ -11,6 +11,7 @@
 
 #include "camera_internal.h"
 #include "core/error_internal.h"
+#include "core/yaml_depth.h"
 
 static const char *scalar(const yaml_node_t *n)
 {
@@ -118,6 +119,11 @@ int camera_config_file_load(struct cisp_camera_manager *m, const char *path)
 
 	if (!f)
 		return cisp_error(-errno, "cannot open camera configuration %s: %s", path, strerror(errno));
+	r = cisp_yaml_check_depth_file(path, f);
+	if (r) {
+		fclose(f);
+		return r;
+	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, &doc)) {

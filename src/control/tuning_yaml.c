@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "core/error_internal.h"
+#include "core/yaml_depth.h"
 #include "tuning.h"
 
 struct parser {
@@ -508,46 +509,6 @@ static int check_version(struct parser *p, yaml_node_t *root)
 	return fail(p, root, "version", "missing (required)");
 }
 
-/* Collections nested deeper than any key of the schema needs (it needs 5). */
-#define MAX_DEPTH 32
-
-/*
- * Refuse deep nesting before loading: libyaml's scanner takes time linear
- * in the nesting depth for every token, so a file of nothing but '[' would
- * take hours. Counting the collection tokens stops such a file at MAX_DEPTH.
- */
-static int check_depth(const char *name, const char *text, size_t length)
-{
-	yaml_parser_t yp;
-	yaml_token_t tok;
-	unsigned depth = 0;
-	int ret = 0;
-
-	if (!yaml_parser_initialize(&yp))
-		return cisp_error(-ENOMEM, "%s: out of memory", name);
-	yaml_parser_set_input_string(&yp, (const unsigned char *)text, length);
-	for (;;) {
-		if (!yaml_parser_scan(&yp, &tok))
-			break; /* the loader reports the syntax error */
-		if (tok.type == YAML_FLOW_SEQUENCE_START_TOKEN || tok.type == YAML_FLOW_MAPPING_START_TOKEN ||
-		    tok.type == YAML_BLOCK_SEQUENCE_START_TOKEN || tok.type == YAML_BLOCK_MAPPING_START_TOKEN)
-			depth++;
-		else if ((tok.type == YAML_FLOW_SEQUENCE_END_TOKEN || tok.type == YAML_FLOW_MAPPING_END_TOKEN ||
-			  tok.type == YAML_BLOCK_END_TOKEN) && depth)
-			depth--;
-		if (depth > MAX_DEPTH)
-			ret = cisp_error(-EINVAL, "%s:%lu: nested more than %d levels deep", name,
-					 (unsigned long)tok.start_mark.line + 1, MAX_DEPTH);
-		if (ret || tok.type == YAML_STREAM_END_TOKEN) {
-			yaml_token_delete(&tok);
-			break;
-		}
-		yaml_token_delete(&tok);
-	}
-	yaml_parser_delete(&yp);
-	return ret;
-}
-
 int tuning_parse_into(struct cisp_tuning *t, const char *text_in, size_t length, const char *name)
 {
 	struct parser p = { .name = name && *name ? name : "tuning" };
@@ -555,7 +516,7 @@ int tuning_parse_into(struct cisp_tuning *t, const char *text_in, size_t length,
 	yaml_node_t *root;
 	int ret;
 
-	ret = check_depth(p.name, text_in, length);
+	ret = cisp_yaml_check_depth_string(p.name, text_in, length);
 	if (ret)
 		return ret;
 	if (!yaml_parser_initialize(&yp))

@@ -19,6 +19,7 @@
 #include <cisp/params_state.h>
 
 #include "core/error_internal.h"
+#include "core/yaml_depth.h"
 #include "iq/iq_config.h"
 
 /* ---- a little YAML reading ---- */
@@ -37,6 +38,11 @@ static int ydoc_load(struct ydoc *d, const char *path)
 	d->path = path;
 	if (!f)
 		return cisp_error(-ENOENT, "cannot open %s", path);
+	ok = cisp_yaml_check_depth_file(path, f);
+	if (ok) {
+		fclose(f);
+		return ok;
+	}
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_file(&p, f);
 	ok = yaml_parser_load(&p, &d->doc);

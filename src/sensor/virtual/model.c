@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "core/error_internal.h"
+#include "core/yaml_depth.h"
 #include "model.h"
 #include "sensor/sensor_config.h"
 
@@ -391,6 +392,11 @@ int vs_model_load(const char *path, struct vs_model *m)
 	f = fopen(path, "rb");
 	if (!f)
 		return cisp_error(-errno, "sensor model %s: %s", path, strerror(errno));
+	ret = cisp_yaml_check_depth_file(path, f);
+	if (ret) {
+		fclose(f);
+		return ret;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		fclose(f);
 		return cisp_error(-ENOMEM, "sensor model %s: out of memory", path);
