@@ -241,6 +241,18 @@ TEST(v4l2_open_errors)
 	/* A character device that is not V4L2: QUERYCAP fails with ENOTTY. */
 	CHECK_ERR(cisp_sensor_open(&s, "v4l2:/dev/null", NULL), -ENODEV, "/dev/null is not a V4L2 device");
 	CHECK_ERR(cisp_sensor_open(&s, "v4l2:no such camera", NULL), -ENOENT, "no video node named 'no such camera'");
+	/* Long paths (/dev/v4l/by-id/ links) are opened whole, or refused: never cut. */
+	{
+		char path[400] = "v4l2:/dev";
+
+		while (strlen(path) < 100)
+			strcat(path, "/.");
+		strcat(path, "/null");
+		CHECK_ERR(cisp_sensor_open(&s, path, NULL), -ENODEV, "is not a V4L2 device");
+		while (strlen(path) < 300)
+			strcat(path, "/.");
+		CHECK_ERR(cisp_sensor_open(&s, path, NULL), -ENAMETOOLONG, "is longer than 255 bytes");
+	}
 	CHECK_ERR(cisp_sensor_open(&s, "v4l2:", NULL), -EINVAL, "nothing after 'v4l2:'");
 	/* Enumeration lists V4L2 cameras next to the virtual ones, whatever this machine has. */
 	n = cisp_sensor_enumerate(list, 16);

@@ -40,7 +40,7 @@ struct cam_mode {
 
 struct v4l2cam {
 	struct cisp_sensor *s;
-	char video[64];
+	char video[256];     /* the node's path (/dev/v4l/by-id/ links are long) */
 	int fd;               /* the video node */
 	int ctrl_fd;          /* controls: the sensor subdev, or the video node */
 	int lens_fd;          /* the focus lens subdev, or -1 */
@@ -950,7 +950,9 @@ static int resolve(const char *id, char *path, size_t n)
 	unsigned nums[64], k = list_video_nodes(nums, 64);
 
 	if (id[0] == '/') {
-		snprintf(path, n, "%s", id);
+		/* A cut path would open another file, or none. */
+		if ((size_t)snprintf(path, n, "%s", id) >= n)
+			return cisp_error(-ENAMETOOLONG, "v4l2: the path %.40s... is longer than %zu bytes", id, n - 1);
 		return 0;
 	}
 	for (unsigned i = 0; i < k; i++) {
