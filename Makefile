@@ -11,7 +11,7 @@ WERROR ?= 0
 DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-config libpng-dev libyaml-dev chromium \
 	libraw-dev libtiff-dev libjpeg-dev liblcms2-dev libraw-bin \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps
+	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales
 
 .PHONY: all deps build demo test test-vm clean
 

@@ -5,11 +5,14 @@
  * and the uncalibrated fallback.
  */
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <cisp/error.h>
+#include <cisp/sensor.h>
 #include <cisp/tuning.h>
 
 #include "control/tuning.h"
@@ -369,4 +372,39 @@ TEST(tuning_search_path_and_fallback)
 	CHECK_EQ(cisp_tuning_find(&t, "cisp-test", NULL), 0);
 	CHECK(t && t->gamma == 0 && !t->uncalibrated);
 	cisp_tuning_free(t);
+}
+
+/*
+ * An application that set a locale with a decimal comma (GStreamer
+ * applications set the user's) still reads "0.4" as 0.4: in tuning files and
+ * in sensor options.
+ */
+TEST(tuning_numbers_ignore_the_locale)
+{
+	char dir[600], cmd[1400];
+	struct cisp_tuning *t = NULL;
+	struct cisp_sensor *s = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/locale", test_tmp_dir());
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir,
+		 dir);
+	if (system(cmd) != 0) {
+		printf("    *** SKIPPED: cannot build the de_DE locale (localedef and Debian's 'locales' package) ***\n");
+		return;
+	}
+	setenv("LOCPATH", dir, 1);
+	if (!setlocale(LC_NUMERIC, "de_DE.UTF-8")) {
+		printf("    *** SKIPPED: the de_DE locale built in %s does not load ***\n", dir);
+		unsetenv("LOCPATH");
+		return;
+	}
+	CHECK_NEAR(strtod("0.5", NULL), 0, 0); /* the locale is really in force */
+	CHECK_EQ(cisp_tuning_parse(&t, minimal, strlen(minimal), "mini.yaml"), 0);
+	if (t)
+		CHECK_NEAR(t->awb.ct[1].b_over_g, 0.7, 1e-12);
+	cisp_tuning_free(t);
+	CHECK_EQ(cisp_sensor_open(&s, "virtual:cisp-test", "lux=400.5,flicker_depth=0.25"), 0);
+	cisp_sensor_close(s);
+	setlocale(LC_NUMERIC, "C");
+	unsetenv("LOCPATH");
 }

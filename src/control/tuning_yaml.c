@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "core/yaml_depth.h"
 #include "tuning.h"
 
@@ -61,7 +62,7 @@ static int number(struct parser *p, const yaml_node_t *n, const char *key, doubl
 
 	if (!s || !*s)
 		return fail(p, n, key, "must be a number");
-	v = strtod(s, &end);
+	v = cisp_strtod(s, &end);
 	if (end == s || *end || !isfinite(v))
 		return fail(p, n, key, "'%s' is not a number", s);
 	if (lo_open ? !(v > lo) : !(v >= lo))

@@ -19,6 +19,7 @@
 #include <cisp/params_state.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "core/yaml_depth.h"
 #include "iq/iq_config.h"
 
@@ -92,7 +93,7 @@ static int ynumber(struct ydoc *d, yaml_node_t *n, const char *key, double *v)
 	if (!s)
 		return cisp_error(-EINVAL, "%s:%d: %s must be a number", d->path, n ? (int)n->start_mark.line + 1 : 0,
 				  key);
-	*v = strtod(s, &end);
+	*v = cisp_strtod(s, &end);
 	if (end == s || *end)
 		return cisp_error(-EINVAL, "%s:%d: %s: '%s' is not a number", d->path, (int)n->start_mark.line + 1,
 				  key, s);

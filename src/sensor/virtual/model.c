@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "core/yaml_depth.h"
 #include "model.h"
 #include "sensor/sensor_config.h"
@@ -64,7 +65,7 @@ static int scalar_number(struct ctx *c, yaml_node_t *n, const char *key, double 
 
 	if (!n || n->type != YAML_SCALAR_NODE)
 		return cisp_error(-EINVAL, "sensor model %s: %s must be a number", c->path, key);
-	*out = strtod((const char *)n->data.scalar.value, &end);
+	*out = cisp_strtod((const char *)n->data.scalar.value, &end);
 	if (end == (const char *)n->data.scalar.value || *end || !isfinite(*out))
 		return cisp_error(-EINVAL, "sensor model %s: %s = '%s' is not a number", c->path, key,
 				  (const char *)n->data.scalar.value);

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "spectra.h"
 
 /* Second radiation constant, m K (CODATA 2018). */
@@ -136,7 +137,7 @@ int vs_illuminant(const char *name, double spd[VS_BANDS])
 		return 0;
 	}
 	if (!strncasecmp(name, "daylight:", 9)) {
-		k = strtod(name + 9, &end);
+		k = cisp_strtod(name + 9, &end);
 		if (end == name + 9 || *end || !(k >= 4000 && k <= 25000))
 			return cisp_error(-EINVAL, "illuminant '%s': daylight needs a temperature of 4000..25000 K",
 					  name);
@@ -144,7 +145,7 @@ int vs_illuminant(const char *name, double spd[VS_BANDS])
 		return 0;
 	}
 	if (!strncasecmp(name, "blackbody:", 10)) {
-		k = strtod(name + 10, &end);
+		k = cisp_strtod(name + 10, &end);
 		if (end == name + 10 || *end || !(k >= 1000 && k <= 20000))
 			return cisp_error(-EINVAL, "illuminant '%s': blackbody needs a temperature of 1000..20000 K",
 					  name);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "model.h"
 #include "scene.h"
 #include "sensor/sensor_internal.h"
@@ -583,7 +584,7 @@ static int parse_bool(const char *key, const char *value, bool *out)
 static int parse_number(const char *key, const char *value, double lo, double hi, double *out)
 {
 	char *end;
-	double v = strtod(value, &end);
+	double v = cisp_strtod(value, &end);
 
 	if (end == value || *end || !(v >= lo && v <= hi))
 		return cisp_error(-EINVAL, "virtual sensor option %s=%s: expected a number in [%g, %g]", key, value,
