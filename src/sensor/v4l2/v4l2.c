@@ -626,12 +626,14 @@ static int cam_set_option(void *priv, const char *key, const char *value)
 	}
 	if (!strcmp(key, "timeout_ms")) {
 		ret = parse_int(key, value, 1, 600000, &v);
-		c->timeout_ms = (int)v;
+		if (ret == 0)
+			c->timeout_ms = (int)v;
 		return ret;
 	}
 	if (!strcmp(key, "buffers")) {
 		ret = parse_int(key, value, 2, MAX_BUFFERS, &v);
-		c->num_buffers = (unsigned)v;
+		if (ret == 0)
+			c->num_buffers = (unsigned)v;
 		return ret;
 	}
 	if (!strcmp(key, "black_level")) {
