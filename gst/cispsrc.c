@@ -115,10 +115,15 @@ gchar *cisp_gst_default_camera(void)
 	struct cisp_sensor_desc list[64];
 	int n = cisp_sensor_enumerate(list, G_N_ELEMENTS(list));
 
-	/* A real camera first; else the default virtual one; else whatever is listed. */
-	for (int i = 0; i < n && i < (int)G_N_ELEMENTS(list); i++)
-		if (strcmp(list[i].backend, "virtual"))
-			return g_strdup(list[i].name);
+	/* A real camera that opens now (not busy, not forbidden); else the default virtual one; else the first. */
+	for (int i = 0; i < n && i < (int)G_N_ELEMENTS(list); i++) {
+		struct cisp_sensor *s;
+
+		if (!strcmp(list[i].backend, "virtual") || cisp_sensor_open(&s, list[i].name, NULL))
+			continue;
+		cisp_sensor_close(s);
+		return g_strdup(list[i].name);
+	}
 	for (int i = 0; i < n && i < (int)G_N_ELEMENTS(list); i++)
 		if (!strcmp(list[i].name, DEFAULT_VIRTUAL_CAMERA))
 			return g_strdup(list[i].name);
@@ -842,7 +847,7 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 	g_object_class_install_property(
 		gobject_class, PROP_CAMERA,
 		g_param_spec_string("camera", "Camera",
-				    "The camera to open, as `cisp list` names it (default: the first V4L2 camera listed, "
+				    "The camera to open, as `cisp list` names it (default: the first V4L2 camera listed that opens, "
 				    "else virtual:cisp-8m10)",
 				    NULL,
 				    rw | GST_PARAM_MUTABLE_READY));

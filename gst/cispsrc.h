@@ -17,7 +17,10 @@ G_DECLARE_FINAL_TYPE(GstCispSrc, gst_cisp_src, GST, CISP_SRC, GstPushSrc)
 #define GST_TYPE_CISP_AF_MODE (gst_cisp_af_mode_get_type())
 GType gst_cisp_af_mode_get_type(void);
 
-/* The first V4L2 camera cisp lists, else virtual:cisp-8m10, else the first listed, or NULL (g_free() the result). */
+/*
+ * The default camera: the first V4L2 camera cisp lists that opens, else
+ * virtual:cisp-8m10, else the first listed, or NULL (g_free() the result).
+ */
 gchar *cisp_gst_default_camera(void);
 
 G_END_DECLS
