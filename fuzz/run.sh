@@ -13,8 +13,8 @@
 #       Run every committed corpus once through the targets of an ordinary
 #       build (no libFuzzer needed): the corpora as regression tests.
 #
-# Long runs: fuzz/run.sh --seconds 3600 params   (one target at a time; use
-# nice on a shared machine). libFuzzer prints the executions at the end.
+# Long runs (10 million executions or an hour per target): fuzz/long.sh, on
+# the build this script makes.
 set -eu
 cd "$(dirname "$0")/.."
 
