@@ -23,37 +23,26 @@
 #include "control/tuning.h"
 #include "test.h"
 
-/* A tuning filled in directly, with the values docs/control.md uses as examples. */
+/*
+ * A tuning filled in directly: the parser's defaults, then the values
+ * docs/control.md uses as examples where they differ.
+ */
 static struct cisp_tuning *make_tuning(void)
 {
 	struct cisp_tuning *t = calloc(1, sizeof(*t));
+
+	tuning_defaults(t);
 	strcpy(t->name, "test");
-	t->version = CISP_TUNING_VERSION;
 	t->uncalibrated = true;
-	for (int c = 0; c < 4; c++)
-		t->black_level[c] = -1;
-	t->ae.target = 0.18;
-	t->ae.tolerance = 0.04;
-	t->ae.highlight_fraction = 0.02;
-	t->ae.highlight_level = 0.95;
-	t->ae.speed = 0.6;
 	t->ae.max_exposure_us = 66000;
-	t->ae.max_analogue_gain = 16;
-	t->ae.max_digital_gain = 4;
-	t->ae.lux_scale = 0;
 	t->awb.ct_count = 2;
 	t->awb.ct[0] = (struct tuning_ct_point){ 2850, 0.9, 0.35 };
 	t->awb.ct[1] = (struct tuning_ct_point){ 6500, 0.55, 0.75 };
-	t->awb.prior_weight = 0.5;
 	t->awb.max_curve_distance = 0.1;
+	t->awb.transverse = 0;
 	t->awb.speed = 0.5;
 	t->awb.default_ct = 5000;
-	t->af.position_min = 0;
-	t->af.position_max = 1023;
-	t->af.coarse_steps = 16;
-	t->af.fine_steps = 8;
 	t->af.scene_change = 0.3;
-	t->af.min_contrast = 1.3;
 	t->flicker.detect_threshold = 0.05;
 	t->ccm_count = 1;
 	t->ccm[0].ct = 5000;
@@ -65,9 +54,8 @@ static struct cisp_tuning *make_tuning(void)
 		t->noise[0].a[c] = 16;
 		t->noise[0].b[c] = 1000;
 	}
-	t->denoise_count = 1;
-	t->denoise[0] = (struct tuning_denoise){ 1, 0.875, 3.0, 1.0, 64 };
-	t->gamma = 0;
+	t->denoise[0].sharpen_coring = 64;
+	t->defect_threshold = 0;
 	return t;
 }
 
