@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,32 @@ const char *test_tmp_dir(void)
 		}
 	}
 	return path;
+}
+
+bool test_comma_locale_begin(void)
+{
+	char dir[600], cmd[2600];
+
+	snprintf(dir, sizeof(dir), "%s/locale", test_tmp_dir());
+	snprintf(cmd, sizeof(cmd), "test -d '%s/de_DE.UTF-8' || { mkdir -p '%s' && localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1; }",
+		 dir, dir, dir);
+	if (system(cmd) != 0) {
+		test_skip("cannot build the de_DE locale (localedef and Debian's 'locales' package)");
+		return false;
+	}
+	setenv("LOCPATH", dir, 1);
+	if (!setlocale(LC_NUMERIC, "de_DE.UTF-8")) {
+		test_skip("the de_DE locale built in %s does not load", dir);
+		unsetenv("LOCPATH");
+		return false;
+	}
+	return true;
+}
+
+void test_comma_locale_end(void)
+{
+	setlocale(LC_NUMERIC, "C");
+	unsetenv("LOCPATH");
 }
 
 uint64_t test_rand(void)

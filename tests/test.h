@@ -30,6 +30,14 @@ void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *test_data_dir(void);
 /* A scratch folder for files a test writes (created once per run). */
 const char *test_tmp_dir(void);
+/*
+ * Switch LC_NUMERIC to a German locale (decimal comma), built with localedef
+ * into the scratch folder, as GStreamer applications set the user's. Returns
+ * false, after test_skip(), when it cannot be built or loaded.
+ */
+bool test_comma_locale_begin(void);
+/* Back to the "C" numeric locale. */
+void test_comma_locale_end(void);
 /* Deterministic pseudo-random numbers (xorshift64*), seeded per test. */
 uint64_t test_rand(void);
 

@@ -283,6 +283,49 @@ TEST(iq_report_json_and_html)
 	cisp_iq_report_destroy(NULL);
 }
 
+/* Under a locale with a decimal comma the JSON stays JSON and the HTML shows points. */
+TEST(iq_report_numbers_ignore_the_locale)
+{
+	struct cisp_iq_report *r;
+	static struct cisp_iq_color_result color;
+	char json[512], html[512], want[64];
+	char *text;
+
+	if (!test_comma_locale_begin())
+		return;
+	CHECK_EQ(cisp_iq_report_create(&r, "comma report"), 0);
+	fill_report(r, &color);
+	snprintf(json, sizeof(json), "%s/comma.json", test_tmp_dir());
+	snprintf(html, sizeof(html), "%s/comma.html", test_tmp_dir());
+	CHECK_EQ(cisp_iq_report_write_json(r, json), 0);
+	CHECK_EQ(cisp_iq_report_write_html(r, html), 0);
+	snprintf(want, sizeof(want), "%.1f", 0.5);
+	CHECK(strcmp(want, "0,5") == 0); /* the locale is really in force here */
+	test_comma_locale_end();
+	text = slurp(json);
+	CHECK(text != NULL);
+	if (text) {
+		CHECK(json_valid(text));
+		snprintf(want, sizeof(want), "\"mean_de00\": %.6g", color.mean_de00);
+		CHECK(strstr(text, want) != NULL);
+		free(text);
+	}
+	text = slurp(html);
+	CHECK(text != NULL);
+	if (text) {
+		char *point;
+
+		snprintf(want, sizeof(want), "<b>%.2f</b>", color.mean_de00);
+		CHECK(strstr(text, want) != NULL);
+		point = strchr(want, '.');
+		if (point)
+			*point = ',';
+		CHECK(!strstr(text, want));
+		free(text);
+	}
+	cisp_iq_report_destroy(r);
+}
+
 /* Run a shell command; return its exit status. */
 static int run(const char *cmd)
 {

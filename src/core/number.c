@@ -20,3 +20,16 @@ double cisp_strtod(const char *s, char **end)
 	/* Without a locale object (out of memory at start), the process's locale. */
 	return c_locale ? strtod_l(s, end, c_locale) : strtod(s, end);
 }
+
+locale_t cisp_c_numeric_begin(void)
+{
+	pthread_once(&once, make_c_locale);
+	/* Without a locale object, (locale_t)0 queries and keeps the current one. */
+	return uselocale(c_locale);
+}
+
+void cisp_c_numeric_end(locale_t previous)
+{
+	if (previous)
+		uselocale(previous);
+}

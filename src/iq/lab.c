@@ -17,6 +17,7 @@
 #include <cisp/sensor.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 
 /* ---- the software ISP as a backend ---- */
 
@@ -103,8 +104,11 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 
 	memset(raw, 0, sizeof(*raw));
 	snprintf(name, sizeof(name), "virtual:%s", lab->sensor);
+	/* The sensor parses lux in the "C" locale: write it so. */
+	locale_t previous = cisp_c_numeric_begin();
 	snprintf(opts, sizeof(opts), "scene=%s,illuminant=%s,lux=%g,seed=%u,%s", scene, illuminant,
 		 lab->lux > 0 ? lab->lux : 400, lab->seed ? lab->seed : 1, extra ? extra : "shading=off");
+	cisp_c_numeric_end(previous);
 	ret = cisp_sensor_open(&s, name, opts);
 	if (!ret)
 		ret = cisp_sensor_set_mode(s, lab->mode);

@@ -17,6 +17,7 @@
 #include <cisp/iq_lab.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 
 #define REQUESTS 3
 
@@ -112,8 +113,11 @@ static int open_camera(struct run *r, const struct cisp_iq_lab *lab, const char 
 	int ret;
 
 	snprintf(name, sizeof(name), "virtual:%s", lab->sensor);
+	/* The sensor parses lux in the "C" locale: write it so. */
+	locale_t previous = cisp_c_numeric_begin();
 	snprintf(opts, sizeof(opts), "scene=colorchart,illuminant=%s,lux=%g,seed=%u", illuminant,
 		 lab->lux > 0 ? lab->lux : 400, lab->seed ? lab->seed : 1);
+	cisp_c_numeric_end(previous);
 	co.sensor_options = opts;
 	ret = cisp_camera_manager_create(&r->mgr, NULL);
 	if (!ret)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "report_internal.h"
 
 int cisp_iq_report_create(struct cisp_iq_report **report, const char *title)
@@ -195,7 +196,7 @@ bool cisp_iq_report_passed(const struct cisp_iq_report *r, unsigned *failed)
 	return n == 0;
 }
 
-void cisp_iq_report_print_checks(const struct cisp_iq_report *r, FILE *out)
+static void print_checks(const struct cisp_iq_report *r, FILE *out)
 {
 	fprintf(out, "%-44s %-6s %s\n", "check", "result", "measured / detail");
 	for (unsigned i = 0; i < r->count; i++) {
@@ -443,7 +444,7 @@ static const char *const section_names[] = {
 	[ENTRY_SHADING] = "shading", [ENTRY_FALSE_COLOR] = "false_color", [ENTRY_CONVERGENCE] = "convergence",
 };
 
-int cisp_iq_report_write_json(const struct cisp_iq_report *r, const char *path)
+static int write_json(const struct cisp_iq_report *r, const char *path)
 {
 	struct json j = { .first = true };
 	unsigned failed;
@@ -505,4 +506,22 @@ int cisp_iq_report_write_json(const struct cisp_iq_report *r, const char *path)
 	if (fclose(j.f))
 		return cisp_error(-EIO, "cannot write %s", path);
 	return 0;
+}
+
+/* Numbers with a decimal point whatever the application's locale. */
+int cisp_iq_report_write_json(const struct cisp_iq_report *r, const char *path)
+{
+	locale_t previous = cisp_c_numeric_begin();
+	int ret = write_json(r, path);
+
+	cisp_c_numeric_end(previous);
+	return ret;
+}
+
+void cisp_iq_report_print_checks(const struct cisp_iq_report *r, FILE *out)
+{
+	locale_t previous = cisp_c_numeric_begin();
+
+	print_checks(r, out);
+	cisp_c_numeric_end(previous);
 }

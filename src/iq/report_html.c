@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "core/number.h"
 #include "report_internal.h"
 
 static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -477,7 +478,7 @@ static const char css[] =
 	"figure{margin:0}figcaption{font-size:13px;color:#555}img{border:1px solid #ccc;image-rendering:auto}\n"
 	"details summary{cursor:pointer;color:#1f5f9f;margin:6px 0}\n";
 
-int cisp_iq_report_write_html(const struct cisp_iq_report *r, const char *path)
+static int write_html(const struct cisp_iq_report *r, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	unsigned k;
@@ -580,4 +581,14 @@ int cisp_iq_report_write_html(const struct cisp_iq_report *r, const char *path)
 	if (fclose(f))
 		return cisp_error(-EIO, "cannot write %s", path);
 	return 0;
+}
+
+/* Numbers with a decimal point whatever the application's locale. */
+int cisp_iq_report_write_html(const struct cisp_iq_report *r, const char *path)
+{
+	locale_t previous = cisp_c_numeric_begin();
+	int ret = write_html(r, path);
+
+	cisp_c_numeric_end(previous);
+	return ret;
 }
