@@ -79,6 +79,13 @@ bool fifo_contains(const struct request_fifo *f, const struct cisp_camera_reques
 void fifo_free(struct request_fifo *f);
 
 /* src/camera/config_file.c */
+/*
+ * Add the cameras of configuration text @text (@length bytes, named @path in
+ * messages) to @m->entries; -EINVAL naming the line. On error the entries
+ * read so far stay in @m (the caller frees m->entries).
+ */
+int camera_config_parse(struct cisp_camera_manager *m, const char *path, const char *text, size_t length);
+
 /* Read the configuration file's cameras into @m->entries; -EINVAL naming the line. */
 int camera_config_file_load(struct cisp_camera_manager *m, const char *path);
 /* The configured camera called @name, or NULL. */

@@ -13,6 +13,9 @@
 #include "core/error_internal.h"
 #include "core/yaml_depth.h"
 
+/* More than any machine has; it bounds the work of the duplicate-name check. */
+#define CONFIG_MAX_CAMERAS 256
+
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -92,6 +95,8 @@ static int parse_document(struct cisp_camera_manager *m, const char *path, yaml_
 	}
 	if (!version || !cams)
 		return cisp_error(-EINVAL, "%s: needs 'version: 1' and a 'cameras' list", path);
+	if (cams->data.sequence.items.top - cams->data.sequence.items.start > CONFIG_MAX_CAMERAS)
+		return cisp_error(-E2BIG, "%s: more than %d cameras", path, CONFIG_MAX_CAMERAS);
 	for (yaml_node_item_t *i = cams->data.sequence.items.start; i < cams->data.sequence.items.top; i++) {
 		struct camera_entry *e = realloc(m->entries, (m->num_entries + 1) * sizeof(*e));
 		int r;
@@ -110,22 +115,16 @@ static int parse_document(struct cisp_camera_manager *m, const char *path, yaml_
 	return 0;
 }
 
-int camera_config_file_load(struct cisp_camera_manager *m, const char *path)
+int camera_config_parse(struct cisp_camera_manager *m, const char *path, const char *text, size_t length)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	FILE *f = fopen(path, "rb");
-	int r;
+	int r = cisp_yaml_check_depth_string(path, text, length);
 
-	if (!f)
-		return cisp_error(-errno, "cannot open camera configuration %s: %s", path, strerror(errno));
-	r = cisp_yaml_check_depth_file(path, f);
-	if (r) {
-		fclose(f);
+	if (r)
 		return r;
-	}
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
 	if (!yaml_parser_load(&parser, &doc)) {
 		r = cisp_error(-EINVAL, "%s:%zu: YAML syntax: %s", path, parser.problem_mark.line + 1,
 			       parser.problem ? parser.problem : "error");
@@ -134,6 +133,34 @@ int camera_config_file_load(struct cisp_camera_manager *m, const char *path)
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);
+	return r;
+}
+
+/* A configuration file is a few hundred bytes; this bounds what is read. */
+#define CONFIG_FILE_MAX (1 << 20)
+
+int camera_config_file_load(struct cisp_camera_manager *m, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	size_t length;
+	int r;
+
+	if (!f)
+		return cisp_error(-errno, "cannot open camera configuration %s: %s", path, strerror(errno));
+	text = malloc(CONFIG_FILE_MAX + 1);
+	if (!text) {
+		fclose(f);
+		return cisp_error(-ENOMEM, "out of memory reading %s", path);
+	}
+	length = fread(text, 1, CONFIG_FILE_MAX + 1, f);
+	if (ferror(f))
+		r = cisp_error(-EIO, "cannot read camera configuration %s", path);
+	else if (length > CONFIG_FILE_MAX)
+		r = cisp_error(-EFBIG, "camera configuration %s is larger than %d bytes", path, CONFIG_FILE_MAX);
+	else
+		r = camera_config_parse(m, path, text, length);
+	free(text);
 	fclose(f);
 	return r;
 }
