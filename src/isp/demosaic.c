@@ -122,14 +122,22 @@ static void fast_band(void *ctx, int band, int y0, int y1)
 void cisp_demosaic_run(struct cisp_demosaic *dm, const struct plane16 *bayer, enum cisp_cfa cfa,
 		       const struct cisp_demosaic_params *p, const struct rgb16 *out, struct cisp_pool *pool)
 {
+	cisp_demosaic_run_dsp(dm, bayer, cfa, p, out, pool, NULL);
+}
+
+void cisp_demosaic_run_dsp(struct cisp_demosaic *dm, const struct plane16 *bayer, enum cisp_cfa cfa,
+			   const struct cisp_demosaic_params *p, const struct rgb16 *out, struct cisp_pool *pool,
+			   const struct cisp_dsp *dsp)
+{
 	struct fast_job job = { dm, bayer, cfa, out };
 
 #ifdef HAVE_DEMOSAIC_QUALITY
 	if (dm->algorithm == CISP_DEMOSAIC_QUALITY) {
-		cisp_demosaic_quality_run(dm->quality, bayer, cfa, p, out, pool);
+		cisp_demosaic_quality_run(dm->quality, bayer, cfa, p, out, pool, dsp);
 		return;
 	}
 #endif
 	(void)p;
+	(void)dsp;
 	cisp_demosaic_bands(pool, dm->height, fast_band, &job);
 }

@@ -26,6 +26,11 @@ void cisp_demosaic_destroy(struct cisp_demosaic *dm);
 unsigned cisp_demosaic_algorithms(void);
 void cisp_demosaic_run(struct cisp_demosaic *dm, const struct plane16 *bayer, enum cisp_cfa cfa,
 		       const struct cisp_demosaic_params *p, const struct rgb16 *out, struct cisp_pool *pool);
+/* The same with the optimised functions of @dsp (dsp.h) where the algorithm has them; NULL: the C ones. */
+struct cisp_dsp;
+void cisp_demosaic_run_dsp(struct cisp_demosaic *dm, const struct plane16 *bayer, enum cisp_cfa cfa,
+			   const struct cisp_demosaic_params *p, const struct rgb16 *out, struct cisp_pool *pool,
+			   const struct cisp_dsp *dsp);
 
 /*
  * Row bands: cisp_demosaic_bands() runs @fn over rows [0, height) split into
@@ -74,8 +79,9 @@ struct cisp_demosaic_quality;
 /* 0 or -ENOMEM. */
 int cisp_demosaic_quality_create(struct cisp_demosaic_quality **q, int width, int height);
 void cisp_demosaic_quality_destroy(struct cisp_demosaic_quality *q);
+/* @dsp: the table whose dmq_* entries run the passes; NULL for the C ones. */
 void cisp_demosaic_quality_run(struct cisp_demosaic_quality *q, const struct plane16 *bayer, enum cisp_cfa cfa,
 			       const struct cisp_demosaic_params *p, const struct rgb16 *out,
-			       struct cisp_pool *pool);
+			       struct cisp_pool *pool, const struct cisp_dsp *dsp);
 
 #endif

@@ -12,6 +12,7 @@
 #include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
+#include "isp/demosaic_quality.h"
 #include "isp/dpc.h"
 #include "isp/dsp.h"
 #include "isp/lsc.h"
@@ -75,6 +76,8 @@ static void init_c(struct cisp_dsp *d)
 	d->cnr_v_row = cisp_cnr_v_row_c;
 	d->to8_row = cisp_to8_row_c;
 	d->chroma420_row = cisp_chroma420_row_c;
+	d->dmq_green_rows = cisp_dmq_green_rows;
+	d->dmq_colour_rows = cisp_dmq_colour_rows;
 }
 
 int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
@@ -94,9 +97,16 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
 		cisp_dsp_init_avx2(d);
 	if (level >= CISP_CPU_AVX512)
 		cisp_dsp_init_avx512(d);
+	if (level >= CISP_CPU_SSE4)
+		cisp_dsp_init_dmq_sse4(d);
+	if (level >= CISP_CPU_AVX2)
+		cisp_dsp_init_dmq_avx2(d);
+	if (level >= CISP_CPU_AVX512)
+		cisp_dsp_init_dmq_avx512(d);
 #endif
 #ifdef HAVE_NEON_SIMD
 	cisp_dsp_init_neon(d);
+	cisp_dsp_init_dmq_neon(d);
 #endif
 	d->level = level;
 	return 0;

@@ -17,8 +17,12 @@
 
 #include <stdint.h>
 
+#include <cisp/format.h>
+
 struct cisp_bnr_row_tables;
 struct cisp_cnr_row_tables;
+struct plane16;
+struct rgb16;
 
 enum cisp_cpu_level {
 	CISP_CPU_SCALAR = 0,
@@ -90,6 +94,16 @@ struct cisp_dsp {
 	 */
 	void (*chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			      uint8_t *dcb, uint8_t *dcr, int step, int w);
+	/*
+	 * Quality demosaic, pass 1 (green) and pass 2 (red and blue) on rows
+	 * [y0, y1) of a frame, with the scratch of cisp_dmq_scratch_size():
+	 * demosaic_quality.h; whole chunks of rows rather than single rows,
+	 * because each pass keeps its rows of intermediates in the scratch.
+	 */
+	void (*dmq_green_rows)(const struct plane16 *bayer, enum cisp_cfa cfa, const struct plane16 *g, int y0,
+			       int y1, void *scratch);
+	void (*dmq_colour_rows)(const struct plane16 *bayer, const struct plane16 *g, enum cisp_cfa cfa,
+				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch);
 };
 
 /* The table for this CPU, capped by CISP_CPU; filled on the first call. */
@@ -108,5 +122,10 @@ void cisp_dsp_init_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_avx2(struct cisp_dsp *d);
 void cisp_dsp_init_avx512(struct cisp_dsp *d);
 void cisp_dsp_init_neon(struct cisp_dsp *d);
+/* The quality demosaic's entries of each level (simd_demosaic_quality.h). */
+void cisp_dsp_init_dmq_sse4(struct cisp_dsp *d);
+void cisp_dsp_init_dmq_avx2(struct cisp_dsp *d);
+void cisp_dsp_init_dmq_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_dmq_neon(struct cisp_dsp *d);
 
 #endif

@@ -660,7 +660,8 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
 	if (whole) {
 		/* The demosaic's own passes over the whole frame, then the rest in bands again. */
-		cisp_demosaic_run(isp->demosaic, &isp->bayer[0], isp->cfa, &isp->state.demosaic, &isp->rgb[0], pool);
+		cisp_demosaic_run_dsp(isp->demosaic, &isp->bayer[0], isp->cfa, &isp->state.demosaic, &isp->rgb[0], pool,
+				      isp->dsp);
 		job.chain = &chain[1];
 		cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
 	}

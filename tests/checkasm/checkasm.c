@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkasm.h"
 #include "isp/bnr.h"
 #include "isp/cnr.h"
 #include "isp/csc.h"
@@ -519,6 +520,7 @@ int main(int argc, char **argv)
 			printf("\n");
 		}
 	}
+	checkasm_dmq(&ref, levels, have, bench, &passed, &failed);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

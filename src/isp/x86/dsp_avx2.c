@@ -5,3 +5,4 @@
 #include "vec.h"
 
 #include "isp/simd_kernels.h"
+#include "isp/simd_demosaic_quality.h"

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quality demosaic's two passes (demosaic_quality_row.c is the
+ * reference, docs/stages/demosaic_quality.md the arithmetic) over the vector
+ * layer, for the files in x86/ and arm/, which include it after
+ * simd_kernels.h. Same scratch layout, same rows, same bits.
+ *
+ * Every step works on N32 columns as 32-bit lanes, computing each value on
+ * both kinds of site and keeping the one the site needs (a select), since
+ * green and colour sites alternate along a row. The scratch rows are padded
+ * by reflection, so vectors cover whole rows with no edge columns; only the
+ * Bayer reads of dh reach past the row, and its two columns at each end are
+ * left to the C version. mlog is the exponent and top mantissa bits of the
+ * single float of s (exact below 2^24); SIG and SOFT are lookups in 64-entry
+ * byte tables (SIG as 256 - SIG(|t|) on |t| clamped to 63, 0 from 72 on).
+ */
+#include <stdint.h>
+
+#include "isp/demosaic_quality.h"
+#include "isp/plane.h"
+
+/*
+ * The per-architecture part: N32 samples of 16 bits widened to 32-bit lanes
+ * (dmq_ldw), stored back clamped to 0..65535 (dmq_stc), mlog, and lookups
+ * in a table of 64 bytes.
+ */
+#ifdef VEC_BITS
+#if VEC_BITS == 512
+#define dmq_ldw(p) _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define dmq_stc(p, v) \
+	_mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtusepi32_epi16(max32(v, set32(0))))
+#define dmq_asint(f) _mm512_castps_si512(f)
+
+struct dmq_lut {
+	__m512i t[4];
+};
+
+V_INLINE void dmq_lut_load(struct dmq_lut *l, const uint8_t tab[64])
+{
+	for (int k = 0; k < 4; k++)
+		l->t[k] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(tab + 16 * k)));
+}
+
+/* tab[i], i in 0..63: a two-table permute per 32 entries, bit 5 chooses. */
+V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
+{
+	__m512i lo = _mm512_permutex2var_epi32(l->t[0], i, l->t[1]);
+	__m512i hi = _mm512_permutex2var_epi32(l->t[2], i, l->t[3]);
+
+	return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(i, _mm512_set1_epi32(32)), lo, hi);
+}
+#else
+#if VEC_BITS == 256
+#define dmq_ldw(p) _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+V_INLINE void dmq_stc(uint16_t *p, vs32 v)
+{
+	__m256i t = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
+
+	_mm_storeu_si128((__m128i *)(void *)p, _mm256_castsi256_si128(t));
+}
+#define dmq_asint(f) _mm256_castps_si256(f)
+#define dmq_bcast(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#else
+#define dmq_ldw(p) _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+#define dmq_stc(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_packus_epi32(v, v))
+#define dmq_asint(f) _mm_castps_si128(f)
+#define dmq_bcast(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#endif
+
+struct dmq_lut {
+	vs32 t[4];
+};
+
+V_INLINE void dmq_lut_load(struct dmq_lut *l, const uint8_t tab[64])
+{
+	for (int k = 0; k < 4; k++)
+		l->t[k] = dmq_bcast(tab + 16 * k);
+}
+
+/*
+ * tab[i], i in 0..63: byte shuffles of the four 16-entry tables on the low
+ * byte of each lane, bits 4 and 5 (moved to bit 7 of that byte) choose.
+ */
+V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
+{
+	vs32 b4 = sll32(i, 3), b5 = sll32(i, 2);
+	vs32 lo = X(blendv_epi8)(X(shuffle_epi8)(l->t[0], i), X(shuffle_epi8)(l->t[1], i), b4);
+	vs32 hi = X(blendv_epi8)(X(shuffle_epi8)(l->t[2], i), X(shuffle_epi8)(l->t[3], i), b4);
+
+	return vand(X(blendv_epi8)(lo, hi, b5), set32(255));
+}
+#endif
+/* mlog of s (1 <= s < 2^24): bits 19.. of the single float of s, less 2032. */
+#define dmq_mlog(s) sub32(srl32(dmq_asint(X(cvtepi32_ps)(s)), 19), set32(2032))
+#else /* NEON */
+#define dmq_ldw(p) vreinterpretq_s32_u32(vmovl_u16(vld1_u16((const uint16_t *)(p))))
+#define dmq_stc(p, v) vst1_u16((uint16_t *)(p), vqmovun_s32(v))
+#define dmq_mlog(s) \
+	vsubq_s32(vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_f32(vcvtq_f32_s32(s)), 19)), vdupq_n_s32(2032))
+
+struct dmq_lut {
+	uint8x16x4_t t;
+};
+
+V_INLINE void dmq_lut_load(struct dmq_lut *l, const uint8_t tab[64])
+{
+	for (int k = 0; k < 4; k++)
+		l->t.val[k] = vld1q_u8(tab + 16 * k);
+}
+
+/* tab[i], i in 0..63: one table lookup on the low byte of each lane. */
+V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
+{
+	return vandq_s32(vreinterpretq_s32_u8(vqtbl4q_u8(l->t, vreinterpretq_u8_s32(i))), vdupq_n_s32(255));
+}
+#endif
+
+/* a where the mask m is all ones, b where it is 0. */
+#define dmq_sel(m, a, b) vxor32(b, vand32(vxor32(a, b), m))
+
+/*
+ * Vectors of N32 columns at x = x0, x0 + N32, ..., the last one ending at x1
+ * (it may overlap the one before and computes the same values again); needs
+ * x1 - x0 >= N32.
+ */
+#define DMQ_FOR(x, x0, x1) \
+	for (int x = (x0), end_ = (x1)-N32, done_ = 0; !done_; done_ = x >= end_, x = x + N32 < end_ ? x + N32 : end_)
+
+/* The SIG and SOFT tables as the lookups take them. */
+struct dmq_tables {
+	struct dmq_lut rsig; /* 256 - SIG(u), u = 0..63 (SIG is 255 from 60 to 71) */
+	struct dmq_lut soft; /* SOFT(d), d = 0..63 */
+};
+
+V_INLINE void dmq_tables_load(struct dmq_tables *t)
+{
+	uint8_t rsig[64], soft[64];
+
+	for (int i = 0; i < 64; i++) {
+		rsig[i] = (uint8_t)(256 - cisp_dmq_sig_table[i]);
+		soft[i] = i < 36 ? cisp_dmq_soft_table[i] : 0;
+	}
+	dmq_lut_load(&t->rsig, rsig);
+	dmq_lut_load(&t->soft, soft);
+}
+
+/* SIG(t) = 256 - R(|t|) for t >= 0, R(|t|) for t < 0; R(u) = 256 - SIG_TABLE[min(u, 63)], 0 from u = 72. */
+V_INLINE vs32 dmq_sig(const struct dmq_tables *tb, vs32 t)
+{
+	vs32 u = abs32(t);
+	vs32 r = vand32(dmq_lut(&tb->rsig, min32(u, set32(63))), gt32(set32(72), u));
+
+	return dmq_sel(sra32(t, 31), r, sub32(set32(256), r));
+}
+
+V_INLINE vs32 dmq_soft(const struct dmq_tables *tb, vs32 d)
+{
+	return dmq_lut(&tb->soft, min32(d, set32(63)));
+}
+
+/* (w a + (256 - w) b + r) >> s as (w (a - b) + 256 b + r) >> s. */
+V_INLINE vs32 dmq_blend(vs32 w, vs32 a, vs32 b, int r, int s)
+{
+	vs32 v = add32(mul32(w, sub32(a, b)), add32(sll32(b, 8), set32(r)));
+
+	return s == 8 ? sra32(v, 8) : s == 9 ? sra32(v, 9) : sra32(v, 10);
+}
+
+/* Lanes of the green sites of a vector at column x of a row whose red/blue columns have parity rbx. */
+V_INLINE vs32 dmq_green_lanes(int x, int rbx)
+{
+	return ((x ^ rbx) & 1) ? set32x2(-1, 0) : set32x2(0, -1);
+}
+
+V_INLINE vs32 dmq_sum4(const int32_t *p)
+{
+	return add32(add32(ld32(p), ld32(p + 1)), add32(ld32(p + 2), ld32(p + 3)));
+}
+
+/* The Hamilton-Adams estimate (2 (a + b) + 2c - p - q + 2) >> 2. */
+V_INLINE vs32 dmq_ha(vs32 c, vs32 a, vs32 b, vs32 p, vs32 q)
+{
+	return sra32(add32(sub32(sll32(add32(add32(a, b), c), 1), add32(p, q)), set32(2)), 2);
+}
+
+/* Green minus the other colour: e - c at a colour site, c - e at a green site (gl). */
+V_INLINE vs32 dmq_diff(vs32 e, vs32 c, vs32 gl)
+{
+	vs32 t = sub32(e, c);
+
+	return sub32(vxor32(t, gl), gl);
+}
+
+static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1,
+			       void *scratch)
+{
+	const int w = m->width, hgt = m->height, n = y1 - y0;
+	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
+	int32_t *dh = scratch;                    /* rows [y0 - 1, y1 + 1) */
+	int32_t *dv = dh + ws * (size_t)(n + 2);  /* rows [y0 - 5, y1 + 5) */
+	int32_t *cv = dv + ws * (size_t)(n + 10); /* rows [y0 - 4, y1 + 4) */
+	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD;
+	struct dmq_tables tb;
+
+	if (w < N32 + 4) {
+		cisp_dmq_green_rows(m, cfa, g, y0, y1, scratch);
+		return;
+	}
+	dmq_tables_load(&tb);
+#define DH(r) (dh + ws * (size_t)((r) - (y0 - 1)) + CISP_DMQ_PAD)
+#define DV(r) (dv + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
+#define CV(r) (cv + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+	for (int r = y0 - 1; r < y1 + 1; r++) {
+		const uint16_t *p = plane_row(m, mirror(r, hgt));
+		int rbx = cisp_dmq_rb_column(cfa, r);
+		int32_t *o = DH(r);
+
+		cisp_dmq_diff_h_range(p, w, rbx, o, 0, 2);
+		DMQ_FOR(x, 2, w - 2) {
+			vs32 c = dmq_ldw(p + x);
+			vs32 e = dmq_ha(c, dmq_ldw(p + x - 1), dmq_ldw(p + x + 1), dmq_ldw(p + x - 2), dmq_ldw(p + x + 2));
+
+			st32(o + x, dmq_diff(e, c, dmq_green_lanes(x, rbx)));
+		}
+		cisp_dmq_diff_h_range(p, w, rbx, o, w - 2, w);
+		cisp_dmq_pad_row(o, w);
+	}
+	for (int r = y0 - 5; r < y1 + 5; r++) {
+		const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
+		const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
+		const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
+		int rbx = cisp_dmq_rb_column(cfa, r);
+		int32_t *o = DV(r);
+
+		DMQ_FOR(x, 0, w) {
+			vs32 c = dmq_ldw(p2 + x);
+			vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
+
+			st32(o + x, dmq_diff(e, c, dmq_green_lanes(x, rbx)));
+		}
+		cisp_dmq_pad_row(o, w);
+	}
+	/* CV(x, r) = sum over a = -1..1 of |dv(x + a, r - 1) - dv(x + a, r + 1)| */
+	for (int r = y0 - 4; r < y1 + 4; r++) {
+		const int32_t *a = DV(r - 1), *b = DV(r + 1);
+		int32_t *o = CV(r);
+
+		DMQ_FOR(x, 0, w) {
+			vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
+
+			st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
+		}
+	}
+	for (int y = y0; y < y1; y++) {
+		const int32_t *h0 = DH(y - 1), *h1 = DH(y), *h2 = DH(y + 1);
+		const int32_t *v1 = DV(y - 3), *v2 = DV(y - 2), *v3 = DV(y - 1), *v4 = DV(y);
+		const int32_t *v5 = DV(y + 1), *v6 = DV(y + 2), *v7 = DV(y + 3);
+		const int32_t *n4 = CV(y - 4), *n3 = CV(y - 3), *n2 = CV(y - 2), *n1 = CV(y - 1);
+		const int32_t *s1 = CV(y + 1), *s2 = CV(y + 2), *s3 = CV(y + 3), *s4 = CV(y + 4);
+		const uint16_t *mr = plane_row(m, y);
+		uint16_t *gr = plane_row(g, y);
+		const int rbx = cisp_dmq_rb_column(cfa, y);
+		const vs32 one = set32(1);
+
+		/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
+		DMQ_FOR(x, -5, w + 5) {
+			vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
+				       abs32(sub32(ld32(h1 + x - 1), ld32(h1 + x + 1))));
+
+			st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
+		}
+		DMQ_FOR(x, 0, w) {
+			/* gradient sums of the four sides, their logs */
+			vs32 le = dmq_mlog(add32(dmq_sum4(ch + x + 1), one));
+			vs32 lw = dmq_mlog(add32(dmq_sum4(ch + x - 4), one));
+			vs32 ln = dmq_mlog(add32(add32(add32(ld32(n1 + x), ld32(n2 + x)), add32(ld32(n3 + x), ld32(n4 + x))), one));
+			vs32 ls = dmq_mlog(add32(add32(add32(ld32(s1 + x), ld32(s2 + x)), add32(ld32(s3 + x), ld32(s4 + x))), one));
+			/* directional estimates, 4 x the colour difference */
+			vs32 ee = dmq_sum4(h1 + x), ew = dmq_sum4(h1 + x - 3), c = ld32(v4 + x);
+			vs32 en = add32(add32(c, ld32(v3 + x)), add32(ld32(v2 + x), ld32(v1 + x)));
+			vs32 es = add32(add32(c, ld32(v5 + x)), add32(ld32(v6 + x), ld32(v7 + x)));
+			vs32 eh = dmq_blend(dmq_sig(&tb, sub32(lw, le)), ee, ew, 128, 8);
+			vs32 ev = dmq_blend(dmq_sig(&tb, sub32(ls, ln)), en, es, 128, 8);
+			/* log of the summed weights of each axis, as a gradient */
+			vs32 lh = sub32(min32(le, lw), dmq_soft(&tb, abs32(sub32(le, lw))));
+			vs32 lv = sub32(min32(ln, ls), dmq_soft(&tb, abs32(sub32(ln, ls))));
+			vs32 d = dmq_blend(dmq_sig(&tb, sub32(lv, lh)), eh, ev, 512, 10);
+			vs32 mv = dmq_ldw(mr + x);
+
+			dmq_stc(gr + x, dmq_sel(dmq_green_lanes(x, rbx), mv, add32(mv, d)));
+		}
+	}
+#undef DH
+#undef DV
+#undef CV
+}
+
+/* The median of five (the reference's exchanges, less the values it does not use). */
+V_INLINE vs32 dmq_med5(vs32 a, vs32 b, vs32 c, vs32 d, vs32 e)
+{
+	vs32 lo_ab = min32(a, b), hi_ab = max32(a, b), lo_de = min32(d, e), hi_de = max32(d, e);
+	vs32 d2 = max32(lo_ab, lo_de), b2 = min32(hi_ab, hi_de);
+	vs32 b3 = min32(b2, c), c3 = max32(b2, c);
+
+	return max32(b3, min32(c3, d2));
+}
+
+/* green - (k + (((median - k) fc + 128) >> 8)), before the clamp of the store. */
+V_INLINE vs32 dmq_suppressed(vs32 green, const int32_t *k, const int32_t *ku, const int32_t *kd, vs32 fc)
+{
+	vs32 kc = ld32(k), md = dmq_med5(kc, ld32(k - 1), ld32(k + 1), ld32(ku), ld32(kd));
+
+	return sub32(green, add32(kc, sra32(add32(mul32(sub32(md, kc), fc), set32(128)), 8)));
+}
+
+static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
+				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch)
+{
+	const int w = m->width, hgt = m->height, n = y1 - y0;
+	const vs32 fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
+	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10);
+	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
+	struct dmq_tables tb;
+
+	if (w < N32) {
+		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
+		return;
+	}
+	dmq_tables_load(&tb);
+/* rows [y0 - 5, y1 + 5): green minus red, green minus blue, green */
+#define KR(r) (kr + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
+#define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
+#define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
+	/*
+	 * Green, and the colour differences of the red and blue sites' own
+	 * colour (written on the green sites too: those are computed by the
+	 * step on green sites before anything reads them).
+	 */
+	for (int r = y0 - 5; r < y1 + 5; r++) {
+		const uint16_t *mr = plane_row(m, mirror(r, hgt)), *gr = plane_row(g, mirror(r, hgt));
+		int32_t *k = cisp_dmq_red_row(cfa, r) ? KR(r) : KB(r), *gq = GP(r);
+
+		DMQ_FOR(x, 0, w) {
+			vs32 gv = dmq_ldw(gr + x);
+
+			st32(gq + x, gv);
+			st32(k + x, sub32(gv, dmq_ldw(mr + x)));
+		}
+		cisp_dmq_pad_row(gq, w);
+		cisp_dmq_pad_row(k, w);
+	}
+	/* the other colour on red and blue sites: 7x7 filter of the diagonal sites' differences */
+	for (int r = y0 - 2; r < y1 + 2; r++) {
+		int red = cisp_dmq_red_row(cfa, r);
+		int32_t *o = red ? KB(r) : KR(r);
+		const int32_t *u3 = red ? KB(r - 3) : KR(r - 3), *u1 = red ? KB(r - 1) : KR(r - 1);
+		const int32_t *d1 = red ? KB(r + 1) : KR(r + 1), *d3 = red ? KB(r + 3) : KR(r + 3);
+
+		DMQ_FOR(x, 0, w) {
+			vs32 near = add32(add32(ld32(u1 + x - 1), ld32(u1 + x + 1)), add32(ld32(d1 + x - 1), ld32(d1 + x + 1)));
+			vs32 far = add32(add32(add32(ld32(u3 + x - 1), ld32(u3 + x + 1)), add32(ld32(d3 + x - 1), ld32(d3 + x + 1))),
+					 add32(add32(ld32(u1 + x - 3), ld32(u1 + x + 3)), add32(ld32(d1 + x - 3), ld32(d1 + x + 3))));
+			vs32 s = sub32(add32(sll32(near, 3), sll32(near, 1)), far);
+
+			st32(o + x, sra32(add32(s, set32(16)), 5));
+		}
+		cisp_dmq_pad_row(o, w);
+	}
+	/* red and blue on green sites: the 4 neighbours, axes blended by the green gradients */
+	for (int r = y0 - 1; r < y1 + 1; r++) {
+		const int32_t *g0 = GP(r - 2), *g1 = GP(r - 1), *g2 = GP(r), *g3 = GP(r + 1), *g4 = GP(r + 2);
+		int32_t *a = KR(r), *b = KB(r);
+		const int32_t *au = KR(r - 1), *ad = KR(r + 1), *bu = KB(r - 1), *bd = KB(r + 1);
+		const int rbx = cisp_dmq_rb_column(cfa, r);
+		const vs32 one = set32(1);
+
+		/* In place: the vectors read the row's colour sites, which they store back unchanged. */
+		DMQ_FOR(x, 0, w) {
+			vs32 gc2 = sll32(ld32(g2 + x), 1);
+			vs32 gh = add32(abs32(sub32(ld32(g2 + x - 1), ld32(g2 + x + 1))),
+					abs32(sub32(gc2, add32(ld32(g2 + x - 2), ld32(g2 + x + 2)))));
+			vs32 gv = add32(abs32(sub32(ld32(g1 + x), ld32(g3 + x))), abs32(sub32(gc2, add32(ld32(g0 + x), ld32(g4 + x)))));
+			vs32 wh = dmq_sig(&tb, sub32(dmq_mlog(add32(gv, one)), dmq_mlog(add32(gh, one))));
+			vs32 gl = dmq_green_lanes(x, rbx);
+			vs32 na = dmq_blend(wh, add32(ld32(a + x - 1), ld32(a + x + 1)), add32(ld32(au + x), ld32(ad + x)), 256, 9);
+			vs32 nb = dmq_blend(wh, add32(ld32(b + x - 1), ld32(b + x + 1)), add32(ld32(bu + x), ld32(bd + x)), 256, 9);
+
+			st32(a + x, dmq_sel(gl, na, ld32(a + x)));
+			st32(b + x, dmq_sel(gl, nb, ld32(b + x)));
+		}
+		cisp_dmq_pad_row(a, w);
+		cisp_dmq_pad_row(b, w);
+	}
+	/* false-colour suppression: median of 5 of the colour differences */
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *gr = plane_row(g, y), *mr = plane_row(m, y);
+		uint16_t *ro = plane_row(&out->c[0], y), *bo = plane_row(&out->c[2], y);
+		const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
+		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
+		const int rbx = cisp_dmq_rb_column(cfa, y), red = cisp_dmq_red_row(cfa, y);
+
+		DMQ_FOR(x, 0, w) {
+			vs32 gc = dmq_ldw(gr + x), mv = dmq_ldw(mr + x), gl = dmq_green_lanes(x, rbx);
+			vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
+			vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
+
+			/* The colour of a red or blue site is its own sample. */
+			if (red)
+				rv = dmq_sel(gl, rv, mv);
+			else
+				bv = dmq_sel(gl, bv, mv);
+			dmq_stc(ro + x, rv);
+			dmq_stc(bo + x, bv);
+		}
+	}
+#undef KR
+#undef KB
+#undef GP
+}
+
+void CAT(cisp_dsp_init_dmq, SIMD_SUFFIX)(struct cisp_dsp *d)
+{
+	d->dmq_green_rows = FN(dmq_green_rows);
+	d->dmq_colour_rows = FN(dmq_colour_rows);
+}

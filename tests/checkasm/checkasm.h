@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* checkasm's parts in other files (checkasm.c runs them). */
+#ifndef CISP_TESTS_CHECKASM_H
+#define CISP_TESTS_CHECKASM_H
+
+#include "isp/dsp.h"
+
+/*
+ * The quality demosaic's passes at each level @have marks, against @ref;
+ * adds to the pass and fail counts; @bench: print ns per pixel too.
+ */
+void checkasm_dmq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[], int bench,
+		  unsigned *passed, unsigned *failed);
+
+#endif
