@@ -22,11 +22,13 @@ struct cisp_stats_acc {
 	uint8_t site[4];   /* CFA site of R, Gr, Gb, B: (y & 1) * 2 + (x & 1) */
 	uint16_t wb[4];    /* Q4.12 gains of R, Gr, Gb, B for the histogram */
 	uint8_t *zone_col; /* zone column of each cell column */
+	int zone_runs;     /* runs of cell columns in one zone column */
+	int run_start[CISP_STATS_MAX_ZONES + 1], run_zone[CISP_STATS_MAX_ZONES];
 	uint16_t *green;   /* scratch: greens of three cell rows */
 	uint16_t *cells;   /* scratch: the per-cell values of a cell row (6 arrays, see cisp_stats_cells_c()) */
 
-	/* Sums. */
-	uint32_t hist[256];
+	/* Sums. The histogram in four parts (cell i into part i % 4): neighbouring cells often share a bin. */
+	uint32_t hist[4][256];
 	uint64_t zone_sum[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES][3];
 	uint32_t zone_count[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES];
 	uint32_t zone_total[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES];
@@ -98,8 +100,14 @@ int cisp_stats_acc_create(struct cisp_stats_acc **out, const struct cisp_stats_p
 		cisp_stats_acc_free(a);
 		return cisp_error(-ENOMEM, "out of memory for statistics");
 	}
-	for (int i = 0; i < a->cells_x; i++)
+	for (int i = 0; i < a->cells_x; i++) {
 		a->zone_col[i] = (uint8_t)(i * a->zones_x / a->cells_x);
+		if (!i || a->zone_col[i] != a->zone_col[i - 1]) {
+			a->run_start[a->zone_runs] = i;
+			a->run_zone[a->zone_runs++] = a->zone_col[i];
+		}
+	}
+	a->run_start[a->zone_runs] = a->cells_x;
 	for (int s = 0; s < 4; s++)
 		a->site[cisp_cfa_channel(cfa, s & 1, s >> 1)] = (uint8_t)s;
 	for (int c = 0; c < 4; c++)
@@ -214,19 +222,24 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 
 		/* The per-cell values first (a vector kernel may do this part), then the sums. */
 		cells(plane_row(bayer, 2 * j), plane_row(bayer, 2 * j + 1), a->cells_x, a->site, a->wb, a->saturation, out);
-		for (int i = 0; i < a->cells_x; i++) {
-			a->hist[out[1][i]]++;
+		for (int i = 0; i + 4 <= a->cells_x; i += 4) {
+			a->hist[0][out[1][i]]++;
+			a->hist[1][out[1][i + 1]]++;
+			a->hist[2][out[1][i + 2]]++;
+			a->hist[3][out[1][i + 3]]++;
+			row += (uint32_t)g[i] + g[i + 1] + g[i + 2] + g[i + 3];
+		}
+		for (int i = a->cells_x & ~3; i < a->cells_x; i++) {
+			a->hist[i & 3][out[1][i]]++;
 			row += g[i];
 		}
 		/* Zones in runs of cells of the same zone column. */
-		for (int i0 = 0; i0 < a->cells_x;) {
-			int zc = a->zone_col[i0], i1 = i0 + 1, z = zrow + zc;
+		for (int k = 0; k < a->zone_runs; k++) {
+			const int i1 = a->run_start[k + 1], z = zrow + a->run_zone[k];
 			uint32_t sr = 0, sg = 0, sb = 0, n = 0;
 
-			while (i1 < a->cells_x && a->zone_col[i1] == zc)
-				i1++;
 			/* At most 8192 cells of 16 bits: the sums fit 32 bits. */
-			for (int i = i0; i < i1; i++) {
+			for (int i = a->run_start[k]; i < i1; i++) {
 				sr += out[2][i];
 				sg += out[3][i];
 				sb += out[4][i];
@@ -236,8 +249,7 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 			a->zone_sum[z][1] += sg;
 			a->zone_sum[z][2] += sb;
 			a->zone_count[z] += n;
-			a->zone_total[z] += (uint32_t)(i1 - i0);
-			i0 = i1;
+			a->zone_total[z] += (uint32_t)(i1 - a->run_start[k]);
 		}
 		a->row_sum[j / a->row_group] += row;
 
@@ -270,8 +282,9 @@ void cisp_stats_acc_reset(struct cisp_stats_acc *a)
 
 void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from)
 {
-	for (int i = 0; i < 256; i++)
-		into->hist[i] += from->hist[i];
+	for (int p = 0; p < 4; p++)
+		for (int i = 0; i < 256; i++)
+			into->hist[p][i] += from->hist[p][i];
 	for (int z = 0; z < CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES; z++) {
 		for (int c = 0; c < 3; c++)
 			into->zone_sum[z][c] += from->zone_sum[z][c];
@@ -301,7 +314,8 @@ void cisp_stats_acc_finish(const struct cisp_stats_acc *a, struct cisp_stats *ou
 	out->valid = CISP_STATS_HIST | CISP_STATS_ZONES | CISP_STATS_ROWS | (a->af_count ? CISP_STATS_AF : 0);
 	out->width = (uint32_t)a->width;
 	out->height = (uint32_t)a->height;
-	memcpy(out->hist, a->hist, sizeof(out->hist));
+	for (int i = 0; i < 256; i++)
+		out->hist[i] = a->hist[0][i] + a->hist[1][i] + a->hist[2][i] + a->hist[3][i];
 
 	out->zones_x = (uint16_t)a->zones_x;
 	out->zones_y = (uint16_t)a->zones_y;
