@@ -534,13 +534,18 @@ static void FN(luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w)
 	}
 }
 
+/*
+ * The blur in 16-bit lanes: with luma l = 256 h + o (h, o <= 255), the blur
+ * sum S = sum k l (k sums to 256) is 256 H + L with H = sum k h and
+ * L = sum k o, each at most 65280; (S + 128) >> 8 = H + ((L + 128) >> 8).
+ */
 static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mid[3], uint16_t *const out[3], int w,
 			    int coring, int strength, int limit, int32_t *tmp)
 {
-	/* The vertical blur of even columns in ve[j + 1] = v[2j], of odd ones in vo[j + 1] = v[2j + 1]. */
-	const int half = w / 2;
-	int32_t *ve = tmp, *vo = tmp + half + 2;
-	const vs32 cor = set32(coring), str = set32(strength), lim = set32(limit), z = set32(0), top = set32(65535);
+	/* The vertical sums of H and L of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
+	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
+	const vu16 lo8 = set16(255), r128 = set16(128), r127 = set16(127), c255 = set16(255);
+	const vu16 cor = set16(coring), str = set16(strength), lim = set16(limit);
 	int x = 0;
 
 	if (w < 2 * N16) {
@@ -550,41 +555,46 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	for (; x < w; x += N16) {
 		int xv = x + N16 <= w ? x : w - N16; /* the last vector overlaps the one before */
 		vu16 r0 = ld(l[0] + xv), r1 = ld(l[1] + xv), r2 = ld(l[2] + xv), r3 = ld(l[3] + xv), r4 = ld(l[4] + xv);
-		vs32 e = add32(add32(even32(r0), even32(r4)),
-			       add32(sll32(add32(even32(r1), even32(r3)), 2), mul32(even32(r2), set32(6))));
-		vs32 o = add32(add32(odd32(r0), odd32(r4)),
-			       add32(sll32(add32(odd32(r1), odd32(r3)), 2), mul32(odd32(r2), set32(6))));
+		vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
+		/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
+		vu16 sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
+				sll16(h2, 1));
+		vu16 sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
+				sll16(o2, 1));
 
-		st32(ve + xv / 2 + 1, e);
-		st32(vo + xv / 2 + 1, o);
+		st(vh + xv + 2, sh);
+		st(vl + xv + 2, sl);
 	}
 	/* Columns -2, -1, w, w + 1 reflect to 2, 1, w - 2, w - 3. */
-	ve[0] = ve[2];
-	vo[0] = vo[1];
-	ve[half + 1] = ve[half];
-	vo[half + 1] = vo[half - 1];
+	vh[0] = vh[4];
+	vh[1] = vh[3];
+	vh[w + 2] = vh[w];
+	vh[w + 3] = vh[w - 1];
+	vl[0] = vl[4];
+	vl[1] = vl[3];
+	vl[w + 2] = vl[w];
+	vl[w + 3] = vl[w - 1];
 	for (x = 0; x < w; x += N16) {
-		int xv = x + N16 <= w ? x : w - N16, j = xv / 2;
-		vs32 em = ld32(ve + j), om = ld32(vo + j), ec = ld32(ve + j + 1), oc = ld32(vo + j + 1);
-		vs32 ep = ld32(ve + j + 2), op = ld32(vo + j + 2);
-		vs32 se = add32(add32(em, ep), add32(sll32(add32(om, oc), 2), mul32(ec, set32(6))));
-		vs32 so = add32(add32(om, op), add32(sll32(add32(ec, ep), 2), mul32(oc, set32(6))));
-		vu16 lc = ld(l[2] + xv);
-		vs32 de = sub32(even32(lc), sra32(add32(se, set32(128)), 8));
-		vs32 dd = sub32(odd32(lc), sra32(add32(so, set32(128)), 8));
-		/* Coring, strength (unsigned product) and limit on |d|, then d's sign back. */
-		vs32 ee = min32(srl32(add32(mul32(max32(sub32(abs32(de), cor), z), str), set32(128)), 8), lim);
-		vs32 eo = min32(srl32(add32(mul32(max32(sub32(abs32(dd), cor), z), str), set32(128)), 8), lim);
-		vs32 se_ = sra32(de, 31), so_ = sra32(dd, 31);
+		int xv = x + N16 <= w ? x : w - N16;
+		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
+		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
+				sll16(hc, 1));
+		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
+				sll16(lc, 1));
+		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l[2] + xv);
+		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
+		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
+		/* (cored * strength + 128) >> 8 = 256 hi + ((lo + 128) >> 8), at least 65536 when hi > 255. */
+		vu16 ph = mulhi16(cored, str), pl = mullo16(cored, str);
+		vu16 e = adds16(sll16(min16(ph, c255), 8), srl16(avg16(pl, r127), 7));
+		vu16 big = sub16(zero(), min16(subs16(ph, c255), set16(1)));
+		vu16 en, ep;
 
-		ee = sub32(vxor32(ee, se_), se_);
-		eo = sub32(vxor32(eo, so_), so_);
-		for (int c = 0; c < 3; c++) {
-			vu16 m = ld(mid[c] + xv);
-
-			st(out[c] + xv, join32(min32(max32(add32(even32(m), ee), z), top),
-					       min32(max32(add32(odd32(m), eo), z), top)));
-		}
+		e = min16(vor(e, big), lim);
+		en = vand(neg, e);
+		ep = sub16(e, en);
+		for (int c = 0; c < 3; c++)
+			st(out[c] + xv, subs16(adds16(ld(mid[c] + xv), ep), en));
 	}
 }
 
