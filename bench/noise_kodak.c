@@ -20,6 +20,7 @@
  * Options:
  *   --levels LIST       comma list of low, mid, high, clean (default low,mid,high)
  *   --bnr S             BNR strength, Q8.8 (0 = off)
+ *   --bnr-mode M        BNR filter: fast (the default) or quality
  *   --cnr S             CNR strength, Q8.8 (0 = off)
  *   --cnr-luma S        CNR luma_strength, Q8.8
  *   --cnr-radius R      CNR radius
@@ -373,8 +374,8 @@ struct options {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: noise_kodak [--levels low,mid,high,clean] [--bnr S] [--cnr S] [--cnr-luma S]\n"
-			"         [--cnr-radius R] [--demosaic fast|quality] [--threads N] [--crops DIR\n"
+	fprintf(stderr, "usage: noise_kodak [--levels low,mid,high,clean] [--bnr S] [--bnr-mode fast|quality]\n"
+			"         [--cnr S] [--cnr-luma S] [--cnr-radius R] [--demosaic fast|quality] [--threads N] [--crops DIR\n"
 			"         --crop X,Y,W,H...] [--quiet] REF.png...\n"
 			"       noise_kodak --speed [--threads N] [--runs N] [options] MOSAIC.pgm\n");
 	return 2;
@@ -501,9 +502,9 @@ static int quality(const struct options *o, struct cisp_pool *pool, int count, c
 
 	for (int lv = 0; lv < NLEVELS; lv++)
 		mind[lv] = INFINITY;
-	printf("# noise_kodak: BNR strength %u, CNR strength %u luma_strength %u radius %u, %s demosaic, CSC %s %s\n",
-	       o->s.bnr.strength, o->s.cnr.strength, o->s.cnr.luma_strength, o->s.cnr.radius,
-	       o->algo == CISP_DEMOSAIC_FAST ? "fast" : "quality",
+	printf("# noise_kodak: BNR %s strength %u, CNR strength %u luma_strength %u radius %u, %s demosaic, CSC %s %s\n",
+	       o->s.bnr.mode == CISP_BNR_QUALITY ? "quality" : "fast", o->s.bnr.strength, o->s.cnr.strength,
+	       o->s.cnr.luma_strength, o->s.cnr.radius, o->algo == CISP_DEMOSAIC_FAST ? "fast" : "quality",
 	       o->s.csc.matrix == CISP_CSC_BT601 ? "BT.601" : o->s.csc.matrix == CISP_CSC_BT709 ? "BT.709" : "BT.2020",
 	       o->s.csc.range == CISP_RANGE_FULL ? "full" : "limited");
 	printf("# CPSNR dB (8-bit scale, border 10): demosaic only / with denoise / gain\n");
@@ -629,7 +630,7 @@ static int speed(const struct options *o, struct cisp_pool *pool, const char *pa
 	}
 	for (int k = 0; k < 2; k++) {
 		qsort(t[k], (size_t)o->runs, sizeof(double), cmp_double);
-		printf("%s %dx%d threads %u: median %.1f ms, %.1f MPix/s\n", k ? "CNR" : "BNR", w, h,
+		printf("%s%s %dx%d threads %u: median %.1f ms, %.1f MPix/s\n", k ? "CNR" : "BNR", k ? "" : s.bnr.mode == CISP_BNR_QUALITY ? " quality" : " fast", w, h,
 		       cisp_pool_threads(pool), t[k][o->runs / 2] * 1e3, (double)w * h * 1e-6 / t[k][o->runs / 2]);
 	}
 	ret = 0;
@@ -669,6 +670,8 @@ int main(int argc, char **argv)
 				return usage();
 		} else if (!strcmp(opt, "--bnr") && (v = number(arg, 0, 1024)) >= 0) {
 			o.s.bnr.strength = (uint16_t)v;
+		} else if (!strcmp(opt, "--bnr-mode") && (!strcmp(arg, "fast") || !strcmp(arg, "quality"))) {
+			o.s.bnr.mode = strcmp(arg, "fast") ? CISP_BNR_QUALITY : CISP_BNR_FAST;
 		} else if (!strcmp(opt, "--cnr") && (v = number(arg, 0, 4096)) >= 0) {
 			o.s.cnr.strength = (uint16_t)v;
 		} else if (!strcmp(opt, "--cnr-luma") && (v = number(arg, 1, 4096)) >= 0) {

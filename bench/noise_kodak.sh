@@ -3,12 +3,14 @@
 # each kodim*.png becomes an RGGB 16-bit mosaic, seeded Poisson-Gaussian noise
 # is added at the three levels of docs/stages/cnr.md (low, mid, high light),
 # then demosaic only is compared with BNR + demosaic + CSC + CNR, the ABI's
-# default BNR and CNR parameters and the fast demosaic, by CPSNR (8-bit
-# scale, 10-pixel border). Prints the per-image table and, per level, the
-# mean, the mean gain and the worst image's gain. Then the speed of the
-# reference BNR and CNR on a 4000x3000 mosaic at 1 and 2 threads.
+# default CNR parameters and the fast demosaic, by CPSNR (8-bit scale,
+# 10-pixel border). The BNR is the quality filter at strength 256 (-m fast:
+# the fast filter at the ABI's default strength). Prints the per-image table
+# and, per level, the mean, the mean gain and the worst image's gain. Then the
+# speed of the reference BNR (both filters) and CNR on a 4000x3000 mosaic at
+# 1 and 2 threads.
 #
-#   bench/noise_kodak.sh [-k KODAK_DIR] [-B BUILD_DIR] [-c CROP_DIR] [-q] [-- noise_kodak options]
+#   bench/noise_kodak.sh [-k KODAK_DIR] [-B BUILD_DIR] [-c CROP_DIR] [-m quality|fast] [-q] [-- noise_kodak options]
 #
 # -c writes the PNG crops of docs/stages/bnr.md (fine texture and saturated
 # edges; reference | demosaic only | with denoise, 3x enlarged) at the low and
@@ -20,16 +22,24 @@ kodak=$root/../shared/data/kodak
 build=$root/build
 crops=
 speed=1
-while getopts k:B:c:q o; do
+mode=quality
+usage="usage: $0 [-k KODAK_DIR] [-B BUILD_DIR] [-c CROP_DIR] [-m quality|fast] [-q] [-- noise_kodak options]"
+while getopts k:B:c:m:q o; do
 	case $o in
 	k) kodak=$OPTARG ;;
 	B) build=$OPTARG ;;
 	c) crops=$OPTARG ;;
+	m) mode=$OPTARG ;;
 	q) speed=0 ;;
-	*) echo "usage: $0 [-k KODAK_DIR] [-B BUILD_DIR] [-c CROP_DIR] [-q] [-- noise_kodak options]" >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+case $mode in
+quality) bnr="--bnr-mode quality --bnr 256" ;;
+fast) bnr="--bnr-mode fast" ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
 
 if [ ! -f "$kodak/kodim01.png" ]; then
 	echo "########################################################################" >&2
@@ -44,9 +54,9 @@ done
 
 # The seed of an image is its position in this list: keep it kodim01..kodim24 in order.
 images=$(ls "$kodak"/kodim[0-9][0-9].png)
-echo "# $build/bench/noise_kodak $* $kodak/kodim01..24.png"
+echo "# $build/bench/noise_kodak $bnr $* $kodak/kodim01..24.png"
 # shellcheck disable=SC2086
-"$build/bench/noise_kodak" "$@" $images
+"$build/bench/noise_kodak" $bnr "$@" $images
 
 if [ -n "$crops" ]; then
 	mkdir -p "$crops"
@@ -55,7 +65,7 @@ if [ -n "$crops" ]; then
 		args=
 		for r in $rects; do args="$args --crop $r"; done
 		# shellcheck disable=SC2086
-		"$build/bench/noise_kodak" "$@" --quiet --levels low,mid --crops "$crops" $args "$kodak/$name.png" > /dev/null
+		"$build/bench/noise_kodak" $bnr "$@" --quiet --levels low,mid --crops "$crops" $args "$kodak/$name.png" > /dev/null
 	done <<-EOF
 	kodim08 0,150,128,96 620,40,128,96
 	kodim13 330,360,128,96 60,120,128,96
@@ -77,8 +87,10 @@ if [ "$speed" = 1 ]; then
 	done
 	# shellcheck disable=SC2086
 	"$build/bench/mosaic" --size 4000x3000 $land "$work/m.pgm"
-	echo "# reference BNR and CNR, mid-level noise, 4000x3000, median of 5 runs"
+	echo "# reference BNR (fast, then quality) and CNR, mid-level noise, 4000x3000, median of 5 runs"
 	for t in 1 2; do
-		"$build/bench/noise_kodak" "$@" --speed --threads $t --runs 5 "$work/m.pgm"
+		"$build/bench/noise_kodak" --bnr-mode fast "$@" --speed --threads $t --runs 5 "$work/m.pgm"
+		"$build/bench/noise_kodak" --bnr-mode quality --bnr 256 "$@" --speed --threads $t --runs 5 "$work/m.pgm" |
+			grep '^BNR'
 	done
 fi

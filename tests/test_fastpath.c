@@ -220,6 +220,21 @@ TEST(fastpath_quality_demosaic_matches_reference)
 	compare_all(&c, &s, true);
 }
 
+TEST(fastpath_quality_bnr_matches_reference)
+{
+	/* +-7 rows of support: small bands, odd widths, a frame not a whole number of 128-column tiles. */
+	struct cisp_isp_config a = { CISP_FMT_SRGGB10, 136, 46, { { CISP_FMT_NV12, 136, 46 }, { CISP_FMT_RGB888, 136, 46 } } };
+	struct cisp_isp_config b = { CISP_FMT_SGBRG8, 34, 16, { { CISP_FMT_NV12, 34, 16 } } };
+	struct cisp_param_state s;
+
+	full_state(&s, true, true);
+	s.bnr.mode = CISP_BNR_QUALITY;
+	compare_all(&a, &s, false);
+	full_state(&s, false, false);
+	s.bnr.mode = CISP_BNR_QUALITY;
+	compare_all(&b, &s, false);
+}
+
 TEST(fastpath_defaults_match_reference)
 {
 	struct cisp_isp_config c = { CISP_FMT_SRGGB12, 66, 18, { { CISP_FMT_NV12, 66, 18 } } };

@@ -196,6 +196,18 @@ struct cisp_noise_params {
 	uint32_t b[4];
 };
 
+/** Bayer denoise filters (struct cisp_bnr_params.mode). */
+enum cisp_bnr_mode {
+	/** edge-aware range filter of the 5x5 same-colour window, +-3 rows of support */
+	CISP_BNR_FAST = 0,
+	/**
+	 * the mean of a patch-guided range filter and Walsh-Hadamard shrinkage
+	 * of the half-resolution colour planes: about 0.5 dB more at mid noise,
+	 * several times the cost, +-7 rows of support
+	 */
+	CISP_BNR_QUALITY = 1,
+};
+
 /**
  * struct cisp_bnr_params - Bayer-domain denoise (CISP_BLOCK_BNR, 16 bytes).
  * @header: type CISP_BLOCK_BNR.
@@ -205,15 +217,20 @@ struct cisp_noise_params {
  *            where its difference to the centre reaches 6 scaled sigmas, or
  *            the difference of a luma guide 3 scaled sigmas
  *            (docs/stages/bnr.md). 0 leaves the plane unchanged.
+ *            In CISP_BNR_QUALITY the same scale multiplies the noise
+ *            standard deviation both of its filters assume.
+ * @mode: enum cisp_bnr_mode, the filter.
  * @reserved: 0.
  *
  * Default: disabled, strength 224 (0.875: the best mean gain at mid noise
- * on the benchmark of docs/stages/cnr.md, with no image worse at low noise).
+ * on the benchmark of docs/stages/cnr.md, with no image worse at low noise),
+ * mode CISP_BNR_FAST.
  */
 struct cisp_bnr_params {
 	struct cisp_block_header header;
 	uint16_t strength;
-	uint16_t reserved[3];
+	uint16_t mode;
+	uint16_t reserved[2];
 };
 
 /** Largest lens shading grid per dimension. */

@@ -61,7 +61,8 @@ ASSERT_LAYOUT(cisp_noise_params, b, 24);
 
 ASSERT_SIZE(cisp_bnr_params, 16);
 ASSERT_LAYOUT(cisp_bnr_params, strength, 8);
-ASSERT_LAYOUT(cisp_bnr_params, reserved, 10);
+ASSERT_LAYOUT(cisp_bnr_params, mode, 10);
+ASSERT_LAYOUT(cisp_bnr_params, reserved, 12);
 
 ASSERT_SIZE(cisp_lsc_params, 16 + 8 * CISP_LSC_MAX_GRID * CISP_LSC_MAX_GRID);
 ASSERT_LAYOUT(cisp_lsc_params, grid_w, 8);
@@ -200,6 +201,7 @@ _Static_assert(sizeof(struct cisp_param_state) ==
 static const char *const transfer_names[] = { "linear", "srgb", "bt709", NULL };
 static const char *const matrix_names[] = { "bt601", "bt709", "bt2020", NULL };
 static const char *const range_names[] = { "limited", "full", NULL };
+/* Demosaic algorithms and Bayer denoise modes share the names. */
 static const char *const algorithm_names[] = { "fast", "quality", NULL };
 
 const char *const abi_output_names[CISP_MAX_OUTPUTS] = { "main", "preview" };
@@ -240,6 +242,8 @@ static const struct abi_field noise_fields[] = {
 
 static const struct abi_field bnr_fields[] = {
 	FIELD(cisp_bnr_params, strength, ABI_U16, 0, 1024, .frac = 8),
+	FIELD(cisp_bnr_params, mode, ABI_U16, 0, CISP_BNR_QUALITY, .names = algorithm_names,
+	      .flags = ABI_OPTIONAL),
 	RESERVED(cisp_bnr_params, reserved, ABI_U16),
 	{ 0 },
 };

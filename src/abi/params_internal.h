@@ -37,6 +37,7 @@ static inline uint32_t abi_type_bytes(unsigned type)
 #define ABI_COUNT (1u << 1)    /* a count or size the block's layout depends on: checked first */
 #define ABI_IMPLICIT (1u << 2) /* not a YAML key: set from a list's length or the block's key */
 #define ABI_GRID (1u << 3)     /* YAML: one inner list per line */
+#define ABI_OPTIONAL (1u << 4) /* YAML: a scalar that may be left out, meaning 0 (and is left out when 0) */
 
 /* The elements of an array field in use: elements [first, first + n), in YAML lists of @row. */
 struct abi_span {

@@ -211,6 +211,8 @@ static void put_block(struct text *t, const uint8_t *p)
 			put_list(t, f, p);
 			continue;
 		}
+		if ((f->flags & ABI_OPTIONAL) && !abi_get(p, f, 0))
+			continue;
 		element_text(value, sizeof(value), f, abi_get(p, f, 0));
 		put(t, "  %s: %s\n", f->name, value);
 	}
@@ -475,6 +477,8 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 			if (!has_key(f))
 				continue;
 			snprintf(path, sizeof(path), "%s.%s", name, f->name);
+			if (!value[i] && (f->flags & ABI_OPTIONAL))
+				continue; /* 0: the block was zeroed */
 			if (!value[i])
 				return yaml_error(map, name, "missing key '%s'", f->name);
 			ret = f->count > 1 ? parse_list(ps, value[i], path, b, f, block)

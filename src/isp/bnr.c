@@ -18,6 +18,7 @@
 
 #include "core/error_internal.h"
 #include "bnr.h"
+#include "bnr_quality.h"
 #include "isqrt.h"
 
 /* Guide row buffers hold STRIP + 2 * GUIDE_PAD samples, input rows STRIP + 2 * IN_PAD. */
@@ -32,6 +33,8 @@
 
 struct cisp_bnr_coeffs {
 	int enabled;                /* strength > 0 */
+	int mode;                   /* enum cisp_bnr_mode */
+	struct cisp_bnr_quality quality; /* CISP_BNR_QUALITY's profile and scale */
 	uint8_t green[4];           /* site (y & 1) * 2 + (x & 1) is a green site */
 	uint16_t inv[4][256];       /* per site, per guide level >> 8: 2^24 / (6 sigma), at most 65535 */
 	uint32_t recip[WSUM_MAX + 1]; /* (2^32 + n / 2) / n for n >= WMAX */
@@ -62,10 +65,16 @@ int cisp_bnr_prepare(struct cisp_bnr_coeffs **out, const struct cisp_bnr_params 
 	uint16_t strength = p->strength > 1024 ? 1024 : p->strength;
 
 	c->enabled = strength > 0;
+	/* Validation rejects unknown modes; anything else runs the fast filter. */
+	c->mode = p->mode == CISP_BNR_QUALITY ? CISP_BNR_QUALITY : CISP_BNR_FAST;
+	c->quality.s2 = (uint32_t)strength * strength;
 	for (int site = 0; site < 4; site++) {
 		enum cisp_channel ch = cisp_cfa_channel(cfa, (unsigned)site & 1, (unsigned)site >> 1);
 
 		c->green[site] = ch == CISP_CH_GR || ch == CISP_CH_GB;
+		c->quality.green[site] = c->green[site];
+		c->quality.a[site] = noise->a[ch];
+		c->quality.b[site] = noise->b[ch];
 		for (uint32_t i = 0; i < 256; i++)
 			c->inv[site][i] = cisp_bnr_inv_sigma(noise->a[ch], noise->b[ch], strength, i * 256 + 128);
 	}
@@ -93,8 +102,12 @@ void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row
 
 int cisp_bnr_radius(const struct cisp_bnr_coeffs *c)
 {
-	(void)c;
-	return RADIUS;
+	return c->mode == CISP_BNR_QUALITY ? CISP_BNR_QUALITY_RADIUS : RADIUS;
+}
+
+int cisp_bnr_mode(const struct cisp_bnr_coeffs *c)
+{
+	return c->mode;
 }
 
 /* Mirrored copy of input row @y, columns [x0 - IN_PAD, x1 + IN_PAD): a plain copy but near the edges. */
@@ -197,6 +210,10 @@ void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, co
 	if (!c->enabled) {
 		for (int y = y0; y < y1; y++)
 			memcpy(plane_row(out, y), plane_row(in, y), (size_t)w * sizeof(uint16_t));
+		return;
+	}
+	if (c->mode == CISP_BNR_QUALITY) {
+		cisp_bnr_quality_rows(&c->quality, in, out, y0, y1);
 		return;
 	}
 	memset(inbuf, 0, sizeof(inbuf));

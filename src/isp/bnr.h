@@ -14,8 +14,10 @@ struct cisp_bnr_coeffs;
 int cisp_bnr_prepare(struct cisp_bnr_coeffs **c, const struct cisp_bnr_params *p,
 		     const struct cisp_noise_params *noise, enum cisp_cfa cfa);
 void cisp_bnr_free(struct cisp_bnr_coeffs *c);
-/* Rows of vertical support above and below an output row. */
+/* Rows of vertical support above and below an output row (3, or 7 in CISP_BNR_QUALITY). */
 int cisp_bnr_radius(const struct cisp_bnr_coeffs *c);
+/* The filter (enum cisp_bnr_mode); the row kernels below are CISP_BNR_FAST's. */
+int cisp_bnr_mode(const struct cisp_bnr_coeffs *c);
 /*
  * 2^24 / (6 * sigma * strength / 256), rounded, at most 65535, where sigma^2 =
  * a * level / 2^16 + b (docs/stages/bnr.md): the scale of the tap weights.
@@ -46,7 +48,7 @@ void cisp_bnr_row_c(const uint16_t *const r[5], const uint16_t *const g[5], uint
 		    const struct cisp_bnr_row_tables *t);
 void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
 		      const struct cisp_bnr_row_tables *t, int x0, int x1);
-/* Rows [y0, y1) of @out from @in; @in != @out. */
+/* Rows [y0, y1) of @out from @in, in either mode; @in != @out. */
 void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1);
 

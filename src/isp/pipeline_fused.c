@@ -144,7 +144,10 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 			cur = B_DPC;
 		}
 		/* Bayer denoise (its guide a stage of its own) or a copy, and lens shading, in one stage. */
-		if (block_on(isp, CISP_BLOCK_BNR)) {
+		if (block_on(isp, CISP_BLOCK_BNR) && cisp_bnr_mode(isp->bnr) == CISP_BNR_QUALITY) {
+			/* The quality filter reads its input rows directly. */
+			add(c, S_LSC, B_LSC, cur, cisp_bnr_radius(isp->bnr), -1, 0);
+		} else if (block_on(isp, CISP_BLOCK_BNR)) {
 			add(c, S_GUIDE, B_GUIDE, cur, 1, -1, 0);
 			add(c, S_LSC, B_LSC, cur, 2, B_GUIDE, 2);
 		} else {
@@ -371,7 +374,9 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 					 plane_row(&out, y), w);
 		break;
 	case S_LSC:
-		if (block_on(isp, CISP_BLOCK_BNR)) {
+		if (block_on(isp, CISP_BLOCK_BNR) && cisp_bnr_mode(isp->bnr) == CISP_BNR_QUALITY) {
+			cisp_bnr_rows(isp->bnr, &in, &out, y0, y1);
+		} else if (block_on(isp, CISP_BLOCK_BNR)) {
 			struct plane16 guide = plane_of(&wk->win[B_GUIDE], 0, w, h);
 
 			for (int y = y0; y < y1; y++) {

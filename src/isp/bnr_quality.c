@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quality Bayer denoise (docs/stages/bnr.md, CISP_BNR_QUALITY): each
+ * output sample is the rounded mean of the patch-guided range filter and
+ * the transform shrinkage. Both are computed per tile of the output, so
+ * their scratch memory is small and fixed; every output sample is a function
+ * of the mirrored input alone, so the result does not depend on the tiles,
+ * the rows asked for or the band split.
+ */
+#include <string.h>
+
+#include "bnr_quality.h"
+
+void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h, uint16_t *dst, int stride)
+{
+	const int fw = in->width, fh = in->height;
+
+	for (int j = 0; j < h; j++) {
+		const uint16_t *s = plane_row(in, mirror(y0 + j, fh));
+		uint16_t *d = dst + (size_t)j * stride;
+		int x = x0;
+
+		for (; x < x0 + w && x < 0; x++)
+			d[x - x0] = s[mirror(x, fw)];
+		if (x < x0 + w && x0 + w <= fw) {
+			memcpy(d + (x - x0), s + x, (size_t)(x0 + w - x) * sizeof(*s));
+			continue;
+		}
+		for (; x < x0 + w; x++)
+			d[x - x0] = s[mirror(x, fw)];
+	}
+}
+
+void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane16 *in, const struct plane16 *out,
+			   int y0, int y1)
+{
+	uint16_t p[CISP_BNR_TILE_H][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	const int w = in->width;
+
+	for (int ty = y0; ty < y1; ty += CISP_BNR_TILE_H) {
+		const int th = y1 - ty < CISP_BNR_TILE_H ? y1 - ty : CISP_BNR_TILE_H;
+
+		for (int tx = 0; tx < w; tx += CISP_BNR_TILE_W) {
+			const int tw = w - tx < CISP_BNR_TILE_W ? w - tx : CISP_BNR_TILE_W;
+
+			cisp_bnr_patch_tile(q, in, tx, ty, tw, th, &p[0][0], CISP_BNR_TILE_W);
+			cisp_bnr_transform_tile(q, in, tx, ty, tw, th, &t[0][0], CISP_BNR_TILE_W);
+			for (int j = 0; j < th; j++) {
+				uint16_t *d = plane_row(out, ty + j) + tx;
+
+				for (int i = 0; i < tw; i++)
+					d[i] = (uint16_t)(((uint32_t)p[j][i] + t[j][i] + 1) >> 1);
+			}
+		}
+	}
+}
