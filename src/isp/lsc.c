@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cisp/image.h>
 
@@ -106,6 +107,16 @@ void cisp_lsc_gain_row(const struct cisp_lsc_coeffs *c, int y, int x0, int n, ui
 			g0[x - x0] = a[1];
 			g1[x - x0] = b[1];
 			x++;
+		}
+		/* Eight columns at a time from a pattern of the two sites (a copy of 16 bytes). */
+		if (x + 8 <= e) {
+			const uint16_t pa[8] = { a[0], a[1], a[0], a[1], a[0], a[1], a[0], a[1] };
+			const uint16_t pb[8] = { b[0], b[1], b[0], b[1], b[0], b[1], b[0], b[1] };
+
+			for (; x + 8 <= e; x += 8) {
+				memcpy(g0 + x - x0, pa, sizeof(pa));
+				memcpy(g1 + x - x0, pb, sizeof(pb));
+			}
 		}
 		for (; x + 1 < e; x += 2) {
 			g0[x - x0] = a[0];
