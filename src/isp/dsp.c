@@ -58,6 +58,7 @@ static void init_c(struct cisp_dsp *d)
 {
 	d->level = CISP_CPU_SCALAR;
 	d->unpack16_row = cisp_unpack16_row_c;
+	d->unpack8_row = cisp_unpack8_row_c;
 	d->blc_row = cisp_blc_row_c;
 	d->wb_row = cisp_wb_row_c;
 	d->lsc_row = cisp_lsc_row_c;

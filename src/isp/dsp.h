@@ -104,6 +104,8 @@ struct cisp_dsp {
 			       int y1, void *scratch);
 	void (*dmq_colour_rows)(const struct plane16 *bayer, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch);
+	/* Unpacking of a row of 8-bit samples: s << 8 (any width >= 1). */
+	void (*unpack8_row)(const uint8_t *s, uint16_t *d, int w);
 };
 
 /* The table for this CPU, capped by CISP_CPU; filled on the first call. */

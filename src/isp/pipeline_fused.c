@@ -344,6 +344,8 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			if (!f->packed && f->bits > 8)
 				d->unpack16_row(j->input->plane[0].data + (size_t)y * j->input->plane[0].stride, row, w,
 						(int)f->bits);
+			else if (!f->packed && f->bits == 8 && f->kind == CISP_KIND_BAYER)
+				d->unpack8_row(j->input->plane[0].data + (size_t)y * j->input->plane[0].stride, row, w);
 			else
 				cisp_unpack_rows(j->input, &out, y, y + 1);
 			if (block_on(isp, CISP_BLOCK_BLC))

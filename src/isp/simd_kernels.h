@@ -58,6 +58,15 @@ static void FN(unpack16_row)(const uint8_t *s, uint16_t *d, int w, int bits)
 	cisp_unpack16_row_c(s + 2 * x, d + x, w - x, bits);
 }
 
+static void FN(unpack8_row)(const uint8_t *s, uint16_t *d, int w)
+{
+	int x = 0;
+
+	for (; x + N16 <= w; x += N16)
+		st(d + x, sll16(ld8(s + x), 8));
+	cisp_unpack8_row_c(s + x, d + x, w - x);
+}
+
 static void FN(blc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
 			uint16_t white)
 {
@@ -640,6 +649,7 @@ static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const ui
 void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
 	d->unpack16_row = FN(unpack16_row);
+	d->unpack8_row = FN(unpack8_row);
 	d->blc_row = FN(blc_row);
 	d->wb_row = FN(wb_row);
 	d->lsc_row = FN(lsc_row);

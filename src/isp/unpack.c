@@ -41,6 +41,12 @@ void cisp_unpack16_row_c(const uint8_t *s, uint16_t *d, int w, int bits)
 		d[x] = to16(s[2 * x] | (unsigned)s[2 * x + 1] << 8, (unsigned)bits);
 }
 
+void cisp_unpack8_row_c(const uint8_t *s, uint16_t *d, int w)
+{
+	for (int x = 0; x < w; x++)
+		d[x] = (uint16_t)(s[x] << 8);
+}
+
 void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, int y0, int y1)
 {
 	const struct cisp_format_info *f = cisp_format_info(in->format);
@@ -58,8 +64,7 @@ void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, in
 		} else if (f->packed) {
 			row_raw12(s, d, w);
 		} else if (f->bits == 8) {
-			for (int x = 0; x < w; x++)
-				d[x] = (uint16_t)(s[x] << 8);
+			cisp_unpack8_row_c(s, d, w);
 		} else {
 			cisp_unpack16_row_c(s, d, w, (int)f->bits);
 		}

@@ -17,5 +17,7 @@ void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, in
 
 /* One row of a 16-bit container format of @bits bits (10..16), split out for dsp.h. */
 void cisp_unpack16_row_c(const uint8_t *s, uint16_t *d, int w, int bits);
+/* One row of 8-bit samples: s << 8 (the dsp.h entry). */
+void cisp_unpack8_row_c(const uint8_t *s, uint16_t *d, int w);
 
 #endif

@@ -15,6 +15,8 @@ typedef int32x4_t vs32;
 #define N32 4
 
 #define ld(p) vld1q_u16((const uint16_t *)(p))
+/* N16 bytes at p, zero-extended to 16-bit lanes. */
+#define ld8(p) vmovl_u8(vld1_u8((const uint8_t *)(p)))
 #define st(p, v) vst1q_u16((uint16_t *)(p), (v))
 #define set16(v) vdupq_n_u16((uint16_t)(v))
 #define set32(v) vdupq_n_s32(v)

@@ -19,6 +19,7 @@ typedef __m128i vs32;
 #define ld(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define st(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 #define set16(v) _mm_set1_epi16((short)(v))
+#define ld8(p) _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 #define set32(v) _mm_set1_epi32(v)
 #define set32x2(a, b) _mm_set_epi32(b, a, b, a)
 #define zero() _mm_setzero_si128()
@@ -33,6 +34,7 @@ typedef __m256i vs32;
 #define ld(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define st(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 #define set16(v) _mm256_set1_epi16((short)(v))
+#define ld8(p) _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define set32(v) _mm256_set1_epi32(v)
 #define set32x2(a, b) _mm256_set_epi32(b, a, b, a, b, a, b, a)
 #define zero() _mm256_setzero_si256()
@@ -47,6 +49,7 @@ typedef __m512i vs32;
 #define ld(p) _mm512_loadu_si512((const void *)(p))
 #define st(p, v) _mm512_storeu_si512((void *)(p), (v))
 #define set16(v) _mm512_set1_epi16((short)(v))
+#define ld8(p) _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define set32(v) _mm512_set1_epi32(v)
 #define set32x2(a, b) _mm512_set_epi32(b, a, b, a, b, a, b, a, b, a, b, a, b, a, b, a)
 #define zero() _mm512_setzero_si512()
@@ -58,6 +61,7 @@ typedef __m512i vs32;
 #error "VEC_BITS must be 128, 256 or 512"
 #endif
 
+/* ld8(p): N16 bytes at p, zero-extended to 16-bit lanes. */
 #define N16 (VEC_BITS / 16)
 #define N32 (VEC_BITS / 32)
 
