@@ -106,6 +106,8 @@ struct cisp_dsp {
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch);
 	/* Unpacking of a row of 8-bit samples: s << 8 (any width >= 1). */
 	void (*unpack8_row)(const uint8_t *s, uint16_t *d, int w);
+	/* Interleaved 8-bit RGB of a row, cisp_to8() per sample (any width >= 1). */
+	void (*rgb888_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w);
 };
 
 /* The table for this CPU, capped by CISP_CPU; filled on the first call. */

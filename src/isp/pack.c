@@ -30,6 +30,15 @@ void cisp_to8_row_c(const uint16_t *s, uint8_t *d, int w)
 		d[x] = cisp_to8(s[x]);
 }
 
+void cisp_rgb888_row_c(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w)
+{
+	for (int x = 0; x < w; x++) {
+		d[3 * x] = cisp_to8(r[x]);
+		d[3 * x + 1] = cisp_to8(g[x]);
+		d[3 * x + 2] = cisp_to8(b[x]);
+	}
+}
+
 void cisp_chroma420_row_c(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			  uint8_t *dcb, uint8_t *dcr, int step, int w)
 {
@@ -86,11 +95,7 @@ void cisp_pack_rows(const struct rgb16 *in, const struct cisp_image *out, int y0
 		uint8_t *dst = out->plane[0].data + (size_t)y * out->plane[0].stride;
 
 		if (out->format == CISP_FMT_RGB888) {
-			for (int x = 0; x < w; x++) {
-				dst[3 * x] = cisp_to8(r[x]);
-				dst[3 * x + 1] = cisp_to8(g[x]);
-				dst[3 * x + 2] = cisp_to8(b[x]);
-			}
+			cisp_rgb888_row_c(r, g, b, dst, w);
 		} else if (out->format == CISP_FMT_RGB48) {
 			/* Little-endian words, written byte by byte whatever the host order. */
 			for (int x = 0; x < w; x++) {

@@ -22,6 +22,8 @@ static inline uint8_t cisp_to8(uint32_t v)
  * sample, and the chroma of a pair of rows of even width @w, whole 2x2 blocks.
  */
 void cisp_to8_row_c(const uint16_t *s, uint8_t *d, int w);
+/* Interleaved 8-bit RGB of a row: cisp_to8() of each sample (the dsp.h entry). */
+void cisp_rgb888_row_c(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w);
 void cisp_chroma420_row_c(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			  uint8_t *dcb, uint8_t *dcr, int step, int w);
 void cisp_pack_rows(const struct rgb16 *in, const struct cisp_image *out, int y0, int y1);

@@ -618,6 +618,18 @@ static void FN(to8_row)(const uint16_t *s, uint8_t *d, int w)
 	cisp_to8_row_c(s + x, d + x, w - x);
 }
 
+static void FN(rgb888_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w)
+{
+	const vu16 h = set16(128), k = set16(65281);
+	int x = 0;
+
+	/* cisp_to8() as in to8_row, then the three bytes of each pixel together. */
+	for (; x + N16 <= w; x += N16)
+		st_rgb8(d + 3 * x, srl16(mulhi16(adds16(ld(r + x), h), k), 8), srl16(mulhi16(adds16(ld(g + x), h), k), 8),
+			srl16(mulhi16(adds16(ld(b + x), h), k), 8));
+	cisp_rgb888_row_c(r + x, g + x, b + x, d + 3 * x, w - x);
+}
+
 static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			      uint8_t *dcb, uint8_t *dcr, int step, int w)
 {
@@ -667,4 +679,5 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->sharpen_row = FN(sharpen_row);
 	d->to8_row = FN(to8_row);
 	d->chroma420_row = FN(chroma420_row);
+	d->rgb888_row = FN(rgb888_row);
 }

@@ -105,6 +105,14 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
 	return vreinterpretq_s32_u32(vcombine_u32(vshrn_n_u64(lo, 32), vshrn_n_u64(hi, 32)));
 }
 
+/* N16 pixels of r, g, b (each lane <= 255) as 3 N16 interleaved bytes. */
+V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
+{
+	uint8x8x3_t v = { { vmovn_u16(r), vmovn_u16(g), vmovn_u16(b) } };
+
+	vst3_u8(d, v);
+}
+
 V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 {
 	vst1q_u8(d, vcombine_u8(vqmovn_u16(a), vqmovn_u16(b)));

@@ -208,6 +208,35 @@ V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 #endif
 }
 
+/* Eight pixels of 16-bit lanes r, g, b (each <= 255) as 24 interleaved bytes. */
+V_INLINE void st_rgb8_128(uint8_t *d, __m128i r, __m128i g, __m128i b)
+{
+	const __m128i rg = _mm_packus_epi16(r, g), bb = _mm_packus_epi16(b, b);
+	const __m128i m0 = _mm_setr_epi8(0, 8, -1, 1, 9, -1, 2, 10, -1, 3, 11, -1, 4, 12, -1, 5);
+	const __m128i m1 = _mm_setr_epi8(-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1);
+	const __m128i m2 = _mm_setr_epi8(13, -1, 6, 14, -1, 7, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+	const __m128i m3 = _mm_setr_epi8(-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+
+	_mm_storeu_si128((__m128i *)(void *)d, _mm_or_si128(_mm_shuffle_epi8(rg, m0), _mm_shuffle_epi8(bb, m1)));
+	_mm_storel_epi64((__m128i *)(void *)(d + 16), _mm_or_si128(_mm_shuffle_epi8(rg, m2), _mm_shuffle_epi8(bb, m3)));
+}
+
+/* N16 pixels of r, g, b (each lane <= 255) as 3 N16 interleaved bytes, eight pixels at a time. */
+V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
+{
+#if VEC_BITS == 128
+	st_rgb8_128(d, r, g, b);
+#elif VEC_BITS == 256
+	st_rgb8_128(d, _mm256_castsi256_si128(r), _mm256_castsi256_si128(g), _mm256_castsi256_si128(b));
+	st_rgb8_128(d + 24, _mm256_extracti128_si256(r, 1), _mm256_extracti128_si256(g, 1), _mm256_extracti128_si256(b, 1));
+#else
+	st_rgb8_128(d, _mm512_castsi512_si128(r), _mm512_castsi512_si128(g), _mm512_castsi512_si128(b));
+	st_rgb8_128(d + 24, _mm512_extracti32x4_epi32(r, 1), _mm512_extracti32x4_epi32(g, 1), _mm512_extracti32x4_epi32(b, 1));
+	st_rgb8_128(d + 48, _mm512_extracti32x4_epi32(r, 2), _mm512_extracti32x4_epi32(g, 2), _mm512_extracti32x4_epi32(b, 2));
+	st_rgb8_128(d + 72, _mm512_extracti32x4_epi32(r, 3), _mm512_extracti32x4_epi32(g, 3), _mm512_extracti32x4_epi32(b, 3));
+#endif
+}
+
 /* 16-bit lanes of a then b (32-bit lanes, each 0..65535), in memory order. */
 V_INLINE vu16 narrow32(vs32 a, vs32 b)
 {
