@@ -15,7 +15,7 @@
 #include "isp/dsp.h"
 
 /* Rows one pass computes at a time within a band, to keep its scratch small. */
-#define CHUNK_ROWS 16
+#define CHUNK_ROWS 32
 
 struct cisp_demosaic_quality {
 	int width, height;
