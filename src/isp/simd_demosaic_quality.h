@@ -5,9 +5,11 @@
  * layer, for the files in x86/ and arm/, which include it after
  * simd_kernels.h. Same scratch layout, same rows, same bits.
  *
- * Every step works on N32 columns as 32-bit lanes, computing each value on
- * both kinds of site and keeping the one the site needs (a select), since
- * green and colour sites alternate along a row. The scratch rows are padded
+ * Every step works on N32 columns as 32-bit lanes. Green and colour sites
+ * alternate along a row: the green of the colour sites, the pass's heaviest
+ * step, gathers the colour sites of two vectors into one (dmq_pick) and
+ * spreads the result back; the other steps compute each value on both kinds
+ * of site and keep the one the site needs (a select). The scratch rows are padded
  * by reflection, so vectors cover whole rows with no edge columns; only the
  * Bayer reads of dh reach past the row, and its two columns at each end are
  * left to the C version. mlog is the exponent and top mantissa bits of the
@@ -21,8 +23,10 @@
 
 /*
  * The per-architecture part: N32 samples of 16 bits widened to 32-bit lanes
- * (dmq_ldw), stored back clamped to 0..65535 (dmq_stc), mlog, and lookups
- * in a table of 64 bytes.
+ * (dmq_ldw), stored back clamped to 0..65535 (dmq_stc), mlog, lookups in
+ * a table of 64 bytes; dmq_pick() takes the lanes of one parity (ph 0: even,
+ * 1: odd) of two vectors, a's then b's, and dmq_spread() puts a vector's
+ * lanes back into the lanes of that parity of two vectors, zeros between.
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
@@ -48,6 +52,25 @@ V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 	__m512i hi = _mm512_permutex2var_epi32(l->t[2], i, l->t[3]);
 
 	return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(i, _mm512_set1_epi32(32)), lo, hi);
+}
+
+V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
+{
+	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+
+	return _mm512_permutex2var_epi32(a, ph ? _mm512_add_epi32(even, _mm512_set1_epi32(1)) : even, b);
+}
+
+V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
+{
+	/* lane 2i (ph 0) or 2i + 1 (ph 1) of lo takes c[i], of hi c[8 + i]; 16 is a zero of the second source */
+	const __m512i l0 = _mm512_set_epi32(16, 7, 16, 6, 16, 5, 16, 4, 16, 3, 16, 2, 16, 1, 16, 0);
+	const __m512i l1 = _mm512_set_epi32(7, 16, 6, 16, 5, 16, 4, 16, 3, 16, 2, 16, 1, 16, 0, 16);
+	const __m512i idx = ph ? l1 : l0, eight = _mm512_set1_epi32(8);
+	const __mmask16 keep = ph ? 0xaaaa : 0x5555;
+
+	*lo = _mm512_permutex2var_epi32(c, idx, _mm512_setzero_si512());
+	*hi = _mm512_maskz_permutexvar_epi32(keep, _mm512_add_epi32(idx, eight), c);
 }
 #else
 #if VEC_BITS == 256
@@ -90,6 +113,37 @@ V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 	return vand(X(blendv_epi8)(lo, hi, b5), set32(255));
 }
 #endif
+#if VEC_BITS == 256
+V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
+{
+	const __m256i split = _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0); /* evens low, odds high */
+	__m256i pa = _mm256_permutevar8x32_epi32(a, split), pb = _mm256_permutevar8x32_epi32(b, split);
+
+	return ph ? _mm256_permute2x128_si256(pa, pb, 0x31) : _mm256_permute2x128_si256(pa, pb, 0x20);
+}
+#elif VEC_BITS == 128
+V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
+{
+	__m128 fa = _mm_castsi128_ps(a), fb = _mm_castsi128_ps(b);
+
+	return _mm_castps_si128(ph ? _mm_shuffle_ps(fa, fb, 0xdd) : _mm_shuffle_ps(fa, fb, 0x88));
+}
+#endif
+#if VEC_BITS < 512
+V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
+{
+	vs32 l = ph ? X(unpacklo_epi32)(zero(), c) : X(unpacklo_epi32)(c, zero());
+	vs32 h = ph ? X(unpackhi_epi32)(zero(), c) : X(unpackhi_epi32)(c, zero());
+
+#if VEC_BITS == 256
+	*lo = _mm256_permute2x128_si256(l, h, 0x20);
+	*hi = _mm256_permute2x128_si256(l, h, 0x31);
+#else
+	*lo = l;
+	*hi = h;
+#endif
+}
+#endif
 /* mlog of s (1 <= s < 2^24): bits 19.. of the single float of s, less 2032. */
 #define dmq_mlog(s) sub32(srl32(dmq_asint(X(cvtepi32_ps)(s)), 19), set32(2032))
 #else /* NEON */
@@ -113,6 +167,19 @@ V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 {
 	return vandq_s32(vreinterpretq_s32_u8(vqtbl4q_u8(l->t, vreinterpretq_u8_s32(i))), vdupq_n_s32(255));
 }
+
+V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
+{
+	return ph ? vuzp2q_s32(a, b) : vuzp1q_s32(a, b);
+}
+
+V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
+{
+	const int32x4_t z = vdupq_n_s32(0);
+
+	*lo = ph ? vzip1q_s32(z, c) : vzip1q_s32(c, z);
+	*hi = ph ? vzip2q_s32(z, c) : vzip2q_s32(c, z);
+}
 #endif
 
 /* a where the mask m is all ones, b where it is 0. */
@@ -121,10 +188,12 @@ V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 /*
  * Vectors of N32 columns at x = x0, x0 + N32, ..., the last one ending at x1
  * (it may overlap the one before and computes the same values again); needs
- * x1 - x0 >= N32.
+ * x1 - x0 >= N32. DMQ_FOR_STEP: steps of two vectors or more.
  */
-#define DMQ_FOR(x, x0, x1) \
-	for (int x = (x0), end_ = (x1)-N32, done_ = 0; !done_; done_ = x >= end_, x = x + N32 < end_ ? x + N32 : end_)
+#define DMQ_FOR_STEP(x, x0, x1, step)                                                 \
+	for (int x = (x0), end_ = (x1) - (step), done_ = 0; !done_; done_ = x >= end_, \
+	     x = x + (step) < end_ ? x + (step) : end_)
+#define DMQ_FOR(x, x0, x1) DMQ_FOR_STEP(x, x0, x1, N32)
 
 /* The SIG and SOFT tables as the lookups take them. */
 struct dmq_tables {
@@ -191,6 +260,30 @@ V_INLINE vs32 dmq_diff(vs32 e, vs32 c, vs32 gl)
 	return sub32(vxor32(t, gl), gl);
 }
 
+/* The scratch rows the green of a row y reads. */
+struct dmq_green_in {
+	const int32_t *ch, *h1; /* CH, dh of row y */
+	const int32_t *v[7];    /* dv of rows y - 3 .. y + 3 */
+	const int32_t *n[4];    /* CV of rows y - 1 .. y - 4 */
+	const int32_t *s[4];    /* CV of rows y + 1 .. y + 4 */
+};
+
+/* At columns o..: gradient sums of the four sides (less 1) and the directional estimates. */
+V_INLINE void dmq_green_sums(const struct dmq_green_in *r, int o, vs32 *se, vs32 *sw, vs32 *sn, vs32 *ss, vs32 *ee,
+			     vs32 *ew, vs32 *en, vs32 *es)
+{
+	const vs32 c = ld32(r->v[3] + o);
+
+	*se = dmq_sum4(r->ch + o + 1);
+	*sw = dmq_sum4(r->ch + o - 4);
+	*sn = add32(add32(ld32(r->n[0] + o), ld32(r->n[1] + o)), add32(ld32(r->n[2] + o), ld32(r->n[3] + o)));
+	*ss = add32(add32(ld32(r->s[0] + o), ld32(r->s[1] + o)), add32(ld32(r->s[2] + o), ld32(r->s[3] + o)));
+	*ee = dmq_sum4(r->h1 + o);
+	*ew = dmq_sum4(r->h1 + o - 3);
+	*en = add32(add32(c, ld32(r->v[2] + o)), add32(ld32(r->v[1] + o), ld32(r->v[0] + o)));
+	*es = add32(add32(c, ld32(r->v[4] + o)), add32(ld32(r->v[5] + o), ld32(r->v[6] + o)));
+}
+
 static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1,
 			       void *scratch)
 {
@@ -202,7 +295,7 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD;
 	struct dmq_tables tb;
 
-	if (w < N32 + 4) {
+	if (w < 2 * N32 + 4) {
 		cisp_dmq_green_rows(m, cfa, g, y0, y1, scratch);
 		return;
 	}
@@ -253,10 +346,10 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	}
 	for (int y = y0; y < y1; y++) {
 		const int32_t *h0 = DH(y - 1), *h1 = DH(y), *h2 = DH(y + 1);
-		const int32_t *v1 = DV(y - 3), *v2 = DV(y - 2), *v3 = DV(y - 1), *v4 = DV(y);
-		const int32_t *v5 = DV(y + 1), *v6 = DV(y + 2), *v7 = DV(y + 3);
-		const int32_t *n4 = CV(y - 4), *n3 = CV(y - 3), *n2 = CV(y - 2), *n1 = CV(y - 1);
-		const int32_t *s1 = CV(y + 1), *s2 = CV(y + 2), *s3 = CV(y + 3), *s4 = CV(y + 4);
+		const struct dmq_green_in rw = {
+			ch, h1, { DV(y - 3), DV(y - 2), DV(y - 1), DV(y), DV(y + 1), DV(y + 2), DV(y + 3) },
+			{ CV(y - 1), CV(y - 2), CV(y - 3), CV(y - 4) }, { CV(y + 1), CV(y + 2), CV(y + 3), CV(y + 4) },
+		};
 		const uint16_t *mr = plane_row(m, y);
 		uint16_t *gr = plane_row(g, y);
 		const int rbx = cisp_dmq_rb_column(cfa, y);
@@ -269,25 +362,32 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 
 			st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
 		}
-		DMQ_FOR(x, 0, w) {
-			/* gradient sums of the four sides, their logs */
-			vs32 le = dmq_mlog(add32(dmq_sum4(ch + x + 1), one));
-			vs32 lw = dmq_mlog(add32(dmq_sum4(ch + x - 4), one));
-			vs32 ln = dmq_mlog(add32(add32(add32(ld32(n1 + x), ld32(n2 + x)), add32(ld32(n3 + x), ld32(n4 + x))), one));
-			vs32 ls = dmq_mlog(add32(add32(add32(ld32(s1 + x), ld32(s2 + x)), add32(ld32(s3 + x), ld32(s4 + x))), one));
-			/* directional estimates, 4 x the colour difference */
-			vs32 ee = dmq_sum4(h1 + x), ew = dmq_sum4(h1 + x - 3), c = ld32(v4 + x);
-			vs32 en = add32(add32(c, ld32(v3 + x)), add32(ld32(v2 + x), ld32(v1 + x)));
-			vs32 es = add32(add32(c, ld32(v5 + x)), add32(ld32(v6 + x), ld32(v7 + x)));
-			vs32 eh = dmq_blend(dmq_sig(&tb, sub32(lw, le)), ee, ew, 128, 8);
-			vs32 ev = dmq_blend(dmq_sig(&tb, sub32(ls, ln)), en, es, 128, 8);
-			/* log of the summed weights of each axis, as a gradient */
-			vs32 lh = sub32(min32(le, lw), dmq_soft(&tb, abs32(sub32(le, lw))));
-			vs32 lv = sub32(min32(ln, ls), dmq_soft(&tb, abs32(sub32(ln, ls))));
-			vs32 d = dmq_blend(dmq_sig(&tb, sub32(lv, lh)), eh, ev, 512, 10);
-			vs32 mv = dmq_ldw(mr + x);
+		/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
+		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+			const int ph = (x ^ rbx) & 1;
+			vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
 
-			dmq_stc(gr + x, dmq_sel(dmq_green_lanes(x, rbx), mv, add32(mv, d)));
+			dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
+			dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
+			{
+				vs32 le = dmq_mlog(add32(dmq_pick(se0, se1, ph), one));
+				vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
+				vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
+				vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
+				vs32 eh = dmq_blend(dmq_sig(&tb, sub32(lw, le)), dmq_pick(ee0, ee1, ph),
+						    dmq_pick(ew0, ew1, ph), 128, 8);
+				vs32 ev = dmq_blend(dmq_sig(&tb, sub32(ls, ln)), dmq_pick(en0, en1, ph),
+						    dmq_pick(es0, es1, ph), 128, 8);
+				/* log of the summed weights of each axis, as a gradient */
+				vs32 lh = sub32(min32(le, lw), dmq_soft(&tb, abs32(sub32(le, lw))));
+				vs32 lv = sub32(min32(ln, ls), dmq_soft(&tb, abs32(sub32(ln, ls))));
+				vs32 d[2];
+
+				/* green = M + d on the colour sites, M + 0 on the green sites */
+				dmq_spread(dmq_blend(dmq_sig(&tb, sub32(lv, lh)), eh, ev, 512, 10), ph, &d[0], &d[1]);
+				dmq_stc(gr + x, add32(dmq_ldw(mr + x), d[0]));
+				dmq_stc(gr + x + N32, add32(dmq_ldw(mr + x + N32), d[1]));
+			}
 		}
 	}
 #undef DH
