@@ -28,10 +28,23 @@ static const int8_t taps[24][2] = {
 	{ -3, -1 }, { 3, -1 }, { -3, 1 }, { 3, 1 }, { -3, 3 }, { -1, 3 }, { 1, 3 }, { 3, 3 },
 };
 
+/*
+ * The patch distances are computed one tap offset at a time for the whole
+ * tile: the squared guide differences of the offset at every position, then
+ * their 3x3 box sums, in plain loops over rows; the same integers as summing
+ * each tap's 9 terms.
+ */
 void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			 int th, uint16_t *dst, int stride)
 {
 	uint16_t l[LH][LW], g[GH][GW];
+	/* Per tile position: the limit Q, 2^48 / Q, the sums of weights and weighted samples. */
+	uint64_t qv[CISP_BNR_TILE_H][CISP_BNR_TILE_W], inv[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	uint64_t swv[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	uint32_t sw[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	/* One offset's squared guide differences (tile + 1 around) and their horizontal 3-sums. */
+	uint32_t d[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W + 2];
+	uint64_t hs[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W];
 
 	cisp_bnr_load_region(in, x0 - LPAD, y0 - LPAD, tw + 2 * LPAD, th + 2 * LPAD, &l[0][0], LW);
 	/* Guide: the 3x3 binomial mean of the mosaic (R/4 + G/2 + B/4 at every site). */
@@ -47,10 +60,8 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 
 		for (int i = 0; i < tw; i++) {
 			const int site = site_row + ((x0 + i) & 1), lx = i + LPAD, ly = j + LPAD;
-			const int ntap = q->green[site] ? 24 : 8;
-			const uint32_t v0 = l[ly][lx];
-			uint32_t sum9 = 0, c[9];
-			uint64_t var, qv, inv, sw = WMAX, swv = (uint64_t)WMAX * v0;
+			uint32_t sum9 = 0;
+			uint64_t var;
 
 			/* Local level: the mean of the 3x3 same-colour samples. */
 			for (int b = -2; b <= 2; b += 2)
@@ -58,38 +69,50 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 					sum9 += l[ly + b][lx + a];
 			var = (((uint64_t)q->a[site] * ((sum9 + 4) / 9) + 32768) >> 16) + q->b[site];
 			/* 36 scaled variances: a tap's weight is 0 where its squared distance reaches this. */
-			qv = 36 * ((var * q->s2) >> 16);
-			if (qv == 0) {
-				dst[(size_t)j * stride + i] = (uint16_t)v0;
-				continue;
-			}
-			inv = ((uint64_t)1 << 48) / qv;
-			for (int b = 0; b < 3; b++)
-				for (int a = 0; a < 3; a++)
-					c[b * 3 + a] = g[j + GPAD - 1 + b][i + GPAD - 1 + a];
-			for (int k = 0; k < ntap; k++) {
-				const int dx = taps[k][0], dy = taps[k][1];
-				const uint32_t v = l[ly + dy][lx + dx];
-				const int64_t dv = (int64_t)v - v0;
-				uint64_t e = (uint64_t)(dv * dv), t, wt;
-
-				if (e >= qv)
-					continue;
-				for (int b = 0; b < 3; b++)
-					for (int a = 0; a < 3; a++) {
-						int64_t d = (int64_t)g[j + GPAD - 1 + dy + b][i + GPAD - 1 + dx + a] - c[b * 3 + a];
-
-						e += (uint64_t)(d * d);
-					}
-				if (e >= qv)
-					continue;
-				/* e < qv, so e * inv < 2^48: u = 2^16 e / qv, weight 4096 (1 - u / 2^16)^2. */
-				t = 65536 - ((e * inv) >> 32);
-				wt = (t * t) >> 20;
-				sw += wt;
-				swv += wt * v;
-			}
-			dst[(size_t)j * stride + i] = (uint16_t)((swv + sw / 2) / sw);
+			qv[j][i] = 36 * ((var * q->s2) >> 16);
+			inv[j][i] = qv[j][i] ? ((uint64_t)1 << 48) / qv[j][i] : 0;
+			sw[j][i] = WMAX;
+			swv[j][i] = (uint64_t)WMAX * l[ly][lx];
 		}
 	}
+	for (int k = 0; k < 24; k++) {
+		const int dx = taps[k][0], dy = taps[k][1];
+
+		for (int j = 0; j < th + 2; j++) {
+			const uint16_t *c = &g[j + GPAD - 1][GPAD - 1], *t = &g[j + GPAD - 1 + dy][GPAD - 1 + dx];
+
+			for (int i = 0; i < tw + 2; i++) {
+				int32_t e = (int32_t)t[i] - c[i];
+
+				d[j][i] = (uint32_t)(e * (int64_t)e);
+			}
+			for (int i = 0; i < tw; i++)
+				hs[j][i] = (uint64_t)d[j][i] + d[j][i + 1] + d[j][i + 2];
+		}
+		for (int j = 0; j < th; j++) {
+			const int site_row = ((y0 + j) & 1) * 2;
+
+			for (int i = 0; i < tw; i++) {
+				const int site = site_row + ((x0 + i) & 1);
+				const uint32_t v = l[j + LPAD + dy][i + LPAD + dx];
+				const int64_t dv = (int64_t)v - l[j + LPAD][i + LPAD];
+				uint64_t e, t, wt;
+
+				/* Offsets 8..23 are green sites' only; Q = 0 keeps the centre alone. */
+				if (k >= 8 && !q->green[site])
+					continue;
+				e = (uint64_t)(dv * dv) + hs[j][i] + hs[j + 1][i] + hs[j + 2][i];
+				if (e >= qv[j][i])
+					continue;
+				/* e < Q, so e * inv < 2^48: u = 2^16 e / Q, weight 4096 (1 - u / 2^16)^2. */
+				t = 65536 - ((e * inv[j][i]) >> 32);
+				wt = (t * t) >> 20;
+				sw[j][i] += (uint32_t)wt;
+				swv[j][i] += wt * v;
+			}
+		}
+	}
+	for (int j = 0; j < th; j++)
+		for (int i = 0; i < tw; i++)
+			dst[(size_t)j * stride + i] = (uint16_t)((swv[j][i] + sw[j][i] / 2) / sw[j][i]);
 }

@@ -87,6 +87,9 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 	/* Blocks with their top-left cell at rows [cy0 - 3, cy0 + ncy), columns [cx0 - 3, cx0 + ncx). */
 	for (int br = 0; br < ncy + 3; br++)
 		for (int bc = 0; bc < ncx + 3; bc++) {
+			/* The block's rows and columns that are cells of the tile. */
+			const int j0 = br < 3 ? 3 - br : 0, j1 = br > ncy - 1 ? ncy + 3 - br : 4;
+			const int i0 = bc < 3 ? 3 - bc : 0, i1 = bc > ncx - 1 ? ncx + 3 - bc : 4;
 			uint32_t sum = 0;
 			uint64_t var, thr;
 
@@ -107,48 +110,41 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 				wht4x4(x);
 				for (int j = 0; j < 4; j++)
 					for (int i = 0; i < 4; i++) {
-						if (!(i | j))
-							continue;
-						if ((uint64_t)((int64_t)x[j][i] * x[j][i]) < thr)
-							x[j][i] = 0;
-						else
-							nz++;
+						const int keep = (i | j) == 0 ||
+								 (uint64_t)((int64_t)x[j][i] * x[j][i]) >= thr;
+
+						x[j][i] = keep ? x[j][i] : 0;
+						nz += keep;
 					}
+				nz--; /* the DC was counted twice */
 				wht4x4(x);
 				wt = block_weight[nz];
 				/* Cells of the block inside the tile: block row j is tile cell row br + j - 3. */
-				for (int j = 0; j < 4; j++) {
-					const int r = br + j - 3;
-
-					if (r < 0 || r >= ncy)
-						continue;
-					for (int i = 0; i < 4; i++) {
-						const int c = bc + i - 3;
-
-						if (c < 0 || c >= ncx)
-							continue;
-						acc[k][r][c] += (int64_t)wt * x[j][i];
-						ws[k][r][c] += wt;
+				for (int j = j0; j < j1; j++)
+					for (int i = i0; i < i1; i++) {
+						acc[k][br + j - 3][bc + i - 3] += (int64_t)wt * x[j][i];
+						ws[k][br + j - 3][bc + i - 3] += wt;
 					}
-				}
 			}
 		}
 	/* Back to the mosaic: plane k's value at the cell is acc / (16 ws); a sample is their mix / 4. */
-	for (int j = 0; j < th; j++) {
-		const int y = y0 + j, r = (y >> 1) - cy0;
-
-		for (int i = 0; i < tw; i++) {
-			const int x = x0 + i, c = (x >> 1) - cx0, p = (y & 1) * 2 + (x & 1);
-			int64_t qk[4], v;
+	for (int r = 0; r < ncy; r++)
+		for (int c = 0; c < ncx; c++) {
+			int64_t qk[4];
 
 			for (int k = 0; k < 4; k++)
 				qk[k] = div_round(acc[k][r][c] * 64, ws[k][r][c]);
-			/* The mix is its own inverse (times 4): the sign of plane k at cell position p is (-1)^|k & p|. */
-			v = 0;
-			for (int k = 0; k < 4; k++)
-				v += hadamard4[k][p] * qk[k];
-			v = v <= 0 ? 0 : (v + 2048) >> 12;
-			dst[(size_t)j * stride + i] = (uint16_t)(v > 65535 ? 65535 : v);
+			for (int p = 0; p < 4; p++) {
+				/* Position p of the cell is sample (2 (cx0 + c) + (p & 1), 2 (cy0 + r) + (p >> 1)). */
+				const int j = 2 * (cy0 + r) + (p >> 1) - y0, i = 2 * (cx0 + c) + (p & 1) - x0;
+				int64_t v = 0;
+
+				if (j < 0 || j >= th || i >= tw)
+					continue;
+				for (int k = 0; k < 4; k++)
+					v += hadamard4[k][p] * qk[k];
+				v = v <= 0 ? 0 : (v + 2048) >> 12;
+				dst[(size_t)j * stride + i] = (uint16_t)(v > 65535 ? 65535 : v);
+			}
 		}
-	}
 }
