@@ -41,7 +41,8 @@ static inline void wht4(int32_t *a, int32_t *b, int32_t *c, int32_t *d)
 	*d = s1 - s3;
 }
 
-static void wht4x4(int32_t x[4][4])
+/* Rows, then columns; inlined, the compiler keeps the block in registers. */
+static inline __attribute__((always_inline)) void wht4x4(int32_t x[4][4])
 {
 	for (int r = 0; r < 4; r++)
 		wht4(&x[r][0], &x[r][1], &x[r][2], &x[r][3]);
@@ -101,22 +102,22 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 			thr = ((((var * q->s2) >> 16)) * THRESHOLD_Q8) >> 8;
 			for (int k = 0; k < 4; k++) {
 				int32_t x[4][4];
-				int nz = 1;
+				int nz = 0;
 				uint32_t wt;
 
 				for (int j = 0; j < 4; j++)
 					for (int i = 0; i < 4; i++)
 						x[j][i] = m[k][br + j][bc + i];
 				wht4x4(x);
+				/* Without branches: which coefficients survive is data, not a pattern to predict. */
 				for (int j = 0; j < 4; j++)
 					for (int i = 0; i < 4; i++) {
-						const int keep = (i | j) == 0 ||
-								 (uint64_t)((int64_t)x[j][i] * x[j][i]) >= thr;
+						const int32_t keep = (int32_t)((uint64_t)((int64_t)x[j][i] * x[j][i]) >= thr) |
+								     (int32_t)((i | j) == 0);
 
-						x[j][i] = keep ? x[j][i] : 0;
+						x[j][i] &= -keep;
 						nz += keep;
 					}
-				nz--; /* the DC was counted twice */
 				wht4x4(x);
 				wt = block_weight[nz];
 				/* Cells of the block inside the tile: block row j is tile cell row br + j - 3. */
