@@ -155,11 +155,12 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 		}
 		if (stats)
 			add(c, S_STATS, -1, B_LSC, 2, -1, 0);
-		add(c, S_WB, B_WB, B_LSC, 0, -1, 0);
 		if (phase == 1) {
-			add(c, S_TOFRAME, -1, B_WB, 0, -1, 0);
+			/* White balance straight into the frame-sized plane. */
+			add(c, S_TOFRAME, -1, B_LSC, 0, -1, 0);
 			return;
 		}
+		add(c, S_WB, B_WB, B_LSC, 0, -1, 0);
 		add(c, S_GREEN, B_GREEN, B_WB, 2, -1, 0);
 		/* Red and blue, then CCM, tone and 3D LUT on the row. */
 		add(c, S_RGB, B_RGB, B_WB, 1, B_GREEN, 1);
@@ -416,8 +417,14 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		}
 		break;
 	case S_TOFRAME:
-		for (int y = y0; y < y1; y++)
-			memcpy(plane_row(&isp->bayer[0], y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
+		for (int y = y0; y < y1; y++) {
+			uint16_t *f = plane_row(&isp->bayer[0], y);
+
+			if (block_on(isp, CISP_BLOCK_WB))
+				d->wb_row(plane_row(&in, y), f, w, &isp->wb.gain[(y & 1) * 2]);
+			else
+				memcpy(f, plane_row(&in, y), (size_t)w * sizeof(uint16_t));
+		}
 		break;
 	case S_GREEN:
 		for (int y = y0; y < y1; y++) {
@@ -438,8 +445,15 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			int c = cisp_demosaic_red_first(isp->cfa, y) ? 0 : 2;
 
 			if (j->chain->from_frame) {
-				for (int k = 0; k < 3; k++)
-					memcpy(o[k], plane_row(&isp->rgb[0].c[k], y), (size_t)w * sizeof(uint16_t));
+				const uint16_t *const f[3] = { plane_row(&isp->rgb[0].c[0], y), plane_row(&isp->rgb[0].c[1], y),
+							       plane_row(&isp->rgb[0].c[2], y) };
+
+				/* The colour matrix reads the frame's rows: no copy first. */
+				if (block_on(isp, CISP_BLOCK_CCM))
+					d->ccm_row(s->ccm.coeff, s->ccm.offset, f, o, w);
+				else
+					for (int k = 0; k < 3; k++)
+						memcpy(o[k], f[k], (size_t)w * sizeof(uint16_t));
 			} else {
 				for (int k = 0; k < 3; k++) {
 					b[k] = plane_row(&in, mirror(y + k - 1, h));
@@ -447,9 +461,9 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 				}
 				d->rb_row(b, g, o[c], o[2 - c], w, cisp_demosaic_first_colour(isp->cfa, y));
 				memcpy(o[1], g[1], (size_t)w * sizeof(uint16_t));
+				if (block_on(isp, CISP_BLOCK_CCM))
+					d->ccm_row(s->ccm.coeff, s->ccm.offset, (const uint16_t *const *)o, o, w);
 			}
-			if (block_on(isp, CISP_BLOCK_CCM))
-				d->ccm_row(s->ccm.coeff, s->ccm.offset, (const uint16_t *const *)o, o, w);
 			if (block_on(isp, CISP_BLOCK_TONE))
 				for (int k = 0; k < 3; k++)
 					d->lut_row(isp->tone->lut, o[k], o[k], w);
