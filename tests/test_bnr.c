@@ -12,7 +12,10 @@
 
 #include <cisp/error.h>
 #include <cisp/params_state.h>
+#include <cisp/tuning.h>
 
+#include "control/colour.h"
+#include "control/tuning.h"
 #include "isp/bnr.h"
 #include "test.h"
 
@@ -194,7 +197,7 @@ static double rms_error(const struct plane16 *p, const struct plane16 *ref, int 
 TEST(bnr_quality_matches_formulas)
 {
 	static const enum cisp_cfa cfas[] = { CISP_CFA_RGGB, CISP_CFA_GRBG, CISP_CFA_GBRG, CISP_CFA_BGGR };
-	/* Sizes: the smallest frame, a partial last tile in both directions (tiles are 128 x 16). */
+	/* Sizes: the smallest frame, a partial last tile in both directions (tiles are 64 x 16). */
 	static const int sizes[][2] = { { 16, 16 }, { 134, 22 } };
 
 	for (unsigned s = 0; s < 2; s++) {
@@ -353,4 +356,72 @@ TEST(bnr_mode_validation)
 	free(yb);
 	text = "bnr:\n  strength: 1.0\n  mode: best\n";
 	CHECK_ERR(cisp_params_from_yaml(text, strlen(text), &yb, &size), -EINVAL, "bnr.mode");
+}
+
+/* A tuning file's denoise table chooses the filter per gain; the 3A loop writes it with the strength. */
+TEST(bnr_mode_from_tuning)
+{
+	static const char *const bad = "  - {gain: 1, bnr: 0.75, cnr: 2.5, sharpen: 1.0, coring: 256, bnr_mode: best}\n";
+	struct cisp_tuning *t = NULL;
+	struct cisp_param_state *ps = calloc(1, sizeof(*ps));
+	struct cisp_sensor_mode m = { .width = 320, .height = 240, .bits = 10, .crop_width = 320, .crop_height = 240,
+				      .binning = 1, .black_level = 64, .white_level = 1023 };
+	struct awb_result a = { { 1, 1, 1 }, 5000, CISP_AWB_CONVERGED };
+	char path[512], *text = NULL, *at;
+	FILE *f;
+	long n;
+
+	CHECK_EQ(cisp_tuning_uncalibrated(&t), 0);
+	if (!t || !ps)
+		goto out;
+	cisp_param_state_init(ps);
+	CHECK_EQ(t->denoise[0].bnr_mode, CISP_BNR_FAST);
+	t->denoise_count = 2;
+	t->denoise[0] = (struct tuning_denoise){ 1, 0.75, 2.0, 1.0, 100, CISP_BNR_FAST };
+	t->denoise[1] = (struct tuning_denoise){ 8, 1.0, 4.0, 0.5, 900, CISP_BNR_QUALITY };
+	colour_params(t, &m, &a, 2, 1, ps);
+	CHECK_EQ(ps->bnr.mode, CISP_BNR_FAST);
+	CHECK(colour_params(t, &m, &a, 8, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_BNR));
+	CHECK_EQ(ps->bnr.mode, CISP_BNR_QUALITY);
+	CHECK_EQ(ps->bnr.strength, 256);
+	colour_params(t, &m, &a, 20, 1, ps);
+	CHECK_EQ(ps->bnr.mode, CISP_BNR_QUALITY);
+
+	/* The key in a file: optional, fast or quality. */
+	snprintf(path, sizeof(path), "%s/data/tuning/cisp-test.yaml", CISP_SOURCE_DIR);
+	f = fopen(path, "rb");
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, (size_t)n + 128);
+	CHECK_EQ(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	tuning_defaults(t);
+	CHECK_EQ(tuning_parse_into(t, text, strlen(text), "cisp-test.yaml"), 0);
+	CHECK_EQ(t->denoise[3].bnr_mode, CISP_BNR_FAST);
+	at = strstr(text, "coring: 1536}");
+	CHECK(at != NULL);
+	if (!at)
+		goto out;
+	/* Insert ", bnr_mode: quality" before the entry's closing brace, keeping what follows. */
+	at += strlen("coring: 1536");
+	memmove(at + 19, at, strlen(at) + 1);
+	memcpy(at, ", bnr_mode: quality", 19);
+	tuning_defaults(t);
+	CHECK_EQ(tuning_parse_into(t, text, strlen(text), "cisp-test.yaml"), 0);
+	CHECK_EQ(t->denoise[3].bnr_mode, CISP_BNR_QUALITY);
+	CHECK_EQ(t->denoise[2].bnr_mode, CISP_BNR_FAST);
+	/* A bad name (the table cut to one entry, the file's end with it). */
+	at = strstr(text, "denoise:\n");
+	snprintf(at, strlen(bad) + 16, "denoise:\n%s", bad);
+	tuning_defaults(t);
+	CHECK_ERR(tuning_parse_into(t, text, strlen(text), "cisp-test.yaml"), -EINVAL,
+		  "'best' is not one of fast, quality");
+out:
+	free(text);
+	free(ps);
+	cisp_tuning_free(t);
 }

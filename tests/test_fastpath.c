@@ -222,7 +222,7 @@ TEST(fastpath_quality_demosaic_matches_reference)
 
 TEST(fastpath_quality_bnr_matches_reference)
 {
-	/* +-7 rows of support: small bands, odd widths, a frame not a whole number of 128-column tiles. */
+	/* +-7 rows of support: small bands, odd widths, a frame not a whole number of 64-column tiles. */
 	struct cisp_isp_config a = { CISP_FMT_SRGGB10, 136, 46, { { CISP_FMT_NV12, 136, 46 }, { CISP_FMT_RGB888, 136, 46 } } };
 	struct cisp_isp_config b = { CISP_FMT_SGBRG8, 34, 16, { { CISP_FMT_NV12, 34, 16 } } };
 	struct cisp_param_state s;

@@ -272,6 +272,8 @@ uint32_t colour_params(const struct cisp_tuning *t, const struct cisp_sensor_mod
 
 		u.bnr = ps->bnr;
 		u.bnr.strength = q_u16(fmin(bnr, 4.0), 256);
+		/* A filter is not interpolated: the entry at or below the gain chooses it. */
+		u.bnr.mode = (uint16_t)(b.f >= 1 ? d1 : d0)->bnr_mode;
 		if (update(&ps->bnr, &u.bnr, sizeof(u.bnr)))
 			changed |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 		set_enabled(ps, CISP_BLOCK_BNR, ps->bnr.strength > 0, &changed);

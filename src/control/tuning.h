@@ -52,6 +52,7 @@ struct tuning_denoise {
 	double cnr_strength;     /* cisp_cnr_params.strength / 256 */
 	double sharpen_strength; /* cisp_sharpen_params.strength / 256 */
 	double sharpen_coring;   /* 16-bit units */
+	unsigned bnr_mode;       /* enum cisp_bnr_mode, the Bayer denoise filter from this gain on */
 };
 
 struct cisp_tuning {

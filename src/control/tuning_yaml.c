@@ -425,7 +425,7 @@ static int noise_item(struct parser *p, struct cisp_tuning *t, unsigned i, const
 	return ret ? ret : check_sorted(p, item, key, i ? t->noise[i - 1].gain : 0, t->noise[i].gain, i);
 }
 
-static const char *const denoise_keys[] = { "gain", "bnr", "cnr", "sharpen", "coring", NULL };
+static const char *const denoise_keys[] = { "gain", "bnr", "cnr", "sharpen", "coring", "bnr_mode", NULL };
 
 static int denoise_key(struct parser *p, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
@@ -436,7 +436,15 @@ static int denoise_key(struct parser *p, void *ctx, unsigned i, const char *k, y
 	case 1: return number(p, v, k, 0, false, 4, &d->bnr_strength);
 	case 2: return number(p, v, k, 0, false, 16, &d->cnr_strength);
 	case 3: return number(p, v, k, 0, false, 8, &d->sharpen_strength);
-	default: return number(p, v, k, 0, false, 65535, &d->sharpen_coring);
+	case 4: return number(p, v, k, 0, false, 65535, &d->sharpen_coring);
+	default: {
+		const char *s = scalar(v);
+
+		if (!s || (strcmp(s, "fast") && strcmp(s, "quality")))
+			return fail(p, v, k, "'%s' is not one of fast, quality", s ? s : "");
+		d->bnr_mode = strcmp(s, "fast") ? CISP_BNR_QUALITY : CISP_BNR_FAST;
+		return 0;
+	}
 	}
 }
 

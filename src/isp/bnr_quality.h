@@ -16,7 +16,7 @@
 #define CISP_BNR_QUALITY_RADIUS 7
 /* Largest tile: rows (even) and columns (even). */
 #define CISP_BNR_TILE_H 16
-#define CISP_BNR_TILE_W 128
+#define CISP_BNR_TILE_W 64
 
 /* What both filters need. Sites are (y & 1) * 2 + (x & 1). */
 struct cisp_bnr_quality {
