@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "options.h"
 #include "isp/demosaic.h"
+#include "isp/dsp.h"
 
 static void usage(FILE *out)
 {
@@ -29,7 +30,8 @@ static void usage(FILE *out)
 		"  --cfa ORDER           CFA order: RGGB (default), GRBG, GBRG, BGGR\n"
 		"  --threads N           worker threads, 1..256 (default: one per CPU)\n"
 		"  --bench N             run the demosaic N times, print 'MPix/s <median>' last\n"
-		"  -h, --help            this help\n");
+		"  -h, --help            this help\n"
+		"The optimised row functions are the CPU's best (CISP_CPU=scalar|sse4|avx2|avx512|neon caps them).\n");
 }
 
 struct demosaic_options {
@@ -119,7 +121,7 @@ static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const
 	for (long i = 0; i < runs; i++) {
 		double t0 = now_seconds();
 
-		cisp_demosaic_run(dm, bayer, o->cfa, &params, rgb, pool);
+		cisp_demosaic_run_dsp(dm, bayer, o->cfa, &params, rgb, pool, cisp_dsp());
 		ms[i] = (now_seconds() - t0) * 1e3;
 	}
 	if (o->bench) {
