@@ -331,29 +331,94 @@ V_INLINE vu16 FN(bin_lookup)(const uint16_t *tab, vu16 yv)
 #endif
 }
 
-/* One tap of the chroma denoise: weight 0..64 into sw, weight * Cb and * Cr into the 32-bit sums. */
-#define CNR_TAP(yk, bk, rk)                                                                                   \
-	do {                                                                                                   \
-		vu16 dy_ = vor(subs16(yk, y0), subs16(y0, yk)), db_ = vor(subs16(bk, b0), subs16(b0, bk));     \
-		vu16 dr_ = vor(subs16(rk, r0), subs16(r0, rk));                                                \
-		vu16 uy_ = min16(mulhi16(dy_, iy), c128), ub_ = min16(mulhi16(db_, ic), c128);                 \
-		vu16 ur_ = min16(mulhi16(dr_, ic), c128);                                                      \
-		vu16 t_ = subs16(c16384, add16(add16(mullo16(uy_, uy_), mullo16(ub_, ub_)), mullo16(ur_, ur_))); \
-		vu16 w_ = srl16(mulhi16(t_, t_), 6);                                                           \
-		vs32 pl_, ph_;                                                                                 \
-		sw = add16(sw, w_);                                                                            \
-		mul16x32(w_, bk, &pl_, &ph_);                                                                  \
-		sbl = add32(sbl, pl_);                                                                         \
-		sbh = add32(sbh, ph_);                                                                         \
-		mul16x32(w_, rk, &pl_, &ph_);                                                                  \
-		srl_ = add32(srl_, pl_);                                                                       \
-		srh = add32(srh, ph_);                                                                         \
-	} while (0)
+/* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), in 16-bit lanes. */
+V_INLINE vu16 FN(cnr_weight)(vu16 yk, vu16 bk, vu16 rk, vu16 y0, vu16 b0, vu16 r0, vu16 iy, vu16 ic)
+{
+	const vu16 c128 = set16(128), c16384 = set16(16384);
+	vu16 dy = vor(subs16(yk, y0), subs16(y0, yk)), db = vor(subs16(bk, b0), subs16(b0, bk));
+	vu16 dr = vor(subs16(rk, r0), subs16(r0, rk));
+	vu16 uy = min16(mulhi16(dy, iy), c128), ub = min16(mulhi16(db, ic), c128), ur = min16(mulhi16(dr, ic), c128);
+	vu16 t = subs16(c16384, add16(add16(mullo16(uy, uy), mullo16(ub, ub)), mullo16(ur, ur)));
+
+	return srl16(mulhi16(t, t), 6);
+}
+
+/*
+ * The sums of a chroma denoise output: weights (16-bit), weight x Cb and
+ * weight x Cr (32-bit, in the order of wlo()/whi()). The centre's weight is
+ * 64 (no differences), so it starts them; taps are added in pairs.
+ */
+struct FN(cnr_sums) {
+	vu16 sw;
+	vs32 bl, bh, rl, rh;
+};
+
+V_INLINE void FN(cnr_start)(struct FN(cnr_sums) *a, vu16 b0, vu16 r0)
+{
+	a->sw = set16(64);
+#ifdef VEC_BITS
+	/* x86 sums w (v - 32768) with pmaddwd (signed), 64 v - 2^21 for the centre; cnr_end() adds 32768 sw. */
+	a->bl = sub32(sll32(wlo(b0), 6), set32(1 << 21));
+	a->bh = sub32(sll32(whi(b0), 6), set32(1 << 21));
+	a->rl = sub32(sll32(wlo(r0), 6), set32(1 << 21));
+	a->rh = sub32(sll32(whi(r0), 6), set32(1 << 21));
+#else
+	a->bl = sll32(wlo(b0), 6);
+	a->bh = sll32(whi(b0), 6);
+	a->rl = sll32(wlo(r0), 6);
+	a->rh = sll32(whi(r0), 6);
+#endif
+}
+
+/* Two taps of weights wa, wb on samples (ba, ra) and (bb, rb). */
+V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu16 bb, vu16 ra, vu16 rb)
+{
+	a->sw = add16(a->sw, add16(wa, wb));
+#ifdef VEC_BITS
+	{
+		const vu16 flip = set16(0x8000);
+		vu16 wl = X(unpacklo_epi16)(wa, wb), wh = X(unpackhi_epi16)(wa, wb);
+		vu16 xa = vxor(ba, flip), xb = vxor(bb, flip), za = vxor(ra, flip), zb = vxor(rb, flip);
+
+		a->bl = add32(a->bl, X(madd_epi16)(wl, X(unpacklo_epi16)(xa, xb)));
+		a->bh = add32(a->bh, X(madd_epi16)(wh, X(unpackhi_epi16)(xa, xb)));
+		a->rl = add32(a->rl, X(madd_epi16)(wl, X(unpacklo_epi16)(za, zb)));
+		a->rh = add32(a->rh, X(madd_epi16)(wh, X(unpackhi_epi16)(za, zb)));
+	}
+#else
+	{
+		vs32 pl, ph, ql, qh;
+
+		mul16x32(wa, ba, &pl, &ph);
+		mul16x32(wb, bb, &ql, &qh);
+		a->bl = add32(a->bl, add32(pl, ql));
+		a->bh = add32(a->bh, add32(ph, qh));
+		mul16x32(wa, ra, &pl, &ph);
+		mul16x32(wb, rb, &ql, &qh);
+		a->rl = add32(a->rl, add32(pl, ql));
+		a->rh = add32(a->rh, add32(ph, qh));
+	}
+#endif
+}
+
+/* The weighted means of Cb and Cr. */
+V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, const uint32_t *recip, uint16_t *ocb, uint16_t *ocr)
+{
+#ifdef VEC_BITS
+	vs32 bl = sll32(wlo(a->sw), 15), bh = sll32(whi(a->sw), 15);
+
+	a->bl = add32(a->bl, bl);
+	a->bh = add32(a->bh, bh);
+	a->rl = add32(a->rl, bl);
+	a->rh = add32(a->rh, bh);
+#endif
+	st(ocb, FN(wmean)(recip, a->sw, a->bl, a->bh));
+	st(ocr, FN(wmean)(recip, a->sw, a->rl, a->rh));
+}
 
 static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
 			  int w, const struct cisp_cnr_row_tables *t)
 {
-	const vu16 c128 = set16(128), c16384 = set16(16384);
 	const int r = t->radius, xe = w - r - N16;
 
 	if (!t->enabled || w < N16 + 2 * r) {
@@ -363,16 +428,18 @@ static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t 
 	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, 0, r);
 	FOR_VECTORS(x, r, xe) {
 		vu16 y0 = ld(y + x), b0 = ld(cb + x), r0 = ld(cr + x);
-		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0), sw = set16(0);
-		vs32 sbl = set32(0), sbh = set32(0), srl_ = set32(0), srh = set32(0);
+		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0);
+		struct FN(cnr_sums) a;
 
-		for (int k = -r; k <= r; k++) {
-			vu16 yk = ld(y + x + k), bk = ld(cb + x + k), rk = ld(cr + x + k);
+		FN(cnr_start)(&a, b0, r0);
+		for (int k = 1; k <= r; k++) {
+			vu16 ya = ld(y + x - k), ba = ld(cb + x - k), ra = ld(cr + x - k);
+			vu16 yb = ld(y + x + k), bb = ld(cb + x + k), rb = ld(cr + x + k);
 
-			CNR_TAP(yk, bk, rk);
+			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
+				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
 		}
-		st(ocb + x, FN(wmean)(t->recip, sw, sbl, sbh));
-		st(ocr + x, FN(wmean)(t->recip, sw, srl_, srh));
+		FN(cnr_end)(&a, t->recip, ocb + x, ocr + x);
 	}
 	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, AFTER_VECTORS(r, xe), w);
 }
@@ -380,7 +447,6 @@ static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t 
 static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
 			  uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t)
 {
-	const vu16 c128 = set16(128), c16384 = set16(16384);
 	const int r = t->radius;
 
 	if (!t->enabled || w < N16) {
@@ -389,20 +455,20 @@ static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[],
 	}
 	FOR_VECTORS(x, 0, w - N16) {
 		vu16 y0 = ld(y[r] + x), b0 = ld(cb[r] + x), r0 = ld(cr[r] + x);
-		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0), sw = set16(0);
-		vs32 sbl = set32(0), sbh = set32(0), srl_ = set32(0), srh = set32(0);
+		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0);
+		struct FN(cnr_sums) a;
 
-		for (int k = 0; k <= 2 * r; k++) {
-			vu16 yk = ld(y[k] + x), bk = ld(cb[k] + x), rk = ld(cr[k] + x);
+		FN(cnr_start)(&a, b0, r0);
+		for (int k = 1; k <= r; k++) {
+			vu16 ya = ld(y[r - k] + x), ba = ld(cb[r - k] + x), ra = ld(cr[r - k] + x);
+			vu16 yb = ld(y[r + k] + x), bb = ld(cb[r + k] + x), rb = ld(cr[r + k] + x);
 
-			CNR_TAP(yk, bk, rk);
+			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
+				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
 		}
-		st(ocb + x, FN(wmean)(t->recip, sw, sbl, sbh));
-		st(ocr + x, FN(wmean)(t->recip, sw, srl_, srh));
+		FN(cnr_end)(&a, t->recip, ocb + x, ocr + x);
 	}
 }
-
-#undef CNR_TAP
 
 /* The sample at column (colour site + o) of row p for each pair, as 32-bit lanes. */
 #define L(p, o) even32(ld((p) + x + (o)))
