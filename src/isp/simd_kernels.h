@@ -470,8 +470,12 @@ static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[],
 	}
 }
 
-/* The sample at column (colour site + o) of row p for each pair, as 32-bit lanes. */
-#define L(p, o) even32(ld((p) + x + (o)))
+/*
+ * The sample at column (colour site + o) of row p for each pair, as 32-bit
+ * lanes: from the vector at the even column below it (odd o: its odd
+ * samples), so the loads at x - 2, x and x + 2 serve all five offsets.
+ */
+#define L(p, o) (((o) & 1) ? odd32(ld((p) + x + (o) - 1)) : even32(ld((p) + x + (o))))
 
 static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx)
 {
