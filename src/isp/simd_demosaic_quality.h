@@ -6,10 +6,11 @@
  * simd_kernels.h. Same scratch layout, same rows, same bits.
  *
  * Every step works on N32 columns as 32-bit lanes. Green and colour sites
- * alternate along a row: the green of the colour sites, the pass's heaviest
- * step, gathers the colour sites of two vectors into one (dmq_pick) and
- * spreads the result back; the other steps compute each value on both kinds
- * of site and keep the one the site needs (a select). The scratch rows are padded
+ * alternate along a row: the green of the colour sites and the red and blue
+ * of the green sites, the heaviest steps, gather the sites of two vectors
+ * they compute into one (dmq_pick) and spread the result back; the other
+ * steps compute each value on both kinds of site and keep the one the site
+ * needs (a select). The scratch rows are padded
  * by reflection, so vectors cover whole rows with no edge columns; only the
  * Bayer reads of dh reach past the row, and its two columns at each end are
  * left to the C version. mlog is the exponent and top mantissa bits of the
@@ -395,6 +396,32 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 #undef CV
 }
 
+/* The scratch rows the red and blue of the green sites of a row read. */
+struct dmq_gsite_in {
+	const int32_t *g[5];          /* green of rows r - 2 .. r + 2 */
+	const int32_t *a, *au, *ad; /* KR of rows r, r - 1, r + 1 */
+	const int32_t *b, *bu, *bd; /* KB of the same rows */
+};
+
+/*
+ * At columns o..: the green gradients gh, gv, and the sums of the horizontal
+ * and vertical neighbours' KR (ha, va) and KB (hb, vb).
+ */
+V_INLINE void dmq_gsite_sums(const struct dmq_gsite_in *r, int o, vs32 *gh, vs32 *gv, vs32 *ha, vs32 *va, vs32 *hb,
+			     vs32 *vb)
+{
+	const int32_t *g2 = r->g[2] + o;
+	vs32 gc2 = sll32(ld32(g2), 1);
+
+	*gh = add32(abs32(sub32(ld32(g2 - 1), ld32(g2 + 1))), abs32(sub32(gc2, add32(ld32(g2 - 2), ld32(g2 + 2)))));
+	*gv = add32(abs32(sub32(ld32(r->g[1] + o), ld32(r->g[3] + o))),
+		    abs32(sub32(gc2, add32(ld32(r->g[0] + o), ld32(r->g[4] + o)))));
+	*ha = add32(ld32(r->a + o - 1), ld32(r->a + o + 1));
+	*va = add32(ld32(r->au + o), ld32(r->ad + o));
+	*hb = add32(ld32(r->b + o - 1), ld32(r->b + o + 1));
+	*vb = add32(ld32(r->bu + o), ld32(r->bd + o));
+}
+
 /* The median of five (the reference's exchanges, less the values it does not use). */
 V_INLINE vs32 dmq_med5(vs32 a, vs32 b, vs32 c, vs32 d, vs32 e)
 {
@@ -422,7 +449,7 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
 	struct dmq_tables tb;
 
-	if (w < N32) {
+	if (w < 2 * N32) {
 		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
 		return;
 	}
@@ -470,23 +497,31 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	for (int r = y0 - 1; r < y1 + 1; r++) {
 		const int32_t *g0 = GP(r - 2), *g1 = GP(r - 1), *g2 = GP(r), *g3 = GP(r + 1), *g4 = GP(r + 2);
 		int32_t *a = KR(r), *b = KB(r);
-		const int32_t *au = KR(r - 1), *ad = KR(r + 1), *bu = KB(r - 1), *bd = KB(r + 1);
+		const struct dmq_gsite_in rw = { { g0, g1, g2, g3, g4 }, a, KR(r - 1), KR(r + 1), b, KB(r - 1), KB(r + 1) };
 		const int rbx = cisp_dmq_rb_column(cfa, r);
-		const vs32 one = set32(1);
+		/* x stays even, so the green lanes are the same for every vector */
+		const vs32 one = set32(1), gl = dmq_green_lanes(0, rbx);
 
-		/* In place: the vectors read the row's colour sites, which they store back unchanged. */
-		DMQ_FOR(x, 0, w) {
-			vs32 gc2 = sll32(ld32(g2 + x), 1);
-			vs32 gh = add32(abs32(sub32(ld32(g2 + x - 1), ld32(g2 + x + 1))),
-					abs32(sub32(gc2, add32(ld32(g2 + x - 2), ld32(g2 + x + 2)))));
-			vs32 gv = add32(abs32(sub32(ld32(g1 + x), ld32(g3 + x))), abs32(sub32(gc2, add32(ld32(g0 + x), ld32(g4 + x)))));
-			vs32 wh = dmq_sig(&tb, sub32(dmq_mlog(add32(gv, one)), dmq_mlog(add32(gh, one))));
-			vs32 gl = dmq_green_lanes(x, rbx);
-			vs32 na = dmq_blend(wh, add32(ld32(a + x - 1), ld32(a + x + 1)), add32(ld32(au + x), ld32(ad + x)), 256, 9);
-			vs32 nb = dmq_blend(wh, add32(ld32(b + x - 1), ld32(b + x + 1)), add32(ld32(bu + x), ld32(bd + x)), 256, 9);
+		/*
+		 * Two vectors at a time, their green sites gathered into one (ph: their
+		 * parity). In place: the vectors read the row's colour sites, which
+		 * they store back unchanged.
+		 */
+		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+			const int ph = ((x ^ rbx) & 1) ^ 1;
+			vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
 
-			st32(a + x, dmq_sel(gl, na, ld32(a + x)));
-			st32(b + x, dmq_sel(gl, nb, ld32(b + x)));
+			dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
+			dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
+			wh = dmq_sig(&tb, sub32(dmq_mlog(add32(dmq_pick(gv0, gv1, ph), one)),
+						dmq_mlog(add32(dmq_pick(gh0, gh1, ph), one))));
+			/* the spread leaves 0 on the colour sites: the select keeps their values */
+			dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
+			st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
+			st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
+			dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
+			st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
+			st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
 		}
 		cisp_dmq_pad_row(a, w);
 		cisp_dmq_pad_row(b, w);
