@@ -42,8 +42,9 @@ void cisp_dmq_colour_rows(const struct plane16 *bayer, const struct plane16 *g, 
  * passes: rows of int32 with CISP_DMQ_PAD columns each side (filled by
  * reflection), width + 2 * CISP_DMQ_PAD apart. Pass 1: rows of dh for frame
  * rows [y0 - 1, y1 + 1), of dv for [y0 - 5, y1 + 5), of CV for
- * [y0 - 4, y1 + 4), one row of CH. Pass 2: rows of KR, KB and green for
- * [y0 - 5, y1 + 5).
+ * [y0 - 4, y1 + 4), one row of CH (and two more rows the vectorised pass
+ * uses: sums of 4 columns of CH and of dh). Pass 2: rows of KR, KB and green
+ * for [y0 - 5, y1 + 5).
  */
 #define CISP_DMQ_PAD 8
 

@@ -100,7 +100,7 @@ void cisp_dmq_pad_row(int32_t *r, int w)
 size_t cisp_dmq_scratch_size(int width, int rows)
 {
 	size_t w = (size_t)width + 2 * PAD, r = (size_t)rows;
-	size_t green = 3 * r + 21; /* dh r + 2, dv r + 10, cv r + 8, ch 1 */
+	size_t green = 3 * r + 23; /* dh r + 2, dv r + 10, cv r + 8, ch 1; 2 more for the vector pass */
 	size_t colour = 3 * (r + 10); /* kr, kb, gp */
 
 	return sizeof(int32_t) * w * (green > colour ? green : colour);

@@ -261,28 +261,39 @@ V_INLINE vs32 dmq_diff(vs32 e, vs32 c, vs32 gl)
 	return sub32(vxor32(t, gl), gl);
 }
 
-/* The scratch rows the green of a row y reads. */
+/* The sums of 4 rows or columns the green of a row y reads (the scratch rows of them). */
 struct dmq_green_in {
-	const int32_t *ch, *h1; /* CH, dh of row y */
-	const int32_t *v[7];    /* dv of rows y - 3 .. y + 3 */
-	const int32_t *n[4];    /* CV of rows y - 1 .. y - 4 */
-	const int32_t *s[4];    /* CV of rows y + 1 .. y + 4 */
+	const int32_t *ch4; /* CH(x) + .. + CH(x + 3) */
+	const int32_t *h4;  /* dh(x, y) + .. + dh(x + 3, y) */
+	const int32_t *n4;  /* CV of rows y - 4 .. y - 1 */
+	const int32_t *s4;  /* CV of rows y + 1 .. y + 4 */
+	const int32_t *en;  /* dv of rows y - 3 .. y */
+	const int32_t *es;  /* dv of rows y .. y + 3 */
 };
 
 /* At columns o..: gradient sums of the four sides (less 1) and the directional estimates. */
 V_INLINE void dmq_green_sums(const struct dmq_green_in *r, int o, vs32 *se, vs32 *sw, vs32 *sn, vs32 *ss, vs32 *ee,
 			     vs32 *ew, vs32 *en, vs32 *es)
 {
-	const vs32 c = ld32(r->v[3] + o);
+	*se = ld32(r->ch4 + o + 1);
+	*sw = ld32(r->ch4 + o - 4);
+	*sn = ld32(r->n4 + o);
+	*ss = ld32(r->s4 + o);
+	*ee = ld32(r->h4 + o);
+	*ew = ld32(r->h4 + o - 3);
+	*en = ld32(r->en + o);
+	*es = ld32(r->es + o);
+}
 
-	*se = dmq_sum4(r->ch + o + 1);
-	*sw = dmq_sum4(r->ch + o - 4);
-	*sn = add32(add32(ld32(r->n[0] + o), ld32(r->n[1] + o)), add32(ld32(r->n[2] + o), ld32(r->n[3] + o)));
-	*ss = add32(add32(ld32(r->s[0] + o), ld32(r->s[1] + o)), add32(ld32(r->s[2] + o), ld32(r->s[3] + o)));
-	*ee = dmq_sum4(r->h1 + o);
-	*ew = dmq_sum4(r->h1 + o - 3);
-	*en = add32(add32(c, ld32(r->v[2] + o)), add32(ld32(r->v[1] + o), ld32(r->v[0] + o)));
-	*es = add32(add32(c, ld32(r->v[4] + o)), add32(ld32(r->v[5] + o), ld32(r->v[6] + o)));
+/* Row o = o + r1 + r2 + r3 in place, columns [0, w) (no vector overlaps another: each adds once). */
+V_INLINE void dmq_add3_rows(int32_t *o, const int32_t *r1, const int32_t *r2, const int32_t *r3, int w)
+{
+	int x = 0;
+
+	for (; x + N32 <= w; x += N32)
+		st32(o + x, add32(add32(ld32(o + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))));
+	for (; x < w; x++)
+		o[x] += r1[x] + r2[x] + r3[x];
 }
 
 static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1,
@@ -293,7 +304,7 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	int32_t *dh = scratch;                    /* rows [y0 - 1, y1 + 1) */
 	int32_t *dv = dh + ws * (size_t)(n + 2);  /* rows [y0 - 5, y1 + 5) */
 	int32_t *cv = dv + ws * (size_t)(n + 10); /* rows [y0 - 4, y1 + 4) */
-	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD;
+	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
@@ -345,12 +356,19 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 			st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
 		}
 	}
+	/*
+	 * Sums of 4 rows, in place in increasing row order (each reads rows
+	 * not yet summed): CV rows r..r + 3 into CV(r), the N sum of row r + 4
+	 * and the S sum of row r - 1; dv rows r..r + 3 into DV(r), the estimate
+	 * en of row r + 3 and es of row r.
+	 */
+	for (int r = y0 - 4; r < y1 + 1; r++)
+		dmq_add3_rows(CV(r), CV(r + 1), CV(r + 2), CV(r + 3), w);
+	for (int r = y0 - 3; r < y1; r++)
+		dmq_add3_rows(DV(r), DV(r + 1), DV(r + 2), DV(r + 3), w);
 	for (int y = y0; y < y1; y++) {
 		const int32_t *h0 = DH(y - 1), *h1 = DH(y), *h2 = DH(y + 1);
-		const struct dmq_green_in rw = {
-			ch, h1, { DV(y - 3), DV(y - 2), DV(y - 1), DV(y), DV(y + 1), DV(y + 2), DV(y + 3) },
-			{ CV(y - 1), CV(y - 2), CV(y - 3), CV(y - 4) }, { CV(y + 1), CV(y + 2), CV(y + 3), CV(y + 4) },
-		};
+		const struct dmq_green_in rw = { ch4, h4, CV(y - 4), CV(y + 1), DV(y - 3), DV(y) };
 		const uint16_t *mr = plane_row(m, y);
 		uint16_t *gr = plane_row(g, y);
 		const int rbx = cisp_dmq_rb_column(cfa, y);
@@ -363,6 +381,11 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 
 			st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
 		}
+		/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 over [-3, w) (reads dh up to w + 2) */
+		DMQ_FOR(x, -4, w + 2)
+			st32(ch4 + x, dmq_sum4(ch + x));
+		DMQ_FOR(x, -3, w)
+			st32(h4 + x, dmq_sum4(h1 + x));
 		/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
 		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
 			const int ph = (x ^ rbx) & 1;
