@@ -459,10 +459,14 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 					b[k] = plane_row(&in, mirror(y + k - 1, h));
 					g[k] = plane_row(&green, mirror(y + k - 1, h));
 				}
+				const uint16_t *ci[3] = { o[0], g[1], o[2] };
+
 				d->rb_row(b, g, o[c], o[2 - c], w, cisp_demosaic_first_colour(isp->cfa, y));
-				memcpy(o[1], g[1], (size_t)w * sizeof(uint16_t));
+				/* The colour matrix reads green from its own row: no copy first. */
 				if (block_on(isp, CISP_BLOCK_CCM))
-					d->ccm_row(s->ccm.coeff, s->ccm.offset, (const uint16_t *const *)o, o, w);
+					d->ccm_row(s->ccm.coeff, s->ccm.offset, ci, o, w);
+				else
+					memcpy(o[1], g[1], (size_t)w * sizeof(uint16_t));
 			}
 			if (block_on(isp, CISP_BLOCK_TONE))
 				for (int k = 0; k < 3; k++)
