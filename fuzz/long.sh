@@ -29,6 +29,10 @@ done
 [ $# -gt 0 ] || { echo "fuzz/long.sh: name the targets (params params_yaml stats raw_dump raw_file ...)" >&2; exit 2; }
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
 
+# The timeout is wall-clock time: a process at nice 15 on a busy machine can
+# wait seconds for a CPU, so 10 s (fuzz/run.sh) would report starvation as a
+# hang; 60 s still catches a real one.
+
 # Inputs a little beyond the largest meaningful one: a whole-state params
 # buffer with vendor blocks, struct cisp_stats, an 80x80 16-bit dump and its
 # 6-byte header, a small DNG, a tuning file.
@@ -58,7 +62,7 @@ for t in "$@"; do
 	# gives the CPU time the fuzzer used: on a busy machine far less than the
 	# wall time, and worth reporting with it.
 	if ! (cd "$build/long/run-$t" && nice -n 15 "$program" -runs="$runs" -max_total_time="$seconds" \
-		-max_len="$(max_len "$t")" -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+		-max_len="$(max_len "$t")" -jobs=1 -workers=1 -timeout=60 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" $dict \
 		"$build/long/corpus-$t" "$root/fuzz/corpus/$t" >"$build/long/$t.log" 2>&1
 		status=$?; times >"$build/long/$t.cpu"; exit $status); then
