@@ -204,6 +204,9 @@ TEST(fastpath_odd_sizes_and_formats_match_reference)
 	s.stats.af[0].width = 30;
 	s.stats.af[0].height = 16;
 	compare_all(&d, &s, false);
+	/* YCbCr only, sharpened, no chroma denoise: the sharpening writes YCbCr itself. */
+	full_state(&s, true, false);
+	compare_all(&b, &s, false);
 }
 
 TEST(fastpath_quality_demosaic_matches_reference)

@@ -64,6 +64,7 @@ struct chain {
 	int count;
 	bool from_frame; /* the RGB rows come from the frame-sized planes (after a whole-frame demosaic) */
 	int rgb_src, yuv_src; /* buffers the outputs pack from (-1: none) */
+	bool sharp_ycc;       /* the sharpening converts its rows to YCbCr in place (no RGB output needs them) */
 };
 
 /* A buffer's window: rows [lo, done) are held, from row lo at the start of the memory. */
@@ -175,12 +176,21 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 	}
 	c->rgb_src = any_rgb ? rgb : -1;
 	c->yuv_src = -1;
+	c->sharp_ycc = false;
 	if (any_yuv) {
-		add(c, S_YCC, B_YCC, rgb, 0, -1, 0);
-		c->yuv_src = B_YCC;
+		int ycc = B_YCC;
+
+		/* YCbCr while the sharpened row is in cache, unless an RGB output packs from it. */
+		if (rgb == B_SHARP && !any_rgb) {
+			c->sharp_ycc = true;
+			ycc = B_SHARP;
+		} else {
+			add(c, S_YCC, B_YCC, rgb, 0, -1, 0);
+		}
+		c->yuv_src = ycc;
 		if (block_on(isp, CISP_BLOCK_CNR)) {
 			/* Separable: the horizontal pass per row, the vertical one over its rows. */
-			add(c, S_CNRH, B_CNRH, B_YCC, 0, -1, 0);
+			add(c, S_CNRH, B_CNRH, ycc, 0, -1, 0);
 			add(c, S_CNR, B_CNR, B_CNRH, cisp_cnr_radius(isp->cnr), -1, 0);
 			c->yuv_src = B_CNR;
 		}
@@ -488,6 +498,8 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	}
 	case S_SHARP: {
 		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h), sh = rgb_of(&wk->win[B_SHARP], w, h);
+		int32_t yz;
+		const int32_t *cm = cisp_csc_matrix(&s->csc, &yz);
 
 		for (int y = y0; y < y1; y++) {
 			const uint16_t *l[5];
@@ -497,6 +509,8 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			for (int k = 0; k < 5; k++)
 				l[k] = plane_row(&in, mirror(y + k - 2, h));
 			d->sharpen_row(l, m, o, w, s->sharpen.coring, s->sharpen.strength, s->sharpen.limit, wk->tmp);
+			if (j->chain->sharp_ycc)
+				d->csc_row(cm, yz, (const uint16_t *const *)o, o, w);
 		}
 		break;
 	}
@@ -514,7 +528,7 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		break;
 	}
 	case S_CNRH: {
-		struct rgb16 ycc = rgb_of(&wk->win[B_YCC], w, h), o = rgb_of(&wk->win[B_CNRH], w, h);
+		struct rgb16 ycc = rgb_of(&wk->win[n->in[0].buf], w, h), o = rgb_of(&wk->win[B_CNRH], w, h);
 		struct cisp_cnr_row_tables tb;
 
 		cisp_cnr_tables(isp->cnr, &tb);
