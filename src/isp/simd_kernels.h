@@ -334,11 +334,24 @@ V_INLINE vu16 FN(bin_lookup)(const uint16_t *tab, vu16 yv)
 /* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), in 16-bit lanes. */
 V_INLINE vu16 FN(cnr_weight)(vu16 yk, vu16 bk, vu16 rk, vu16 y0, vu16 b0, vu16 r0, vu16 iy, vu16 ic)
 {
-	const vu16 c128 = set16(128), c16384 = set16(16384);
+	const vu16 c16384 = set16(16384);
 	vu16 dy = vor(subs16(yk, y0), subs16(y0, yk)), db = vor(subs16(bk, b0), subs16(b0, bk));
 	vu16 dr = vor(subs16(rk, r0), subs16(r0, rk));
+#ifdef VEC_BITS
+	/*
+	 * u capped at 127, not 128: a u of 128 or more leaves t at most 255, so
+	 * the weight is 0 either way. Then uy^2 + ub^2 is one pmaddubsw of the
+	 * bytes (uy, ub) of each lane by themselves.
+	 */
+	const vu16 c127 = set16(127);
+	vu16 uy = min16(mulhi16(dy, iy), c127), ub = min16(mulhi16(db, ic), c127), ur = min16(mulhi16(dr, ic), c127);
+	vu16 yb = vor(uy, sll16(ub, 8));
+	vu16 t = subs16(c16384, add16(X(maddubs_epi16)(yb, yb), mullo16(ur, ur)));
+#else
+	const vu16 c128 = set16(128);
 	vu16 uy = min16(mulhi16(dy, iy), c128), ub = min16(mulhi16(db, ic), c128), ur = min16(mulhi16(dr, ic), c128);
 	vu16 t = subs16(c16384, add16(add16(mullo16(uy, uy), mullo16(ub, ub)), mullo16(ur, ur)));
+#endif
 
 	return srl16(mulhi16(t, t), 6);
 }
