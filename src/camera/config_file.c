@@ -11,6 +11,7 @@
 
 #include "camera_internal.h"
 #include "core/error_internal.h"
+#include "core/text_file.h"
 #include "core/yaml_depth.h"
 
 /* More than any machine has; it bounds the work of the duplicate-name check. */
@@ -141,27 +142,14 @@ int camera_config_parse(struct cisp_camera_manager *m, const char *path, const c
 
 int camera_config_file_load(struct cisp_camera_manager *m, const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	char *text;
 	size_t length;
-	int r;
+	int r = cisp_read_text_file(path, CONFIG_FILE_MAX, &text, &length);
 
-	if (!f)
-		return cisp_error(-errno, "cannot open camera configuration %s: %s", path, strerror(errno));
-	text = malloc(CONFIG_FILE_MAX + 1);
-	if (!text) {
-		fclose(f);
-		return cisp_error(-ENOMEM, "out of memory reading %s", path);
-	}
-	length = fread(text, 1, CONFIG_FILE_MAX + 1, f);
-	if (ferror(f))
-		r = cisp_error(-EIO, "cannot read camera configuration %s", path);
-	else if (length > CONFIG_FILE_MAX)
-		r = cisp_error(-EFBIG, "camera configuration %s is larger than %d bytes", path, CONFIG_FILE_MAX);
-	else
-		r = camera_config_parse(m, path, text, length);
+	if (r)
+		return cisp_error_prefix(r, "camera configuration");
+	r = camera_config_parse(m, path, text, length);
 	free(text);
-	fclose(f);
 	return r;
 }
 

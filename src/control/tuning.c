@@ -12,6 +12,7 @@
 
 #include "control/tuning_config.h"
 #include "core/error_internal.h"
+#include "core/text_file.h"
 #include "tuning.h"
 
 /* Largest tuning file read. */
@@ -113,26 +114,13 @@ int cisp_tuning_parse(struct cisp_tuning **out, const char *text, size_t length,
 
 int cisp_tuning_load(struct cisp_tuning **out, const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	char *text;
 	size_t n;
-	int ret;
+	int ret = cisp_read_text_file(path, MAX_FILE_SIZE, &text, &n);
 
-	if (!f)
-		return cisp_error(-errno, "%s: %s", path, strerror(errno));
-	text = malloc(MAX_FILE_SIZE + 1);
-	if (!text) {
-		fclose(f);
-		return cisp_error(-ENOMEM, "%s: out of memory", path);
-	}
-	n = fread(text, 1, MAX_FILE_SIZE + 1, f);
-	if (ferror(f))
-		ret = cisp_error(-EIO, "%s: read error", path);
-	else if (n > MAX_FILE_SIZE)
-		ret = cisp_error(-EFBIG, "%s: larger than %u bytes", path, MAX_FILE_SIZE);
-	else
-		ret = cisp_tuning_parse(out, text, n, path);
-	fclose(f);
+	if (ret)
+		return ret;
+	ret = cisp_tuning_parse(out, text, n, path);
 	free(text);
 	return ret;
 }
