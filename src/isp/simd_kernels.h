@@ -161,6 +161,15 @@ static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16
 	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(1, xe), w);
 }
 
+/*
+ * (sum w v * R[sum w] + 2^31) >> 32 for the sums of wlo()/whi() lanes @sl, @sh and weights @sw, clamped;
+ * R[n] = (2^32 + n/2) / n is computed (recip32()): faster than reading the table, gathered or not.
+ */
+V_INLINE vu16 FN(wmean)(vu16 sw, vs32 sl, vs32 sh)
+{
+	return packus32(mulhi32r(sl, recip32(wlo(sw))), mulhi32r(sh, recip32(whi(sw))));
+}
+
 /* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
 #define BNR_TAP(rowp, gp, off, mask)                                                                          \
 	do {                                                                                                   \
@@ -183,7 +192,6 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 	/* Lanes of green sites, which also take the four diagonal taps. */
 	const vu16 diag = as16(set32((int32_t)((t->green[0] ? 0xffffu : 0) | (t->green[1] ? 0xffff0000u : 0))));
 	const int any_diag = t->green[0] || t->green[1];
-	uint16_t tmp[N16], rl[N16], rh[N16];
 	const int xe = w - 2 - N16; /* even: the lanes' sites follow x's parity */
 
 #ifdef VEC_HAS_LUT256
@@ -206,10 +214,14 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 #ifdef VEC_HAS_LUT256
 		inv = sel16(odd, lut256(&inv_odd, srl16(g0, 8)), lut256(&inv_even, srl16(g0, 8)));
 #else
-		st(tmp, g0);
-		for (int i = 0; i < N16; i++)
-			tmp[i] = t->inv[i & 1][tmp[i] >> 8];
-		inv = ld(tmp);
+		{
+			uint16_t tmp[N16];
+
+			st(tmp, g0);
+			for (int i = 0; i < N16; i++)
+				tmp[i] = t->inv[i & 1][tmp[i] >> 8];
+			inv = ld(tmp);
+		}
 #endif
 		/* The centre weighs 64. */
 		mul16x32(set16(64), v0, &sl, &sh);
@@ -225,25 +237,7 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 			BNR_TAP(r[3], g[3], -1, diag);
 			BNR_TAP(r[3], g[3], 1, diag);
 		}
-		/* out = (sum w v * R[sum w] + 2^31) >> 32, R split in 16-bit halves to follow wlo()/whi(). */
-#ifdef VEC_HAS_GATHER32
-		st(d + x, packus32(mulhi32r(sl, gather32(t->recip, wlo(sw))), mulhi32r(sh, gather32(t->recip, whi(sw)))));
-		continue;
-#endif
-		st(tmp, sw);
-		for (int i = 0; i < N16; i++) {
-			uint32_t q = t->recip[tmp[i]];
-
-			rl[i] = (uint16_t)q;
-			rh[i] = (uint16_t)(q >> 16);
-		}
-		{
-			vu16 ql = ld(rl), qh = ld(rh);
-			vs32 lo = mulhi32r(sl, vor32(wlo(ql), sll32(wlo(qh), 16)));
-			vs32 hi = mulhi32r(sh, vor32(whi(ql), sll32(whi(qh), 16)));
-
-			st(d + x, packus32(lo, hi));
-		}
+		st(d + x, FN(wmean)(sw, sl, sh));
 	}
 	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, xe), w);
 }
@@ -291,29 +285,6 @@ static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cell
 
 		cisp_stats_cells_c(row0 + 2 * i, row1 + 2 * i, cells - i, site, wb, saturation, rest);
 	}
-}
-
-/* (sum w v * R[sum w] + 2^31) >> 32 for the sums of wlo()/whi() lanes @sl, @sh and weights @sw, clamped. */
-V_INLINE vu16 FN(wmean)(const uint32_t *recip, vu16 sw, vs32 sl, vs32 sh)
-{
-#ifdef VEC_HAS_GATHER32
-	return packus32(mulhi32r(sl, gather32(recip, wlo(sw))), mulhi32r(sh, gather32(recip, whi(sw))));
-#else
-	uint16_t tmp[N16], rl[N16], rh[N16];
-	vu16 ql, qh;
-
-	/* R split in 16-bit halves to follow wlo()/whi(). */
-	st(tmp, sw);
-	for (int i = 0; i < N16; i++) {
-		uint32_t q = recip[tmp[i]];
-
-		rl[i] = (uint16_t)q;
-		rh[i] = (uint16_t)(q >> 16);
-	}
-	ql = ld(rl);
-	qh = ld(rh);
-	return packus32(mulhi32r(sl, vor32(wlo(ql), sll32(wlo(qh), 16))), mulhi32r(sh, vor32(whi(ql), sll32(whi(qh), 16))));
-#endif
 }
 
 /* The chroma denoise's inverse thresholds of Y bins (Y >> 11): a 32-entry table. */
@@ -415,7 +386,7 @@ V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu
 }
 
 /* The weighted means of Cb and Cr. */
-V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, const uint32_t *recip, uint16_t *ocb, uint16_t *ocr)
+V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 {
 #ifdef VEC_BITS
 	vs32 bl = sll32(wlo(a->sw), 15), bh = sll32(whi(a->sw), 15);
@@ -425,8 +396,8 @@ V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, const uint32_t *recip, uint16_
 	a->rl = add32(a->rl, bl);
 	a->rh = add32(a->rh, bh);
 #endif
-	st(ocb, FN(wmean)(recip, a->sw, a->bl, a->bh));
-	st(ocr, FN(wmean)(recip, a->sw, a->rl, a->rh));
+	st(ocb, FN(wmean)(a->sw, a->bl, a->bh));
+	st(ocr, FN(wmean)(a->sw, a->rl, a->rh));
 }
 
 static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
@@ -452,7 +423,7 @@ static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t 
 			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
 				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
 		}
-		FN(cnr_end)(&a, t->recip, ocb + x, ocr + x);
+		FN(cnr_end)(&a, ocb + x, ocr + x);
 	}
 	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, AFTER_VECTORS(r, xe), w);
 }
@@ -479,7 +450,7 @@ static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[],
 			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
 				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
 		}
-		FN(cnr_end)(&a, t->recip, ocb + x, ocr + x);
+		FN(cnr_end)(&a, ocb + x, ocr + x);
 	}
 }
 

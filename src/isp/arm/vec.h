@@ -105,6 +105,16 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
 	return vreinterpretq_s32_u32(vcombine_u32(vshrn_n_u64(lo, 32), vshrn_n_u64(hi, 32)));
 }
 
+/* (2^32 + n/2) / n for 64 <= n <= 1024: see the x86 layer. */
+V_INLINE vs32 recip32(vs32 n)
+{
+	const float32x4_t nf = vcvtq_f32_s32(n);
+	const int32x4_t q0 = vcvtq_s32_f32(vdivq_f32(vdupq_n_f32(4294967296.0f), nf));
+	const int32x4_t rem = vsubq_s32(vshrq_n_s32(n, 1), vmulq_s32(q0, n));
+
+	return vaddq_s32(q0, vcvtmq_s32_f32(vdivq_f32(vcvtq_f32_s32(rem), nf)));
+}
+
 /* N16 pixels of r, g, b (each lane <= 255) as 3 N16 interleaved bytes. */
 V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
 {

@@ -159,18 +159,34 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
 	return vor(even, vand(odd, top));
 }
 
-#if VEC_BITS >= 256
-#define VEC_HAS_GATHER32 1
-/* t[idx] of 32-bit lanes. */
-V_INLINE vs32 gather32(const uint32_t *t, vs32 idx)
-{
-#if VEC_BITS == 256
-	return _mm256_i32gather_epi32((const int *)(const void *)t, idx, 4);
+/*
+ * (2^32 + n/2) / n of 32-bit lanes, 64 <= n <= 65536 (the reciprocal
+ * tables R of the Bayer and chroma denoise), without a table read. q0, the float quotient 2^32 / n
+ * truncated, is within a few units of the result; the remainder
+ * 2^32 + n/2 - q0 n is then small and exact in 32-bit wrapping arithmetic,
+ * and the float floor of remainder / n (exact: the quotient lies below 16
+ * and is at least 1/n away from any integer it is not) corrects q0.
+ * Exact for every such n (checked exhaustively; tests/checkasm checks the
+ * denoise kernels that use it).
+ */
+#if VEC_BITS == 128
+typedef __m128 vf32;
+#define floor_f32(v) _mm_floor_ps(v)
+#elif VEC_BITS == 256
+typedef __m256 vf32;
+#define floor_f32(v) _mm256_floor_ps(v)
 #else
-	return _mm512_i32gather_epi32(idx, (const void *)t, 4);
+typedef __m512 vf32;
+#define floor_f32(v) _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #endif
+V_INLINE vs32 recip32(vs32 n)
+{
+	const vf32 nf = X(cvtepi32_ps)(n);
+	const vs32 q0 = X(cvttps_epi32)(X(div_ps)(X(set1_ps)(4294967296.0f), nf));
+	const vs32 rem = sub32(srl32(n, 1), mul32(q0, n));
+
+	return add32(q0, X(cvttps_epi32)(floor_f32(X(div_ps)(X(cvtepi32_ps)(rem), nf))));
 }
-#endif
 
 #if VEC_BITS == 512
 #define VEC_HAS_LUT256 1
