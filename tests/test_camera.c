@@ -224,6 +224,10 @@ TEST(camera_bad_configs_rejected)
 	cfg.stream[CISP_STREAM_MAIN] = (struct cisp_stream_config){ CISP_FMT_I420, 64, 48, 16, 8, 128, 96 };
 	cfg.stream[CISP_STREAM_PREVIEW] = (struct cisp_stream_config){ CISP_FMT_RGB888, 32, 24, 0, 0, 0, 0 };
 	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
+	/* A refused configuration leaves this one in place (the request checks below see it). */
+	good.mode = 5;
+	CHECK_ERR(cisp_camera_configure(cam, &good), -ERANGE, "no mode 5");
+	good.mode = cfg.mode;
 	/* Requests must match the streams. */
 	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "main buffer is 160x120 NV12 but the stream is 64x48 YUV420");
 	CHECK_EQ(cisp_image_alloc(&small, CISP_FMT_RGB888, 32, 24), 0);

@@ -48,6 +48,13 @@ TEST(pipeline_rejects_bad_configs)
 	c.output[0].width = 63;
 	CHECK_ERR(cisp_isp_create(&isp, &c), -EINVAL, "must be even");
 	c.output[0].width = 64;
+	c.input_format = CISP_FMT_SRGGB10P;
+	c.width = 66;
+	c.output[0].width = 66;
+	CHECK_ERR(cisp_isp_check_config(&c), -EINVAL, "input width 66 of SRGGB10P must be a multiple of 4");
+	CHECK_ERR(cisp_isp_create(&isp, &c), -EINVAL, "input width 66 of SRGGB10P must be a multiple of 4");
+	c.input_format = CISP_FMT_SRGGB10;
+	CHECK_EQ(cisp_isp_check_config(&c), 0);
 	CHECK_EQ(cisp_isp_create(&isp, &c), 0);
 	cisp_isp_destroy(isp);
 }

@@ -345,7 +345,8 @@ int cisp_camera_default_config(struct cisp_camera *cam, unsigned mode, struct ci
  * @config: the configuration.
  * Return: 0; -EBUSY while started; -ERANGE for a bad mode; -EINVAL with a
  * message naming the stream and field for a configuration the ISP cannot
- * produce (nothing changes then); -ENOMEM.
+ * produce (nothing changes then: every check runs before the old
+ * configuration is let go); -ENOMEM (the camera is left unconfigured).
  */
 int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_config *config);
 

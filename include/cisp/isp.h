@@ -63,6 +63,15 @@ struct cisp_isp_config {
 };
 
 /**
+ * cisp_isp_check_config() - check a configuration as cisp_isp_create()
+ * does, without making anything.
+ * @config: the configuration.
+ *
+ * Return: 0, or -EINVAL with the message cisp_isp_create() would give.
+ */
+int cisp_isp_check_config(const struct cisp_isp_config *config);
+
+/**
  * cisp_isp_create() - make an instance with the default parameter state.
  * @isp: receives the instance.
  * @config: its configuration.

@@ -270,18 +270,10 @@ static int make_pipeline(struct cisp_camera *cam, const struct cisp_camera_confi
 	char ctx_name[CISP_CONTEXT_NAME_MAX];
 	int r;
 
-	cam->raw_format = config->stream[CISP_STREAM_RAW].format ? config->stream[CISP_STREAM_RAW].format
-								 : cam->mode.format;
+	camera_isp_config(config, &cam->mode, &cc.isp);
+	cam->raw_format = cc.isp.input_format;
 	snprintf(ctx_name, sizeof(ctx_name), "camera%u", cam->id);
 	cc.name = ctx_name;
-	cc.isp.input_format = cam->raw_format;
-	cc.isp.width = cam->mode.width;
-	cc.isp.height = cam->mode.height;
-	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++) {
-		const struct cisp_stream_config *s = &config->stream[o];
-
-		cc.isp.output[o] = (struct cisp_output_config){ s->format, s->width, s->height };
-	}
 	cc.priority = cam->priority;
 	cc.frame_period_ns = (uint64_t)(cisp_sensor_line_ns(&cam->mode) * cam->mode.frame_length_default);
 	cc.overload = CISP_OVERLOAD_RUN_ALL;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include <cisp/camera.h>
+#include <cisp/isp.h>
 #include <cisp/params_state.h>
 #include <cisp/tuning.h>
 
@@ -98,6 +99,9 @@ int camera_frame_start(struct cisp_camera *cam);
 void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req);
 
 /* src/camera/config.c */
+/* The ISP configuration of camera configuration @config in sensor mode @mode. */
+void camera_isp_config(const struct cisp_camera_config *config, const struct cisp_sensor_mode *mode,
+		       struct cisp_isp_config *isp);
 /* Check @config against the camera's sensor and the ISP; -EINVAL with a message. */
 int camera_config_check(struct cisp_camera *cam, const struct cisp_camera_config *config,
 			struct cisp_sensor_mode *mode);

@@ -49,11 +49,25 @@ static int check_processed(const char *name, const struct cisp_stream_config *s,
 	return 0;
 }
 
+void camera_isp_config(const struct cisp_camera_config *config, const struct cisp_sensor_mode *mode,
+		       struct cisp_isp_config *isp)
+{
+	const uint32_t raw = config->stream[CISP_STREAM_RAW].format;
+
+	*isp = (struct cisp_isp_config){ raw ? raw : mode->format, mode->width, mode->height, { { 0 } }, NULL };
+	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++) {
+		const struct cisp_stream_config *s = &config->stream[o];
+
+		isp->output[o] = (struct cisp_output_config){ s->format, s->width, s->height };
+	}
+}
+
 int camera_config_check(struct cisp_camera *cam, const struct cisp_camera_config *config, struct cisp_sensor_mode *mode)
 {
 	const struct cisp_stream_config *main = &config->stream[CISP_STREAM_MAIN];
 	const struct cisp_stream_config *preview = &config->stream[CISP_STREAM_PREVIEW];
 	const struct cisp_stream_config *raw = &config->stream[CISP_STREAM_RAW];
+	struct cisp_isp_config isp;
 	int r;
 
 	if (cisp_sensor_get_mode(cam->sensor, config->mode, mode))
@@ -87,7 +101,10 @@ int camera_config_check(struct cisp_camera *cam, const struct cisp_camera_config
 	} else if (raw->width || raw->height) {
 		return cisp_error(-EINVAL, "raw stream: a size without a format");
 	}
-	return 0;
+	/* What only the ISP knows (a packed format's width multiple, say): refused here, before anything changes. */
+	camera_isp_config(config, mode, &isp);
+	r = cisp_isp_check_config(&isp);
+	return r ? cisp_error_prefix(r, "camera %s: mode '%s'", cam->name, mode->name) : 0;
 }
 
 int camera_request_check(const struct cisp_camera *cam, const struct cisp_camera_request *req)

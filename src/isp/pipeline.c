@@ -76,7 +76,7 @@ static int check_output(const struct cisp_output_config *o, int index)
 	return 0;
 }
 
-static int check_config(const struct cisp_isp_config *c)
+int cisp_isp_check_config(const struct cisp_isp_config *c)
 {
 	const struct cisp_format_info *f = cisp_format_info(c->input_format);
 	int ret;
@@ -196,7 +196,7 @@ int cisp_isp_create(struct cisp_isp **out, const struct cisp_isp_config *config)
 	struct cisp_isp *isp;
 	int ret;
 
-	if ((ret = check_config(config)))
+	if ((ret = cisp_isp_check_config(config)))
 		return ret;
 	isp = calloc(1, sizeof(*isp));
 	if (!isp)
