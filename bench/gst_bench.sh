@@ -42,11 +42,16 @@ gst-launch-1.0 -q filesrc location="$image" ! pngdec ! videoconvert ! videoscale
 	filesink location="$frame"
 src="multifilesrc location=$frame loop=true num-buffers=$frames ! video/x-bayer,format=rggb,width=$w,height=$h,framerate=60/1"
 
+# The defaults leave out lens shading and Bayer denoise (a Bayer stream says nothing of its lens or
+# noise); this adds both, with a mild lens falloff and a noise profile of a small sensor at low gain.
+full="{noise: {a: [4.0, 4.0, 4.0, 4.0], b: [64, 64, 64, 64]}, bnr: {enable: true, strength: 1.0}, lsc: {enable: true, grid_w: 3, grid_h: 3, r: [[1.5, 1.25, 1.5], [1.25, 1.0, 1.25], [1.5, 1.25, 1.5]], gr: [[1.5, 1.25, 1.5], [1.25, 1.0, 1.25], [1.5, 1.25, 1.5]], gb: [[1.5, 1.25, 1.5], [1.25, 1.0, 1.25], [1.5, 1.25, 1.5]], b: [[1.5, 1.25, 1.5], [1.25, 1.0, 1.25], [1.5, 1.25, 1.5]]}}"
+
 # LABEL|ELEMENTS between the source and fakesink
 configs="source only|identity
 bayer2rgb|bayer2rgb
-cispisp RGB (defaults: full pipeline, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=RGB
-cispisp NV12 (defaults: full pipeline, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=NV12
+cispisp RGB (defaults, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=RGB
+cispisp NV12 (defaults, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=NV12
+cispisp NV12 (every canonical stage, + LSC and BNR)|cispisp threads=$threads params=\"$full\" ! video/x-raw,format=NV12
 cispisp RGB, no AWB/AE/DPC/sharpening|cispisp threads=$threads awb=false ae=false defect-threshold=0 sharpen=0 ! video/x-raw,format=RGB"
 [ "$all" = 0 ] || configs="$configs
 cispisp NV12 + Bayer and chroma denoise|cispisp threads=$threads params=\"{bnr: {enable: true, strength: 1.0}, cnr: {enable: true, strength: 1.0, luma_strength: 2.0, radius: 4}}\" ! video/x-raw,format=NV12
