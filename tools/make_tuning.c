@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	}
 
 	printf("af:\n  position_range: [%d, %d]\n  coarse_steps: 16\n  fine_steps: 8\n", m.lens_min, m.lens_max);
-	printf("  scene_change: 0.15\n  min_contrast: 1.3\n");
+	printf("  scene_change: 0.15\n  min_contrast: 1.15\n");
 	printf("flicker:\n  detect_threshold: 0.02\n");
 
 	printf("ccm:\n");

@@ -43,7 +43,7 @@ void tuning_defaults(struct cisp_tuning *t)
 	t->af.coarse_steps = 16;
 	t->af.fine_steps = 8;
 	t->af.scene_change = 0.15;
-	t->af.min_contrast = 1.3;
+	t->af.min_contrast = 1.15;
 	t->flicker.detect_threshold = 0.02;
 	t->denoise_count = 1;
 	t->denoise[0] = (struct tuning_denoise){ 1, 0.875, 3.0, 1.0, 256 };
