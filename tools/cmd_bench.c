@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cisp bench: speed of the ISP on a synthetic frame (default 4000x3000):
+ * cisp bench: speed of the ISP on a synthetic frame (default 4000x3000) or
+ * a mosaic read from a file:
  * each stage alone and the whole pipeline, the reference executor (scalar
  * stages, stage by stage over whole frames) against the optimised one
  * (banded, dsp.h row functions), at 1 and 2 threads, and peak memory.
@@ -21,8 +22,10 @@
 #include <cisp/isp.h>
 #include <cisp/params_state.h>
 #include <cisp/pool.h>
+#include <cisp/raster.h>
 
 #include "commands.h"
+#include "core/error_internal.h"
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/ccm.h"
@@ -49,13 +52,17 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: cisp bench [options]\n"
 		"\n"
-		"Time the ISP on a synthetic frame: each stage and the whole pipeline, the\n"
-		"reference executor against the optimised one, at 1 and 2 threads; print\n"
-		"one 'bench key=value ...' line per figure and the peak memory.\n"
+		"Time the ISP on a synthetic frame (or a mosaic from a file): each stage and\n"
+		"the whole pipeline, the reference executor against the optimised one, at 1\n"
+		"and 2 threads; print one 'bench key=value ...' line per figure and the peak\n"
+		"memory.\n"
 		"\n"
 		"options:\n"
 		"  --size WxH        frame size (default 4000x3000)\n"
 		"  --format NAME     Bayer input format (default SRGGB10)\n"
+		"  --input FILE      the frame from a grey PGM or PNG mosaic (its size; samples\n"
+		"                    scaled to the format's bits; its CFA must be the format's,\n"
+		"                    e.g. build/bench/mosaic output is RGGB); unpacked formats\n"
 		"  --reps N          repetitions per figure, median reported (default 5)\n"
 		"  --threads LIST    thread counts, comma-separated (default 1,2)\n"
 		"  --cpu LEVEL       row functions: scalar, sse4, avx2, avx512, neon (default: best)\n"
@@ -67,6 +74,7 @@ static void usage(FILE *out)
 }
 
 struct opts {
+	const char *input;
 	uint32_t w, h, format;
 	int reps, band, cpu, stages, quality, reference;
 	int threads[8], n_threads;
@@ -106,6 +114,45 @@ static void make_frame(struct cisp_image *img)
 			}
 		}
 	}
+}
+
+/* The frame from a grey mosaic file: its size, its samples scaled to the format's bits. */
+static int read_frame(struct opts *o, struct cisp_image *img)
+{
+	const struct cisp_format_info *f = cisp_format_info(o->format);
+	struct cisp_raster r;
+	const unsigned max = (1u << f->bits) - 1;
+	int ret = cisp_raster_read(o->input, &r);
+
+	if (ret)
+		return ret;
+	if (r.channels != 1 || r.width < 16 || r.height < 16 || r.width % 2 || r.height % 2 || f->packed) {
+		ret = cisp_error(-EINVAL,
+				 "%s: %ux%u, %u channel(s), format %s: a mosaic needs one channel, an even size of at "
+				 "least 16x16 and an unpacked format",
+				 o->input, r.width, r.height, r.channels, f->name);
+		cisp_raster_free(&r);
+		return ret;
+	}
+	o->w = r.width;
+	o->h = r.height;
+	ret = cisp_image_alloc(img, o->format, o->w, o->h);
+	for (uint32_t y = 0; !ret && y < o->h; y++) {
+		uint8_t *row = img->plane[0].data + (size_t)y * img->plane[0].stride;
+
+		for (uint32_t x = 0; x < o->w; x++) {
+			unsigned v = (unsigned)(((uint64_t)r.data[(size_t)y * o->w + x] * max + r.maxval / 2) / r.maxval);
+
+			if (f->bits == 8) {
+				row[x] = (uint8_t)v;
+			} else {
+				row[2 * x] = (uint8_t)v;
+				row[2 * x + 1] = (uint8_t)(v >> 8);
+			}
+		}
+	}
+	cisp_raster_free(&r);
+	return ret;
 }
 
 /* The canonical pipeline: BLC, DPC, LSC, WB, Bayer denoise, fast demosaic, CCM, tone, sharpen, CSC, statistics. */
@@ -560,18 +607,19 @@ done:
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_REPS, OPT_THREADS, OPT_CPU, OPT_BAND, OPT_NO_STAGES, OPT_NO_QUALITY,
-	       OPT_NO_REFERENCE };
+	       OPT_NO_REFERENCE, OPT_INPUT };
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, OPT_SIZE },	     { "format", required_argument, NULL, OPT_FORMAT },
 		{ "reps", required_argument, NULL, OPT_REPS },	     { "threads", required_argument, NULL, OPT_THREADS },
 		{ "cpu", required_argument, NULL, OPT_CPU },	     { "band", required_argument, NULL, OPT_BAND },
 		{ "no-stages", no_argument, NULL, OPT_NO_STAGES }, { "no-quality", no_argument, NULL, OPT_NO_QUALITY },
-		{ "no-reference", no_argument, NULL, OPT_NO_REFERENCE }, { "help", no_argument, NULL, 'h' },		     { NULL, 0, NULL, 0 }
+		{ "no-reference", no_argument, NULL, OPT_NO_REFERENCE }, { "input", required_argument, NULL, OPT_INPUT },
+		{ "help", no_argument, NULL, 'h' },		     { NULL, 0, NULL, 0 }
 	};
 	unsigned long v;
 	int opt;
 
-	*o = (struct opts){ 4000, 3000, CISP_FMT_SRGGB10, 5, 16, -1, 1, 1, 1, { 1, 2 }, 2 };
+	*o = (struct opts){ NULL, 4000, 3000, CISP_FMT_SRGGB10, 5, 16, -1, 1, 1, 1, { 1, 2 }, 2 };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -641,6 +689,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_NO_REFERENCE:
 			o->reference = 0;
 			break;
+		case OPT_INPUT:
+			o->input = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -664,12 +715,14 @@ int cmd_bench(int argc, char **argv)
 
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	if (cisp_image_alloc(&in, o.format, o.w, o.h)) {
+	if (o.input ? read_frame(&o, &in) : cisp_image_alloc(&in, o.format, o.w, o.h)) {
 		fprintf(stderr, "cisp bench: %s\n", cisp_last_error());
 		return 1;
 	}
-	make_frame(&in);
-	printf("bench frame=%ux%u format=%s cpu=%s reps=%d\n", o.w, o.h, cisp_format_name(o.format),
+	if (!o.input)
+		make_frame(&in);
+	printf("bench frame=%ux%u format=%s input=%s cpu=%s reps=%d\n", o.w, o.h, cisp_format_name(o.format),
+	       o.input ? o.input : "synthetic",
 	       cisp_cpu_name((enum cisp_cpu_level)(o.cpu >= 0 ? o.cpu : (int)cisp_dsp()->level)), o.reps);
 	ret = bench_pipeline(&o, "canonical", false, &in, true);
 	if (!ret)
