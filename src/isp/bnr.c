@@ -195,6 +195,11 @@ static void deinterleave(const uint16_t *src, int pad, uint16_t half[2][HALF + 2
 			half[p][k + HPAD] = src[pad + 2 * k + p];
 }
 
+const struct cisp_bnr_quality *cisp_bnr_quality_params(const struct cisp_bnr_coeffs *c)
+{
+	return c->enabled && c->mode == CISP_BNR_QUALITY ? &c->quality : NULL;
+}
+
 void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1)
 {

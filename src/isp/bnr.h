@@ -9,6 +9,7 @@
 #include "plane.h"
 
 struct cisp_bnr_coeffs;
+struct cisp_bnr_quality;
 
 /* Build the stage's tables; returns 0 or -ENOMEM. Free with cisp_bnr_free(). */
 int cisp_bnr_prepare(struct cisp_bnr_coeffs **c, const struct cisp_bnr_params *p,
@@ -48,6 +49,8 @@ void cisp_bnr_row_c(const uint16_t *const r[5], const uint16_t *const g[5], uint
 		    const struct cisp_bnr_row_tables *t);
 void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
 		      const struct cisp_bnr_row_tables *t, int x0, int x1);
+/* CISP_BNR_QUALITY's parameters (bnr_quality.h), or NULL in the fast mode or at strength 0. */
+const struct cisp_bnr_quality *cisp_bnr_quality_params(const struct cisp_bnr_coeffs *c);
 /* Rows [y0, y1) of @out from @in, in either mode; @in != @out. */
 void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1);

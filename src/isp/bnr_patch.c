@@ -21,8 +21,7 @@
 /* Largest weight, the centre's. */
 #define WMAX 4096
 
-/* Tap offsets (dx, dy): green sites take the 24 same-colour ones of the 7x7 window, red and blue the first 8. */
-static const int8_t taps[24][2] = {
+const int8_t cisp_bnr_taps[24][2] = {
 	{ -2, -2 }, { 0, -2 }, { 2, -2 }, { -2, 0 }, { 2, 0 }, { -2, 2 }, { 0, 2 }, { 2, 2 },
 	{ -1, -1 }, { 1, -1 }, { -1, 1 }, { 1, 1 }, { -3, -3 }, { -1, -3 }, { 1, -3 }, { 3, -3 },
 	{ -3, -1 }, { 3, -1 }, { -3, 1 }, { 3, 1 }, { -3, 3 }, { -1, 3 }, { 1, 3 }, { 3, 3 },
@@ -61,22 +60,20 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 		for (int i = 0; i < tw; i++) {
 			const int site = site_row + ((x0 + i) & 1), lx = i + LPAD, ly = j + LPAD;
 			uint32_t sum9 = 0;
-			uint64_t var;
 
 			/* Local level: the mean of the 3x3 same-colour samples. */
 			for (int b = -2; b <= 2; b += 2)
 				for (int a = -2; a <= 2; a += 2)
 					sum9 += l[ly + b][lx + a];
-			var = (((uint64_t)q->a[site] * ((sum9 + 4) / 9) + 32768) >> 16) + q->b[site];
 			/* 36 scaled variances: a tap's weight is 0 where its squared distance reaches this. */
-			qv[j][i] = 36 * ((var * q->s2) >> 16);
+			qv[j][i] = cisp_bnr_patch_limit(q, site, sum9);
 			inv[j][i] = qv[j][i] ? ((uint64_t)1 << 48) / qv[j][i] : 0;
 			sw[j][i] = WMAX;
 			swv[j][i] = (uint64_t)WMAX * l[ly][lx];
 		}
 	}
 	for (int k = 0; k < 24; k++) {
-		const int dx = taps[k][0], dy = taps[k][1];
+		const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
 
 		for (int j = 0; j < th + 2; j++) {
 			const uint16_t *c = &g[j + GPAD - 1][GPAD - 1], *t = &g[j + GPAD - 1 + dy][GPAD - 1 + dx];

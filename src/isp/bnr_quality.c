@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bnr_quality.h"
+#include "dsp.h"
 
 void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h, uint16_t *dst, int stride)
 {
@@ -31,8 +32,11 @@ void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h
 	}
 }
 
-void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane16 *in, const struct plane16 *out,
-			   int y0, int y1)
+typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
+		     uint16_t *dst, int stride);
+
+static void quality_rows(tile_fn *patch, tile_fn *transform, const struct cisp_bnr_quality *q,
+			 const struct plane16 *in, const struct plane16 *out, int y0, int y1)
 {
 	uint16_t p[CISP_BNR_TILE_H][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	const int w = in->width;
@@ -43,8 +47,8 @@ void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane1
 		for (int tx = 0; tx < w; tx += CISP_BNR_TILE_W) {
 			const int tw = w - tx < CISP_BNR_TILE_W ? w - tx : CISP_BNR_TILE_W;
 
-			cisp_bnr_patch_tile(q, in, tx, ty, tw, th, &p[0][0], CISP_BNR_TILE_W);
-			cisp_bnr_transform_tile(q, in, tx, ty, tw, th, &t[0][0], CISP_BNR_TILE_W);
+			patch(q, in, tx, ty, tw, th, &p[0][0], CISP_BNR_TILE_W);
+			transform(q, in, tx, ty, tw, th, &t[0][0], CISP_BNR_TILE_W);
 			for (int j = 0; j < th; j++) {
 				uint16_t *d = plane_row(out, ty + j) + tx;
 
@@ -53,4 +57,16 @@ void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane1
 			}
 		}
 	}
+}
+
+void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane16 *in, const struct plane16 *out,
+			   int y0, int y1)
+{
+	quality_rows(cisp_bnr_patch_tile, cisp_bnr_transform_tile, q, in, out, y0, y1);
+}
+
+void cisp_bnr_quality_rows_dsp(const struct cisp_dsp *d, const struct cisp_bnr_quality *q, const struct plane16 *in,
+			       const struct plane16 *out, int y0, int y1)
+{
+	quality_rows(d->bnr_patch_tile, d->bnr_transform_tile, q, in, out, y0, y1);
 }

@@ -42,8 +42,41 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			     int th, uint16_t *dst, int stride);
 
+/* Tap offsets (dx, dy) of the patch filter: green sites take the 24 same-colour ones of the 7x7 window, red and blue the first 8. */
+extern const int8_t cisp_bnr_taps[24][2];
+
+/*
+ * The patch filter's limit Q (docs/stages/bnr.md) at a sample of @site whose
+ * 3x3 same-colour samples sum to @sum9; the C and SIMD versions share it.
+ */
+static inline uint64_t cisp_bnr_patch_limit(const struct cisp_bnr_quality *q, int site, uint32_t sum9)
+{
+	uint64_t var = (((uint64_t)q->a[site] * ((sum9 + 4) / 9) + 32768) >> 16) + q->b[site];
+
+	return 36 * ((var * q->s2) >> 16);
+}
+
+/* 64 T^2 in Q8 for the transform's threshold T = 2.4 noise standard deviations (368.64 * 256). */
+#define CISP_BNR_THRESHOLD_Q8 94372
+
+/*
+ * The transform's threshold of a block whose 16 M_0 values sum to @sum, from
+ * the sums of the profile's a (@sa) and b (@sb): below 2^46.
+ */
+static inline uint64_t cisp_bnr_block_threshold(const struct cisp_bnr_quality *q, uint64_t sa, uint64_t sb,
+						uint32_t sum)
+{
+	uint64_t var = ((sa * ((sum + 32) >> 6) + (1u << 17)) >> 18) + ((sb + 2) >> 2);
+
+	return (((var * q->s2) >> 16) * CISP_BNR_THRESHOLD_Q8) >> 8;
+}
+
 /* Rows [y0, y1) of @out: the mean of the two filters; @in != @out. */
 void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane16 *in, const struct plane16 *out,
 			   int y0, int y1);
+/* The same with the tile functions of @d (dsp.h): the same bytes. */
+struct cisp_dsp;
+void cisp_bnr_quality_rows_dsp(const struct cisp_dsp *d, const struct cisp_bnr_quality *q, const struct plane16 *in,
+			       const struct plane16 *out, int y0, int y1);
 
 #endif

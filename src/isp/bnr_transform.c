@@ -19,9 +19,6 @@
 #define MH (CH + 6)
 #define MW (CW + 6)
 
-/* 64 T^2 in Q8 for the threshold T = 2.4 noise standard deviations (368.64 * 256). */
-#define THRESHOLD_Q8 94372
-
 /* Weight of a block that kept n coefficients: 4096 / n, rounded. */
 static const uint16_t block_weight[17] = {
 	0, 4096, 2048, 1365, 1024, 819, 683, 585, 512, 455, 410, 372, 341, 315, 293, 273, 256,
@@ -92,14 +89,13 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 			const int j0 = br < 3 ? 3 - br : 0, j1 = br > ncy - 1 ? ncy + 3 - br : 4;
 			const int i0 = bc < 3 ? 3 - bc : 0, i1 = bc > ncx - 1 ? ncx + 3 - bc : 4;
 			uint32_t sum = 0;
-			uint64_t var, thr;
+			uint64_t thr;
 
 			for (int j = 0; j < 4; j++)
 				for (int i = 0; i < 4; i++)
 					sum += (uint32_t)m[0][br + j][bc + i];
 			/* The mean of the four channels' variances at the block's mean sample level. */
-			var = ((sa * ((sum + 32) >> 6) + (1u << 17)) >> 18) + ((sb + 2) >> 2);
-			thr = ((((var * q->s2) >> 16)) * THRESHOLD_Q8) >> 8;
+			thr = cisp_bnr_block_threshold(q, sa, sb, sum);
 			for (int k = 0; k < 4; k++) {
 				int32_t x[4][4];
 				int nz = 0;

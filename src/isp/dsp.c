@@ -8,6 +8,7 @@
 
 #include "isp/blc.h"
 #include "isp/bnr.h"
+#include "isp/bnr_quality.h"
 #include "isp/ccm.h"
 #include "isp/cnr.h"
 #include "isp/csc.h"
@@ -80,6 +81,8 @@ static void init_c(struct cisp_dsp *d)
 	d->rgb888_row = cisp_rgb888_row_c;
 	d->dmq_green_rows = cisp_dmq_green_rows;
 	d->dmq_colour_rows = cisp_dmq_colour_rows;
+	d->bnr_patch_tile = cisp_bnr_patch_tile;
+	d->bnr_transform_tile = cisp_bnr_transform_tile;
 }
 
 int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
@@ -105,10 +108,17 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
 		cisp_dsp_init_dmq_avx2(d);
 	if (level >= CISP_CPU_AVX512)
 		cisp_dsp_init_dmq_avx512(d);
+	if (level >= CISP_CPU_SSE4)
+		cisp_dsp_init_bnrq_sse4(d);
+	if (level >= CISP_CPU_AVX2)
+		cisp_dsp_init_bnrq_avx2(d);
+	if (level >= CISP_CPU_AVX512)
+		cisp_dsp_init_bnrq_avx512(d);
 #endif
 #ifdef HAVE_NEON_SIMD
 	cisp_dsp_init_neon(d);
 	cisp_dsp_init_dmq_neon(d);
+	cisp_dsp_init_bnrq_neon(d);
 #endif
 	d->level = level;
 	return 0;

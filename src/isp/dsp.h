@@ -19,6 +19,7 @@
 
 #include <cisp/format.h>
 
+struct cisp_bnr_quality;
 struct cisp_bnr_row_tables;
 struct cisp_cnr_row_tables;
 struct plane16;
@@ -104,6 +105,15 @@ struct cisp_dsp {
 			       int y1, void *scratch);
 	void (*dmq_colour_rows)(const struct plane16 *bayer, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch);
+	/*
+	 * Quality Bayer denoise: a tile of the patch filter and of the
+	 * transform shrinkage (bnr_quality.h; whole tiles, not rows, because
+	 * both filters work on a mirrored copy of the input around the tile).
+	 */
+	void (*bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
+			       int th, uint16_t *dst, int stride);
+	void (*bnr_transform_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
+				   int th, uint16_t *dst, int stride);
 	/* Unpacking of a row of 8-bit samples: s << 8 (any width >= 1). */
 	void (*unpack8_row)(const uint8_t *s, uint16_t *d, int w);
 	/* Interleaved 8-bit RGB of a row, cisp_to8() per sample (any width >= 1). */
@@ -131,5 +141,10 @@ void cisp_dsp_init_dmq_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_dmq_avx2(struct cisp_dsp *d);
 void cisp_dsp_init_dmq_avx512(struct cisp_dsp *d);
 void cisp_dsp_init_dmq_neon(struct cisp_dsp *d);
+/* The quality Bayer denoise's entries of each level (simd_bnr_quality.h). */
+void cisp_dsp_init_bnrq_sse4(struct cisp_dsp *d);
+void cisp_dsp_init_bnrq_avx2(struct cisp_dsp *d);
+void cisp_dsp_init_bnrq_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_bnrq_neon(struct cisp_dsp *d);
 
 #endif

@@ -25,6 +25,7 @@
 
 #include "core/error_internal.h"
 #include "isp/bnr.h"
+#include "isp/bnr_quality.h"
 #include "isp/ccm.h"
 #include "isp/cnr.h"
 #include "isp/csc.h"
@@ -388,7 +389,12 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		break;
 	case S_LSC:
 		if (block_on(isp, CISP_BLOCK_BNR) && cisp_bnr_mode(isp->bnr) == CISP_BNR_QUALITY) {
-			cisp_bnr_rows(isp->bnr, &in, &out, y0, y1);
+			const struct cisp_bnr_quality *bq = cisp_bnr_quality_params(isp->bnr);
+
+			if (bq)
+				cisp_bnr_quality_rows_dsp(d, bq, &in, &out, y0, y1);
+			else
+				cisp_bnr_rows(isp->bnr, &in, &out, y0, y1);
 		} else if (block_on(isp, CISP_BLOCK_BNR)) {
 			struct plane16 guide = plane_of(&wk->win[B_GUIDE], 0, w, h);
 

@@ -437,6 +437,16 @@ static double now(void)
 static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2 };
 
 /* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
+uint32_t checkasm_rnd(void)
+{
+	return rnd();
+}
+
+double checkasm_now(void)
+{
+	return now();
+}
+
 static double bench_one(const struct cisp_dsp *d, int fn)
 {
 	double t[5];
@@ -534,6 +544,7 @@ int main(int argc, char **argv)
 		}
 	}
 	checkasm_dmq(&ref, levels, have, bench, &passed, &failed);
+	checkasm_bnrq(&ref, levels, have, bench, &passed, &failed);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

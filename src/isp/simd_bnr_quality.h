@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quality Bayer denoise's two tile filters (bnr_patch.c and
+ * bnr_transform.c are the reference, docs/stages/bnr.md the arithmetic) over
+ * the vector layer, for the files in x86/ and arm/, which include it after
+ * simd_kernels.h. Same tiles, same bytes; 32-bit lanes, one lane per column
+ * (patch filter) or per block column (transform).
+ *
+ * The reference works in 64 bits in a few places; here each is either
+ * restructured into 32-bit steps that give the same integers (each place
+ * says why) or left to scalar code per sample or per block. A patch tile
+ * whose limit Q reaches 2^30 anywhere (very strong noise and strength) is
+ * left to the C version whole.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "isp/bnr_quality.h"
+#include "isp/plane.h"
+
+/*
+ * Per architecture: N32 samples of 16 bits widened to 32-bit lanes and
+ * stored back (each 0..65535), the
+ * unsigned minimum, the high 32 bits of the unsigned 64-bit product, whether
+ * any lane of a mask is set, and 32-bit lanes truncated from the float
+ * quotient a / b.
+ */
+#ifdef VEC_BITS
+#if VEC_BITS == 512
+#define bq_ldw(p) _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define bq_stn(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtusepi32_epi16(v))
+#define bq_any(m) (_mm512_test_epi32_mask(m, m) != 0)
+#define bq_odd_blend(e, o) _mm512_mask_blend_epi32(0xaaaa, e, o)
+#elif VEC_BITS == 256
+#define bq_ldw(p) _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define bq_stn(p, v) _mm_storeu_si128((__m128i *)(void *)(p), _mm256_castsi256_si128(narrow32(v, v)))
+#define bq_any(m) (_mm256_movemask_epi8(m) != 0)
+#define bq_odd_blend(e, o) _mm256_blend_epi32(e, o, 0xaa)
+#else
+#define bq_ldw(p) _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+#define bq_stn(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_packus_epi32(v, v))
+#define bq_any(m) (_mm_movemask_epi8(m) != 0)
+#define bq_odd_blend(e, o) _mm_blend_epi16(e, o, 0xcc)
+#endif
+#define bq_minu(a, b) X(min_epu32)(a, b)
+#define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
+
+V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
+{
+	vs32 even = X(srli_epi64)(X(mul_epu32)(a, b), 32);
+	vs32 odd = X(mul_epu32)(X(srli_epi64)(a, 32), X(srli_epi64)(b, 32));
+
+	return bq_odd_blend(even, odd);
+}
+#else
+#define bq_u(v) vreinterpretq_u32_s32(v)
+#define bq_s(v) vreinterpretq_s32_u32(v)
+#define bq_ldw(p) bq_s(vmovl_u16(vld1_u16((const uint16_t *)(p))))
+#define bq_stn(p, v) vst1_u16((uint16_t *)(p), vqmovun_s32(v))
+#define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
+#define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
+#define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
+
+V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
+{
+	uint64x2_t lo = vmull_u32(vget_low_u32(bq_u(a)), vget_low_u32(bq_u(b)));
+	uint64x2_t hi = vmull_high_u32(bq_u(a), bq_u(b));
+
+	return bq_s(vuzp2q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi)));
+}
+#endif
+
+/* ---- patch filter ---- */
+
+#define BQ_GPAD 4
+#define BQ_LPAD 5
+/* Columns computed: whole vectors, so past the tile; the buffers hold them. */
+#define BQ_GW 96
+#define BQ_LW (BQ_GW + 16)
+#define BQ_DW 80
+/* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
+#define BQ_CAP ((1u << 30) - 1)
+
+static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
+			uint16_t *dst, int stride)
+{
+	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD;
+	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW], g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW];
+	/* Per position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
+	int32_t qv[CISP_BNR_TILE_H][CISP_BNR_TILE_W], ih[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	int32_t il[CISP_BNR_TILE_H][CISP_BNR_TILE_W], sw[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	int32_t slo[CISP_BNR_TILE_H][CISP_BNR_TILE_W], shi[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	int32_t d[CISP_BNR_TILE_H + 2][BQ_DW], hs[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W];
+	const vs32 cap = set32((int32_t)BQ_CAP);
+
+	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][0], BQ_LW);
+	for (int j = 0; j < lh; j++)
+		memset(&l[j][lw], 0, (size_t)(BQ_LW - lw) * sizeof(l[0][0]));
+	/* Q first: a tile that needs the reference's 64-bit distances goes there. */
+	for (int j = 0; j < th; j++) {
+		const int site_row = ((y0 + j) & 1) * 2;
+
+		for (int i = 0; i < CISP_BNR_TILE_W; i++) {
+			const int lx = i + BQ_LPAD, ly = j + BQ_LPAD;
+			uint32_t sum9 = 0;
+			uint64_t qq, inv;
+
+			if (i >= tw) {
+				qv[j][i] = ih[j][i] = il[j][i] = 0; /* Q = 0 keeps no tap */
+				continue;
+			}
+			for (int b = -2; b <= 2; b += 2)
+				for (int a = -2; a <= 2; a += 2)
+					sum9 += l[ly + b][lx + a];
+			qq = cisp_bnr_patch_limit(q, site_row + ((x0 + i) & 1), sum9);
+			if (qq > BQ_CAP) {
+				cisp_bnr_patch_tile(q, in, x0, y0, tw, th, dst, stride);
+				return;
+			}
+			inv = qq ? ((uint64_t)1 << 48) / qq : 0;
+			qv[j][i] = (int32_t)qq;
+			ih[j][i] = (int32_t)(uint32_t)(inv >> 32);
+			il[j][i] = (int32_t)(uint32_t)inv;
+		}
+	}
+	/* Guide, the reference's, on whole vectors of columns. */
+	for (int j = 0; j < th + 2 * BQ_GPAD; j++) {
+		const uint16_t *a = l[j], *m = l[j + 1], *b = l[j + 2];
+
+		for (int i = 0; i < BQ_GW; i += N32) {
+			vs32 s = add32(add32(bq_ldw(a + i), bq_ldw(a + i + 2)), add32(bq_ldw(b + i), bq_ldw(b + i + 2)));
+			vs32 e = add32(add32(bq_ldw(m + i), bq_ldw(m + i + 2)), add32(bq_ldw(a + i + 1), bq_ldw(b + i + 1)));
+
+			s = add32(add32(s, sll32(e, 1)), sll32(bq_ldw(m + i + 1), 2));
+			s = srl32(add32(s, set32(8)), 4);
+			bq_stn(&g[j][i], s);
+		}
+	}
+	for (int j = 0; j < th; j++)
+		for (int i = 0; i < CISP_BNR_TILE_W; i += N32) {
+			vs32 v0 = bq_ldw(&l[j + BQ_LPAD][i + BQ_LPAD]);
+
+			st32(&sw[j][i], set32(4096));
+			st32(&slo[j][i], sll32(vand32(v0, set32(255)), 12));
+			st32(&shi[j][i], sll32(srl32(v0, 8), 12));
+		}
+	for (int k = 0; k < 24; k++) {
+		const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
+
+		/*
+		 * Squared guide differences and their sums, capped at C = 2^30 - 1
+		 * at each step so every sum fits 32 bits (the largest, 3 C, is
+		 * unsigned; the distance, 2 C at most, signed). With Q <= C the
+		 * capped distance E' decides as E does and equals it where it
+		 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
+		 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
+		 */
+		for (int j = 0; j < th + 2; j++) {
+			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GPAD - 1], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GPAD - 1 + dx];
+
+			/* Past tw + 2 too: the sums below read whole vectors. */
+			for (int i = 0; i < tw + N32; i += N32) {
+				vs32 e = sub32(bq_ldw(t + i), bq_ldw(c + i));
+
+				st32(&d[j][i], bq_minu(mul32(e, e), cap));
+			}
+			for (int i = 0; i < tw; i += N32) {
+				vs32 s = add32(add32(ld32(&d[j][i]), ld32(&d[j][i + 1])), ld32(&d[j][i + 2]));
+
+				st32(&hs[j][i], bq_minu(s, cap));
+			}
+		}
+		for (int j = 0; j < th; j++) {
+			const int site_row = ((y0 + j) & 1) * 2;
+			/* Offsets 8..23 are green sites' only; a vector starts on an even column. */
+			const vs32 sites = k < 8 ? set32(-1) : set32x2(q->green[site_row] ? -1 : 0, q->green[site_row + 1] ? -1 : 0);
+			const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx], *lc = &l[j + BQ_LPAD][BQ_LPAD];
+
+			for (int i = 0; i < tw; i += N32) {
+				vs32 v = bq_ldw(lv + i), dv = sub32(v, bq_ldw(lc + i));
+				vs32 s = add32(add32(ld32(&hs[j][i]), ld32(&hs[j + 1][i])), ld32(&hs[j + 2][i]));
+				vs32 e = add32(bq_minu(s, cap), bq_minu(mul32(dv, dv), cap));
+				vs32 keep = vand32(gt32(ld32(&qv[j][i]), e), sites), u, t, wt;
+
+				if (!bq_any(keep))
+					continue;
+				/*
+				 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
+				 * exactly; E ih is at most the result, below 2^16.
+				 */
+				u = add32(mul32(e, ld32(&ih[j][i])), bq_mulhiu(e, ld32(&il[j][i])));
+				t = sub32(set32(65536), u);
+				/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
+				wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
+				/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
+				st32(&sw[j][i], add32(ld32(&sw[j][i]), wt));
+				st32(&slo[j][i], add32(ld32(&slo[j][i]), mul32(wt, vand32(v, set32(255)))));
+				st32(&shi[j][i], add32(ld32(&shi[j][i]), mul32(wt, srl32(v, 8))));
+			}
+		}
+	}
+	/*
+	 * (swv + sw / 2) / sw in double: the numerator (below 2^34) is exact and
+	 * the quotient (below 2^17) within 2^-36 of the true one, which is an
+	 * integer or at least 1 / sw >= 2^-17 from one: the same floor.
+	 */
+	for (int j = 0; j < th; j++)
+		for (int i = 0; i < tw; i++) {
+			const uint32_t ws = (uint32_t)sw[j][i];
+			const uint64_t swv = ((uint64_t)(uint32_t)shi[j][i] << 8) + (uint32_t)slo[j][i];
+
+			dst[(size_t)j * stride + i] = (uint16_t)((double)(swv + ws / 2) / (double)ws);
+		}
+}
+
+void CAT(cisp_dsp_init_bnrq, SIMD_SUFFIX)(struct cisp_dsp *d)
+{
+	d->bnr_patch_tile = FN(bnr_patch_tile);
+}
