@@ -12,7 +12,6 @@
  * whose limit Q reaches 2^30 anywhere (very strong noise and strength) is
  * left to the C version whole.
  */
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,8 +22,8 @@
  * Per architecture: N32 samples of 16 bits widened to 32-bit lanes and
  * stored back (each 0..65535), the
  * unsigned minimum, the high 32 bits of the unsigned 64-bit product, whether
- * any lane of a mask is set, and 32-bit lanes truncated from the float
- * quotient a / b.
+ * any lane of a mask is set, 32-bit lanes truncated from the float
+ * quotient a / b, and the double square root (no libm).
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
@@ -46,6 +45,8 @@
 #define bq_minu(a, b) X(min_epu32)(a, b)
 #define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
 
+#define bq_sqrt(x) _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)))
+
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 {
 	vs32 even = X(srli_epi64)(X(mul_epu32)(a, b), 32);
@@ -61,6 +62,7 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
 #define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
+#define bq_sqrt(x) vget_lane_f64(vsqrt_f64(vdup_n_f64(x)), 0)
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 {
@@ -118,7 +120,18 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				cisp_bnr_patch_tile(q, in, x0, y0, tw, th, dst, stride);
 				return;
 			}
-			inv = qq ? ((uint64_t)1 << 48) / qq : 0;
+			/*
+			 * floor(2^48 / Q) from the double quotient (within 1 of it) and an
+			 * exact check: inv Q lies within 2 Q of 2^48, so it does not wrap.
+			 */
+			inv = 0;
+			if (qq) {
+				inv = (uint64_t)(281474976710656.0 / (double)qq);
+				if (inv * qq > ((uint64_t)1 << 48))
+					inv--;
+				else if ((inv + 1) * qq <= ((uint64_t)1 << 48))
+					inv++;
+			}
 			qv[j][i] = (int32_t)qq;
 			ih[j][i] = (int32_t)(uint32_t)(inv >> 32);
 			il[j][i] = (int32_t)(uint32_t)inv;
@@ -165,12 +178,14 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 
 				st32(&d[j][i], bq_minu(mul32(e, e), cap));
 			}
+		}
+		/* A separate pass: loads across two fresh stores would stall on store forwarding. */
+		for (int j = 0; j < th + 2; j++)
 			for (int i = 0; i < tw; i += N32) {
 				vs32 s = add32(add32(ld32(&d[j][i]), ld32(&d[j][i + 1])), ld32(&d[j][i + 2]));
 
 				st32(&hs[j][i], bq_minu(s, cap));
 			}
-		}
 		for (int j = 0; j < th; j++) {
 			const int site_row = ((y0 + j) & 1) * 2;
 			/* Offsets 8..23 are green sites' only; a vector starts on an even column. */
@@ -214,7 +229,188 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		}
 }
 
+/* ---- transform shrinkage ---- */
+
+#define BQ_CH (CISP_BNR_TILE_H / 2 + 1)
+#define BQ_CW (CISP_BNR_TILE_W / 2)
+#define BQ_MH (BQ_CH + 6)
+/* Block columns computed (whole vectors past the tile's 35 at most), and the cell columns they read. */
+#define BQ_BW 48
+#define BQ_MW (BQ_BW + 8)
+
+/*
+ * ceil(sqrt(thr)) for thr < 2^46 (exact in double; the root, below 2^23, is
+ * corrected to the exact integer): |U| >= it exactly where U^2 >= thr.
+ */
+static inline int32_t bq_cut(uint64_t thr)
+{
+	uint64_t r = (uint64_t)bq_sqrt((double)thr);
+
+	while (r * r < thr)
+		r++;
+	while (r && (r - 1) * (r - 1) >= thr)
+		r--;
+	return (int32_t)r;
+}
+
+/* The unscaled 4-point Walsh-Hadamard transform of four vectors, in place (wht4() of bnr_transform.c). */
+V_INLINE void bq_wht4(vs32 *a, vs32 *b, vs32 *c, vs32 *d)
+{
+	vs32 s0 = add32(*a, *b), s1 = sub32(*a, *b), s2 = add32(*c, *d), s3 = sub32(*c, *d);
+
+	*a = add32(s0, s2);
+	*b = add32(s1, s3);
+	*c = sub32(s0, s2);
+	*d = sub32(s1, s3);
+}
+
+/* n / d rounded half away from zero (d > 0), as bnr_transform.c. */
+static inline int64_t bq_div_round(int64_t n, int64_t d)
+{
+	return n >= 0 ? (n + d / 2) / d : -((-n + d / 2) / d);
+}
+
+/*
+ * One lane per block column: each block's rows are transformed once per
+ * row of cells (shared by the 4 blocks that hold the row), the columns per
+ * block. The weighted sum acc of a cell (up to 2^42) is kept as two 32-bit
+ * sums, of W (R & 4095) and of W (R >> 12) (each of 16 terms below 2^24 and
+ * 2^26), one pair per column offset i of the estimate in its block so each
+ * vector adds at its own column; acc = 4096 hi + lo exactly.
+ */
+static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0,
+				   int tw, int th, uint16_t *dst, int stride)
+{
+	static const int8_t had[4][4] = { { 1, 1, 1, 1 }, { 1, -1, 1, -1 }, { 1, 1, -1, -1 }, { 1, -1, -1, 1 } };
+	const int cy0 = y0 >> 1, cx0 = x0 >> 1;
+	const int ncy = ((y0 + th - 1) >> 1) - cy0 + 1, ncx = ((x0 + tw - 1) >> 1) - cx0 + 1;
+	const int nbr = ncy + 3, nbc = ncx + 3;
+	uint16_t raw[2 * BQ_MH][2 * (BQ_CW + 6)];
+	int32_t m[4][BQ_MH][BQ_MW], h[4][BQ_MH][BQ_BW];
+	int32_t cut[BQ_CH + 3][BQ_BW], wb[BQ_CH + 3][BQ_BW];
+	int32_t alo[4][BQ_MH][BQ_BW], ahi[4][BQ_MH][BQ_BW];
+	int64_t qk[4][BQ_CH][BQ_CW];
+	uint64_t sa = 0, sb = 0;
+
+	for (int s = 0; s < 4; s++) {
+		sa += q->a[s];
+		sb += q->b[s];
+	}
+	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 6), &raw[0][0],
+			     2 * (BQ_CW + 6));
+	for (int r = 0; r < ncy + 6; r++) {
+		for (int c = 0; c < ncx + 6; c++) {
+			const int32_t p0 = raw[2 * r][2 * c], p1 = raw[2 * r][2 * c + 1];
+			const int32_t p2 = raw[2 * r + 1][2 * c], p3 = raw[2 * r + 1][2 * c + 1];
+			const int32_t s0 = p0 + p1, s1 = p0 - p1, s2 = p2 + p3, s3 = p2 - p3;
+
+			m[0][r][c] = s0 + s2;
+			m[1][r][c] = s1 + s3;
+			m[2][r][c] = s0 - s2;
+			m[3][r][c] = s1 - s3;
+		}
+		for (int k = 0; k < 4; k++)
+			memset(&m[k][r][ncx + 6], 0, (size_t)(BQ_MW - ncx - 6) * sizeof(m[0][0][0]));
+	}
+	for (int k = 0; k < 4; k++) {
+		/* The 4-point transform of the 4 cells from each column, per row of cells. */
+		for (int r = 0; r < ncy + 6; r++)
+			for (int c = 0; c < nbc; c += N32) {
+				vs32 a = ld32(&m[k][r][c]), b = ld32(&m[k][r][c + 1]);
+				vs32 e = ld32(&m[k][r][c + 2]), f = ld32(&m[k][r][c + 3]);
+
+				bq_wht4(&a, &b, &e, &f);
+				st32(&h[0][r][c], a);
+				st32(&h[1][r][c], b);
+				st32(&h[2][r][c], e);
+				st32(&h[3][r][c], f);
+			}
+		if (k == 0) {
+			/* Thresholds from the blocks' sums of M_0: the sums of their rows' h[0]. */
+			for (int br = 0; br < nbr; br++) {
+				for (int c = 0; c < nbc; c += N32)
+					st32(&cut[br][c], add32(add32(ld32(&h[0][br][c]), ld32(&h[0][br + 1][c])),
+								 add32(ld32(&h[0][br + 2][c]), ld32(&h[0][br + 3][c]))));
+				for (int c = 0; c < BQ_BW; c++)
+					cut[br][c] = c < nbc ? bq_cut(cisp_bnr_block_threshold(q, sa, sb, (uint32_t)cut[br][c])) : 0;
+			}
+		}
+		memset(alo, 0, sizeof(alo));
+		memset(ahi, 0, sizeof(ahi));
+		for (int br = 0; br < nbr; br++)
+			for (int bc = 0; bc < nbc; bc += N32) {
+				const vs32 c1 = sub32(ld32(&cut[br][bc]), set32(1)), mask12 = set32(4095);
+				vs32 x[4][4], nz = set32(1), wt;
+
+				for (int j = 0; j < 4; j++)
+					for (int n = 0; n < 4; n++)
+						x[j][n] = ld32(&h[n][br + j][bc]);
+				for (int n = 0; n < 4; n++)
+					bq_wht4(&x[0][n], &x[1][n], &x[2][n], &x[3][n]);
+				/* Without branches, as the reference; U(0, 0) stays. */
+				for (int j = 0; j < 4; j++)
+					for (int n = 0; n < 4; n++) {
+						vs32 keep = gt32(abs32(x[j][n]), c1);
+
+						if (j == 0 && n == 0)
+							continue;
+						x[j][n] = vand32(x[j][n], keep);
+						nz = sub32(nz, keep);
+					}
+				/* (4096 + K / 2) / K in float: exact, the quotient is at least 1/16 from the next integer. */
+				wt = bq_divf(add32(set32(4096), srl32(nz, 1)), nz);
+				st32(&wb[br][bc], wt);
+				for (int n = 0; n < 4; n++)
+					bq_wht4(&x[0][n], &x[1][n], &x[2][n], &x[3][n]);
+				for (int j = 0; j < 4; j++) {
+					const int row = br + j;
+
+					bq_wht4(&x[j][0], &x[j][1], &x[j][2], &x[j][3]);
+					/* Only rows of tile cells are read. */
+					if (row < 3 || row >= ncy + 3)
+						continue;
+					for (int i = 0; i < 4; i++) {
+						int32_t *lo = &alo[i][row][bc], *hi = &ahi[i][row][bc];
+
+						st32(lo, add32(ld32(lo), mul32(wt, vand32(x[j][i], mask12))));
+						st32(hi, add32(ld32(hi), mul32(wt, sra32(x[j][i], 12))));
+					}
+				}
+			}
+		/* Per cell of the tile: its 16 blocks' weights and estimates. */
+		for (int r = 0; r < ncy; r++)
+			for (int c = 0; c < ncx; c++) {
+				int64_t lo = 0, hi = 0;
+				uint32_t ws = 0;
+
+				for (int bj = 0; bj < 4; bj++)
+					for (int bi = 0; bi < 4; bi++)
+						ws += (uint32_t)wb[r + bj][c + bi];
+				/* Block column bc = c + 3 - i holds the cell at offset i. */
+				for (int i = 0; i < 4; i++) {
+					lo += alo[i][r + 3][c + 3 - i];
+					hi += ahi[i][r + 3][c + 3 - i];
+				}
+				qk[k][r][c] = bq_div_round((hi * 4096 + lo) * 64, ws);
+			}
+	}
+	for (int r = 0; r < ncy; r++)
+		for (int c = 0; c < ncx; c++)
+			for (int p = 0; p < 4; p++) {
+				const int j = 2 * (cy0 + r) + (p >> 1) - y0, i = 2 * (cx0 + c) + (p & 1) - x0;
+				int64_t v = 0;
+
+				if (j < 0 || j >= th || i >= tw)
+					continue;
+				for (int k = 0; k < 4; k++)
+					v += had[k][p] * qk[k][r][c];
+				v = v <= 0 ? 0 : (v + 2048) >> 12;
+				dst[(size_t)j * stride + i] = (uint16_t)(v > 65535 ? 65535 : v);
+			}
+}
+
 void CAT(cisp_dsp_init_bnrq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
 	d->bnr_patch_tile = FN(bnr_patch_tile);
+	d->bnr_transform_tile = FN(bnr_transform_tile);
 }
