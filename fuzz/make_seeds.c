@@ -15,6 +15,7 @@
 #include <cisp/format.h>
 #include <cisp/isp.h>
 #include <cisp/params_state.h>
+#include <cisp/raster.h>
 #include <cisp/raw_file.h>
 #include <cisp/raw_frame.h>
 #include <cisp/stats.h>
@@ -256,6 +257,37 @@ static void raw_file_seeds(void)
 	}
 }
 
+/* Small images of each kind the raster reader takes. */
+static void raster_seeds(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t w, h;
+		unsigned channels, maxval;
+	} cases[] = { { "grey8.pgm", 6, 4, 1, 255 },   { "grey10.pgm", 5, 3, 1, 1023 }, { "rgb8.ppm", 4, 4, 3, 255 },
+		      { "grey8.png", 7, 5, 1, 255 },   { "rgb16.png", 4, 3, 3, 65535 } };
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/raster", root);
+	mkdir(path, 0755);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct cisp_raster r;
+		size_t n;
+
+		if (cisp_raster_alloc(&r, cases[k].w, cases[k].h, cases[k].channels, cases[k].maxval))
+			exit(1);
+		n = (size_t)r.width * r.height * r.channels;
+		for (size_t i = 0; i < n; i++)
+			r.data[i] = (uint16_t)((i * 2654435761u >> 7) % (cases[k].maxval + 1u));
+		snprintf(path, sizeof(path), "%s/raster/%s", root, cases[k].name);
+		if (cisp_raster_write(path, &r)) {
+			fprintf(stderr, "raster seed: %s\n", cisp_last_error());
+			exit(1);
+		}
+		cisp_raster_free(&r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -268,5 +300,6 @@ int main(int argc, char **argv)
 	stats_seeds();
 	raw_dump_seeds();
 	raw_file_seeds();
+	raster_seeds();
 	return 0;
 }

@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-targets_all="params params_yaml stats raw_dump raw_file tuning camera_config"
+targets_all="params params_yaml stats raw_dump raw_file tuning camera_config raster"
 seconds=10
 build=build-fuzz
 replay=""

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Image files, raw frames and Y4M. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -87,6 +88,79 @@ TEST(raster_bad_files)
 	CHECK_ERR(cisp_raster_write(tmp_path("x.pgm"), &r), -EINVAL, "grey images");
 	CHECK_ERR(cisp_raster_write(tmp_path("x.bmp"), &r), -EINVAL, "unknown image extension");
 	cisp_raster_free(&r);
+}
+
+/* CRC-32 of PNG chunks (ISO 3309, reflected 0xedb88320). */
+static uint32_t png_crc(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	}
+	return c ^ 0xffffffffu;
+}
+
+TEST(raster_refuses_sizes_the_file_cannot_hold)
+{
+	static const char big_pgm[] = "P5\n16000 16000\n255\nabcd";
+	static const char over_max[] = "P5\n2 1\n100\n\x32\xc8";
+	static const char good[] = "P5\n2 1\n255\n\x10\x20";
+	struct cisp_raster r, m;
+	uint8_t png[4096];
+	size_t n;
+	FILE *f;
+
+	/* A PNM header's promise is checked against the file before anything is allocated. */
+	write_bytes(tmp_path("big.pgm"), big_pgm, sizeof(big_pgm) - 1);
+	CHECK_ERR(cisp_raster_read(tmp_path("big.pgm"), &r), -EINVAL,
+		  "truncated: the header promises 256000000 bytes of samples, the file holds 4");
+	write_bytes(tmp_path("over.pgm"), over_max, sizeof(over_max) - 1);
+	CHECK_ERR(cisp_raster_read(tmp_path("over.pgm"), &r), -EINVAL, "sample 1 is 200, over the maximum value 100");
+
+	/* A small PNG whose header is made to claim 16000 x 16000 (with a correct CRC). */
+	CHECK_EQ(cisp_raster_alloc(&r, 8, 8, 1, 255), 0);
+	CHECK_EQ(cisp_raster_write(tmp_path("small.png"), &r), 0);
+	cisp_raster_free(&r);
+	f = fopen(tmp_path("small.png"), "rb");
+	CHECK(f != NULL);
+	n = f ? fread(png, 1, sizeof(png), f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(n > 33 && n < sizeof(png));
+	for (int k = 0; k < 2; k++) {
+		png[16 + 4 * k] = 0;
+		png[17 + 4 * k] = 0;
+		png[18 + 4 * k] = 16000 >> 8;
+		png[19 + 4 * k] = 16000 & 255;
+	}
+	{
+		uint32_t crc = png_crc(png + 12, 17);
+
+		png[29] = (uint8_t)(crc >> 24);
+		png[30] = (uint8_t)(crc >> 16);
+		png[31] = (uint8_t)(crc >> 8);
+		png[32] = (uint8_t)crc;
+	}
+	write_bytes(tmp_path("claims.png"), png, n);
+	CHECK_ERR(cisp_raster_read(tmp_path("claims.png"), &r), -EINVAL, "16000x16000 needs more data than a file of");
+	CHECK_ERR(cisp_raster_read_memory(png, n, "claims.png", &r), -EINVAL, "16000x16000 needs more data");
+
+	/* The memory reader gives what the file reader gives. */
+	write_bytes(tmp_path("good.pgm"), good, sizeof(good) - 1);
+	CHECK_EQ(cisp_raster_read(tmp_path("good.pgm"), &r), 0);
+	CHECK_EQ(cisp_raster_read_memory(good, sizeof(good) - 1, "good.pgm", &m), 0);
+	CHECK_EQ(m.width, 2);
+	CHECK_EQ(m.height, 1);
+	CHECK_EQ(m.maxval, 255);
+	CHECK_EQ(m.data[0], r.data[0]);
+	CHECK_EQ(m.data[1], 0x20);
+	cisp_raster_free(&r);
+	cisp_raster_free(&m);
+	CHECK_ERR(cisp_raster_read_memory(good, 0, "nothing", &m), -EINVAL, "nothing: the file is empty");
+	CHECK_ERR(cisp_raster_read_memory(good, 5, "cut", &m), -EINVAL, "cut: malformed PNM header");
 }
 
 TEST(raw_dump_reader)

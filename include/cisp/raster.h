@@ -11,6 +11,7 @@
 #ifndef CISP_RASTER_H
 #define CISP_RASTER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -57,11 +58,27 @@ int cisp_raster_alloc(struct cisp_raster *r, uint32_t width, uint32_t height, un
  * PNG palette images are expanded to RGB, alpha is dropped, grey+alpha is
  * read as grey.
  *
+ * Sizes are checked against the file before samples are allocated: a PNM
+ * header promising more samples than the file holds, or a PNG whose rows
+ * could not come out of its compressed data, is refused, so a short hostile
+ * file cannot make the reader allocate gigabytes.
+ *
  * Return: 0, or a negative errno with a message naming the file and the
- * problem (-ENOENT, -EINVAL for a malformed or truncated file, -ENOTSUP
- * for a kind of file not handled).
+ * problem (-ENOENT, -EINVAL for a malformed or truncated file or a PNM
+ * sample over the maximum value, -ENOTSUP for a kind of file not handled).
  */
 int cisp_raster_read(const char *path, struct cisp_raster *r);
+
+/**
+ * cisp_raster_read_memory() - cisp_raster_read() on a file's bytes in memory.
+ * @data: the bytes.
+ * @size: their number.
+ * @name: what messages call the file.
+ * @r: receives the raster; free with cisp_raster_free().
+ *
+ * Return: as cisp_raster_read() (-EINVAL for an empty buffer).
+ */
+int cisp_raster_read_memory(const void *data, size_t size, const char *name, struct cisp_raster *r);
 
 /**
  * cisp_raster_write() - write a raster; the type comes from the extension:

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <png.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,19 @@ void cisp_raster_free(struct cisp_raster *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Bytes from the position of @f to its end, or -1 where it cannot seek (a pipe). */
+static long bytes_left(FILE *f)
+{
+	long here = ftell(f), end;
+
+	if (here < 0 || fseek(f, 0, SEEK_END))
+		return -1;
+	end = ftell(f);
+	if (fseek(f, here, SEEK_SET) || end < here)
+		return -1;
+	return end - here;
+}
+
 /* ---- PNM ---- */
 
 /* Read one header number, skipping whitespace and # comments. */
@@ -75,6 +89,7 @@ static int read_pnm(FILE *f, const char *path, struct cisp_raster *r)
 	unsigned channels;
 	size_t n, bytes;
 	uint8_t *raw;
+	long left;
 	int type, ret;
 
 	if (fgetc(f) != 'P')
@@ -91,11 +106,16 @@ static int read_pnm(FILE *f, const char *path, struct cisp_raster *r)
 				  CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
 	if (maxval == 0 || maxval > 65535)
 		return cisp_error(-EINVAL, "%s: maximum value %lu is outside 1..65535", path, maxval);
+	n = (size_t)w * h * channels;
+	bytes = n * (maxval > 255 ? 2 : 1);
+	/* Nothing allocated for samples a short file cannot hold. */
+	left = bytes_left(f);
+	if (left >= 0 && (unsigned long)left < bytes)
+		return cisp_error(-EINVAL, "%s: truncated: the header promises %zu bytes of samples, the file holds %ld",
+				  path, bytes, left);
 	ret = cisp_raster_alloc(r, (uint32_t)w, (uint32_t)h, channels, (unsigned)maxval);
 	if (ret)
 		return cisp_error_prefix(ret, "%s", path);
-	n = (size_t)w * h * channels;
-	bytes = n * (maxval > 255 ? 2 : 1);
 	raw = malloc(bytes);
 	if (!raw) {
 		cisp_raster_free(r);
@@ -108,6 +128,12 @@ static int read_pnm(FILE *f, const char *path, struct cisp_raster *r)
 	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned v = maxval > 255 ? (unsigned)raw[2 * i] << 8 | raw[2 * i + 1] : raw[i];
+
+		if (v > maxval) {
+			free(raw);
+			cisp_raster_free(r);
+			return cisp_error(-EINVAL, "%s: sample %zu is %u, over the maximum value %lu", path, i, v, maxval);
+		}
 		r->data[i] = (uint16_t)v;
 	}
 	free(raw);
@@ -158,8 +184,12 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
 	(void)msg;
 }
 
+/* Deflate's largest ratio of output to input (258 bytes from about two bits). */
+#define DEFLATE_MAX_RATIO 1032
+
 static int read_png(FILE *f, const char *path, struct cisp_raster *r)
 {
+	const long file_size = bytes_left(f);
 	struct png_error_context ctx = { path, "" };
 	png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, png_error_fn, png_warning_fn);
 	png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -200,6 +230,13 @@ static int read_png(FILE *f, const char *path, struct cisp_raster *r)
 		if (channels != 1 && channels != 3) {
 			png_destroy_read_struct(&png, &info, NULL);
 			return cisp_error(-ENOTSUP, "%s: PNG with %u channels is not supported", path, channels);
+		}
+		/* The rows and their filter bytes come out of the file's deflate data: no more than it can hold. */
+		if (file_size >= 0 &&
+		    ((uint64_t)png_get_rowbytes(png, info) + 1) * h > (uint64_t)file_size * DEFLATE_MAX_RATIO + 4096) {
+			png_destroy_read_struct(&png, &info, NULL);
+			return cisp_error(-EINVAL, "%s: bad PNG: %ux%u needs more data than a file of %ld bytes can hold",
+					  path, (unsigned)w, (unsigned)h, file_size);
 		}
 		ret = cisp_raster_alloc(r, w, h, channels, depth == 16 ? 65535 : 255);
 		if (ret) {
@@ -274,17 +311,13 @@ static int write_png(FILE *f, const char *path, const struct cisp_raster *r)
 	return 0;
 }
 
-int cisp_raster_read(const char *path, struct cisp_raster *r)
+/* Read @f (named @path in messages) by its first bytes, then close it. */
+static int read_stream(FILE *f, const char *path, struct cisp_raster *r)
 {
 	uint8_t magic[8];
-	FILE *f = fopen(path, "rb");
-	size_t got;
+	size_t got = fread(magic, 1, sizeof(magic), f);
 	int ret;
 
-	memset(r, 0, sizeof(*r));
-	if (!f)
-		return cisp_error(-errno, "cannot open %s: %s", path, strerror(errno));
-	got = fread(magic, 1, sizeof(magic), f);
 	rewind(f);
 	if (got == 8 && !png_sig_cmp(magic, 0, 8))
 		ret = read_png(f, path, r);
@@ -296,6 +329,29 @@ int cisp_raster_read(const char *path, struct cisp_raster *r)
 		ret = cisp_error(-ENOTSUP, "%s: not a PNG, PGM or PPM file", path);
 	fclose(f);
 	return ret;
+}
+
+int cisp_raster_read(const char *path, struct cisp_raster *r)
+{
+	FILE *f = fopen(path, "rb");
+
+	memset(r, 0, sizeof(*r));
+	if (!f)
+		return cisp_error(-errno, "cannot open %s: %s", path, strerror(errno));
+	return read_stream(f, path, r);
+}
+
+int cisp_raster_read_memory(const void *data, size_t size, const char *name, struct cisp_raster *r)
+{
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	if (!size)
+		return cisp_error(-EINVAL, "%s: the file is empty", name);
+	f = fmemopen((void *)(uintptr_t)data, size, "rb");
+	if (!f)
+		return cisp_error(-errno, "%s: cannot read from memory: %s", name, strerror(errno));
+	return read_stream(f, name, r);
 }
 
 static bool has_extension(const char *path, const char *ext)
