@@ -35,10 +35,10 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 
 # Inputs a little beyond the largest meaningful one: a whole-state params
 # buffer with vendor blocks, struct cisp_stats, an 80x80 16-bit dump and its
-# 6-byte header, a small DNG, a tuning file.
+# 6-byte header, a small DNG, a tuning file, a sensor model file.
 max_len() {
 	case "$1" in
-	params | params_yaml) echo 8192 ;;
+	params | params_yaml | sensor_model) echo 8192 ;;
 	stats | tuning) echo 32768 ;;
 	raw_dump) echo 13000 ;;
 	raw_file) echo 16384 ;;

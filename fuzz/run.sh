@@ -18,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-targets_all="params params_yaml stats raw_dump raw_file tuning camera_config raster"
+targets_all="params params_yaml stats raw_dump raw_file tuning camera_config raster sensor_model"
 seconds=10
 build=build-fuzz
 replay=""

@@ -14,6 +14,7 @@
 
 #include "core/error_internal.h"
 #include "core/number.h"
+#include "core/text_file.h"
 #include "core/yaml_depth.h"
 #include "model.h"
 #include "sensor/sensor_config.h"
@@ -382,41 +383,46 @@ static int load(struct ctx *c, struct vs_model *m)
 	return ret;
 }
 
-int vs_model_load(const char *path, struct vs_model *m)
+int vs_model_parse(const char *text, size_t length, const char *path, struct vs_model *m)
 {
 	yaml_parser_t parser;
 	struct ctx c = { .path = path };
-	FILE *f;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	f = fopen(path, "rb");
-	if (!f)
-		return cisp_error(-errno, "sensor model %s: %s", path, strerror(errno));
-	ret = cisp_yaml_check_depth_file(path, f);
-	if (ret) {
-		fclose(f);
+	ret = cisp_yaml_check_depth_string(path, text, length);
+	if (ret)
 		return ret;
-	}
-	if (!yaml_parser_initialize(&parser)) {
-		fclose(f);
+	if (!yaml_parser_initialize(&parser))
 		return cisp_error(-ENOMEM, "sensor model %s: out of memory", path);
-	}
-	yaml_parser_set_input_file(&parser, f);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
 	if (!yaml_parser_load(&parser, &c.doc)) {
 		ret = cisp_error(-EINVAL, "sensor model %s: line %zu: %s", path, parser.problem_mark.line + 1,
 				 parser.problem ? parser.problem : "YAML error");
 		yaml_parser_delete(&parser);
-		fclose(f);
 		return ret;
 	}
 	ret = yaml_document_get_root_node(&c.doc) ? load(&c, m)
 						  : cisp_error(-EINVAL, "sensor model %s: empty file", path);
 	yaml_document_delete(&c.doc);
 	yaml_parser_delete(&parser);
-	fclose(f);
 	if (ret < 0)
 		vs_model_free(m);
+	return ret;
+}
+
+int vs_model_load(const char *path, struct vs_model *m)
+{
+	char *text;
+	size_t length;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = cisp_read_text_file(path, MODEL_FILE_MAX, &text, &length);
+	if (ret)
+		return cisp_error_prefix(ret, "sensor model");
+	ret = vs_model_parse(text, length, path, m);
+	free(text);
 	return ret;
 }
 

@@ -13,6 +13,9 @@
 
 #include "spectra.h"
 
+/* Model files are a few kilobytes; this bound keeps a wrong path from filling memory. */
+#define MODEL_FILE_MAX (1 << 20)
+
 struct vs_model {
 	char name[64];
 	char description[128];
@@ -41,8 +44,10 @@ struct vs_model {
 	unsigned num_modes;
 };
 
-/* Load a model file. Return 0, or -ENOENT/-EINVAL with a message naming the file and key. */
+/* Load a model file (at most MODEL_FILE_MAX bytes). Return 0, or -ENOENT/-EINVAL with a message naming the file and key. */
 int vs_model_load(const char *path, struct vs_model *m);
+/* The same for the file's @length bytes of @text, named @path in messages. */
+int vs_model_parse(const char *text, size_t length, const char *path, struct vs_model *m);
 void vs_model_free(struct vs_model *m);
 
 /*
