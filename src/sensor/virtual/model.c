@@ -178,11 +178,13 @@ static int load_lens(struct ctx *c, yaml_node_t *root, struct vs_model *m)
 		ret = get_list(c, map_get(c, l, "position_range"), "lens.position_range", 2, 0, 65535, range);
 	if (ret == 0 && range[0] >= range[1])
 		ret = cisp_error(-EINVAL, "sensor model %s: lens.position_range is empty", c->path);
-	m->lens_min = (int32_t)range[0];
-	m->lens_max = (int32_t)range[1];
-	if (ret == 0)
+	if (ret == 0) {
+		m->lens_min = (int32_t)range[0];
+		m->lens_max = (int32_t)range[1];
 		ret = get_number(c, l, "infinity", range[0], range[1], NAN, &v);
-	m->lens_infinity = (int32_t)v;
+	}
+	if (ret == 0)
+		m->lens_infinity = (int32_t)v;
 	if (ret == 0)
 		ret = get_number(c, l, "per_dioptre", 0, 65535, NAN, &m->lens_per_dioptre);
 	if (ret == 0)
@@ -313,15 +315,18 @@ static int load(struct ctx *c, struct vs_model *m)
 		ret = get_string(c, root, "description", m->description, sizeof(m->description), false);
 	if (ret == 0)
 		ret = get_list(c, map_get(c, root, "array"), "array", 2, 16, CISP_MAX_DIMENSION, pair);
-	m->array_width = (uint32_t)pair[0];
-	m->array_height = (uint32_t)pair[1];
+	if (ret == 0) {
+		m->array_width = (uint32_t)pair[0];
+		m->array_height = (uint32_t)pair[1];
+	}
 	if (ret == 0)
 		ret = get_string(c, root, "cfa", cfa, sizeof(cfa), true);
 	if (ret == 0 && cisp_cfa_from_name(cfa, &m->cfa) < 0)
 		ret = cisp_error_prefix(-EINVAL, "sensor model %s", c->path);
 	if (ret == 0)
 		ret = get_number(c, root, "bit_depth", 8, 16, NAN, &v);
-	m->bit_depth = (unsigned)v;
+	if (ret == 0)
+		m->bit_depth = (unsigned)v;
 	if (ret == 0)
 		ret = get_number(c, root, "black_level", 0, 65535, NAN, &m->black_level);
 	if (ret == 0)
@@ -345,24 +350,30 @@ static int load(struct ctx *c, struct vs_model *m)
 			ret = get_number(c, n, "hot_fraction", 0, 1, 0.5, &m->hot_fraction);
 		if (ret == 0)
 			ret = get_number(c, n, "seed", 0, 4294967295.0, 1, &v);
-		m->defect_seed = (uint64_t)v;
+		if (ret == 0)
+			m->defect_seed = (uint64_t)v;
 	}
 	if (ret == 0)
 		ret = get_list(c, map_get(c, root, "analogue_gain"), "analogue_gain", 2, 1, 256, pair);
-	m->again_min = (int32_t)lround(pair[0] * CISP_SENSOR_GAIN_ONE);
-	m->again_max = (int32_t)lround(pair[1] * CISP_SENSOR_GAIN_ONE);
-	if (ret == 0)
+	if (ret == 0) {
+		m->again_min = (int32_t)lround(pair[0] * CISP_SENSOR_GAIN_ONE);
+		m->again_max = (int32_t)lround(pair[1] * CISP_SENSOR_GAIN_ONE);
 		ret = get_list(c, map_get(c, root, "digital_gain"), "digital_gain", 2, 1, 256, pair);
-	m->dgain_min = (int32_t)lround(pair[0] * CISP_SENSOR_GAIN_ONE);
-	m->dgain_max = (int32_t)lround(pair[1] * CISP_SENSOR_GAIN_ONE);
+	}
+	if (ret == 0) {
+		m->dgain_min = (int32_t)lround(pair[0] * CISP_SENSOR_GAIN_ONE);
+		m->dgain_max = (int32_t)lround(pair[1] * CISP_SENSOR_GAIN_ONE);
+	}
 	if (ret == 0 && (m->again_min > m->again_max || m->dgain_min > m->dgain_max))
 		ret = cisp_error(-EINVAL, "sensor model %s: gain ranges must be [min, max]", c->path);
 	if (ret == 0)
 		ret = get_number(c, root, "exposure_min", 1, 65535, 1, &v);
-	m->exposure_min = (uint32_t)v;
-	if (ret == 0)
+	if (ret == 0) {
+		m->exposure_min = (uint32_t)v;
 		ret = get_number(c, root, "exposure_margin", 0, 65535, 0, &v);
-	m->exposure_margin = (uint32_t)v;
+	}
+	if (ret == 0)
+		m->exposure_margin = (uint32_t)v;
 	if (ret == 0)
 		ret = load_delays(c, root, m);
 	if (ret == 0)
