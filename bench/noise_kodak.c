@@ -31,7 +31,10 @@
  *                       demosaic only, with denoise, side by side, 3x enlarged
  *   --quiet             only the summary lines
  *   --speed             time BNR and CNR on MOSAIC (a 16-bit grey mosaic,
- *                       RGGB) at the mid level: median MPix/s of --runs runs
+ *                       RGGB) at the mid level: median MPix/s of --runs runs;
+ *                       the quality BNR also through the dsp.h tile
+ *                       functions of this CPU (CISP_CPU caps them), checked
+ *                       for the reference's bytes
  *   --runs N            speed runs (default 5)
  */
 #include <errno.h>
@@ -47,9 +50,11 @@
 #include <cisp/raster.h>
 
 #include "isp/bnr.h"
+#include "isp/bnr_quality.h"
 #include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
+#include "isp/dsp.h"
 
 /* ---- seeded noise: xoshiro256** seeded by splitmix64 ---- */
 
@@ -227,7 +232,7 @@ static int planes_alloc(struct planes *p, int w, int h)
 	return 0;
 }
 
-enum job_kind { JOB_BNR, JOB_CSC, JOB_CNR };
+enum job_kind { JOB_BNR, JOB_BNR_DSP, JOB_CSC, JOB_CNR };
 
 struct job {
 	enum job_kind kind;
@@ -251,6 +256,8 @@ static void job_band(void *opaque, unsigned task, unsigned worker)
 		return;
 	if (j->kind == JOB_BNR)
 		cisp_bnr_rows(j->bnr, j->bin, j->bout, y0, y1);
+	else if (j->kind == JOB_BNR_DSP)
+		cisp_bnr_quality_rows_dsp(cisp_dsp(), cisp_bnr_quality_params(j->bnr), j->bin, j->bout, y0, y1);
 	else if (j->kind == JOB_CSC)
 		cisp_csc_rows(j->csc, j->in, j->out, y0, y1);
 	else
@@ -632,6 +639,32 @@ static int speed(const struct options *o, struct cisp_pool *pool, const char *pa
 		qsort(t[k], (size_t)o->runs, sizeof(double), cmp_double);
 		printf("%s%s %dx%d threads %u: median %.1f ms, %.1f MPix/s\n", k ? "CNR" : "BNR", k ? "" : s.bnr.mode == CISP_BNR_QUALITY ? " quality" : " fast", w, h,
 		       cisp_pool_threads(pool), t[k][o->runs / 2] * 1e3, (double)w * h * 1e-6 / t[k][o->runs / 2]);
+	}
+	if (cisp_bnr_quality_params(bnr)) {
+		/* The same rows through the optimised tile functions, after the reference (its output is in bayer[1]). */
+		size_t n = (size_t)w * h;
+		uint16_t *ref = malloc(n * sizeof(*ref));
+		struct plane16 dsp_out = p.bayer[1];
+
+		if (!ref) {
+			fprintf(stderr, "noise_kodak: out of memory\n");
+			goto done;
+		}
+		memcpy(ref, p.bayer[1].base, n * sizeof(*ref));
+		for (int r = 0; r < o->runs; r++) {
+			double t0 = now();
+
+			j.kind = JOB_BNR_DSP;
+			j.bin = &p.bayer[0];
+			j.bout = &dsp_out;
+			run_job(&j, pool, h);
+			t[0][r] = now() - t0;
+		}
+		qsort(t[0], (size_t)o->runs, sizeof(double), cmp_double);
+		printf("BNR quality %s %dx%d threads %u: median %.1f ms, %.1f MPix/s, %s bytes\n",
+		       cisp_cpu_name(cisp_dsp()->level), w, h, cisp_pool_threads(pool), t[0][o->runs / 2] * 1e3,
+		       (double)w * h * 1e-6 / t[0][o->runs / 2], memcmp(ref, p.bayer[1].base, n * sizeof(*ref)) ? "DIFFERENT" : "the reference's");
+		free(ref);
 	}
 	ret = 0;
 done:
