@@ -23,7 +23,9 @@
  * stored back (each 0..65535), the
  * unsigned minimum, the high 32 bits of the unsigned 64-bit product, whether
  * any lane of a mask is set, 32-bit lanes truncated from the float
- * quotient a / b, and the double square root (no libm).
+ * quotient a / b, the double square root (no libm); and N64 = N32 / 2
+ * lanes of double: loaded from int32 (bq_ldf), stored truncated to int32
+ * (bq_sti), floor, a < b ? x : y (bq_ltsel) and arithmetic.
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
@@ -42,6 +44,35 @@
 #define bq_any(m) (_mm_movemask_epi8(m) != 0)
 #define bq_odd_blend(e, o) _mm_blend_epi16(e, o, 0xcc)
 #endif
+#if VEC_BITS == 512
+typedef __m512d vf64;
+#define bq_ldf(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define bq_sti(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvttpd_epi32(v))
+#define bq_floor(v) _mm512_roundscale_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define bq_ltsel(a, b, x, y) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), y, x)
+#elif VEC_BITS == 256
+typedef __m256d vf64;
+#define bq_ldf(p) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define bq_sti(p, v) _mm_storeu_si128((__m128i *)(void *)(p), _mm256_cvttpd_epi32(v))
+#define bq_floor(v) _mm256_floor_pd(v)
+#define bq_ltsel(a, b, x, y) _mm256_blendv_pd(y, x, _mm256_cmp_pd(a, b, _CMP_LT_OQ))
+#else
+typedef __m128d vf64;
+#define bq_ldf(p) _mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+#define bq_sti(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_cvttpd_epi32(v))
+#define bq_floor(v) _mm_floor_pd(v)
+#define bq_ltsel(a, b, x, y) _mm_blendv_pd(y, x, _mm_cmplt_pd(a, b))
+#endif
+#define bq_ldd(p) X(loadu_pd)(p)
+#define bq_std(p, v) X(storeu_pd)(p, v)
+#define bq_setd(v) X(set1_pd)(v)
+#define addd(a, b) X(add_pd)(a, b)
+#define subd(a, b) X(sub_pd)(a, b)
+#define muld(a, b) X(mul_pd)(a, b)
+#define divd(a, b) X(div_pd)(a, b)
+#define mind(a, b) X(min_pd)(a, b)
+#define maxd(a, b) X(max_pd)(a, b)
+#define N64 (N32 / 2)
 #define bq_minu(a, b) X(min_epu32)(a, b)
 #define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
 
@@ -55,6 +86,7 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 	return bq_odd_blend(even, odd);
 }
 #else
+#define N64 2
 #define bq_u(v) vreinterpretq_u32_s32(v)
 #define bq_s(v) vreinterpretq_s32_u32(v)
 #define bq_ldw(p) bq_s(vmovl_u16(vld1_u16((const uint16_t *)(p))))
@@ -63,6 +95,20 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
 #define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
 #define bq_sqrt(x) vget_lane_f64(vsqrt_f64(vdup_n_f64(x)), 0)
+typedef float64x2_t vf64;
+#define bq_ldf(p) vcvtq_f64_s64(vmovl_s32(vld1_s32((const int32_t *)(p))))
+#define bq_sti(p, v) vst1_s32((int32_t *)(p), vmovn_s64(vcvtq_s64_f64(v)))
+#define bq_floor(v) vrndmq_f64(v)
+#define bq_ltsel(a, b, x, y) vbslq_f64(vcltq_f64(a, b), x, y)
+#define bq_ldd(p) vld1q_f64(p)
+#define bq_std(p, v) vst1q_f64(p, v)
+#define bq_setd(v) vdupq_n_f64(v)
+#define addd(a, b) vaddq_f64(a, b)
+#define subd(a, b) vsubq_f64(a, b)
+#define muld(a, b) vmulq_f64(a, b)
+#define divd(a, b) vdivq_f64(a, b)
+#define mind(a, b) vminq_f64(a, b)
+#define maxd(a, b) vmaxq_f64(a, b)
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 {
@@ -264,12 +310,6 @@ V_INLINE void bq_wht4(vs32 *a, vs32 *b, vs32 *c, vs32 *d)
 	*d = sub32(s1, s3);
 }
 
-/* n / d rounded half away from zero (d > 0), as bnr_transform.c. */
-static inline int64_t bq_div_round(int64_t n, int64_t d)
-{
-	return n >= 0 ? (n + d / 2) / d : -((-n + d / 2) / d);
-}
-
 /*
  * One lane per block column: each block's rows are transformed once per
  * row of cells (shared by the 4 blocks that hold the row), the columns per
@@ -281,17 +321,20 @@ static inline int64_t bq_div_round(int64_t n, int64_t d)
 static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0,
 				   int tw, int th, uint16_t *dst, int stride)
 {
-	static const int8_t had[4][4] = { { 1, 1, 1, 1 }, { 1, -1, 1, -1 }, { 1, 1, -1, -1 }, { 1, -1, -1, 1 } };
 	const int cy0 = y0 >> 1, cx0 = x0 >> 1;
 	const int ncy = ((y0 + th - 1) >> 1) - cy0 + 1, ncx = ((x0 + tw - 1) >> 1) - cx0 + 1;
 	const int nbr = ncy + 3, nbc = ncx + 3;
 	uint16_t raw[2 * BQ_MH][2 * (BQ_CW + 6)];
 	int32_t m[4][BQ_MH][BQ_MW], h[4][BQ_MH][BQ_BW];
 	int32_t cut[BQ_CH + 3][BQ_BW], wb[BQ_CH + 3][BQ_BW];
-	int32_t alo[4][BQ_MH][BQ_BW], ahi[4][BQ_MH][BQ_BW];
-	int64_t qk[4][BQ_CH][BQ_CW];
+	int32_t alo[4][BQ_MH][BQ_BW], ahi[4][BQ_MH][BQ_BW], wrow[BQ_CH + 3][BQ_BW];
+	/* One row of cells' lo, hi and ws; every plane's q; the output per position in the cell. */
+	int32_t tlo[BQ_CW], thi[BQ_CW], tws[BQ_CW], pix[4][BQ_CH][BQ_CW];
+	double qd[4][BQ_CH][BQ_CW];
 	uint64_t sa = 0, sb = 0;
 
+	/* Weights past the blocks computed are read into cells past the tile's: defined, never used. */
+	memset(wb, 0, sizeof(wb));
 	for (int s = 0; s < 4; s++) {
 		sa += q->a[s];
 		sb += q->b[s];
@@ -335,8 +378,10 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					cut[br][c] = c < nbc ? bq_cut(cisp_bnr_block_threshold(q, sa, sb, (uint32_t)cut[br][c])) : 0;
 			}
 		}
-		memset(alo, 0, sizeof(alo));
-		memset(ahi, 0, sizeof(ahi));
+		for (int i = 0; i < 4; i++) {
+			memset(&alo[i][3][0], 0, (size_t)ncy * sizeof(alo[0][0]));
+			memset(&ahi[i][3][0], 0, (size_t)ncy * sizeof(ahi[0][0]));
+		}
 		for (int br = 0; br < nbr; br++)
 			for (int bc = 0; bc < nbc; bc += N32) {
 				const vs32 c1 = sub32(ld32(&cut[br][bc]), set32(1)), mask12 = set32(4095);
@@ -377,36 +422,69 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					}
 				}
 			}
-		/* Per cell of the tile: its 16 blocks' weights and estimates. */
-		for (int r = 0; r < ncy; r++)
-			for (int c = 0; c < ncx; c++) {
-				int64_t lo = 0, hi = 0;
-				uint32_t ws = 0;
+		/*
+		 * Per cell of the tile: the sum ws of its 16 blocks' weights (box
+		 * sums of wb), acc = 4096 hi + lo (block column c + 3 - i holds the
+		 * cell at offset i), then q = 64 acc / ws rounded half away from 0
+		 * in double: |acc| 64 + ws / 2 (below 2^49) and the products below
+		 * are exact integers, and the floor of the double quotient, within 1
+		 * of the true one, is corrected by the exact remainder.
+		 */
+		for (int br = 0; br < nbr; br++)
+			for (int c = 0; c < ncx; c += N32)
+				st32(&wrow[br][c], add32(add32(ld32(&wb[br][c]), ld32(&wb[br][c + 1])),
+							 add32(ld32(&wb[br][c + 2]), ld32(&wb[br][c + 3]))));
+		for (int r = 0; r < ncy; r++) {
+			for (int c = 0; c < ncx; c += N32) {
+				vs32 lo = add32(add32(ld32(&alo[0][r + 3][c + 3]), ld32(&alo[1][r + 3][c + 2])),
+						add32(ld32(&alo[2][r + 3][c + 1]), ld32(&alo[3][r + 3][c])));
+				vs32 hi = add32(add32(ld32(&ahi[0][r + 3][c + 3]), ld32(&ahi[1][r + 3][c + 2])),
+						add32(ld32(&ahi[2][r + 3][c + 1]), ld32(&ahi[3][r + 3][c])));
 
-				for (int bj = 0; bj < 4; bj++)
-					for (int bi = 0; bi < 4; bi++)
-						ws += (uint32_t)wb[r + bj][c + bi];
-				/* Block column bc = c + 3 - i holds the cell at offset i. */
-				for (int i = 0; i < 4; i++) {
-					lo += alo[i][r + 3][c + 3 - i];
-					hi += ahi[i][r + 3][c + 3 - i];
-				}
-				qk[k][r][c] = bq_div_round((hi * 4096 + lo) * 64, ws);
+				st32(&tlo[c], lo);
+				st32(&thi[c], hi);
+				st32(&tws[c], add32(add32(ld32(&wrow[r][c]), ld32(&wrow[r + 1][c])),
+						    add32(ld32(&wrow[r + 2][c]), ld32(&wrow[r + 3][c]))));
 			}
+			for (int c = 0; c < ncx; c += N64) {
+				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0);
+				vf64 n = addd(muld(bq_ldf(&thi[c]), bq_setd(4096.0)), bq_ldf(&tlo[c]));
+				vf64 ws = bq_ldf(&tws[c]), a = addd(muld(maxd(n, subd(zero, n)), bq_setd(64.0)),
+								    bq_floor(muld(ws, bq_setd(0.5))));
+				vf64 qq = bq_floor(divd(a, ws)), rem = subd(a, muld(qq, ws));
+
+				qq = bq_ltsel(rem, zero, subd(qq, one), bq_ltsel(rem, ws, qq, addd(qq, one)));
+				bq_std(&qd[k][r][c], bq_ltsel(n, zero, subd(zero, qq), qq));
+			}
+		}
 	}
+	/* Back to the mosaic: sum and differences of the planes per position p of the cell, in double (exact below 2^35). */
 	for (int r = 0; r < ncy; r++)
-		for (int c = 0; c < ncx; c++)
-			for (int p = 0; p < 4; p++) {
-				const int j = 2 * (cy0 + r) + (p >> 1) - y0, i = 2 * (cx0 + c) + (p & 1) - x0;
-				int64_t v = 0;
+		for (int c = 0; c < ncx; c += N64) {
+			const vf64 q0 = bq_ldd(&qd[0][r][c]), q1 = bq_ldd(&qd[1][r][c]);
+			const vf64 q2 = bq_ldd(&qd[2][r][c]), q3 = bq_ldd(&qd[3][r][c]);
+			const vf64 s0 = addd(q0, q1), s1 = subd(q0, q1), s2 = addd(q2, q3), s3 = subd(q2, q3);
+			const vf64 v[4] = { addd(s0, s2), addd(s1, s3), subd(s0, s2), subd(s1, s3) };
 
-				if (j < 0 || j >= th || i >= tw)
-					continue;
-				for (int k = 0; k < 4; k++)
-					v += had[k][p] * qk[k][r][c];
-				v = v <= 0 ? 0 : (v + 2048) >> 12;
-				dst[(size_t)j * stride + i] = (uint16_t)(v > 65535 ? 65535 : v);
+			/* min(65535, max(0, floor((v + 2048) / 4096))): 0 for every v <= 0, as the reference. */
+			for (int p = 0; p < 4; p++)
+				bq_sti(&pix[p][r][c], mind(bq_setd(65535.0), maxd(bq_setd(0.0), bq_floor(muld(addd(v[p], bq_setd(2048.0)),
+														    bq_setd(1.0 / 4096))))));
+		}
+	for (int r = 0; r < ncy; r++)
+		for (int p = 0; p < 4; p++) {
+			/* Position p of the cell is sample (2 (cx0 + c) + (p & 1), 2 (cy0 + r) + (p >> 1)). */
+			const int j = 2 * (cy0 + r) + (p >> 1) - y0;
+
+			if (j < 0 || j >= th)
+				continue;
+			for (int c = 0; c < ncx; c++) {
+				const int i = 2 * (cx0 + c) + (p & 1) - x0;
+
+				if (i < tw)
+					dst[(size_t)j * stride + i] = (uint16_t)pix[p][r][c];
 			}
+		}
 }
 
 void CAT(cisp_dsp_init_bnrq, SIMD_SUFFIX)(struct cisp_dsp *d)
