@@ -23,7 +23,7 @@
  * stored back (each 0..65535), the
  * unsigned minimum, the high 32 bits of the unsigned 64-bit product, whether
  * any lane of a mask is set, 32-bit lanes truncated from the float
- * quotient a / b, the double square root (no libm); and N64 = N32 / 2
+ * quotient a / b; and N64 = N32 / 2
  * lanes of double: loaded from int32 (bq_ldf), stored truncated to int32
  * (bq_sti), floor, a < b ? x : y (bq_ltsel) and arithmetic.
  */
@@ -71,12 +71,12 @@ typedef __m128d vf64;
 #define muld(a, b) X(mul_pd)(a, b)
 #define divd(a, b) X(div_pd)(a, b)
 #define mind(a, b) X(min_pd)(a, b)
+#define sqrtd(a) X(sqrt_pd)(a)
 #define maxd(a, b) X(max_pd)(a, b)
 #define N64 (N32 / 2)
 #define bq_minu(a, b) X(min_epu32)(a, b)
 #define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
 
-#define bq_sqrt(x) _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)))
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 {
@@ -94,7 +94,6 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
 #define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
-#define bq_sqrt(x) vget_lane_f64(vsqrt_f64(vdup_n_f64(x)), 0)
 typedef float64x2_t vf64;
 #define bq_ldf(p) vcvtq_f64_s64(vmovl_s32(vld1_s32((const int32_t *)(p))))
 #define bq_sti(p, v) vst1_s32((int32_t *)(p), vmovn_s64(vcvtq_s64_f64(v)))
@@ -108,6 +107,7 @@ typedef float64x2_t vf64;
 #define muld(a, b) vmulq_f64(a, b)
 #define divd(a, b) vdivq_f64(a, b)
 #define mind(a, b) vminq_f64(a, b)
+#define sqrtd(a) vsqrtq_f64(a)
 #define maxd(a, b) vmaxq_f64(a, b)
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
@@ -285,18 +285,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 #define BQ_MW (BQ_BW + 8)
 
 /*
- * ceil(sqrt(thr)) for thr < 2^46 (exact in double; the root, below 2^23, is
- * corrected to the exact integer): |U| >= it exactly where U^2 >= thr.
+ * ceil(sqrt(thr)) of the thresholds of blocks whose M_0 sum to @sum, N64 of
+ * them: |U| >= it exactly where U^2 >= thr. In double, every step exact:
+ * A m < 2^50; var < 2^33 and var S^2 < 2^53; thr = 368 X + (164 X) / 256
+ * (94372 = 368 * 256 + 164) with each part below 2^46. The floor f of the
+ * rounded root is floor(sqrt(thr)) or, when the root lies just below an
+ * integer, that integer; the answer is f + 1 where f^2 < thr, else f.
  */
-static inline int32_t bq_cut(uint64_t thr)
+V_INLINE vf64 bq_cut(vf64 m, vf64 sa, vf64 sbq, vf64 s2)
 {
-	uint64_t r = (uint64_t)bq_sqrt((double)thr);
+	vf64 var = addd(bq_floor(muld(addd(muld(sa, m), bq_setd(131072.0)), bq_setd(1.0 / 262144))), sbq);
+	vf64 x = bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536)));
+	vf64 thr = addd(muld(x, bq_setd(368.0)), bq_floor(muld(muld(x, bq_setd(164.0)), bq_setd(1.0 / 256))));
+	vf64 f = bq_floor(sqrtd(thr));
 
-	while (r * r < thr)
-		r++;
-	while (r && (r - 1) * (r - 1) >= thr)
-		r--;
-	return (int32_t)r;
+	return bq_ltsel(muld(f, f), thr, addd(f, bq_setd(1.0)), f);
 }
 
 /* The unscaled 4-point Walsh-Hadamard transform of four vectors, in place (wht4() of bnr_transform.c). */
@@ -370,12 +373,20 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			}
 		if (k == 0) {
 			/* Thresholds from the blocks' sums of M_0: the sums of their rows' h[0]. */
+			const vf64 dsa = bq_setd((double)sa), dsb = bq_setd((double)((sb + 2) >> 2)), ds2 = bq_setd(q->s2);
+
 			for (int br = 0; br < nbr; br++) {
-				for (int c = 0; c < nbc; c += N32)
-					st32(&cut[br][c], add32(add32(ld32(&h[0][br][c]), ld32(&h[0][br + 1][c])),
-								 add32(ld32(&h[0][br + 2][c]), ld32(&h[0][br + 3][c]))));
-				for (int c = 0; c < BQ_BW; c++)
-					cut[br][c] = c < nbc ? bq_cut(cisp_bnr_block_threshold(q, sa, sb, (uint32_t)cut[br][c])) : 0;
+				/* The block's mean level (sum + 32) >> 6 first (sums are below 2^22). */
+				for (int c = 0; c < nbc; c += N32) {
+					vs32 sum = add32(add32(ld32(&h[0][br][c]), ld32(&h[0][br + 1][c])),
+							 add32(ld32(&h[0][br + 2][c]), ld32(&h[0][br + 3][c])));
+
+					st32(&cut[br][c], srl32(add32(sum, set32(32)), 6));
+				}
+				for (int c = 0; c < nbc; c += N64)
+					bq_sti(&cut[br][c], bq_cut(bq_ldf(&cut[br][c]), dsa, dsb, ds2));
+				for (int c = nbc; c < BQ_BW; c++)
+					cut[br][c] = 0;
 			}
 		}
 		for (int i = 0; i < 4; i++) {
