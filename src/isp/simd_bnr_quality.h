@@ -140,49 +140,71 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	int32_t il[CISP_BNR_TILE_H][CISP_BNR_TILE_W], sw[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	int32_t slo[CISP_BNR_TILE_H][CISP_BNR_TILE_W], shi[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	int32_t d[CISP_BNR_TILE_H + 2][BQ_DW], hs[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W];
+	/* Per column: its index, the site's a and b; the sums of 9; the largest Q. */
+	double col[CISP_BNR_TILE_W], pa[CISP_BNR_TILE_W], pb[CISP_BNR_TILE_W], qmaxv[N64];
+	int32_t t9[CISP_BNR_TILE_W], out[CISP_BNR_TILE_W];
 	const vs32 cap = set32((int32_t)BQ_CAP);
+	const vf64 s2 = bq_setd(q->s2), twd = bq_setd(tw);
+	vf64 qmax = bq_setd(0.0);
 
 	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][0], BQ_LW);
 	for (int j = 0; j < lh; j++)
 		memset(&l[j][lw], 0, (size_t)(BQ_LW - lw) * sizeof(l[0][0]));
-	/* Q first: a tile that needs the reference's 64-bit distances goes there. */
+	/*
+	 * Q first: a tile that needs the reference's 64-bit distances goes
+	 * there. In double, every step exact: m = (sum9 + 4) / 9 (the quotient
+	 * is an integer or 1/9 from one); a m < 2^48; var < 2^33 and var S^2 <
+	 * 2^53; Q < 2^43. Past the tile Q = 0 (keeps no tap).
+	 */
+	for (int i = 0; i < CISP_BNR_TILE_W; i++)
+		col[i] = i;
 	for (int j = 0; j < th; j++) {
-		const int site_row = ((y0 + j) & 1) * 2;
+		const int site_row = ((y0 + j) & 1) * 2, ly = j + BQ_LPAD;
 
 		for (int i = 0; i < CISP_BNR_TILE_W; i++) {
-			const int lx = i + BQ_LPAD, ly = j + BQ_LPAD;
-			uint32_t sum9 = 0;
-			uint64_t qq, inv;
-
-			if (i >= tw) {
-				qv[j][i] = ih[j][i] = il[j][i] = 0; /* Q = 0 keeps no tap */
-				continue;
-			}
-			for (int b = -2; b <= 2; b += 2)
-				for (int a = -2; a <= 2; a += 2)
-					sum9 += l[ly + b][lx + a];
-			qq = cisp_bnr_patch_limit(q, site_row + ((x0 + i) & 1), sum9);
-			if (qq > BQ_CAP) {
-				cisp_bnr_patch_tile(q, in, x0, y0, tw, th, dst, stride);
-				return;
-			}
-			/*
-			 * floor(2^48 / Q) from the double quotient (within 1 of it) and an
-			 * exact check: inv Q lies within 2 Q of 2^48, so it does not wrap.
-			 */
-			inv = 0;
-			if (qq) {
-				inv = (uint64_t)(281474976710656.0 / (double)qq);
-				if (inv * qq > ((uint64_t)1 << 48))
-					inv--;
-				else if ((inv + 1) * qq <= ((uint64_t)1 << 48))
-					inv++;
-			}
-			qv[j][i] = (int32_t)qq;
-			ih[j][i] = (int32_t)(uint32_t)(inv >> 32);
-			il[j][i] = (int32_t)(uint32_t)inv;
+			pa[i] = q->a[site_row + (i & 1)];
+			pb[i] = q->b[site_row + (i & 1)];
 		}
+		for (int i = 0; i < CISP_BNR_TILE_W; i += N32) {
+			const uint16_t *u = &l[ly - 2][i + BQ_LPAD], *c = &l[ly][i + BQ_LPAD], *e = &l[ly + 2][i + BQ_LPAD];
+			vs32 s9 = add32(add32(add32(bq_ldw(u - 2), bq_ldw(u)), add32(bq_ldw(u + 2), bq_ldw(c - 2))),
+					add32(add32(bq_ldw(c), bq_ldw(c + 2)), add32(bq_ldw(e - 2), bq_ldw(e))));
+
+			st32(&t9[i], add32(s9, bq_ldw(e + 2)));
+		}
+		for (int i = 0; i < CISP_BNR_TILE_W; i += N64) {
+			const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
+			vf64 m = bq_floor(divd(addd(bq_ldf(&t9[i]), bq_setd(4.0)), bq_setd(9.0)));
+			vf64 var = addd(bq_floor(muld(addd(muld(bq_ldd(&pa[i]), m), bq_setd(32768.0)), bq_setd(1.0 / 65536))),
+					bq_ldd(&pb[i]));
+			vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
+			vf64 inv, rem, hi;
+
+			qq = bq_ltsel(bq_ldd(&col[i]), twd, qq, zero);
+			qmax = maxd(qmax, qq);
+			/*
+			 * floor(2^48 / Q): the floor of the double quotient or 1 more,
+			 * corrected by the exact remainder (inv Q is below 2^49); split
+			 * into its high and low 32 bits, the low ones stored less 2^31.
+			 */
+			inv = bq_floor(divd(two48, qq));
+			rem = subd(two48, muld(inv, qq));
+			inv = bq_ltsel(rem, zero, subd(inv, one), bq_ltsel(rem, qq, inv, addd(inv, one)));
+			inv = bq_ltsel(qq, one, zero, inv);
+			hi = bq_floor(muld(inv, bq_setd(1.0 / 4294967296.0)));
+			bq_sti(&qv[j][i], mind(qq, bq_setd(BQ_CAP + 1.0)));
+			bq_sti(&ih[j][i], hi);
+			bq_sti(&il[j][i], subd(subd(inv, muld(hi, bq_setd(4294967296.0))), bq_setd(2147483648.0)));
+		}
+		for (int i = 0; i < CISP_BNR_TILE_W; i += N32)
+			st32(&il[j][i], add32(ld32(&il[j][i]), set32(INT32_MIN)));
 	}
+	bq_std(qmaxv, qmax);
+	for (int i = 0; i < N64; i++)
+		if (qmaxv[i] > BQ_CAP) {
+			cisp_bnr_patch_tile(q, in, x0, y0, tw, th, dst, stride);
+			return;
+		}
 	/* Guide, the reference's, on whole vectors of columns. */
 	for (int j = 0; j < th + 2 * BQ_GPAD; j++) {
 		const uint16_t *a = l[j], *m = l[j + 1], *b = l[j + 2];
@@ -266,13 +288,16 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	 * the quotient (below 2^17) within 2^-36 of the true one, which is an
 	 * integer or at least 1 / sw >= 2^-17 from one: the same floor.
 	 */
-	for (int j = 0; j < th; j++)
-		for (int i = 0; i < tw; i++) {
-			const uint32_t ws = (uint32_t)sw[j][i];
-			const uint64_t swv = ((uint64_t)(uint32_t)shi[j][i] << 8) + (uint32_t)slo[j][i];
+	for (int j = 0; j < th; j++) {
+		for (int i = 0; i < tw; i += N64) {
+			vf64 ws = bq_ldf(&sw[j][i]), lo = bq_ldf(&slo[j][i]), hi = bq_ldf(&shi[j][i]);
 
-			dst[(size_t)j * stride + i] = (uint16_t)((double)(swv + ws / 2) / (double)ws);
+			bq_sti(&out[i], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo), bq_floor(muld(ws, bq_setd(0.5)))),
+						      ws)));
 		}
+		for (int i = 0; i < tw; i++)
+			dst[(size_t)j * stride + i] = (uint16_t)out[i];
+	}
 }
 
 /* ---- transform shrinkage ---- */
