@@ -79,10 +79,17 @@ static void init_c(struct cisp_dsp *d)
 	d->to8_row = cisp_to8_row_c;
 	d->chroma420_row = cisp_chroma420_row_c;
 	d->rgb888_row = cisp_rgb888_row_c;
+	d->recip_row = cisp_recip_row_c;
 	d->dmq_green_rows = cisp_dmq_green_rows;
 	d->dmq_colour_rows = cisp_dmq_colour_rows;
 	d->bnr_patch_tile = cisp_bnr_patch_tile;
 	d->bnr_transform_tile = cisp_bnr_transform_tile;
+}
+
+void cisp_recip_row_c(const uint32_t *n, uint32_t *r, int count)
+{
+	for (int i = 0; i < count; i++)
+		r[i] = (uint32_t)((((uint64_t)1 << 32) + n[i] / 2) / n[i]);
 }
 
 int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)

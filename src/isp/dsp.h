@@ -118,6 +118,12 @@ struct cisp_dsp {
 	void (*unpack8_row)(const uint8_t *s, uint16_t *d, int w);
 	/* Interleaved 8-bit RGB of a row, cisp_to8() per sample (any width >= 1). */
 	void (*rgb888_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w);
+	/*
+	 * The denoise reciprocal (2^32 + n/2) / n of each n, 64 <= n <= 65536:
+	 * what the Bayer and chroma denoise rows compute inline instead of reading
+	 * their tables; an entry of its own so that checkasm can check every n.
+	 */
+	void (*recip_row)(const uint32_t *n, uint32_t *r, int count);
 };
 
 /* The table for this CPU, capped by CISP_CPU; filled on the first call. */
@@ -130,6 +136,8 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level);
 const char *cisp_cpu_name(enum cisp_cpu_level level);
 /* The level named @name, or -1. */
 int cisp_cpu_from_name(const char *name);
+/* recip_row in C: the 64-bit division. */
+void cisp_recip_row_c(const uint32_t *n, uint32_t *r, int count);
 
 /* Per-architecture fillers, in x86/ and arm/ (present when the build has them). */
 void cisp_dsp_init_sse4(struct cisp_dsp *d);

@@ -170,6 +170,15 @@ V_INLINE vu16 FN(wmean)(vu16 sw, vs32 sl, vs32 sh)
 	return packus32(mulhi32r(sl, recip32(wlo(sw))), mulhi32r(sh, recip32(whi(sw))));
 }
 
+static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
+{
+	int i = 0;
+
+	for (; i + N32 <= count; i += N32)
+		st32(r + i, recip32(ld32(n + i)));
+	cisp_recip_row_c(n + i, r + i, count - i);
+}
+
 /* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
 #define BNR_TAP(rowp, gp, off, mask)                                                                          \
 	do {                                                                                                   \
@@ -734,4 +743,5 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->to8_row = FN(to8_row);
 	d->chroma420_row = FN(chroma420_row);
 	d->rgb888_row = FN(rgb888_row);
+	d->recip_row = FN(recip_row);
 }

@@ -473,6 +473,30 @@ static double bench_one(const struct cisp_dsp *d, int fn)
 	return t[2] * 1e9 / ((double)reps * w * calls[fn]);
 }
 
+/* The denoise reciprocal at every n it is defined for (64..65536), each level against C. */
+static void check_recip(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[])
+{
+	enum { FIRST = 64, COUNT = 65536 - 64 + 1 };
+	uint32_t *n = malloc(COUNT * sizeof(*n)), *want = malloc(COUNT * sizeof(*want)), *got = malloc(COUNT * sizeof(*got));
+
+	if (!n || !want || !got) {
+		fprintf(stderr, "checkasm: out of memory\n");
+		exit(1);
+	}
+	for (int i = 0; i < COUNT; i++)
+		n[i] = FIRST + (uint32_t)i;
+	ref->recip_row(n, want, COUNT);
+	for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++) {
+		if (!have[l] || levels[l].recip_row == ref->recip_row)
+			continue;
+		levels[l].recip_row(n, got, COUNT);
+		report(!memcmp(want, got, COUNT * sizeof(*got)), "recip_row", cisp_cpu_name((enum cisp_cpu_level)l));
+	}
+	free(n);
+	free(want);
+	free(got);
+}
+
 int main(int argc, char **argv)
 {
 	struct cisp_dsp ref, levels[CISP_CPU_LEVELS];
@@ -543,6 +567,7 @@ int main(int argc, char **argv)
 			printf("\n");
 		}
 	}
+	check_recip(&ref, levels, have);
 	checkasm_dmq(&ref, levels, have, bench, &passed, &failed);
 	checkasm_bnrq(&ref, levels, have, bench, &passed, &failed);
 	printf("%u passed, %u failed\n", passed, failed);

@@ -105,7 +105,7 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
 	return vreinterpretq_s32_u32(vcombine_u32(vshrn_n_u64(lo, 32), vshrn_n_u64(hi, 32)));
 }
 
-/* (2^32 + n/2) / n for 64 <= n <= 1024: see the x86 layer. */
+/* (2^32 + n/2) / n for 64 <= n <= 65536: see the x86 layer. */
 V_INLINE vs32 recip32(vs32 n)
 {
 	const float32x4_t nf = vcvtq_f32_s32(n);

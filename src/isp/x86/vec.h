@@ -166,8 +166,7 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
  * 2^32 + n/2 - q0 n is then small and exact in 32-bit wrapping arithmetic,
  * and the float floor of remainder / n (exact: the quotient lies below 16
  * and is at least 1/n away from any integer it is not) corrects q0.
- * Exact for every such n (checked exhaustively; tests/checkasm checks the
- * denoise kernels that use it).
+ * Exact for every such n: tests/checkasm checks each one (recip_row).
  */
 #if VEC_BITS == 128
 typedef __m128 vf32;
