@@ -86,6 +86,13 @@ TEST(tuning_shipped_files)
 		CHECK(!strcmp(t->sensor, models[i]));
 		CHECK(!t->uncalibrated);
 		CHECK_EQ(t->version, CISP_TUNING_VERSION);
+		{
+			uint32_t aw, ah;
+
+			/* The shading tables span the model's pixel array. */
+			cisp_tuning_lsc_array(t, &aw, &ah);
+			CHECK(aw == t->lsc_array_width && ah == t->lsc_array_height && aw >= 16 && ah >= 16);
+		}
 		CHECK_EQ(t->awb.ct_count, 12);
 		CHECK_EQ(t->ccm_count, 6);
 		CHECK_EQ(t->lsc_count, 1);
@@ -340,10 +347,16 @@ TEST(tuning_search_path_and_fallback)
 	CHECK(t && t->gamma == 2.2);
 	cisp_tuning_free(t);
 
-	/* Unknown sensor: the uncalibrated tuning. */
+	/* Unknown sensor: the uncalibrated tuning (its lens shading, if any, spans the frame). */
 	CHECK_EQ(cisp_tuning_find(&t, "no-such-sensor", NULL), 0);
 	CHECK(t && t->uncalibrated && !strcmp(cisp_tuning_name(t), "uncalibrated"));
 	CHECK(t && t->awb.ct_count >= 2 && t->ccm_count == 1 && t->noise_count >= 1);
+	{
+		uint32_t aw = 1, ah = 1;
+
+		cisp_tuning_lsc_array(t, &aw, &ah);
+		CHECK(aw == 0 && ah == 0);
+	}
 	cisp_tuning_free(t);
 	t = NULL;
 

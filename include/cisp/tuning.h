@@ -19,6 +19,7 @@
 #define CISP_TUNING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +77,14 @@ int cisp_tuning_uncalibrated(struct cisp_tuning **t);
  * Return: the file's path, or "uncalibrated".
  */
 const char *cisp_tuning_name(const struct cisp_tuning *t);
+
+/**
+ * cisp_tuning_lsc_array() - the pixel array the lens shading tables span.
+ * @t: the tuning.
+ * @width: receives its width, 0 when the tables span each mode's frame.
+ * @height: receives its height, 0 likewise.
+ */
+void cisp_tuning_lsc_array(const struct cisp_tuning *t, uint32_t *width, uint32_t *height);
 
 /**
  * cisp_tuning_free() - free a tuning.

@@ -201,6 +201,12 @@ const char *cisp_tuning_name(const struct cisp_tuning *t)
 	return t ? t->name : "";
 }
 
+void cisp_tuning_lsc_array(const struct cisp_tuning *t, uint32_t *width, uint32_t *height)
+{
+	*width = t ? t->lsc_array_width : 0;
+	*height = t ? t->lsc_array_height : 0;
+}
+
 void cisp_tuning_free(struct cisp_tuning *t)
 {
 	free(t);
