@@ -27,10 +27,12 @@
 #include <cisp/params_state.h>
 #include <cisp/pool.h>
 #include <cisp/stats.h>
+#include <cisp/tuning.h>
 
 #include "caps.h"
 #include "cispisp.h"
 #include "isp_auto.h"
+#include "isp_tuning.h"
 
 GST_DEBUG_CATEGORY_STATIC(cisp_isp_debug);
 #define GST_CAT_DEFAULT cisp_isp_debug
@@ -53,6 +55,7 @@ enum {
 	PROP_SHARPEN,
 	PROP_PARAMS,
 	PROP_PARAMS_FILE,
+	PROP_TUNING,
 };
 
 #define DEFAULT_THREADS 0
@@ -80,6 +83,7 @@ struct settings {
 	gdouble sharpen;
 	gchar *params;
 	gchar *params_file;
+	gchar *tuning;
 };
 
 struct _GstCispIsp {
@@ -98,6 +102,9 @@ struct _GstCispIsp {
 	struct cisp_param_state *state; /* what the next frame runs with */
 	struct cisp_stats *stats;
 	struct isp_auto autos;
+	struct isp_tuning *tuner; /* with a tuning file: the 3A loop that sets the state */
+	gchar *tuner_path;        /* the file it was made from */
+	gdouble fps;              /* of the input caps (0: not given) */
 };
 
 G_DEFINE_TYPE(GstCispIsp, gst_cisp_isp, GST_TYPE_BASE_TRANSFORM)
@@ -135,15 +142,18 @@ static void settings_copy(struct settings *dst, const struct settings *src)
 {
 	g_free(dst->params);
 	g_free(dst->params_file);
+	g_free(dst->tuning);
 	*dst = *src;
 	dst->params = g_strdup(src->params);
 	dst->params_file = g_strdup(src->params_file);
+	dst->tuning = g_strdup(src->tuning);
 }
 
 static void settings_clear(struct settings *s)
 {
 	g_clear_pointer(&s->params, g_free);
 	g_clear_pointer(&s->params_file, g_free);
+	g_clear_pointer(&s->tuning, g_free);
 }
 
 /* ---- the parameter state ---- */
@@ -169,18 +179,22 @@ static gboolean apply_params(struct cisp_param_state *st, const gchar *data, gsi
 }
 
 /*
- * The state for @s and a Bayer input of @format: documented defaults, then
- * the properties, then the params property and file. @format 0 checks the
- * settings for an input not known yet; @limits may be NULL (no checks
- * against the frame).
+ * The state for @s and a Bayer input of @format: documented defaults (or
+ * @base, the tuning loop's parameters, when not NULL), then the properties,
+ * then the params property and file. @format 0 checks the settings for an
+ * input not known yet; @limits may be NULL (no checks against the frame).
  */
 static gboolean build_state(struct cisp_param_state *st, const struct settings *s, guint32 format,
-			    const struct cisp_params_limits *limits, GError **error)
+			    const struct cisp_params_limits *limits, const struct cisp_param_state *base,
+			    GError **error)
 {
 	const unsigned bits = format ? cisp_format_info(format)->bits : 16, shift = 16 - bits;
 	const guint max = (1u << bits) - 1, white = s->white_level ? s->white_level : max;
 
-	cisp_param_state_init(st);
+	if (base)
+		*st = *base;
+	else
+		cisp_param_state_init(st);
 	if (!format && s->black_level >= white) {
 		g_set_error(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
 			    "black-level %u and white-level %u: the black level must be below the white level",
@@ -193,17 +207,22 @@ static gboolean build_state(struct cisp_param_state *st, const struct settings *
 			    s->black_level, white, bits, max);
 		return FALSE;
 	}
-	/* Black level always runs: it also rescales the white level to full scale. */
-	for (int c = 0; c < 4; c++)
-		st->blc.black[c] = (uint16_t)(s->black_level << shift);
-	st->blc.white = (uint16_t)(white << shift);
+	/* Black level always runs: it also rescales the white level to full scale. The tuning's unless set here. */
+	if (!base || s->black_level || s->white_level) {
+		for (int c = 0; c < 4; c++)
+			st->blc.black[c] = (uint16_t)(s->black_level << shift);
+		st->blc.white = (uint16_t)(white << shift);
+	}
 	st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC);
-	st->dpc.threshold = (uint16_t)s->defect_threshold;
-	if (s->defect_threshold)
-		st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+	/* With a tuning, defect correction and sharpening follow it (its threshold, its denoise table by gain). */
+	if (!base) {
+		st->dpc.threshold = (uint16_t)s->defect_threshold;
+		if (s->defect_threshold)
+			st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+	}
 	st->demosaic.algorithm = (uint16_t)s->demosaic;
 	st->tone.transfer = (uint16_t)s->transfer;
-	if (s->sharpen > 0) {
+	if (!base && s->sharpen > 0) {
 		st->sharpen.strength = (uint16_t)lround(s->sharpen * 256);
 		st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
 	}
@@ -331,7 +350,8 @@ static gboolean rebuild_state(GstCispIsp *self)
 	GError *error = NULL;
 
 	cisp_isp_limits(self->isp, &limits);
-	if (!build_state(self->state, &self->cur, self->in_format, &limits, &error) ||
+	if (!build_state(self->state, &self->cur, self->in_format, &limits,
+			 self->tuner ? isp_tuning_params(self->tuner) : NULL, &error) ||
 	    !apply_colorimetry(self->state, &self->out_info, &error)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", error->message), (NULL));
 		g_error_free(error);
@@ -340,6 +360,39 @@ static gboolean rebuild_state(GstCispIsp *self)
 	if (sync_params(self)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Invalid ISP parameters: %s", cisp_last_error()),
 				  (NULL));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/*
+ * The tuning loop of the settings and caps: made once both are known, again
+ * when the file or the caps change, and told the properties' requests.
+ */
+static gboolean update_tuner(GstCispIsp *self)
+{
+	const gchar *path = self->cur.tuning && *self->cur.tuning ? self->cur.tuning : NULL;
+	const struct isp_tuning_request req = { self->cur.awb, self->cur.red_gain, self->cur.blue_gain,
+						self->cur.ae, self->cur.ev, self->cur.digital_gain };
+
+	if (self->tuner && g_strcmp0(path, self->tuner_path)) {
+		isp_tuning_destroy(self->tuner);
+		self->tuner = NULL;
+	}
+	if (!self->tuner)
+		g_clear_pointer(&self->tuner_path, g_free);
+	if (!path || !self->isp)
+		return TRUE;
+	if (!self->tuner) {
+		if (isp_tuning_create(&self->tuner, path, self->in_format, self->in_width, self->in_height, self->fps)) {
+			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Tuning file: %s", cisp_last_error()), (NULL));
+			return FALSE;
+		}
+		self->tuner_path = g_strdup(path);
+	}
+	if (isp_tuning_request(self->tuner, &req)) {
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("The tuning's 3A loop refused the settings: %s",
+							     cisp_last_error()), (NULL));
 		return FALSE;
 	}
 	return TRUE;
@@ -375,7 +428,7 @@ static gboolean update_settings(GstCispIsp *self)
 	}
 	if (!self->cur.ae)
 		self->autos.gain = self->cur.digital_gain;
-	return !self->isp || rebuild_state(self);
+	return update_tuner(self) && (!self->isp || rebuild_state(self));
 }
 
 /* ---- caps ---- */
@@ -444,7 +497,7 @@ static GstCaps *gst_cisp_isp_fixate_caps(GstBaseTransform *trans, GstPadDirectio
 		settings_copy(&set, &self->set);
 		GST_OBJECT_UNLOCK(self);
 		/* Bad settings are reported when the caps are set; propose the defaults' colorimetry then. */
-		if (!format || !build_state(st, &set, format, NULL, NULL))
+		if (!format || !build_state(st, &set, format, NULL, NULL, NULL))
 			cisp_param_state_init(st);
 		settings_clear(&set);
 		state_colorimetry(st, yuv, &c);
@@ -513,6 +566,16 @@ static gboolean gst_cisp_isp_set_caps(GstBaseTransform *trans, GstCaps *incaps, 
 	}
 	cisp_isp_destroy(self->isp);
 	self->isp = isp;
+	{
+		gint n = 0, d = 1;
+
+		self->fps = gst_structure_get_fraction(gst_caps_get_structure(incaps, 0), "framerate", &n, &d) && d > 0
+				    ? (gdouble)n / d
+				    : 0;
+	}
+	/* A tuning loop is for one stream: made again for these caps. */
+	isp_tuning_destroy(self->tuner);
+	self->tuner = NULL;
 	/* A new ISP starts from the defaults: build the state for it from the settings. */
 	GST_OBJECT_LOCK(self);
 	self->dirty = TRUE;
@@ -669,6 +732,18 @@ static GstFlowReturn process(GstCispIsp *self, const struct cisp_image *in, stru
 	struct cisp_image *outs[CISP_MAX_OUTPUTS] = { out, NULL };
 	const struct isp_auto_config cfg = { self->cur.awb, self->cur.ae, self->cur.ev, self->cur.max_gain };
 
+	if (self->tuner) {
+		/* The loop's parameters for this frame, the properties and params over them; its statistics back. */
+		if (!rebuild_state(self))
+			return GST_FLOW_ERROR;
+		if (cisp_isp_process(self->isp, in, outs, self->stats, self->pool) ||
+		    isp_tuning_frame(self->tuner, self->stats)) {
+			GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The ISP or its 3A loop failed on a frame: %s",
+								 cisp_last_error()), (NULL));
+			return GST_FLOW_ERROR;
+		}
+		return GST_FLOW_OK;
+	}
 	set_gains(self);
 	if (sync_params(self) || cisp_isp_process(self->isp, in, outs, self->stats, self->pool)) {
 		GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The ISP failed on a frame: %s", cisp_last_error()), (NULL));
@@ -707,7 +782,7 @@ static GstFlowReturn gst_cisp_isp_transform(GstBaseTransform *trans, GstBuffer *
 		wrap_output(self, &frame, &out);
 		ret = GST_FLOW_OK;
 		/* Without an estimate yet, measure this frame first so that it is already balanced. */
-		if ((self->cur.awb || self->cur.ae) && !self->autos.primed) {
+		if (!self->tuner && (self->cur.awb || self->cur.ae) && !self->autos.primed) {
 			ret = process(self, &in, &out);
 			self->autos.primed = true; /* once, even if the statistics are off */
 		}
@@ -737,10 +812,19 @@ static gboolean gst_cisp_isp_start(GstBaseTransform *trans)
 	/* Check the settings now, so that a bad value stops the pipeline before any data flows. */
 	if (!update_settings(self))
 		goto fail;
-	if (!build_state(self->state, &self->cur, 0, NULL, &error)) {
+	if (!build_state(self->state, &self->cur, 0, NULL, NULL, &error)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", error->message), (NULL));
 		g_error_free(error);
 		goto fail;
+	}
+	if (self->cur.tuning && *self->cur.tuning) {
+		struct cisp_tuning *t;
+
+		if (cisp_tuning_load(&t, self->cur.tuning)) {
+			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Tuning file: %s", cisp_last_error()), (NULL));
+			goto fail;
+		}
+		cisp_tuning_free(t);
 	}
 	return TRUE;
 fail:
@@ -756,6 +840,9 @@ static gboolean gst_cisp_isp_stop(GstBaseTransform *trans)
 	self->isp = NULL;
 	cisp_pool_destroy(self->pool);
 	self->pool = NULL;
+	isp_tuning_destroy(self->tuner);
+	self->tuner = NULL;
+	g_clear_pointer(&self->tuner_path, g_free);
 	g_clear_pointer(&self->state, g_free);
 	g_clear_pointer(&self->stats, g_free);
 	settings_clear(&self->cur);
@@ -822,6 +909,10 @@ static void gst_cisp_isp_set_property(GObject *object, guint id, const GValue *v
 		g_free(s->params_file);
 		s->params_file = g_value_dup_string(value);
 		break;
+	case PROP_TUNING:
+		g_free(s->tuning);
+		s->tuning = g_value_dup_string(value);
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 		break;
@@ -884,6 +975,9 @@ static void gst_cisp_isp_get_property(GObject *object, guint id, GValue *value, 
 		break;
 	case PROP_PARAMS_FILE:
 		g_value_set_string(value, s->params_file);
+		break;
+	case PROP_TUNING:
+		g_value_set_string(value, s->tuning);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -984,6 +1078,14 @@ static void gst_cisp_isp_class_init(GstCispIspClass *klass)
 	g_object_class_install_property(gobject_class, PROP_PARAMS_FILE,
 		g_param_spec_string("params-file", "ISP parameters file", "File of ISP parameters, YAML or binary "
 				    "(docs/abi.md), applied over the properties and params", NULL, PARAM_FLAGS));
+	g_object_class_install_property(gobject_class, PROP_TUNING,
+		g_param_spec_string("tuning", "Tuning file", "Tuning file of the sensor and lens (docs/tuning.md): "
+				    "the camera's 3A loop then runs on the statistics and sets black level, white balance "
+				    "(on the tuning's colour-temperature curve), digital gain, colour, lens shading, "
+				    "denoise, sharpening, defect correction and tone from it; awb, ae, ev, red-gain, "
+				    "blue-gain and digital-gain go to the loop; black-level and white-level (when set), "
+				    "demosaic, transfer, params and params-file apply over it",
+				    NULL, PARAM_FLAGS));
 
 	gst_element_class_set_static_metadata(element_class, "cisp ISP", "Filter/Converter/Video",
 		"Develops raw Bayer video with the cisp canonical ISP: black level, defective pixels, white balance "

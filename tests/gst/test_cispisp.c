@@ -483,6 +483,60 @@ GST_START_TEST(test_bad_settings)
 }
 GST_END_TEST;
 
+/* The last frame of a description ending in "appsink name=out", run to EOS. */
+static GstBuffer *last_frame(const gchar *description)
+{
+	GError *error = NULL;
+	GstElement *pipeline = gst_parse_launch(description, &error), *sink;
+	GstBuffer *last = NULL;
+	GstSample *sample;
+
+	fail_unless(pipeline != NULL && !error, "cannot parse '%s': %s", description, error ? error->message : "");
+	sink = gst_bin_get_by_name(GST_BIN(pipeline), "out");
+	fail_unless(sink != NULL);
+	gst_element_set_state(pipeline, GST_STATE_PLAYING);
+	while ((sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 60 * GST_SECOND))) {
+		gst_clear_buffer(&last);
+		last = gst_buffer_ref(gst_sample_get_buffer(sample));
+		gst_sample_unref(sample);
+	}
+	gst_element_set_state(pipeline, GST_STATE_NULL);
+	gst_object_unref(sink);
+	gst_object_unref(pipeline);
+	fail_unless(last != NULL, "no frame from '%s'", description);
+	return last;
+}
+
+/*
+ * With the camera's tuning file, cispisp runs the camera's 3A loop and
+ * parameters: a virtual camera's raw stream through it gives the camera's own
+ * pictures, to the bit, once the loops have settled (the first frames differ
+ * while the camera's exposure moves, which cispisp sees only in the data).
+ */
+GST_START_TEST(test_tuning_file)
+{
+	const gchar *tuning = CISP_SOURCE_ROOT "/data/tuning/cisp-test.yaml";
+	gchar *through = g_strdup_printf("cispsrc camera=virtual:cisp-test num-buffers=20 ! video/x-bayer ! "
+					 "cispisp tuning=%s ! video/x-raw,format=RGB ! appsink name=out sync=false",
+					 tuning);
+	GstBuffer *camera = last_frame("cispsrc camera=virtual:cisp-test num-buffers=20 ! video/x-raw,format=RGB ! "
+				       "appsink name=out sync=false");
+	GstBuffer *isp = last_frame(through);
+	GstMapInfo a, b;
+
+	fail_unless(gst_buffer_map(camera, &a, GST_MAP_READ) && gst_buffer_map(isp, &b, GST_MAP_READ));
+	fail_unless_equals_uint64(a.size, b.size);
+	fail_unless(memcmp(a.data, b.data, a.size) == 0, "cispisp with the camera's tuning differs from the camera");
+	gst_buffer_unmap(camera, &a);
+	gst_buffer_unmap(isp, &b);
+	gst_buffer_unref(camera);
+	gst_buffer_unref(isp);
+	g_free(through);
+
+	expect_error("cispisp tuning=/nonexistent/t.yaml", "Tuning file: ");
+}
+GST_END_TEST;
+
 /* PLAYING -> NULL -> PLAYING several times on the same pipeline, each run to EOS. */
 GST_START_TEST(test_state_changes)
 {
@@ -640,6 +694,7 @@ static Suite *cispisp_suite(void)
 	tcase_add_test(tc, test_bad_settings);
 	tcase_add_test(tc, test_state_changes);
 	tcase_add_test(tc, test_kodak_round_trip);
+	tcase_add_test(tc, test_tuning_file);
 	return s;
 }
 
