@@ -121,84 +121,101 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 
 /* ---- patch filter ---- */
 
+/*
+ * Every other sample from p (p[0], p[2], ...) as 32-bit lanes: one parity of
+ * the columns of a row (reads 2 N32 samples).
+ */
+#define bq_ld2(p) even32(ld(p))
+
 #define BQ_GPAD 4
 #define BQ_LPAD 5
-/* Columns computed: whole vectors, so past the tile; the buffers hold them. */
-#define BQ_GW 96
+/* Columns of the guide computed (whole vectors, so past the tile) and of the input; the buffers hold them. */
+#define BQ_GW 112
 #define BQ_LW (BQ_GW + 16)
-#define BQ_DW 80
+/* Columns of one parity: outputs, and squared differences (a vector more). */
+#define BQ_PW (CISP_BNR_TILE_W / 2)
+#define BQ_DW (BQ_PW + 16)
 /* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
 #define BQ_CAP ((1u << 30) - 1)
 
+/*
+ * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
+ * so a parity is one CFA site per row), each a vector of N32 columns read
+ * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
+ * the green parity of each row only.
+ */
 static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
 			uint16_t *dst, int stride)
 {
-	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD;
+	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD, np[2] = { (tw + 1) / 2, tw / 2 };
 	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW], g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW];
-	/* Per position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
-	int32_t qv[CISP_BNR_TILE_H][CISP_BNR_TILE_W], ih[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
-	int32_t il[CISP_BNR_TILE_H][CISP_BNR_TILE_W], sw[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
-	int32_t slo[CISP_BNR_TILE_H][CISP_BNR_TILE_W], shi[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
-	int32_t d[CISP_BNR_TILE_H + 2][BQ_DW], hs[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W];
-	/* Per column: its index, the site's a and b; the sums of 9; the largest Q. */
-	double col[CISP_BNR_TILE_W], pa[CISP_BNR_TILE_W], pb[CISP_BNR_TILE_W], qmaxv[N64];
-	int32_t t9[CISP_BNR_TILE_W], out[CISP_BNR_TILE_W];
+	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
+	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
+	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
+	/* One offset's squared guide differences D(x) at x = 2 i (de) and x = 2 i - 1 (dd), their 3-sums per parity. */
+	int32_t de[CISP_BNR_TILE_H + 2][BQ_DW], dd[CISP_BNR_TILE_H + 2][BQ_DW];
+	int32_t hs[2][CISP_BNR_TILE_H + 2][BQ_PW];
+	/* Per column of a parity: its index; the sums of 9; the output row; the largest Q. */
+	double col[BQ_PW], qmaxv[N64];
+	int32_t t9[BQ_PW], out[BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
-	const vf64 s2 = bq_setd(q->s2), twd = bq_setd(tw);
+	const vf64 s2 = bq_setd(q->s2);
 	vf64 qmax = bq_setd(0.0);
 
 	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][0], BQ_LW);
 	for (int j = 0; j < lh; j++)
 		memset(&l[j][lw], 0, (size_t)(BQ_LW - lw) * sizeof(l[0][0]));
+	for (int i = 0; i < BQ_PW; i++)
+		col[i] = i;
 	/*
 	 * Q first: a tile that needs the reference's 64-bit distances goes
 	 * there. In double, every step exact: m = (sum9 + 4) / 9 (the quotient
 	 * is an integer or 1/9 from one); a m < 2^48; var < 2^33 and var S^2 <
 	 * 2^53; Q < 2^43. Past the tile Q = 0 (keeps no tap).
 	 */
-	for (int i = 0; i < CISP_BNR_TILE_W; i++)
-		col[i] = i;
-	for (int j = 0; j < th; j++) {
-		const int site_row = ((y0 + j) & 1) * 2, ly = j + BQ_LPAD;
+	for (int j = 0; j < th; j++)
+		for (int p = 0; p < 2; p++) {
+			const int site = ((y0 + j) & 1) * 2 + p, ly = j + BQ_LPAD;
+			const vf64 pa = bq_setd(q->a[site]), pb = bq_setd(q->b[site]), n = bq_setd(np[p]);
 
-		for (int i = 0; i < CISP_BNR_TILE_W; i++) {
-			pa[i] = q->a[site_row + (i & 1)];
-			pb[i] = q->b[site_row + (i & 1)];
-		}
-		for (int i = 0; i < CISP_BNR_TILE_W; i += N32) {
-			const uint16_t *u = &l[ly - 2][i + BQ_LPAD], *c = &l[ly][i + BQ_LPAD], *e = &l[ly + 2][i + BQ_LPAD];
-			vs32 s9 = add32(add32(add32(bq_ldw(u - 2), bq_ldw(u)), add32(bq_ldw(u + 2), bq_ldw(c - 2))),
-					add32(add32(bq_ldw(c), bq_ldw(c + 2)), add32(bq_ldw(e - 2), bq_ldw(e))));
+			for (int i = 0; i < BQ_PW; i += N32) {
+				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LPAD], *c = &l[ly][2 * i + p + BQ_LPAD];
+				const uint16_t *e = &l[ly + 2][2 * i + p + BQ_LPAD];
+				vs32 s9 = add32(add32(add32(bq_ld2(u - 2), bq_ld2(u)), add32(bq_ld2(u + 2), bq_ld2(c - 2))),
+						add32(add32(bq_ld2(c), bq_ld2(c + 2)), add32(bq_ld2(e - 2), bq_ld2(e))));
+				vs32 v0 = bq_ld2(c);
 
-			st32(&t9[i], add32(s9, bq_ldw(e + 2)));
-		}
-		for (int i = 0; i < CISP_BNR_TILE_W; i += N64) {
-			const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
-			vf64 m = bq_floor(divd(addd(bq_ldf(&t9[i]), bq_setd(4.0)), bq_setd(9.0)));
-			vf64 var = addd(bq_floor(muld(addd(muld(bq_ldd(&pa[i]), m), bq_setd(32768.0)), bq_setd(1.0 / 65536))),
-					bq_ldd(&pb[i]));
-			vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
-			vf64 inv, rem, hi;
+				st32(&t9[i], add32(s9, bq_ld2(e + 2)));
+				st32(&sw[p][j][i], set32(4096));
+				st32(&slo[p][j][i], sll32(vand32(v0, set32(255)), 12));
+				st32(&shi[p][j][i], sll32(srl32(v0, 8), 12));
+			}
+			for (int i = 0; i < BQ_PW; i += N64) {
+				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
+				vf64 m = bq_floor(divd(addd(bq_ldf(&t9[i]), bq_setd(4.0)), bq_setd(9.0)));
+				vf64 var = addd(bq_floor(muld(addd(muld(pa, m), bq_setd(32768.0)), bq_setd(1.0 / 65536))), pb);
+				vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
+				vf64 inv, rem, hi;
 
-			qq = bq_ltsel(bq_ldd(&col[i]), twd, qq, zero);
-			qmax = maxd(qmax, qq);
-			/*
-			 * floor(2^48 / Q): the floor of the double quotient or 1 more,
-			 * corrected by the exact remainder (inv Q is below 2^49); split
-			 * into its high and low 32 bits, the low ones stored less 2^31.
-			 */
-			inv = bq_floor(divd(two48, qq));
-			rem = subd(two48, muld(inv, qq));
-			inv = bq_ltsel(rem, zero, subd(inv, one), bq_ltsel(rem, qq, inv, addd(inv, one)));
-			inv = bq_ltsel(qq, one, zero, inv);
-			hi = bq_floor(muld(inv, bq_setd(1.0 / 4294967296.0)));
-			bq_sti(&qv[j][i], mind(qq, bq_setd(BQ_CAP + 1.0)));
-			bq_sti(&ih[j][i], hi);
-			bq_sti(&il[j][i], subd(subd(inv, muld(hi, bq_setd(4294967296.0))), bq_setd(2147483648.0)));
+				qq = bq_ltsel(bq_ldd(&col[i]), n, qq, zero);
+				qmax = maxd(qmax, qq);
+				/*
+				 * floor(2^48 / Q): the floor of the double quotient or 1 more,
+				 * corrected by the exact remainder (inv Q is below 2^49); split
+				 * into its high and low 32 bits, the low ones stored less 2^31.
+				 */
+				inv = bq_floor(divd(two48, qq));
+				rem = subd(two48, muld(inv, qq));
+				inv = bq_ltsel(rem, zero, subd(inv, one), bq_ltsel(rem, qq, inv, addd(inv, one)));
+				inv = bq_ltsel(qq, one, zero, inv);
+				hi = bq_floor(muld(inv, bq_setd(1.0 / 4294967296.0)));
+				bq_sti(&qv[p][j][i], mind(qq, bq_setd(BQ_CAP + 1.0)));
+				bq_sti(&ih[p][j][i], hi);
+				bq_sti(&il[p][j][i], subd(subd(inv, muld(hi, bq_setd(4294967296.0))), bq_setd(2147483648.0)));
+			}
+			for (int i = 0; i < BQ_PW; i += N32)
+				st32(&il[p][j][i], add32(ld32(&il[p][j][i]), set32(INT32_MIN)));
 		}
-		for (int i = 0; i < CISP_BNR_TILE_W; i += N32)
-			st32(&il[j][i], add32(ld32(&il[j][i]), set32(INT32_MIN)));
-	}
 	bq_std(qmaxv, qmax);
 	for (int i = 0; i < N64; i++)
 		if (qmaxv[i] > BQ_CAP) {
@@ -218,14 +235,6 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			bq_stn(&g[j][i], s);
 		}
 	}
-	for (int j = 0; j < th; j++)
-		for (int i = 0; i < CISP_BNR_TILE_W; i += N32) {
-			vs32 v0 = bq_ldw(&l[j + BQ_LPAD][i + BQ_LPAD]);
-
-			st32(&sw[j][i], set32(4096));
-			st32(&slo[j][i], sll32(vand32(v0, set32(255)), 12));
-			st32(&shi[j][i], sll32(srl32(v0, 8), 12));
-		}
 	for (int k = 0; k < 24; k++) {
 		const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
 
@@ -236,68 +245,75 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		 * capped distance E' decides as E does and equals it where it
 		 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
 		 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
+		 * D(x) for x = -1 .. tw at rows -1 .. th, G(x) at g column x + 4.
 		 */
 		for (int j = 0; j < th + 2; j++) {
-			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GPAD - 1], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GPAD - 1 + dx];
+			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GPAD], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GPAD + dx];
 
-			/* Past tw + 2 too: the sums below read whole vectors. */
-			for (int i = 0; i < tw + N32; i += N32) {
-				vs32 e = sub32(bq_ldw(t + i), bq_ldw(c + i));
+			/* Lanes up to np[0] and past: the sums below read whole vectors, one lane further. */
+			for (int i = 0; i < np[0] + N32; i += N32) {
+				vs32 e0 = sub32(bq_ld2(t + 2 * i), bq_ld2(c + 2 * i));
+				vs32 e1 = sub32(bq_ld2(t + 2 * i - 1), bq_ld2(c + 2 * i - 1));
 
-				st32(&d[j][i], bq_minu(mul32(e, e), cap));
+				st32(&de[j][i], bq_minu(mul32(e0, e0), cap));
+				st32(&dd[j][i], bq_minu(mul32(e1, e1), cap));
 			}
 		}
 		/* A separate pass: loads across two fresh stores would stall on store forwarding. */
 		for (int j = 0; j < th + 2; j++)
-			for (int i = 0; i < tw; i += N32) {
-				vs32 s = add32(add32(ld32(&d[j][i]), ld32(&d[j][i + 1])), ld32(&d[j][i + 2]));
+			for (int i = 0; i < np[0]; i += N32) {
+				/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
+				vs32 e = ld32(&de[j][i]), o = ld32(&dd[j][i + 1]);
 
-				st32(&hs[j][i], bq_minu(s, cap));
+				st32(&hs[0][j][i], bq_minu(add32(add32(ld32(&dd[j][i]), e), o), cap));
+				st32(&hs[1][j][i], bq_minu(add32(add32(e, o), ld32(&de[j][i + 1])), cap));
 			}
-		for (int j = 0; j < th; j++) {
-			const int site_row = ((y0 + j) & 1) * 2;
-			/* Offsets 8..23 are green sites' only; a vector starts on an even column. */
-			const vs32 sites = k < 8 ? set32(-1) : set32x2(q->green[site_row] ? -1 : 0, q->green[site_row + 1] ? -1 : 0);
-			const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx], *lc = &l[j + BQ_LPAD][BQ_LPAD];
+		for (int j = 0; j < th; j++)
+			for (int p = 0; p < 2; p++) {
+				const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx + p], *lc = &l[j + BQ_LPAD][BQ_LPAD + p];
 
-			for (int i = 0; i < tw; i += N32) {
-				vs32 v = bq_ldw(lv + i), dv = sub32(v, bq_ldw(lc + i));
-				vs32 s = add32(add32(ld32(&hs[j][i]), ld32(&hs[j + 1][i])), ld32(&hs[j + 2][i]));
-				vs32 e = add32(bq_minu(s, cap), bq_minu(mul32(dv, dv), cap));
-				vs32 keep = vand32(gt32(ld32(&qv[j][i]), e), sites), u, t, wt;
-
-				if (!bq_any(keep))
+				/* Offsets 8..23 are green sites' only. */
+				if (k >= 8 && !q->green[((y0 + j) & 1) * 2 + p])
 					continue;
-				/*
-				 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
-				 * exactly; E ih is at most the result, below 2^16.
-				 */
-				u = add32(mul32(e, ld32(&ih[j][i])), bq_mulhiu(e, ld32(&il[j][i])));
-				t = sub32(set32(65536), u);
-				/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
-				wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
-				/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
-				st32(&sw[j][i], add32(ld32(&sw[j][i]), wt));
-				st32(&slo[j][i], add32(ld32(&slo[j][i]), mul32(wt, vand32(v, set32(255)))));
-				st32(&shi[j][i], add32(ld32(&shi[j][i]), mul32(wt, srl32(v, 8))));
+				for (int i = 0; i < np[p]; i += N32) {
+					vs32 v = bq_ld2(lv + 2 * i), dv = sub32(v, bq_ld2(lc + 2 * i));
+					vs32 sum = add32(add32(ld32(&hs[p][j][i]), ld32(&hs[p][j + 1][i])), ld32(&hs[p][j + 2][i]));
+					vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
+					vs32 keep = gt32(ld32(&qv[p][j][i]), e), u, t, wt;
+
+					if (!bq_any(keep))
+						continue;
+					/*
+					 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
+					 * exactly; E ih is at most the result, below 2^16.
+					 */
+					u = add32(mul32(e, ld32(&ih[p][j][i])), bq_mulhiu(e, ld32(&il[p][j][i])));
+					t = sub32(set32(65536), u);
+					/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
+					wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
+					/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
+					st32(&sw[p][j][i], add32(ld32(&sw[p][j][i]), wt));
+					st32(&slo[p][j][i], add32(ld32(&slo[p][j][i]), mul32(wt, vand32(v, set32(255)))));
+					st32(&shi[p][j][i], add32(ld32(&shi[p][j][i]), mul32(wt, srl32(v, 8))));
+				}
 			}
-		}
 	}
 	/*
 	 * (swv + sw / 2) / sw in double: the numerator (below 2^34) is exact and
 	 * the quotient (below 2^17) within 2^-36 of the true one, which is an
 	 * integer or at least 1 / sw >= 2^-17 from one: the same floor.
 	 */
-	for (int j = 0; j < th; j++) {
-		for (int i = 0; i < tw; i += N64) {
-			vf64 ws = bq_ldf(&sw[j][i]), lo = bq_ldf(&slo[j][i]), hi = bq_ldf(&shi[j][i]);
+	for (int j = 0; j < th; j++)
+		for (int p = 0; p < 2; p++) {
+			for (int i = 0; i < np[p]; i += N64) {
+				vf64 ws = bq_ldf(&sw[p][j][i]), lo = bq_ldf(&slo[p][j][i]), hi = bq_ldf(&shi[p][j][i]);
 
-			bq_sti(&out[i], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo), bq_floor(muld(ws, bq_setd(0.5)))),
-						      ws)));
+				bq_sti(&out[i], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo),
+								    bq_floor(muld(ws, bq_setd(0.5)))), ws)));
+			}
+			for (int i = 0; i < np[p]; i++)
+				dst[(size_t)j * stride + 2 * i + p] = (uint16_t)out[i];
 		}
-		for (int i = 0; i < tw; i++)
-			dst[(size_t)j * stride + i] = (uint16_t)out[i];
-	}
 }
 
 /* ---- transform shrinkage ---- */
