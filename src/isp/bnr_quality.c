@@ -35,10 +35,14 @@ void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h
 typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
 		     uint16_t *dst, int stride);
 
-static void quality_rows(tile_fn *patch, tile_fn *transform, const struct cisp_bnr_quality *q,
+/*
+ * The patch filter's tiles straight into @out, then the transform's, tiles
+ * @ttw columns wide, averaged into it; no tile size changes a byte.
+ */
+static void quality_rows(tile_fn *patch, tile_fn *transform, int ttw, const struct cisp_bnr_quality *q,
 			 const struct plane16 *in, const struct plane16 *out, int y0, int y1)
 {
-	uint16_t p[CISP_BNR_TILE_H][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	uint16_t t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	const int w = in->width;
 
 	for (int ty = y0; ty < y1; ty += CISP_BNR_TILE_H) {
@@ -47,13 +51,17 @@ static void quality_rows(tile_fn *patch, tile_fn *transform, const struct cisp_b
 		for (int tx = 0; tx < w; tx += CISP_BNR_TILE_W) {
 			const int tw = w - tx < CISP_BNR_TILE_W ? w - tx : CISP_BNR_TILE_W;
 
-			patch(q, in, tx, ty, tw, th, &p[0][0], CISP_BNR_TILE_W);
+			patch(q, in, tx, ty, tw, th, plane_row(out, ty) + tx, (int)out->stride);
+		}
+		for (int tx = 0; tx < w; tx += ttw) {
+			const int tw = w - tx < ttw ? w - tx : ttw;
+
 			transform(q, in, tx, ty, tw, th, &t[0][0], CISP_BNR_TILE_W);
 			for (int j = 0; j < th; j++) {
 				uint16_t *d = plane_row(out, ty + j) + tx;
 
 				for (int i = 0; i < tw; i++)
-					d[i] = (uint16_t)(((uint32_t)p[j][i] + t[j][i] + 1) >> 1);
+					d[i] = (uint16_t)(((uint32_t)d[i] + t[j][i] + 1) >> 1);
 			}
 		}
 	}
@@ -62,11 +70,18 @@ static void quality_rows(tile_fn *patch, tile_fn *transform, const struct cisp_b
 void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane16 *in, const struct plane16 *out,
 			   int y0, int y1)
 {
-	quality_rows(cisp_bnr_patch_tile, cisp_bnr_transform_tile, q, in, out, y0, y1);
+	quality_rows(cisp_bnr_patch_tile, cisp_bnr_transform_tile, CISP_BNR_TILE_W, q, in, out, y0, y1);
 }
+
+/*
+ * Transform tiles of 58 columns (29 cells) have 32 block columns: whole
+ * vectors of 4, 8 or 16 lanes, where 64 columns leave 13 of 48 AVX-512 lanes
+ * idle.
+ */
+#define SIMD_TRANSFORM_TILE_W 58
 
 void cisp_bnr_quality_rows_dsp(const struct cisp_dsp *d, const struct cisp_bnr_quality *q, const struct plane16 *in,
 			       const struct plane16 *out, int y0, int y1)
 {
-	quality_rows(d->bnr_patch_tile, d->bnr_transform_tile, q, in, out, y0, y1);
+	quality_rows(d->bnr_patch_tile, d->bnr_transform_tile, SIMD_TRANSFORM_TILE_W, q, in, out, y0, y1);
 }
