@@ -198,6 +198,13 @@ TEST(sensor_model_file_errors)
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "inside the array");
 	write_variant(path, "0.0007, 0.0001, 0.0, 0.0, 0.0]\n  g:", "0.0007, 0.0001, 0.0, 0.0]\n  g:");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "spectral_sensitivity.r must have 36 numbers");
+	write_variant(path, "name: cisp-test", "name: ''");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "name must not be empty");
+	write_variant(path, "{name: full,", "{name: a-mode-name-longer-than-the-thirty-one-characters-a-mode-holds,");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "name is longer than 31 characters");
+	/* A value out of range is refused before it becomes an integer (it used to be converted first). */
+	write_variant(path, "array: [320, 240] ", "array: [1e92, 240] ");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "array");
 	write_file(path, "name: x\n  bad: [indent\n");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml: line");
 	/* Hostile nesting: refused at once, not scanned for hours. */

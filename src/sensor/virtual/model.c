@@ -131,6 +131,10 @@ static int get_string(struct ctx *c, yaml_node_t *map, const char *key, char *ou
 	}
 	if (n->type != YAML_SCALAR_NODE)
 		return cisp_error(-EINVAL, "sensor model %s: %s must be text", c->path, key);
+	if (required && !n->data.scalar.length)
+		return cisp_error(-EINVAL, "sensor model %s: %s must not be empty", c->path, key);
+	if (n->data.scalar.length >= size)
+		return cisp_error(-EINVAL, "sensor model %s: %s is longer than %zu characters", c->path, key, size - 1);
 	snprintf(out, size, "%s", (const char *)n->data.scalar.value);
 	return 0;
 }
