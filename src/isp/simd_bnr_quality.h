@@ -7,10 +7,10 @@
  * (patch filter) or per block column (transform).
  *
  * The reference works in 64 bits in a few places; here each is either
- * restructured into 32-bit steps that give the same integers (each place
- * says why) or left to scalar code per sample or per block. A patch tile
- * whose limit Q reaches 2^30 anywhere (very strong noise and strength) is
- * left to the C version whole.
+ * restructured into 32-bit steps that give the same integers, or computed in
+ * double where every value is an integer below 2^53 (each place says why).
+ * A patch tile whose limit Q reaches 2^30 anywhere (very strong noise and
+ * strength) is left to the C version whole.
  */
 #include <stdint.h>
 #include <string.h>
@@ -20,12 +20,11 @@
 
 /*
  * Per architecture: N32 samples of 16 bits widened to 32-bit lanes and
- * stored back (each 0..65535), the
- * unsigned minimum, the high 32 bits of the unsigned 64-bit product, whether
- * any lane of a mask is set, 32-bit lanes truncated from the float
- * quotient a / b; and N64 = N32 / 2
- * lanes of double: loaded from int32 (bq_ldf), stored truncated to int32
- * (bq_sti), floor, a < b ? x : y (bq_ltsel) and arithmetic.
+ * stored back (each 0..65535), the unsigned minimum, the high 32 bits of the
+ * unsigned 64-bit product, whether any lane of a mask is set, 32-bit lanes
+ * truncated from the float quotient a / b; and N64 = N32 / 2 lanes of
+ * double: loaded from int32 (bq_ldf), stored truncated to int32 (bq_sti),
+ * floor, a < b ? x : y (bq_ltsel) and arithmetic.
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
