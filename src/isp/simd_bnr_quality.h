@@ -367,7 +367,7 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 	const int cy0 = y0 >> 1, cx0 = x0 >> 1;
 	const int ncy = ((y0 + th - 1) >> 1) - cy0 + 1, ncx = ((x0 + tw - 1) >> 1) - cx0 + 1;
 	const int nbr = ncy + 3, nbc = ncx + 3;
-	uint16_t raw[2 * BQ_MH][2 * (BQ_CW + 6)];
+	uint16_t raw[2 * BQ_MH][2 * BQ_MW];
 	int32_t m[4][BQ_MH][BQ_MW], h[4][BQ_MH][BQ_BW];
 	int32_t cut[BQ_CH + 3][BQ_BW], wb[BQ_CH + 3][BQ_BW];
 	int32_t alo[4][BQ_MH][BQ_BW], ahi[4][BQ_MH][BQ_BW], wrow[BQ_CH + 3][BQ_BW];
@@ -382,18 +382,20 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 		sa += q->a[s];
 		sb += q->b[s];
 	}
-	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 6), &raw[0][0],
-			     2 * (BQ_CW + 6));
+	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 6), &raw[0][0], 2 * BQ_MW);
+	for (int r = 0; r < 2 * (ncy + 6); r++)
+		memset(&raw[r][2 * (ncx + 6)], 0, (size_t)(2 * (BQ_MW - ncx - 6)) * sizeof(raw[0][0]));
+	/* The cells' mix, whole vectors of cells (those past the tile's read zeros), then zeros to the row's end. */
 	for (int r = 0; r < ncy + 6; r++) {
-		for (int c = 0; c < ncx + 6; c++) {
-			const int32_t p0 = raw[2 * r][2 * c], p1 = raw[2 * r][2 * c + 1];
-			const int32_t p2 = raw[2 * r + 1][2 * c], p3 = raw[2 * r + 1][2 * c + 1];
-			const int32_t s0 = p0 + p1, s1 = p0 - p1, s2 = p2 + p3, s3 = p2 - p3;
+		for (int c = 0; c < ncx + 6; c += N32) {
+			vs32 p0 = bq_ld2(&raw[2 * r][2 * c]), p1 = bq_ld2(&raw[2 * r][2 * c + 1]);
+			vs32 p2 = bq_ld2(&raw[2 * r + 1][2 * c]), p3 = bq_ld2(&raw[2 * r + 1][2 * c + 1]);
 
-			m[0][r][c] = s0 + s2;
-			m[1][r][c] = s1 + s3;
-			m[2][r][c] = s0 - s2;
-			m[3][r][c] = s1 - s3;
+			bq_wht4(&p0, &p1, &p2, &p3);
+			st32(&m[0][r][c], p0);
+			st32(&m[1][r][c], p1);
+			st32(&m[2][r][c], p2);
+			st32(&m[3][r][c], p3);
 		}
 		for (int k = 0; k < 4; k++)
 			memset(&m[k][r][ncx + 6], 0, (size_t)(BQ_MW - ncx - 6) * sizeof(m[0][0][0]));
