@@ -463,10 +463,10 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 				for (int j = 0; j < 4; j++) {
 					const int row = br + j;
 
-					bq_wht4(&x[j][0], &x[j][1], &x[j][2], &x[j][3]);
 					/* Only rows of tile cells are read. */
 					if (row < 3 || row >= ncy + 3)
 						continue;
+					bq_wht4(&x[j][0], &x[j][1], &x[j][2], &x[j][3]);
 					for (int i = 0; i < 4; i++) {
 						int32_t *lo = &alo[i][row][bc], *hi = &ahi[i][row][bc];
 
