@@ -42,12 +42,16 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			     int th, uint16_t *dst, int stride);
 
-/* Tap offsets (dx, dy) of the patch filter: green sites take the 24 same-colour ones of the 7x7 window, red and blue the first 8. */
+/*
+ * Tap offsets (dx, dy) of the patch filter: green sites take the 24
+ * same-colour ones of the 7x7 window, red and blue the first 8.
+ */
 extern const int8_t cisp_bnr_taps[24][2];
 
 /*
  * The patch filter's limit Q (docs/stages/bnr.md) at a sample of @site whose
- * 3x3 same-colour samples sum to @sum9; the C and SIMD versions share it.
+ * 3x3 same-colour samples sum to @sum9 (simd_bnr_quality.h computes the
+ * same in double).
  */
 static inline uint64_t cisp_bnr_patch_limit(const struct cisp_bnr_quality *q, int site, uint32_t sum9)
 {
@@ -61,7 +65,8 @@ static inline uint64_t cisp_bnr_patch_limit(const struct cisp_bnr_quality *q, in
 
 /*
  * The transform's threshold of a block whose 16 M_0 values sum to @sum, from
- * the sums of the profile's a (@sa) and b (@sb): below 2^46.
+ * the sums of the profile's a (@sa) and b (@sb): below 2^46
+ * (simd_bnr_quality.h computes the same in double).
  */
 static inline uint64_t cisp_bnr_block_threshold(const struct cisp_bnr_quality *q, uint64_t sa, uint64_t sb,
 						uint32_t sum)

@@ -143,8 +143,8 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
  * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
  * the green parity of each row only.
  */
-static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
-			uint16_t *dst, int stride)
+static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
+			       int th, uint16_t *dst, int stride)
 {
 	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD, np[2] = { (tw + 1) / 2, tw / 2 };
 	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW], g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW];
