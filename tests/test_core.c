@@ -15,7 +15,7 @@
 TEST(format_names_round_trip)
 {
 	static const char *const names[] = { "SRGGB8", "SGRBG10", "SGBRG10P", "SBGGR12P", "SRGGB14",
-					     "SGRBG16", "NV12", "YUV420", "RGB24", "RGB48" };
+					     "SGRBG16", "NV12", "YUV420", "RGB24", "RGB48", "XBGR32" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		uint32_t f = cisp_format_from_name(names[i]);
@@ -25,11 +25,14 @@ TEST(format_names_round_trip)
 	CHECK_EQ(cisp_format_from_name("srggb10p"), CISP_FMT_SRGGB10P);
 	CHECK_EQ(cisp_format_from_name("I420"), CISP_FMT_I420);
 	CHECK_EQ(cisp_format_from_name("RGB888"), CISP_FMT_RGB888);
+	CHECK_EQ(cisp_format_from_name("BGRx"), CISP_FMT_XBGR32);
+	CHECK_EQ(cisp_format_from_name("XR24"), CISP_FMT_XBGR32);
 	CHECK_EQ(cisp_format_from_name("SRGGB11"), 0);
 	CHECK(strstr(cisp_last_error(), "SRGGB11") != NULL);
 	/* The fourccs are V4L2's. */
 	CHECK_EQ(CISP_FMT_SRGGB10P, 0x41415270u); /* 'pRAA' */
 	CHECK_EQ(CISP_FMT_SGRBG10, 0x30314142u);  /* 'BA10' */
+	CHECK_EQ(CISP_FMT_XBGR32, 0x34325258u);   /* 'XR24' */
 }
 
 TEST(format_bayer_lookup)
@@ -70,6 +73,7 @@ TEST(image_sizes)
 	CHECK_EQ(cisp_image_packed_size(CISP_FMT_NV12, 642, 480), 642 * 480 + 642 * 240);
 	CHECK_EQ(cisp_image_packed_size(CISP_FMT_I420, 641, 481), 641 * 481 + 2 * 321 * 241);
 	CHECK_EQ(cisp_image_packed_size(CISP_FMT_RGB48, 10, 10), 600);
+	CHECK_EQ(cisp_image_packed_size(CISP_FMT_XBGR32, 10, 3), 120);
 	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB10, 641, 480), 0); /* odd Bayer width */
 	CHECK_EQ(cisp_image_packed_size(CISP_FMT_SRGGB10P, 642, 480), 0); /* RAW10 needs 4 | width */
 	CHECK_EQ(cisp_image_packed_size(CISP_FMT_RGB888, CISP_MAX_DIMENSION + 1, 1), 0);

@@ -191,6 +191,7 @@ TEST(fastpath_odd_sizes_and_formats_match_reference)
 	struct cisp_isp_config a = { CISP_FMT_SGRBG12, 98, 36, { { CISP_FMT_I420, 98, 36 }, { CISP_FMT_RGB48, 98, 36 } } };
 	struct cisp_isp_config b = { CISP_FMT_SBGGR10P, 200, 40, { { CISP_FMT_NV12, 200, 40 } } };
 	struct cisp_isp_config d = { CISP_FMT_SGBRG8, 34, 16, { { CISP_FMT_NV12, 34, 16 } } };
+	struct cisp_isp_config x = { CISP_FMT_SRGGB10, 70, 24, { { CISP_FMT_XBGR32, 70, 24 }, { CISP_FMT_NV12, 70, 24 } } };
 	struct cisp_param_state s;
 
 	full_state(&s, true, false);
@@ -204,6 +205,7 @@ TEST(fastpath_odd_sizes_and_formats_match_reference)
 	s.stats.af[0].width = 30;
 	s.stats.af[0].height = 16;
 	compare_all(&d, &s, false);
+	compare_all(&x, &s, false);
 	/* YCbCr only, sharpened, no chroma denoise: the sharpening writes YCbCr itself. */
 	full_state(&s, true, false);
 	compare_all(&b, &s, false);

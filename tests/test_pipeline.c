@@ -92,6 +92,43 @@ TEST(pipeline_flat_grey_known_answer)
 	cisp_isp_destroy(isp);
 }
 
+/* XBGR32 carries RGB888's pixels in B, G, R order with a fourth byte of 255. */
+TEST(pipeline_xbgr32_is_rgb888_reordered)
+{
+	struct cisp_isp_config c = { CISP_FMT_SGBRG12, 38, 20, { { CISP_FMT_RGB888, 38, 20 }, { CISP_FMT_XBGR32, 38, 20 } } };
+	struct cisp_param_state s;
+	struct cisp_image in, rgb, xbgr;
+	struct cisp_image *outs[3] = { &rgb, &xbgr, NULL };
+	struct cisp_isp *isp;
+	bool same = true;
+
+	CHECK_EQ(cisp_isp_create(&isp, &c), 0);
+	CHECK_EQ(cisp_image_alloc(&in, c.input_format, c.width, c.height), 0);
+	CHECK_EQ(cisp_image_alloc(&rgb, CISP_FMT_RGB888, c.width, c.height), 0);
+	CHECK_EQ(cisp_image_alloc(&xbgr, CISP_FMT_XBGR32, c.width, c.height), 0);
+	CHECK(xbgr.plane[0].stride >= 4 * c.width);
+	srand(7);
+	for (uint32_t y = 0; y < c.height; y++)
+		for (uint32_t x = 0; x < c.width; x++)
+			((uint16_t *)(in.plane[0].data + y * in.plane[0].stride))[x] = (uint16_t)(rand() % 4096);
+	cisp_param_state_init(&s);
+	CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
+	CHECK_EQ(cisp_isp_process(isp, &in, outs, NULL, NULL), 0);
+	for (uint32_t y = 0; y < c.height; y++) {
+		const uint8_t *a = rgb.plane[0].data + y * rgb.plane[0].stride;
+		const uint8_t *b = xbgr.plane[0].data + y * xbgr.plane[0].stride;
+
+		for (uint32_t x = 0; x < c.width; x++)
+			same &= b[4 * x] == a[3 * x + 2] && b[4 * x + 1] == a[3 * x + 1] && b[4 * x + 2] == a[3 * x] &&
+				b[4 * x + 3] == 255;
+	}
+	CHECK(same);
+	cisp_image_free(&in);
+	cisp_image_free(&rgb);
+	cisp_image_free(&xbgr);
+	cisp_isp_destroy(isp);
+}
+
 TEST(pipeline_rejects_mismatched_images)
 {
 	struct cisp_isp_config c = { CISP_FMT_SGRBG12, 32, 32, { { CISP_FMT_NV12, 32, 32 } } };

@@ -69,6 +69,11 @@ extern "C" {
 /* RGB: 8 bits per channel (R, G, B bytes), and 16 bits per channel little-endian. */
 #define CISP_FMT_RGB888   CISP_FOURCC('R', 'G', 'B', '3')
 #define CISP_FMT_RGB48    CISP_FOURCC('R', 'G', 'B', '6')
+/*
+ * 8-bit RGB in 4 bytes a pixel: B, G, R, then 255 (V4L2 XBGR32, DRM XRGB8888,
+ * GStreamer BGRx), the layout display sinks take without conversion.
+ */
+#define CISP_FMT_XBGR32   CISP_FOURCC('X', 'R', '2', '4')
 
 /** What a format holds. */
 enum cisp_format_kind {
@@ -122,7 +127,8 @@ const struct cisp_format_info *cisp_format_info(uint32_t fourcc);
 /**
  * cisp_format_from_name() - look a format up by name.
  * @name: a V4L2 name ("SGRBG12", "SRGGB10P", "NV12"), case-insensitive; the
- *        aliases "I420"/"YUV420", "RGB24"/"RGB888" and "RGB48" are accepted.
+ *        aliases "I420"/"YUV420", "RGB24"/"RGB888", "RGB48" and
+ *        "XBGR32"/"BGRx" are accepted.
  *
  * Return: the fourcc, or 0 (with a message for cisp_last_error()) if unknown.
  */

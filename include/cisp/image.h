@@ -11,7 +11,8 @@
  *  - NV12: plane 0 luma (width bytes a row), plane 1 interleaved Cb,Cr at half
  *    width and half height (rounded up).
  *  - I420: planes 0, 1, 2 are Y, Cb, Cr; chroma at half width and height.
- *  - RGB888: R,G,B bytes; RGB48: R,G,B 16-bit little-endian words.
+ *  - RGB888: R,G,B bytes; RGB48: R,G,B 16-bit little-endian words; XBGR32:
+ *    B,G,R,255 bytes.
  */
 #ifndef CISP_IMAGE_H
 #define CISP_IMAGE_H

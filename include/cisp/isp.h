@@ -32,7 +32,7 @@ struct cisp_isp;
 
 /**
  * struct cisp_output_config - one output of the ISP.
- * @format: CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888 or CISP_FMT_RGB48;
+ * @format: CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888, CISP_FMT_RGB48 or CISP_FMT_XBGR32;
  *          0 leaves the output unused.
  * @width: output width; even for YUV formats.
  * @height: output height; even for YUV formats.

@@ -43,6 +43,7 @@ static const struct cisp_format_info formats[] = {
 	{ CISP_FMT_I420, "YUV420", CISP_KIND_YUV, 8, 0, false, 3 },
 	{ CISP_FMT_RGB888, "RGB24", CISP_KIND_RGB, 8, 0, false, 1 },
 	{ CISP_FMT_RGB48, "RGB48", CISP_KIND_RGB, 16, 0, false, 1 },
+	{ CISP_FMT_XBGR32, "XBGR32", CISP_KIND_RGB, 8, 0, false, 1 },
 };
 
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -55,6 +56,8 @@ static const struct {
 	{ "YU12", CISP_FMT_I420 },
 	{ "RGB888", CISP_FMT_RGB888 },
 	{ "RGB3", CISP_FMT_RGB888 },
+	{ "BGRx", CISP_FMT_XBGR32 },
+	{ "XR24", CISP_FMT_XBGR32 },
 };
 
 const struct cisp_format_info *cisp_format_info(uint32_t fourcc)
@@ -79,7 +82,7 @@ uint32_t cisp_format_from_name(const char *name)
 			return aliases[i].fourcc;
 	cisp_error(-EINVAL,
 		   "unknown pixel format '%s' (use a V4L2 name such as SRGGB10P, SGRBG12, SBGGR8, NV12, "
-		   "YUV420, RGB24 or RGB48)",
+		   "YUV420, RGB24, RGB48 or XBGR32)",
 		   name);
 	return 0;
 }

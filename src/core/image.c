@@ -46,7 +46,7 @@ int cisp_image_plane_size(uint32_t format, uint32_t width, uint32_t height, unsi
 		*rows = h;
 		break;
 	case CISP_KIND_RGB:
-		*row_bytes = w * 3 * (f->bits > 8 ? 2 : 1);
+		*row_bytes = f->fourcc == CISP_FMT_XBGR32 ? w * 4 : w * 3 * (f->bits > 8 ? 2 : 1);
 		*rows = h;
 		break;
 	case CISP_KIND_YUV:

@@ -79,6 +79,7 @@ static void init_c(struct cisp_dsp *d)
 	d->to8_row = cisp_to8_row_c;
 	d->chroma420_row = cisp_chroma420_row_c;
 	d->rgb888_row = cisp_rgb888_row_c;
+	d->xbgr32_row = cisp_xbgr32_row_c;
 	d->recip_row = cisp_recip_row_c;
 	d->dmq_green_rows = cisp_dmq_green_rows;
 	d->dmq_colour_rows = cisp_dmq_colour_rows;

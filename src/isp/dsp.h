@@ -118,6 +118,8 @@ struct cisp_dsp {
 	void (*unpack8_row)(const uint8_t *s, uint16_t *d, int w);
 	/* Interleaved 8-bit RGB of a row, cisp_to8() per sample (any width >= 1). */
 	void (*rgb888_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w);
+	/* The same as B,G,R,255 in 4 bytes a pixel (XBGR32; any width >= 1). */
+	void (*xbgr32_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w);
 	/*
 	 * The denoise reciprocal (2^32 + n/2) / n of each n, 64 <= n <= 65536:
 	 * what the Bayer and chroma denoise rows compute inline instead of reading

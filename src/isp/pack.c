@@ -39,6 +39,16 @@ void cisp_rgb888_row_c(const uint16_t *r, const uint16_t *g, const uint16_t *b, 
 	}
 }
 
+void cisp_xbgr32_row_c(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w)
+{
+	for (int x = 0; x < w; x++) {
+		d[4 * x] = cisp_to8(b[x]);
+		d[4 * x + 1] = cisp_to8(g[x]);
+		d[4 * x + 2] = cisp_to8(r[x]);
+		d[4 * x + 3] = 255;
+	}
+}
+
 void cisp_chroma420_row_c(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			  uint8_t *dcb, uint8_t *dcr, int step, int w)
 {
@@ -96,6 +106,8 @@ void cisp_pack_rows(const struct rgb16 *in, const struct cisp_image *out, int y0
 
 		if (out->format == CISP_FMT_RGB888) {
 			cisp_rgb888_row_c(r, g, b, dst, w);
+		} else if (out->format == CISP_FMT_XBGR32) {
+			cisp_xbgr32_row_c(r, g, b, dst, w);
 		} else if (out->format == CISP_FMT_RGB48) {
 			/* Little-endian words, written byte by byte whatever the host order. */
 			for (int x = 0; x < w; x++) {

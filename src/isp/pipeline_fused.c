@@ -591,10 +591,11 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			} else {
 				struct rgb16 src = rgb_of(&wk->win[j->chain->rgb_src], w, h);
 
-				if (img->format == CISP_FMT_RGB888)
+				if (img->format == CISP_FMT_RGB888 || img->format == CISP_FMT_XBGR32)
 					for (int y = y0; y < y1; y++)
-						d->rgb888_row(plane_row(&src.c[0], y), plane_row(&src.c[1], y), plane_row(&src.c[2], y),
-							      img->plane[0].data + (size_t)y * img->plane[0].stride, w);
+						(img->format == CISP_FMT_RGB888 ? d->rgb888_row : d->xbgr32_row)(
+							plane_row(&src.c[0], y), plane_row(&src.c[1], y), plane_row(&src.c[2], y),
+							img->plane[0].data + (size_t)y * img->plane[0].stride, w);
 				else
 					cisp_pack_rows(&src, img, y0, y1);
 			}

@@ -670,27 +670,39 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	}
 }
 
+/* cisp_to8(v) = floor((v + 128) / 257) = floor(min(v + 128, 65535) * 65281 / 2^24), in 16-bit lanes. */
+static inline vu16 to8_lanes(vu16 v)
+{
+	return srl16(mulhi16(adds16(v, set16(128)), set16(65281)), 8);
+}
+
 static void FN(to8_row)(const uint16_t *s, uint8_t *d, int w)
 {
-	/* cisp_to8(v) = floor((v + 128) / 257) = floor(min(v + 128, 65535) * 65281 / 2^24). */
-	const vu16 r = set16(128), k = set16(65281);
 	int x = 0;
 
 	for (; x + 2 * N16 <= w; x += 2 * N16)
-		st8(d + x, srl16(mulhi16(adds16(ld(s + x), r), k), 8), srl16(mulhi16(adds16(ld(s + x + N16), r), k), 8));
+		st8(d + x, to8_lanes(ld(s + x)), to8_lanes(ld(s + x + N16)));
 	cisp_to8_row_c(s + x, d + x, w - x);
 }
 
 static void FN(rgb888_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w)
 {
-	const vu16 h = set16(128), k = set16(65281);
 	int x = 0;
 
-	/* cisp_to8() as in to8_row, then the three bytes of each pixel together. */
+	/* The three bytes of each pixel together. */
 	for (; x + N16 <= w; x += N16)
-		st_rgb8(d + 3 * x, srl16(mulhi16(adds16(ld(r + x), h), k), 8), srl16(mulhi16(adds16(ld(g + x), h), k), 8),
-			srl16(mulhi16(adds16(ld(b + x), h), k), 8));
+		st_rgb8(d + 3 * x, to8_lanes(ld(r + x)), to8_lanes(ld(g + x)), to8_lanes(ld(b + x)));
 	cisp_rgb888_row_c(r + x, g + x, b + x, d + 3 * x, w - x);
+}
+
+static void FN(xbgr32_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w)
+{
+	int x = 0;
+
+	/* The four bytes of each pixel together. */
+	for (; x + N16 <= w; x += N16)
+		st_xbgr8(d + 4 * x, to8_lanes(ld(r + x)), to8_lanes(ld(g + x)), to8_lanes(ld(b + x)));
+	cisp_xbgr32_row_c(r + x, g + x, b + x, d + 4 * x, w - x);
 }
 
 static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
@@ -743,5 +755,6 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->to8_row = FN(to8_row);
 	d->chroma420_row = FN(chroma420_row);
 	d->rgb888_row = FN(rgb888_row);
+	d->xbgr32_row = FN(xbgr32_row);
 	d->recip_row = FN(recip_row);
 }

@@ -347,6 +347,14 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		ok = check_outs(&o, 1, (3 * n + 1) / 2, "rgb888_row", lv, n);
 		break;
 	}
+	case 21: { /* B,G,R,255, 4 bytes a pixel: rows of up to MAXW 16-bit words */
+		const int n = w > MAXW / 2 ? MAXW / 2 : w;
+
+		ref->xbgr32_row(in.p[0], in.p[1], in.p[2], (uint8_t *)o.pc[0], n);
+		t->xbgr32_row(in.p[0], in.p[1], in.p[2], (uint8_t *)o.pt[0], n);
+		ok = check_outs(&o, 1, 2 * n, "xbgr32_row", lv, n);
+		break;
+	}
 	case 19: /* unpacking 8-bit samples */
 		ref->unpack8_row((const uint8_t *)in.p[0], o.pc[0], w);
 		t->unpack8_row((const uint8_t *)in.p[0], o.pt[0], w);
@@ -403,10 +411,11 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
 					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
-					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row", "cnr_h_row", "cnr_v_row", "unpack8_row", "rgb888_row" };
+					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row", "cnr_h_row", "cnr_v_row", "unpack8_row", "rgb888_row",
+					"xbgr32_row" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
@@ -415,13 +424,15 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
 					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row,
-					(void *)a->cnr_h_row, (void *)a->cnr_v_row, (void *)a->unpack8_row, (void *)a->rgb888_row };
+					(void *)a->cnr_h_row, (void *)a->cnr_v_row, (void *)a->unpack8_row, (void *)a->rgb888_row,
+					(void *)a->xbgr32_row };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
 					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row,
-					(void *)b->cnr_h_row, (void *)b->cnr_v_row, (void *)b->unpack8_row, (void *)b->rgb888_row };
+					(void *)b->cnr_h_row, (void *)b->cnr_v_row, (void *)b->unpack8_row, (void *)b->rgb888_row,
+					(void *)b->xbgr32_row };
 	return pa[fn] != pb[fn];
 }
 
@@ -434,7 +445,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2, 2 };
 
 /* Median of 5 runs of enough calls on a 4000-sample row: ns per sample. */
 uint32_t checkasm_rnd(void)

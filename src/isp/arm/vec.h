@@ -123,6 +123,14 @@ V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
 	vst3_u8(d, v);
 }
 
+/* N16 pixels of r, g, b (each lane <= 255) as B, G, R, 255. */
+V_INLINE void st_xbgr8(uint8_t *d, vu16 r, vu16 g, vu16 b)
+{
+	uint8x8x4_t v = { { vmovn_u16(b), vmovn_u16(g), vmovn_u16(r), vdup_n_u8(255) } };
+
+	vst4_u8(d, v);
+}
+
 V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 {
 	vst1q_u8(d, vcombine_u8(vqmovn_u16(a), vqmovn_u16(b)));

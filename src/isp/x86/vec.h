@@ -252,6 +252,30 @@ V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
 #endif
 }
 
+/* N16 pixels of r, g, b (each lane <= 255) as B, G, R, 255: the 16-bit words b | g << 8 and r | 0xff00 interleaved. */
+V_INLINE void st_xbgr8(uint8_t *d, vu16 r, vu16 g, vu16 b)
+{
+	const vu16 lo = vor(b, sll16(g, 8)), hi = vor(r, set16(0xff00));
+#if VEC_BITS == 128
+	st(d, _mm_unpacklo_epi16(lo, hi));
+	st(d + 16, _mm_unpackhi_epi16(lo, hi));
+#elif VEC_BITS == 256
+	/* The unpacks work within 128-bit halves: pixels 0-3 and 8-11, then 4-7 and 12-15. */
+	const __m256i a = _mm256_unpacklo_epi16(lo, hi), c = _mm256_unpackhi_epi16(lo, hi);
+
+	st(d, _mm256_permute2x128_si256(a, c, 0x20));
+	st(d + 32, _mm256_permute2x128_si256(a, c, 0x31));
+#else
+	/* Word 2i of the first half is lo[i] and word 2i + 1 hi[i] (index 32 + i in the two-table permute). */
+	const __m512i i0 = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6,
+					    37, 5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+	const __m512i i1 = _mm512_add_epi16(i0, _mm512_set1_epi16(16));
+
+	st(d, _mm512_permutex2var_epi16(lo, i0, hi));
+	st(d + 64, _mm512_permutex2var_epi16(lo, i1, hi));
+#endif
+}
+
 /* 16-bit lanes of a then b (32-bit lanes, each 0..65535), in memory order. */
 V_INLINE vu16 narrow32(vs32 a, vs32 b)
 {
