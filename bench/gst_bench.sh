@@ -50,6 +50,7 @@ full="{noise: {a: [4.0, 4.0, 4.0, 4.0], b: [64, 64, 64, 64]}, bnr: {enable: true
 configs="source only|identity
 bayer2rgb|bayer2rgb
 cispisp RGB (defaults, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=RGB
+cispisp BGRx (defaults, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=BGRx
 cispisp NV12 (defaults, fast demosaic)|cispisp threads=$threads ! video/x-raw,format=NV12
 cispisp NV12 (every canonical stage, + LSC and BNR)|cispisp threads=$threads params=\"$full\" ! video/x-raw,format=NV12
 cispisp RGB, no AWB/AE/DPC/sharpening|cispisp threads=$threads awb=false ae=false defect-threshold=0 sharpen=0 ! video/x-raw,format=RGB"

@@ -58,7 +58,7 @@ GstCaps *cisp_gst_bayer_caps(void)
 
 GstCaps *cisp_gst_output_caps(void)
 {
-	return gst_caps_from_string("video/x-raw, format = (string) { NV12, I420, RGB }, "
+	return gst_caps_from_string("video/x-raw, format = (string) { NV12, I420, RGB, BGRx }, "
 				    "width = (int) [ 2, 16384 ], height = (int) [ 2, 16384 ]");
 }
 
@@ -71,6 +71,8 @@ guint32 cisp_gst_output_format(GstVideoFormat format)
 		return CISP_FMT_I420;
 	case GST_VIDEO_FORMAT_RGB:
 		return CISP_FMT_RGB888;
+	case GST_VIDEO_FORMAT_BGRx:
+		return CISP_FMT_XBGR32;
 	default:
 		return 0;
 	}

@@ -488,11 +488,13 @@ static GstCaps *gst_cisp_isp_fixate_caps(GstBaseTransform *trans, GstPadDirectio
 		struct cisp_param_state *st = g_new0(struct cisp_param_state, 1);
 		struct settings set = { 0 };
 		GstVideoColorimetry c;
+		guint32 out;
 		gboolean yuv;
 		gchar *str;
 
 		gst_structure_fixate_field(s, "format");
-		yuv = g_strcmp0(gst_structure_get_string(s, "format"), "RGB") != 0;
+		out = cisp_gst_output_format(gst_video_format_from_string(gst_structure_get_string(s, "format")));
+		yuv = out == CISP_FMT_NV12 || out == CISP_FMT_I420;
 		GST_OBJECT_LOCK(self);
 		settings_copy(&set, &self->set);
 		GST_OBJECT_UNLOCK(self);

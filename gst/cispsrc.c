@@ -132,7 +132,7 @@ gchar *cisp_gst_default_camera(void)
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
 	"src", GST_PAD_SRC, GST_PAD_ALWAYS,
-	GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE("{ NV12, I420, RGB }") "; video/x-bayer, format = (string) { rggb, grbg, "
+	GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE("{ NV12, I420, RGB, BGRx }") "; video/x-bayer, format = (string) { rggb, grbg, "
 								   "gbrg, bggr, rggb10le, grbg10le, gbrg10le, bggr10le, "
 								   "rggb12le, grbg12le, gbrg12le, bggr12le, rggb14le, "
 								   "grbg14le, gbrg14le, bggr14le, rggb16le, grbg16le, "
@@ -326,13 +326,13 @@ static GstCaps *camera_caps(GstCispSrc *self)
 		struct cisp_sensor_mode m;
 		GstStructure *s;
 		GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
-		static const char *const names[] = { "NV12", "I420", "RGB" };
+		static const char *const names[] = { "NV12", "I420", "RGB", "BGRx" };
 
 		if (cisp_sensor_get_mode(sensor, i, &m))
 			continue;
-		gst_value_list_init(&formats, 3);
+		gst_value_list_init(&formats, G_N_ELEMENTS(names));
 		g_value_init(&v, G_TYPE_STRING);
-		for (int k = 0; k < 3; k++) {
+		for (unsigned k = 0; k < G_N_ELEMENTS(names); k++) {
 			g_value_set_static_string(&v, names[k]);
 			gst_value_list_append_value(&formats, &v);
 		}

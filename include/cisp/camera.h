@@ -62,7 +62,7 @@ struct cisp_camera;
 
 /** The streams of a camera; also indices of struct cisp_camera_config.stream. */
 enum cisp_camera_stream {
-	/** The main processed output (ISP output 0): NV12, I420, RGB888 or RGB48. */
+	/** The main processed output (ISP output 0): NV12, I420, RGB888, RGB48 or XBGR32. */
 	CISP_STREAM_MAIN = 0,
 	/** A second processed output (ISP output 1), at most the main output's size. */
 	CISP_STREAM_PREVIEW = 1,
@@ -115,7 +115,8 @@ struct cisp_camera_options {
 /**
  * struct cisp_stream_config - one stream.
  * @format: the pixel format; 0 leaves the stream off. Main and preview:
- *          CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888 or CISP_FMT_RGB48.
+ *          CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888, CISP_FMT_RGB48 or
+ *          CISP_FMT_XBGR32.
  *          Raw: the sensor mode's Bayer format (struct
  *          cisp_sensor_mode.format) or its CSI-2 packed variant (10 and 12
  *          bits).

@@ -10,7 +10,8 @@
 
 static bool processed_format(uint32_t f)
 {
-	return f == CISP_FMT_NV12 || f == CISP_FMT_I420 || f == CISP_FMT_RGB888 || f == CISP_FMT_RGB48;
+	return f == CISP_FMT_NV12 || f == CISP_FMT_I420 || f == CISP_FMT_RGB888 || f == CISP_FMT_RGB48 ||
+	       f == CISP_FMT_XBGR32;
 }
 
 /* The raw formats the sensor can capture in for @mode. */
@@ -22,10 +23,10 @@ static bool raw_format_ok(const struct cisp_sensor_mode *mode, uint32_t f)
 
 static int check_processed(const char *name, const struct cisp_stream_config *s, const struct cisp_sensor_mode *mode)
 {
-	bool yuv = s->format != CISP_FMT_RGB888 && s->format != CISP_FMT_RGB48;
+	bool yuv = s->format == CISP_FMT_NV12 || s->format == CISP_FMT_I420;
 
 	if (!processed_format(s->format))
-		return cisp_error(-EINVAL, "%s stream: format %s is not NV12, I420, RGB888 or RGB48", name,
+		return cisp_error(-EINVAL, "%s stream: format %s is not NV12, I420, RGB888, RGB48 or XBGR32", name,
 				  cisp_format_name(s->format));
 	if (s->width < 16 || s->height < 16 || s->width > CISP_MAX_DIMENSION || s->height > CISP_MAX_DIMENSION)
 		return cisp_error(-EINVAL, "%s stream: size %ux%u is outside 16x16..%ux%u", name, s->width, s->height,

@@ -62,10 +62,11 @@ static void check_rgb_plane(GstBuffer *buf, const GstVideoInfo *info, guint c, g
 
 	fail_unless(gst_video_frame_map(&f, info, buf, GST_MAP_READ));
 	for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(info); y++) {
-		const guint8 *row = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0);
+		/* Component c of RGB or BGRx: where it lies in the pixel and how far apart pixels are. */
+		const guint8 *row = (const guint8 *)GST_VIDEO_FRAME_COMP_DATA(&f, c) + y * GST_VIDEO_FRAME_COMP_STRIDE(&f, c);
 
 		for (gint x = 0; x < GST_VIDEO_INFO_WIDTH(info); x++) {
-			guint v = row[3 * x + c];
+			guint v = row[GST_VIDEO_FRAME_COMP_PSTRIDE(&f, c) * x];
 
 			fail_unless(v + tol >= want && v <= want + tol, "pixel (%d,%d) channel %u = %u, expected %u +- %u",
 				    x, y, c, v, want, tol);
@@ -92,7 +93,8 @@ GST_START_TEST(test_caps_names)
 	fail_unless_equals_int(cisp_gst_output_format(GST_VIDEO_FORMAT_NV12), CISP_FMT_NV12);
 	fail_unless_equals_int(cisp_gst_output_format(GST_VIDEO_FORMAT_I420), CISP_FMT_I420);
 	fail_unless_equals_int(cisp_gst_output_format(GST_VIDEO_FORMAT_RGB), CISP_FMT_RGB888);
-	fail_unless_equals_int(cisp_gst_output_format(GST_VIDEO_FORMAT_BGRx), 0);
+	fail_unless_equals_int(cisp_gst_output_format(GST_VIDEO_FORMAT_BGRx), CISP_FMT_XBGR32);
+	fail_unless_equals_int(cisp_gst_output_format(GST_VIDEO_FORMAT_RGBx), 0);
 	/* plugins-bad's row layout: rounded up to 4 bytes. */
 	fail_unless_equals_int(cisp_gst_bayer_stride(CISP_FMT_SRGGB8, 18), 20);
 	fail_unless_equals_int(cisp_gst_bayer_stride(CISP_FMT_SRGGB8, 16), 16);
@@ -315,6 +317,52 @@ GST_START_TEST(test_yuv_outputs)
 		gst_harness_teardown(h);
 		g_free(out_caps);
 	}
+}
+GST_END_TEST;
+
+/* BGRx holds the same pixels as RGB, reordered, with the fourth byte 255; the manual gains land per channel. */
+GST_START_TEST(test_bgrx_output)
+{
+	static const gchar *const formats[] = { "RGB", "BGRx" };
+	GstBuffer *outs[2];
+	GstVideoInfo infos[2];
+	GstVideoFrame rgb, bgrx;
+	GstHarness *h;
+
+	for (guint i = 0; i < 2; i++) {
+		gchar *out_caps = g_strdup_printf("video/x-raw,format=%s", formats[i]);
+
+		h = gst_test_isp_harness("threads=2", "video/x-bayer,format=grbg12le,width=70,height=24", out_caps);
+		outs[i] = push_pull(h, gst_test_bayer(70, 24, 2, 140, noise, GUINT_TO_POINTER(4096)), &infos[i]);
+		gst_harness_teardown(h);
+		g_free(out_caps);
+	}
+	fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&infos[1]), GST_VIDEO_FORMAT_BGRx);
+	fail_unless(gst_video_frame_map(&rgb, &infos[0], outs[0], GST_MAP_READ));
+	fail_unless(gst_video_frame_map(&bgrx, &infos[1], outs[1], GST_MAP_READ));
+	for (gint y = 0; y < 24; y++) {
+		const guint8 *a = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&rgb, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&rgb, 0);
+		const guint8 *b = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&bgrx, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&bgrx, 0);
+
+		for (gint x = 0; x < 70; x++)
+			fail_unless(b[4 * x] == a[3 * x + 2] && b[4 * x + 1] == a[3 * x + 1] && b[4 * x + 2] == a[3 * x] &&
+					    b[4 * x + 3] == 255,
+				    "pixel (%d,%d): BGRx %u,%u,%u,%u against RGB %u,%u,%u", x, y, b[4 * x], b[4 * x + 1],
+				    b[4 * x + 2], b[4 * x + 3], a[3 * x], a[3 * x + 1], a[3 * x + 2]);
+	}
+	gst_video_frame_unmap(&rgb);
+	gst_video_frame_unmap(&bgrx);
+	gst_buffer_unref(outs[0]);
+	gst_buffer_unref(outs[1]);
+
+	h = gst_test_isp_harness(MEASURE " red-gain=2.0 blue-gain=1.5 digital-gain=1.0",
+				 "video/x-bayer,format=rggb,width=32,height=32", "video/x-raw,format=BGRx");
+	outs[0] = push_pull(h, gst_test_bayer(32, 32, 1, 32, flat, GUINT_TO_POINTER(64)), &infos[0]);
+	check_rgb_plane(outs[0], &infos[0], 0, 128, 0);
+	check_rgb_plane(outs[0], &infos[0], 1, 64, 0);
+	check_rgb_plane(outs[0], &infos[0], 2, 96, 0);
+	gst_buffer_unref(outs[0]);
+	gst_harness_teardown(h);
 }
 GST_END_TEST;
 
@@ -686,6 +734,7 @@ static Suite *cispisp_suite(void)
 	tcase_add_test(tc, test_flat_known_answers);
 	tcase_add_test(tc, test_gains);
 	tcase_add_test(tc, test_yuv_outputs);
+	tcase_add_test(tc, test_bgrx_output);
 	tcase_add_test(tc, test_negotiated_colorimetry_and_size);
 	tcase_add_test(tc, test_input_strides);
 	tcase_add_test(tc, test_threads_bit_exact);

@@ -66,7 +66,7 @@ GST_START_TEST(test_caps_and_metadata)
 	static const struct {
 		const char *format;
 		int width, height;
-	} want[] = { { "NV12", 320, 240 }, { "I420", 160, 120 }, { "RGB", 200, 100 } };
+	} want[] = { { "NV12", 320, 240 }, { "I420", 160, 120 }, { "RGB", 200, 100 }, { "BGRx", 96, 64 } };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
 		gchar *desc = g_strdup_printf(CAMERA " ! video/x-raw,format=%s,width=%d,height=%d ! appsink name=out",
