@@ -307,7 +307,7 @@ static void write_file(const char *dir, const char *name, const char *text)
 	char path[1024];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	CHECK(snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path));
 	f = fopen(path, "wb");
 	CHECK(f);
 	if (f) {

@@ -47,6 +47,18 @@ static int fail(struct parser *p, const yaml_node_t *n, const char *key, const c
 	return cisp_error(-EINVAL, "%s:%lu: %s: %s", p->name, line_of(n), key, msg);
 }
 
+/* Name a place in the file for messages ("awb.ct[2].ct"); a name longer than @size is cut short. */
+static void place(char *k, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void place(char *k, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k, size, fmt, ap);
+	va_end(ap);
+}
+
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -97,7 +109,7 @@ static int numbers(struct parser *p, const yaml_node_t *n, const char *key, unsi
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
 		int ret;
 
-		snprintf(k, sizeof(k), "%s[%u]", key, i);
+		place(k, sizeof(k), "%s[%u]", key, i);
 		ret = number(p, node(p, *it), k, lo, false, hi, &out[i]);
 		if (ret)
 			return ret;
@@ -144,7 +156,7 @@ static int walk_map(struct parser *p, const yaml_node_t *map, const char *where,
 			return fail(p, kn, where, "keys must be plain text");
 		for (i = 0; keys[i] && strcmp(keys[i], name); i++)
 			;
-		snprintf(k, sizeof(k), "%s%s%s", where, *where ? "." : "", name);
+		place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", name);
 		if (!keys[i])
 			return fail(p, kn, k, "unknown key");
 		if (seen & (1u << i))
@@ -156,7 +168,7 @@ static int walk_map(struct parser *p, const yaml_node_t *map, const char *where,
 	}
 	for (unsigned i = 0; keys[i]; i++) {
 		if ((required & (1u << i)) && !(seen & (1u << i))) {
-			snprintf(k, sizeof(k), "%s%s%s", where, *where ? "." : "", keys[i]);
+			place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", keys[i]);
 			return fail(p, map, k, "missing (required)");
 		}
 	}
@@ -181,7 +193,7 @@ static int walk_list(struct parser *p, struct cisp_tuning *t, const yaml_node_t 
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
 		int ret;
 
-		snprintf(k, sizeof(k), "%s[%u]", key, i);
+		place(k, sizeof(k), "%s[%u]", key, i);
 		ret = fn(p, t, i, k, node(p, *it));
 		if (ret)
 			return ret;
@@ -242,7 +254,7 @@ static int ct_item(struct parser *p, struct cisp_tuning *t, unsigned i, const ch
 	char key[160];
 	int ret = walk_map(p, item, k, ct_keys, 7, ct_key, c);
 
-	snprintf(key, sizeof(key), "%s.ct", k);
+	place(key, sizeof(key), "%s.ct", k);
 	return ret ? ret : check_sorted(p, item, key, i ? t->awb.ct[i - 1].ct : 0, c->ct, i);
 }
 
@@ -328,7 +340,7 @@ static int ccm_key(struct parser *p, void *ctx, unsigned i, const char *k, yaml_
 		double sum = 0, mag = 0;
 		int ret;
 
-		snprintf(key, sizeof(key), "%s[%u]", k, r);
+		place(key, sizeof(key), "%s[%u]", k, r);
 		ret = numbers(p, row, key, 3, -7.99, 7.99, c->m[r]);
 		if (ret)
 			return ret;
@@ -350,7 +362,7 @@ static int ccm_item(struct parser *p, struct cisp_tuning *t, unsigned i, const c
 	char key[160];
 	int ret = walk_map(p, item, k, ccm_keys, 3, ccm_key, &t->ccm[i]);
 
-	snprintf(key, sizeof(key), "%s.ct", k);
+	place(key, sizeof(key), "%s.ct", k);
 	return ret ? ret : check_sorted(p, item, key, i ? t->ccm[i - 1].ct : 0, t->ccm[i].ct, i);
 }
 
@@ -377,7 +389,7 @@ static int lsc_item(struct parser *p, struct cisp_tuning *t, unsigned i, const c
 	char key[160];
 	int ret = walk_map(p, item, k, lsc_table_keys, 31, lsc_table_key, &t->lsc[i]);
 
-	snprintf(key, sizeof(key), "%s.ct", k);
+	place(key, sizeof(key), "%s.ct", k);
 	return ret ? ret : check_sorted(p, item, key, i ? t->lsc[i - 1].ct : 0, t->lsc[i].ct, i);
 }
 
@@ -421,7 +433,7 @@ static int noise_item(struct parser *p, struct cisp_tuning *t, unsigned i, const
 	char key[160];
 	int ret = walk_map(p, item, k, noise_keys, 7, noise_key, &t->noise[i]);
 
-	snprintf(key, sizeof(key), "%s.gain", k);
+	place(key, sizeof(key), "%s.gain", k);
 	return ret ? ret : check_sorted(p, item, key, i ? t->noise[i - 1].gain : 0, t->noise[i].gain, i);
 }
 
@@ -453,7 +465,7 @@ static int denoise_item(struct parser *p, struct cisp_tuning *t, unsigned i, con
 	char key[160];
 	int ret = walk_map(p, item, k, denoise_keys, 31, denoise_key, &t->denoise[i]);
 
-	snprintf(key, sizeof(key), "%s.gain", k);
+	place(key, sizeof(key), "%s.gain", k);
 	return ret ? ret : check_sorted(p, item, key, i ? t->denoise[i - 1].gain : 0, t->denoise[i].gain, i);
 }
 

@@ -615,7 +615,7 @@ static int cam_set_option(void *priv, const char *key, const char *value)
 		"lens_position", "test_pattern", "hflip", "vflip",
 	};
 	struct v4l2cam *c = priv;
-	long v;
+	long v = 0; /* parse_int() sets it when it returns 0; gcc -O3 cannot see that */
 	int ret;
 
 	if (!strcmp(key, "pipeline")) {
