@@ -65,7 +65,8 @@ static int check_output(const struct cisp_output_config *o, int index)
 	const struct cisp_format_info *f = cisp_format_info(o->format);
 
 	if (!f || (f->kind != CISP_KIND_YUV && f->kind != CISP_KIND_RGB))
-		return cisp_error(-EINVAL, "output %d: format %s is not an ISP output (use NV12, YUV420, RGB24, RGB48 or XBGR32)",
+		return cisp_error(-EINVAL,
+				  "output %d: format %s is not an ISP output (use NV12, YUV420, RGB24, RGB48 or XBGR32)",
 				  index, cisp_format_name(o->format));
 	if (o->width < 2 || o->height < 2 || o->width > CISP_MAX_DIMENSION || o->height > CISP_MAX_DIMENSION)
 		return cisp_error(-EINVAL, "output %d: size %ux%u is outside 2x2..%ux%u", index, o->width, o->height,

@@ -590,12 +590,14 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 				}
 			} else {
 				struct rgb16 src = rgb_of(&wk->win[j->chain->rgb_src], w, h);
+				void (*rgb8_row)(const uint16_t *, const uint16_t *, const uint16_t *, uint8_t *, int) =
+					img->format == CISP_FMT_XBGR32 ? d->xbgr32_row : d->rgb888_row;
 
+				/* 8-bit RGB in either byte order has row functions; RGB48 packs as the reference does. */
 				if (img->format == CISP_FMT_RGB888 || img->format == CISP_FMT_XBGR32)
 					for (int y = y0; y < y1; y++)
-						(img->format == CISP_FMT_RGB888 ? d->rgb888_row : d->xbgr32_row)(
-							plane_row(&src.c[0], y), plane_row(&src.c[1], y), plane_row(&src.c[2], y),
-							img->plane[0].data + (size_t)y * img->plane[0].stride, w);
+						rgb8_row(plane_row(&src.c[0], y), plane_row(&src.c[1], y), plane_row(&src.c[2], y),
+							 img->plane[0].data + (size_t)y * img->plane[0].stride, w);
 				else
 					cisp_pack_rows(&src, img, y0, y1);
 			}
