@@ -104,8 +104,15 @@ static size_t image_bytes(const struct cisp_image *img)
 	return img->plane[0].stride * img->height * (f->kind == CISP_KIND_YUV ? 3 : 2) / 2;
 }
 
+/* How the banded executor runs a configuration. */
+enum path {
+	BANDED,       /* in bands only: no frame-sized planes */
+	BANDED_FRAME, /* in bands, with frame-sized planes (a whole-frame demosaic, outputs that crop or scale) */
+	REFERENCE,    /* declined: the reference executor runs it */
+};
+
 /* Run @c with @s by the reference, then by the banded executor in every way; compare bytes. */
-static void compare_all(const struct cisp_isp_config *c, const struct cisp_param_state *s, bool whole)
+static void compare_all(const struct cisp_isp_config *c, const struct cisp_param_state *s, enum path path)
 {
 	static const int bands[] = { 2, 4, 6, 16, 64 };
 	struct cisp_isp *isp;
@@ -163,11 +170,12 @@ static void compare_all(const struct cisp_isp_config *c, const struct cisp_param
 		}
 		cisp_pool_destroy(pool);
 	}
-	/* It really ran banded: no frame-sized planes were made (but for a whole-frame demosaic). */
+	/* It ran the way @path says: frame-sized planes only where needed, band buffers unless declined. */
 	free(isp->memory);
 	isp->memory = NULL;
 	CHECK_EQ(cisp_isp_process(isp, &in, outs, &st[1], NULL), 0);
-	CHECK_EQ(isp->memory != NULL, whole);
+	CHECK_EQ(isp->memory != NULL, path != BANDED);
+	CHECK_EQ(isp->fx != NULL, path != REFERENCE);
 	for (int i = 0; i < n_out; i++) {
 		cisp_image_free(&ref[i]);
 		cisp_image_free(&out[i]);
@@ -183,7 +191,7 @@ TEST(fastpath_full_pipeline_matches_reference)
 	struct cisp_param_state s;
 
 	full_state(&s, true, true);
-	compare_all(&c, &s, false);
+	compare_all(&c, &s, BANDED);
 }
 
 TEST(fastpath_odd_sizes_and_formats_match_reference)
@@ -195,20 +203,20 @@ TEST(fastpath_odd_sizes_and_formats_match_reference)
 	struct cisp_param_state s;
 
 	full_state(&s, true, false);
-	compare_all(&a, &s, false);
+	compare_all(&a, &s, BANDED);
 	full_state(&s, false, true);
 	s.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_LUT3D));
-	compare_all(&b, &s, false);
+	compare_all(&b, &s, BANDED);
 	full_state(&s, true, true);
 	s.stats.af[0].x = 2;
 	s.stats.af[0].y = 0;
 	s.stats.af[0].width = 30;
 	s.stats.af[0].height = 16;
-	compare_all(&d, &s, false);
-	compare_all(&x, &s, false);
+	compare_all(&d, &s, BANDED);
+	compare_all(&x, &s, BANDED);
 	/* YCbCr only, sharpened, no chroma denoise: the sharpening writes YCbCr itself. */
 	full_state(&s, true, false);
-	compare_all(&b, &s, false);
+	compare_all(&b, &s, BANDED);
 }
 
 TEST(fastpath_quality_demosaic_matches_reference)
@@ -222,7 +230,7 @@ TEST(fastpath_quality_demosaic_matches_reference)
 	}
 	full_state(&s, true, true);
 	s.demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
-	compare_all(&c, &s, true);
+	compare_all(&c, &s, BANDED_FRAME);
 }
 
 TEST(fastpath_quality_bnr_matches_reference)
@@ -234,10 +242,46 @@ TEST(fastpath_quality_bnr_matches_reference)
 
 	full_state(&s, true, true);
 	s.bnr.mode = CISP_BNR_QUALITY;
-	compare_all(&a, &s, false);
+	compare_all(&a, &s, BANDED);
 	full_state(&s, false, false);
 	s.bnr.mode = CISP_BNR_QUALITY;
-	compare_all(&b, &s, false);
+	compare_all(&b, &s, BANDED);
+}
+
+/* Outputs that crop or scale: banded up to frame-sized planes, then cropped and scaled over the frame. */
+TEST(fastpath_crop_and_scale_match_reference)
+{
+	struct cisp_isp_config a = { CISP_FMT_SRGGB10, 128, 64, { { CISP_FMT_NV12, 64, 32 }, { CISP_FMT_RGB888, 40, 24 } } };
+	struct cisp_isp_config b = { CISP_FMT_SGRBG12, 96, 40, { { CISP_FMT_I420, 96, 40 }, { CISP_FMT_XBGR32, 96, 40 } } };
+	struct cisp_isp_config q = { CISP_FMT_SGRBG10, 96, 40, { { CISP_FMT_NV12, 96, 40 }, { CISP_FMT_NV12, 48, 20 } } };
+	struct cisp_isp_config both = { CISP_FMT_SGRBG10, 96, 40, { { CISP_FMT_NV12, 48, 20 }, { CISP_FMT_RGB888, 48, 20 } } };
+	struct cisp_param_state s;
+
+	/* Scaled YUV main output; a cropped RGB preview, scaled from its crop. */
+	full_state(&s, true, true);
+	s.crop_enabled = 2;
+	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 10, .y = 6, .width = 80, .height = 48 };
+	compare_all(&a, &s, BANDED_FRAME);
+	/* A crop at the output's size (no scaling) on each output; RGB sharpened, no chroma denoise. */
+	full_state(&s, true, false);
+	s.crop_enabled = 3;
+	s.crop[0] = (struct cisp_crop_params){ .output = 0, .x = 0, .y = 0, .width = 96, .height = 40 };
+	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 0, .y = 0, .width = 96, .height = 40 };
+	compare_all(&b, &s, BANDED);
+	s.crop[0] = (struct cisp_crop_params){ .output = 0, .x = 0, .y = 0, .width = 96, .height = 40 };
+	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 0, .y = 0, .width = 96, .height = 40 };
+	b.output[0] = (struct cisp_output_config){ CISP_FMT_I420, 48, 20 };
+	b.output[1] = (struct cisp_output_config){ CISP_FMT_XBGR32, 48, 20 };
+	compare_all(&b, &s, BANDED_FRAME);
+	if (!(cisp_demosaic_algorithms() & (1u << CISP_DEMOSAIC_QUALITY))) {
+		test_skip("the quality demosaic is not part of this build");
+		return;
+	}
+	/* After a whole-frame demosaic: one kind of output may scale; RGB and YUV both scaling is declined. */
+	full_state(&s, true, true);
+	s.demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
+	compare_all(&q, &s, BANDED_FRAME);
+	compare_all(&both, &s, REFERENCE);
 }
 
 TEST(fastpath_defaults_match_reference)
@@ -246,7 +290,7 @@ TEST(fastpath_defaults_match_reference)
 	struct cisp_param_state s;
 
 	cisp_param_state_init(&s);
-	compare_all(&c, &s, false);
+	compare_all(&c, &s, BANDED);
 }
 
 TEST(fastpath_rejects_bad_exec)

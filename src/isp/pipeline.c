@@ -694,7 +694,6 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		struct output_state *o = &isp->out[i];
 		const struct rgb16 *src;
-		struct rgb16 view;
 
 		if (!o->used)
 			continue;
@@ -720,19 +719,27 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 			}
 			src = ycc;
 		}
-		view = crop_view(src, o);
-		if (o->scaler) {
-			f.rgb_in = src;
-			f.rgb_out = &o->scaled_planes;
-			f.out_index = i;
-			run_step(&f, pool, STEP_SCALE, (int)cfg->output[i].height);
-			view = o->scaled_planes;
-		}
-		f.rgb_in = &view;
-		f.image = output[i];
-		run_step(&f, pool, STEP_PACK, (int)cfg->output[i].height);
+		cisp_isp_finish_output(isp, i, src, output[i], pool);
 	}
 	return 0;
+}
+
+void cisp_isp_finish_output(struct cisp_isp *isp, int index, const struct rgb16 *src, struct cisp_image *img,
+			    struct cisp_pool *pool)
+{
+	const struct output_state *o = &isp->out[index];
+	const int height = (int)isp->config.output[index].height;
+	struct frame f = { .isp = isp, .out_index = index, .image = img };
+	struct rgb16 view = crop_view(src, o);
+
+	if (o->scaler) {
+		f.rgb_in = src;
+		f.rgb_out = &o->scaled_planes;
+		run_step(&f, pool, STEP_SCALE, height);
+		view = o->scaled_planes;
+	}
+	f.rgb_in = &view;
+	run_step(&f, pool, STEP_PACK, height);
 }
 
 int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,

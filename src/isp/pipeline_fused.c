@@ -97,6 +97,8 @@ struct job {
 	struct cisp_image *const *output;
 	int tasks, task_rows, band;
 	bool stats;
+	/* Frame-sized planes that keep the final RGB / YCbCr rows for the outputs that crop or scale (or NULL). */
+	const struct rgb16 *rgb_frame, *yuv_frame;
 };
 
 /* ---- the chain of this frame ---- */
@@ -337,6 +339,24 @@ static int ensure_buffers(struct cisp_isp *isp, int workers, const int rows[B_CO
 /* ---- stages ---- */
 
 /* Rows [y0, y1) of the stage's buffer. */
+/* An output that shows a crop of the frame or another size: made from frame-sized planes after the bands. */
+static bool via_frame(const struct cisp_isp *isp, const struct output_state *o)
+{
+	return o->scaler || o->crop_x || o->crop_y || o->crop_w != (int)isp->config.width ||
+	       o->crop_h != (int)isp->config.height;
+}
+
+/* Rows [y0, y1) of a buffer's three planes into frame-sized planes. */
+static void copy_rows(const struct rgb16 *frame, const struct window *win, int w, int h, int y0, int y1)
+{
+	for (int c = 0; c < 3; c++) {
+		struct plane16 src = plane_of(win, c, w, h);
+
+		for (int y = y0; y < y1; y++)
+			memcpy(plane_row(&frame->c[c], y), plane_row(&src, y), (size_t)w * sizeof(uint16_t));
+	}
+}
+
 static void run_stage(const struct job *j, const struct node *n, struct worker *wk, unsigned worker, int y0, int y1)
 {
 	struct cisp_isp *isp = j->isp;
@@ -567,11 +587,15 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		break;
 	}
 	case S_OUT:
+		if (j->rgb_frame)
+			copy_rows(j->rgb_frame, &wk->win[j->chain->rgb_src], w, h, y0, y1);
+		if (j->yuv_frame)
+			copy_rows(j->yuv_frame, &wk->win[j->chain->yuv_src], w, h, y0, y1);
 		for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 			const struct output_state *os = &isp->out[i];
 			struct cisp_image *img = j->output[i];
 
-			if (!os->used)
+			if (!os->used || via_frame(isp, os))
 				continue;
 			if (os->yuv) {
 				struct rgb16 src = rgb_of(&wk->win[j->chain->yuv_src], w, h);
@@ -642,19 +666,40 @@ static void run_task(void *opaque, unsigned task, unsigned worker)
 	}
 }
 
-/* The band executor runs the configurations without crop or scaling, with the fast demosaic. */
-static bool supported(const struct cisp_isp *isp)
+/*
+ * Which frame-sized planes keep the final rows of the outputs that crop or
+ * scale: rgb[0] and rgb[1], or only rgb[1] after a whole-frame demosaic (its
+ * result is in rgb[0] and the bands read it). Returns false when the planes
+ * are too few: RGB and YCbCr outputs that both crop or scale, after a
+ * whole-frame demosaic.
+ */
+static bool frame_planes_for_outputs(struct cisp_isp *isp, bool whole, const struct rgb16 **rgb_frame,
+				     const struct rgb16 **yuv_frame)
 {
-	if (isp->demosaic_algorithm != CISP_DEMOSAIC_FAST && isp->demosaic_algorithm != CISP_DEMOSAIC_QUALITY)
-		return false;
+	bool rgb = false, yuv = false;
+
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		const struct output_state *o = &isp->out[i];
 
-		if (o->used && (o->scaler || o->crop_x || o->crop_y || o->crop_w != (int)isp->config.width ||
-				o->crop_h != (int)isp->config.height))
-			return false;
+		if (o->used && via_frame(isp, o)) {
+			yuv |= o->yuv;
+			rgb |= !o->yuv;
+		}
 	}
+	*rgb_frame = *yuv_frame = NULL;
+	if (whole && rgb && yuv)
+		return false;
+	if (rgb)
+		*rgb_frame = whole ? &isp->rgb[1] : &isp->rgb[0];
+	if (yuv)
+		*yuv_frame = &isp->rgb[1];
 	return true;
+}
+
+/* The band executor runs the fast and the quality demosaic. */
+static bool supported(const struct cisp_isp *isp)
+{
+	return isp->demosaic_algorithm == CISP_DEMOSAIC_FAST || isp->demosaic_algorithm == CISP_DEMOSAIC_QUALITY;
 }
 
 int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
@@ -669,14 +714,13 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	struct job job = { isp, &chain[0], input, output, 0, 0, isp->band_rows, want_stats };
 	int rows[B_COUNT] = { 0 }, ret;
 
-	if (!supported(isp))
+	if (!supported(isp) || !frame_planes_for_outputs(isp, whole, &job.rgb_frame, &job.yuv_frame))
 		return 1;
 	build_chain(isp, want_stats, whole ? 1 : 0, &chain[0]);
-	if (whole) {
+	if (whole)
 		build_chain(isp, false, 2, &chain[1]);
-		if ((ret = cisp_isp_frame_planes(isp)))
-			return ret;
-	}
+	if ((whole || job.rgb_frame || job.yuv_frame) && (ret = cisp_isp_frame_planes(isp)))
+		return ret;
 	/* A band in the middle of a tall frame needs the most rows of each buffer. */
 	for (int k = 0; k < (whole ? 2 : 1); k++) {
 		int lo[B_COUNT], hi[B_COUNT];
@@ -718,6 +762,10 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 		job.chain = &chain[1];
 		cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
 	}
+	/* Crops and scaling read around their rows: over the whole frame, as the reference does. */
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (isp->out[i].used && via_frame(isp, &isp->out[i]))
+			cisp_isp_finish_output(isp, i, isp->out[i].yuv ? job.yuv_frame : job.rgb_frame, output[i], pool);
 
 	if (stats) {
 		memset(stats, 0, sizeof(*stats));

@@ -87,6 +87,12 @@ size_t cisp_isp_memory(const struct cisp_isp *isp);
 
 /* The frame-sized planes bayer[], rgb[] (and scaled outputs), made once; 0 or -ENOMEM. */
 int cisp_isp_frame_planes(struct cisp_isp *isp);
+/*
+ * Output @index from the frame-sized planes @src of its final rows (RGB, or
+ * YCbCr for YUV outputs): its crop, scaled to its size, packed into @img.
+ */
+void cisp_isp_finish_output(struct cisp_isp *isp, int index, const struct rgb16 *src, struct cisp_image *img,
+			    struct cisp_pool *pool);
 /* The banded executor: 1 when it cannot run this configuration, else 0 or a negative errno. */
 int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
