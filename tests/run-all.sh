@@ -9,14 +9,14 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 # Correctness tests run the reference executor unless told otherwise; the
-# banded executor is checked against it (fastpath tests), and the pipeline
-# tests run once more on it below.
+# banded executor is checked against it (fastpath tests), and the pipeline, device
+# and vendor tests run once more on it below.
 echo "== unit tests ($build/tests/cisp-test)"
 CISP_EXEC=${CISP_EXEC-reference} "$build/tests/cisp-test" ${CISP_TESTS:-} || status=1
 
 if [ -z "${CISP_TESTS:-}" ]; then
 	echo "== pipeline tests on the banded executor"
-	CISP_EXEC=banded "$build/tests/cisp-test" pipeline device_isp || status=1
+	CISP_EXEC=banded "$build/tests/cisp-test" pipeline device_isp vendor || status=1
 fi
 
 # checkasm runs with the whole suite, or when CISP_TESTS names it.

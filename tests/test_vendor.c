@@ -22,8 +22,11 @@
 #include <cisp/format.h>
 #include <cisp/isp.h>
 #include <cisp/params_state.h>
+#include <cisp/pool.h>
 #include <cisp/vendor.h>
 
+#include "isp/demosaic.h"
+#include "isp/pipeline_internal.h"
 #include "test.h"
 #include "vendor/vendor_internal.h"
 
@@ -913,9 +916,8 @@ TEST(vendor_yuv_tap_in_the_pipeline)
 }
 
 /*
- * A stage that changes nothing, at each tap, sandboxed: the frame takes the
- * reference executor instead of the banded one, and both outputs come out
- * byte for byte as without the stage.
+ * A stage that changes nothing, at each tap, sandboxed: both outputs come
+ * out byte for byte as without the stage.
  */
 TEST(vendor_identity_stage_changes_nothing)
 {
@@ -941,6 +943,121 @@ TEST(vendor_identity_stage_changes_nothing)
 		cisp_vendor_host_destroy(host);
 	}
 	developed_free(&plain);
+}
+
+/* One frame of @c with probes adding @add at the taps in @taps (a bit each), by the executor @e. */
+static void run_probes(const struct cisp_isp_config *c, const struct cisp_param_state *s, unsigned taps, uint16_t add,
+		       const struct cisp_isp_exec *e, struct cisp_pool *pool, struct cisp_image out[2], struct cisp_stats *st)
+{
+	struct cisp_image *outs[2] = { &out[0], c->output[1].format ? &out[1] : NULL };
+	struct cisp_image in;
+	struct cisp_isp *isp;
+	struct pbuf v;
+
+	raw_input(&in);
+	pbuf_init(&v);
+	for (unsigned tap = 0; tap < CISP_VENDOR_TAP_COUNT; tap++)
+		if (taps & (1u << tap))
+			pbuf_vendor(&v, PROBE_VENDOR(tap), 1, 1, CISP_BLOCK_FL_ENABLE, &add, 2);
+	CHECK_EQ(cisp_isp_create(&isp, c), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, s, ~0u), 0);
+	CHECK_EQ(cisp_isp_set_params(isp, v.data, v.size), 0);
+	CHECK_EQ(cisp_isp_set_exec(isp, e), 0);
+	for (int i = 0; i < 2 && outs[i]; i++) {
+		cisp_image_alloc(&out[i], c->output[i].format, c->output[i].width, c->output[i].height);
+		memset(out[i].plane[0].data, 0x5a, cisp_image_packed_size(out[i].format, out[i].width, out[i].height));
+	}
+	CHECK_EQ(cisp_isp_process(isp, &in, outs, st, pool), 0);
+	/* The stages ran in bands unless asked for the reference. */
+	CHECK_EQ(isp->fx != NULL, e->fused);
+	cisp_isp_destroy(isp);
+	cisp_image_free(&in);
+}
+
+static bool same_bytes(const struct cisp_image *a, const struct cisp_image *b)
+{
+	for (unsigned p = 0; p < a->num_planes; p++) {
+		size_t row, rows;
+
+		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
+		for (size_t y = 0; y < rows; y++)
+			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Vendor stages on the banded executor: the bands stop at each tap with a
+ * stage, the stage runs on frame-sized planes, and the bands go on. Every
+ * tap alone and all three, with the fast and the quality demosaic, scaled
+ * outputs, 1 and 3 threads: the same bytes and statistics as the
+ * reference, and not the bytes of a frame without the stages.
+ */
+TEST(vendor_stages_on_the_banded_executor)
+{
+	static const char *const names[] = { "probe_bayer", "probe_rgb", "probe_yuv" };
+	const struct cisp_isp_config plain = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 64, 32 }, { CISP_FMT_RGB888, 64, 32 } } };
+	const struct cisp_isp_config scaled = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_I420, 32, 16 }, { CISP_FMT_XBGR32, 64, 32 } } };
+	const struct cisp_isp_exec reference = { false, 0, -1 };
+	struct cisp_vendor_host *host = new_host();
+	struct cisp_pool *pools[2];
+
+	for (unsigned tap = 0; tap < CISP_VENDOR_TAP_COUNT; tap++)
+		CHECK_EQ(add(host, names[tap], true, 0), 0);
+	CHECK_EQ(cisp_pool_create(&pools[0], 1), 0);
+	CHECK_EQ(cisp_pool_create(&pools[1], 3), 0);
+	for (int quality = 0; quality < 2; quality++) {
+		for (int k = 0; k < 2; k++) {
+			struct cisp_isp_config c = k ? scaled : plain;
+			struct cisp_param_state s;
+
+			c.vendor = host;
+			cisp_param_state_init(&s);
+			s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+			s.bnr.strength = 512;
+			if (quality) {
+				if (!(cisp_demosaic_algorithms() & (1u << CISP_DEMOSAIC_QUALITY)))
+					continue;
+				s.demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
+			}
+			for (unsigned taps = 1; taps < 1u << CISP_VENDOR_TAP_COUNT; taps++) {
+				struct cisp_image ref[2] = { 0 }, none[2] = { 0 };
+				struct cisp_stats st[2];
+
+				if (taps != 7 && (taps & (taps - 1)))
+					continue; /* each tap alone, then all three */
+				run_probes(&c, &s, taps, 300, &reference, NULL, ref, &st[0]);
+				run_probes(&c, &s, taps, 0, &reference, NULL, none, &st[1]);
+				CHECK(!same_bytes(&ref[0], &none[0]) || !same_bytes(&ref[1], &none[1]));
+				for (int b = 0; b < 2; b++) {
+					for (int t = 0; t < 2; t++) {
+						const struct cisp_isp_exec banded = { true, b ? 16 : 2, -1 };
+						struct cisp_image out[2] = { 0 };
+
+						run_probes(&c, &s, taps, 300, &banded, pools[t], out, &st[1]);
+						for (int i = 0; i < 2; i++)
+							if (!same_bytes(&out[i], &ref[i]))
+								test_fail(__FILE__, __LINE__,
+									  "taps %#x, %s demosaic, %s outputs, band %d, %d threads: "
+									  "output %d differs from the reference",
+									  taps, quality ? "quality" : "fast", k ? "scaled" : "full-size",
+									  b ? 16 : 2, t ? 3 : 1, i);
+						CHECK(!memcmp(&st[0], &st[1], sizeof(st[0])));
+						cisp_image_free(&out[0]);
+						cisp_image_free(&out[1]);
+					}
+				}
+				for (int i = 0; i < 2; i++) {
+					cisp_image_free(&ref[i]);
+					cisp_image_free(&none[i]);
+				}
+			}
+		}
+	}
+	cisp_pool_destroy(pools[0]);
+	cisp_pool_destroy(pools[1]);
+	cisp_vendor_host_destroy(host);
 }
 
 /* ---- through the device: a failing stage fails its job's fence, nothing else ---- */

@@ -7,8 +7,7 @@
  * demosaic
  * RGB domain:    CCM -> tone -> 3D LUT -> [vendor] -> sharpen
  * per output:    (CSC -> CNR -> [vendor] for YUV outputs) -> crop and scale -> pack
- * [vendor]: the vendor stages at that tap point (src/vendor), if any; while
- * one is enabled, frames take this executor.
+ * [vendor]: the vendor stages at that tap point (src/vendor), if any.
  *
  * Stage coefficients are rebuilt when a params buffer changes their block,
  * never per frame.
@@ -651,7 +650,7 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 	}
 
 	/* The banded executor takes single frames (brackets merge over whole frames here). */
-	if (isp->fused && count == 1 && !vendor_instance_active(isp->vendor)) {
+	if (isp->fused && count == 1) {
 		ret = cisp_isp_process_fused(isp, input[0], output, stats, pool);
 		if (ret <= 0)
 			return ret;

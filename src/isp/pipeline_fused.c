@@ -14,8 +14,11 @@
  * computed here, so the output is the same for any band size, task split or
  * thread count. Statistics are integer sums per worker, merged at the end.
  *
- * No frame-sized memory: the band buffers are made on the first frame (and
- * again only when a parameter change makes a stage's support taller).
+ * Work over the whole frame splits the frame into chains that hand over
+ * through frame-sized planes (enum from, enum to): a whole-frame demosaic,
+ * vendor stages at their taps, outputs that crop or scale. Otherwise there
+ * is no frame-sized memory: the band buffers are made on the first frame
+ * (and again only when a parameter change makes a stage's support taller).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,12 +41,26 @@
 #include "isp/statistics.h"
 #include "isp/tone.h"
 #include "isp/unpack.h"
+#include "vendor/vendor_internal.h"
 
 /* Row buffers, each written by one stage. */
 enum buf { B_RAW, B_DPC, B_GUIDE, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNRH, B_CNR, B_COUNT };
 static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3, 3 };
 
-enum stage { S_RAW, S_DPC, S_GUIDE, S_LSC, S_STATS, S_WB, S_TOFRAME, S_GREEN, S_RGB, S_LUMA, S_SHARP, S_YCC, S_CNRH, S_CNR, S_OUT, S_COUNT };
+enum stage {
+	S_RAW, S_FROMBAYER, S_DPC, S_BAYERFRAME, S_GUIDE, S_LSC, S_STATS, S_WB, S_TOFRAME, S_GREEN, S_RGB, S_RGBFRAME,
+	S_LUMA, S_SHARP, S_YCC, S_CNRH, S_CNR, S_OUT, S_COUNT
+};
+
+/*
+ * Where a chain's rows come from and where they go. A frame runs as one
+ * chain (input to outputs), or as several with whole-frame work between
+ * them, each handing over through frame-sized planes: a vendor stage at the
+ * Bayer tap (bayer[1], after DPC), the quality demosaic (bayer[0] to rgb[0])
+ * and a vendor stage at the RGB tap (rgb[0], after CCM, tone and 3D LUT).
+ */
+enum from { FROM_INPUT, FROM_BAYER_FRAME, FROM_DEMOSAIC_FRAME, FROM_RGB_FRAME };
+enum to { TO_BAYER_FRAME, TO_DEMOSAIC_FRAME, TO_RGB_FRAME, TO_OUTPUTS };
 
 /* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
 #define SLACK_BANDS 2
@@ -63,7 +80,8 @@ struct node {
 struct chain {
 	struct node node[S_COUNT];
 	int count;
-	bool from_frame; /* the RGB rows come from the frame-sized planes (after a whole-frame demosaic) */
+	enum from from;
+	enum to to;
 	int rgb_src, yuv_src; /* buffers the outputs pack from (-1: none) */
 	bool sharp_ycc;       /* the sharpening converts its rows to YCbCr in place (no RGB output needs them) */
 };
@@ -97,8 +115,9 @@ struct job {
 	struct cisp_image *const *output;
 	int tasks, task_rows, band;
 	bool stats;
-	/* Frame-sized planes that keep the final RGB / YCbCr rows for the outputs that crop or scale (or NULL). */
+	/* Frame-sized planes that keep the final RGB / YCbCr rows for the outputs made from them (or NULL). */
 	const struct rgb16 *rgb_frame, *yuv_frame;
+	bool via_frame[CISP_MAX_OUTPUTS]; /* output i is made from them after the bands */
 };
 
 /* ---- the chain of this frame ---- */
@@ -121,13 +140,8 @@ static bool block_on(const struct cisp_isp *isp, unsigned block)
 	return isp->state.enabled & CISP_BLOCK_BIT(block);
 }
 
-/*
- * The stages of a frame as one chain, or in two around a whole-frame
- * demosaic (the quality one): @phase 1 ends with the white-balanced Bayer
- * rows written to the frame-sized plane, @phase 2 starts from the frame-sized
- * RGB planes. @phase 0 is the whole chain.
- */
-static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struct chain *c)
+/* The stages of one chain, from @from to @to; statistics where lens shading is, when @stats. */
+static void build_chain(const struct cisp_isp *isp, bool stats, enum from from, enum to to, struct chain *c)
 {
 	bool any_yuv = false, any_rgb = false;
 	int cur, rgb;
@@ -139,12 +153,22 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 		}
 	}
 	c->count = 0;
-	c->from_frame = phase == 2;
-	if (phase != 2) {
-		add(c, S_RAW, B_RAW, -1, 0, -1, 0);
-		cur = B_RAW;
-		if (block_on(isp, CISP_BLOCK_DPC)) {
-			add(c, S_DPC, B_DPC, cur, 2, -1, 0);
+	c->from = from;
+	c->to = to;
+	if (from == FROM_INPUT || from == FROM_BAYER_FRAME) {
+		if (from == FROM_INPUT) {
+			add(c, S_RAW, B_RAW, -1, 0, -1, 0);
+			cur = B_RAW;
+			if (block_on(isp, CISP_BLOCK_DPC)) {
+				add(c, S_DPC, B_DPC, cur, 2, -1, 0);
+				cur = B_DPC;
+			}
+			if (to == TO_BAYER_FRAME) {
+				add(c, S_BAYERFRAME, -1, cur, 0, -1, 0);
+				return;
+			}
+		} else {
+			add(c, S_FROMBAYER, B_DPC, -1, 0, -1, 0);
 			cur = B_DPC;
 		}
 		/* Bayer denoise (its guide a stage of its own) or a copy, and lens shading, in one stage. */
@@ -159,7 +183,7 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 		}
 		if (stats)
 			add(c, S_STATS, -1, B_LSC, 2, -1, 0);
-		if (phase == 1) {
+		if (to == TO_DEMOSAIC_FRAME) {
 			/* White balance straight into the frame-sized plane. */
 			add(c, S_TOFRAME, -1, B_LSC, 0, -1, 0);
 			return;
@@ -170,6 +194,10 @@ static void build_chain(const struct cisp_isp *isp, bool stats, int phase, struc
 		add(c, S_RGB, B_RGB, B_WB, 1, B_GREEN, 1);
 	} else {
 		add(c, S_RGB, B_RGB, -1, 0, -1, 0);
+	}
+	if (to == TO_RGB_FRAME) {
+		add(c, S_RGBFRAME, -1, B_RGB, 0, -1, 0);
+		return;
 	}
 	rgb = B_RGB;
 	if (block_on(isp, CISP_BLOCK_SHARPEN)) {
@@ -346,15 +374,12 @@ static bool via_frame(const struct cisp_isp *isp, const struct output_state *o)
 	       o->crop_h != (int)isp->config.height;
 }
 
-/* Rows [y0, y1) of a buffer's three planes into frame-sized planes. */
-static void copy_rows(const struct rgb16 *frame, const struct window *win, int w, int h, int y0, int y1)
+/* Rows [y0, y1) of three planes into three others (between band buffers and frame-sized planes). */
+static void copy_rows(const struct rgb16 *dst, const struct rgb16 *src, int w, int y0, int y1)
 {
-	for (int c = 0; c < 3; c++) {
-		struct plane16 src = plane_of(win, c, w, h);
-
+	for (int c = 0; c < 3; c++)
 		for (int y = y0; y < y1; y++)
-			memcpy(plane_row(&frame->c[c], y), plane_row(&src, y), (size_t)w * sizeof(uint16_t));
-	}
+			memcpy(plane_row(&dst->c[c], y), plane_row(&src->c[c], y), (size_t)w * sizeof(uint16_t));
 }
 
 static void run_stage(const struct job *j, const struct node *n, struct worker *wk, unsigned worker, int y0, int y1)
@@ -400,6 +425,20 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 				memcpy(o, mid, (size_t)w * sizeof(*o));
 			cisp_dpc_static_row(&isp->dpc, &k, y, up, mid, dn, o, w);
 		}
+		break;
+	}
+	case S_FROMBAYER:
+		for (int y = y0; y < y1; y++)
+			memcpy(plane_row(&out, y), plane_row(&isp->bayer[1], y), (size_t)w * sizeof(uint16_t));
+		break;
+	case S_BAYERFRAME:
+		for (int y = y0; y < y1; y++)
+			memcpy(plane_row(&isp->bayer[1], y), plane_row(&in, y), (size_t)w * sizeof(uint16_t));
+		break;
+	case S_RGBFRAME: {
+		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h);
+
+		copy_rows(&isp->rgb[0], &rgb, w, y0, y1);
 		break;
 	}
 	case S_GUIDE:
@@ -475,12 +514,17 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		struct plane16 green = plane_of(&wk->win[B_GREEN], 0, w, h);
 		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h);
 
+		if (j->chain->from == FROM_RGB_FRAME) {
+			/* Rows after the RGB tap's vendor stages: colour, tone and 3D LUT are done. */
+			copy_rows(&rgb, &isp->rgb[0], w, y0, y1);
+			break;
+		}
 		for (int y = y0; y < y1; y++) {
 			const uint16_t *b[3], *g[3];
 			uint16_t *o[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
 			int c = cisp_demosaic_red_first(isp->cfa, y) ? 0 : 2;
 
-			if (j->chain->from_frame) {
+			if (j->chain->from == FROM_DEMOSAIC_FRAME) {
 				const uint16_t *const f[3] = { plane_row(&isp->rgb[0].c[0], y), plane_row(&isp->rgb[0].c[1], y),
 							       plane_row(&isp->rgb[0].c[2], y) };
 
@@ -587,15 +631,21 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		break;
 	}
 	case S_OUT:
-		if (j->rgb_frame)
-			copy_rows(j->rgb_frame, &wk->win[j->chain->rgb_src], w, h, y0, y1);
-		if (j->yuv_frame)
-			copy_rows(j->yuv_frame, &wk->win[j->chain->yuv_src], w, h, y0, y1);
+		if (j->rgb_frame) {
+			struct rgb16 src = rgb_of(&wk->win[j->chain->rgb_src], w, h);
+
+			copy_rows(j->rgb_frame, &src, w, y0, y1);
+		}
+		if (j->yuv_frame) {
+			struct rgb16 src = rgb_of(&wk->win[j->chain->yuv_src], w, h);
+
+			copy_rows(j->yuv_frame, &src, w, y0, y1);
+		}
 		for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 			const struct output_state *os = &isp->out[i];
 			struct cisp_image *img = j->output[i];
 
-			if (!os->used || via_frame(isp, os))
+			if (!os->used || j->via_frame[i])
 				continue;
 			if (os->yuv) {
 				struct rgb16 src = rgb_of(&wk->win[j->chain->yuv_src], w, h);
@@ -667,32 +717,31 @@ static void run_task(void *opaque, unsigned task, unsigned worker)
 }
 
 /*
- * Which frame-sized planes keep the final rows of the outputs that crop or
- * scale: rgb[0] and rgb[1], or only rgb[1] after a whole-frame demosaic (its
- * result is in rgb[0] and the bands read it). Returns false when the planes
- * are too few: RGB and YCbCr outputs that both crop or scale, after a
- * whole-frame demosaic.
+ * Which outputs are made from frame-sized planes after the bands (those that
+ * crop or scale, and the YUV ones when a vendor stage runs at the YUV tap),
+ * and which planes keep their final rows: rgb[0] for RGB and rgb[1] for
+ * YCbCr, or only rgb[1] when rgb[0] holds rows the bands read (@rgb0_busy:
+ * after a whole-frame demosaic or the RGB tap). Returns false when the
+ * planes are too few: RGB and YUV outputs both made that way, rgb[0] busy.
  */
-static bool frame_planes_for_outputs(struct cisp_isp *isp, bool whole, const struct rgb16 **rgb_frame,
-				     const struct rgb16 **yuv_frame)
+static bool outputs_via_frame(struct cisp_isp *isp, bool rgb0_busy, bool yuv_tap, struct job *j)
 {
 	bool rgb = false, yuv = false;
 
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		const struct output_state *o = &isp->out[i];
 
-		if (o->used && via_frame(isp, o)) {
-			yuv |= o->yuv;
-			rgb |= !o->yuv;
-		}
+		j->via_frame[i] = o->used && (via_frame(isp, o) || (o->yuv && yuv_tap));
+		yuv |= j->via_frame[i] && o->yuv;
+		rgb |= j->via_frame[i] && !o->yuv;
 	}
-	*rgb_frame = *yuv_frame = NULL;
-	if (whole && rgb && yuv)
+	j->rgb_frame = j->yuv_frame = NULL;
+	if (rgb0_busy && rgb && yuv)
 		return false;
 	if (rgb)
-		*rgb_frame = whole ? &isp->rgb[1] : &isp->rgb[0];
+		j->rgb_frame = rgb0_busy ? &isp->rgb[1] : &isp->rgb[0];
 	if (yuv)
-		*yuv_frame = &isp->rgb[1];
+		j->yuv_frame = &isp->rgb[1];
 	return true;
 }
 
@@ -702,6 +751,34 @@ static bool supported(const struct cisp_isp *isp)
 	return isp->demosaic_algorithm == CISP_DEMOSAIC_FAST || isp->demosaic_algorithm == CISP_DEMOSAIC_QUALITY;
 }
 
+/* The whole-frame work after a chain: the vendor stages at a tap, or the demosaic. */
+static int after_chain(struct cisp_isp *isp, const struct job *j, struct cisp_pool *pool)
+{
+	switch (j->chain->to) {
+	case TO_BAYER_FRAME:
+		return vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_BAYER, &isp->bayer[1], 1);
+	case TO_DEMOSAIC_FRAME:
+		cisp_demosaic_run_dsp(isp->demosaic, &isp->bayer[0], isp->cfa, &isp->state.demosaic, &isp->rgb[0], pool,
+				      isp->dsp);
+		return 0;
+	case TO_RGB_FRAME:
+		return vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_RGB, isp->rgb[0].c, 3);
+	case TO_OUTPUTS:
+		break;
+	}
+	if (j->yuv_frame && vendor_instance_active_at(isp->vendor, CISP_VENDOR_TAP_YUV)) {
+		int ret = vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_YUV, j->yuv_frame->c, 3);
+
+		if (ret)
+			return ret;
+	}
+	/* Crops and scaling read around their rows: over the whole frame, as the reference does. */
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (j->via_frame[i])
+			cisp_isp_finish_output(isp, i, isp->out[i].yuv ? j->yuv_frame : j->rgb_frame, j->output[i], pool);
+	return 0;
+}
+
 int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
 			   struct cisp_pool *pool)
@@ -709,20 +786,34 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	const int h = (int)isp->config.height;
 	const int workers = (int)cisp_pool_threads(pool);
 	const bool whole = isp->demosaic_algorithm != CISP_DEMOSAIC_FAST; /* a whole-frame demosaic */
+	const bool bayer_tap = vendor_instance_active_at(isp->vendor, CISP_VENDOR_TAP_BAYER);
+	const bool rgb_tap = vendor_instance_active_at(isp->vendor, CISP_VENDOR_TAP_RGB);
+	const bool yuv_tap = vendor_instance_active_at(isp->vendor, CISP_VENDOR_TAP_YUV);
 	bool want_stats = stats && block_on(isp, CISP_BLOCK_STATS);
-	struct chain chain[2];
+	struct chain chain[4];
 	struct job job = { isp, &chain[0], input, output, 0, 0, isp->band_rows, want_stats };
-	int rows[B_COUNT] = { 0 }, ret;
+	int rows[B_COUNT] = { 0 }, n = 0, ret;
+	enum from from = FROM_INPUT;
 
-	if (!supported(isp) || !frame_planes_for_outputs(isp, whole, &job.rgb_frame, &job.yuv_frame))
+	if (!supported(isp) || !outputs_via_frame(isp, whole || rgb_tap, yuv_tap, &job))
 		return 1;
-	build_chain(isp, want_stats, whole ? 1 : 0, &chain[0]);
-	if (whole)
-		build_chain(isp, false, 2, &chain[1]);
-	if ((whole || job.rgb_frame || job.yuv_frame) && (ret = cisp_isp_frame_planes(isp)))
+	if (bayer_tap) {
+		build_chain(isp, want_stats, from, TO_BAYER_FRAME, &chain[n++]);
+		from = FROM_BAYER_FRAME;
+	}
+	if (whole) {
+		build_chain(isp, want_stats, from, TO_DEMOSAIC_FRAME, &chain[n++]);
+		from = FROM_DEMOSAIC_FRAME;
+	}
+	if (rgb_tap) {
+		build_chain(isp, want_stats, from, TO_RGB_FRAME, &chain[n++]);
+		from = FROM_RGB_FRAME;
+	}
+	build_chain(isp, want_stats, from, TO_OUTPUTS, &chain[n++]);
+	if ((n > 1 || job.rgb_frame || job.yuv_frame) && (ret = cisp_isp_frame_planes(isp)))
 		return ret;
 	/* A band in the middle of a tall frame needs the most rows of each buffer. */
-	for (int k = 0; k < (whole ? 2 : 1); k++) {
+	for (int k = 0; k < n; k++) {
 		int lo[B_COUNT], hi[B_COUNT];
 
 		needs(&chain[k], 1 << 20, (1 << 20) + job.band, 1 << 22, lo, hi);
@@ -754,18 +845,12 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	job.tasks = workers > 1 ? 3 * workers : 1;
 	job.task_rows = ((h + job.tasks - 1) / job.tasks + 1) & ~1;
 	job.tasks = (h + job.task_rows - 1) / job.task_rows;
-	cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
-	if (whole) {
-		/* The demosaic's own passes over the whole frame, then the rest in bands again. */
-		cisp_demosaic_run_dsp(isp->demosaic, &isp->bayer[0], isp->cfa, &isp->state.demosaic, &isp->rgb[0], pool,
-				      isp->dsp);
-		job.chain = &chain[1];
+	for (int k = 0; k < n; k++) {
+		job.chain = &chain[k];
 		cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
+		if ((ret = after_chain(isp, &job, pool)))
+			return ret;
 	}
-	/* Crops and scaling read around their rows: over the whole frame, as the reference does. */
-	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-		if (isp->out[i].used && via_frame(isp, &isp->out[i]))
-			cisp_isp_finish_output(isp, i, isp->out[i].yuv ? job.yuv_frame : job.rgb_frame, output[i], pool);
 
 	if (stats) {
 		memset(stats, 0, sizeof(*stats));

@@ -175,10 +175,10 @@ static bool any_enabled(const struct stage_run *r)
 	return false;
 }
 
-bool vendor_instance_active(const struct vendor_instance *vi)
+bool vendor_instance_active_at(const struct vendor_instance *vi, enum cisp_vendor_tap tap)
 {
 	for (unsigned i = 0; vi && i < vi->count; i++)
-		if (any_enabled(&vi->run[i]))
+		if (vi->run[i].stage->decl.tap == (uint32_t)tap && any_enabled(&vi->run[i]))
 			return true;
 	return false;
 }

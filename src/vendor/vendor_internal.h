@@ -30,8 +30,8 @@ int vendor_instance_create(struct vendor_instance **vi, struct cisp_vendor_host 
 			   uint32_t height, unsigned cfa);
 void vendor_instance_destroy(struct vendor_instance *vi);
 
-/* Whether a stage would run on the next frame (one of its blocks is enabled). */
-bool vendor_instance_active(const struct vendor_instance *vi);
+/* Whether a stage at @tap would run on the next frame (one of its blocks is enabled). */
+bool vendor_instance_active_at(const struct vendor_instance *vi, enum cisp_vendor_tap tap);
 
 /* Add the host's vendor blocks to @limits (CISP_BLOCK_VENDOR and the list of caps). */
 void vendor_instance_limits(const struct vendor_instance *vi, struct cisp_params_limits *limits);
