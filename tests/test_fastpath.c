@@ -284,6 +284,66 @@ TEST(fastpath_crop_and_scale_match_reference)
 	compare_all(&both, &s, REFERENCE);
 }
 
+/* Exposure brackets: each frame unpacked and merged in the bands, the same bytes as whole frames. */
+TEST(fastpath_brackets_match_reference)
+{
+	static const uint32_t exposure[3] = { 2, 37, 9 }; /* not in order: the merge sorts them */
+	struct cisp_isp_config c = { CISP_FMT_SGBRG12, 70, 34, { { CISP_FMT_NV12, 70, 34 }, { CISP_FMT_RGB888, 34, 16 } } };
+	struct cisp_image in[3], ref[2], out[2];
+	const struct cisp_image *ins[3] = { &in[0], &in[1], &in[2] };
+	struct cisp_image *refs[2] = { &ref[0], &ref[1] }, *outs[2] = { &out[0], &out[1] };
+	struct cisp_stats *st = calloc(2, sizeof(*st));
+	struct cisp_param_state s;
+	struct cisp_isp *isp;
+	struct cisp_pool *pool;
+
+	full_state(&s, true, true);
+	CHECK_EQ(cisp_isp_create(&isp, &c), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
+	CHECK_EQ(cisp_pool_create(&pool, 3), 0);
+	for (int k = 0; k < 3; k++) {
+		CHECK_EQ(cisp_image_alloc(&in[k], c.input_format, c.width, c.height), 0);
+		fill_input(&in[k]);
+	}
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(cisp_image_alloc(&ref[i], c.output[i].format, c.output[i].width, c.output[i].height), 0);
+		CHECK_EQ(cisp_image_alloc(&out[i], c.output[i].format, c.output[i].width, c.output[i].height), 0);
+	}
+	for (unsigned count = 2; count <= 3; count++) {
+		for (int b = 0; b < 2; b++) {
+			struct cisp_isp_exec e = { false, 0, -1 };
+
+			CHECK_EQ(cisp_isp_set_exec(isp, &e), 0);
+			for (int i = 0; i < 2; i++)
+				memset(ref[i].plane[0].data, 0x5a, image_bytes(&ref[i]));
+			CHECK_EQ(cisp_isp_process_bracket(isp, ins, exposure, count, refs, &st[0], NULL), 0);
+			e = (struct cisp_isp_exec){ true, b ? 16 : 2, -1 };
+			CHECK_EQ(cisp_isp_set_exec(isp, &e), 0);
+			for (int i = 0; i < 2; i++)
+				memset(out[i].plane[0].data, 0x5a, image_bytes(&out[i]));
+			CHECK_EQ(cisp_isp_process_bracket(isp, ins, exposure, count, outs, &st[1], pool), 0);
+			for (int i = 0; i < 2; i++)
+				if (memcmp(ref[i].plane[0].data, out[i].plane[0].data, image_bytes(&ref[i])))
+					test_fail(__FILE__, __LINE__, "bracket of %u, band %d: output %d differs from the reference",
+						  count, b ? 16 : 2, i);
+			CHECK(!memcmp(&st[0], &st[1], sizeof(st[0])));
+		}
+	}
+	/* The banded executor ran (its buffers exist) and the merge changed the picture. */
+	CHECK(isp->fx != NULL);
+	CHECK_EQ(cisp_isp_process(isp, ins[0], outs, &st[1], pool), 0);
+	CHECK(memcmp(ref[0].plane[0].data, out[0].plane[0].data, image_bytes(&ref[0])) != 0);
+	for (int k = 0; k < 3; k++)
+		cisp_image_free(&in[k]);
+	for (int i = 0; i < 2; i++) {
+		cisp_image_free(&ref[i]);
+		cisp_image_free(&out[i]);
+	}
+	cisp_pool_destroy(pool);
+	free(st);
+	cisp_isp_destroy(isp);
+}
+
 TEST(fastpath_defaults_match_reference)
 {
 	struct cisp_isp_config c = { CISP_FMT_SRGGB12, 66, 18, { { CISP_FMT_NV12, 66, 18 } } };

@@ -649,9 +649,8 @@ static int process_frames(struct cisp_isp *isp, const struct cisp_image *const i
 			return ret;
 	}
 
-	/* The banded executor takes single frames (brackets merge over whole frames here). */
-	if (isp->fused && count == 1) {
-		ret = cisp_isp_process_fused(isp, input[0], output, stats, pool);
+	if (isp->fused) {
+		ret = cisp_isp_process_fused(isp, input, exposure, count, output, stats, pool);
 		if (ret <= 0)
 			return ret;
 	}

@@ -35,6 +35,7 @@
 #include "isp/demosaic.h"
 #include "isp/lsc.h"
 #include "isp/lut3d.h"
+#include "isp/merge.h"
 #include "isp/pack.h"
 #include "isp/pipeline_internal.h"
 #include "isp/sharpen.h"
@@ -97,6 +98,7 @@ struct worker {
 	struct window win[B_COUNT];
 	uint16_t *g0, *g1;  /* LSC gain rows */
 	int32_t *tmp;       /* sharpening scratch */
+	uint16_t *bracket;  /* a bracket's next frame, one row */
 	uint16_t *mem;
 };
 
@@ -111,7 +113,10 @@ struct cisp_fused {
 struct job {
 	struct cisp_isp *isp;
 	const struct chain *chain;
-	const struct cisp_image *input;
+	const struct cisp_image *const *input; /* one frame, or a bracket in order[] (longest exposure first) */
+	unsigned count;
+	unsigned order[CISP_BRACKET_MAX_FRAMES];
+	struct cisp_merge_coeffs merge[CISP_BRACKET_MAX_FRAMES]; /* the step into frame k, k >= 1 */
 	struct cisp_image *const *output;
 	int tasks, task_rows, band;
 	bool stats;
@@ -337,8 +342,8 @@ static int ensure_buffers(struct cisp_isp *isp, int workers, const int rows[B_CO
 		fx->capacity[b] = rows[b];
 		per += (size_t)rows[b] * buf_planes[b] * width;
 	}
-	/* LSC gain rows (2 x width) and the sharpening scratch (width + 4 int32 = 2 width + 8). */
-	per += 4 * (size_t)width + 16;
+	/* LSC gain rows (2 x width), the sharpening scratch (width + 4 int32 = 2 width + 8), a bracket row. */
+	per += 5 * (size_t)width + 16;
 	fx->bytes = sizeof(*fx) + workers * (sizeof(struct worker) + per * sizeof(uint16_t));
 	isp->fx = fx;
 	for (int i = 0; i < workers; i++) {
@@ -360,6 +365,7 @@ static int ensure_buffers(struct cisp_isp *isp, int workers, const int rows[B_CO
 		w->g0 = p;
 		w->g1 = p + width;
 		w->tmp = (int32_t *)(void *)(p + 2 * (size_t)width);
+		w->bracket = p + 4 * (size_t)width + 16;
 	}
 	return 0;
 }
@@ -382,6 +388,27 @@ static void copy_rows(const struct rgb16 *dst, const struct rgb16 *src, int w, i
 			memcpy(plane_row(&dst->c[c], y), plane_row(&src->c[c], y), (size_t)w * sizeof(uint16_t));
 }
 
+/* Row @y of a raw frame, unpacked to 16 bits and black-level corrected. */
+static void raw_row(const struct cisp_isp *isp, const struct cisp_image *img, int y, uint16_t *row)
+{
+	const struct cisp_format_info *f = cisp_format_info(img->format);
+	const struct cisp_dsp *d = isp->dsp;
+	const int w = (int)isp->config.width;
+	const uint8_t *src = img->plane[0].data + (size_t)y * img->plane[0].stride;
+
+	if (!f->packed && f->bits > 8) {
+		d->unpack16_row(src, row, w, (int)f->bits);
+	} else if (!f->packed && f->bits == 8 && f->kind == CISP_KIND_BAYER) {
+		d->unpack8_row(src, row, w);
+	} else {
+		struct plane16 one = { row, w, y, w, (int)isp->config.height };
+
+		cisp_unpack_rows(img, &one, y, y + 1);
+	}
+	if (block_on(isp, CISP_BLOCK_BLC))
+		d->blc_row(row, row, w, &isp->blc.black[(y & 1) * 2], &isp->blc.gain[(y & 1) * 2], isp->blc.white);
+}
+
 static void run_stage(const struct job *j, const struct node *n, struct worker *wk, unsigned worker, int y0, int y1)
 {
 	struct cisp_isp *isp = j->isp;
@@ -392,25 +419,18 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	struct plane16 out = n->out >= 0 ? plane_of(&wk->win[n->out], 0, w, h) : (struct plane16){ 0 };
 
 	switch (n->stage) {
-	case S_RAW: {
-		const struct cisp_format_info *f = cisp_format_info(j->input->format);
-
+	case S_RAW:
 		for (int y = y0; y < y1; y++) {
-			uint16_t *row = plane_row(&out, y);
+			raw_row(isp, j->input[j->order[0]], y, plane_row(&out, y));
+			/* A bracket: each shorter exposure merged in turn, as the reference does over whole frames. */
+			for (unsigned k = 1; k < j->count; k++) {
+				struct plane16 acc = { plane_row(&out, y), w, y, w, h }, next = { wk->bracket, w, y, w, h };
 
-			if (!f->packed && f->bits > 8)
-				d->unpack16_row(j->input->plane[0].data + (size_t)y * j->input->plane[0].stride, row, w,
-						(int)f->bits);
-			else if (!f->packed && f->bits == 8 && f->kind == CISP_KIND_BAYER)
-				d->unpack8_row(j->input->plane[0].data + (size_t)y * j->input->plane[0].stride, row, w);
-			else
-				cisp_unpack_rows(j->input, &out, y, y + 1);
-			if (block_on(isp, CISP_BLOCK_BLC))
-				d->blc_row(row, row, w, &isp->blc.black[(y & 1) * 2], &isp->blc.gain[(y & 1) * 2],
-					   isp->blc.white);
+				raw_row(isp, j->input[j->order[k]], y, wk->bracket);
+				cisp_merge_rows(&j->merge[k], &acc, &next, &acc, y, y + 1);
+			}
 		}
 		break;
-	}
 	case S_DPC: {
 		unsigned k = cisp_dpc_first_static(&isp->dpc, y0);
 
@@ -779,8 +799,8 @@ static int after_chain(struct cisp_isp *isp, const struct job *j, struct cisp_po
 	return 0;
 }
 
-int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
-			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *const input[], const uint32_t exposure[],
+			   unsigned count, struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
 			   struct cisp_pool *pool)
 {
 	const int h = (int)isp->config.height;
@@ -791,9 +811,16 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
 	const bool yuv_tap = vendor_instance_active_at(isp->vendor, CISP_VENDOR_TAP_YUV);
 	bool want_stats = stats && block_on(isp, CISP_BLOCK_STATS);
 	struct chain chain[4];
-	struct job job = { isp, &chain[0], input, output, 0, 0, isp->band_rows, want_stats };
+	struct job job = { .isp = isp, .input = input, .count = count, .output = output, .band = isp->band_rows,
+			   .stats = want_stats };
 	int rows[B_COUNT] = { 0 }, n = 0, ret;
 	enum from from = FROM_INPUT;
+
+	if (count > 1) {
+		cisp_merge_order(exposure, count, job.order);
+		for (unsigned k = 1; k < count; k++)
+			cisp_merge_prepare(&job.merge[k], exposure[job.order[k - 1]], exposure[job.order[k]]);
+	}
 
 	if (!supported(isp) || !outputs_via_frame(isp, whole || rgb_tap, yuv_tap, &job))
 		return 1;

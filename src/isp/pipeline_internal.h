@@ -93,9 +93,13 @@ int cisp_isp_frame_planes(struct cisp_isp *isp);
  */
 void cisp_isp_finish_output(struct cisp_isp *isp, int index, const struct rgb16 *src, struct cisp_image *img,
 			    struct cisp_pool *pool);
-/* The banded executor: 1 when it cannot run this configuration, else 0 or a negative errno. */
-int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *input,
-			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+/*
+ * The banded executor, for one frame or a bracket of @count (its @exposure
+ * as cisp_isp_process_bracket() takes them; unused for one frame): 1 when it
+ * cannot run this configuration, else 0 or a negative errno.
+ */
+int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *const input[], const uint32_t exposure[],
+			   unsigned count, struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
 			   struct cisp_pool *pool);
 /* Forget the statistics accumulators (their configuration changed). */
 void cisp_isp_fused_stats_changed(struct cisp_isp *isp);
