@@ -262,14 +262,18 @@ TEST(fastpath_crop_and_scale_match_reference)
 	s.crop_enabled = 2;
 	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 10, .y = 6, .width = 80, .height = 48 };
 	compare_all(&a, &s, BANDED_FRAME);
-	/* A crop at the output's size (no scaling) on each output; RGB sharpened, no chroma denoise. */
+	/* Crops of the whole frame pack in the bands; RGB sharpened, no chroma denoise. */
 	full_state(&s, true, false);
 	s.crop_enabled = 3;
 	s.crop[0] = (struct cisp_crop_params){ .output = 0, .x = 0, .y = 0, .width = 96, .height = 40 };
 	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 0, .y = 0, .width = 96, .height = 40 };
 	compare_all(&b, &s, BANDED);
-	s.crop[0] = (struct cisp_crop_params){ .output = 0, .x = 0, .y = 0, .width = 96, .height = 40 };
-	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 0, .y = 0, .width = 96, .height = 40 };
+	/* Crops at the outputs' size (no scaling), then the same crops scaled down. */
+	s.crop[0] = (struct cisp_crop_params){ .output = 0, .x = 8, .y = 4, .width = 80, .height = 32 };
+	s.crop[1] = (struct cisp_crop_params){ .output = 1, .x = 2, .y = 6, .width = 80, .height = 32 };
+	b.output[0] = (struct cisp_output_config){ CISP_FMT_I420, 80, 32 };
+	b.output[1] = (struct cisp_output_config){ CISP_FMT_XBGR32, 80, 32 };
+	compare_all(&b, &s, BANDED_FRAME);
 	b.output[0] = (struct cisp_output_config){ CISP_FMT_I420, 48, 20 };
 	b.output[1] = (struct cisp_output_config){ CISP_FMT_XBGR32, 48, 20 };
 	compare_all(&b, &s, BANDED_FRAME);

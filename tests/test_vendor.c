@@ -751,10 +751,10 @@ static bool chroma_is(const struct cisp_image *img, uint8_t cb, uint8_t cr)
 
 static bool same_plane(const struct cisp_image *a, const struct cisp_image *b, unsigned plane)
 {
-	uint32_t rows = plane ? a->height / 2 : a->height;
-	size_t bytes = a->format == CISP_FMT_RGB888 ? 3 * a->width : a->width;
+	size_t bytes, rows;
 
-	for (uint32_t y = 0; y < rows; y++)
+	cisp_image_plane_size(a->format, a->width, a->height, plane, &bytes, &rows);
+	for (size_t y = 0; y < rows; y++)
 		if (memcmp(a->plane[plane].data + y * a->plane[plane].stride, b->plane[plane].data + y * b->plane[plane].stride,
 			   bytes))
 			return false;
@@ -976,14 +976,9 @@ static void run_probes(const struct cisp_isp_config *c, const struct cisp_param_
 
 static bool same_bytes(const struct cisp_image *a, const struct cisp_image *b)
 {
-	for (unsigned p = 0; p < a->num_planes; p++) {
-		size_t row, rows;
-
-		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
-		for (size_t y = 0; y < rows; y++)
-			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
-				return false;
-	}
+	for (unsigned p = 0; p < a->num_planes; p++)
+		if (!same_plane(a, b, p))
+			return false;
 	return true;
 }
 

@@ -388,10 +388,10 @@ static void copy_rows(const struct rgb16 *dst, const struct rgb16 *src, int w, i
 			memcpy(plane_row(&dst->c[c], y), plane_row(&src->c[c], y), (size_t)w * sizeof(uint16_t));
 }
 
-/* Row @y of a raw frame, unpacked to 16 bits and black-level corrected. */
-static void raw_row(const struct cisp_isp *isp, const struct cisp_image *img, int y, uint16_t *row)
+/* Row @y of a raw frame in the input format @f, unpacked to 16 bits and black-level corrected. */
+static void raw_row(const struct cisp_isp *isp, const struct cisp_format_info *f, const struct cisp_image *img, int y,
+		    uint16_t *row)
 {
-	const struct cisp_format_info *f = cisp_format_info(img->format);
 	const struct cisp_dsp *d = isp->dsp;
 	const int w = (int)isp->config.width;
 	const uint8_t *src = img->plane[0].data + (size_t)y * img->plane[0].stride;
@@ -419,18 +419,22 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	struct plane16 out = n->out >= 0 ? plane_of(&wk->win[n->out], 0, w, h) : (struct plane16){ 0 };
 
 	switch (n->stage) {
-	case S_RAW:
+	case S_RAW: {
+		/* Every frame of a bracket has the configured input format (checked before). */
+		const struct cisp_format_info *f = cisp_format_info(isp->config.input_format);
+
 		for (int y = y0; y < y1; y++) {
-			raw_row(isp, j->input[j->order[0]], y, plane_row(&out, y));
+			raw_row(isp, f, j->input[j->order[0]], y, plane_row(&out, y));
 			/* A bracket: each shorter exposure merged in turn, as the reference does over whole frames. */
 			for (unsigned k = 1; k < j->count; k++) {
 				struct plane16 acc = { plane_row(&out, y), w, y, w, h }, next = { wk->bracket, w, y, w, h };
 
-				raw_row(isp, j->input[j->order[k]], y, wk->bracket);
+				raw_row(isp, f, j->input[j->order[k]], y, wk->bracket);
 				cisp_merge_rows(&j->merge[k], &acc, &next, &acc, y, y + 1);
 			}
 		}
 		break;
+	}
 	case S_DPC: {
 		unsigned k = cisp_dpc_first_static(&isp->dpc, y0);
 
@@ -786,7 +790,8 @@ static int after_chain(struct cisp_isp *isp, const struct job *j, struct cisp_po
 	case TO_OUTPUTS:
 		break;
 	}
-	if (j->yuv_frame && vendor_instance_active_at(isp->vendor, CISP_VENDOR_TAP_YUV)) {
+	/* The YUV tap's stages, if any, on the YCbCr of the YUV outputs. */
+	if (j->yuv_frame) {
 		int ret = vendor_instance_run(isp->vendor, CISP_VENDOR_TAP_YUV, j->yuv_frame->c, 3);
 
 		if (ret)
