@@ -311,8 +311,37 @@ TEST(tone_identity_linear)
 	CHECK_EQ(bad, 0);
 }
 
-/* Every code within 1 of the formula, monotonic, exact at the ends. */
-static void check_transfer(unsigned transfer, double (*tf)(double), double *max_err)
+/* Input at which segment k starts, written apart from tone.c: k below 8, then eight an octave. */
+static int segment_start(int k)
+{
+	if (k < 8)
+		return k;
+	return (int)ldexp(8 + k % 8, k / 8 - 1);
+}
+
+/*
+ * The stage's output at every code from its segment tables, by the arithmetic of
+ * docs/stages/tone.md in floating point: the segment from frexp(), the rounding as floor(x + 1/2).
+ */
+static int tone_direct_mismatches(const struct cisp_tone_coeffs *c)
+{
+	int bad = 0;
+
+	for (int v = 0; v < 65536; v++) {
+		int e, s, k;
+		double pos;
+
+		frexp(v | 15, &e); /* v | 15 = m 2^e, m in [0.5, 1): floor(log2) = e - 1 */
+		s = e - 4;
+		k = 8 * s + (v >> s);
+		pos = (v & ((1 << s) - 1)) * 32768.0 / (1 << s);
+		bad += c->lut[v] != (int)(c->base[k] + floor(c->rise[k] * pos / 32768 + 0.5));
+	}
+	return bad;
+}
+
+/* Every code within @bound of the formula, monotonic, exact at the ends. */
+static void check_transfer(unsigned transfer, double (*tf)(double), double bound, double *max_err)
 {
 	static struct cisp_tone_coeffs c;
 	struct cisp_tone_params p;
@@ -325,13 +354,19 @@ static void check_transfer(unsigned transfer, double (*tf)(double), double *max_
 		double err = fabs(c.lut[v] - 65535 * tf(v / 65535.0));
 		if (err > *max_err)
 			*max_err = err;
-		bad += err > 1.0;
+		bad += err > bound;
 		nonmono += v > 0 && c.lut[v] < c.lut[v - 1];
 	}
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(nonmono, 0);
 	CHECK_EQ(c.lut[0], 0);
 	CHECK_EQ(c.lut[65535], 65535);
+	CHECK_EQ(tone_direct_mismatches(&c), 0);
+	/* At each segment's start the function itself, within the transfer table's 0.54. */
+	bad = 0;
+	for (int k = 0; k < TONE_SEGMENTS; k++)
+		bad += fabs(c.base[k] - 65535 * tf(segment_start(k) / 65535.0)) > 0.55;
+	CHECK_EQ(bad, 0);
 }
 
 TEST(tone_srgb_formula)
@@ -340,12 +375,12 @@ TEST(tone_srgb_formula)
 	struct cisp_tone_params p;
 	double err;
 
-	check_transfer(CISP_TRANSFER_SRGB, srgb, &err);
-	CHECK(err < 0.6); /* measured: 0.54 */
-	/* Reference points: 18% grey and 50% linear. */
+	check_transfer(CISP_TRANSFER_SRGB, srgb, 24, &err);
+	CHECK(err < 23.5); /* measured: 23.0, at code 34827 */
+	/* Reference points: 18% grey (inside a segment) and 50% linear (a segment's start). */
 	tone_params(&p, CISP_TRANSFER_SRGB);
 	cisp_tone_prepare(&c, &p);
-	CHECK_NEAR(c.lut[11796], 65535 * 0.46135612950044164, 1); /* 0.18 */
+	CHECK_NEAR(c.lut[11796], 65535 * 0.46135612950044164, 8);
 	CHECK_NEAR(c.lut[32768], 65535 * 0.7353606029413635, 1);
 	CHECK_EQ(c.lut[100], 1292); /* linear segment: 12.92 * 100 */
 }
@@ -356,58 +391,76 @@ TEST(tone_bt709_formula)
 	struct cisp_tone_params p;
 	double err;
 
-	check_transfer(CISP_TRANSFER_BT709, bt709, &err);
-	CHECK(err < 0.6); /* measured: 0.53 */
+	check_transfer(CISP_TRANSFER_BT709, bt709, 24.5, &err);
+	CHECK(err < 24); /* measured: 23.97, at code 34811 */
 	tone_params(&p, CISP_TRANSFER_BT709);
 	cisp_tone_prepare(&c, &p);
 	CHECK_EQ(c.lut[1000], 4500); /* linear segment */
-	CHECK_NEAR(c.lut[11796], 65535 * 0.40901, 1); /* 0.18 -> 0.409 */
+	CHECK_NEAR(c.lut[11796], 65535 * 0.40901, 9); /* 0.18 -> 0.409 */
+}
+
+/* The curve in the linear domain between its nodes, rounded up (docs/stages/tone.md). */
+static int curve_value(const uint16_t *curve, int v)
+{
+	int i = v / 256, f = v % 256;
+
+	return (curve[i] * (256 - f) + curve[i + 1] * f + 255) / 256;
 }
 
 TEST(tone_custom_curve)
 {
-	static struct cisp_tone_coeffs c, s, lin;
+	static struct cisp_tone_coeffs c;
 	struct cisp_tone_params p;
-	int bad = 0;
+	int bad = 0, nonmono = 0;
 
-	/* Node i = i^2 (a gamma of 2 in the linear domain), node 256 = 65535. */
+	/* Node i = i^2 (a gamma of 2 in the linear domain), node 256 = 65535: exact at each segment's start. */
 	tone_params(&p, CISP_TRANSFER_LINEAR);
 	for (int i = 0; i < 256; i++)
 		p.curve[i] = (uint16_t)(i * i);
 	p.curve[256] = 65535;
 	cisp_tone_prepare(&c, &p);
-	for (int i = 0; i < 256; i++) {
-		int next = i < 255 ? (i + 1) * (i + 1) : 65535;
-		bad += c.lut[256 * i] != i * i;
-		/* Half way: the mean, rounded up; a quarter of the way likewise. */
-		bad += c.lut[256 * i + 128] != (i * i + next + 1) / 2;
-		bad += c.lut[256 * i + 64] != (3 * i * i + next + 3) / 4;
-	}
+	for (int k = 0; k < TONE_SEGMENTS; k++)
+		bad += c.lut[segment_start(k)] != curve_value(p.curve, segment_start(k));
 	CHECK_EQ(bad, 0);
-	CHECK_EQ(c.lut[65535], (65025 + 255 * 65535 + 255) / 256); /* 65534 */
+	CHECK_EQ(tone_direct_mismatches(&c), 0);
+	/* The last segment reaches the curve's value at 65535 there: 65534. */
+	CHECK_EQ(c.lut[65535], curve_value(p.curve, 65535));
+	CHECK_EQ(c.lut[65535], 65534);
+	/* Inside a segment the line between its ends: within the curve's own bend of it. */
+	CHECK_NEAR(c.lut[40960 + 2048], (c.lut[40960] + c.lut[45056] + 1) / 2, 1);
 
-	/* A decreasing curve: the negative image. */
+	/* A decreasing curve, the negative image: a straight line but for the last node, so within 1. */
 	for (int i = 0; i < CISP_TONE_POINTS; i++)
 		p.curve[i] = (uint16_t)(65535 - (i * 256 > 65535 ? 65535 : i * 256));
 	cisp_tone_prepare(&c, &p);
-	CHECK_EQ(c.lut[0], 65535);
-	CHECK_EQ(c.lut[1000], 64535);
-	CHECK_EQ(c.lut[65280], 255);
-	CHECK_EQ(c.lut[65535], 1); /* 255 / 256 of the way to 0, rounded up */
-
-	/* Curve then sRGB is the sRGB table applied to the curve's output. */
-	for (int i = 0; i < CISP_TONE_POINTS; i++)
-		p.curve[i] = (uint16_t)(i * 200);
-	cisp_tone_prepare(&lin, &p);
-	p.transfer = CISP_TRANSFER_SRGB;
-	cisp_tone_prepare(&c, &p);
-	tone_params(&p, CISP_TRANSFER_SRGB);
-	cisp_tone_prepare(&s, &p);
 	bad = 0;
 	for (int v = 0; v < 65536; v++)
-		bad += c.lut[v] != s.lut[lin.lut[v]];
+		bad += abs(c.lut[v] - curve_value(p.curve, v)) > 1;
 	CHECK_EQ(bad, 0);
-	CHECK_EQ(lin.lut[65535], 51200); /* 200 * 65535 / 256 = 51199.2, rounded up */
+	CHECK_EQ(c.lut[0], 65535);
+	CHECK_EQ(c.lut[65535], 1);
+
+	/* A step of the whole range inside one segment: its rise is clamped to 32767, and the output stays monotonic. */
+	for (int i = 0; i < CISP_TONE_POINTS; i++)
+		p.curve[i] = i <= 200 ? 0 : 65535;
+	cisp_tone_prepare(&c, &p);
+	for (int v = 1; v < 65536; v++)
+		nonmono += c.lut[v] < c.lut[v - 1];
+	CHECK_EQ(nonmono, 0);
+	CHECK_EQ(c.lut[0], 0);
+	CHECK_EQ(c.lut[65535], 65535);
+	CHECK_EQ(tone_direct_mismatches(&c), 0);
+
+	/* Curve then sRGB: at each segment's start the sRGB function of the curve's value. */
+	for (int i = 0; i < CISP_TONE_POINTS; i++)
+		p.curve[i] = (uint16_t)(i * 200);
+	p.transfer = CISP_TRANSFER_SRGB;
+	cisp_tone_prepare(&c, &p);
+	bad = 0;
+	for (int k = 0; k < TONE_SEGMENTS; k++)
+		bad += fabs(c.base[k] - 65535 * srgb(curve_value(p.curve, segment_start(k)) / 65535.0)) > 0.55;
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(tone_direct_mismatches(&c), 0);
 }
 
 TEST(tone_rows_and_bands)

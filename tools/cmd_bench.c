@@ -420,7 +420,7 @@ static void opt_rows(struct stage_ctx *c, unsigned worker, int y0, int y1)
 			break;
 		case ST_TONE:
 			for (int k = 0; k < 3; k++)
-				d->lut_row(c->tone->lut, i3[k], o3[k], w);
+				d->tone_row(c->tone, i3[k], o3[k], w);
 			break;
 		case ST_SHARPEN: {
 			const uint16_t *l[5];

@@ -332,7 +332,9 @@ enum cisp_transfer {
  * @reserved0: 0.
  * @curve: tone curve in the linear domain, 16-bit units (0..65535): node i
  *         is the output for input i * 256 (node 256 stands for input
- *         65536); linear interpolation between nodes.
+ *         65536); linear interpolation between nodes. The stage evaluates
+ *         the curve then the transfer at 113 points eight to an octave and
+ *         interpolates between those (docs/stages/tone.md).
  * @reserved1: 0.
  *
  * Disabled: out = in (linear output). Default: enabled, sRGB, identity curve.

@@ -70,7 +70,7 @@ static void init_c(struct cisp_dsp *d)
 	d->green_row = cisp_demosaic_green_row_c;
 	d->rb_row = cisp_demosaic_rb_row_c;
 	d->ccm_row = cisp_ccm_row_c;
-	d->lut_row = cisp_lut_row_c;
+	d->tone_row = cisp_tone_row_c;
 	d->luma_row = cisp_sharpen_luma_row_c;
 	d->sharpen_row = cisp_sharpen_row_c;
 	d->csc_row = cisp_csc_row_c;

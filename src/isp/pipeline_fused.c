@@ -574,7 +574,7 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			}
 			if (block_on(isp, CISP_BLOCK_TONE))
 				for (int k = 0; k < 3; k++)
-					d->lut_row(isp->tone->lut, o[k], o[k], w);
+					d->tone_row(isp->tone, o[k], o[k], w);
 		}
 		if (block_on(isp, CISP_BLOCK_LUT3D))
 			cisp_lut3d_rows(&s->lut3d, &rgb, &rgb, y0, y1);

@@ -179,6 +179,20 @@ static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
 	cisp_recip_row_c(n + i, r + i, count - i);
 }
 
+#ifdef VEC_HAS_TONE
+/* The tone function computed from the segment tables: no 128 KiB table in the cache. */
+static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, uint16_t *d, int w)
+{
+	struct tone_lut t;
+	int x = 0;
+
+	tone_lut_load(&t, c->base, c->rise);
+	for (; x + N16 <= w; x += N16)
+		st(d + x, tone_vec(&t, ld(s + x)));
+	cisp_tone_row_c(c, s + x, d + x, w - x);
+}
+#endif
+
 /* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
 #define BNR_TAP(rowp, gp, off, mask)                                                                          \
 	do {                                                                                                   \
@@ -747,6 +761,9 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);
+#ifdef VEC_HAS_TONE
+	d->tone_row = FN(tone_row);
+#endif
 	d->csc_row = FN(csc_row);
 	d->cnr_h_row = FN(cnr_h_row);
 	d->cnr_v_row = FN(cnr_v_row);

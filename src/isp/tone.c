@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Global tone curve then transfer function (docs/stages/tone.md), merged at
- * prepare time into one 65536-entry table so a pixel costs one lookup.
+ * Global tone curve then transfer function (docs/stages/tone.md): the two are
+ * evaluated at the 113 segment ends when the parameters change, and a pixel is
+ * interpolated between them. The scalar rows read a 65536-entry table of that
+ * interpolation; vector rows compute it from the two 112-entry segment tables.
  */
 #include "tone.h"
 
@@ -31,17 +33,42 @@ static uint16_t transfer_at(const uint32_t *t, uint32_t c)
 	return (uint16_t)(v > 65535 ? 65535 : v);
 }
 
+/* Input at which segment @k starts: k below 8, then eight segments an octave. */
+static uint32_t segment_start(unsigned k)
+{
+	return k < 8 ? k : (8u + (k & 7)) << ((k >> 3) - 1);
+}
+
 void cisp_tone_prepare(struct cisp_tone_coeffs *c, const struct cisp_tone_params *p)
 {
 	const uint32_t *t = p->transfer == CISP_TRANSFER_SRGB	 ? tone_srgb
 			    : p->transfer == CISP_TRANSFER_BT709 ? tone_bt709
 								 : NULL;
+	int32_t f[TONE_SEGMENTS + 1];
 
-	for (uint32_t v = 0; v < 65536; v++) {
-		uint32_t lin = curve_at(p->curve, v);
+	/* The curve then the transfer at each segment's start; the last end, 65536, is past the range. */
+	for (unsigned k = 0; k < TONE_SEGMENTS; k++) {
+		uint32_t lin = curve_at(p->curve, segment_start(k));
 
-		c->lut[v] = t ? transfer_at(t, lin) : (uint16_t)lin;
+		f[k] = t ? transfer_at(t, lin) : lin;
 	}
+	f[TONE_SEGMENTS] = t ? transfer_at(t, curve_at(p->curve, 65535)) : curve_at(p->curve, 65535);
+	for (unsigned k = 0; k < TONE_TABLE; k++) {
+		int32_t rise = 0;
+
+		if (k + 1 < TONE_SEGMENTS) {
+			rise = f[k + 1] - f[k];
+		} else if (k + 1 == TONE_SEGMENTS) {
+			/* The last segment ends at 65535, 4095/4096 of its width: stretch its rise to reach it there. */
+			int32_t d = f[k + 1] - f[k];
+
+			rise = d >= 0 ? (d * 4096 + 2047) / 4095 : -((-d * 4096 + 2047) / 4095);
+		}
+		c->base[k] = (uint16_t)(k < TONE_SEGMENTS ? f[k] : 0);
+		c->rise[k] = (int16_t)(rise > 32767 ? 32767 : rise < -32768 ? -32768 : rise);
+	}
+	for (uint32_t v = 0; v < 65536; v++)
+		c->lut[v] = cisp_tone_at(c, v);
 }
 
 void cisp_tone_rows(const struct cisp_tone_coeffs *c, const struct rgb16 *in, const struct rgb16 *out, int y0,
@@ -54,13 +81,13 @@ void cisp_tone_rows(const struct cisp_tone_coeffs *c, const struct rgb16 *in, co
 			const uint16_t *src = plane_row(&in->c[ch], y);
 			uint16_t *dst = plane_row(&out->c[ch], y);
 
-			cisp_lut_row_c(c->lut, src, dst, w);
+			cisp_tone_row_c(c, src, dst, w);
 		}
 	}
 }
 
-void cisp_lut_row_c(const uint16_t *lut, const uint16_t *s, uint16_t *d, int w)
+void cisp_tone_row_c(const struct cisp_tone_coeffs *c, const uint16_t *s, uint16_t *d, int w)
 {
 	for (int x = 0; x < w; x++)
-		d[x] = lut[s[x]];
+		d[x] = c->lut[s[x]];
 }

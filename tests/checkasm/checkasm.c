@@ -21,6 +21,7 @@
 #include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/dsp.h"
+#include "isp/tone.h"
 
 #define MAXW 4200
 #define GUARD 64
@@ -135,7 +136,19 @@ static void report(int ok, const char *fn, const char *level)
 	printf("%s %-14s %s\n", ok ? "ok  " : "FAIL", fn, level);
 }
 
-static uint16_t lut[65536 + 2];
+/* A tone function of a random transfer and a random curve: any shape, steep or falling segments too. */
+static void rand_tone(struct cisp_tone_coeffs *c)
+{
+	struct cisp_tone_params p = { .transfer = (uint16_t)(rnd() % 3) };
+	unsigned shape = rnd() % 3;
+
+	for (int i = 0; i < CISP_TONE_POINTS; i++) {
+		int identity = i * 256 > 65535 ? 65535 : i * 256;
+
+		p.curve[i] = (uint16_t)(shape == 0 ? (int)(rnd() & 65535) : shape == 1 ? identity : 65535 - identity);
+	}
+	cisp_tone_prepare(c, &p);
+}
 
 /* Random coefficients of each function, drawn per case. */
 static void rand_ccm(int16_t m[9], int32_t off[3])
@@ -250,11 +263,19 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		}
 		break;
 	}
-	case 8: /* lut */
-		ref->lut_row(lut, in.p[0], o.pc[0], w);
-		t->lut_row(lut, in.p[0], o.pt[0], w);
-		ok = check_outs(&o, 1, w, "lut_row", lv, w);
+	case 8: { /* tone */
+		static struct cisp_tone_coeffs tone;
+		static int tone_for_bench; /* the timing runs draw it once */
+
+		if (!bench_mode || !tone_for_bench) {
+			rand_tone(&tone);
+			tone_for_bench = bench_mode;
+		}
+		ref->tone_row(&tone, in.p[0], o.pc[0], w);
+		t->tone_row(&tone, in.p[0], o.pt[0], w);
+		ok = check_outs(&o, 1, w, "tone_row", lv, w);
 		break;
+	}
 	case 9: /* luma */
 		ref->luma_row(in.p, o.pc[0], w);
 		t->luma_row(in.p, o.pt[0], w);
@@ -414,7 +435,7 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 }
 
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
-					"csc_row", "lut_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
+					"csc_row", "tone_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
 					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row", "cnr_h_row", "cnr_v_row", "unpack8_row", "rgb888_row",
 					"xbgr32_row" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
@@ -425,14 +446,14 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 {
 	const void *const pa[N_FNS] = { (void *)a->blc_row, (void *)a->wb_row, (void *)a->lsc_row, (void *)a->dpc_row,
 					(void *)a->green_row, (void *)a->rb_row, (void *)a->ccm_row, (void *)a->csc_row,
-					(void *)a->lut_row, (void *)a->luma_row, (void *)a->sharpen_row,
+					(void *)a->tone_row, (void *)a->luma_row, (void *)a->sharpen_row,
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
 					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row,
 					(void *)a->cnr_h_row, (void *)a->cnr_v_row, (void *)a->unpack8_row, (void *)a->rgb888_row,
 					(void *)a->xbgr32_row };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
-					(void *)b->lut_row, (void *)b->luma_row, (void *)b->sharpen_row,
+					(void *)b->tone_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
 					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row,
 					(void *)b->cnr_h_row, (void *)b->cnr_v_row, (void *)b->unpack8_row, (void *)b->rgb888_row,
@@ -533,8 +554,6 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	for (int i = 0; i < 65536 + 2; i++)
-		lut[i] = (uint16_t)rnd();
 	cisp_dsp_init(&ref, CISP_CPU_SCALAR);
 	printf("checkasm: CPU supports up to %s\n", cisp_cpu_name(cisp_cpu_detect()));
 	for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++)

@@ -209,6 +209,52 @@ V_INLINE vu16 lut256(const struct lut256 *l, vu16 idx)
 
 	return _mm512_mask_blend_epi16(b7, _mm512_mask_blend_epi16(b6, a, b), _mm512_mask_blend_epi16(b6, c, d));
 }
+
+#define VEC_HAS_TONE 1
+/* The tone function's segment tables (src/isp/tone.h), four registers each. */
+struct tone_lut {
+	__m512i base[4], rise[4];
+};
+
+V_INLINE void tone_lut_load(struct tone_lut *l, const uint16_t *base, const int16_t *rise)
+{
+	for (int k = 0; k < 4; k++) {
+		l->base[k] = _mm512_loadu_si512((const void *)(base + 32 * k));
+		l->rise[k] = _mm512_loadu_si512((const void *)(rise + 32 * k));
+	}
+}
+
+/* tab[idx] for idx in 0..127: a permute per 64 entries, then bit 6 chooses. */
+V_INLINE __m512i lut128(const __m512i t[4], __m512i idx, __mmask32 b6)
+{
+	return _mm512_mask_blend_epi16(b6, _mm512_permutex2var_epi16(t[0], idx, t[1]),
+				       _mm512_permutex2var_epi16(t[2], idx, t[3]));
+}
+
+/* cisp_tone_at() of each lane. */
+V_INLINE __m512i tone_vec(const struct tone_lut *l, __m512i v)
+{
+	/* s = floor(log2(v | 15)) - 3 by a binary search: steps of 8, 4, 2 and 1. */
+	__m512i x = _mm512_or_si512(v, _mm512_set1_epi16(15)), s, k, pos;
+	__mmask32 m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(2048));
+
+	s = _mm512_maskz_mov_epi16(m, _mm512_set1_epi16(8));
+	x = _mm512_mask_srli_epi16(x, m, x, 8);
+	m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(128));
+	s = _mm512_mask_add_epi16(s, m, s, _mm512_set1_epi16(4));
+	x = _mm512_mask_srli_epi16(x, m, x, 4);
+	m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(32));
+	s = _mm512_mask_add_epi16(s, m, s, _mm512_set1_epi16(2));
+	x = _mm512_mask_srli_epi16(x, m, x, 2);
+	m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(16));
+	s = _mm512_mask_add_epi16(s, m, s, _mm512_set1_epi16(1));
+	/* Segment 8 s + (v >> s); position (v << (15 - s)) & 32767. */
+	k = _mm512_add_epi16(_mm512_slli_epi16(s, 3), _mm512_srlv_epi16(v, s));
+	pos = _mm512_and_si512(_mm512_sllv_epi16(v, _mm512_sub_epi16(_mm512_set1_epi16(15), s)),
+			       _mm512_set1_epi16(32767));
+	m = _mm512_test_epi16_mask(k, _mm512_set1_epi16(64));
+	return _mm512_add_epi16(lut128(l->base, k, m), _mm512_mulhrs_epi16(lut128(l->rise, k, m), pos));
+}
 #endif
 
 /* Bytes of a and b (each lane <= 255), a's first, in memory order. */
