@@ -136,4 +136,42 @@ V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 	vst1q_u8(d, vcombine_u8(vqmovn_u16(a), vqmovn_u16(b)));
 }
 
+#define VEC_HAS_TONE 1
+/* The tone function's segment tables (src/isp/tone.h) as bytes, 64 to a table register group. */
+struct tone_lut {
+	uint8x16x4_t base[4], rise[4];
+};
+
+V_INLINE void tone_lut_load(struct tone_lut *l, const uint16_t *base, const int16_t *rise)
+{
+	for (int k = 0; k < 4; k++) {
+		l->base[k] = vld1q_u8_x4((const uint8_t *)(base + 32 * k));
+		l->rise[k] = vld1q_u8_x4((const uint8_t *)(rise + 32 * k));
+	}
+}
+
+/* The 16-bit entries @idx (bytes 2k, 2k + 1 of each lane) of a 256-byte table: 64 bytes a lookup. */
+V_INLINE uint8x16_t lut128_bytes(const uint8x16x4_t t[4], uint8x16_t i0, uint8x16_t i1, uint8x16_t i2,
+				 uint8x16_t i3)
+{
+	return vqtbx4q_u8(vqtbx4q_u8(vqtbx4q_u8(vqtbl4q_u8(t[0], i0), t[1], i1), t[2], i2), t[3], i3);
+}
+
+/* cisp_tone_at() of each lane. */
+V_INLINE vu16 tone_vec(const struct tone_lut *l, vu16 v)
+{
+	/* s = floor(log2(v | 15)) - 3 = 12 - clz(v | 15). */
+	const int16x8_t s = vsubq_s16(vdupq_n_s16(12), vreinterpretq_s16_u16(vclzq_u16(vorrq_u16(v, vdupq_n_u16(15)))));
+	const vu16 k = vaddq_u16(vreinterpretq_u16_s16(vshlq_n_s16(s, 3)), vshlq_u16(v, vnegq_s16(s)));
+	const vu16 pos = vandq_u16(vshlq_u16(v, vsubq_s16(vdupq_n_s16(15), s)), vdupq_n_u16(32767));
+	/* Byte indices 2k (low byte) and 2k + 1 (high byte), then less 64, 128 and 192 for the later groups. */
+	const uint8x16_t i0 = vreinterpretq_u8_u16(vmlaq_n_u16(vdupq_n_u16(0x100), k, 0x202));
+	const uint8x16_t i1 = vsubq_u8(i0, vdupq_n_u8(64)), i2 = vsubq_u8(i0, vdupq_n_u8(128));
+	const uint8x16_t i3 = vsubq_u8(i0, vdupq_n_u8(192));
+	const vu16 base = vreinterpretq_u16_u8(lut128_bytes(l->base, i0, i1, i2, i3));
+	const int16x8_t rise = vreinterpretq_s16_u8(lut128_bytes(l->rise, i0, i1, i2, i3));
+
+	return vaddq_u16(base, vreinterpretq_u16_s16(vqrdmulhq_s16(rise, vreinterpretq_s16_u16(pos))));
+}
+
 #endif
