@@ -46,13 +46,12 @@ void cisp_tone_prepare(struct cisp_tone_coeffs *c, const struct cisp_tone_params
 								 : NULL;
 	int32_t f[TONE_SEGMENTS + 1];
 
-	/* The curve then the transfer at each segment's start; the last end, 65536, is past the range. */
-	for (unsigned k = 0; k < TONE_SEGMENTS; k++) {
-		uint32_t lin = curve_at(p->curve, segment_start(k));
+	/* The curve then the transfer at each segment's start; the last end, 65536, is past the range: 65535. */
+	for (unsigned k = 0; k <= TONE_SEGMENTS; k++) {
+		uint32_t lin = curve_at(p->curve, k < TONE_SEGMENTS ? segment_start(k) : 65535);
 
 		f[k] = t ? transfer_at(t, lin) : lin;
 	}
-	f[TONE_SEGMENTS] = t ? transfer_at(t, curve_at(p->curve, 65535)) : curve_at(p->curve, 65535);
 	for (unsigned k = 0; k < TONE_TABLE; k++) {
 		int32_t rise = 0;
 
