@@ -694,7 +694,8 @@ static uint16_t bnr_reference(const struct plane16 *p, enum cisp_cfa cfa, const 
 		return (uint16_t)v0;
 	for (int j = -2; j <= 2; j++)
 		for (int i = -2; i <= 2; i++) {
-			if ((i & 1) != (j & 1) || ((i & 1) && !green))
+			/* The 8 nearest samples of the centre's colour (and the centre). */
+			if ((i & 1) != (j & 1) || ((i & 1) && !green) || (green && i * i + j * j > 4))
 				continue;
 			int xx = mirror(x + i, w), yy = mirror(y + j, h);
 			int v = *px(p, xx, yy), g = bnr_guide(p, xx, yy);
@@ -800,7 +801,7 @@ TEST(bnr_noisy_flat_and_step_edge)
 			*px(&in, x, y) = (uint16_t)clamp16(s + gauss() * sqrt(4 * s + 64));
 		}
 	static const int strengths[3] = { 128, 256, 512 };
-	static const double min_gain[3] = { 1.4, 2.2, 2.5 }; /* std before / after; measured 1.51, 2.47, 2.74 at worst */
+	static const double min_gain[3] = { 1.4, 2.2, 2.5 }; /* std before / after; measured 1.49, 2.46, 2.81 at worst */
 	for (int k = 0; k < 3; k++) {
 		struct cisp_bnr_params p = { .strength = (uint16_t)strengths[k] };
 		struct cisp_bnr_coeffs *c;
@@ -813,7 +814,8 @@ TEST(bnr_noisy_flat_and_step_edge)
 			printf("    strength %d site %d: std %.1f -> %.1f (x%.2f), mean %.1f -> %.1f\n", strengths[k], site, s0,
 			       s1, s0 / s1, m0, m1);
 			CHECK(s0 / s1 >= min_gain[k]);
-			CHECK_NEAR(m1, m0, 10);
+			/* 15 is two standard errors of the input's own mean (1344 samples, std 283). */
+			CHECK_NEAR(m1, m0, 15);
 		}
 		/* The step (10000, about 35 sigma) keeps its height: mean of the two columns each side of it. */
 		double left = 0, right = 0, left_in = 0, right_in = 0;

@@ -198,7 +198,7 @@ struct cisp_noise_params {
 
 /** Bayer denoise filters (struct cisp_bnr_params.mode). */
 enum cisp_bnr_mode {
-	/** edge-aware range filter of the 5x5 same-colour window, +-3 rows of support */
+	/** edge-aware range filter of the 8 nearest same-colour samples, +-3 rows of support */
 	CISP_BNR_FAST = 0,
 	/**
 	 * the mean of a patch-guided range filter and Walsh-Hadamard shrinkage

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bayer-domain denoise (docs/stages/bnr.md): a range-weighted mean of the
- * same-colour samples of the 5x5 window, the weight of each sample set by
+ * centre and its 8 nearest same-colour samples, the weight of each sample set by
  * how far it and a low-noise luma guide differ from the centre, measured in
  * units of the noise standard deviation the profile gives at the centre's
  * level.
@@ -27,9 +27,9 @@
 #define IN_PAD 3
 /* Rows of input above and below an output row: 2 for the taps, 1 for the guide. */
 #define RADIUS 3
-/* Largest weight, the centre's; weights sum to at most 13 * WMAX. */
+/* Largest weight, the centre's; the centre and 8 taps sum to at most 9 * WMAX. */
 #define WMAX 64
-#define WSUM_MAX (13 * WMAX)
+#define WSUM_MAX (9 * WMAX)
 
 struct cisp_bnr_coeffs {
 	int enabled;                /* strength > 0 */
@@ -255,9 +255,11 @@ void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, co
 					sw[k] = WMAX;
 					swv[k] = WMAX * (uint32_t)v0[k];
 				}
+				/* The 8 nearest samples of the site's colour: at green sites the
+				 * axial ones and the diagonals, elsewhere the axial ones and the corners. */
 				for (int j = 0; j < 5; j += 2)
 					for (int dk = -1; dk <= 1; dk++)
-						if (j != 2 || dk)
+						if ((j != 2 || dk) && !(c->green[site] && j != 2 && dk))
 							add_tap(sw, swv, vh[j][p] + HPAD + dk, gh[j][p] + HPAD + dk, v0, g0,
 								inv);
 				if (c->green[site]) {

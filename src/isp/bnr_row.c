@@ -50,6 +50,7 @@ void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], ui
 {
 	for (int x = x0; x < x1; x++) {
 		const uint32_t v0 = r[2][x], g0 = g[2][x], inv = t->inv[x & 1][g0 >> 8];
+		const int green = t->green[x & 1];
 		uint32_t sw = 0, swv = 0;
 		uint64_t o;
 
@@ -59,13 +60,16 @@ void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], ui
 		}
 		for (int j = 0; j < 5; j += 2)
 			for (int i = -2; i <= 2; i += 2) {
+				/* Green sites take the diagonals below instead of the corners. */
+				if (green && j != 2 && i)
+					continue;
 				int X = mirror(x + i, w);
 				uint32_t v = r[j][X], wt = tap_weight(absdiff(g[j][X], g0), absdiff(v, v0), inv);
 
 				sw += wt;
 				swv += wt * v;
 			}
-		if (t->green[x & 1])
+		if (green)
 			for (int j = 1; j < 5; j += 2)
 				for (int i = -1; i <= 1; i += 2) {
 					int X = mirror(x + i, w);

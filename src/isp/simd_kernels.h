@@ -193,28 +193,33 @@ static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, ui
 }
 #endif
 
-/* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
-#define BNR_TAP(rowp, gp, off, mask)                                                                          \
+/* One tap of the Bayer denoise on 16-bit lanes, sample v_ and guide g_: weight 0..64 into sw, weight * sample into sl, sh. */
+#define BNR_TAP_VG(vv, gv)                                                                                     \
 	do {                                                                                                   \
-		vu16 v_ = ld((rowp) + x + (off)), g_ = ld((gp) + x + (off));                                   \
+		vu16 v_ = (vv), g_ = (gv);                                                                     \
 		vu16 dg_ = vor(subs16(g_, g0), subs16(g0, g_)), dv_ = vor(subs16(v_, v0), subs16(v0, v_));      \
 		vu16 ug_ = min16(mulhi16(dg_, inv), c128), uv_ = min16(srl16(mulhi16(dv_, inv), 1), c128);     \
 		vu16 t_ = subs16(c16384, add16(mullo16(ug_, ug_), mullo16(uv_, uv_)));                         \
-		vu16 w_ = vand(srl16(mulhi16(t_, t_), 6), mask);                                               \
+		vu16 w_ = srl16(mulhi16(t_, t_), 6);                                                           \
 		vs32 pl_, ph_;                                                                                 \
 		sw = add16(sw, w_);                                                                            \
 		mul16x32(w_, v_, &pl_, &ph_);                                                                  \
 		sl = add32(sl, pl_);                                                                           \
 		sh = add32(sh, ph_);                                                                           \
 	} while (0)
+/* The tap at column offset @off of row @j. */
+#define BNR_TAP(j, off) BNR_TAP_VG(ld(r[j] + x + (off)), ld(g[j] + x + (off)))
+/* Green lanes take the diagonal (@jd, @od), the others the corner (@jc, @oc). */
+#define BNR_TAP_MIXED(jd, od, jc, oc)                                                                          \
+	BNR_TAP_VG(sel16(diag, ld(r[jd] + x + (od)), ld(r[jc] + x + (oc))),                                    \
+		   sel16(diag, ld(g[jd] + x + (od)), ld(g[jc] + x + (oc))))
 
 static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
 			const struct cisp_bnr_row_tables *t)
 {
-	const vu16 c128 = set16(128), c16384 = set16(16384), all = set16(0xffff);
-	/* Lanes of green sites, which also take the four diagonal taps. */
+	const vu16 c128 = set16(128), c16384 = set16(16384);
+	/* Lanes of green sites, which take the diagonal taps instead of the corners. */
 	const vu16 diag = as16(set32((int32_t)((t->green[0] ? 0xffffu : 0) | (t->green[1] ? 0xffff0000u : 0))));
-	const int any_diag = t->green[0] || t->green[1];
 	const int xe = w - 2 - N16; /* even: the lanes' sites follow x's parity */
 
 #ifdef VEC_HAS_LUT256
@@ -248,24 +253,22 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 #endif
 		/* The centre weighs 64. */
 		mul16x32(set16(64), v0, &sl, &sh);
-		for (int j = 0; j < 5; j += 2) {
-			BNR_TAP(r[j], g[j], -2, all);
-			if (j != 2)
-				BNR_TAP(r[j], g[j], 0, all);
-			BNR_TAP(r[j], g[j], 2, all);
-		}
-		if (any_diag) {
-			BNR_TAP(r[1], g[1], -1, diag);
-			BNR_TAP(r[1], g[1], 1, diag);
-			BNR_TAP(r[3], g[3], -1, diag);
-			BNR_TAP(r[3], g[3], 1, diag);
-		}
+		BNR_TAP(0, 0);
+		BNR_TAP(2, -2);
+		BNR_TAP(2, 2);
+		BNR_TAP(4, 0);
+		BNR_TAP_MIXED(1, -1, 0, -2);
+		BNR_TAP_MIXED(1, 1, 0, 2);
+		BNR_TAP_MIXED(3, -1, 4, -2);
+		BNR_TAP_MIXED(3, 1, 4, 2);
 		st(d + x, FN(wmean)(sw, sl, sh));
 	}
 	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, xe), w);
 }
 
+#undef BNR_TAP_MIXED
 #undef BNR_TAP
+#undef BNR_TAP_VG
 
 static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
 			   const uint16_t wb[4], int saturation, uint16_t *const out[6])
