@@ -234,25 +234,20 @@ V_INLINE __m512i lut128(const __m512i t[4], __m512i idx, __mmask32 b6)
 /* cisp_tone_at() of each lane. */
 V_INLINE __m512i tone_vec(const struct tone_lut *l, __m512i v)
 {
-	/* s = floor(log2(v | 15)) - 3 by a binary search: steps of 8, 4, 2 and 1. */
-	__m512i x = _mm512_or_si512(v, _mm512_set1_epi16(15)), s, k, pos;
-	__mmask32 m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(2048));
+	/*
+	 * Leading zeros of x = v | 15 per 16-bit lane from the 32-bit count (AVX-512CD): the upper
+	 * lane's is the dword's (the lane is not zero), the lower lane's that of the dword shifted up.
+	 */
+	const __m512i x = _mm512_or_si512(v, _mm512_set1_epi16(15));
+	const __m512i lz = _mm512_or_si512(_mm512_lzcnt_epi32(_mm512_slli_epi32(x, 16)),
+					   _mm512_slli_epi32(_mm512_lzcnt_epi32(x), 16));
+	/* s = floor(log2(x)) - 3 = 12 - lz; segment 8 s + (v >> s); position (v << (lz + 3)) & 32767. */
+	const __m512i s = _mm512_sub_epi16(_mm512_set1_epi16(12), lz);
+	const __m512i k = _mm512_add_epi16(_mm512_slli_epi16(s, 3), _mm512_srlv_epi16(v, s));
+	const __m512i pos = _mm512_and_si512(_mm512_sllv_epi16(v, _mm512_add_epi16(lz, _mm512_set1_epi16(3))),
+					     _mm512_set1_epi16(32767));
+	const __mmask32 m = _mm512_test_epi16_mask(k, _mm512_set1_epi16(64));
 
-	s = _mm512_maskz_mov_epi16(m, _mm512_set1_epi16(8));
-	x = _mm512_mask_srli_epi16(x, m, x, 8);
-	m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(128));
-	s = _mm512_mask_add_epi16(s, m, s, _mm512_set1_epi16(4));
-	x = _mm512_mask_srli_epi16(x, m, x, 4);
-	m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(32));
-	s = _mm512_mask_add_epi16(s, m, s, _mm512_set1_epi16(2));
-	x = _mm512_mask_srli_epi16(x, m, x, 2);
-	m = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(16));
-	s = _mm512_mask_add_epi16(s, m, s, _mm512_set1_epi16(1));
-	/* Segment 8 s + (v >> s); position (v << (15 - s)) & 32767. */
-	k = _mm512_add_epi16(_mm512_slli_epi16(s, 3), _mm512_srlv_epi16(v, s));
-	pos = _mm512_and_si512(_mm512_sllv_epi16(v, _mm512_sub_epi16(_mm512_set1_epi16(15), s)),
-			       _mm512_set1_epi16(32767));
-	m = _mm512_test_epi16_mask(k, _mm512_set1_epi16(64));
 	return _mm512_add_epi16(lut128(l->base, k, m), _mm512_mulhrs_epi16(lut128(l->rise, k, m), pos));
 }
 #endif
