@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bayer-domain denoise (docs/stages/bnr.md): a range-weighted mean of the
- * centre and its 8 nearest same-colour samples, the weight of each sample set by
- * how far it and a low-noise luma guide differ from the centre, measured in
- * units of the noise standard deviation the profile gives at the centre's
- * level.
+ * centre and its 8 nearest same-colour samples, the weight of each sample
+ * set by how far it and a low-noise luma guide differ from the centre,
+ * measured in units of the noise standard deviation the profile gives at
+ * the centre's level.
  *
  * Work is done in column strips of STRIP pixels with small rolling row
  * buffers on the stack: mirrored copies of the input rows and the guide

@@ -43,7 +43,8 @@ enum cisp_cpu_level cisp_cpu_detect(void)
 {
 #if defined(HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd"))
+	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512cd"))
 		return CISP_CPU_AVX512;
 	if (__builtin_cpu_supports("avx2"))
 		return CISP_CPU_AVX2;

@@ -193,7 +193,7 @@ static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, ui
 }
 #endif
 
-/* One tap of the Bayer denoise on 16-bit lanes, sample v_ and guide g_: weight 0..64 into sw, weight * sample into sl, sh. */
+/* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
 #define BNR_TAP_VG(vv, gv)                                                                                     \
 	do {                                                                                                   \
 		vu16 v_ = (vv), g_ = (gv);                                                                     \
