@@ -706,7 +706,10 @@ static uint16_t bnr_reference(const struct plane16 *p, enum cisp_cfa cfa, const 
 			sw += wt;
 			swv += wt * (uint64_t)v;
 		}
-	uint64_t r = ((1ull << 32) + sw / 2) / sw, o = (swv * r + (1ull << 31)) >> 32;
+	/* The mean in single precision: float(Σw·v) / float(Σw) + 0.5, truncated. */
+	float q = (float)swv / (float)sw;
+	uint64_t o = (uint64_t)(q + 0.5f);
+
 	return (uint16_t)(o > 65535 ? 65535 : o);
 }
 

@@ -27,9 +27,8 @@
 #define IN_PAD 3
 /* Rows of input above and below an output row: 2 for the taps, 1 for the guide. */
 #define RADIUS 3
-/* Largest weight, the centre's; the centre and 8 taps sum to at most 9 * WMAX. */
+/* Largest weight, the centre's. */
 #define WMAX 64
-#define WSUM_MAX (9 * WMAX)
 
 struct cisp_bnr_coeffs {
 	int enabled;                /* strength > 0 */
@@ -37,7 +36,6 @@ struct cisp_bnr_coeffs {
 	struct cisp_bnr_quality quality; /* CISP_BNR_QUALITY's profile and scale */
 	uint8_t green[4];           /* site (y & 1) * 2 + (x & 1) is a green site */
 	uint16_t inv[4][256];       /* per site, per guide level >> 8: 2^24 / (6 sigma), at most 65535 */
-	uint32_t recip[WSUM_MAX + 1]; /* (2^32 + n / 2) / n for n >= WMAX */
 };
 
 uint16_t cisp_bnr_inv_sigma(uint32_t a, uint32_t b, uint16_t strength, uint32_t level)
@@ -78,8 +76,6 @@ int cisp_bnr_prepare(struct cisp_bnr_coeffs **out, const struct cisp_bnr_params 
 		for (uint32_t i = 0; i < 256; i++)
 			c->inv[site][i] = cisp_bnr_inv_sigma(noise->a[ch], noise->b[ch], strength, i * 256 + 128);
 	}
-	for (uint32_t n = WMAX; n <= WSUM_MAX; n++)
-		c->recip[n] = (uint32_t)((((uint64_t)1 << 32) + n / 2) / n);
 	*out = c;
 	return 0;
 }
@@ -96,7 +92,6 @@ void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row
 		t->inv[k] = c->inv[(y & 1) * 2 + k];
 		t->green[k] = c->green[(y & 1) * 2 + k];
 	}
-	t->recip = c->recip;
 	t->enabled = c->enabled;
 }
 
@@ -269,11 +264,8 @@ void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, co
 							add_tap(sw, swv, vh[j][q] + HPAD + dk, gh[j][q] + HPAD + dk, v0,
 								g0, inv);
 				}
-				for (int k = 0; 2 * k + p < n; k++) {
-					uint64_t o = ((uint64_t)swv[k] * c->recip[sw[k]] + (1u << 31)) >> 32;
-
-					d[2 * k + p] = (uint16_t)(o > 65535 ? 65535 : o);
-				}
+				for (int k = 0; 2 * k + p < n; k++)
+					d[2 * k + p] = cisp_bnr_mean(swv[k], sw[k]);
 			}
 		}
 	}

@@ -26,15 +26,26 @@ int cisp_bnr_mode(const struct cisp_bnr_coeffs *c);
 uint16_t cisp_bnr_inv_sigma(uint32_t a, uint32_t b, uint16_t strength, uint32_t level);
 /*
  * What one row's kernel needs (bnr_row.c, the dsp.h entries): inv of the
- * row's even and odd columns, whether they are green sites, R[n] (n in
- * 64..832), and whether the stage changes anything (strength > 0).
+ * row's even and odd columns, whether they are green sites, and whether the
+ * stage changes anything (strength > 0).
  */
 struct cisp_bnr_row_tables {
 	const uint16_t *inv[2];
 	uint8_t green[2];
 	int enabled;
-	const uint32_t *recip;
 };
+
+/*
+ * The weighted mean Σw·v / Σw of a pixel (Σw 64..576, Σw·v < 2^26): single
+ * precision, each step rounded to nearest, so every SIMD level's division
+ * (div_round32()) gives the same bits.
+ */
+static inline uint16_t cisp_bnr_mean(uint32_t swv, uint32_t sw)
+{
+	uint32_t o = (uint32_t)((float)(int32_t)swv / (float)(int32_t)sw + 0.5f);
+
+	return (uint16_t)(o > 65535 ? 65535 : o);
+}
 void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row_tables *t);
 /*
  * Row kernels (bnr_row.c): the guide of a row from the input rows above

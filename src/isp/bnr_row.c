@@ -52,7 +52,6 @@ void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], ui
 		const uint32_t v0 = r[2][x], g0 = g[2][x], inv = t->inv[x & 1][g0 >> 8];
 		const int green = t->green[x & 1];
 		uint32_t sw = 0, swv = 0;
-		uint64_t o;
 
 		if (!t->enabled) {
 			d[x] = (uint16_t)v0;
@@ -78,8 +77,7 @@ void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], ui
 					sw += wt;
 					swv += wt * v;
 				}
-		o = ((uint64_t)swv * t->recip[sw] + (1u << 31)) >> 32;
-		d[x] = (uint16_t)(o > 65535 ? 65535 : o);
+		d[x] = cisp_bnr_mean(swv, sw);
 	}
 }
 

@@ -162,7 +162,8 @@ static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16
 }
 
 /*
- * (sum w v * R[sum w] + 2^31) >> 32 for the sums of wlo()/whi() lanes @sl, @sh and weights @sw, clamped;
+ * The chroma denoise's mean: (sum w v * R[sum w] + 2^31) >> 32 for the sums of wlo()/whi() lanes
+ * @sl, @sh and weights @sw, clamped;
  * R[n] = (2^32 + n/2) / n is computed (recip32()): faster than reading the table, gathered or not.
  */
 V_INLINE vu16 FN(wmean)(vu16 sw, vs32 sl, vs32 sh)
@@ -261,7 +262,8 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 		BNR_TAP_MIXED(1, 1, 0, 2);
 		BNR_TAP_MIXED(3, -1, 4, -2);
 		BNR_TAP_MIXED(3, 1, 4, 2);
-		st(d + x, FN(wmean)(sw, sl, sh));
+		/* The mean: a single-precision division per lane (cisp_bnr_mean()). */
+		st(d + x, packus32(div_round32(sl, wlo(sw)), div_round32(sh, whi(sw))));
 	}
 	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, xe), w);
 }

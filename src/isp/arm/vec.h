@@ -115,6 +115,12 @@ V_INLINE vs32 recip32(vs32 n)
 	return vaddq_s32(q0, vcvtmq_s32_f32(vdivq_f32(vcvtq_f32_s32(rem), nf)));
 }
 
+/* (int32_t)((float)a / (float)b + 0.5f) of 32-bit lanes: see the x86 layer. */
+V_INLINE vs32 div_round32(vs32 a, vs32 b)
+{
+	return vcvtq_s32_f32(vaddq_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)), vdupq_n_f32(0.5f)));
+}
+
 /* N16 pixels of r, g, b (each lane <= 255) as 3 N16 interleaved bytes. */
 V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
 {

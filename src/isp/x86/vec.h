@@ -187,6 +187,15 @@ V_INLINE vs32 recip32(vs32 n)
 	return add32(q0, X(cvttps_epi32)(floor_f32(X(div_ps)(X(cvtepi32_ps)(rem), nf))));
 }
 
+/*
+ * (int32_t)((float)a / (float)b + 0.5f) of 32-bit lanes, 0 <= a < 2^31, b > 0: IEEE single-precision
+ * conversion, division and sum, each rounded to nearest, then truncation, as in C.
+ */
+V_INLINE vs32 div_round32(vs32 a, vs32 b)
+{
+	return X(cvttps_epi32)(X(add_ps)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)), X(set1_ps)(0.5f)));
+}
+
 #if VEC_BITS == 512
 #define VEC_HAS_LUT256 1
 /* A 256-entry table of 16-bit values in eight registers, looked up per lane with two-source permutes. */
