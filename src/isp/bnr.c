@@ -129,12 +129,9 @@ static void load_row(const struct plane16 *in, int y, int x0, int x1, uint16_t *
 static void guide_row(const uint16_t *a, const uint16_t *m, const uint16_t *b, int n, uint16_t *dst)
 {
 	/* input index i + 1 is guide index i (the pads differ by one). */
-	for (int i = 0; i < n; i++) {
-		uint32_t s = 4u * m[i + 1] + 2u * ((uint32_t)m[i] + m[i + 2] + a[i + 1] + b[i + 1]) + a[i] +
-			     a[i + 2] + b[i] + b[i + 2];
-
-		dst[i] = (uint16_t)((s + 8) >> 4);
-	}
+	for (int i = 0; i < n; i++)
+		dst[i] = cisp_bnr_guide_at(cisp_bnr_guide_at(a[i], m[i], b[i]), cisp_bnr_guide_at(a[i + 1], m[i + 1], b[i + 1]),
+					   cisp_bnr_guide_at(a[i + 2], m[i + 2], b[i + 2]));
 }
 
 static inline uint32_t absdiff(uint32_t a, uint32_t b)

@@ -36,6 +36,16 @@ struct cisp_bnr_row_tables {
 };
 
 /*
+ * The guide's 1 2 1 filter of @a, @b, @c (@b the middle one): two halvings
+ * rounded up, as the SIMD average instructions do them; the guide of a
+ * pixel is this across the columns of this down the rows.
+ */
+static inline uint16_t cisp_bnr_guide_at(uint32_t a, uint32_t b, uint32_t c)
+{
+	return (uint16_t)((((a + c + 1) >> 1) + b + 1) >> 1);
+}
+
+/*
  * The weighted mean Σw·v / Σw of a pixel (Σw 64..576, Σw·v < 2^26): single
  * precision, each step rounded to nearest, so every SIMD level's division
  * (div_round32()) gives the same bits.

@@ -13,9 +13,9 @@ void cisp_bnr_guide_range_c(const uint16_t *a, const uint16_t *m, const uint16_t
 {
 	for (int x = x0; x < x1; x++) {
 		int l = mirror(x - 1, w), r = mirror(x + 1, w);
-		uint32_t s = 4u * m[x] + 2u * ((uint32_t)m[l] + m[r] + a[x] + b[x]) + a[l] + a[r] + b[l] + b[r];
 
-		d[x] = (uint16_t)((s + 8) >> 4);
+		d[x] = cisp_bnr_guide_at(cisp_bnr_guide_at(a[l], m[l], b[l]), cisp_bnr_guide_at(a[x], m[x], b[x]),
+					 cisp_bnr_guide_at(a[r], m[r], b[r]));
 	}
 }
 

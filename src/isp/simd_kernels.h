@@ -140,23 +140,16 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 
 static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
 {
-	const vu16 f = set16(15), r8 = set16(8);
 	const int xe = w - 1 - N16;
 
-	/* (sum k_i k_j I + 8) >> 4 in 16 bits: the sums of I >> 4 and of I & 15 apart (16 * 4095 fits). */
+	/* The 1 2 1 filter as avg(avg(outer, outer), middle), down the rows and then across (cisp_bnr_guide_at()). */
 	cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
 	FOR_VECTORS(x, 1, xe) {
-		vu16 al = ld(a + x - 1), ac = ld(a + x), ar = ld(a + x + 1);
-		vu16 ml = ld(m + x - 1), mc = ld(m + x), mr = ld(m + x + 1);
-		vu16 bl = ld(b + x - 1), bc = ld(b + x), br = ld(b + x + 1);
-		vu16 hi = add16(add16(sll16(srl16(mc, 4), 2),
-				      sll16(add16(add16(srl16(ml, 4), srl16(mr, 4)), add16(srl16(ac, 4), srl16(bc, 4))), 1)),
-				add16(add16(srl16(al, 4), srl16(ar, 4)), add16(srl16(bl, 4), srl16(br, 4))));
-		vu16 lo = add16(add16(sll16(vand(mc, f), 2),
-				      sll16(add16(add16(vand(ml, f), vand(mr, f)), add16(vand(ac, f), vand(bc, f))), 1)),
-				add16(add16(vand(al, f), vand(ar, f)), add16(vand(bl, f), vand(br, f))));
+		vu16 l = avg16(avg16(ld(a + x - 1), ld(b + x - 1)), ld(m + x - 1));
+		vu16 c = avg16(avg16(ld(a + x), ld(b + x)), ld(m + x));
+		vu16 r = avg16(avg16(ld(a + x + 1), ld(b + x + 1)), ld(m + x + 1));
 
-		st(d + x, add16(hi, srl16(add16(lo, r8), 4)));
+		st(d + x, avg16(avg16(l, r), c));
 	}
 	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(1, xe), w);
 }
