@@ -706,7 +706,7 @@ static uint16_t bnr_reference(const struct plane16 *p, enum cisp_cfa cfa, const 
 				continue;
 			int xx = mirror(x + i, w), yy = mirror(y + j, h);
 			int v = *px(p, xx, yy), g = bnr_guide(p, xx, yy);
-			int64_t ug = ((int64_t)abs(g - g0) * inv) >> 16, uv = ((int64_t)abs(v - v0) * inv) >> 17;
+			int64_t ug = ((int64_t)abs(g - g0) * inv) >> 16, uv = ((int64_t)abs(v - v0) * (inv / 2)) >> 16;
 			int64_t t = 16384 - (ug > 128 ? 128 : ug) * (ug > 128 ? 128 : ug) - (uv > 128 ? 128 : uv) * (uv > 128 ? 128 : uv);
 			uint64_t wt = t > 0 ? (uint64_t)(t * t) >> 22 : 0;
 

@@ -142,7 +142,7 @@ static inline uint32_t absdiff(uint32_t a, uint32_t b)
 /* Weight of one tap: dg and dv are absolute differences to the centre. */
 static inline uint32_t tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
 {
-	uint32_t ug = (dg * inv) >> 16, uv = (dv * inv) >> 17;
+	uint32_t ug = (dg * inv) >> 16, uv = (dv * (inv >> 1)) >> 16;
 	int32_t t;
 
 	if (ug > 128)

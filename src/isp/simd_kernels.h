@@ -192,7 +192,7 @@ static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, ui
 	do {                                                                                                   \
 		vu16 v_ = (vv), g_ = (gv);                                                                     \
 		vu16 dg_ = vor(subs16(g_, g0), subs16(g0, g_)), dv_ = vor(subs16(v_, v0), subs16(v0, v_));      \
-		vu16 ug_ = min16(mulhi16(dg_, inv), c128), uv_ = min16(srl16(mulhi16(dv_, inv), 1), c128);     \
+		vu16 ug_ = min16(mulhi16(dg_, inv), c128), uv_ = min16(mulhi16(dv_, inv2), c128);              \
 		vu16 t_ = subs16(c16384, add16(mullo16(ug_, ug_), mullo16(uv_, uv_)));                         \
 		vu16 w_ = srl16(mulhi16(t_, t_), 6);                                                           \
 		vs32 pl_, ph_;                                                                                 \
@@ -229,7 +229,7 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 	}
 	cisp_bnr_range_c(r, g, d, w, t, 0, 2);
 	FOR_VECTORS(x, 2, xe) {
-		vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, sw = set16(64);
+		vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, inv2, sw = set16(64);
 		vs32 sl, sh;
 
 		/* The noise scale of each pixel's guide level, per site (x is even). */
@@ -245,6 +245,7 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 			inv = ld(tmp);
 		}
 #endif
+		inv2 = srl16(inv, 1); /* the sample distance's scale */
 		/* The centre weighs 64. */
 		mul16x32(set16(64), v0, &sl, &sh);
 		BNR_TAP(0, 0);
