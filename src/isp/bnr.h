@@ -34,6 +34,7 @@ struct cisp_bnr_row_tables {
 	uint8_t green[2];
 	int enabled;
 };
+void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row_tables *t);
 
 /*
  * The guide's 1 2 1 filter of @a, @b, @c (@b the middle one): two halvings
@@ -56,7 +57,6 @@ static inline uint16_t cisp_bnr_mean(uint32_t swv, uint32_t sw)
 
 	return (uint16_t)(o > 65535 ? 65535 : o);
 }
-void cisp_bnr_tables(const struct cisp_bnr_coeffs *c, int y, struct cisp_bnr_row_tables *t);
 /*
  * Row kernels (bnr_row.c): the guide of a row from the input rows above
  * (a), at (m) and below (b) it; one output row from input rows r[0..4]
