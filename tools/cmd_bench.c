@@ -352,7 +352,7 @@ static void opt_rows(struct stage_ctx *c, unsigned worker, int y0, int y1)
 	uint16_t *sc = c->scratch + (size_t)worker * SCRATCH_ROWS * w;
 
 	if (c->stage == ST_STATS) {
-		cisp_stats_acc_rows_with(c->acc[worker], &c->a, y0, y1, d->stats_cells);
+		cisp_stats_acc_rows_with(c->acc[worker], &c->a, y0, y1, d->stats_cells, d->stats_run_sums);
 		return;
 	}
 	if (c->stage == ST_BNR) {
@@ -400,10 +400,13 @@ static void opt_rows(struct stage_ctx *c, unsigned worker, int y0, int y1)
 			d->dpc_row(plane_row(&c->a, cisp_dpc_mirror(y - 2, h)), a, plane_row(&c->a, cisp_dpc_mirror(y + 2, h)),
 				   b, w, c->dpc.threshold);
 			break;
-		case ST_LSC:
-			cisp_lsc_gain_row(c->lsc, y, 0, w, sc, sc + w);
-			d->lsc_row(a, b, w, sc, sc + w, cisp_lsc_col_weight(c->lsc));
+		case ST_LSC: {
+			struct cisp_lsc_row gains;
+
+			cisp_lsc_row_gains(c->lsc, y, &gains);
+			d->lsc_row(a, b, w, &gains);
 			break;
+		}
 		case ST_WB:
 			d->wb_row(a, b, w, &c->wb.gain[(y & 1) * 2]);
 			break;

@@ -68,6 +68,7 @@ static void init_c(struct cisp_dsp *d)
 	d->bnr_guide_row = cisp_bnr_guide_row_c;
 	d->bnr_row = cisp_bnr_row_c;
 	d->stats_cells = cisp_stats_cells_c;
+	d->stats_run_sums = cisp_stats_run_sums_c;
 	d->green_row = cisp_demosaic_green_row_c;
 	d->rb_row = cisp_demosaic_rb_row_c;
 	d->ccm_row = cisp_ccm_row_c;

@@ -22,6 +22,7 @@
 struct cisp_bnr_quality;
 struct cisp_bnr_row_tables;
 struct cisp_cnr_row_tables;
+struct cisp_lsc_row;
 struct cisp_tone_coeffs;
 struct plane16;
 struct rgb16;
@@ -44,12 +45,8 @@ struct cisp_dsp {
 			uint16_t white);
 	/* White balance: clamp((s * gain + 2048) >> 12). */
 	void (*wb_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t gain[2]);
-	/*
-	 * Lens shading: per column the gains g0, g1 of the nodes left and right
-	 * (already interpolated to the row) and the Q10 weight wx of the right one.
-	 */
-	void (*lsc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
-			const uint16_t *wx);
+	/* Lens shading of columns [0, w) with the gains of the row (struct cisp_lsc_row in lsc.h); s may be d. */
+	void (*lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp_lsc_row *r);
 	/* Dynamic defect detection on rows y-2, y, y+2 (threshold > 0). */
 	void (*dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
 			int threshold);
@@ -61,6 +58,8 @@ struct cisp_dsp {
 	/* Statistics of a row of 2x2 cells (cisp_stats_cells_c() in statistics.h says what goes in out[]). */
 	void (*stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
 			    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+	/* Statistics zone sums of a cell row (cisp_stats_run_sums_c() in statistics.h). */
+	void (*stats_run_sums)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
 	/* Fast demosaic green of a row: r[0..4] are rows y-2..y+2, nx its first red/blue column. */
 	void (*green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx);
 	/* Fast demosaic red and blue of a row from Bayer rows y-1..y+1 and their green. */

@@ -17,6 +17,7 @@ struct cisp_lsc_coeffs {
 	uint16_t gain[4][CISP_LSC_MAX_GRID * CISP_LSC_MAX_GRID]; /* per CFA site, row-major */
 	uint16_t *col_node, *col_weight;                           /* per frame column */
 	uint16_t *row_node, *row_weight;                           /* per frame row */
+	int cell_end[CISP_LSC_MAX_GRID - 1];                       /* the column after each cell */
 };
 
 /*
@@ -65,6 +66,12 @@ int cisp_lsc_prepare(struct cisp_lsc_coeffs **out, const struct cisp_lsc_params 
 	}
 	for (int x = 0; x < width; x++)
 		node_weight(x, width, gw, &c->col_node[x], &c->col_weight[x]);
+	/* Column x lies in cell col_node[x], which grows with x. */
+	for (int i = 0, x = 0; i < gw - 1; i++) {
+		while (x < width && c->col_node[x] <= i)
+			x++;
+		c->cell_end[i] = x;
+	}
 	for (int y = 0; y < height; y++)
 		node_weight(y, height, gh, &c->row_node[y], &c->row_weight[y]);
 	*out = c;
@@ -76,90 +83,57 @@ void cisp_lsc_free(struct cisp_lsc_coeffs *c)
 	free(c);
 }
 
-void cisp_lsc_gain_row(const struct cisp_lsc_coeffs *c, int y, int x0, int n, uint16_t *g0, uint16_t *g1)
+void cisp_lsc_row_gains(const struct cisp_lsc_coeffs *c, int y, struct cisp_lsc_row *r)
 {
-	int gw = c->grid_w, wy = c->row_weight[y];
-	uint16_t col[2][CISP_LSC_MAX_GRID]; /* the grid interpolated down to this row */
+	const int gw = c->grid_w, wy = c->row_weight[y];
 
-	/* Vertical first, once per row for the two sites of the row (a mean of 16-bit gains fits 16 bits). */
+	r->cells = gw - 1;
+	r->end = c->cell_end;
+	r->wx = c->col_weight;
+	/* Vertical first, for the two sites of the row (a mean of 16-bit gains fits 16 bits). */
 	for (int k = 0; k < 2; k++) {
 		const uint16_t *top = c->gain[(y & 1) * 2 + k] + c->row_node[y] * gw;
 
-		for (int i = 0; i < gw; i++)
-			col[k][i] = (uint16_t)(((uint32_t)top[i] * (W_ONE - wy) + (uint32_t)top[i + gw] * wy +
-						W_ONE / 2) >> W_BITS);
-	}
-	/*
-	 * Column x lies in cell i when i * span <= x * (gw - 1) < (i + 1) * span
-	 * (the last cell takes the last column too): fill each cell's columns at
-	 * once, alternating the two sites.
-	 */
-	for (int x = x0; x < x0 + n;) {
-		const int i = c->col_node[x], span = c->width - 1;
-		int e = i == gw - 2 ? c->width : ((i + 1) * span + gw - 2) / (gw - 1);
-		const uint16_t a[2] = { col[0][i], col[1][i] }, b[2] = { col[0][i + 1], col[1][i + 1] };
+		for (int i = 0; i < gw; i++) {
+			uint16_t g = (uint16_t)(((uint32_t)top[i] * (W_ONE - wy) + (uint32_t)top[i + gw] * wy + W_ONE / 2) >>
+						W_BITS);
 
-		if (e > x0 + n)
-			e = x0 + n;
-		if (e <= x)
-			e = x + 1;
-		if (x < e && (x & 1)) {
-			g0[x - x0] = a[1];
-			g1[x - x0] = b[1];
-			x++;
-		}
-		/* Eight columns at a time from a pattern of the two sites (a copy of 16 bytes). */
-		if (x + 8 <= e) {
-			const uint16_t pa[8] = { a[0], a[1], a[0], a[1], a[0], a[1], a[0], a[1] };
-			const uint16_t pb[8] = { b[0], b[1], b[0], b[1], b[0], b[1], b[0], b[1] };
-
-			for (; x + 8 <= e; x += 8) {
-				memcpy(g0 + x - x0, pa, sizeof(pa));
-				memcpy(g1 + x - x0, pb, sizeof(pb));
-			}
-		}
-		for (; x + 1 < e; x += 2) {
-			g0[x - x0] = a[0];
-			g0[x - x0 + 1] = a[1];
-			g1[x - x0] = b[0];
-			g1[x - x0 + 1] = b[1];
-		}
-		if (x < e) {
-			g0[x - x0] = a[0];
-			g1[x - x0] = b[0];
-			x++;
+			if (i < gw - 1)
+				r->left[i][k] = g;
+			if (i > 0)
+				r->right[i - 1][k] = g;
 		}
 	}
 }
 
-const uint16_t *cisp_lsc_col_weight(const struct cisp_lsc_coeffs *c)
+void cisp_lsc_cell_c(const uint16_t *s, uint16_t *d, const struct cisp_lsc_row *r, int i, int x0, int x1)
 {
-	return c->col_weight;
-}
-
-void cisp_lsc_row_c(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
-		    const uint16_t *wx)
-{
-	for (int x = 0; x < w; x++) {
-		uint32_t gain = ((uint32_t)g0[x] * (W_ONE - wx[x]) + (uint32_t)g1[x] * wx[x] + W_ONE / 2) >> W_BITS;
+	for (int x = x0; x < x1; x++) {
+		const uint32_t wx = r->wx[x];
+		uint32_t gain = (r->left[i][x & 1] * (W_ONE - wx) + r->right[i][x & 1] * wx + W_ONE / 2) >> W_BITS;
 		uint32_t v = ((uint32_t)s[x] * gain + 2048) >> 12;
 
 		d[x] = (uint16_t)(v > 65535 ? 65535 : v);
 	}
 }
 
+void cisp_lsc_row_c(const uint16_t *s, uint16_t *d, int w, const struct cisp_lsc_row *r)
+{
+	for (int i = 0, x0 = 0; i < r->cells && x0 < w; i++) {
+		const int x1 = r->end[i] < w ? r->end[i] : w;
+
+		cisp_lsc_cell_c(s, d, r, i, x0, x1);
+		x0 = x1;
+	}
+}
+
 void cisp_lsc_rows(const struct cisp_lsc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1)
 {
-	uint16_t g0[256], g1[256];
+	struct cisp_lsc_row r;
 
-	/* In pieces of 256 columns, so the gain rows stay on the stack. */
 	for (int y = y0; y < y1; y++) {
-		for (int x = 0; x < in->width; x += 256) {
-			int n = in->width - x < 256 ? in->width - x : 256;
-
-			cisp_lsc_gain_row(c, y, x, n, g0, g1);
-			cisp_lsc_row_c(plane_row(in, y) + x, plane_row(out, y) + x, n, g0, g1, c->col_weight + x);
-		}
+		cisp_lsc_row_gains(c, y, &r);
+		cisp_lsc_row_c(plane_row(in, y), plane_row(out, y), in->width, &r);
 	}
 }

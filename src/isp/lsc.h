@@ -18,14 +18,25 @@ void cisp_lsc_free(struct cisp_lsc_coeffs *c);
 void cisp_lsc_rows(const struct cisp_lsc_coeffs *c, const struct plane16 *in, const struct plane16 *out,
 		   int y0, int y1);
 /*
- * The per-row kernel, split out for dsp.h: cisp_lsc_gain_row() writes for
- * columns [x0, x0 + n) of row @y the gains of the grid nodes left (g0) and
- * right (g1) of each column, interpolated down to the row; the kernel then
- * blends them with the Q10 column weights of cisp_lsc_col_weight().
+ * The gains of one row, split out for dsp.h: the frame's columns in cells
+ * between grid columns, cell i spanning [end[i - 1], end[i]) (from 0; the
+ * last ends at the width, a cell may be empty), and the gains of the grid
+ * nodes left and right of each cell interpolated down to the row, for the
+ * CFA sites of even and odd columns. Column x's gain blends them with its
+ * Q10 weight wx[x] of the right node.
  */
-void cisp_lsc_gain_row(const struct cisp_lsc_coeffs *c, int y, int x0, int n, uint16_t *g0, uint16_t *g1);
-const uint16_t *cisp_lsc_col_weight(const struct cisp_lsc_coeffs *c);
-void cisp_lsc_row_c(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
-		    const uint16_t *wx);
+struct cisp_lsc_row {
+	int cells;
+	const int *end;
+	const uint16_t *wx;
+	uint16_t left[CISP_LSC_MAX_GRID - 1][2], right[CISP_LSC_MAX_GRID - 1][2];
+};
+
+/* The gains of row @y. */
+void cisp_lsc_row_gains(const struct cisp_lsc_coeffs *c, int y, struct cisp_lsc_row *r);
+/* Columns [0, w) of a row: s times the gain, 4.12, clamped; s may be d. */
+void cisp_lsc_row_c(const uint16_t *s, uint16_t *d, int w, const struct cisp_lsc_row *r);
+/* Columns [x0, x1) of cell @i alone. */
+void cisp_lsc_cell_c(const uint16_t *s, uint16_t *d, const struct cisp_lsc_row *r, int i, int x0, int x1);
 
 #endif

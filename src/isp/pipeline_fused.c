@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The banded executor: the frame is cut into tasks of whole rows, one per
- * pool task; a task walks down its rows in bands of band_rows output rows
+ * The banded executor: the frame is cut into parts of whole rows, one per
+ * worker; a worker walks down its part in bands of band_rows output rows
  * and, for each band, runs every stage on just the rows the next stages
  * need, into small per-worker row buffers that stay in cache. Rows a buffer
  * still holds from the previous band are kept (slid to the buffer's start),
- * so a stage computes each row once per task; only the first band of a task
+ * so a stage computes each row once per part; only the first band of a part
  * computes the rows above it that the stages' vertical support reaches.
+ * A worker that finishes its part early takes the lower half of the part
+ * with the most rows left, so the workers finish together on a busy machine
+ * without cutting the frame into many parts (each costs those rows above).
  *
  * Each stage computes its rows with the same arithmetic as the reference
  * (through the dsp.h row functions, or the stage's own reference rows), and
@@ -21,6 +24,7 @@
  * (and again only when a parameter change makes a stage's support taller).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,10 +100,14 @@ struct window {
 
 struct worker {
 	struct window win[B_COUNT];
-	uint16_t *g0, *g1;  /* LSC gain rows */
 	int32_t *tmp;       /* sharpening scratch */
 	uint16_t *bracket;  /* a bracket's next frame, one row */
 	uint16_t *mem;
+};
+
+/* Rows [next, end) of a worker's part of the frame, not yet taken. */
+struct part {
+	int next, end;
 };
 
 struct cisp_fused {
@@ -107,6 +115,7 @@ struct cisp_fused {
 	int width;
 	int capacity[B_COUNT]; /* rows per buffer the memory was made for */
 	size_t bytes;
+	struct part *part; /* one per worker, after w[] */
 	struct worker w[];
 };
 
@@ -118,8 +127,11 @@ struct job {
 	unsigned order[CISP_BRACKET_MAX_FRAMES];
 	struct cisp_merge_coeffs merge[CISP_BRACKET_MAX_FRAMES]; /* the step into frame k, k >= 1 */
 	struct cisp_image *const *output;
-	int tasks, task_rows, band;
+	int band;
 	bool stats;
+	pthread_mutex_t lock; /* guards part[] */
+	struct part *part;
+	int parts; /* one per worker */
 	/* Frame-sized planes that keep the final RGB / YCbCr rows for the outputs made from them (or NULL). */
 	const struct rgb16 *rgb_frame, *yuv_frame;
 	bool via_frame[CISP_MAX_OUTPUTS]; /* output i is made from them after the bands */
@@ -333,18 +345,19 @@ static int ensure_buffers(struct cisp_isp *isp, int workers, const int rows[B_CO
 	if (fits)
 		return 0;
 	cisp_isp_fused_free(isp);
-	fx = calloc(1, sizeof(*fx) + (size_t)workers * sizeof(struct worker));
+	fx = calloc(1, sizeof(*fx) + (size_t)workers * (sizeof(struct worker) + sizeof(struct part)));
 	if (!fx)
 		return cisp_error(-ENOMEM, "out of memory for the band buffers");
+	fx->part = (struct part *)(void *)&fx->w[workers];
 	fx->workers = workers;
 	fx->width = width;
 	for (int b = 0; b < B_COUNT; b++) {
 		fx->capacity[b] = rows[b];
 		per += (size_t)rows[b] * buf_planes[b] * width;
 	}
-	/* LSC gain rows (2 x width), the sharpening scratch (width + 4 int32 = 2 width + 8), a bracket row. */
-	per += 5 * (size_t)width + 16;
-	fx->bytes = sizeof(*fx) + workers * (sizeof(struct worker) + per * sizeof(uint16_t));
+	/* The sharpening scratch (width + 4 int32 = 2 width + 8), a bracket row. */
+	per += 3 * (size_t)width + 8;
+	fx->bytes = sizeof(*fx) + workers * (sizeof(struct worker) + sizeof(struct part) + per * sizeof(uint16_t));
 	isp->fx = fx;
 	for (int i = 0; i < workers; i++) {
 		struct worker *w = &fx->w[i];
@@ -362,10 +375,8 @@ static int ensure_buffers(struct cisp_isp *isp, int workers, const int rows[B_CO
 				p += (size_t)rows[b] * width;
 			}
 		}
-		w->g0 = p;
-		w->g1 = p + width;
-		w->tmp = (int32_t *)(void *)(p + 2 * (size_t)width);
-		w->bracket = p + 4 * (size_t)width + 16;
+		w->tmp = (int32_t *)(void *)p;
+		w->bracket = p + 2 * (size_t)width + 8;
 	}
 	return 0;
 }
@@ -498,14 +509,15 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		if (block_on(isp, CISP_BLOCK_LSC)) {
 			for (int y = y0; y < y1; y++) {
 				uint16_t *row = plane_row(&out, y);
+				struct cisp_lsc_row gains;
 
-				cisp_lsc_gain_row(isp->lsc, y, 0, w, wk->g0, wk->g1);
-				d->lsc_row(row, row, w, wk->g0, wk->g1, cisp_lsc_col_weight(isp->lsc));
+				cisp_lsc_row_gains(isp->lsc, y, &gains);
+				d->lsc_row(row, row, w, &gains);
 			}
 		}
 		break;
 	case S_STATS:
-		cisp_stats_acc_rows_with(isp->acc[worker], &in, y0, y1, d->stats_cells);
+		cisp_stats_acc_rows_with(isp->acc[worker], &in, y0, y1, d->stats_cells, d->stats_run_sums);
 		break;
 	case S_WB:
 		for (int y = y0; y < y1; y++) {
@@ -706,38 +718,90 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	}
 }
 
-static void run_task(void *opaque, unsigned task, unsigned worker)
+/* Rows [s0, s1) of the chain's output: every stage on the rows the ones after it need. */
+static void run_band(const struct job *j, struct worker *wk, unsigned worker, int s0, int s1)
 {
-	const struct job *j = opaque;
 	const struct chain *c = j->chain;
-	struct cisp_isp *isp = j->isp;
-	struct worker *wk = &isp->fx->w[worker];
-	const int w = (int)isp->config.width, h = (int)isp->config.height;
-	int y0 = (int)task * j->task_rows, y1 = y0 + j->task_rows < h ? y0 + j->task_rows : h;
+	const int w = (int)j->isp->config.width, h = (int)j->isp->config.height;
+	int lo[B_COUNT], hi[B_COUNT];
 
-	for (int b = 0; b < B_COUNT; b++)
-		wk->win[b].lo = wk->win[b].done = 0;
-	for (int s0 = y0; s0 < y1; s0 += j->band) {
-		int s1 = s0 + j->band < y1 ? s0 + j->band : y1, lo[B_COUNT], hi[B_COUNT];
+	needs(c, s0, s1, h, lo, hi);
+	for (int k = 0; k < c->count; k++) {
+		const struct node *n = &c->node[k];
 
-		needs(c, s0, s1, h, lo, hi);
-		for (int k = 0; k < c->count; k++) {
-			const struct node *n = &c->node[k];
+		if (n->out < 0) {
+			run_stage(j, n, wk, worker, s0, s1);
+		} else if (lo[n->out] < hi[n->out]) {
+			struct window *win = &wk->win[n->out];
+			int from;
 
-			if (n->out < 0) {
-				run_stage(j, n, wk, worker, s0, s1);
-			} else if (lo[n->out] < hi[n->out]) {
-				struct window *win = &wk->win[n->out];
-				int from;
-
-				slide(win, buf_planes[n->out], w, lo[n->out], hi[n->out]);
-				from = win->done > lo[n->out] ? win->done : lo[n->out];
-				if (from < hi[n->out])
-					run_stage(j, n, wk, worker, from, hi[n->out]);
-				win->done = hi[n->out];
-			}
+			slide(win, buf_planes[n->out], w, lo[n->out], hi[n->out]);
+			from = win->done > lo[n->out] ? win->done : lo[n->out];
+			if (from < hi[n->out])
+				run_stage(j, n, wk, worker, from, hi[n->out]);
+			win->done = hi[n->out];
 		}
 	}
+}
+
+/* The next band of part @k into [*s0, *s1); false when the part is done. */
+static bool take_band(struct job *j, int k, int *s0, int *s1)
+{
+	struct part *p = &j->part[k];
+	bool more;
+
+	pthread_mutex_lock(&j->lock);
+	more = p->next < p->end;
+	if (more) {
+		*s0 = p->next;
+		*s1 = p->next + j->band < p->end ? p->next + j->band : p->end;
+		p->next = *s1;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return more;
+}
+
+/*
+ * Part @k is done: make it the lower half (even rows) of the part with the
+ * most rows left, if that part has over two bands left (less is not worth
+ * the rows above a new part). False when there is none.
+ */
+static bool take_half(struct job *j, int k)
+{
+	int best = -1, most = 2 * j->band;
+
+	pthread_mutex_lock(&j->lock);
+	for (int i = 0; i < j->parts; i++) {
+		if (j->part[i].end - j->part[i].next > most) {
+			best = i;
+			most = j->part[i].end - j->part[i].next;
+		}
+	}
+	if (best >= 0) {
+		int mid = j->part[best].next + (most / 2 & ~1);
+
+		j->part[k].next = mid;
+		j->part[k].end = j->part[best].end;
+		j->part[best].end = mid;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return best >= 0;
+}
+
+/* Pool task @task: part @task band by band, then halves of the others' parts. */
+static void run_task(void *opaque, unsigned task, unsigned worker)
+{
+	struct job *j = opaque;
+	struct worker *wk = &j->isp->fx->w[worker];
+	int s0, s1;
+
+	do {
+		/* A new part: the buffers hold no rows of it yet. */
+		for (int b = 0; b < B_COUNT; b++)
+			wk->win[b].lo = wk->win[b].done = 0;
+		while (take_band(j, (int)task, &s0, &s1))
+			run_band(j, wk, worker, s0, s1);
+	} while (take_half(j, (int)task));
 }
 
 /*
@@ -873,16 +937,23 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *const 
 	for (int i = 0; want_stats && i < workers; i++)
 		cisp_stats_acc_reset(isp->acc[i]);
 
-	/* A few tasks per worker (even rows: 4:2:0 and statistics work on row pairs); one when alone. */
-	job.tasks = workers > 1 ? 3 * workers : 1;
-	job.task_rows = ((h + job.tasks - 1) / job.tasks + 1) & ~1;
-	job.tasks = (h + job.task_rows - 1) / job.task_rows;
+	job.part = isp->fx->part;
+	job.parts = workers;
+	pthread_mutex_init(&job.lock, NULL);
 	for (int k = 0; k < n; k++) {
+		/* A part per worker, of even rows (4:2:0 and statistics work on row pairs). */
+		for (int i = 0; i < workers; i++) {
+			job.part[i].next = (int)((int64_t)h * i / workers) & ~1;
+			job.part[i].end = i + 1 < workers ? (int)((int64_t)h * (i + 1) / workers) & ~1 : h;
+		}
 		job.chain = &chain[k];
-		cisp_pool_run(pool, (unsigned)job.tasks, run_task, &job);
+		cisp_pool_run(pool, (unsigned)workers, run_task, &job);
 		if ((ret = after_chain(isp, &job, pool)))
-			return ret;
+			break;
 	}
+	pthread_mutex_destroy(&job.lock);
+	if (ret)
+		return ret;
 
 	if (stats) {
 		memset(stats, 0, sizeof(*stats));

@@ -99,20 +99,48 @@ static void FN(wb_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t gai
 	cisp_wb_row_c(s + x, d + x, w - x, gain);
 }
 
-static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t *g0, const uint16_t *g1,
-			const uint16_t *wx)
+/* A cell's node gains as the lanes of a vector starting at an even and at an odd column. */
+V_INLINE vu16 site_pair(const uint16_t g[2], int odd)
+{
+	return as16(set32((int32_t)((uint32_t)g[odd] | (uint32_t)g[!odd] << 16)));
+}
+
+/* Samples @v times the gains blended from node gains @a, @b by the Q10 weights @k (cisp_lsc_cell_c()). */
+V_INLINE vu16 lsc_vec(vu16 v, vu16 k, vu16 a, vu16 b)
 {
 	const vs32 one = set32(1024), r10 = set32(512), r12 = set32(2048);
-	int x = 0;
+	vs32 glo = srl32(add32(add32(mul32(wlo(a), sub32(one, wlo(k))), mul32(wlo(b), wlo(k))), r10), 10);
+	vs32 ghi = srl32(add32(add32(mul32(whi(a), sub32(one, whi(k))), mul32(whi(b), whi(k))), r10), 10);
 
-	for (; x + N16 <= w; x += N16) {
-		vu16 v = ld(s + x), a = ld(g0 + x), b = ld(g1 + x), k = ld(wx + x);
-		vs32 glo = srl32(add32(add32(mul32(wlo(a), sub32(one, wlo(k))), mul32(wlo(b), wlo(k))), r10), 10);
-		vs32 ghi = srl32(add32(add32(mul32(whi(a), sub32(one, whi(k))), mul32(whi(b), whi(k))), r10), 10);
+	return packus32(srl32(add32(mul32(wlo(v), glo), r12), 12), srl32(add32(mul32(whi(v), ghi), r12), 12));
+}
 
-		st(d + x, packus32(srl32(add32(mul32(wlo(v), glo), r12), 12), srl32(add32(mul32(whi(v), ghi), r12), 12)));
+static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp_lsc_row *r)
+{
+	/* Cell by cell: the two node gains stay in registers. */
+	for (int i = 0, x0 = 0; i < r->cells && x0 < w; i++) {
+		const int x1 = r->end[i] < w ? r->end[i] : w, xt = x1 - N16;
+		vu16 a[2], b[2], vt, kt;
+		int x = x0;
+
+		if (x1 - x0 < N16) {
+			cisp_lsc_cell_c(s, d, r, i, x0, x1);
+			x0 = x1;
+			continue;
+		}
+		a[0] = site_pair(r->left[i], x0 & 1);
+		a[1] = site_pair(r->left[i], !(x0 & 1));
+		b[0] = site_pair(r->right[i], x0 & 1);
+		b[1] = site_pair(r->right[i], !(x0 & 1));
+		/* The last vector ends at x1 and may overlap the one before: its input first (s may be d). */
+		vt = ld(s + xt);
+		kt = ld(r->wx + xt);
+		for (; x + N16 <= x1; x += N16)
+			st(d + x, lsc_vec(ld(s + x), ld(r->wx + x), a[0], b[0]));
+		if (x < x1)
+			st(d + xt, lsc_vec(vt, kt, a[(xt - x0) & 1], b[(xt - x0) & 1]));
+		x0 = x1;
 	}
-	cisp_lsc_row_c(s + x, d + x, w - x, g0 + x, g1 + x, wx + x);
 }
 
 static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
@@ -306,6 +334,42 @@ static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cell
 		uint16_t *const rest[6] = { out[0] + i, out[1] + i, out[2] + i, out[3] + i, out[4] + i, out[5] + i };
 
 		cisp_stats_cells_c(row0 + 2 * i, row1 + 2 * i, cells - i, site, wb, saturation, rest);
+	}
+}
+
+/* cisp_stats_run_sums_c(): whole vectors, then the lanes of the vector ending at the run's end not summed yet. */
+static void FN(stats_run_sums)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
+{
+	static const uint16_t lane[32] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+					   16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
+
+	for (int k = 0; k < runs; k++) {
+		const int i1 = start[k + 1];
+		vs32 acc[4] = { set32(0), set32(0), set32(0), set32(0) };
+		int i = start[k];
+
+		for (; i + N16 <= i1; i += N16) {
+			for (int c = 0; c < 4; c++) {
+				vu16 a = ld(v[c] + i);
+
+				acc[c] = add32(acc[c], add32(wlo(a), whi(a)));
+			}
+		}
+		if (i < i1 && i1 >= N16) {
+			/* Lanes N16 - (i1 - i) and up of the vector ending at i1. */
+			const vu16 m = le16(set16(N16 - (i1 - i)), ld(lane));
+
+			for (int c = 0; c < 4; c++) {
+				vu16 a = vand(ld(v[c] + i1 - N16), m);
+
+				acc[c] = add32(acc[c], add32(wlo(a), whi(a)));
+			}
+			i = i1;
+		}
+		hsum32x4(acc, sum[k]);
+		for (; i < i1; i++)
+			for (int c = 0; c < 4; c++)
+				sum[k][c] += v[c][i];
 	}
 }
 
@@ -757,6 +821,7 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->bnr_guide_row = FN(bnr_guide_row);
 	d->bnr_row = FN(bnr_row);
 	d->stats_cells = FN(stats_cells);
+	d->stats_run_sums = FN(stats_run_sums);
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);

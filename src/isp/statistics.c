@@ -207,18 +207,33 @@ void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, c
 	}
 }
 
+void cisp_stats_run_sums_c(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
+{
+	for (int k = 0; k < runs; k++) {
+		for (int c = 0; c < 4; c++) {
+			uint32_t s = 0;
+
+			for (int i = start[k]; i < start[k + 1]; i++)
+				s += v[c][i];
+			sum[k][c] = s;
+		}
+	}
+}
+
 void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1,
-			      cisp_stats_cells_fn cells)
+			      cisp_stats_cells_fn cells, cisp_stats_run_sums_fn sums)
 {
 	uint16_t *up = a->green, *dn = up + 2 * a->cells_x;
 	uint16_t *const out[6] = { a->cells, a->cells + a->cells_x, a->cells + 2 * a->cells_x, a->cells + 3 * a->cells_x,
 				   a->cells + 4 * a->cells_x, a->cells + 5 * a->cells_x };
 	const uint16_t *g = out[0];
+	const uint16_t *const zone_v[4] = { out[2], out[3], out[4], out[5] };
 
 	for (int j = y0 / 2; j < y1 / 2; j++) {
 		int zrow = j * a->zones_y / a->cells_y * a->zones_x;
 		uint64_t row = 0;
 		int need_af = 0;
+		uint32_t run[CISP_STATS_MAX_ZONES][4];
 
 		/* The per-cell values first (a vector kernel may do this part), then the sums. */
 		cells(plane_row(bayer, 2 * j), plane_row(bayer, 2 * j + 1), a->cells_x, a->site, a->wb, a->saturation, out);
@@ -234,22 +249,15 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 			row += g[i];
 		}
 		/* Zones in runs of cells of the same zone column. */
+		sums(zone_v, a->run_start, a->zone_runs, run);
 		for (int k = 0; k < a->zone_runs; k++) {
-			const int i1 = a->run_start[k + 1], z = zrow + a->run_zone[k];
-			uint32_t sr = 0, sg = 0, sb = 0, n = 0;
+			const int z = zrow + a->run_zone[k];
 
-			/* At most 8192 cells of 16 bits: the sums fit 32 bits. */
-			for (int i = a->run_start[k]; i < i1; i++) {
-				sr += out[2][i];
-				sg += out[3][i];
-				sb += out[4][i];
-				n += out[5][i];
-			}
-			a->zone_sum[z][0] += sr;
-			a->zone_sum[z][1] += sg;
-			a->zone_sum[z][2] += sb;
-			a->zone_count[z] += n;
-			a->zone_total[z] += (uint32_t)(i1 - a->run_start[k]);
+			a->zone_sum[z][0] += run[k][0];
+			a->zone_sum[z][1] += run[k][1];
+			a->zone_sum[z][2] += run[k][2];
+			a->zone_count[z] += run[k][3];
+			a->zone_total[z] += (uint32_t)(a->run_start[k + 1] - a->run_start[k]);
 		}
 		a->row_sum[j / a->row_group] += row;
 
@@ -266,7 +274,7 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 
 void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1)
 {
-	cisp_stats_acc_rows_with(a, bayer, y0, y1, cisp_stats_cells_c);
+	cisp_stats_acc_rows_with(a, bayer, y0, y1, cisp_stats_cells_c, cisp_stats_run_sums_c);
 }
 
 void cisp_stats_acc_reset(struct cisp_stats_acc *a)

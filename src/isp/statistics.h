@@ -36,9 +36,16 @@ typedef void (*cisp_stats_cells_fn)(const uint16_t *row0, const uint16_t *row1, 
 				    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
 void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
 			const uint16_t wb[4], int saturation, uint16_t *const out[6]);
-/* cisp_stats_acc_rows() with the per-cell work done by @cells. */
+/*
+ * The zone sums of a cell row, split out for dsp.h: sum[k][c] is the sum of
+ * v[c][i] over the run of cells i in [start[k], start[k + 1]), for k < runs
+ * (at most 8192 cells of 16 bits: it fits 32 bits).
+ */
+typedef void (*cisp_stats_run_sums_fn)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
+void cisp_stats_run_sums_c(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
+/* cisp_stats_acc_rows() with the per-cell work done by @cells and the zone sums by @sums. */
 void cisp_stats_acc_rows_with(struct cisp_stats_acc *acc, const struct plane16 *bayer, int y0, int y1,
-			      cisp_stats_cells_fn cells);
+			      cisp_stats_cells_fn cells, cisp_stats_run_sums_fn sums);
 /* Zero the sums, keeping the configuration (to reuse an accumulator for the next frame). */
 void cisp_stats_acc_reset(struct cisp_stats_acc *acc);
 /* Add @from into @into (same configuration). */

@@ -21,6 +21,7 @@
 #include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/dsp.h"
+#include "isp/lsc.h"
 #include "isp/tone.h"
 
 #define MAXW 4200
@@ -200,17 +201,44 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		ok = check_outs(&o, 1, w, "wb_row", lv, w);
 		break;
 	}
-	case 2: { /* lsc: gains and Q10 weights in their ranges */
+	case 2: { /* lsc: random cells (empty and narrow ones too), gains, Q10 weights; in place or not */
 		static uint16_t wx[MAXW];
-		static int wx_for_bench; /* the timing runs fill it once: time the row, not rnd() */
+		static int end[CISP_LSC_MAX_GRID - 1];
+		static struct cisp_lsc_row r = { .end = end, .wx = wx };
+		static int made_for_bench; /* the timing runs make them once: time the row, not rnd() */
 
-		if (!bench_mode || !wx_for_bench) {
+		if (!bench_mode || !made_for_bench) {
+			r.cells = 1 + (int)(rnd() % (CISP_LSC_MAX_GRID - 1));
+			if (bench_mode)
+				r.cells = 16;
 			for (int x = 0; x < w; x++)
 				wx[x] = (uint16_t)(rnd() % 1025);
-			wx_for_bench = bench_mode;
+			for (int i = 0; i < r.cells; i++) {
+				for (int k = 0; k < 2; k++) {
+					r.left[i][k] = (uint16_t)rnd();
+					r.right[i][k] = (uint16_t)rnd();
+				}
+				end[i] = bench_mode ? w * (i + 1) / r.cells : (int)(rnd() % (unsigned)(w + 1));
+			}
+			end[r.cells - 1] = w;
+			for (int i = 1; i < r.cells; i++) /* sorted */
+				for (int k = i; k > 0 && end[k - 1] > end[k]; k--) {
+					int e = end[k];
+
+					end[k] = end[k - 1];
+					end[k - 1] = e;
+				}
+			made_for_bench = bench_mode;
 		}
-		ref->lsc_row(in.p[0], o.pc[0], w, in.p[1], in.p[2], wx);
-		t->lsc_row(in.p[0], o.pt[0], w, in.p[1], in.p[2], wx);
+		if (!bench_mode && rnd() & 1) {
+			memcpy(o.pc[0], in.p[0], (size_t)w * sizeof(uint16_t));
+			memcpy(o.pt[0], in.p[0], (size_t)w * sizeof(uint16_t));
+			ref->lsc_row(o.pc[0], o.pc[0], w, &r);
+			t->lsc_row(o.pt[0], o.pt[0], w, &r);
+		} else {
+			ref->lsc_row(in.p[0], o.pc[0], w, &r);
+			t->lsc_row(in.p[0], o.pt[0], w, &r);
+		}
 		ok = check_outs(&o, 1, w, "lsc_row", lv, w);
 		break;
 	}
@@ -360,6 +388,32 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		ok = check_outs(&o, 3, MAXW, "stats_cells", lv, w);
 		break;
 	}
+	case 22: { /* statistics zone sums: random runs over @w cells, empty and single ones too */
+		int start[CISP_STATS_MAX_ZONES + 1], runs = 1 + (int)(rnd() % CISP_STATS_MAX_ZONES);
+		uint32_t sc[CISP_STATS_MAX_ZONES][4], st[CISP_STATS_MAX_ZONES][4];
+
+		start[0] = 0;
+		start[runs] = w;
+		for (int k = 1; k < runs; k++) {
+			int v = (int)(rnd() % (unsigned)(w + 1)), i = k;
+
+			for (; i > 1 && start[i - 1] > v; i--) /* kept sorted */
+				start[i] = start[i - 1];
+			start[i] = v;
+		}
+		ref->stats_run_sums(in.p, start, runs, sc);
+		t->stats_run_sums(in.p, start, runs, st);
+		for (int k = 0; !bench_mode && ok && k < runs; k++) {
+			for (int c = 0; ok && c < 4; c++) {
+				if (sc[k][c] != st[k][c]) {
+					printf("FAIL stats_run_sums %s width %d: run %d [%d, %d) array %d: C %u, %s %u\n", lv, w, k,
+					       start[k], start[k + 1], c, sc[k][c], lv, st[k][c]);
+					ok = 0;
+				}
+			}
+		}
+		break;
+	}
 	case 16: { /* unpacking 16-bit containers of every depth; samples may exceed the depth */
 		int bits = 10 + 2 * (int)(rnd() % 4);
 
@@ -443,10 +497,10 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
 					"csc_row", "tone_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
 					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row", "cnr_h_row", "cnr_v_row", "unpack8_row", "rgb888_row",
-					"xbgr32_row" };
+					"xbgr32_row", "stats_run_sums" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
@@ -456,14 +510,14 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
 					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row,
 					(void *)a->cnr_h_row, (void *)a->cnr_v_row, (void *)a->unpack8_row, (void *)a->rgb888_row,
-					(void *)a->xbgr32_row };
+					(void *)a->xbgr32_row, (void *)a->stats_run_sums };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->tone_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
 					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row,
 					(void *)b->cnr_h_row, (void *)b->cnr_v_row, (void *)b->unpack8_row, (void *)b->rgb888_row,
-					(void *)b->xbgr32_row };
+					(void *)b->xbgr32_row, (void *)b->stats_run_sums };
 	return pa[fn] != pb[fn];
 }
 
@@ -476,7 +530,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2, 2 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2, 2, 2 };
 
 uint32_t checkasm_rnd(void)
 {

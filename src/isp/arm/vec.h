@@ -70,6 +70,11 @@ V_INLINE vu16 mulhi16(vu16 a, vu16 b)
 #define wlo(v) vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(v)))
 #define whi(v) vreinterpretq_s32_u32(vmovl_high_u16(v))
 #define packus32(lo, hi) vcombine_u16(vqmovun_s32(lo), vqmovun_s32(hi))
+/* out[k] = the sum of the 32-bit lanes of v[k], modulo 2^32, for k < 4. */
+V_INLINE void hsum32x4(const vs32 v[4], uint32_t out[4])
+{
+	vst1q_u32(out, vreinterpretq_u32_s32(vpaddq_s32(vpaddq_s32(v[0], v[1]), vpaddq_s32(v[2], v[3]))));
+}
 #define narrow32(a, b) packus32(a, b)
 
 #define even32(v) vandq_s32(as32(v), vdupq_n_s32(0xffff))

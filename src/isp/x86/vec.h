@@ -113,6 +113,29 @@ typedef __m512i vs32;
 #define whi(v) X(unpackhi_epi16)(v, zero())
 #define packus32(lo, hi) X(packus_epi32)(lo, hi)
 
+/* The 32-bit lanes of one vector added into 128 bits (four lanes), modulo 2^32. */
+V_INLINE __m128i fold128(vs32 v)
+{
+#if VEC_BITS == 512
+	__m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+
+	return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+#elif VEC_BITS == 256
+	return _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+#else
+	return v;
+#endif
+}
+
+/* out[k] = the sum of the 32-bit lanes of v[k], modulo 2^32, for k < 4. */
+V_INLINE void hsum32x4(const vs32 v[4], uint32_t out[4])
+{
+	__m128i s = _mm_hadd_epi32(_mm_hadd_epi32(fold128(v[0]), fold128(v[1])),
+				   _mm_hadd_epi32(fold128(v[2]), fold128(v[3])));
+
+	_mm_storeu_si128((__m128i *)(void *)out, s);
+}
+
 /* Even and odd 16-bit samples of a vector as 32-bit lanes, and back. */
 #define even32(v) vand(v, set32(0xffff))
 #define odd32(v) srl32(v, 16)
