@@ -215,6 +215,24 @@ static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, ui
 }
 #endif
 
+/*
+ * ld(p + x + off), or for the row's first vector (@edge < 0, x = 0) and last
+ * (@edge > 0, ending at the row's end) its lanes past the row reflected, where
+ * the vector layer can (ld_first(), ld_last()).
+ */
+V_INLINE vu16 ld_edge(const uint16_t *p, int x, int off, int edge)
+{
+#ifdef VEC_HAS_REFLECT
+	if (edge < 0 && off < 0)
+		return ld_first(p, off);
+	if (edge > 0 && off > 0)
+		return ld_last(p + x, off);
+#else
+	(void)edge;
+#endif
+	return ld(p + x + off);
+}
+
 /* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
 #define BNR_TAP_VG(vv, gv)                                                                                     \
 	do {                                                                                                   \
@@ -230,69 +248,91 @@ static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, ui
 		sh = add32(sh, ph_);                                                                           \
 	} while (0)
 /* The tap at column offset @off of row @j. */
-#define BNR_TAP(j, off) BNR_TAP_VG(ld(r[j] + x + (off)), ld(g[j] + x + (off)))
+#define BNR_LD(p, off) ld_edge(p, x, off, edge)
+#define BNR_TAP(j, off) BNR_TAP_VG(BNR_LD(r[j], off), BNR_LD(g[j], off))
 /* Green lanes take the diagonal (@jd, @od), the others the corner (@jc, @oc). */
 #define BNR_TAP_MIXED(jd, od, jc, oc)                                                                          \
-	BNR_TAP_VG(sel16(diag, ld(r[jd] + x + (od)), ld(r[jc] + x + (oc))),                                    \
-		   sel16(diag, ld(g[jd] + x + (od)), ld(g[jc] + x + (oc))))
+	BNR_TAP_VG(sel16(k->diag, BNR_LD(r[jd], od), BNR_LD(r[jc], oc)),                                       \
+		   sel16(k->diag, BNR_LD(g[jd], od), BNR_LD(g[jc], oc)))
 
-static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
-			const struct cisp_bnr_row_tables *t)
+/* What every vector of a row of the Bayer denoise uses. */
+struct FN(bnr_consts) {
+	vu16 diag; /* lanes of green sites, which take the diagonal taps instead of the corners */
+#ifdef VEC_HAS_LUT256
+	struct lut256 inv_even, inv_odd;
+#endif
+	const struct cisp_bnr_row_tables *t;
+};
+
+/* The denoised samples of columns x.. (x even: the lanes' sites follow x's parity); @edge as ld_edge(). */
+V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5], int x, int edge,
+			  const struct FN(bnr_consts) *k)
 {
 	const vu16 c128 = set16(128), c16384 = set16(16384);
-	/* Lanes of green sites, which take the diagonal taps instead of the corners. */
-	const vu16 diag = as16(set32((int32_t)((t->green[0] ? 0xffffu : 0) | (t->green[1] ? 0xffff0000u : 0))));
-	const int xe = w - 2 - N16; /* even: the lanes' sites follow x's parity */
+	vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, inv2, sw = set16(64);
+	vs32 sl, sh;
 
+	/* The noise scale of each pixel's guide level, per site. */
 #ifdef VEC_HAS_LUT256
-	const vu16 odd = as16(set32((int32_t)0xffff0000u));
-	struct lut256 inv_even, inv_odd;
-
-	lut256_load(&inv_even, t->inv[0]);
-	lut256_load(&inv_odd, t->inv[1]);
-#endif
-	if (!t->enabled || w < N16 + 4) {
-		cisp_bnr_row_c(r, g, d, w, t);
-		return;
-	}
-	cisp_bnr_range_c(r, g, d, w, t, 0, 2);
-	FOR_VECTORS(x, 2, xe) {
-		vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, inv2, sw = set16(64);
-		vs32 sl, sh;
-
-		/* The noise scale of each pixel's guide level, per site (x is even). */
-#ifdef VEC_HAS_LUT256
-		inv = sel16(odd, lut256(&inv_odd, srl16(g0, 8)), lut256(&inv_even, srl16(g0, 8)));
+	inv = sel16(as16(set32((int32_t)0xffff0000u)), lut256(&k->inv_odd, srl16(g0, 8)), lut256(&k->inv_even, srl16(g0, 8)));
 #else
-		{
-			uint16_t tmp[N16];
+	{
+		uint16_t tmp[N16];
 
-			st(tmp, g0);
-			for (int i = 0; i < N16; i++)
-				tmp[i] = t->inv[i & 1][tmp[i] >> 8];
-			inv = ld(tmp);
-		}
-#endif
-		inv2 = srl16(inv, 1); /* the sample distance's scale */
-		/* The centre weighs 64. */
-		mul16x32(set16(64), v0, &sl, &sh);
-		BNR_TAP(0, 0);
-		BNR_TAP(2, -2);
-		BNR_TAP(2, 2);
-		BNR_TAP(4, 0);
-		BNR_TAP_MIXED(1, -1, 0, -2);
-		BNR_TAP_MIXED(1, 1, 0, 2);
-		BNR_TAP_MIXED(3, -1, 4, -2);
-		BNR_TAP_MIXED(3, 1, 4, 2);
-		/* The mean: a single-precision division per lane (cisp_bnr_mean()). */
-		st(d + x, packus32(div_round32(sl, wlo(sw)), div_round32(sh, whi(sw))));
+		st(tmp, g0);
+		for (int i = 0; i < N16; i++)
+			tmp[i] = k->t->inv[i & 1][tmp[i] >> 8];
+		inv = ld(tmp);
 	}
-	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, xe), w);
+#endif
+	inv2 = srl16(inv, 1); /* the sample distance's scale */
+	/* The centre weighs 64. */
+	mul16x32(set16(64), v0, &sl, &sh);
+	BNR_TAP(0, 0);
+	BNR_TAP(2, -2);
+	BNR_TAP(2, 2);
+	BNR_TAP(4, 0);
+	BNR_TAP_MIXED(1, -1, 0, -2);
+	BNR_TAP_MIXED(1, 1, 0, 2);
+	BNR_TAP_MIXED(3, -1, 4, -2);
+	BNR_TAP_MIXED(3, 1, 4, 2);
+	/* The mean: a single-precision division per lane (cisp_bnr_mean()). */
+	return packus32(div_round32(sl, wlo(sw)), div_round32(sh, whi(sw)));
 }
 
 #undef BNR_TAP_MIXED
 #undef BNR_TAP
+#undef BNR_LD
 #undef BNR_TAP_VG
+
+static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+			const struct cisp_bnr_row_tables *t)
+{
+	struct FN(bnr_consts) k;
+
+	if (!t->enabled || w < N16 + 4) {
+		cisp_bnr_row_c(r, g, d, w, t);
+		return;
+	}
+	k.diag = as16(set32((int32_t)((t->green[0] ? 0xffffu : 0) | (t->green[1] ? 0xffff0000u : 0))));
+	k.t = t;
+#ifdef VEC_HAS_LUT256
+	lut256_load(&k.inv_even, t->inv[0]);
+	lut256_load(&k.inv_odd, t->inv[1]);
+#endif
+#ifdef VEC_HAS_REFLECT
+	/* The first and last vectors reflect at the row's ends; those between overlap them. */
+	st(d, FN(bnr_vec)(r, g, 0, -1, &k));
+	FOR_VECTORS(x, N16, w - 2 - N16)
+		st(d + x, FN(bnr_vec)(r, g, x, 0, &k));
+	st(d + w - N16, FN(bnr_vec)(r, g, w - N16, 1, &k));
+#else
+	cisp_bnr_range_c(r, g, d, w, t, 0, 2);
+	FOR_VECTORS(x, 2, w - 2 - N16)
+		st(d + x, FN(bnr_vec)(r, g, x, 0, &k));
+	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, w - 2 - N16), w);
+#endif
+}
 
 static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
 			   const uint16_t wb[4], int saturation, uint16_t *const out[6])
@@ -571,14 +611,16 @@ static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int 
 				add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
 				      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
 					    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
-		/* level = 4 - #(k dh > 64 dv) + #(k dv > 64 dh) for k = 16, 31, 43, 56 (masks are -1). */
+		/* level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. */
 		vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
 		vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
 		vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
 		vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
-		vs32 up = add32(add32(gt32(sll32(dh, 4), dv64), gt32(dh31, dv64)), add32(gt32(dh43, dv64), gt32(dh56, dv64)));
-		vs32 dn = add32(add32(gt32(sll32(dv, 4), dh64), gt32(dv31, dh64)), add32(gt32(dv43, dh64), gt32(dv56, dh64)));
-		vs32 level = sub32(add32(set32(4), up), dn);
+		vs32 more = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(dv, 4), dh64), dv31, dh64), dv43, dh64),
+				       dv56, dh64);
+		vs32 fewer = count_gt32(count_gt32(count_gt32(count_gt32(set32(0), sll32(dh, 4), dv64), dh31, dv64), dh43, dv64),
+					dh56, dv64);
+		vs32 level = sub32(more, fewer);
 		vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
 
 		st(dst + x, as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u)))));

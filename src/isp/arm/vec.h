@@ -61,6 +61,8 @@ V_INLINE vu16 mulhi16(vu16 a, vu16 b)
 #define srl32(a, n) vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(a), n))
 #define sll32(a, n) vshlq_n_s32(a, n)
 #define gt32(a, b) vreinterpretq_s32_u32(vcgtq_s32(a, b))
+/* acc + 1 in the lanes where a > b (signed). */
+#define count_gt32(acc, a, b) vsubq_s32(acc, gt32(a, b))
 #define as32(v) vreinterpretq_s32_u16(v)
 #define as16(v) vreinterpretq_u16_s32(v)
 #define vand32(a, b) vandq_s32(a, b)

@@ -101,11 +101,14 @@ typedef __m512i vs32;
 #define le16(a, b) _mm512_movm_epi16(_mm512_cmple_epu16_mask(a, b))
 #define sel16(m, a, b) _mm512_mask_blend_epi16(_mm512_movepi16_mask(m), b, a)
 #define gt32(a, b) _mm512_maskz_mov_epi32(_mm512_cmpgt_epi32_mask(a, b), _mm512_set1_epi32(-1))
+/* acc + 1 in the lanes where a > b (signed): one masked add. */
+#define count_gt32(acc, a, b) _mm512_mask_add_epi32(acc, _mm512_cmpgt_epi32_mask(a, b), acc, _mm512_set1_epi32(1))
 #else
 /* a <= b (unsigned) when a - b saturates to 0. */
 #define le16(a, b) X(cmpeq_epi16)(X(subs_epu16)(a, b), zero())
 #define sel16(m, a, b) X(blendv_epi8)(b, a, m)
 #define gt32(a, b) X(cmpgt_epi32)(a, b)
+#define count_gt32(acc, a, b) X(sub_epi32)(acc, gt32(a, b))
 #endif
 
 /* Widen the low and high 16-bit halves of each 128-bit lane; packus32() undoes it, saturating to 0..65535. */
@@ -240,6 +243,34 @@ V_INLINE vu16 lut256(const struct lut256 *l, vu16 idx)
 	__mmask32 b6 = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(64)), b7 = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(128));
 
 	return _mm512_mask_blend_epi16(b7, _mm512_mask_blend_epi16(b6, a, b), _mm512_mask_blend_epi16(b6, c, d));
+}
+
+#define VEC_HAS_REFLECT 1
+/*
+ * A row's samples p[mirror(i + off)] of lanes i = 0..31, off = -1 or -2
+ * (ld_first(p, off): the row's first vector), and p[mirror(i + off)] of the
+ * vector ending at the row's end, off = 1 or 2 (ld_last(p, off), p its first
+ * sample): the reflection (-1 -> 1, -2 -> 2, n -> n - 2, n + 1 -> n - 3) as a
+ * permute of the vector itself, reading nothing outside the row.
+ */
+V_INLINE vu16 ld_first(const uint16_t *p, int off)
+{
+	static const uint16_t idx[2][32] = {
+		{ 2, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 },
+		{ 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30 },
+	};
+
+	return _mm512_permutexvar_epi16(ld(idx[off + 2]), ld(p));
+}
+
+V_INLINE vu16 ld_last(const uint16_t *p, int off)
+{
+	static const uint16_t idx[2][32] = {
+		{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 30 },
+		{ 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 30, 29 },
+	};
+
+	return _mm512_permutexvar_epi16(ld(idx[off - 1]), ld(p));
 }
 
 #define VEC_HAS_TONE 1
