@@ -56,7 +56,7 @@ struct cisp_dsp {
 	void (*bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
 			const struct cisp_bnr_row_tables *t);
 	/* Statistics of a row of 2x2 cells (cisp_stats_cells_c() in statistics.h says what goes in out[]). */
-	void (*stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+	uint32_t (*stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
 			    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
 	/* Statistics zone sums of a cell row (cisp_stats_run_sums_c() in statistics.h). */
 	void (*stats_run_sums)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);

@@ -334,15 +334,22 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 #endif
 }
 
-static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			   const uint16_t wb[4], int saturation, uint16_t *const out[6])
+static uint32_t FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			       const uint16_t wb[4], int saturation, uint16_t *const out[6])
 {
 	const vs32 g_r = set32(wb[0]), g_gr = set32(wb[1]), g_gb = set32(wb[2]), g_b = set32(wb[3]);
 	const vs32 sat = set32(saturation), r2048 = set32(2048), top = set32(65535), one = set32(1);
-	int i = 0;
+	static const int32_t lane[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	vs32 green = set32(0);
+	int i = 0, summed = 0; /* the green of cells [0, summed) is in green */
 
-	/* Cells are pairs of samples: the even and odd samples of a vector are a cell row's two columns. */
-	for (; i + N16 <= cells; i += N16) {
+	if (cells < N16)
+		return cisp_stats_cells_c(row0, row1, cells, site, wb, saturation, out);
+	/*
+	 * Cells are pairs of samples: the even and odd samples of a vector are a cell row's two
+	 * columns. N16 cells a step; the last ends at the row's end and may overlap the one before.
+	 */
+	for (;;) {
 		vs32 res[6][2];
 
 		for (int h = 0; h < 2; h++) {
@@ -360,6 +367,11 @@ static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cell
 				       add32(mul32(wbl, set32(19)), set32(128)));
 			vs32 ok = vand32(vand32(gt32(sat, r), gt32(sat, gr)), vand32(gt32(sat, gb), gt32(sat, bl)));
 
+			/* Only the cells the step before did not sum. */
+			if (i + h * N32 >= summed)
+				green = add32(green, g);
+			else
+				green = add32(green, vand32(g, gt32(ld32(lane), set32(summed - i - h * N32 - 1))));
 			res[0][h] = g;
 			res[1][h] = sra32(y, 16);
 			res[2][h] = vand32(r, ok);
@@ -369,11 +381,10 @@ static void FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cell
 		}
 		for (int k = 0; k < 6; k++)
 			st(out[k] + i, narrow32(res[k][0], res[k][1]));
-	}
-	if (i < cells) {
-		uint16_t *const rest[6] = { out[0] + i, out[1] + i, out[2] + i, out[3] + i, out[4] + i, out[5] + i };
-
-		cisp_stats_cells_c(row0 + 2 * i, row1 + 2 * i, cells - i, site, wb, saturation, rest);
+		summed = i + N16;
+		if (summed >= cells)
+			return hsum32(green);
+		i = i + 2 * N16 <= cells ? i + N16 : cells - N16;
 	}
 }
 
@@ -797,11 +808,16 @@ static inline vu16 to8_lanes(vu16 v)
 
 static void FN(to8_row)(const uint16_t *s, uint8_t *d, int w)
 {
-	int x = 0;
-
-	for (; x + 2 * N16 <= w; x += 2 * N16)
+	if (w < 2 * N16) {
+		cisp_to8_row_c(s, d, w);
+		return;
+	}
+	/* 2 N16 samples a step; the last ends at the row's end and may overlap the one before. */
+	for (int x = 0;; x = x + 4 * N16 <= w ? x + 2 * N16 : w - 2 * N16) {
 		st8(d + x, to8_lanes(ld(s + x)), to8_lanes(ld(s + x + N16)));
-	cisp_to8_row_c(s + x, d + x, w - x);
+		if (x + 2 * N16 >= w)
+			break;
+	}
 }
 
 static void FN(rgb888_row)(const uint16_t *r, const uint16_t *g, const uint16_t *b, uint8_t *d, int w)
@@ -830,9 +846,12 @@ static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const ui
 	const vs32 two = set32(2), r = set32(128), k = set32(65281);
 	int x = 0;
 
-	/* Interleaved NV12 only: one 16-bit lane per Cb, Cr pair. */
-	if (step == 2 && dcr == dcb + 1) {
-		for (; x + 2 * N16 <= w; x += 2 * N16) {
+	/*
+	 * Interleaved NV12 only: one 16-bit lane per Cb, Cr pair, 2 N16 columns a step; the last
+	 * step ends at the row's end and may overlap the one before (w is even).
+	 */
+	if (step == 2 && dcr == dcb + 1 && w >= 2 * N16) {
+		for (;;) {
 			vs32 q[2];
 
 			for (int h = 0; h < 2; h++) {
@@ -846,6 +865,9 @@ static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const ui
 				q[h] = vor32(sb, sll32(sr, 8));
 			}
 			st(dcb + x, narrow32(q[0], q[1]));
+			if (x + 2 * N16 >= w)
+				return;
+			x = x + 4 * N16 <= w ? x + 2 * N16 : w - 2 * N16;
 		}
 	}
 	cisp_chroma420_row_c(cb0 + x, cb1 + x, cr0 + x, cr1 + x, dcb + x / 2 * step, dcr + x / 2 * step, step, w - x);

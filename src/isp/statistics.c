@@ -183,10 +183,11 @@ static void af_row(struct cisp_stats_acc *a, int j, const uint16_t *up, const ui
 	}
 }
 
-void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			const uint16_t wb[4], int saturation, uint16_t *const out[6])
+uint32_t cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			    const uint16_t wb[4], int saturation, uint16_t *const out[6])
 {
 	const uint16_t *ch[4];
+	uint32_t green = 0;
 
 	for (int c = 0; c < 4; c++)
 		ch[c] = (site[c] >> 1 ? row1 : row0) + (site[c] & 1);
@@ -204,7 +205,9 @@ void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, c
 		out[3][i] = (uint16_t)(ok ? g : 0);
 		out[4][i] = (uint16_t)(ok ? b : 0);
 		out[5][i] = (uint16_t)ok;
+		green += (uint32_t)g;
 	}
+	return green;
 }
 
 void cisp_stats_run_sums_c(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
@@ -226,28 +229,24 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 	uint16_t *up = a->green, *dn = up + 2 * a->cells_x;
 	uint16_t *const out[6] = { a->cells, a->cells + a->cells_x, a->cells + 2 * a->cells_x, a->cells + 3 * a->cells_x,
 				   a->cells + 4 * a->cells_x, a->cells + 5 * a->cells_x };
-	const uint16_t *g = out[0];
 	const uint16_t *const zone_v[4] = { out[2], out[3], out[4], out[5] };
 
 	for (int j = y0 / 2; j < y1 / 2; j++) {
 		int zrow = j * a->zones_y / a->cells_y * a->zones_x;
-		uint64_t row = 0;
 		int need_af = 0;
-		uint32_t run[CISP_STATS_MAX_ZONES][4];
+		uint32_t run[CISP_STATS_MAX_ZONES][4], row;
 
 		/* The per-cell values first (a vector kernel may do this part), then the sums. */
-		cells(plane_row(bayer, 2 * j), plane_row(bayer, 2 * j + 1), a->cells_x, a->site, a->wb, a->saturation, out);
+		row = cells(plane_row(bayer, 2 * j), plane_row(bayer, 2 * j + 1), a->cells_x, a->site, a->wb, a->saturation,
+			    out);
 		for (int i = 0; i + 4 <= a->cells_x; i += 4) {
 			a->hist[0][out[1][i]]++;
 			a->hist[1][out[1][i + 1]]++;
 			a->hist[2][out[1][i + 2]]++;
 			a->hist[3][out[1][i + 3]]++;
-			row += (uint32_t)g[i] + g[i + 1] + g[i + 2] + g[i + 3];
 		}
-		for (int i = a->cells_x & ~3; i < a->cells_x; i++) {
+		for (int i = a->cells_x & ~3; i < a->cells_x; i++)
 			a->hist[i & 3][out[1][i]]++;
-			row += g[i];
-		}
 		/* Zones in runs of cells of the same zone column. */
 		sums(zone_v, a->run_start, a->zone_runs, run);
 		for (int k = 0; k < a->zone_runs; k++) {
@@ -267,7 +266,7 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 			/* One cell row above and below, reflected at the frame's top and bottom. */
 			green_row(a, bayer, mirror(j - 1, a->cells_y), up);
 			green_row(a, bayer, mirror(j + 1, a->cells_y), dn);
-			af_row(a, j, up, g, dn);
+			af_row(a, j, up, out[0], dn);
 		}
 	}
 }

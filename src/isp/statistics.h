@@ -30,12 +30,13 @@ void cisp_stats_acc_rows(struct cisp_stats_acc *acc, const struct plane16 *bayer
  * R, Gr, Gb, B and wb[] their Q4.12 histogram gains. For each cell i:
  * out[0] the green (Gr + Gb + 1) >> 1, out[1] the histogram bin of the
  * white-balanced luma, out[2..4] R, green, B when all four samples are below
- * @saturation (else 0), out[5] 1 when they are (else 0).
+ * @saturation (else 0), out[5] 1 when they are (else 0). Returns the sum of
+ * out[0] (at most 8192 cells of 16 bits: it fits 32 bits).
  */
-typedef void (*cisp_stats_cells_fn)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-				    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
-void cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+typedef uint32_t (*cisp_stats_cells_fn)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+					const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+uint32_t cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
 /*
  * The zone sums of a cell row, split out for dsp.h: sum[k][c] is the sum of
  * v[c][i] over the run of cells i in [start[k], start[k + 1]), for k < runs

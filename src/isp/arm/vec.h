@@ -72,6 +72,8 @@ V_INLINE vu16 mulhi16(vu16 a, vu16 b)
 #define wlo(v) vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(v)))
 #define whi(v) vreinterpretq_s32_u32(vmovl_high_u16(v))
 #define packus32(lo, hi) vcombine_u16(vqmovun_s32(lo), vqmovun_s32(hi))
+/* The sum of the 32-bit lanes of v, modulo 2^32. */
+#define hsum32(v) ((uint32_t)vaddvq_u32(vreinterpretq_u32_s32(v)))
 /* out[k] = the sum of the 32-bit lanes of v[k], modulo 2^32, for k < 4. */
 V_INLINE void hsum32x4(const vs32 v[4], uint32_t out[4])
 {

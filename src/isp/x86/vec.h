@@ -130,6 +130,15 @@ V_INLINE __m128i fold128(vs32 v)
 #endif
 }
 
+/* The sum of the 32-bit lanes of v, modulo 2^32. */
+V_INLINE uint32_t hsum32(vs32 v)
+{
+	__m128i q = fold128(v);
+
+	q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4e));
+	return (uint32_t)_mm_cvtsi128_si32(_mm_add_epi32(q, _mm_shuffle_epi32(q, 0xb1)));
+}
+
 /* out[k] = the sum of the 32-bit lanes of v[k], modulo 2^32, for k < 4. */
 V_INLINE void hsum32x4(const vs32 v[4], uint32_t out[4])
 {
