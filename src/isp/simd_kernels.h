@@ -117,6 +117,8 @@ V_INLINE vu16 lsc_vec(vu16 v, vu16 k, vu16 a, vu16 b)
 
 static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp_lsc_row *r)
 {
+	const uint16_t *const wx = r->wx; /* in a local: the vector stores may alias anything */
+
 	/* Cell by cell: the two node gains stay in registers. */
 	for (int i = 0, x0 = 0; i < r->cells && x0 < w; i++) {
 		const int x1 = r->end[i] < w ? r->end[i] : w, xt = x1 - N16;
@@ -134,9 +136,9 @@ static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp
 		b[1] = site_pair(r->right[i], !(x0 & 1));
 		/* The last vector ends at x1 and may overlap the one before: its input first (s may be d). */
 		vt = ld(s + xt);
-		kt = ld(r->wx + xt);
+		kt = ld(wx + xt);
 		for (; x + N16 <= x1; x += N16)
-			st(d + x, lsc_vec(ld(s + x), ld(r->wx + x), a[0], b[0]));
+			st(d + x, lsc_vec(ld(s + x), ld(wx + x), a[0], b[0]));
 		if (x < x1)
 			st(d + xt, lsc_vec(vt, kt, a[(xt - x0) & 1], b[(xt - x0) & 1]));
 		x0 = x1;
@@ -305,9 +307,12 @@ V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5]
 #undef BNR_LD
 #undef BNR_TAP_VG
 
-static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
+static void FN(bnr_row)(const uint16_t *const rows[5], const uint16_t *const guides[5], uint16_t *d, int w,
 			const struct cisp_bnr_row_tables *t)
 {
+	/* The row pointers in locals: the vector stores may alias anything, so the arguments' would be read again. */
+	const uint16_t *const r[5] = { rows[0], rows[1], rows[2], rows[3], rows[4] };
+	const uint16_t *const g[5] = { guides[0], guides[1], guides[2], guides[3], guides[4] };
 	struct FN(bnr_consts) k;
 
 	if (!t->enabled || w < N16 + 4) {
@@ -334,17 +339,21 @@ static void FN(bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], 
 #endif
 }
 
-static uint32_t FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			       const uint16_t wb[4], int saturation, uint16_t *const out[6])
+/*
+ * stats_cells() for a Bayer order: @rg the row of R and Gr, @gb the row of Gb
+ * and B, R at odd columns when @odd (a constant where this is inlined).
+ */
+V_INLINE uint32_t FN(stats_cells_bayer)(const uint16_t *rg, const uint16_t *gbb, int cells, int odd,
+					const uint16_t wb[4], int saturation, uint16_t *const out[6])
 {
+	static const int32_t lane[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 	const vs32 g_r = set32(wb[0]), g_gr = set32(wb[1]), g_gb = set32(wb[2]), g_b = set32(wb[3]);
 	const vs32 sat = set32(saturation), r2048 = set32(2048), top = set32(65535), one = set32(1);
-	static const int32_t lane[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	/* In locals: the vector stores may alias anything. */
+	uint16_t *const dst[6] = { out[0], out[1], out[2], out[3], out[4], out[5] };
 	vs32 green = set32(0);
 	int i = 0, summed = 0; /* the green of cells [0, summed) is in green */
 
-	if (cells < N16)
-		return cisp_stats_cells_c(row0, row1, cells, site, wb, saturation, out);
 	/*
 	 * Cells are pairs of samples: the even and odd samples of a vector are a cell row's two
 	 * columns. N16 cells a step; the last ends at the row's end and may overlap the one before.
@@ -354,9 +363,9 @@ static uint32_t FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int 
 
 		for (int h = 0; h < 2; h++) {
 			const int x = 2 * (i + h * N32);
-			vu16 a = ld(row0 + x), b = ld(row1 + x);
-			vs32 q[4] = { even32(a), odd32(a), even32(b), odd32(b) };
-			vs32 r = q[site[CISP_CH_R]], gr = q[site[CISP_CH_GR]], gb = q[site[CISP_CH_GB]], bl = q[site[CISP_CH_B]];
+			vu16 a = ld(rg + x), b = ld(gbb + x);
+			vs32 r = odd ? odd32(a) : even32(a), gr = odd ? even32(a) : odd32(a);
+			vs32 gb = odd ? odd32(b) : even32(b), bl = odd ? even32(b) : odd32(b);
 			vs32 g = sra32(add32(add32(gr, gb), one), 1);
 			/* White balance as wb_apply(): unsigned product, clamp to 65535. */
 			vs32 wr = min32(srl32(add32(mul32(r, g_r), r2048), 12), top);
@@ -380,12 +389,25 @@ static uint32_t FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int 
 			res[5][h] = vand32(ok, one);
 		}
 		for (int k = 0; k < 6; k++)
-			st(out[k] + i, narrow32(res[k][0], res[k][1]));
+			st(dst[k] + i, narrow32(res[k][0], res[k][1]));
 		summed = i + N16;
 		if (summed >= cells)
 			return hsum32(green);
 		i = i + 2 * N16 <= cells ? i + N16 : cells - N16;
 	}
+}
+
+static uint32_t FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
+			       const uint16_t wb[4], int saturation, uint16_t *const out[6])
+{
+	const int p = site[CISP_CH_R]; /* (row & 1) * 2 + (column & 1) of R */
+
+	/* Bayer orders only (Gr beside R, Gb below it, B diagonal), and a whole step of cells. */
+	if (cells < N16 || site[CISP_CH_GR] != (p ^ 1) || site[CISP_CH_GB] != (p ^ 2) || site[CISP_CH_B] != (p ^ 3))
+		return cisp_stats_cells_c(row0, row1, cells, site, wb, saturation, out);
+	if (p & 1)
+		return FN(stats_cells_bayer)(p & 2 ? row1 : row0, p & 2 ? row0 : row1, cells, 1, wb, saturation, out);
+	return FN(stats_cells_bayer)(p & 2 ? row1 : row0, p & 2 ? row0 : row1, cells, 0, wb, saturation, out);
 }
 
 /* cisp_stats_run_sums_c(): whole vectors, then the lanes of the vector ending at the run's end not summed yet. */
@@ -669,20 +691,32 @@ static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], u
 static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
 			int w)
 {
-	vs32 k[3];
+	/*
+	 * The pointers and coefficients in locals: the vector stores may alias anything, so
+	 * the arguments' arrays would be read again (and the constants made again) every step.
+	 */
+	const uint16_t *const src[3] = { in[0], in[1], in[2] };
+	uint16_t *const dst[3] = { out[0], out[1], out[2] };
+	int mc[9];
+	vs32 k[3], o[3];
 	int x = 0;
 
+	for (int i = 0; i < 9; i++)
+		mc[i] = m[i];
 	/* With samples offset by -32768: sum m (x - 32768) + 32768 sum m = sum m x. */
-	for (int c = 0; c < 3; c++)
-		k[c] = set32(32768 * (m[3 * c] + m[3 * c + 1] + m[3 * c + 2]) + 2048);
+	for (int c = 0; c < 3; c++) {
+		k[c] = set32(32768 * (mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 2048);
+		o[c] = set32(off[c]);
+	}
 	for (; x + N16 <= w; x += N16) {
-		vu16 r = ld(in[0] + x), g = ld(in[1] + x), b = ld(in[2] + x);
+		vu16 r = ld(src[0] + x), g = ld(src[1] + x), b = ld(src[2] + x);
 
 		for (int c = 0; c < 3; c++) {
-			vs32 lo, hi, o = set32(off[c]);
+			vs32 lo, hi;
 
-			dot3(r, g, b, m[3 * c], m[3 * c + 1], m[3 * c + 2], &lo, &hi);
-			st(out[c] + x, packus32(add32(sra32(add32(lo, k[c]), 12), o), add32(sra32(add32(hi, k[c]), 12), o)));
+			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
+			st(dst[c] + x,
+			   packus32(add32(sra32(add32(lo, k[c]), 12), o[c]), add32(sra32(add32(hi, k[c]), 12), o[c])));
 		}
 	}
 	if (x < w) {
@@ -695,19 +729,28 @@ static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t
 
 static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3], int w)
 {
-	vs32 k[3];
+	/* Pointers and coefficients in locals, as in ccm_row(). */
+	const uint16_t *const src[3] = { in[0], in[1], in[2] };
+	uint16_t *const dst[3] = { out[0], out[1], out[2] };
+	int mc[9];
+	vs32 k[3], o[3];
 	int x = 0;
 
-	for (int c = 0; c < 3; c++)
-		k[c] = set32(32768 * (m[3 * c] + m[3 * c + 1] + m[3 * c + 2]) + 16384);
+	for (int i = 0; i < 9; i++)
+		mc[i] = m[i];
+	for (int c = 0; c < 3; c++) {
+		k[c] = set32(32768 * (mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 16384);
+		o[c] = set32(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+	}
 	for (; x + N16 <= w; x += N16) {
-		vu16 r = ld(in[0] + x), g = ld(in[1] + x), b = ld(in[2] + x);
+		vu16 r = ld(src[0] + x), g = ld(src[1] + x), b = ld(src[2] + x);
 
 		for (int c = 0; c < 3; c++) {
-			vs32 lo, hi, o = set32(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+			vs32 lo, hi;
 
-			dot3(r, g, b, m[3 * c], m[3 * c + 1], m[3 * c + 2], &lo, &hi);
-			st(out[c] + x, packus32(add32(sra32(add32(lo, k[c]), 15), o), add32(sra32(add32(hi, k[c]), 15), o)));
+			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
+			st(dst[c] + x,
+			   packus32(add32(sra32(add32(lo, k[c]), 15), o[c]), add32(sra32(add32(hi, k[c]), 15), o[c])));
 		}
 	}
 	if (x < w) {
@@ -723,10 +766,12 @@ static void FN(luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w)
 	const vs32 k = set32(32768 * 4096 + 2048);
 	int x = 0;
 
+	const uint16_t *const r = rgb[0], *const g = rgb[1], *const b = rgb[2]; /* in locals, as in ccm_row() */
+
 	for (; x + N16 <= w; x += N16) {
 		vs32 lo, hi;
 
-		dot3(ld(rgb[0] + x), ld(rgb[1] + x), ld(rgb[2] + x), 871, 2929, 296, &lo, &hi);
+		dot3(ld(r + x), ld(g + x), ld(b + x), 871, 2929, 296, &lo, &hi);
 		st(luma + x, packus32(sra32(add32(lo, k), 12), sra32(add32(hi, k), 12)));
 	}
 	if (x < w) {
@@ -748,6 +793,10 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
 	const vu16 lo8 = set16(255), r128 = set16(128), r127 = set16(127), c255 = set16(255);
 	const vu16 cor = set16(coring), str = set16(strength), lim = set16(limit);
+	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
+	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
+	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
+	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
 	int x = 0;
 
 	if (w < 2 * N16) {
@@ -756,7 +805,7 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	}
 	for (; x < w; x += N16) {
 		int xv = x + N16 <= w ? x : w - N16; /* the last vector overlaps the one before */
-		vu16 r0 = ld(l[0] + xv), r1 = ld(l[1] + xv), r2 = ld(l[2] + xv), r3 = ld(l[3] + xv), r4 = ld(l[4] + xv);
+		vu16 r0 = ld(l0 + xv), r1 = ld(l1 + xv), r2 = ld(l2 + xv), r3 = ld(l3 + xv), r4 = ld(l4 + xv);
 		vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
 		/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
 		vu16 sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
@@ -783,7 +832,7 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 				sll16(hc, 1));
 		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
 				sll16(lc, 1));
-		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l[2] + xv);
+		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l2 + xv);
 		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
 		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
 		/* (cored * strength + 128) >> 8 = 256 hi + ((lo + 128) >> 8), at least 65536 when hi > 255. */
@@ -795,8 +844,9 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 		e = min16(vor(e, big), lim);
 		en = vand(neg, e);
 		ep = sub16(e, en);
-		for (int c = 0; c < 3; c++)
-			st(out[c] + xv, subs16(adds16(ld(mid[c] + xv), ep), en));
+		st(out0 + xv, subs16(adds16(ld(mid0 + xv), ep), en));
+		st(out1 + xv, subs16(adds16(ld(mid1 + xv), ep), en));
+		st(out2 + xv, subs16(adds16(ld(mid2 + xv), ep), en));
 	}
 }
 
