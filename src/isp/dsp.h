@@ -74,7 +74,7 @@ struct cisp_dsp {
 	void (*luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w);
 	/*
 	 * Sharpening of one row from the luma of rows y-2..y+2 and the row's
-	 * R, G, B; @tmp holds w + 4 int32 of scratch.
+	 * R, G, B (@out may be @mid); @tmp holds w + 4 int32 of scratch.
 	 */
 	void (*sharpen_row)(const uint16_t *const luma[5], const uint16_t *const mid[3], uint16_t *const out[3],
 			    int w, int coring, int strength, int limit, int32_t *tmp);

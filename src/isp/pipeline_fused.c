@@ -48,7 +48,11 @@
 #include "isp/unpack.h"
 #include "vendor/vendor_internal.h"
 
-/* Row buffers, each written by one stage. */
+/*
+ * Row buffers, each written by one stage. B_SHARP has no memory of its own:
+ * the sharpening changes B_RGB's rows in place (rows_of()), once their luma
+ * and the luma below them are made, and counts them in its own window's done.
+ */
 enum buf { B_RAW, B_DPC, B_GUIDE, B_LSC, B_WB, B_GREEN, B_RGB, B_LUMA, B_SHARP, B_YCC, B_CNRH, B_CNR, B_COUNT };
 static const int buf_planes[B_COUNT] = { 1, 1, 1, 1, 1, 1, 3, 1, 3, 3, 3, 3 };
 
@@ -68,7 +72,7 @@ enum from { FROM_INPUT, FROM_BAYER_FRAME, FROM_DEMOSAIC_FRAME, FROM_RGB_FRAME };
 enum to { TO_BAYER_FRAME, TO_DEMOSAIC_FRAME, TO_RGB_FRAME, TO_OUTPUTS };
 
 /* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
-#define SLACK_BANDS 2
+#define SLACK_BANDS 1
 
 struct input {
 	int buf, radius;
@@ -293,6 +297,12 @@ static struct rgb16 rgb_of(const struct window *w, int width, int height)
 	return r;
 }
 
+/* The window that holds buffer @b's rows: B_RGB's for B_SHARP. */
+static const struct window *rows_of(const struct worker *wk, int b)
+{
+	return &wk->win[b == B_SHARP ? B_RGB : b];
+}
+
 /*
  * Make room for rows [lo, hi): keep the window while they fit, else move the
  * rows it holds from @lo on to the start (the memory has room for a few bands
@@ -426,8 +436,8 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	const struct cisp_param_state *s = &isp->state;
 	const struct cisp_dsp *d = isp->dsp;
 	const int w = (int)isp->config.width, h = (int)isp->config.height;
-	struct plane16 in = n->n_in ? plane_of(&wk->win[n->in[0].buf], 0, w, h) : (struct plane16){ 0 };
-	struct plane16 out = n->out >= 0 ? plane_of(&wk->win[n->out], 0, w, h) : (struct plane16){ 0 };
+	struct plane16 in = n->n_in ? plane_of(rows_of(wk, n->in[0].buf), 0, w, h) : (struct plane16){ 0 };
+	struct plane16 out = n->out >= 0 ? plane_of(rows_of(wk, n->out), 0, w, h) : (struct plane16){ 0 };
 
 	switch (n->stage) {
 	case S_RAW: {
@@ -603,25 +613,26 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		break;
 	}
 	case S_SHARP: {
-		struct rgb16 rgb = rgb_of(&wk->win[B_RGB], w, h), sh = rgb_of(&wk->win[B_SHARP], w, h);
+		struct rgb16 rgb = rgb_of(rows_of(wk, B_SHARP), w, h);
 		int32_t yz;
 		const int32_t *cm = cisp_csc_matrix(&s->csc, &yz);
 
 		for (int y = y0; y < y1; y++) {
 			const uint16_t *l[5];
-			const uint16_t *m[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
-			uint16_t *o[3] = { plane_row(&sh.c[0], y), plane_row(&sh.c[1], y), plane_row(&sh.c[2], y) };
+			uint16_t *o[3] = { plane_row(&rgb.c[0], y), plane_row(&rgb.c[1], y), plane_row(&rgb.c[2], y) };
 
 			for (int k = 0; k < 5; k++)
 				l[k] = plane_row(&in, mirror(y + k - 2, h));
-			d->sharpen_row(l, m, o, w, s->sharpen.coring, s->sharpen.strength, s->sharpen.limit, wk->tmp);
+			/* In place: B_RGB's row. */
+			d->sharpen_row(l, (const uint16_t *const *)o, o, w, s->sharpen.coring, s->sharpen.strength,
+				       s->sharpen.limit, wk->tmp);
 			if (j->chain->sharp_ycc)
 				d->csc_row(cm, yz, (const uint16_t *const *)o, o, w);
 		}
 		break;
 	}
 	case S_YCC: {
-		struct rgb16 src = rgb_of(&wk->win[n->in[0].buf], w, h), ycc = rgb_of(&wk->win[B_YCC], w, h);
+		struct rgb16 src = rgb_of(rows_of(wk, n->in[0].buf), w, h), ycc = rgb_of(&wk->win[B_YCC], w, h);
 		int32_t yz;
 		const int32_t *m = cisp_csc_matrix(&s->csc, &yz);
 
@@ -634,7 +645,7 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 		break;
 	}
 	case S_CNRH: {
-		struct rgb16 ycc = rgb_of(&wk->win[n->in[0].buf], w, h), o = rgb_of(&wk->win[B_CNRH], w, h);
+		struct rgb16 ycc = rgb_of(rows_of(wk, n->in[0].buf), w, h), o = rgb_of(&wk->win[B_CNRH], w, h);
 		struct cisp_cnr_row_tables tb;
 
 		cisp_cnr_tables(isp->cnr, &tb);
@@ -668,12 +679,12 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 	}
 	case S_OUT:
 		if (j->rgb_frame) {
-			struct rgb16 src = rgb_of(&wk->win[j->chain->rgb_src], w, h);
+			struct rgb16 src = rgb_of(rows_of(wk, j->chain->rgb_src), w, h);
 
 			copy_rows(j->rgb_frame, &src, w, y0, y1);
 		}
 		if (j->yuv_frame) {
-			struct rgb16 src = rgb_of(&wk->win[j->chain->yuv_src], w, h);
+			struct rgb16 src = rgb_of(rows_of(wk, j->chain->yuv_src), w, h);
 
 			copy_rows(j->yuv_frame, &src, w, y0, y1);
 		}
@@ -684,7 +695,7 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 			if (!os->used || j->via_frame[i])
 				continue;
 			if (os->yuv) {
-				struct rgb16 src = rgb_of(&wk->win[j->chain->yuv_src], w, h);
+				struct rgb16 src = rgb_of(rows_of(wk, j->chain->yuv_src), w, h);
 				bool nv12 = img->format == CISP_FMT_NV12;
 
 				for (int y = y0; y < y1; y++)
@@ -699,7 +710,7 @@ static void run_stage(const struct job *j, const struct node *n, struct worker *
 							 nv12 ? 2 : 1, w);
 				}
 			} else {
-				struct rgb16 src = rgb_of(&wk->win[j->chain->rgb_src], w, h);
+				struct rgb16 src = rgb_of(rows_of(wk, j->chain->rgb_src), w, h);
 				void (*rgb8_row)(const uint16_t *, const uint16_t *, const uint16_t *, uint8_t *, int) =
 					img->format == CISP_FMT_XBGR32 ? d->xbgr32_row : d->rgb888_row;
 
@@ -735,7 +746,9 @@ static void run_band(const struct job *j, struct worker *wk, unsigned worker, in
 			struct window *win = &wk->win[n->out];
 			int from;
 
-			slide(win, buf_planes[n->out], w, lo[n->out], hi[n->out]);
+			/* B_SHARP's rows are B_RGB's: that window holds and moves them. */
+			if (n->out != B_SHARP)
+				slide(win, buf_planes[n->out], w, lo[n->out], hi[n->out]);
 			from = win->done > lo[n->out] ? win->done : lo[n->out];
 			if (from < hi[n->out])
 				run_stage(j, n, wk, worker, from, hi[n->out]);
@@ -914,7 +927,7 @@ int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *const 
 
 		needs(&chain[k], 1 << 20, (1 << 20) + job.band, 1 << 22, lo, hi);
 		for (int b = 0; b < B_COUNT; b++)
-			if (hi[b] > lo[b] && hi[b] - lo[b] + SLACK_BANDS * job.band > rows[b])
+			if (b != B_SHARP && hi[b] > lo[b] && hi[b] - lo[b] + SLACK_BANDS * job.band > rows[b])
 				rows[b] = hi[b] - lo[b] + SLACK_BANDS * job.band;
 	}
 	if ((ret = ensure_buffers(isp, workers, rows)))

@@ -797,6 +797,7 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
 	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
 	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
+	vu16 tail[3];
 	int x = 0;
 
 	if (w < 2 * N16) {
@@ -825,8 +826,12 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	vl[1] = vl[3];
 	vl[w + 2] = vl[w];
 	vl[w + 3] = vl[w - 1];
+	/* The last vector may overlap the one before: its samples first (mid may be out). */
+	tail[0] = ld(mid0 + w - N16);
+	tail[1] = ld(mid1 + w - N16);
+	tail[2] = ld(mid2 + w - N16);
 	for (x = 0; x < w; x += N16) {
-		int xv = x + N16 <= w ? x : w - N16;
+		const int last = x + N16 > w, xv = last ? w - N16 : x;
 		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
 		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
 				sll16(hc, 1));
@@ -844,9 +849,9 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 		e = min16(vor(e, big), lim);
 		en = vand(neg, e);
 		ep = sub16(e, en);
-		st(out0 + xv, subs16(adds16(ld(mid0 + xv), ep), en));
-		st(out1 + xv, subs16(adds16(ld(mid1 + xv), ep), en));
-		st(out2 + xv, subs16(adds16(ld(mid2 + xv), ep), en));
+		st(out0 + xv, subs16(adds16(last ? tail[0] : ld(mid0 + xv), ep), en));
+		st(out1 + xv, subs16(adds16(last ? tail[1] : ld(mid1 + xv), ep), en));
+		st(out2 + xv, subs16(adds16(last ? tail[2] : ld(mid2 + xv), ep), en));
 	}
 }
 

@@ -309,14 +309,23 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		t->luma_row(in.p, o.pt[0], w);
 		ok = check_outs(&o, 1, w, "luma_row", lv, w);
 		break;
-	case 10: { /* sharpen */
+	case 10: { /* sharpen, in place or not */
 		static int32_t tmp[MAXW + 8];
 		int coring = rnd() % 4 ? (int)(rnd() % 2048) : (int)(rnd() & 0xffff);
 		int strength = rnd() % 4 ? (int)(rnd() % 1024) : (int)(rnd() & 0xffff);
 		int limit = rnd() % 4 ? (int)(rnd() % 8192) : (int)(rnd() & 0xffff);
 
-		ref->sharpen_row(in.p, in.p + 5, o.pc, w, coring, strength, limit, tmp);
-		t->sharpen_row(in.p, in.p + 5, o.pt, w, coring, strength, limit, tmp);
+		if (!bench_mode && rnd() & 1) {
+			for (int c = 0; c < 3; c++) {
+				memcpy(o.pc[c], in.p[5 + c], (size_t)w * sizeof(uint16_t));
+				memcpy(o.pt[c], in.p[5 + c], (size_t)w * sizeof(uint16_t));
+			}
+			ref->sharpen_row(in.p, (const uint16_t *const *)o.pc, o.pc, w, coring, strength, limit, tmp);
+			t->sharpen_row(in.p, (const uint16_t *const *)o.pt, o.pt, w, coring, strength, limit, tmp);
+		} else {
+			ref->sharpen_row(in.p, in.p + 5, o.pc, w, coring, strength, limit, tmp);
+			t->sharpen_row(in.p, in.p + 5, o.pt, w, coring, strength, limit, tmp);
+		}
 		ok = check_outs(&o, 3, w, "sharpen_row", lv, w);
 		break;
 	}
