@@ -220,15 +220,13 @@ static void FN(tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, ui
 /*
  * ld(p + x + off), or for the row's first vector (@edge < 0, x = 0) and last
  * (@edge > 0, ending at the row's end) its lanes past the row reflected, where
- * the vector layer can (ld_first(), ld_last()).
+ * the vector layer can (ld_reflected()).
  */
 V_INLINE vu16 ld_edge(const uint16_t *p, int x, int off, int edge)
 {
 #ifdef VEC_HAS_REFLECT
-	if (edge < 0 && off < 0)
-		return ld_first(p, off);
-	if (edge > 0 && off > 0)
-		return ld_last(p + x, off);
+	if ((edge < 0 && off < 0) || (edge > 0 && off > 0))
+		return ld_reflected(p + x, off);
 #else
 	(void)edge;
 #endif

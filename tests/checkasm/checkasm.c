@@ -151,6 +151,18 @@ static void rand_tone(struct cisp_tone_coeffs *c)
 	cisp_tone_prepare(c, &p);
 }
 
+/* @n random values in [0, @hi], in increasing order: cuts of a row into runs or cells. */
+static void sorted_cuts(int *v, int n, int hi)
+{
+	for (int k = 0; k < n; k++) {
+		int x = (int)(rnd() % (unsigned)(hi + 1)), i = k;
+
+		for (; i > 0 && v[i - 1] > x; i--)
+			v[i] = v[i - 1];
+		v[i] = x;
+	}
+}
+
 /* Random coefficients of each function, drawn per case. */
 static void rand_ccm(int16_t m[9], int32_t off[3])
 {
@@ -218,16 +230,10 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 					r.left[i][k] = (uint16_t)rnd();
 					r.right[i][k] = (uint16_t)rnd();
 				}
-				end[i] = bench_mode ? w * (i + 1) / r.cells : (int)(rnd() % (unsigned)(w + 1));
+				end[i] = w * (i + 1) / r.cells;
 			}
-			end[r.cells - 1] = w;
-			for (int i = 1; i < r.cells; i++) /* sorted */
-				for (int k = i; k > 0 && end[k - 1] > end[k]; k--) {
-					int e = end[k];
-
-					end[k] = end[k - 1];
-					end[k - 1] = e;
-				}
+			if (!bench_mode)
+				sorted_cuts(end, r.cells - 1, w);
 			made_for_bench = bench_mode;
 		}
 		if (!bench_mode && rnd() & 1) {
@@ -408,13 +414,7 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 
 		start[0] = 0;
 		start[runs] = w;
-		for (int k = 1; k < runs; k++) {
-			int v = (int)(rnd() % (unsigned)(w + 1)), i = k;
-
-			for (; i > 1 && start[i - 1] > v; i--) /* kept sorted */
-				start[i] = start[i - 1];
-			start[i] = v;
-		}
+		sorted_cuts(start + 1, runs - 1, w);
 		ref->stats_run_sums(in.p, start, runs, sc);
 		t->stats_run_sums(in.p, start, runs, st);
 		for (int k = 0; !bench_mode && ok && k < runs; k++) {

@@ -256,34 +256,26 @@ V_INLINE vu16 lut256(const struct lut256 *l, vu16 idx)
 
 #define VEC_HAS_REFLECT 1
 /*
- * A row's samples p[mirror(i + off)] of lanes i = 0..31, off = -1 or -2
- * (ld_first(p, off): the row's first vector), and p[mirror(i + off)] of the
- * vector ending at the row's end, off = 1 or 2 (ld_last(p, off), p its first
- * sample): the reflection (-1 -> 1, -2 -> 2, n -> n - 2, n + 1 -> n - 3) as a
- * permute of the vector itself, reading nothing outside the row.
+ * The samples p[mirror(i + off)] of lanes i = 0..31: for off = -2 or -1 at a
+ * row's start (p its first sample), for off = 1 or 2 at its end (p the first
+ * sample of the vector ending there). The reflection (-1 -> 1, -2 -> 2,
+ * n -> n - 2, n + 1 -> n - 3) is a permute of the vector itself, reading
+ * nothing outside the row.
  */
-V_INLINE vu16 ld_first(const uint16_t *p, int off)
+V_INLINE vu16 ld_reflected(const uint16_t *p, int off)
 {
-	static const uint16_t idx[2][32] = {
+	static const uint16_t idx[4][32] = {
 		{ 2, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
 		  14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 },
 		{ 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
 		  15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30 },
-	};
-
-	return _mm512_permutexvar_epi16(ld(idx[off + 2]), ld(p));
-}
-
-V_INLINE vu16 ld_last(const uint16_t *p, int off)
-{
-	static const uint16_t idx[2][32] = {
 		{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 		  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 30 },
 		{ 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
 		  18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 30, 29 },
 	};
 
-	return _mm512_permutexvar_epi16(ld(idx[off - 1]), ld(p));
+	return _mm512_permutexvar_epi16(ld(idx[off < 0 ? off + 2 : off + 1]), ld(p));
 }
 
 #define VEC_HAS_TONE 1
