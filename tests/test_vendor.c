@@ -8,13 +8,18 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cisp/device.h>
@@ -214,35 +219,74 @@ TEST(vendor_host_loads_and_describes)
 	cisp_vendor_host_destroy(host);
 }
 
+/* A file of text where a shared object should be, in a fresh folder anyone can read; the path goes to @path. */
+static void write_not_elf(char *dir, size_t dir_size, char *path, size_t size)
+{
+	FILE *f;
+
+	snprintf(dir, dir_size, "%s/cisp-vendor-XXXXXX", P_tmpdir);
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(chmod(dir, 0755), 0);
+	snprintf(path, size, "%s/not-elf.so", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	for (int i = 0; f && i < 20; i++)
+		fputs("not a shared object\n", f);
+	if (f)
+		fclose(f);
+}
+
 TEST(vendor_host_refuses_what_does_not_load)
 {
 	struct cisp_vendor_host *host = new_host(), *nohelper = NULL;
 	struct cisp_vendor_host_config bad = { "/nonexistent/cisp-vendor-helper" };
-	char text[512];
-	FILE *f;
+	char dir[256], text[512];
 
 	CHECK_ERR(add(host, "no_such_plugin", false, 0), -ENOENT, "no_such_plugin.so: No such file or directory");
 	CHECK_ERR(add(host, "empty", false, 0), -ENOEXEC, "does not export cisp_vendor_plugin");
 	CHECK_ERR(add(host, "empty", true, 0), -ENOEXEC, "does not export cisp_vendor_plugin");
-	snprintf(text, sizeof(text), "%s/not-elf.so", test_tmp_dir());
-	f = fopen(text, "w");
-	for (int i = 0; i < 20; i++)
-		fputs("not a shared object\n", f);
-	fclose(f);
+	write_not_elf(dir, sizeof(dir), text, sizeof(text));
 	{
 		struct cisp_vendor_stage_config c = { text, false, 0 };
 
 		CHECK_ERR(cisp_vendor_host_add(host, &c), -ENOEXEC, "could not be set up");
 		CHECK(strstr(cisp_last_error(), "invalid ELF header") != NULL);
+		/* Started by root, the helper runs as nobody: a plugin only root can read does not load, and says why. */
+		if (geteuid() == 0) {
+			CHECK_EQ(chmod(dir, 0700), 0);
+			CHECK_ERR(cisp_vendor_host_add(host, &c), -ENOEXEC, "not-elf.so: Permission denied (the helper runs "
+									     "as user 65534)");
+		}
 	}
-	/* Load-time code runs under the load filter: a socket in a constructor is refused. */
+	unlink(text);
+	rmdir(dir);
+	/* Load-time code runs under the helper's one filter: a socket in a constructor is refused. */
 	CHECK_ERR(add(host, "hostile_constructor", false, 0), -EPERM, "made a forbidden system call: socket");
+	/* So is a seccomp filter of the plugin's own: seccomp() is not on the list. */
+	CHECK_ERR(add(host, "hostile_seccomp", false, 0), -EPERM, "hostile_seccomp.so made a forbidden system call: "
+								  "seccomp");
 	CHECK_EQ(cisp_vendor_host_stages(host), 0);
 
 	CHECK_EQ(cisp_vendor_host_create(&nohelper, &bad), 0);
 	CHECK_ERR(add(nohelper, "probe_rgb", false, 0), -ENOENT, "the vendor helper /nonexistent/cisp-vendor-helper is missing");
 	CHECK_EQ(add(nohelper, "probe_rgb", true, 0), 0); /* trusted plugins need no helper */
 	cisp_vendor_host_destroy(nohelper);
+	cisp_vendor_host_destroy(host);
+}
+
+/*
+ * A helper program that speaks the protocol but confines nothing is
+ * refused before the plugin is loaded: the library checks the helper from
+ * /proc, not from its word.
+ */
+TEST(vendor_unconfined_helper_is_refused)
+{
+	struct cisp_vendor_host_config c = { CISP_BUILD_DIR "/tests/plugins/unconfined_helper" };
+	struct cisp_vendor_host *host = NULL;
+
+	CHECK_EQ(cisp_vendor_host_create(&host, &c), 0);
+	CHECK_ERR(add(host, "probe_rgb", false, 0), -EPERM, "probe_rgb.so is not confined: Seccomp ");
+	CHECK_EQ(cisp_vendor_host_stages(host), 0);
 	cisp_vendor_host_destroy(host);
 }
 
@@ -456,13 +500,14 @@ static const struct hostile_case hostile_cases[] = {
 	{ "hostile_crash", 2, -EFAULT, "made an invalid memory access outside its buffers" },
 	{ "hostile_spin", 3, -ETIMEDOUT, "did not finish within its 200 ms time limit and was killed" },
 	{ "hostile_open", 4, -EPERM, "made a forbidden system call: openat" },
+	{ "hostile_shared_memory", 17, -EPERM, "made a forbidden system call: mmap" },
 	{ "hostile_socket", 5, -EPERM, "made a forbidden system call: socket" },
 	{ "hostile_exec", 6, -EPERM, "made a forbidden system call: execve" },
 	{ "hostile_write_input", 7, -EFAULT, "wrote into its read-only input buffer (byte 10)" },
 	{ "hostile_underflow", 8, -EFAULT, "bytes before the start of its output buffer" },
 	{ "hostile_abort", 9, -EIO, "crashed with SIGABRT (Aborted)" },
 	{ "hostile_garbage", 10, -EPROTO, "failed: bad??? reply (error 12345)" },
-	{ "hostile_chatter", 12, -EPROTO, "answered with a message the protocol does not have and was killed" },
+	{ "hostile_chatter", 12, -EPROTO, "sent a 1-byte message, which the protocol does not have" },
 };
 
 /*
@@ -547,21 +592,21 @@ static bool have_landlock(void)
 }
 
 /*
- * A plugin whose constructor reads /etc/passwd, then through /proc the maps
- * and memory of the process that started its helper. Load-time code may
- * open files read-only (the dynamic loader must), so only the helper's
- * Landlock domain stops it: the plugin and the system's library folders
- * are all it can read, and a Landlock domain cannot look into processes
- * outside it.
+ * A plugin that reads /etc/passwd, then through /proc the maps and memory
+ * of the process that started its helper, from a constructor and again in
+ * a job. The dynamic loader must open files read-only, so the seccomp
+ * filter allows that; only the helper's Landlock domain stops it: the
+ * plugin and the system's library folders are all it can read, and a
+ * Landlock domain cannot look into processes outside it.
  */
-TEST(vendor_load_time_code_reads_nothing_else)
+TEST(vendor_plugin_code_reads_nothing_else)
 {
 	struct cisp_vendor_host *host;
 	struct vendor_instance *vi = NULL;
 	struct frame3 in, f;
 
 	if (!have_landlock()) {
-		printf("    skipped: this kernel has no Landlock; load-time code can read what the process's user can\n");
+		test_skip("this kernel has no Landlock: plugin code can read what the helper's user can");
 		return;
 	}
 	host = new_host();
@@ -580,23 +625,68 @@ TEST(vendor_load_time_code_reads_nothing_else)
 	cisp_vendor_host_destroy(host);
 }
 
-/* What the helper runs with: no environment, only its socket, both seccomp filters. */
+/* The fields of /proc/PID/status this test reads (PID 0: this process). */
+struct proc_status {
+	int seccomp, filters, no_new_privs;
+	unsigned long long cap[5]; /* CapInh, CapPrm, CapEff, CapBnd, CapAmb */
+	unsigned uid[4], gid[4];
+	char groups[64];
+	unsigned long rss_shmem_kb;
+};
+
+static void proc_status(int pid, struct proc_status *s)
+{
+	static const char *const caps[5] = { "CapInh: %llx", "CapPrm: %llx", "CapEff: %llx", "CapBnd: %llx", "CapAmb: %llx" };
+	char path[64], line[256];
+	FILE *f;
+
+	memset(s, 0xff, sizeof(*s));
+	s->groups[0] = '\0';
+	snprintf(path, sizeof(path), pid ? "/proc/%d/status" : "/proc/self/status", pid);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "Seccomp: %d", &s->seccomp);
+		sscanf(line, "Seccomp_filters: %d", &s->filters);
+		sscanf(line, "NoNewPrivs: %d", &s->no_new_privs);
+		for (int i = 0; i < 5; i++)
+			sscanf(line, caps[i], &s->cap[i]);
+		sscanf(line, "Uid: %u %u %u %u", &s->uid[0], &s->uid[1], &s->uid[2], &s->uid[3]);
+		sscanf(line, "Gid: %u %u %u %u", &s->gid[0], &s->gid[1], &s->gid[2], &s->gid[3]);
+		sscanf(line, "Groups: %63[0-9 ]", s->groups);
+		sscanf(line, "RssShmem: %lu kB", &s->rss_shmem_kb);
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * What the helper runs with, read from outside: no environment, only its
+ * socket, one seccomp filter more than this process, no_new_privs, no
+ * capabilities in any set, and (started by root, as the tests are here)
+ * user and group 65534 with no other groups; of shared memory, only the
+ * three memfds it was given.
+ */
 TEST(vendor_helper_runs_confined)
 {
 	struct cisp_vendor_host *host = new_host();
 	struct vendor_instance *vi = NULL;
-	char path[64], line[256];
+	struct proc_status self, st;
+	char path[64];
 	unsigned fds = 0;
 	bool fd3 = false;
-	int filters = -1, mode = -1;
-	struct stat st;
+	struct stat sb;
 	struct dirent *e;
+	struct frame3 f;
 	DIR *dir;
-	FILE *f;
+	FILE *env;
 	int pid;
 
 	CHECK_EQ(add(host, "probe_yuv", false, 0), 0);
 	CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+	CHECK_EQ(set_add(vi, PROBE_VENDOR(2), 1, 3, 0), 0);
+	frame_fill(&f, 1);
+	CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_YUV, f.p, 3), 0);
 	pid = vendor_instance_helper_pid(vi, 0);
 	CHECK(pid > 0);
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
@@ -612,25 +702,217 @@ TEST(vendor_helper_runs_confined)
 	CHECK_EQ(fds, 1);
 	CHECK(fd3);
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	f = fopen(path, "r");
-	CHECK(f && fgetc(f) == EOF);
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		sscanf(line, "Seccomp: %d", &mode);
-		sscanf(line, "Seccomp_filters: %d", &filters);
+	env = fopen(path, "r");
+	CHECK(env && fgetc(env) == EOF);
+	if (env)
+		fclose(env);
+
+	proc_status(0, &self);
+	proc_status(pid, &st);
+	CHECK_EQ(st.seccomp, 2); /* SECCOMP_MODE_FILTER */
+	CHECK_EQ(st.filters, self.filters + 1);
+	CHECK_EQ(st.no_new_privs, 1);
+	for (int i = 0; i < 5; i++)
+		if (i != 3 || geteuid() == 0)
+			CHECK_EQ(st.cap[i], 0);
+	for (int i = 0; i < 4; i++) {
+		CHECK(st.uid[i] != 0);
+		if (geteuid() == 0) {
+			CHECK_EQ(st.uid[i], 65534);
+			CHECK_EQ(st.gid[i], 65534);
+		}
 	}
-	if (f)
-		fclose(f);
-	CHECK_EQ(mode, 2);    /* SECCOMP_MODE_FILTER */
-	CHECK_EQ(filters, 2); /* the load filter, then the run filter */
+	if (geteuid() == 0)
+		CHECK(!strcmp(st.groups, ""));
+	/* The control memfd (2 pages) and one page of each image. */
+	CHECK(st.rss_shmem_kb <= 4 * 4);
 	vendor_instance_destroy(vi);
 	/* Destroying the instance ends the helper. */
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	CHECK(stat(path, &st) != 0);
+	CHECK(stat(path, &sb) != 0);
 	cisp_vendor_host_destroy(host);
+}
+
+/*
+ * A plugin whose process() never returns: it writes each job's output and
+ * answers in the helper's place, as the helper's job loop would, then
+ * watches for the next job. Its answers cannot carry the nonce of a request
+ * it did not read, so each is refused at once: the job fails, the helper is
+ * killed and a new one started, every time, and the library never waits
+ * on it past a deadline (the old failure: 247 "successful" jobs, then a
+ * library blocked in send() for good).
+ */
+TEST(vendor_forged_answers_are_refused)
+{
+	struct cisp_vendor_host *host = new_host();
+	struct vendor_instance *vi = NULL;
+	struct frame3 in, f;
+	int pid;
+
+	CHECK_EQ(add(host, "hostile_forge", false, 2000), 0);
+	CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+	CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(15), 1), 0);
+	for (unsigned j = 0; j < 8; j++) {
+		pid = vendor_instance_helper_pid(vi, 0);
+		frame_fill(&in, j);
+		frame_fill(&f, j);
+		CHECK_ERR(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), -EPROTO,
+			  "sent an answer to a request it was not sent; the helper was restarted");
+		CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+		CHECK(vendor_instance_helper_pid(vi, 0) != pid);
+	}
+	CHECK_EQ(vendor_instance_restarts(vi, 0), 8);
+	CHECK_EQ(set_byte(vi, HOSTILE_VENDOR(15), 0), 0);
+	CHECK_EQ(vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0);
+	CHECK(!memcmp(f.data, in.data, sizeof(f.data)));
+	vendor_instance_destroy(vi);
+	cisp_vendor_host_destroy(host);
+}
+
+/* Nanoseconds of CPU time process @pid has used, or -1 once it is gone. */
+static long long cpu_ns(int pid)
+{
+	struct timespec ts;
+	clockid_t clock;
+
+	if (clock_getcpuclockid(pid, &clock) || clock_gettime(clock, &ts))
+		return -1;
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/*
+ * A library process killed while its helper spins in a job: the helper
+ * dies with it (its parent-death signal), it does not spin on as an orphan.
+ * The library here is a forked copy of this process; this one becomes the
+ * orphan's reaper meanwhile, to reap it.
+ */
+TEST(vendor_helper_dies_with_its_library)
+{
+	int pipefd[2], helper = -1, helper_fd, status;
+	struct pollfd p;
+	pid_t library;
+
+	CHECK_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	CHECK_EQ(pipe(pipefd), 0);
+	library = fork();
+	if (library == 0) {
+		struct cisp_vendor_host_config hc = { CISP_BUILD_DIR "/src/vendor/cisp-vendor-helper" };
+		struct cisp_vendor_stage_config sc = { plugin("hostile_spin"), false, 60000 };
+		struct cisp_vendor_host *host;
+		struct vendor_instance *vi;
+		struct frame3 f;
+
+		if (cisp_vendor_host_create(&host, &hc) || cisp_vendor_host_add(host, &sc) ||
+		    vendor_instance_create(&vi, host, W, H, 0) || set_byte(vi, HOSTILE_VENDOR(3), 1))
+			_exit(1);
+		helper = vendor_instance_helper_pid(vi, 0);
+		if (write(pipefd[1], &helper, sizeof(helper)) != sizeof(helper))
+			_exit(1);
+		frame_fill(&f, 0);
+		vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3); /* spins for a minute */
+		_exit(0);
+	}
+	close(pipefd[1]);
+	CHECK(library > 0);
+	CHECK_EQ(read(pipefd[0], &helper, sizeof(helper)), sizeof(helper));
+	close(pipefd[0]);
+	helper_fd = helper > 0 ? (int)syscall(SYS_pidfd_open, helper, 0) : -1;
+	CHECK(helper_fd >= 0);
+	/* Wait until the helper is in the job, spinning: 20 ms of CPU time. */
+	for (int i = 0; i < 5000 && helper_fd >= 0 && cpu_ns(helper) < 20000000; i++)
+		usleep(1000);
+	CHECK(cpu_ns(helper) >= 20000000);
+	kill(library, SIGKILL);
+	CHECK_EQ(waitpid(library, &status, 0), library);
+	p = (struct pollfd){ .fd = helper_fd, .events = POLLIN };
+	if (helper_fd >= 0 && poll(&p, 1, 5000) != 1) {
+		test_fail(__FILE__, __LINE__, "the helper %d outlived its library by 5 s", helper);
+		kill(helper, SIGKILL);
+	}
+	if (helper > 0)
+		waitpid(helper, &status, 0);
+	if (helper_fd >= 0)
+		close(helper_fd);
+	CHECK_EQ(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+}
+
+struct thread_start {
+	struct cisp_vendor_host *host;
+	struct vendor_instance *vi;
+	int ret;
+};
+
+static void *start_instance(void *opaque)
+{
+	struct thread_start *t = opaque;
+
+	t->ret = vendor_instance_create(&t->vi, t->host, W, H, 0);
+	return NULL;
+}
+
+/*
+ * A helper's parent is the thread that started it, and the helper dies
+ * when that thread ends (its parent-death signal). The next job finds it
+ * gone and starts a new one first: the job itself succeeds.
+ */
+TEST(vendor_helper_of_an_ended_thread_is_replaced)
+{
+	struct thread_start t = { new_host(), NULL, -1 };
+	struct frame3 in, f;
+	struct pollfd p;
+	pthread_t thread;
+	int pid;
+
+	CHECK_EQ(add(t.host, "probe_rgb", false, 0), 0);
+	CHECK_EQ(pthread_create(&thread, NULL, start_instance, &t), 0);
+	pthread_join(thread, NULL);
+	CHECK_EQ(t.ret, 0);
+	pid = vendor_instance_helper_pid(t.vi, 0);
+	p = (struct pollfd){ .fd = (int)syscall(SYS_pidfd_open, pid, 0), .events = POLLIN };
+	CHECK(p.fd >= 0);
+	CHECK_EQ(poll(&p, 1, 5000), 1);
+	close(p.fd);
+	CHECK_EQ(set_add(t.vi, PROBE_VENDOR(1), 1, 9, 0), 0);
+	frame_fill(&in, 4);
+	frame_fill(&f, 4);
+	CHECK_EQ(vendor_instance_run(t.vi, CISP_VENDOR_TAP_RGB, f.p, 3), 0);
+	CHECK(probe_answer(&in, &f, 3, 9));
+	CHECK_EQ(vendor_instance_restarts(t.vi, 0), 1);
+	CHECK(vendor_instance_helper_pid(t.vi, 0) != pid);
+	vendor_instance_destroy(t.vi);
+	cisp_vendor_host_destroy(t.host);
+}
+
+/*
+ * A plugin using the C library as ordinary code does (realloc growing 1 to
+ * 4 MiB, which moves it with mremap; printf into a buffer; qsort; ...):
+ * it works sandboxed as it does trusted, with the same output.
+ */
+TEST(vendor_ordinary_libc_works_sandboxed)
+{
+	for (int trusted = 0; trusted < 2; trusted++) {
+		struct cisp_vendor_host *host = new_host();
+		struct vendor_instance *vi = NULL;
+		struct frame3 in, f;
+		unsigned bad = 0;
+
+		CHECK_EQ(add(host, "libc_user", trusted, 0), 0);
+		CHECK_EQ(vendor_instance_create(&vi, host, W, H, 0), 0);
+		CHECK_EQ(set_byte(vi, 0xffff0300u, 5), 0);
+		frame_fill(&in, 7);
+		frame_fill(&f, 7);
+		if (vendor_instance_run(vi, CISP_VENDOR_TAP_RGB, f.p, 3)) {
+			test_fail(__FILE__, __LINE__, "%s: %s", trusted ? "trusted" : "sandboxed", cisp_last_error());
+			bad++;
+		}
+		for (int c = 0; c < 3; c++)
+			for (int i = 0; i < W * H; i++)
+				bad += f.data[c][i] != (in.data[c][i] > 65530 ? 65535 : in.data[c][i] + 5);
+		CHECK_EQ(bad, 0);
+		CHECK_EQ(vendor_instance_restarts(vi, 0), 0);
+		vendor_instance_destroy(vi);
+		cisp_vendor_host_destroy(host);
+	}
 }
 
 /* ---- other instances and threads carry on ---- */

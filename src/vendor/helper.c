@@ -5,23 +5,29 @@
  *   cisp-vendor-helper describe PLUGIN.so   report the plugin's declaration
  *   cisp-vendor-helper run PLUGIN.so        create an instance, run jobs
  *
- * The library starts it with an empty environment and exactly the
- * descriptors of protocol.h. In order, it:
- *  1. closes standard input, output and error, maps the control memfd, sets
- *     resource limits (no core dumps, no file writes, 1 GiB of data) and its
- *     signal handlers (on their own stack);
- *  2. where the kernel has Landlock, confines file access to reading the
- *     plugin and the system's library folders; installs the load filter
- *     (what the dynamic loader needs: read-only opens, reads, mappings; no
- *     sockets, no processes, no writes but to the library) and loads the
- *     plugin, whose constructors run under both;
- *  3. (run) maps the image memfds between guard pages, the input read-only,
- *     closes every descriptor but the socket, and installs the run filter:
- *     reads and writes on the socket, memory management without PROT_EXEC,
- *     the clock, exiting, and signalling itself (abort());
- *  4. creates the plugin's instance and answers every job until EOF.
- * A memory fault or a forbidden system call lands in a handler that writes
- * what happened into the control memfd and exits with a code saying so.
+ * The library starts it with an empty environment, the descriptors of
+ * protocol.h and a parent-death signal (SIGKILL). Before any code of the
+ * plugin is loaded, it:
+ *  1. maps the control memfd; sets resource limits (no core dumps, no file
+ *     writes, 1 GiB of data, an address space of that plus its buffers) and
+ *     its signal handlers (on their own stack);
+ *  2. (run) maps the image memfds between guard pages, the input read-only;
+ *  3. closes every descriptor but the socket; sets no_new_privs; where the
+ *     kernel has Landlock, confines file access to reading the plugin and
+ *     the system's library folders;
+ *  4. drops every capability (bounding and ambient sets included) and, when
+ *     started as root, becomes user and group HELPER_UNPRIVILEGED_ID with no
+ *     supplementary groups; asks again for the parent-death signal, which a
+ *     change of user clears, and exits if its parent is already gone;
+ *  5. installs its one seccomp filter, for good: what loading the plugin and
+ *     running it need, and no seccomp(), prctl() or anything else that could
+ *     loosen or replace the confinement;
+ *  6. says READY and waits while the library checks all of that from
+ *     /proc/PID/status.
+ * Only then does it load the plugin (constructors run under the filter),
+ * create its instance and answer every job until EOF. A memory fault or a
+ * forbidden system call lands in a handler that writes what happened into
+ * the control memfd and exits with a code saying so.
  *
  * This program links nothing but the C library and is built without
  * sanitizers: it is the small trusted part of the sandbox.
@@ -29,6 +35,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/landlock.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,7 +47,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,7 +56,11 @@
 #include "protocol.h"
 #include "seccomp_filter.h"
 
+/* Private writable memory (RLIMIT_DATA). */
 #define DATA_LIMIT (1ull << 30)
+/* Address space beyond the data limit and the buffers: the program, the C library, the plugin, the stack. */
+#define CODE_AND_STACK (256ull << 20)
+#define STACK_LIMIT (8ull << 20)
 
 static struct helper_shared *shared;
 /* The image buffers: each image ends where the guard page after it starts. */
@@ -139,11 +150,14 @@ static void set_handlers(void)
 		setup_failed("sigaction: %s", strerror(errno));
 }
 
-static void set_limits(void)
+/* @buffers: bytes of the memfd mappings and their guard pages. */
+static void set_limits(uint64_t buffers)
 {
-	const struct rlimit none = { 0, 0 }, data = { DATA_LIMIT, DATA_LIMIT };
+	const struct rlimit none = { 0, 0 }, data = { DATA_LIMIT, DATA_LIMIT }, stack = { STACK_LIMIT, STACK_LIMIT };
+	const struct rlimit as = { DATA_LIMIT + CODE_AND_STACK + buffers, DATA_LIMIT + CODE_AND_STACK + buffers };
 
-	if (setrlimit(RLIMIT_CORE, &none) || setrlimit(RLIMIT_FSIZE, &none) || setrlimit(RLIMIT_DATA, &data))
+	if (setrlimit(RLIMIT_CORE, &none) || setrlimit(RLIMIT_FSIZE, &none) || setrlimit(RLIMIT_DATA, &data) ||
+	    setrlimit(RLIMIT_STACK, &stack) || setrlimit(RLIMIT_AS, &as))
 		setup_failed("setrlimit: %s", strerror(errno));
 }
 
@@ -157,11 +171,6 @@ static void set_limits(void)
 #else
 #define SYS_FSTAT_OR_NONE (-1)
 #endif
-
-/* Calls abort() makes: it blocks signals, then signals itself (the pid is checked). */
-#define SELF_SIGNAL_RULES(pid)                                                                      \
-	{ SYS_getpid, SC_ANY, 0, 0 }, { SYS_gettid, SC_ANY, 0, 0 }, { SYS_rt_sigprocmask, SC_ANY, 0, 0 }, \
-		{ SYS_tgkill, SC_ARG_EQ, 0, (uint32_t)(pid) }
 
 #ifdef LANDLOCK_ACCESS_FS_REFER
 #define LL_REFER LANDLOCK_ACCESS_FS_REFER
@@ -197,13 +206,13 @@ static void landlock_allow(int ruleset, const char *path, uint64_t access)
 }
 
 /*
- * The load filter has to let the dynamic loader open files read-only, and
- * seccomp cannot look at paths: where the kernel has Landlock (5.13 on),
- * confine what can be opened to the plugin itself and the system's library
- * folders. A Landlock domain also cannot inspect processes outside it, so
- * load-time code reads neither other files nor the library's memory
- * through /proc. Without Landlock the helper goes on under seccomp alone
- * (docs/vendor.md says what that leaves).
+ * The dynamic loader has to open files read-only, and seccomp cannot look
+ * at paths: where the kernel has Landlock (5.13 on), confine what can be
+ * opened to the plugin itself and the system's library folders. A Landlock
+ * domain also cannot inspect processes outside it, so the plugin reads
+ * neither other files nor the library's memory through /proc. Without
+ * Landlock the helper goes on under seccomp alone (docs/security.md says
+ * what that leaves).
  */
 static void confine_files(const char *plugin)
 {
@@ -235,64 +244,113 @@ static void confine_files(const char *plugin)
 	close(ruleset);
 }
 
-static void install_load_filter(void)
+/*
+ * Give up every privilege: the capability sets (the bounding set shrinks
+ * only with CAP_SETPCAP; a helper without it has nothing there to lose, and
+ * no_new_privs keeps it from gaining any), and root's identity. Then ask
+ * again to die with the library (a change of user clears that) and check
+ * the library has not died in between.
+ */
+static void drop_privileges(pid_t library)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	const uid_t id = HELPER_UNPRIVILEGED_ID;
+	uid_t ruid, euid, suid;
+
+	for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
+			if (errno == EPERM)
+				break;
+			setup_failed("cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+		}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))
+		setup_failed("cannot clear the ambient capabilities: %s", strerror(errno));
+	if (getresuid(&ruid, &euid, &suid))
+		setup_failed("getresuid: %s", strerror(errno));
+	if ((!ruid || !euid || !suid) && (setgroups(0, NULL) || setresgid(id, id, id) || setresuid(id, id, id)))
+		setup_failed("cannot become user and group %u: %s", id, strerror(errno));
+	if (syscall(SYS_capset, &header, none))
+		setup_failed("cannot drop the capabilities: %s", strerror(errno));
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		setup_failed("cannot make the helper undumpable: %s", strerror(errno));
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		setup_failed("cannot ask for a parent-death signal: %s", strerror(errno));
+	if (getppid() != library)
+		die(HELPER_EXIT_OK); /* the library is gone */
+}
+
+/* Whether the plugin can still be read, now that the helper runs as who it runs as. */
+static void check_readable(const char *plugin)
+{
+	int fd = open(plugin, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		setup_failed("%s: %s (the helper runs as user %u)", plugin, strerror(errno), (unsigned)geteuid());
+	close(fd);
+}
+
+/*
+ * The one seccomp filter, for the plugin's whole life: loading it (the
+ * dynamic loader opens, reads and maps files), running it and answering
+ * the library. Nothing in it can change the filter, the limits or the
+ * credentials, so what the library checks before the plugin loads holds
+ * until the helper exits.
+ */
+static void install_filter(void)
 {
 	const uint32_t writing = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
 	const struct sc_rule rules[] = {
-		{ SYS_openat, SC_ARG_CLEAR, 2, writing },
-		{ SYS_OPEN_OR_NONE, SC_ARG_CLEAR, 1, writing },
-		{ SYS_read, SC_ANY, 0, 0 },
-		{ SYS_pread64, SC_ANY, 0, 0 },
-		{ SYS_lseek, SC_ANY, 0, 0 },
-		{ SYS_close, SC_ANY, 0, 0 },
-		{ SYS_FSTAT_OR_NONE, SC_ANY, 0, 0 },
-		{ SYS_newfstatat, SC_ANY, 0, 0 },
-		{ SYS_statx, SC_ANY, 0, 0 },
-		{ SYS_mmap, SC_ANY, 0, 0 },
-		{ SYS_mprotect, SC_ANY, 0, 0 },
-		{ SYS_munmap, SC_ANY, 0, 0 },
-		{ SYS_madvise, SC_ANY, 0, 0 },
-		{ SYS_brk, SC_ANY, 0, 0 },
-		{ SYS_futex, SC_ANY, 0, 0 },
-		{ SYS_close_range, SC_ANY, 0, 0 },
-		{ SYS_write, SC_ARG_EQ, 0, HELPER_FD_SOCKET },
-		{ SYS_exit, SC_ANY, 0, 0 },
-		{ SYS_exit_group, SC_ANY, 0, 0 },
-		{ SYS_rt_sigreturn, SC_ANY, 0, 0 },
-		{ SYS_clock_gettime, SC_ANY, 0, 0 },
-		{ SYS_getrandom, SC_ANY, 0, 0 }, /* the C library's malloc seeds itself */
-		{ SYS_seccomp, SC_ANY, 0, 0 },   /* to add the run filter: filters only take away */
-		SELF_SIGNAL_RULES(getpid()),
+		/* Files, read-only (Landlock, where the kernel has it, says which). */
+		{ SYS_openat, { SC_ARG_BITS(2, writing, 0) } },
+		{ SYS_OPEN_OR_NONE, { SC_ARG_BITS(1, writing, 0) } },
+		{ SYS_read },
+		{ SYS_pread64 },
+		{ SYS_lseek },
+		{ SYS_close },
+		{ SYS_FSTAT_OR_NONE },
+		{ SYS_newfstatat },
+		{ SYS_statx },
+		/*
+		 * Memory: private mappings only (the library's memfds are mapped
+		 * shared before this filter, and nothing else can be: the data
+		 * and address-space limits count every mapping); code only from
+		 * files, and no memory both writable and executable.
+		 */
+		{ SYS_mmap, { SC_ARG_BITS(2, PROT_EXEC, 0), SC_ARG_BITS(3, MAP_SHARED, 0) } },
+		{ SYS_mmap, { SC_ARG_BITS(2, PROT_EXEC | PROT_WRITE, PROT_EXEC), SC_ARG_BITS(3, MAP_SHARED | MAP_ANONYMOUS, 0) } },
+		{ SYS_mprotect, { SC_ARG_BITS(2, PROT_EXEC, 0) } },
+		{ SYS_mprotect, { SC_ARG_BITS(2, PROT_WRITE, 0) } },
+		{ SYS_munmap },
+		{ SYS_mremap },
+		{ SYS_madvise },
+		{ SYS_brk },
+		/* Answering the library. */
+		{ SYS_write, { SC_ARG_EQ(0, HELPER_FD_SOCKET) } },
+		/*
+		 * What the C library does by itself: locks, clocks, seeds, the
+		 * memory size (qsort), abort() (which signals only itself),
+		 * returning from a signal handler, exiting.
+		 */
+		{ SYS_futex },
+		{ SYS_clock_gettime },
+		{ SYS_clock_getres },
+		{ SYS_gettimeofday },
+		{ SYS_getrandom },
+		{ SYS_sysinfo },
+		{ SYS_getpid },
+		{ SYS_gettid },
+		{ SYS_rt_sigprocmask },
+		{ SYS_tgkill, { SC_ARG_EQ(0, (uint32_t)getpid()) } },
+		{ SYS_rt_sigreturn },
+		{ SYS_restart_syscall },
+		{ SYS_exit },
+		{ SYS_exit_group },
 	};
 	int ret = sc_install(rules, sizeof(rules) / sizeof(rules[0]));
 
 	if (ret)
-		setup_failed("cannot install the seccomp load filter: %s", strerror(-ret));
-}
-
-static void install_run_filter(void)
-{
-	const struct sc_rule rules[] = {
-		{ SYS_read, SC_ARG_EQ, 0, HELPER_FD_SOCKET },
-		{ SYS_write, SC_ARG_EQ, 0, HELPER_FD_SOCKET },
-		{ SYS_mmap, SC_ARG_CLEAR, 2, PROT_EXEC },
-		{ SYS_mprotect, SC_ARG_CLEAR, 2, PROT_EXEC },
-		{ SYS_munmap, SC_ANY, 0, 0 },
-		{ SYS_mremap, SC_ANY, 0, 0 },
-		{ SYS_madvise, SC_ANY, 0, 0 },
-		{ SYS_brk, SC_ANY, 0, 0 },
-		{ SYS_exit, SC_ANY, 0, 0 },
-		{ SYS_exit_group, SC_ANY, 0, 0 },
-		{ SYS_rt_sigreturn, SC_ANY, 0, 0 },
-		{ SYS_restart_syscall, SC_ANY, 0, 0 },
-		{ SYS_clock_gettime, SC_ANY, 0, 0 },
-		{ SYS_getrandom, SC_ANY, 0, 0 },
-		SELF_SIGNAL_RULES(getpid()),
-	};
-	int ret = sc_install(rules, sizeof(rules) / sizeof(rules[0]));
-
-	if (ret)
-		setup_failed("cannot install the seccomp run filter: %s", strerror(-ret));
+		setup_failed("cannot install the seccomp filter: %s", strerror(-ret));
 }
 
 static void *map_fd(int fd, size_t size, int prot, void *at)
@@ -308,7 +366,13 @@ static void *map_fd(int fd, size_t size, int prot, void *at)
 	return p;
 }
 
-/* page | input | page | page | output | page, the pages inaccessible. */
+/* Bytes the images and their guard pages take: page | input | page | page | output | page. */
+static uint64_t images_span(void)
+{
+	return 2 * shared->memfd_bytes + 4 * page;
+}
+
+/* Map the images as images_span() says, the guard pages inaccessible. */
 static void map_images(void)
 {
 	size_t bytes = shared->memfd_bytes;
@@ -317,9 +381,9 @@ static void map_images(void)
 	if (!bytes || bytes % page || bytes < shared->image_bytes || bytes > SIZE_MAX / 4)
 		setup_failed("bad image sizes %llu / %llu", (unsigned long long)shared->image_bytes,
 			     (unsigned long long)bytes);
-	region = mmap(NULL, 2 * bytes + 4 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	region = mmap(NULL, images_span(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED)
-		setup_failed("cannot reserve %zu bytes: %s", 2 * bytes + 4 * page, strerror(errno));
+		setup_failed("cannot reserve %zu bytes: %s", (size_t)images_span(), strerror(errno));
 	image_bytes = shared->image_bytes;
 	in_image = (uint8_t *)map_fd(HELPER_FD_INPUT, bytes, PROT_READ, region + page) + bytes - image_bytes;
 	out_image = (uint8_t *)map_fd(HELPER_FD_OUTPUT, bytes, PROT_READ | PROT_WRITE, region + 3 * page + bytes) +
@@ -339,32 +403,39 @@ static void image_view(struct cisp_vendor_image *img, uint8_t *base)
 		img->plane[c] = c < shared->num_planes ? (uint16_t *)base + c * plane : NULL;
 }
 
-static void signal_done(void)
+static void send_msg(const struct helper_msg *m)
 {
-	char done = HELPER_MSG_DONE;
-
-	if (write(HELPER_FD_SOCKET, &done, 1) != 1)
+	if (write(HELPER_FD_SOCKET, m, sizeof(*m)) != (ssize_t)sizeof(*m))
 		die(HELPER_EXIT_OK); /* the library is gone */
 }
 
-static void run(const struct cisp_vendor_plugin *plugin, uint32_t num_blocks)
+/* The next request from the library, of @type; EOF or anything else ends the helper. */
+static struct helper_msg receive(uint32_t type)
+{
+	struct helper_msg m;
+
+	if (read(HELPER_FD_SOCKET, &m, sizeof(m)) != (ssize_t)sizeof(m) || m.type != type)
+		die(HELPER_EXIT_OK);
+	return m;
+}
+
+static void answer(const struct helper_msg *request, int status)
+{
+	const struct helper_msg m = { HELPER_MSG_DONE, status, request->sequence, request->nonce };
+
+	send_msg(&m);
+}
+
+static _Noreturn void run(const struct cisp_vendor_plugin *plugin, uint32_t num_blocks, const struct helper_msg *load)
 {
 	struct cisp_vendor_block_value values[CISP_VENDOR_MAX_STAGE_BLOCKS];
 	struct cisp_vendor_frame frame = { 0 };
 	void *state = NULL;
 	int ret;
 
-	map_images();
-	if (syscall(SYS_close_range, 0, 2, 0) || syscall(SYS_close_range, HELPER_FD_SOCKET + 1, ~0u, 0))
-		setup_failed("close_range: %s", strerror(errno));
-	install_run_filter();
-
-	/* From here on, plugin code runs under the run filter only. */
 	memset(shared->message, 0, sizeof(shared->message));
 	ret = plugin->create ? plugin->create(&state, &shared->stream) : 0;
-	shared->status = ret;
-	shared->reply_sequence = 0;
-	signal_done();
+	answer(load, ret);
 	if (ret)
 		die(HELPER_EXIT_OK);
 
@@ -374,12 +445,9 @@ static void run(const struct cisp_vendor_plugin *plugin, uint32_t num_blocks)
 	frame.message = shared->message;
 	frame.message_size = sizeof(shared->message);
 	for (;;) {
-		char msg;
-		ssize_t n = read(HELPER_FD_SOCKET, &msg, 1);
+		struct helper_msg job = receive(HELPER_MSG_RUN);
 
-		if (n != 1 || msg != HELPER_MSG_RUN)
-			die(HELPER_EXIT_OK);
-		frame.sequence = shared->sequence;
+		frame.sequence = job.sequence;
 		frame.num_blocks = num_blocks;
 		for (unsigned i = 0; i < num_blocks; i++) {
 			values[i] = (struct cisp_vendor_block_value){
@@ -391,19 +459,24 @@ static void run(const struct cisp_vendor_plugin *plugin, uint32_t num_blocks)
 			};
 		}
 		memset(shared->message, 0, sizeof(shared->message));
-		shared->status = plugin->process(state, &frame);
-		shared->reply_sequence = frame.sequence;
-		signal_done();
+		answer(&job, plugin->process(state, &frame));
 	}
 }
 
 int main(int argc, char **argv)
 {
 	const struct cisp_vendor_plugin *plugin;
+	struct helper_msg load, ready = { .type = HELPER_MSG_READY };
 	struct helper_decl *d;
+	sigset_t none;
 	struct stat st;
 	void *handle;
+	pid_t library = getppid();
+	bool run_mode;
 
+	/* The library starts the helper with every signal blocked. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	syscall(SYS_close_range, 0, 2, 0);
 	if (argc != 3)
 		return HELPER_EXIT_SETUP;
@@ -417,13 +490,26 @@ int main(int argc, char **argv)
 	}
 	if (shared->protocol != HELPER_PROTOCOL)
 		setup_failed("protocol %u, this helper speaks %d", shared->protocol, HELPER_PROTOCOL);
+	run_mode = !strcmp(argv[1], HELPER_MODE_RUN);
+	if (!run_mode && strcmp(argv[1], HELPER_MODE_DESCRIBE))
+		setup_failed("unknown mode '%s'", argv[1]);
+
+	set_limits((uint64_t)st.st_size + (run_mode ? images_span() : 0));
+	set_handlers();
+	if (run_mode)
+		map_images();
+	if (syscall(SYS_close_range, HELPER_FD_SOCKET + 1, ~0u, 0))
+		setup_failed("close_range: %s", strerror(errno));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		setup_failed("cannot set no_new_privs: %s", strerror(errno));
-	set_limits();
-	set_handlers();
 	confine_files(argv[2]);
-	install_load_filter();
+	drop_privileges(library);
+	check_readable(argv[2]);
+	install_filter();
 
+	/* Confined for good. The library checks that from outside before any plugin code runs. */
+	send_msg(&ready);
+	load = receive(HELPER_MSG_LOAD);
 	handle = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
 		setup_failed("%s", dlerror());
@@ -433,15 +519,12 @@ int main(int argc, char **argv)
 
 	d = &shared->decl;
 	helper_decl_of(d, plugin);
-	if (!strcmp(argv[1], HELPER_MODE_DESCRIBE)) {
-		signal_done();
+	if (!run_mode) {
+		answer(&load, 0);
 		return HELPER_EXIT_OK;
 	}
-	if (strcmp(argv[1], HELPER_MODE_RUN))
-		setup_failed("unknown mode '%s'", argv[1]);
 	/* The library checked this declaration when the plugin was added; check what run() relies on. */
 	if (d->abi_version != CISP_VENDOR_PLUGIN_ABI || !d->has_process || d->num_blocks > CISP_VENDOR_MAX_STAGE_BLOCKS)
 		setup_failed("the plugin's declaration changed since it was checked");
-	run(plugin, d->num_blocks);
-	return HELPER_EXIT_OK;
+	run(plugin, d->num_blocks, &load);
 }

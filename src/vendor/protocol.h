@@ -1,18 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the library and the sandbox helper (helper.c) share: the descriptors
- * the helper starts with, its exit codes and the layout of the shared
- * control memfd. The helper is trusted by nobody: the library copies every
- * reply out of shared memory before it checks it.
+ * the helper starts with, the messages on its socket, its exit codes and the
+ * layout of the shared control memfd. The helper runs plugin code, so the
+ * library trusts nothing it writes: replies are checked against the request
+ * they answer, and what lies in shared memory is copied out before it is
+ * looked at (docs/security.md).
  *
  * A helper runs one plugin for one stream. It starts with:
- *   fd 3: a SOCK_SEQPACKET socket to the library ('R' runs a job, the
- *         helper answers 'D' when it is done; EOF ends it);
+ *   fd 3: a SOCK_SEQPACKET socket to the library;
  *   fd 4: the control memfd (struct helper_shared, then the payloads);
  *   fd 5: the input image memfd (mapped read-only, sealed);
  *   fd 6: the output image memfd.
- * The image memfds are a whole number of pages; the image lies at their end,
- * so the first byte past it is the guard page the helper maps after it.
+ * (Describe mode gets only the first two.) The image memfds are a whole
+ * number of pages; the image lies at their end, so the first byte past it
+ * is the guard page the helper maps after it.
+ *
+ * On the socket, every message one struct helper_msg:
+ *   helper  READY  confined (limits, credentials, seccomp filter), no plugin
+ *                  code loaded yet;
+ *   library LOAD   after checking that from /proc/PID/status;
+ *   helper  DONE   the plugin is loaded: describe mode, its declaration is in
+ *                  the control memfd (then the helper exits); run mode,
+ *                  @status is what create() returned;
+ *   library RUN    one job (run mode; the block state is in the control
+ *                  memfd), then the helper's DONE with process()'s @status,
+ *                  again and again until the library closes the socket.
+ * A DONE answers the request just before it: the same @sequence and @nonce.
+ * The nonce is random and travels only on the socket, so an answer that
+ * carries it proves that the helper read the request after the library
+ * sent it; nothing proves which code in the helper wrote the answer.
  */
 #ifndef CISP_VENDOR_PROTOCOL_H
 #define CISP_VENDOR_PROTOCOL_H
@@ -23,7 +40,7 @@
 #include <cisp/vendor.h>
 
 /* Bump on any change to this file: library and helper must match. */
-#define HELPER_PROTOCOL 1
+#define HELPER_PROTOCOL 2
 
 #define HELPER_FD_SOCKET 3
 #define HELPER_FD_SHARED 4
@@ -34,9 +51,23 @@
 #define HELPER_MODE_DESCRIBE "describe" /* load the plugin, report its declaration, exit */
 #define HELPER_MODE_RUN "run"           /* load, create an instance, run jobs until EOF */
 
-/* Bytes on the socket. */
-#define HELPER_MSG_RUN 'R'
-#define HELPER_MSG_DONE 'D'
+/* The user and group a helper started by root runs as (nobody on Debian). */
+#define HELPER_UNPRIVILEGED_ID 65534u
+
+/* Message types. */
+enum helper_msg_type {
+	HELPER_MSG_READY = 'S',
+	HELPER_MSG_LOAD = 'L',
+	HELPER_MSG_RUN = 'R',
+	HELPER_MSG_DONE = 'D',
+};
+
+struct helper_msg {
+	uint32_t type;     /* enum helper_msg_type */
+	int32_t status;    /* DONE: 0 or a negative errno */
+	uint64_t sequence; /* RUN: the frame's sequence number (struct cisp_vendor_frame) */
+	uint64_t nonce;    /* LOAD, RUN: random; DONE: the request's */
+};
 
 /* Exit codes of the helper that say why it stopped. */
 enum helper_exit {
@@ -49,11 +80,11 @@ enum helper_exit {
 /* Where a memory fault hit, relative to the helper's buffers. */
 enum helper_fault_where {
 	HELPER_FAULT_ELSEWHERE = 0,
-	HELPER_FAULT_PAST_OUTPUT = 1,  /* the guard page after the output */
+	HELPER_FAULT_PAST_OUTPUT = 1,   /* the guard page after the output */
 	HELPER_FAULT_BEFORE_OUTPUT = 2, /* the guard page before the output */
-	HELPER_FAULT_INPUT_WRITE = 3,  /* a write into the read-only input */
-	HELPER_FAULT_PAST_INPUT = 4,   /* the guard page after the input */
-	HELPER_FAULT_BEFORE_INPUT = 5, /* the guard page before the input */
+	HELPER_FAULT_INPUT_WRITE = 3,   /* a write into the read-only input */
+	HELPER_FAULT_PAST_INPUT = 4,    /* the guard page after the input */
+	HELPER_FAULT_BEFORE_INPUT = 5,  /* the guard page before the input */
 };
 
 /* A plugin's declaration without its functions. */
@@ -94,23 +125,19 @@ struct helper_shared {
 	uint32_t protocol;
 	uint32_t num_planes;
 	struct cisp_vendor_stream stream;
-	uint64_t image_bytes;      /* bytes of one image: width * height * num_planes * 2 */
-	uint64_t memfd_bytes;      /* size of the input and of the output memfd */
+	uint64_t image_bytes; /* bytes of one image: width * height * num_planes * 2 */
+	uint64_t memfd_bytes; /* size of the input and of the output memfd */
 	uint32_t payload_offset[CISP_VENDOR_MAX_STAGE_BLOCKS];
 
-	/* A job's request, written by the library. */
-	uint64_t sequence;
+	/* A job's block state, written by the library before RUN. */
 	struct helper_block block[CISP_VENDOR_MAX_STAGE_BLOCKS];
 
 	/* Written by the helper. */
-	uint64_t reply_sequence;   /* the sequence it answers */
-	int32_t status;            /* create() or process(): 0 or a negative errno */
-	uint32_t fault_where;      /* enum helper_fault_where */
-	int64_t fault_offset;      /* bytes from the buffer edge named by fault_where */
-	int32_t syscall_nr;        /* the forbidden system call */
-	uint32_t reserved;
+	uint32_t fault_where; /* enum helper_fault_where */
+	int32_t syscall_nr;   /* the forbidden system call */
+	int64_t fault_offset; /* bytes from the buffer edge named by fault_where */
 	char message[CISP_VENDOR_MESSAGE_MAX];
-	struct helper_decl decl;   /* describe mode */
+	struct helper_decl decl; /* describe mode */
 };
 
 /* The payloads start at the first page boundary after the struct: at most 4 KiB in. */
