@@ -18,14 +18,15 @@
  *    @vendor) runs each plugin at its tap point and accepts its vendor
  *    blocks (params.h, CISP_BLOCK_VENDOR) in params buffers.
  *
- * By default a plugin runs in a helper process: its buffers are shared
- * through memfds, a seccomp filter allows only the system calls a stage needs
- * (no files, no sockets, no processes), and each job has a time limit. A
- * crash, hang, write outside its output, forbidden system call or bad reply
- * fails that job with a message; the helper is restarted for the next job
- * and other jobs and instances carry on. A plugin marked trusted is loaded
- * into the calling process instead and runs without those costs and without
- * that protection.
+ * By default a plugin runs in a helper process, without privileges, that
+ * dies with the calling process: its buffers are shared through memfds, a
+ * seccomp filter allows only the system calls a stage needs (no writing
+ * files, no sockets, no processes, no shared memory), and each job has a
+ * time limit on the caller's clock. A crash, hang, write outside its output,
+ * forbidden system call or bad reply fails that job with a message; the
+ * helper is restarted for the next job and other jobs and instances carry
+ * on (docs/security.md). A plugin marked trusted is loaded into the calling
+ * process instead and runs without those costs and without that protection.
  */
 #ifndef CISP_VENDOR_H
 #define CISP_VENDOR_H

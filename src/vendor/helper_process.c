@@ -231,7 +231,6 @@ static bool all_are(const unsigned id[4], unsigned value)
 static int check_confined(const struct helper_process *h, char *msg, size_t size)
 {
 	struct confinement self, c;
-	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
 
 	if (read_confinement(0, &self) || read_confinement(h->pid, &c) || (self.found & c.found) != ALL_FOUND) {
 		snprintf(msg, size, "cannot be checked: /proc/%d/status is unreadable or lacks lines (Linux 5.9 has "
@@ -239,7 +238,7 @@ static int check_confined(const struct helper_process *h, char *msg, size_t size
 		return -EPERM;
 	}
 	/* It has not exited since: the status read was its own. */
-	if (poll(&p, 1, 0) != 0)
+	if (helper_exited(h))
 		return -EPIPE;
 	if (c.seccomp != 2 || c.filters != self.filters + 1)
 		snprintf(msg, size, "is not confined: Seccomp %d with %d filters, expected 2 with %d", c.seccomp,
@@ -313,6 +312,13 @@ int helper_request(struct helper_process *h, uint32_t type, uint64_t sequence, u
 	}
 	*status = answer.status;
 	return 0;
+}
+
+bool helper_exited(const struct helper_process *h)
+{
+	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
 }
 
 int helper_idle(struct helper_process *h, char *msg, size_t size)

@@ -10,6 +10,7 @@
 #ifndef CISP_VENDOR_HELPER_PROCESS_H
 #define CISP_VENDOR_HELPER_PROCESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -54,6 +55,9 @@ int helper_start(struct helper_process *h, const char *program, const char *mode
  */
 int helper_request(struct helper_process *h, uint32_t type, uint64_t sequence, uint64_t deadline, int32_t *status,
 		   char *msg, size_t size);
+
+/* Whether the process has ended (it is left to be reaped). */
+bool helper_exited(const struct helper_process *h);
 
 /*
  * Between requests: 0 when the helper is waiting as it should; -EPIPE when

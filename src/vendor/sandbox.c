@@ -286,8 +286,8 @@ int sandbox_run(struct sandbox *sb, const struct plane16 *planes, const struct c
 	bool restart = false;
 	int ret;
 
-	/* A helper can be gone between jobs: it dies with the thread that started it. */
-	if (sb->proc.pid >= 0 && helper_idle(&sb->proc, msg, sizeof(msg)) == -EPIPE) {
+	/* A helper can end between jobs through no fault of its own: it dies with the thread that started it. */
+	if (sb->proc.pid >= 0 && helper_exited(&sb->proc)) {
 		helper_stop(&sb->proc);
 		sb->restarts++;
 	}
