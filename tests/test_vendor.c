@@ -662,7 +662,7 @@ static void proc_status(int pid, struct proc_status *s)
 
 /*
  * What the helper runs with, read from outside: no environment, only its
- * socket, one seccomp filter more than this process, no_new_privs, no
+ * socket, / as its folder, one seccomp filter more than this process, no_new_privs, no
  * capabilities in any set, and (started by root, as the tests are here)
  * user and group 65534 with no other groups; of shared memory, only the
  * three memfds it was given.
@@ -672,7 +672,7 @@ TEST(vendor_helper_runs_confined)
 	struct cisp_vendor_host *host = new_host();
 	struct vendor_instance *vi = NULL;
 	struct proc_status self, st;
-	char path[64];
+	char path[64], cwd[8];
 	unsigned fds = 0;
 	bool fd3 = false;
 	struct stat sb;
@@ -706,6 +706,9 @@ TEST(vendor_helper_runs_confined)
 	CHECK(env && fgetc(env) == EOF);
 	if (env)
 		fclose(env);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+	CHECK_EQ(readlink(path, cwd, sizeof(cwd)), 1);
+	CHECK_EQ(cwd[0], '/');
 
 	proc_status(0, &self);
 	proc_status(pid, &st);

@@ -12,9 +12,10 @@
  *     writes, 1 GiB of data, an address space of that plus its buffers) and
  *     its signal handlers (on their own stack);
  *  2. (run) maps the image memfds between guard pages, the input read-only;
- *  3. closes every descriptor but the socket; sets no_new_privs; where the
- *     kernel has Landlock, confines file access to reading the plugin and
- *     the system's library folders;
+ *  3. closes every descriptor but the socket and leaves the library's
+ *     working folder for /; sets no_new_privs; where the kernel has
+ *     Landlock, confines file access to reading the plugin and the
+ *     system's library folders;
  *  4. drops every capability (bounding and ambient sets included) and, when
  *     started as root, becomes user and group HELPER_UNPRIVILEGED_ID with no
  *     supplementary groups; asks again for the parent-death signal, which a
@@ -498,8 +499,8 @@ int main(int argc, char **argv)
 	set_handlers();
 	if (run_mode)
 		map_images();
-	if (syscall(SYS_close_range, HELPER_FD_SOCKET + 1, ~0u, 0))
-		setup_failed("close_range: %s", strerror(errno));
+	if (syscall(SYS_close_range, HELPER_FD_SOCKET + 1, ~0u, 0) || chdir("/"))
+		setup_failed("cannot let go of the library's descriptors and folder: %s", strerror(errno));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		setup_failed("cannot set no_new_privs: %s", strerror(errno));
 	confine_files(argv[2]);
@@ -521,7 +522,7 @@ int main(int argc, char **argv)
 	helper_decl_of(d, plugin);
 	if (!run_mode) {
 		answer(&load, 0);
-		return HELPER_EXIT_OK;
+		die(HELPER_EXIT_OK);
 	}
 	/* The library checked this declaration when the plugin was added; check what run() relies on. */
 	if (d->abi_version != CISP_VENDOR_PLUGIN_ABI || !d->has_process || d->num_blocks > CISP_VENDOR_MAX_STAGE_BLOCKS)
