@@ -319,7 +319,8 @@ static void install_filter(void)
 		 * files, and no memory both writable and executable.
 		 */
 		{ SYS_mmap, { SC_ARG_BITS(2, PROT_EXEC, 0), SC_ARG_BITS(3, MAP_SHARED, 0) } },
-		{ SYS_mmap, { SC_ARG_BITS(2, PROT_EXEC | PROT_WRITE, PROT_EXEC), SC_ARG_BITS(3, MAP_SHARED | MAP_ANONYMOUS, 0) } },
+		{ SYS_mmap,
+		  { SC_ARG_BITS(2, PROT_EXEC | PROT_WRITE, PROT_EXEC), SC_ARG_BITS(3, MAP_SHARED | MAP_ANONYMOUS, 0) } },
 		{ SYS_mprotect, { SC_ARG_BITS(2, PROT_EXEC, 0) } },
 		{ SYS_mprotect, { SC_ARG_BITS(2, PROT_WRITE, 0) } },
 		{ SYS_munmap },
