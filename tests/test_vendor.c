@@ -271,6 +271,11 @@ TEST(vendor_host_refuses_what_does_not_load)
 	CHECK_ERR(add(nohelper, "probe_rgb", false, 0), -ENOENT, "the vendor helper /nonexistent/cisp-vendor-helper is missing");
 	CHECK_EQ(add(nohelper, "probe_rgb", true, 0), 0); /* trusted plugins need no helper */
 	cisp_vendor_host_destroy(nohelper);
+	/* A helper that cannot be executed (a folder): the child's execve() error comes back. */
+	bad.helper_path = "/";
+	CHECK_EQ(cisp_vendor_host_create(&nohelper, &bad), 0);
+	CHECK_ERR(add(nohelper, "probe_rgb", false, 0), -EACCES, "cannot start the vendor helper /: Permission denied");
+	cisp_vendor_host_destroy(nohelper);
 	cisp_vendor_host_destroy(host);
 }
 

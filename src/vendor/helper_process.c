@@ -81,8 +81,10 @@ static int spawn(struct helper_process *h, const char *program, char *const argv
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
-		snprintf(msg, size, "cannot make a socket pair: %s", strerror(errno));
-		return -errno;
+		int err = errno;
+
+		snprintf(msg, size, "cannot make a socket pair: %s", strerror(err));
+		return -err;
 	}
 	/* Clear of the descriptors the child renumbers to; the library's end never blocks. */
 	pair[1] = helper_high_fd(pair[1]);
@@ -101,23 +103,29 @@ static int spawn(struct helper_process *h, const char *program, char *const argv
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid = vfork();
 	if (pid == 0) {
-		/* Until execve(), system calls only. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0 && getppid() == library &&
-		    dup2(pair[1], HELPER_FD_SOCKET) == HELPER_FD_SOCKET) {
-			unsigned i = 0;
+		/* Until execve(), system calls only. A library that died first: ESRCH. */
+		int err = ESRCH;
 
-			while (i < num_fds && dup2(fds[i], HELPER_FD_SHARED + (int)i) == HELPER_FD_SHARED + (int)i)
-				i++;
-			if (i == num_fds && syscall(SYS_close_range, HELPER_FD_SHARED + num_fds, ~0u, 0) == 0)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)) {
+			err = errno;
+		} else if (getppid() == library) {
+			bool ok = dup2(pair[1], HELPER_FD_SOCKET) == HELPER_FD_SOCKET;
+
+			for (unsigned i = 0; ok && i < num_fds; i++)
+				ok = dup2(fds[i], HELPER_FD_SHARED + (int)i) == HELPER_FD_SHARED + (int)i;
+			if (ok && syscall(SYS_close_range, HELPER_FD_SHARED + num_fds, ~0u, 0) == 0)
 				execve(program, argv, envp);
+			err = errno;
 		}
-		child_errno = errno ? errno : ESRCH;
+		child_errno = err;
 		_exit(127);
 	}
+	if (pid < 0)
+		child_errno = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(pair[1]);
-	if (pid < 0 || child_errno) {
-		int err = pid < 0 ? errno : child_errno;
+	if (child_errno) {
+		int err = child_errno;
 
 		if (pid > 0)
 			waitpid(pid, NULL, 0);
