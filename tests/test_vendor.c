@@ -4,7 +4,9 @@
  * checks, block state, every tap point trusted and sandboxed, the example
  * plugin through the whole pipeline, and every hostile test plugin
  * (tests/plugins/hostile.c) contained: the job fails with its reason, the
- * helper is restarted, the next job and other instances carry on.
+ * helper is restarted, the next job and other instances carry on. The
+ * helper's confinement and its life are checked from outside, as
+ * docs/security.md lists.
  */
 #include <dirent.h>
 #include <errno.h>
