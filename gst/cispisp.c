@@ -31,6 +31,7 @@
 
 #include "caps.h"
 #include "cispisp.h"
+#include "core/checked.h"
 #include "isp_auto.h"
 #include "isp_tuning.h"
 
@@ -603,8 +604,7 @@ static gboolean gst_cisp_isp_transform_size(GstBaseTransform *trans, GstPadDirec
 	}
 	if (!parse_bayer_caps(othercaps, &format, &w, &h))
 		return FALSE;
-	*othersize = cisp_gst_bayer_stride(format, w) * h;
-	return *othersize > 0;
+	return cisp_size_mul(cisp_gst_bayer_stride(format, w), h, othersize) && *othersize > 0;
 }
 
 /* ---- buffers ---- */
@@ -659,7 +659,9 @@ static gboolean gst_cisp_isp_propose_allocation(GstBaseTransform *trans, GstQuer
 	/* Upstream may give any stride through a video meta: the ISP reads it in place. */
 	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
 	gst_query_parse_allocation(query, &caps, NULL);
-	if (caps && gst_query_get_n_allocation_pools(query) == 0 && parse_bayer_caps(caps, &format, &w, &h)) {
+	/* Sizes beyond cisp's limit are left to set_caps to refuse (the stride is 0 for them). */
+	if (caps && gst_query_get_n_allocation_pools(query) == 0 && parse_bayer_caps(caps, &format, &w, &h) &&
+	    h <= CISP_MAX_DIMENSION && cisp_gst_bayer_stride(format, w)) {
 		GstBufferPool *pool = gst_buffer_pool_new();
 		GstStructure *config = gst_buffer_pool_get_config(pool);
 		guint size = (guint)(cisp_gst_bayer_stride(format, w) * h);
@@ -672,7 +674,12 @@ static gboolean gst_cisp_isp_propose_allocation(GstBaseTransform *trans, GstQuer
 	return TRUE;
 }
 
-/* Describe the mapped input buffer as a cisp image: stride from a video meta, else from its size. */
+/*
+ * Describe the mapped input buffer as a cisp image: stride from a video meta,
+ * else from its size. The meta's offset and stride come from upstream and may
+ * be anything: the frame's last byte is computed with checked arithmetic, so
+ * a huge offset cannot wrap round and pass.
+ */
 static gboolean wrap_input(GstCispIsp *self, GstBuffer *buf, const GstMapInfo *map, struct cisp_image *img)
 {
 	GstVideoMeta *meta = gst_buffer_get_video_meta(buf);
@@ -680,6 +687,13 @@ static gboolean wrap_input(GstCispIsp *self, GstBuffer *buf, const GstMapInfo *m
 
 	cisp_image_plane_size(self->in_format, self->in_width, self->in_height, 0, &row, &rows);
 	if (meta) {
+		if (meta->stride[0] < 0) {
+			GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+					  ("Input buffer's video meta has stride %d: bottom-up rows are not supported",
+					   meta->stride[0]),
+					  (NULL));
+			return FALSE;
+		}
 		offset = meta->offset[0];
 		stride = (size_t)meta->stride[0];
 	} else if (map->size == row * rows) {
@@ -687,12 +701,12 @@ static gboolean wrap_input(GstCispIsp *self, GstBuffer *buf, const GstMapInfo *m
 	} else {
 		stride = GST_ROUND_UP_4(row); /* plugins-bad's layout */
 	}
-	if (stride < row || offset + stride * (rows - 1) + row > map->size) {
+	if (stride < row || !cisp_rows_inside(offset, stride, rows, row, map->size)) {
 		GST_ELEMENT_ERROR(self, STREAM, FORMAT,
 				  ("Input buffer of %" G_GSIZE_FORMAT " bytes is too small for a %ux%u %s frame "
-				   "(%zu bytes a row, stride %zu)",
+				   "(%zu bytes a row, stride %zu, from byte %zu)",
 				   map->size, self->in_width, self->in_height, cisp_gst_bayer_name(self->in_format), row,
-				   stride),
+				   stride, offset),
 				  (NULL));
 		return FALSE;
 	}

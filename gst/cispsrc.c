@@ -487,7 +487,9 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 		cfg.stream[CISP_STREAM_RAW].format = self->raw_format;
 		cfg.stream[CISP_STREAM_RAW].width = m.width;
 		cfg.stream[CISP_STREAM_RAW].height = m.height;
-		cisp_image_plane_size(self->raw_format, m.width, m.height, 0, &row, &rows);
+		/* The sensor's mode size, checked against cisp's limit before any size is computed from it. */
+		if (cisp_image_plane_size(self->raw_format, m.width, m.height, 0, &row, &rows))
+			goto fail;
 		self->raw_width = m.width;
 		self->raw_height = m.height;
 		self->raw_stride = cisp_gst_bayer_stride(self->raw_format, m.width);

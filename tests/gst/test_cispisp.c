@@ -466,26 +466,81 @@ GST_START_TEST(test_renegotiation)
 }
 GST_END_TEST;
 
-/* A buffer smaller than its caps say fails the stream with a message that says so. */
-GST_START_TEST(test_short_buffer)
+/*
+ * Push @in into a cispisp taking @caps: the push fails with GST_FLOW_ERROR, no
+ * frame comes out, and the error on the bus contains @needle.
+ */
+static void expect_buffer_refused(const gchar *caps, GstBuffer *in, const gchar *needle)
 {
-	GstHarness *h = gst_test_isp_harness(NULL, "video/x-bayer,format=rggb,width=32,height=32",
-					     "video/x-raw,format=RGB");
+	GstHarness *h = gst_test_isp_harness(NULL, caps, "video/x-raw,format=RGB");
 	GstBus *bus = gst_bus_new();
 	GstMessage *msg;
 	GError *err = NULL;
 
 	gst_element_set_bus(h->element, bus);
-	fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_allocate(NULL, 100, NULL)), GST_FLOW_ERROR);
+	fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_ERROR);
+	fail_unless(gst_harness_try_pull(h) == NULL);
 	msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
 	fail_unless(msg != NULL);
 	gst_message_parse_error(msg, &err, NULL);
-	fail_unless(strstr(err->message, "100 bytes is too small for a 32x32 rggb frame") != NULL, "%s", err->message);
+	fail_unless(strstr(err->message, needle) != NULL, "'%s' lacks '%s'", err->message, needle);
 	g_error_free(err);
 	gst_message_unref(msg);
 	gst_element_set_bus(h->element, NULL);
 	gst_object_unref(bus);
 	gst_harness_teardown(h);
+}
+
+/* A buffer smaller than its caps say fails the stream with a message that says so. */
+GST_START_TEST(test_short_buffer)
+{
+	expect_buffer_refused("video/x-bayer,format=rggb,width=32,height=32", gst_buffer_new_allocate(NULL, 100, NULL),
+			      "100 bytes is too small for a 32x32 rggb frame");
+}
+GST_END_TEST;
+
+/* A buffer of @size bytes of 100 with a video meta for a @width x @height 8-bit frame at @offset, @stride. */
+static GstBuffer *with_meta(gsize size, guint width, guint height, gsize offset, gint stride)
+{
+	GstBuffer *buf = gst_buffer_new_allocate(NULL, size, NULL);
+	gsize offsets[GST_VIDEO_MAX_PLANES] = { offset };
+	gint strides[GST_VIDEO_MAX_PLANES] = { stride };
+
+	gst_buffer_memset(buf, 0, 100, size);
+	gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, width, height, 1,
+				       offsets, strides);
+	return buf;
+}
+
+/*
+ * Hostile buffers: a video meta whose offset or stride makes the frame's end
+ * wrap round 2^64 (a plain bounds check passes it and the ISP reads the
+ * memory before the buffer: foreign rows in a small frame, a crash in a large
+ * one), a negative stride, and caps far larger than the buffer. Each fails
+ * the stream with a message and no frame; nothing is read outside the
+ * buffer (the ASan build would stop on it).
+ */
+GST_START_TEST(test_hostile_buffers)
+{
+	const gchar *small = "video/x-bayer,format=rggb,width=64,height=48";
+	const gchar *large = "video/x-bayer,format=rggb,width=4096,height=4096";
+
+	/* offset + 64 * 47 + 64 = 2^64 + 64: wraps to 64, inside the 3072-byte buffer. */
+	expect_buffer_refused(small, with_meta(64 * 48, 64, 48, G_MAXSIZE - 64 * 48 + 65, 64),
+			      "3072 bytes is too small for a 64x48 rggb frame");
+	expect_buffer_refused(small, with_meta(64 * 48, 64, 48, G_MAXSIZE, 64), "is too small for a 64x48 rggb");
+	/* 4096 rows of 4096 bytes from 16 MiB before a 16-byte buffer: the sum wraps to 16. */
+	expect_buffer_refused(large, with_meta(16, 4096, 4096, G_MAXSIZE - 4096 * 4096 + 17, 4096),
+			      "16 bytes is too small for a 4096x4096 rggb frame");
+	/* Rows 2 GiB apart from 94 GiB before the buffer: the sum wraps to 64. */
+	expect_buffer_refused(small, with_meta(64 * 48, 64, 48, G_MAXSIZE - (gsize)0x7fffffff * 47 + 1, 0x7fffffff),
+			      "is too small for a 64x48 rggb");
+	expect_buffer_refused(small, with_meta(64 * 48, 64, 48, 64 * 47, -64), "stride -64");
+	/* Huge caps, a 16-byte buffer without a meta. */
+	expect_buffer_refused(large, gst_buffer_new_allocate(NULL, 16, NULL),
+			      "16 bytes is too small for a 4096x4096 rggb frame");
+	expect_buffer_refused("video/x-bayer,format=rggb16le,width=16384,height=16384",
+			      gst_buffer_new_allocate(NULL, 16, NULL), "16 bytes is too small for a 16384x16384");
 }
 GST_END_TEST;
 
@@ -740,6 +795,7 @@ static Suite *cispisp_suite(void)
 	tcase_add_test(tc, test_threads_bit_exact);
 	tcase_add_test(tc, test_renegotiation);
 	tcase_add_test(tc, test_short_buffer);
+	tcase_add_test(tc, test_hostile_buffers);
 	tcase_add_test(tc, test_bad_settings);
 	tcase_add_test(tc, test_state_changes);
 	tcase_add_test(tc, test_kodak_round_trip);
