@@ -1,19 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* A small TIFF directory walker for DNGs: structure checks and the tags cisp needs. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "io/dng_tags.h"
 
 #define MAX_IFDS 64
 
-/* One directory's facts that matter for picking the raw image. */
+/* Where a tag's values lie: @n values of TIFF @type from byte @at (inside the file, checked). */
+struct values {
+	uint32_t type, n;
+	size_t at;
+};
+
+/* One directory's facts that matter for picking the raw image and for checking its image data. */
 struct ifd_facts {
 	uint32_t subfile, photometric, width, height;
+	uint32_t bits, samples, planar, compression, rows_per_strip, tile_width, tile_length;
+	bool tiled;                   /* TileOffsets rather than StripOffsets */
+	struct values offsets, counts; /* of the strips or tiles */
+	bool scattered;               /* uncompressed data that is not one run of rows (see dng_tags.h) */
 	bool black, white, crop_origin, crop_size;
-	double crop[4];
+	uint32_t white_level;
+	double black_max, crop[4];
 };
 
 struct walk {
@@ -39,10 +53,11 @@ static uint32_t rd32(const struct walk *w, size_t at)
 	return w->big_endian ? rd16(w, at) << 16 | rd16(w, at + 2) : rd16(w, at + 2) << 16 | rd16(w, at);
 }
 
+/* Bytes per value of a TIFF type; unknown types count 1, as LibRaw (and dcraw) count them, so both look in the same place. */
 static unsigned type_size(uint32_t type)
 {
-	static const unsigned sizes[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
-	return type < 14 ? sizes[type] : 0;
+	static const unsigned sizes[14] = { 1, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
+	return type < 14 ? sizes[type] : 1;
 }
 
 /* Value @i of an entry of @type whose values start at @at: SHORT, LONG or RATIONAL; 0 for others. */
@@ -59,58 +74,176 @@ static double number(const struct walk *w, uint32_t type, size_t at, uint32_t i)
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3))) static int bad(struct walk *w, const char *fmt, ...)
+/*
+ * The first value of an integer tag as LibRaw reads it: a SHORT as 16 bits,
+ * anything else as 32 (inline, the entry's 4-byte field holds them; out of
+ * line, more than 4 bytes were checked to be inside the file).
+ */
+static uint32_t first_integer(const struct walk *w, uint32_t type, size_t at)
+{
+	return type == 3 ? rd16(w, at) : rd32(w, at);
+}
+
+/* Value @i of a SHORT or LONG array (strip and tile offsets and byte counts). */
+static uint32_t array_value(const struct walk *w, const struct values *v, uint32_t i)
+{
+	return v->type == 3 ? rd16(w, v->at + 2 * (size_t)i) : rd32(w, v->at + 4 * (size_t)i);
+}
+
+__attribute__((format(printf, 3, 4))) static int bad(struct walk *w, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(w->why, w->why_size, fmt, ap);
 	va_end(ap);
-	return -1;
+	return err;
+}
+
+/*
+ * The strips or tiles of directory @f: as many as its geometry has, each
+ * inside the file. For a CFA image without compression, also as large as
+ * its rows need, and whether they follow one another row by row from the
+ * first byte (the only layout LibRaw reads right, see dng_tags.h).
+ */
+static int check_image_data(struct walk *w, struct ifd_facts *f)
+{
+	const char *what = f->tiled ? "tile" : "strip", *tag = f->tiled ? "Tile" : "Strip";
+	uint32_t chunk_width = f->tiled ? f->tile_width : f->width, chunk_rows;
+	uint64_t chunks, planes = f->planar == 2 ? f->samples : 1, held = 0;
+	size_t row_bytes, need, first;
+
+	if (!f->offsets.n && !f->counts.n)
+		return 0; /* no image data here (an EXIF directory) */
+	if (f->bits == 0 || f->bits > 32)
+		return bad(w, -EINVAL, "BitsPerSample %u is not 1..32", f->bits);
+	if (f->samples == 0)
+		return bad(w, -EINVAL, "SamplesPerPixel 0");
+	if (f->offsets.type != 4 || (f->counts.type != 3 && f->counts.type != 4))
+		return bad(w, -EINVAL, "%sOffsets and %sByteCounts of TIFF types %u and %u, not LONG and SHORT or LONG",
+			   tag, tag, f->offsets.type, f->counts.type);
+	if (f->tiled) {
+		uint64_t across, down;
+
+		if (!f->tile_width || !f->tile_length)
+			return bad(w, -EINVAL, "tiles of %ux%u", f->tile_width, f->tile_length);
+		across = ((uint64_t)f->width + f->tile_width - 1) / f->tile_width;
+		down = ((uint64_t)f->height + f->tile_length - 1) / f->tile_length;
+		chunks = across * down * planes; /* each factor below 2^32, planes below 2^16: no wrap */
+		chunk_rows = f->tile_length;
+		if (f->offsets.n != chunks)
+			return bad(w, -EINVAL, "TileOffsets has %u entries for the %llu tiles of %ux%u in a %ux%u image",
+				   f->offsets.n, (unsigned long long)chunks, f->tile_width, f->tile_length, f->width,
+				   f->height);
+	} else {
+		chunk_rows = f->rows_per_strip && f->rows_per_strip < f->height ? f->rows_per_strip : f->height;
+		chunks = chunk_rows ? ((uint64_t)f->height + chunk_rows - 1) / chunk_rows * planes : 1;
+		if (f->offsets.n != chunks)
+			return bad(w, -EINVAL, "StripOffsets has %u entries for the %llu strips of %u rows in a %ux%u image",
+				   f->offsets.n, (unsigned long long)chunks, chunk_rows, f->width, f->height);
+	}
+	if (f->counts.n != f->offsets.n)
+		return bad(w, -EINVAL, "%sByteCounts has %u entries, %sOffsets %u", tag, f->counts.n, tag, f->offsets.n);
+	for (uint32_t i = 0; i < f->offsets.n; i++) {
+		uint32_t at = array_value(w, &f->offsets, i), bytes = array_value(w, &f->counts, i);
+
+		if (!cisp_span_inside(at, bytes, w->size))
+			return bad(w, -EIO, "%s %u is %u bytes at byte %u, the file %zu bytes", what, i, bytes, at, w->size);
+		held += bytes;
+	}
+	if (f->photometric != 32803 || f->compression != 1)
+		return 0;
+	/* Uncompressed CFA data: rows of whole bytes (ceil(width * samples * bits / 8)), computed without wrapping. */
+	if (!cisp_size_mul(chunk_width, planes > 1 ? 1 : f->samples, &row_bytes) ||
+	    !cisp_size_mul(row_bytes, f->bits, &row_bytes) || !cisp_size_add(row_bytes, 7, &row_bytes) ||
+	    !cisp_size_mul(row_bytes / 8, chunk_rows, &need) || !cisp_size_mul(need, chunks, &need))
+		return bad(w, -EINVAL, "a %ux%u image of %u %u-bit samples a pixel is larger than any file", f->width,
+			   f->height, f->samples, f->bits);
+	row_bytes /= 8;
+	if (!f->tiled) /* the last strip holds only the rows that are left */
+		need = row_bytes * f->height * planes;
+	if (held < need)
+		return bad(w, -EINVAL, "the %ss hold %llu bytes, but %u rows of %u %u-bit samples need %zu", what,
+			   (unsigned long long)held, f->height, f->width, f->bits, need);
+	/* LibRaw reads the rows one after another from the first strip or tile, planes interleaved. */
+	first = array_value(w, &f->offsets, 0);
+	f->scattered = planes > 1 || (f->tiled && (chunks > 1 || f->tile_width != f->width));
+	for (uint32_t i = 1; i < f->offsets.n && !f->scattered; i++)
+		f->scattered = array_value(w, &f->offsets, i) != first + (size_t)i * chunk_rows * row_bytes;
+	return 0;
 }
 
 /* Check the directory at @off and those it points to (SubIFDs, EXIF; the next one on the main chain). */
 static int walk_ifd(struct walk *w, uint64_t off, int depth)
 {
 	while (off) {
-		unsigned cfa_dim = 0, cfa_count = 0;
+		uint64_t cfa_rows = 0, cfa_cols = 0;
+		uint32_t cfa_count = 0, count;
 		struct ifd_facts *f;
 		bool ifd0;
-		uint32_t count;
+		int ret;
 
 		if (depth > 4 || w->n >= MAX_IFDS)
-			return bad(w, "more than %d directories, or nested deeper than 4", MAX_IFDS);
+			return bad(w, -EINVAL, "more than %d directories, or nested deeper than 4", MAX_IFDS);
 		for (int i = 0; i < w->n; i++)
 			if (w->seen[i] == off)
-				return bad(w, "the directory at byte %llu is reached twice (a loop)", (unsigned long long)off);
-		if (off + 2 > w->size)
-			return bad(w, "a directory at byte %llu lies outside the %zu-byte file", (unsigned long long)off,
-				   w->size);
+				return bad(w, -EINVAL, "the directory at byte %llu is reached twice (a loop)",
+					   (unsigned long long)off);
+		if (!cisp_span_inside(off, 2, w->size))
+			return bad(w, -EINVAL, "a directory at byte %llu lies outside the %zu-byte file",
+				   (unsigned long long)off, w->size);
 		count = rd16(w, (size_t)off);
-		if (off + 2 + 12ull * count + 4 > w->size)
-			return bad(w, "the directory at byte %llu (%u entries) runs past the end of the file",
+		if (!cisp_span_inside(off + 2, 12 * (size_t)count + 4, w->size))
+			return bad(w, -EINVAL, "the directory at byte %llu (%u entries) runs past the end of the file",
 				   (unsigned long long)off, count);
 		f = &w->facts[w->n];
 		memset(f, 0, sizeof(*f));
+		/* TIFF's defaults */
+		f->bits = f->samples = f->planar = f->compression = 1;
+		f->rows_per_strip = UINT32_MAX;
 		w->seen[w->n++] = off;
 		ifd0 = w->n == 1;
 		for (uint32_t i = 0; i < count; i++) {
 			size_t e = (size_t)off + 2 + 12 * (size_t)i;
 			uint32_t tag = rd16(w, e), type = rd16(w, e + 2), n = rd32(w, e + 4);
-			uint64_t bytes = (uint64_t)type_size(type) * n;
+			size_t bytes = (size_t)type_size(type) * n; /* below 2^35 */
 			size_t at = bytes > 4 ? rd32(w, e + 8) : e + 8; /* where the values are */
+			struct values values = { type, n, at };
 
-			if (bytes > 4 && at + bytes > w->size)
-				return bad(w, "tag %u's %u values lie outside the file", tag, n);
+			if (bytes > 4 && !cisp_span_inside(at, bytes, w->size))
+				return bad(w, -EINVAL, "tag %u's %u values lie outside the file", tag, n);
 			switch (tag) {
-			case 254: f->subfile = (uint32_t)number(w, type, at, 0); break;
-			case 256: f->width = (uint32_t)number(w, type, at, 0); break;
-			case 257: f->height = (uint32_t)number(w, type, at, 0); break;
-			case 262: f->photometric = (uint32_t)number(w, type, at, 0); break;
-			case 33421: cfa_dim = n == 2 ? (unsigned)(number(w, type, at, 0) * number(w, type, at, 1)) : 0; break;
+			case 254: f->subfile = first_integer(w, type, at); break;
+			case 256: f->width = first_integer(w, type, at); break;
+			case 257: f->height = first_integer(w, type, at); break;
+			case 258: f->bits = first_integer(w, type, at); break;
+			case 259: f->compression = first_integer(w, type, at); break;
+			case 262: f->photometric = first_integer(w, type, at); break;
+			case 273: f->offsets = values; break;
+			case 277: f->samples = first_integer(w, type, at); break;
+			case 278: f->rows_per_strip = first_integer(w, type, at); break;
+			case 279: f->counts = values; break;
+			case 284: f->planar = first_integer(w, type, at); break;
+			case 322: f->tile_width = first_integer(w, type, at); break;
+			case 323: f->tile_length = first_integer(w, type, at); break;
+			case 324: f->offsets = values, f->tiled = true; break;
+			case 325: f->counts = values; break;
+			case 33421:
+				if (n == 2) {
+					cfa_rows = (uint64_t)number(w, type, at, 0); /* each below 2^32 */
+					cfa_cols = (uint64_t)number(w, type, at, 1);
+				}
+				break;
 			case 33422: cfa_count = n; break;
-			case 50714: f->black = n > 0; break;
-			case 50717: f->white = n > 0; break;
+			case 50714:
+				f->black = n > 0;
+				for (uint32_t k = 0; k < n; k++) /* n * 8 bytes were checked to be inside the file */
+					f->black_max = fmax(f->black_max, number(w, type, at, k));
+				break;
+			case 50717:
+				if ((f->white = n > 0))
+					f->white_level = first_integer(w, type, at);
+				break;
 			case 50721: case 50722: w->tags->has_matrix |= ifd0 && n >= 9; break;
 			case 50728: case 50729: w->tags->has_neutral |= ifd0 && n >= 2; break;
 			case 50719:
@@ -128,13 +261,16 @@ static int walk_ifd(struct walk *w, uint64_t off, int depth)
 			case 330: case 34665: /* SubIFDs, EXIF: one offset inline, several out of line */
 				if ((type == 4 || type == 13) && n >= 1 && n <= 16)
 					for (uint32_t k = 0; k < n; k++)
-						if (walk_ifd(w, rd32(w, at + 4 * k), depth + 1))
-							return -1;
+						if ((ret = walk_ifd(w, rd32(w, at + 4 * k), depth + 1)))
+							return ret;
 				break;
 			}
 		}
-		if (cfa_count && cfa_dim != cfa_count)
-			return bad(w, "CFAPattern has %u entries for a %u-cell repeat pattern", cfa_count, cfa_dim);
+		if (cfa_count && cfa_rows * cfa_cols != cfa_count)
+			return bad(w, -EINVAL, "CFAPattern has %u entries for a %llux%llu repeat pattern", cfa_count,
+				   (unsigned long long)cfa_rows, (unsigned long long)cfa_cols);
+		if ((ret = check_image_data(w, f)))
+			return ret;
 		off = rd32(w, (size_t)off + 2 + 12 * (size_t)count);
 		if (depth > 0)
 			break; /* only the main chain is followed by its next pointers */
@@ -161,6 +297,7 @@ int dng_inspect(const void *data, size_t size, struct dng_tags *tags, char *why,
 	const uint8_t *d = data;
 	struct walk w = { .d = d, .size = size, .tags = tags, .why = why, .why_size = why_size };
 	uint64_t best_pixels = 0;
+	int ret;
 
 	memset(tags, 0, sizeof(*tags));
 	why[0] = '\0';
@@ -172,8 +309,8 @@ int dng_inspect(const void *data, size_t size, struct dng_tags *tags, char *why,
 	if (!ifd0_is_dng(&w))
 		return 0;
 	tags->is_dng = true;
-	if (walk_ifd(&w, rd32(&w, 4), 0))
-		return -1;
+	if ((ret = walk_ifd(&w, rd32(&w, 4), 0)))
+		return ret;
 	/* The raw image: the largest full-resolution CFA directory. */
 	for (int i = 0; i < w.n; i++) {
 		const struct ifd_facts *f = &w.facts[i];
@@ -182,6 +319,10 @@ int dng_inspect(const void *data, size_t size, struct dng_tags *tags, char *why,
 			tags->has_raw_ifd = true;
 			tags->has_black = f->black;
 			tags->has_white = f->white;
+			tags->white = f->white_level;
+			tags->black_max = f->black_max;
+			tags->raw_scattered = f->scattered;
+			tags->raw_tiled = f->tiled;
 			tags->has_crop = f->crop_origin && f->crop_size;
 			memcpy(tags->crop, f->crop, sizeof(tags->crop));
 		}

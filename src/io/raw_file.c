@@ -325,13 +325,24 @@ static int map_levels(libraw_data_t *lr, const char *name, const struct dng_tags
 		frame->defaults |= CISP_RAW_DEFAULT_BLACK;
 		cisp_log(CISP_LOG_WARN, "%s: no BlackLevel; using %u", name, frame->black[0]);
 	}
-	if (white == 0 || white > 65535 || !tags->has_white) {
+	/* The tag as written: LibRaw replaces a WhiteLevel of 0 with its default and keeps one beyond 16 bits. */
+	if (tags->is_dng && tags->has_white && tags->white == 0)
+		return cisp_error(-EINVAL, "%s: WhiteLevel 0 leaves no signal range", name);
+	if (tags->is_dng && tags->has_white && tags->white > 65535)
+		return cisp_error(-EINVAL, "%s: WhiteLevel %u is beyond the largest 16-bit sample, 65535", name,
+				  tags->white);
+	if (!tags->has_white || white == 0 || white > 65535) {
 		/* LibRaw already fills in 2^BitsPerSample - 1 for a DNG without WhiteLevel. */
 		if (white == 0 || white > 65535)
 			white = 65535;
 		frame->defaults |= CISP_RAW_DEFAULT_WHITE;
-		cisp_log(CISP_LOG_WARN, "%s: no WhiteLevel; using %u", name, white);
+		cisp_log(CISP_LOG_WARN, "%s: %s; using %u", name,
+			 tags->has_white ? "LibRaw knows no white level for this camera" : "no WhiteLevel", white);
 	}
+	/* The tag as written too: LibRaw drops a BlackLevel it cannot hold. */
+	if (tags->is_dng && tags->has_black && tags->black_max >= white)
+		return cisp_error(-EINVAL, "%s: BlackLevel %.0f is not below the white level %u", name, tags->black_max,
+				  white);
 	for (int c = 0; c < 4; c++)
 		if (frame->black[c] >= white)
 			return cisp_error(-EINVAL, "%s: black level %u is not below the white level %u", name,
@@ -351,9 +362,19 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 	char why[160];
 	int ret;
 
-	/* LibRaw 0.20 can crash on some malformed DNG directories: check them first. */
-	if (dng_inspect(data, size, &tags, why, sizeof(why)))
-		return cisp_error(-EINVAL, "%s: a malformed DNG: %s", name, why);
+	/* LibRaw 0.20 can crash on some malformed DNG directories, and decodes garbage from others: check them first. */
+	ret = dng_inspect(data, size, &tags, why, sizeof(why));
+	if (ret == -EIO)
+		return cisp_error(ret, "%s: the raw data runs past the end of the file (cut short, or a bad offset): %s",
+				  name, why);
+	if (ret)
+		return cisp_error(ret, "%s: a malformed DNG: %s", name, why);
+	/* LibRaw reads uncompressed DNG data as one run of rows; from 0.21 on it reads tiles one by one. */
+	if (tags.raw_scattered && (!tags.raw_tiled || libraw_versionNumber() < LIBRAW_MAKE_VERSION(0, 21, 0)))
+		return cisp_error(-ENOTSUP,
+				  "%s: uncompressed image data in %s that do not follow one another row by row: LibRaw "
+				  "%s reads it as one run and would decode garbage",
+				  name, tags.raw_tiled ? "tiles" : "strips", libraw_version());
 	/* LibRaw's buffer stream only reads from the buffer. */
 	ret = libraw_open_buffer(lr, (void *)(uintptr_t)data, size);
 	if (ret == LIBRAW_IO_ERROR)
@@ -437,6 +458,10 @@ int cisp_raw_read_memory(const void *data, size_t size, const char *name, struct
 		name = "<memory>";
 	if (!size)
 		return cisp_error(-EINVAL, "%s: the file is empty", name);
+	/* Also keeps every offset inside the file below 2^31, where LibRaw's int offsets hold it. */
+	if (size > MAX_FILE_SIZE)
+		return cisp_error(-EFBIG, "%s: %zu bytes is larger than the %zu MiB a raw file may have", name, size,
+				  MAX_FILE_SIZE >> 20);
 	lr = libraw_init(0);
 	if (!lr)
 		return cisp_error(-ENOMEM, "%s: cannot start LibRaw", name);
