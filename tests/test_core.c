@@ -127,6 +127,8 @@ TEST(buffer_kinds)
 	CHECK(cisp_buffer_data(a) == user);
 	cisp_buffer_free(a);
 	CHECK_ERR(cisp_buffer_alloc(&a, 0), -EINVAL, "empty");
+	/* Rounding up to 64 bytes must not wrap to a tiny allocation that the size then overruns. */
+	CHECK_ERR(cisp_buffer_alloc(&a, SIZE_MAX - 10), -ENOMEM, "out of memory for a 18446744073709551605-byte buffer");
 }
 
 struct pool_check {

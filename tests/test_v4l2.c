@@ -166,6 +166,8 @@ TEST(v4l2_copy_errors)
 	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_SRGGB10, 64, 4), 0);
 	CHECK_ERR(v4l2_copy_frame(b, buf, 128, sizeof(buf) - 1, &img), -EINVAL, "needs 512");
 	CHECK_ERR(v4l2_copy_frame(b, buf, 100, sizeof(buf), &img), -EINVAL, "100-byte rows");
+	/* A stride whose 3 rows wrap to 2 bytes: refused, not read. */
+	CHECK_ERR(v4l2_copy_frame(b, buf, SIZE_MAX / 3 + 1, sizeof(buf), &img), -EINVAL, "needs 18446744073709551615");
 	cisp_image_free(&img);
 }
 

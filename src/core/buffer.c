@@ -9,7 +9,8 @@
 
 #include <cisp/buffer.h>
 
-#include "error_internal.h"
+#include "core/checked.h"
+#include "core/error_internal.h"
 
 enum buffer_kind { BUFFER_HEAP, BUFFER_USER, BUFFER_FD };
 
@@ -36,12 +37,15 @@ static int new_buffer(struct cisp_buffer **buf, enum buffer_kind kind, void *dat
 
 int cisp_buffer_alloc(struct cisp_buffer **buf, size_t size)
 {
-	void *mem;
+	size_t rounded;
+	void *mem = NULL;
 	int ret;
 
 	if (size == 0)
 		return cisp_error(-EINVAL, "cannot allocate an empty buffer");
-	mem = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	/* Rounded up to the alignment; a size within 63 of SIZE_MAX wraps to 0 and gets nothing. */
+	if (cisp_size_add(size, 63, &rounded))
+		mem = aligned_alloc(64, rounded & ~(size_t)63);
 	if (!mem)
 		return cisp_error(-ENOMEM, "out of memory for a %zu-byte buffer", size);
 	memset(mem, 0, size);

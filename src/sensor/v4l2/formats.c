@@ -6,11 +6,13 @@
  * 16-bit samples.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <linux/media-bus-format.h>
 
+#include "core/checked.h"
 #include "core/error_internal.h"
 #include "v4l2.h"
 
@@ -167,16 +169,18 @@ int v4l2_copy_frame(const struct v4l2_bayer *b, const uint8_t *src, size_t strid
 		    struct cisp_image *dst)
 {
 	const struct cisp_format_info *f = cisp_format_info(dst->format);
-	size_t row = v4l2_bayer_row_bytes(b, dst->width);
+	size_t row = v4l2_bayer_row_bytes(b, dst->width), need;
 	uint16_t buf[CISP_MAX_DIMENSION];
 
 	if (!f || f->kind != CISP_KIND_BAYER || f->cfa != b->cfa || (f->bits != b->bits && f->bits != 16))
 		return cisp_error(-EINVAL, "v4l2: cannot copy %s frames into %s images",
 				  cisp_format_name(b->fourcc), cisp_format_name(dst->format));
-	if (stride < row || bytes < stride * (dst->height - 1) + row)
+	/* The driver's stride may be anything: a sum that wraps needs more than any buffer holds. */
+	if (!cisp_size_mul_add(stride, dst->height - 1, row, &need))
+		need = SIZE_MAX;
+	if (stride < row || bytes < need)
 		return cisp_error(-EINVAL, "v4l2: the buffer holds %zu bytes, a %ux%u %s frame with %zu-byte rows needs %zu",
-				  bytes, dst->width, dst->height, cisp_format_name(b->fourcc), stride,
-				  stride * (dst->height - 1) + row);
+				  bytes, dst->width, dst->height, cisp_format_name(b->fourcc), stride, need);
 	for (uint32_t y = 0; y < dst->height; y++) {
 		const uint8_t *s = src + (size_t)y * stride;
 		uint8_t *d = dst->plane[0].data + (size_t)y * dst->plane[0].stride;
