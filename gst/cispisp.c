@@ -720,7 +720,14 @@ static gboolean wrap_input(GstCispIsp *self, GstBuffer *buf, const GstMapInfo *m
 	return TRUE;
 }
 
-static void wrap_output(GstCispIsp *self, GstVideoFrame *frame, struct cisp_image *img)
+/*
+ * Describe the mapped output frame as a cisp image. Its planes come from
+ * downstream's buffer pool, through a video meta when downstream takes one:
+ * each plane must lie inside the memory it was mapped from (checked
+ * arithmetic again), so a pool with a bad stride or offset cannot make the
+ * ISP write past its buffer.
+ */
+static gboolean wrap_output(GstCispIsp *self, GstVideoFrame *frame, struct cisp_image *img)
 {
 	memset(img, 0, sizeof(*img));
 	img->format = cisp_gst_output_format(GST_VIDEO_FRAME_FORMAT(frame));
@@ -728,9 +735,25 @@ static void wrap_output(GstCispIsp *self, GstVideoFrame *frame, struct cisp_imag
 	img->height = (uint32_t)GST_VIDEO_INFO_HEIGHT(&self->out_info);
 	img->num_planes = GST_VIDEO_FRAME_N_PLANES(frame);
 	for (guint p = 0; p < img->num_planes; p++) {
-		img->plane[p].data = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
-		img->plane[p].stride = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+		const GstMapInfo *m = frame->meta ? &frame->map[p] : &frame->map[0];
+		guint8 *data = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
+		gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+		size_t row = 0, rows = 0;
+
+		cisp_image_plane_size(img->format, img->width, img->height, p, &row, &rows);
+		if (stride < 0 || (size_t)stride < row || data < m->data ||
+		    !cisp_rows_inside((size_t)(data - m->data), (size_t)stride, rows, row, m->size)) {
+			GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+					  ("Output buffer's plane %u (stride %d, from byte %td of %" G_GSIZE_FORMAT
+					   ") cannot hold %zu rows of %zu bytes",
+					   p, stride, data - m->data, m->size, rows, row),
+					  (NULL));
+			return FALSE;
+		}
+		img->plane[p].data = data;
+		img->plane[p].stride = (size_t)stride;
 	}
+	return TRUE;
 }
 
 /* Put the gains for the next frame into the state's WB block. */
@@ -794,8 +817,7 @@ static GstFlowReturn gst_cisp_isp_transform(GstBaseTransform *trans, GstBuffer *
 		GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output buffer"), (NULL));
 		return GST_FLOW_ERROR;
 	}
-	if (wrap_input(self, inbuf, &map, &in)) {
-		wrap_output(self, &frame, &out);
+	if (wrap_input(self, inbuf, &map, &in) && wrap_output(self, &frame, &out)) {
 		ret = GST_FLOW_OK;
 		/* Without an estimate yet, measure this frame first so that it is already balanced. */
 		if (!self->tuner && (self->cur.awb || self->cur.ae) && !self->autos.primed) {

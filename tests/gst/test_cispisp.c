@@ -544,6 +544,77 @@ GST_START_TEST(test_hostile_buffers)
 }
 GST_END_TEST;
 
+/*
+ * A downstream buffer pool that hands out 64x48 RGB buffers whose video meta
+ * says rows twice as far apart as they are: the frame maps (GStreamer checks
+ * only the first byte) but its rows run 9 KiB past the buffer.
+ */
+static GstFlowReturn stretched_alloc(GstBufferPool *pool, GstBuffer **buf, GstBufferPoolAcquireParams *params)
+{
+	gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+	gint stride[GST_VIDEO_MAX_PLANES] = { 2 * 64 * 3 };
+
+	(void)pool;
+	(void)params;
+	*buf = gst_buffer_new_allocate(NULL, 64 * 48 * 3, NULL);
+	gst_buffer_add_video_meta_full(*buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_RGB, 64, 48, 1, offset, stride);
+	return GST_FLOW_OK;
+}
+
+static void stretched_pool_class_init(gpointer klass, gpointer data)
+{
+	(void)data;
+	GST_BUFFER_POOL_CLASS(klass)->alloc_buffer = stretched_alloc;
+}
+
+/* Answer cispisp's allocation query (after the harness has) with the stretched pool. */
+static GstPadProbeReturn offer_stretched_pool(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+
+	(void)pad;
+	if (GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION && (info->type & GST_PAD_PROBE_TYPE_PULL)) {
+		GstBufferPool *pool = g_object_new(GPOINTER_TO_SIZE(data), NULL);
+
+		gst_query_add_allocation_pool(query, pool, 64 * 48 * 3, 0, 0);
+		gst_object_unref(pool);
+	}
+	return GST_PAD_PROBE_OK;
+}
+
+/* A downstream pool whose buffers' video meta puts the rows outside them: an error, no write past the buffer. */
+GST_START_TEST(test_hostile_output_pool)
+{
+	GType type = g_type_register_static_simple(GST_TYPE_BUFFER_POOL, "CispTestStretchedPool",
+						   sizeof(GstBufferPoolClass), stretched_pool_class_init,
+						   sizeof(GstBufferPool), NULL, 0);
+	GstHarness *h = gst_test_isp_harness(NULL, "video/x-bayer,format=rggb,width=64,height=48",
+					     "video/x-raw,format=RGB,width=64,height=48");
+	GstPad *src = gst_element_get_static_pad(h->element, "src");
+	GstBus *bus = gst_bus_new();
+	GstMessage *msg;
+	GError *err = NULL;
+
+	gst_harness_add_propose_allocation_meta(h, GST_VIDEO_META_API_TYPE, NULL);
+	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_stretched_pool, GSIZE_TO_POINTER(type), NULL);
+	gst_element_set_bus(h->element, bus);
+	fail_unless_equals_int(gst_harness_push(h, gst_test_bayer(64, 48, 1, 64, flat, GUINT_TO_POINTER(100))),
+			       GST_FLOW_ERROR);
+	msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+	fail_unless(msg != NULL);
+	gst_message_parse_error(msg, &err, NULL);
+	fail_unless(strstr(err->message, "Output buffer's plane 0 (stride 384, from byte 0 of 9216) cannot hold 48 rows "
+					 "of 192 bytes") != NULL,
+		    "%s", err->message);
+	g_error_free(err);
+	gst_message_unref(msg);
+	gst_element_set_bus(h->element, NULL);
+	gst_object_unref(bus);
+	gst_object_unref(src);
+	gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 #define SOURCE "videotestsrc num-buffers=3 ! video/x-raw,width=64,height=48 ! rgb2bayer ! "
 
 static void expect_error(const gchar *element, const gchar *needle)
@@ -796,6 +867,7 @@ static Suite *cispisp_suite(void)
 	tcase_add_test(tc, test_renegotiation);
 	tcase_add_test(tc, test_short_buffer);
 	tcase_add_test(tc, test_hostile_buffers);
+	tcase_add_test(tc, test_hostile_output_pool);
 	tcase_add_test(tc, test_bad_settings);
 	tcase_add_test(tc, test_state_changes);
 	tcase_add_test(tc, test_kodak_round_trip);
