@@ -8,7 +8,10 @@
 #       a maximum input length that suits the target. New inputs go to
 #       DIR/long/corpus-TARGET (kept between runs, never the committed
 #       corpus), the log to DIR/long/TARGET.log, a failing input to
-#       DIR/artifacts. Prints libFuzzer's final figures and the wall time.
+#       DIR/artifacts. Prints libFuzzer's final figures (runs, exec/s,
+#       peak memory), the coverage it reached (edges and features), the
+#       crashes (0, or 1 with the saved input: libFuzzer stops at the first),
+#       the wall time and the CPU time.
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -21,7 +24,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--seconds) seconds=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
 	-*) echo "fuzz/long.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -57,6 +60,7 @@ for t in "$@"; do
 	[ -f "fuzz/$t.dict" ] && dict="-dict=$root/fuzz/$t.dict"
 	echo "== fuzz_$t: $runs runs or ${seconds}s, max_len $(max_len "$t")"
 	start=$(date +%s)
+	touch "$build/long/$t.start"
 	# -jobs=1 runs one worker that logs to fuzz-0.log in its working folder.
 	# The subshell's `times` (not in a pipe: that would be another subshell)
 	# gives the CPU time the fuzzer used: on a busy machine far less than the
@@ -72,6 +76,9 @@ for t in "$@"; do
 	log="$build/long/run-$t/fuzz-0.log"
 	grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^Done " "$log" || true
 	grep -E "^#[0-9]+" "$log" | tail -n 1 | sed 's/^/last status: /'
+	grep -E "^#[0-9]+" "$log" | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\).*/coverage: \1 edges, \2 features/p'
+	crashes=$(find "$build/artifacts" -name "$t-*" -newer "$build/long/$t.start" | sort)
+	echo "crashes: $(printf '%s' "$crashes" | grep -c .)${crashes:+ ($(echo $crashes))}"
 	echo "corpus: $(ls "$build/long/corpus-$t" | wc -l) new inputs; wall time $(($(date +%s) - start)) s"
 	sed -n '2s/^/cpu time (user, system): /p' "$build/long/$t.cpu" 2>/dev/null || true
 done

@@ -527,7 +527,8 @@ GST_START_TEST(test_hostile_buffers)
 
 	/* offset + 64 * 47 + 64 = 2^64 + 64: wraps to 64, inside the 3072-byte buffer. */
 	expect_buffer_refused(small, with_meta(64 * 48, 64, 48, G_MAXSIZE - 64 * 48 + 65, 64),
-			      "3072 bytes is too small for a 64x48 rggb frame");
+			      "Input buffer of 3072 bytes is too small for a 64x48 rggb frame (64 bytes a row, stride 64, "
+			      "from byte 18446744073709548608)");
 	expect_buffer_refused(small, with_meta(64 * 48, 64, 48, G_MAXSIZE, 64), "is too small for a 64x48 rggb");
 	/* 4096 rows of 4096 bytes from 16 MiB before a 16-byte buffer: the sum wraps to 16. */
 	expect_buffer_refused(large, with_meta(16, 4096, 4096, G_MAXSIZE - 4096 * 4096 + 17, 4096),
