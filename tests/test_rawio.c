@@ -919,6 +919,24 @@ TEST(rawio_hostile_dng_image_data)
 	put32(d + at, 64 * 48 * 2);
 	check_minimal(d, n, "restored.dng", 64, 48);
 
+	/* Strip counts: one the geometry does not give, and more than any image cisp reads has. */
+	patch_entry(d, n, 273, 2, (uint32_t)(n - 64 * 48 * 2));
+	expect_refused(d, n, "strips-2.dng", -EINVAL, "StripOffsets has 2 entries for the 1 strips of 48 rows in a 64x48 image");
+	{
+		uint32_t many = (1u << 20) + 1;
+		size_t bn = n + 8 * (size_t)many;
+		uint8_t *b = calloc(1, bn);
+		CHECK(b != NULL);
+		if (b) {
+			memcpy(b, d, n);
+			patch_entry(b, bn, 273, many, (uint32_t)n);
+			patch_entry(b, bn, 279, many, (uint32_t)n + 4 * many);
+			expect_refused(b, bn, "strips-many.dng", -EINVAL, "StripOffsets has 1048577 entries, more than the 1048576");
+			free(b);
+		}
+	}
+	patch_entry(d, n, 273, 1, (uint32_t)(n - 64 * 48 * 2));
+
 	/* The last two strips stored the other way round: right by their offsets, garbage as one run (LibRaw). */
 	at = tag_values_at(s, sn, 273) + 4;
 	{
@@ -999,12 +1017,14 @@ TEST(rawio_hostile_dng_levels)
 	layout.white = 4000;
 	layout.has_black = true;
 	layout.black = 5000;
-	d = minimal_dng(32, 32, &layout, &n);
+	d = minimal_dng(64, 48, &layout, &n);
 	if (!d)
 		return;
 	expect_refused(d, n, "black-5000.dng", -EINVAL, "BlackLevel 5000 is not below the white level 4000");
 	patch_tag(d, n, 50714, 0xffffffff);
 	expect_refused(d, n, "black-ffffffff.dng", -EINVAL, "BlackLevel 4294967295 is not below the white level 4000");
+	set_entry(d, n, 50714, 1, 4097, 0); /* 4097 BYTEs from the start of the file */
+	expect_refused(d, n, "black-4097.dng", -EINVAL, "BlackLevel has 4097 values, more than the 4096 of any repeat pattern");
 	free(d);
 
 	/* CFARepeatPatternDim as two LONGs of 2^32 - 1 (out of line, over the last samples). */

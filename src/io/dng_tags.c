@@ -7,10 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cisp/image.h>
+
 #include "core/checked.h"
 #include "io/dng_tags.h"
 
 #define MAX_IFDS 64
+/* Most strips or tiles a directory may have: a 16384x16384 image in 16x16 tiles (keeps the checks short). */
+#define MAX_CHUNKS (1u << 20)
+/* Most BlackLevel values: a repeat pattern LibRaw holds (LIBRAW_CBLACK_SIZE less its 8 other entries). */
+#define MAX_BLACK_LEVELS 4096
 
 /* Where a tag's values lie: @n values of TIFF @type from byte @at (inside the file, checked). */
 struct values {
@@ -110,8 +116,9 @@ static int check_image_data(struct walk *w, struct ifd_facts *f)
 {
 	const char *what = f->tiled ? "tile" : "strip", *tag = f->tiled ? "Tile" : "Strip";
 	uint32_t chunk_width = f->tiled ? f->tile_width : f->width, chunk_rows;
-	uint64_t chunks, planes = f->planar == 2 ? f->samples : 1, held = 0;
-	size_t row_bytes, need, first;
+	size_t planes = f->planar == 2 ? f->samples : 1, chunks, row_bytes, need, first;
+	uint64_t held = 0;
+	bool fits;
 
 	if (!f->offsets.n && !f->counts.n)
 		return 0; /* no image data here (an EXIF directory) */
@@ -122,25 +129,28 @@ static int check_image_data(struct walk *w, struct ifd_facts *f)
 	if (f->offsets.type != 4 || (f->counts.type != 3 && f->counts.type != 4))
 		return bad(w, -EINVAL, "%sOffsets and %sByteCounts of TIFF types %u and %u, not LONG and SHORT or LONG",
 			   tag, tag, f->offsets.type, f->counts.type);
+	if (f->offsets.n > MAX_CHUNKS)
+		return bad(w, -EINVAL, "%sOffsets has %u entries, more than the %u of a %ux%u image in 16x16 tiles", tag,
+			   f->offsets.n, MAX_CHUNKS, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+	/* The number of strips or tiles the geometry gives; one that does not fit size_t matches no count. */
 	if (f->tiled) {
-		uint64_t across, down;
-
 		if (!f->tile_width || !f->tile_length)
 			return bad(w, -EINVAL, "tiles of %ux%u", f->tile_width, f->tile_length);
-		across = ((uint64_t)f->width + f->tile_width - 1) / f->tile_width;
-		down = ((uint64_t)f->height + f->tile_length - 1) / f->tile_length;
-		chunks = across * down * planes; /* each factor below 2^32, planes below 2^16: no wrap */
 		chunk_rows = f->tile_length;
-		if (f->offsets.n != chunks)
-			return bad(w, -EINVAL, "TileOffsets has %u entries for the %llu tiles of %ux%u in a %ux%u image",
-				   f->offsets.n, (unsigned long long)chunks, f->tile_width, f->tile_length, f->width,
+		fits = cisp_size_mul(((uint64_t)f->width + f->tile_width - 1) / f->tile_width,
+				     ((uint64_t)f->height + f->tile_length - 1) / f->tile_length, &chunks) &&
+		       cisp_size_mul(chunks, planes, &chunks);
+		if (!fits || f->offsets.n != chunks)
+			return bad(w, -EINVAL, "TileOffsets has %u entries for the %zu tiles of %ux%u in a %ux%u image",
+				   f->offsets.n, fits ? chunks : SIZE_MAX, f->tile_width, f->tile_length, f->width,
 				   f->height);
 	} else {
 		chunk_rows = f->rows_per_strip && f->rows_per_strip < f->height ? f->rows_per_strip : f->height;
-		chunks = chunk_rows ? ((uint64_t)f->height + chunk_rows - 1) / chunk_rows * planes : 1;
-		if (f->offsets.n != chunks)
-			return bad(w, -EINVAL, "StripOffsets has %u entries for the %llu strips of %u rows in a %ux%u image",
-				   f->offsets.n, (unsigned long long)chunks, chunk_rows, f->width, f->height);
+		chunks = 1; /* no rows: one empty strip */
+		fits = !chunk_rows || cisp_size_mul(((uint64_t)f->height + chunk_rows - 1) / chunk_rows, planes, &chunks);
+		if (!fits || f->offsets.n != chunks)
+			return bad(w, -EINVAL, "StripOffsets has %u entries for the %zu strips of %u rows in a %ux%u image",
+				   f->offsets.n, fits ? chunks : SIZE_MAX, chunk_rows, f->width, f->height);
 	}
 	if (f->counts.n != f->offsets.n)
 		return bad(w, -EINVAL, "%sByteCounts has %u entries, %sOffsets %u", tag, f->counts.n, tag, f->offsets.n);
@@ -236,8 +246,11 @@ static int walk_ifd(struct walk *w, uint64_t off, int depth)
 				break;
 			case 33422: cfa_count = n; break;
 			case 50714:
+				if (n > MAX_BLACK_LEVELS)
+					return bad(w, -EINVAL, "BlackLevel has %u values, more than the %u of any repeat pattern",
+						   n, MAX_BLACK_LEVELS);
 				f->black = n > 0;
-				for (uint32_t k = 0; k < n; k++) /* n * 8 bytes were checked to be inside the file */
+				for (uint32_t k = 0; k < n; k++) /* inside the entry, or checked inside the file */
 					f->black_max = fmax(f->black_max, number(w, type, at, k));
 				break;
 			case 50717:
