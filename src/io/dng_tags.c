@@ -59,7 +59,7 @@ static uint32_t rd32(const struct walk *w, size_t at)
 	return w->big_endian ? rd16(w, at) << 16 | rd16(w, at + 2) : rd16(w, at + 2) << 16 | rd16(w, at);
 }
 
-/* Bytes per value of a TIFF type; unknown types count 1, as LibRaw (and dcraw) count them, so both look in the same place. */
+/* Bytes per value of a TIFF type; unknown types count 1, as LibRaw counts them, so both look in the same place. */
 static unsigned type_size(uint32_t type)
 {
 	static const unsigned sizes[14] = { 1, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };

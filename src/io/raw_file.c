@@ -337,7 +337,7 @@ static int map_levels(libraw_data_t *lr, const char *name, const struct dng_tags
 			white = 65535;
 		frame->defaults |= CISP_RAW_DEFAULT_WHITE;
 		cisp_log(CISP_LOG_WARN, "%s: %s; using %u", name,
-			 tags->has_white ? "LibRaw knows no white level for this camera" : "no WhiteLevel", white);
+			 tags->has_white ? "LibRaw reports no usable white level" : "no WhiteLevel", white);
 	}
 	/* The tag as written too: LibRaw drops a BlackLevel it cannot hold. */
 	if (tags->is_dng && tags->has_black && tags->black_max >= white)
