@@ -738,15 +738,16 @@ static gboolean wrap_output(GstCispIsp *self, GstVideoFrame *frame, struct cisp_
 		const GstMapInfo *m = frame->meta ? &frame->map[p] : &frame->map[0];
 		guint8 *data = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
 		gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+		uintptr_t base = (uintptr_t)m->data, at = (uintptr_t)data;
 		size_t row = 0, rows = 0;
 
 		cisp_image_plane_size(img->format, img->width, img->height, p, &row, &rows);
-		if (stride < 0 || (size_t)stride < row || data < m->data ||
-		    !cisp_rows_inside((size_t)(data - m->data), (size_t)stride, rows, row, m->size)) {
+		if (stride < 0 || (size_t)stride < row || at < base ||
+		    !cisp_rows_inside(at - base, (size_t)stride, rows, row, m->size)) {
 			GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-					  ("Output buffer's plane %u (stride %d, from byte %td of %" G_GSIZE_FORMAT
+					  ("Output buffer's plane %u (stride %d, from byte %zd of %" G_GSIZE_FORMAT
 					   ") cannot hold %zu rows of %zu bytes",
-					   p, stride, data - m->data, m->size, rows, row),
+					   p, stride, (ssize_t)(at - base), m->size, rows, row),
 					  (NULL));
 			return FALSE;
 		}

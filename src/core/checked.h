@@ -9,8 +9,8 @@
  * whether the result is exact, so a caller refuses the input instead of
  * going on with a wrapped number.
  *
- * Header-only and free of library symbols: the GStreamer plugin and the
- * tools use it as the library does.
+ * Header-only and free of library symbols, so the GStreamer plugin uses it
+ * as the library does.
  */
 #ifndef CISP_CORE_CHECKED_H
 #define CISP_CORE_CHECKED_H
