@@ -16,6 +16,7 @@
 #ifndef CISP_DNG_H
 #define CISP_DNG_H
 
+#include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
 
 #ifdef __cplusplus
@@ -24,14 +25,28 @@ extern "C" {
 
 /**
  * cisp_dng_write() - write a raw frame as a DNG.
- * @path: the file to create (replaced if it exists).
+ * @path: the file to create, replaced if it exists; written as an output
+ *        file (output_file.h): nothing appears there on failure, and a
+ *        symbolic link there is replaced, not followed.
  * @frame: a Bayer frame with its metadata.
  *
  * Return: 0, or a negative errno with a message naming the file (-EINVAL
  * for a frame that is not Bayer or has inconsistent levels, -EIO for a
- * write failure, with libtiff's message).
+ * write failure, with libtiff's message, or cisp_output_file_create()'s
+ * and cisp_output_file_commit()'s errors).
  */
 int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame);
+
+/**
+ * cisp_dng_write_to() - cisp_dng_write() into an output file the caller
+ * created (choosing whether it may replace a file) and then commits or
+ * discards.
+ * @out: the output file; messages name its final name.
+ * @frame: a Bayer frame with its metadata.
+ *
+ * Return: as cisp_dng_write(), without the output file's own errors.
+ */
+int cisp_dng_write_to(struct cisp_output_file *out, const struct cisp_raw_frame *frame);
 
 #ifdef __cplusplus
 }

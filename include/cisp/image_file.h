@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <cisp/image.h>
+#include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
 
 #ifdef __cplusplus
@@ -38,7 +39,10 @@ uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit);
 /**
  * cisp_image_write_file() - write an output image: RGB24/RGB48 as PNG or PPM,
  * NV12/YUV420 as raw planes (.nv12, .i420, .yuv) or a one-frame .y4m.
- * @path: the file; its extension picks the type.
+ * @path: the file; its extension picks the type. It is replaced if it
+ *        exists, and written as an output file (output_file.h): nothing
+ *        appears there on failure, and a symbolic link there is replaced,
+ *        not followed.
  * @img: the image.
  * @full_range: for .y4m, whether the YCbCr range is full.
  *
@@ -73,13 +77,27 @@ struct cisp_file_options {
  * cisp_image_write_file_opts() - write an output image with colour and
  * camera metadata: RGB888 as JPEG, RGB888/RGB48 as PNG, TIFF or PPM (no
  * metadata in PPM), YUV as cisp_image_write_file() does.
- * @path: the file; its extension picks the type.
+ * @path: the file; its extension picks the type. Replaced if it exists, as
+ *        by cisp_image_write_file().
  * @img: the image.
  * @opts: options, or NULL for the defaults (all zero).
  *
  * Return: 0 or a negative errno with a message naming the file.
  */
 int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, const struct cisp_file_options *opts);
+
+/**
+ * cisp_image_write_to() - cisp_image_write_file_opts() into an output file
+ * the caller created (choosing whether it may replace a file) and then
+ * commits or discards.
+ * @out: the output file; its final name's extension picks the type.
+ * @img: the image.
+ * @opts: options, or NULL for the defaults (all zero).
+ *
+ * Return: 0 or a negative errno with a message naming the final name.
+ */
+int cisp_image_write_to(struct cisp_output_file *out, const struct cisp_image *img,
+			const struct cisp_file_options *opts);
 
 #ifdef __cplusplus
 }

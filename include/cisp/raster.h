@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/output_file.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,7 +85,9 @@ int cisp_raster_read_memory(const void *data, size_t size, const char *name, str
 /**
  * cisp_raster_write() - write a raster; the type comes from the extension:
  * .pgm (grey), .ppm (RGB), .pnm (either), .png (either).
- * @path: the file.
+ * @path: the file, replaced if it exists; written as an output file
+ *        (output_file.h): nothing appears there on failure, and a symbolic
+ *        link there is replaced, not followed.
  * @r: the raster; @maxval up to 255 is written with 8 bits per sample,
  *     above that with 16 (PNG then scales to 65535 only if @maxval is 65535;
  *     other maxvals are written as-is, holding @maxval at most).
@@ -91,6 +95,17 @@ int cisp_raster_read_memory(const void *data, size_t size, const char *name, str
  * Return: 0 or a negative errno with a message.
  */
 int cisp_raster_write(const char *path, const struct cisp_raster *r);
+
+/**
+ * cisp_raster_write_to() - cisp_raster_write() into an output file the
+ * caller created (choosing whether it may replace a file) and then commits
+ * or discards; the type comes from its final name's extension.
+ * @out: the output file.
+ * @r: the raster.
+ *
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_raster_write_to(struct cisp_output_file *out, const struct cisp_raster *r);
 
 /**
  * cisp_raster_free() - free the samples and zero the descriptor.

@@ -129,8 +129,9 @@ static bool has_exif(const struct cisp_raw_frame *frame)
 	       frame->datetime[0];
 }
 
-int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame)
+int cisp_dng_write_to(struct cisp_output_file *out, const struct cisp_raw_frame *frame)
 {
+	const char *path = cisp_output_file_path(out);
 	const struct cisp_image *img = &frame->image;
 	const struct cisp_format_info *f = cisp_format_info(img->format);
 	struct tiff_messages msg;
@@ -153,7 +154,7 @@ int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame)
 	row = malloc((size_t)img->width * 2);
 	if (!row)
 		return cisp_error(-ENOMEM, "%s: out of memory", path);
-	tif = tiff_open(path, "w", &msg);
+	tif = tiff_create(out, &msg);
 	if (!tif) {
 		free(row);
 		return cisp_error(-EIO, "cannot create %s: %s", path, msg.error);
@@ -183,4 +184,12 @@ int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame)
 			ret = -EIO;
 	}
 	return tiff_close(tif, path, &msg, ret);
+}
+
+int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame)
+{
+	struct cisp_output_file *out;
+	int ret = cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE);
+
+	return ret ? ret : cisp_output_file_finish(out, cisp_dng_write_to(out, frame));
 }

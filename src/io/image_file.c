@@ -9,6 +9,7 @@
 #include <cisp/icc.h>
 #include <cisp/image_file.h>
 #include <cisp/orient.h>
+#include <cisp/output_file.h>
 #include <cisp/raster.h>
 #include <cisp/y4m.h>
 
@@ -46,7 +47,7 @@ uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit)
 	return 0;
 }
 
-static int write_rgb(const char *path, const struct cisp_image *img)
+static int write_rgb(struct cisp_output_file *out, const struct cisp_image *img)
 {
 	bool wide = img->format == CISP_FMT_RGB48;
 	struct cisp_raster r;
@@ -60,39 +61,37 @@ static int write_rgb(const char *path, const struct cisp_image *img)
 		for (uint32_t i = 0; i < img->width * 3; i++)
 			dst[i] = wide ? (uint16_t)(src[2 * i] | src[2 * i + 1] << 8) : src[i];
 	}
-	ret = cisp_raster_write(path, &r);
+	ret = cisp_raster_write_to(out, &r);
 	cisp_raster_free(&r);
 	return ret;
 }
 
-static int write_planes(const char *path, const struct cisp_image *img)
+static int write_planes(struct cisp_output_file *out, const struct cisp_image *img)
 {
-	FILE *f = fopen(path, "wb");
-	int ret = 0;
+	FILE *f = cisp_output_file_stream(out);
 
 	if (!f)
-		return cisp_error(-errno, "cannot create %s: %s", path, strerror(errno));
-	for (unsigned p = 0; p < img->num_planes && !ret; p++) {
+		return -ENOMEM;
+	for (unsigned p = 0; p < img->num_planes; p++) {
 		size_t row_bytes, rows;
 		cisp_image_plane_size(img->format, img->width, img->height, p, &row_bytes, &rows);
-		for (size_t y = 0; y < rows && !ret; y++)
+		for (size_t y = 0; y < rows; y++)
 			if (fwrite(img->plane[p].data + y * img->plane[p].stride, 1, row_bytes, f) != row_bytes)
-				ret = cisp_error(-EIO, "%s: write failed", path);
+				return cisp_error(-EIO, "%s: write failed", cisp_output_file_path(out));
 	}
-	if (fclose(f) && !ret)
-		ret = cisp_error(-EIO, "%s: write failed", path);
-	return ret;
+	return 0;
 }
 
-int cisp_image_write_file(const char *path, const struct cisp_image *img, bool full_range)
+/* The files without metadata: PNG or PPM from a raster, YUV planes, Y4M. */
+static int write_plain(struct cisp_output_file *out, const struct cisp_image *img, bool full_range)
 {
-	const char *ext = extension(path);
+	const char *path = cisp_output_file_path(out), *ext = extension(path);
 
 	if (img->format == CISP_FMT_RGB888 || img->format == CISP_FMT_RGB48)
-		return write_rgb(path, img);
+		return write_rgb(out, img);
 	if (!strcasecmp(ext, "y4m")) {
 		struct cisp_y4m_writer *w;
-		int ret = cisp_y4m_open(&w, path, img->width, img->height, 30, 1, full_range);
+		int ret = cisp_y4m_open_to(&w, out, img->width, img->height, 30, 1, full_range);
 		if (ret)
 			return ret;
 		ret = cisp_y4m_write(w, img);
@@ -101,8 +100,16 @@ int cisp_image_write_file(const char *path, const struct cisp_image *img, bool f
 		return ret;
 	}
 	if (img->format == CISP_FMT_NV12 || img->format == CISP_FMT_I420)
-		return write_planes(path, img);
+		return write_planes(out, img);
 	return cisp_error(-EINVAL, "%s: cannot write a %s image", path, cisp_format_name(img->format));
+}
+
+int cisp_image_write_file(const char *path, const struct cisp_image *img, bool full_range)
+{
+	struct cisp_output_file *out;
+	int ret = cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE);
+
+	return ret ? ret : cisp_output_file_finish(out, write_plain(out, img, full_range));
 }
 
 static bool is_ext(const char *path, const char *a, const char *b)
@@ -112,13 +119,15 @@ static bool is_ext(const char *path, const char *a, const char *b)
 	return !strcasecmp(ext, a) || (b && !strcasecmp(ext, b));
 }
 
-int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, const struct cisp_file_options *opts)
+int cisp_image_write_to(struct cisp_output_file *out, const struct cisp_image *img,
+			const struct cisp_file_options *opts)
 {
 	static const struct cisp_file_options defaults = { 0 };
+	const char *path = cisp_output_file_path(out);
 	bool rgb = img->format == CISP_FMT_RGB888 || img->format == CISP_FMT_RGB48;
 	bool jpeg = is_ext(path, "jpg", "jpeg"), png = is_ext(path, "png", NULL), tiff = is_ext(path, "tif", "tiff");
 	struct cisp_image upright = { 0 };
-	const struct cisp_image *out = img;
+	const struct cisp_image *img_out = img;
 	struct file_meta meta = { NULL, 0, NULL, 0, NULL };
 	uint8_t *icc = NULL, exif[EXIF_MAX_SIZE];
 	int ret = 0;
@@ -132,11 +141,11 @@ int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, c
 	if (rgb && opts->orientation > 1) {
 		if ((ret = cisp_image_orient(img, opts->orientation, &upright)))
 			return ret;
-		out = &upright;
+		img_out = &upright;
 	}
 	if (!(jpeg || png || tiff)) {
 		/* PPM, YUV planes and Y4M carry no metadata. */
-		ret = cisp_image_write_file(path, out, opts->full_range);
+		ret = write_plain(out, img_out, opts->full_range);
 		cisp_image_free(&upright);
 		return ret;
 	}
@@ -149,13 +158,21 @@ int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, c
 	meta.frame = opts->meta;
 	if (!ret) {
 		if (jpeg)
-			ret = io_write_jpeg(path, out, opts->quality ? opts->quality : 92, &meta);
+			ret = io_write_jpeg(out, img_out, opts->quality ? opts->quality : 92, &meta);
 		else if (png)
-			ret = io_write_png(path, out, &meta);
+			ret = io_write_png(out, img_out, &meta);
 		else
-			ret = io_write_tiff(path, out, &meta);
+			ret = io_write_tiff(out, img_out, &meta);
 	}
 	free(icc);
 	cisp_image_free(&upright);
 	return ret;
+}
+
+int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, const struct cisp_file_options *opts)
+{
+	struct cisp_output_file *out;
+	int ret = cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE);
+
+	return ret ? ret : cisp_output_file_finish(out, cisp_image_write_to(out, img, opts));
 }

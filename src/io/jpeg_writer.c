@@ -32,24 +32,24 @@ static void on_message(j_common_ptr cinfo, int level)
 	(void)level;
 }
 
-int io_write_jpeg(const char *path, const struct cisp_image *img, int quality, const struct file_meta *meta)
+int io_write_jpeg(struct cisp_output_file *out, const struct cisp_image *img, int quality, const struct file_meta *meta)
 {
+	const char *path = cisp_output_file_path(out);
 	struct jpeg_compress_struct cinfo;
 	struct jpeg_failure failure;
-	FILE *volatile f;
+	FILE *f;
 
 	if (img->format != CISP_FMT_RGB888)
 		return cisp_error(-EINVAL, "%s: JPEG holds 8-bit RGB, not %s", path, cisp_format_name(img->format));
-	f = fopen(path, "wb");
+	f = cisp_output_file_stream(out);
 	if (!f)
-		return cisp_error(-errno, "cannot create %s: %s", path, strerror(errno));
+		return -ENOMEM;
 	cinfo.err = jpeg_std_error(&failure.mgr);
 	failure.mgr.error_exit = on_error;
 	failure.mgr.emit_message = on_message;
 	failure.message[0] = '\0';
 	if (setjmp(failure.jump)) {
 		jpeg_destroy_compress(&cinfo);
-		fclose(f);
 		return cisp_error(-EIO, "%s: %s", path, failure.message);
 	}
 	jpeg_create_compress(&cinfo);
@@ -82,7 +82,5 @@ int io_write_jpeg(const char *path, const struct cisp_image *img, int quality, c
 	}
 	jpeg_finish_compress(&cinfo);
 	jpeg_destroy_compress(&cinfo);
-	if (fclose(f))
-		return cisp_error(-EIO, "%s: write failed", path);
 	return 0;
 }

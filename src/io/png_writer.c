@@ -27,8 +27,9 @@ static void on_warning(png_structp png, png_const_charp msg)
 	(void)msg;
 }
 
-int io_write_png(const char *path, const struct cisp_image *img, const struct file_meta *meta)
+int io_write_png(struct cisp_output_file *out, const struct cisp_image *img, const struct file_meta *meta)
 {
+	const char *path = cisp_output_file_path(out);
 	bool wide = img->format == CISP_FMT_RGB48;
 	char message[256] = "";
 	png_structp png;
@@ -38,20 +39,18 @@ int io_write_png(const char *path, const struct cisp_image *img, const struct fi
 
 	if (img->format != CISP_FMT_RGB888 && img->format != CISP_FMT_RGB48)
 		return cisp_error(-EINVAL, "%s: cannot write a %s image as PNG", path, cisp_format_name(img->format));
-	f = fopen(path, "wb");
+	f = cisp_output_file_stream(out);
 	if (!f)
-		return cisp_error(-errno, "cannot create %s: %s", path, strerror(errno));
+		return -ENOMEM;
 	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, message, on_error, on_warning);
 	info = png ? png_create_info_struct(png) : NULL;
 	if (!info) {
 		png_destroy_write_struct(&png, NULL);
-		fclose(f);
 		return cisp_error(-ENOMEM, "%s: out of memory", path);
 	}
 	if (setjmp(png_jmpbuf(png))) {
 		png_destroy_write_struct(&png, &info);
 		free(row);
-		fclose(f);
 		return cisp_error(-EIO, "%s: %s", path, message);
 	}
 	png_init_io(png, f);
@@ -81,7 +80,5 @@ int io_write_png(const char *path, const struct cisp_image *img, const struct fi
 	png_write_end(png, info);
 	png_destroy_write_struct(&png, &info);
 	free(row);
-	if (fclose(f))
-		return cisp_error(-EIO, "%s: write failed", path);
 	return 0;
 }

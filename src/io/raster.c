@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cisp/image.h>
+#include <cisp/output_file.h>
 #include <cisp/raster.h>
 
 #include "core/error_internal.h"
@@ -361,11 +362,11 @@ static bool has_extension(const char *path, const char *ext)
 	return n > e && !strcasecmp(path + n - e, ext);
 }
 
-int cisp_raster_write(const char *path, const struct cisp_raster *r)
+int cisp_raster_write_to(struct cisp_output_file *out, const struct cisp_raster *r)
 {
+	const char *path = cisp_output_file_path(out);
 	bool png = has_extension(path, ".png");
 	FILE *f;
-	int ret;
 
 	if (!png && !has_extension(path, ".pgm") && !has_extension(path, ".ppm") && !has_extension(path, ".pnm"))
 		return cisp_error(-EINVAL, "%s: unknown image extension (use .png, .pgm, .ppm or .pnm)", path);
@@ -373,11 +374,15 @@ int cisp_raster_write(const char *path, const struct cisp_raster *r)
 		return cisp_error(-EINVAL, "%s: a .pgm file holds grey images; use .ppm for RGB", path);
 	if (has_extension(path, ".ppm") && r->channels != 3)
 		return cisp_error(-EINVAL, "%s: a .ppm file holds RGB images; use .pgm for grey", path);
-	f = fopen(path, "wb");
-	if (!f)
-		return cisp_error(-errno, "cannot create %s: %s", path, strerror(errno));
-	ret = png ? write_png(f, path, r) : write_pnm(f, path, r);
-	if (fclose(f) && !ret)
-		ret = cisp_error(-EIO, "%s: write failed", path);
-	return ret;
+	if (!(f = cisp_output_file_stream(out)))
+		return -ENOMEM;
+	return png ? write_png(f, path, r) : write_pnm(f, path, r);
+}
+
+int cisp_raster_write(const char *path, const struct cisp_raster *r)
+{
+	struct cisp_output_file *out;
+	int ret = cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE);
+
+	return ret ? ret : cisp_output_file_finish(out, cisp_raster_write_to(out, r));
 }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error_internal.h"
 #include "io/tiff_common.h"
@@ -28,22 +29,26 @@ static int on_warning(TIFF *tif, void *user_data, const char *module, const char
 	return 1;
 }
 
-TIFF *tiff_open(const char *path, const char *mode, struct tiff_messages *msg)
+TIFF *tiff_create(struct cisp_output_file *out, struct tiff_messages *msg)
 {
 	TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
-	TIFF *tif;
+	/* libtiff closes what it is given; the output file keeps its own descriptor. */
+	int fd = dup(cisp_output_file_fd(out));
+	TIFF *tif = NULL;
 
 	msg->error[0] = '\0';
-	if (!opts) {
-		snprintf(msg->error, sizeof(msg->error), "out of memory");
-		return NULL;
+	if (!opts || fd < 0) {
+		snprintf(msg->error, sizeof(msg->error), "%s", opts ? strerror(errno) : "out of memory");
+	} else {
+		TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, msg);
+		TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, msg);
+		tif = TIFFFdOpenExt(fd, cisp_output_file_path(out), "w", opts);
+		if (!tif && !msg->error[0])
+			snprintf(msg->error, sizeof(msg->error), "%s", strerror(errno));
 	}
-	TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, msg);
-	TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, msg);
-	tif = TIFFOpenExt(path, mode, opts);
+	if (!tif && fd >= 0)
+		close(fd);
 	TIFFOpenOptionsFree(opts);
-	if (!tif && !msg->error[0])
-		snprintf(msg->error, sizeof(msg->error), "%s", strerror(errno));
 	return tif;
 }
 

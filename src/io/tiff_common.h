@@ -5,13 +5,18 @@
 
 #include <tiffio.h>
 
+#include <cisp/output_file.h>
+
 /* The first error libtiff reported on a file. */
 struct tiff_messages {
 	char error[256];
 };
 
-/* TIFFOpenExt() with an error handler filling @msg and warnings dropped; NULL with @msg set on failure. */
-TIFF *tiff_open(const char *path, const char *mode, struct tiff_messages *msg);
+/*
+ * A TIFF written into @out (on a dup() of its descriptor), with an error
+ * handler filling @msg and warnings dropped; NULL with @msg set on failure.
+ */
+TIFF *tiff_create(struct cisp_output_file *out, struct tiff_messages *msg);
 
 /* Close @tif; returns 0, or cisp_error(-EIO) naming @path with libtiff's first message. */
 int tiff_close(TIFF *tif, const char *path, struct tiff_messages *msg, int ret);

@@ -10,8 +10,9 @@
 #include "io/tiff_common.h"
 #include "io/writers.h"
 
-int io_write_tiff(const char *path, const struct cisp_image *img, const struct file_meta *meta)
+int io_write_tiff(struct cisp_output_file *out, const struct cisp_image *img, const struct file_meta *meta)
 {
+	const char *path = cisp_output_file_path(out);
 	bool wide = img->format == CISP_FMT_RGB48;
 	const struct cisp_raw_frame *frame = meta ? meta->frame : NULL;
 	struct tiff_messages msg;
@@ -24,7 +25,7 @@ int io_write_tiff(const char *path, const struct cisp_image *img, const struct f
 	row = malloc((size_t)img->width * 6);
 	if (!row)
 		return cisp_error(-ENOMEM, "%s: out of memory", path);
-	tif = tiff_open(path, "w", &msg);
+	tif = tiff_create(out, &msg);
 	if (!tif) {
 		free(row);
 		return cisp_error(-EIO, "cannot create %s: %s", path, msg.error);
