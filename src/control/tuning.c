@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cisp/log.h>
 
@@ -137,11 +138,9 @@ static int search(const char *file, char *path, size_t size)
 		if (!copy)
 			return -ENOMEM;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			FILE *f;
-
 			snprintf(path, size, "%s/%s", d, file);
-			if ((f = fopen(path, "rb"))) {
-				fclose(f);
+			/* access(), not open(): a FIFO found here must not block (cisp_tuning_load refuses it). */
+			if (access(path, R_OK) == 0) {
 				free(copy);
 				return 0;
 			}
@@ -149,13 +148,9 @@ static int search(const char *file, char *path, size_t size)
 		free(copy);
 	}
 	for (int i = 0; i < 2; i++) {
-		FILE *f;
-
 		snprintf(path, size, "%s/%s", fixed[i], file);
-		if ((f = fopen(path, "rb"))) {
-			fclose(f);
+		if (access(path, R_OK) == 0)
 			return 0;
-		}
 	}
 	return -ENOENT;
 }

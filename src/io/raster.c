@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cisp/image.h>
+#include <cisp/input_file.h>
 #include <cisp/output_file.h>
 #include <cisp/raster.h>
 
@@ -334,11 +335,12 @@ static int read_stream(FILE *f, const char *path, struct cisp_raster *r)
 
 int cisp_raster_read(const char *path, struct cisp_raster *r)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!f)
-		return cisp_error(-errno, "cannot open %s: %s", path, strerror(errno));
+	if ((ret = cisp_input_file_open(path, &f, NULL)))
+		return ret;
 	return read_stream(f, path, r);
 }
 

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <libraw/libraw.h>
 
+#include <cisp/input_file.h>
 #include <cisp/log.h>
 #include <cisp/raw_file.h>
 
@@ -476,30 +476,26 @@ int cisp_raw_read_memory(const void *data, size_t size, const char *name, struct
 
 int cisp_raw_read_file(const char *path, struct cisp_raw_frame *frame)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st;
+	uint64_t file_size;
 	uint8_t *data;
 	size_t size;
+	FILE *f;
 	int ret;
 
 	memset(frame, 0, sizeof(*frame));
 	frame->orientation = 1;
-	if (!f)
-		return cisp_error(-errno, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return cisp_error(-EINVAL, "%s: not a regular file", path);
-	}
-	if (st.st_size == 0) {
+	if ((ret = cisp_input_file_open(path, &f, &file_size)))
+		return ret;
+	if (file_size == 0) {
 		fclose(f);
 		return cisp_error(-EINVAL, "%s: the file is empty", path);
 	}
-	if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
+	if (file_size > MAX_FILE_SIZE) {
 		fclose(f);
-		return cisp_error(-EFBIG, "%s: %lld bytes is larger than the %zu MiB a raw file may have", path,
-				  (long long)st.st_size, MAX_FILE_SIZE >> 20);
+		return cisp_error(-EFBIG, "%s: %llu bytes is larger than the %zu MiB a raw file may have", path,
+				  (unsigned long long)file_size, MAX_FILE_SIZE >> 20);
 	}
-	size = (size_t)st.st_size;
+	size = (size_t)file_size;
 	data = malloc(size);
 	if (!data) {
 		fclose(f);

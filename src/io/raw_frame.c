@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include <cisp/input_file.h>
 #include <cisp/raw_frame.h>
 
 #include "core/error_internal.h"
@@ -23,7 +23,7 @@ int cisp_raw_read_dump(const char *path, uint32_t format, uint32_t width, uint32
 	const struct cisp_format_info *f = cisp_format_info(format);
 	struct cisp_image *img = &frame->image;
 	size_t need, row_bytes, rows;
-	struct stat st;
+	uint64_t size;
 	FILE *file;
 	int ret;
 
@@ -33,13 +33,12 @@ int cisp_raw_read_dump(const char *path, uint32_t format, uint32_t width, uint32
 	need = cisp_image_packed_size(format, width, height);
 	if (!need)
 		return cisp_error_prefix(-EINVAL, "%s", path);
-	file = fopen(path, "rb");
-	if (!file)
-		return cisp_error(-errno, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fileno(file), &st) == 0 && (size_t)st.st_size != need) {
+	if ((ret = cisp_input_file_open(path, &file, &size)))
+		return ret;
+	if (size != need) {
 		fclose(file);
-		return cisp_error(-EMSGSIZE, "%s holds %lld bytes, but a %ux%u %s frame is %zu bytes", path,
-				  (long long)st.st_size, width, height, f->name, need);
+		return cisp_error(-EMSGSIZE, "%s holds %llu bytes, but a %ux%u %s frame is %zu bytes", path,
+				  (unsigned long long)size, width, height, f->name, need);
 	}
 	ret = cisp_image_alloc(img, format, width, height);
 	if (ret) {

@@ -15,6 +15,7 @@
 
 #include <cisp/error.h>
 #include <cisp/format.h>
+#include <cisp/input_file.h>
 #include <cisp/iq_conform.h>
 #include <cisp/params_state.h>
 
@@ -32,13 +33,13 @@ struct ydoc {
 
 static int ydoc_load(struct ydoc *d, const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	yaml_parser_t p;
+	FILE *f;
 	int ok;
 
 	d->path = path;
-	if (!f)
-		return cisp_error(-ENOENT, "cannot open %s", path);
+	if ((ok = cisp_input_file_open(path, &f, NULL)))
+		return ok;
 	ok = cisp_yaml_check_depth_file(path, f);
 	if (ok) {
 		fclose(f);
@@ -485,12 +486,12 @@ static int write_bytes(const char *path, const void *data, size_t size)
 
 static int read_bytes(const char *path, void *data, size_t size)
 {
-	FILE *f = fopen(path, "rb");
 	size_t n;
+	FILE *f;
 	int extra;
 
-	if (!f)
-		return cisp_error(-ENOENT, "cannot open %s", path);
+	if ((extra = cisp_input_file_open(path, &f, NULL)))
+		return extra;
 	n = fread(data, 1, size, f);
 	extra = fgetc(f);
 	fclose(f);
@@ -672,10 +673,7 @@ int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq
 		long n;
 
 		snprintf(ppath, sizeof(ppath), "%s/%s", dir, yscalar(yget(&d, NULL, "params")));
-		f = fopen(ppath, "rb");
-		if (!f) {
-			ret = cisp_error(-ENOENT, "cannot open %s", ppath);
-		} else {
+		if (!(ret = cisp_input_file_open(ppath, &f, NULL))) {
 			fseek(f, 0, SEEK_END);
 			n = ftell(f);
 			fseek(f, 0, SEEK_SET);

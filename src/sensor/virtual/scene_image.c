@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cisp/image.h>
+#include <cisp/input_file.h>
 #include <cisp/raster.h>
 
 #include "core/error_internal.h"
@@ -119,11 +120,11 @@ int vs_image_load(const char *path, uint32_t *width, uint32_t *height, float **r
 {
 	struct cisp_raster r;
 	uint8_t magic[3] = { 0 };
-	FILE *f = fopen(path, "rb");
-	int ret;
+	FILE *f;
+	int ret = cisp_input_file_open(path, &f, NULL);
 
-	if (!f)
-		return cisp_error(-ENOENT, "scene image %s: %s", path, strerror(errno));
+	if (ret) /* what is not a regular file is said as such, not as an unknown scene */
+		return cisp_error_prefix(ret == -EINVAL ? -EINVAL : -ENOENT, "scene image");
 	if (fread(magic, 1, 3, f) == 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF) {
 #if CISP_HAVE_JPEG
 		rewind(f);
