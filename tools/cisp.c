@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* cisp: the command-line front end. One binary, one subcommand per job. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cisp/output_file.h>
 
 #include "commands.h"
 
@@ -45,8 +48,36 @@ static void usage(FILE *out)
 	fprintf(out, "\nRun 'cisp COMMAND --help' for the options of a command.\n");
 }
 
+/* SIGINT, SIGTERM, SIGHUP: no hidden output file is left behind, then the signal's own end. */
+static void on_signal(int sig)
+{
+	cisp_output_file_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void handle_signals(void)
+{
+	static const int stopping[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stopping) / sizeof(stopping[0]); i++)
+		sigaddset(&sa.sa_mask, stopping[i]);
+	for (size_t i = 0; i < sizeof(stopping) / sizeof(stopping[0]); i++) {
+		struct sigaction old;
+
+		/* A signal ignored by whoever started us (nohup, a background job) stays ignored. */
+		if (sigaction(stopping[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(stopping[i], &sa, NULL);
+	}
+	/* Over a file size limit (ulimit -f), a write fails with EFBIG and is reported, instead of a core dump. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
+	handle_signals();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <cisp/dng.h>
 #include <cisp/error.h>
+#include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
 
 #include "commands.h"
@@ -165,7 +165,9 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 		return 2;
 	}
 	if (strlen(o->output) < 4 || strcasecmp(o->output + strlen(o->output) - 4, ".dng")) {
-		fprintf(stderr, "cisp convert: %s: the output must be a .dng file\n", o->output);
+		char shown[1024];
+
+		fprintf(stderr, "cisp convert: %s: the output must be a .dng file\n", printable(o->output, shown, sizeof(shown)));
 		return 2;
 	}
 	o->input = argv[optind];
@@ -216,23 +218,30 @@ static int apply_metadata(const struct convert_options *o, struct cisp_raw_frame
 int cmd_convert(int argc, char **argv)
 {
 	struct convert_options o;
+	struct cisp_output_file *out;
 	struct cisp_raw_frame frame;
-	char err[1024];
+	const char *inputs[2] = { NULL, NULL };
+	char err[1024], shown[2048];
 	int ret = parse_options(argc, argv, &o);
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (!o.force && access(o.output, F_OK) == 0) {
-		fprintf(stderr, "cisp convert: %s exists (use --force to replace it)\n", o.output);
+	inputs[0] = o.input;
+	/* Made first: an existing output, or one that cannot be created, fails before the input is read. */
+	if (create_output(&out, o.output, o.force, inputs)) {
+		fprintf(stderr, "cisp convert: %s\n", error_text());
 		return 1;
 	}
 	if ((ret = load_raw_input(&o.in, o.input, &frame, err, sizeof(err)))) {
-		fprintf(stderr, "cisp convert: %s\n", err);
+		fprintf(stderr, "cisp convert: %s\n", printable(err, shown, sizeof(shown)));
+		cisp_output_file_discard(out);
 		return ret;
 	}
 	ret = apply_metadata(&o, &frame);
-	if (!ret && cisp_dng_write(o.output, &frame)) {
-		fprintf(stderr, "cisp convert: %s\n", cisp_last_error());
+	if (ret) {
+		cisp_output_file_discard(out);
+	} else if (finish_output(out, cisp_dng_write_to(out, &frame), o.force)) {
+		fprintf(stderr, "cisp convert: %s\n", error_text());
 		ret = 1;
 	}
 	cisp_raw_frame_free(&frame);

@@ -9,10 +9,12 @@
 
 #include <cisp/error.h>
 #include <cisp/format.h>
+#include <cisp/output_file.h>
 #include <cisp/pool.h>
 #include <cisp/raster.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "options.h"
 #include "isp/demosaic.h"
 #include "isp/dsp.h"
@@ -30,6 +32,7 @@ static void usage(FILE *out)
 		"  --cfa ORDER           CFA order: RGGB (default), GRBG, GBRG, BGGR\n"
 		"  --threads N           worker threads, 1..256 (default: one per CPU)\n"
 		"  --bench N             run the demosaic N times, print 'MPix/s <median>' last\n"
+		"  --force               replace an existing OUT\n"
 		"  -h, --help            this help\n"
 		"The optimised row functions are the CPU's best (CISP_CPU=scalar|sse4|avx2|avx512|neon caps them).\n");
 }
@@ -38,18 +41,20 @@ struct demosaic_options {
 	enum cisp_demosaic_algorithm algorithm;
 	enum cisp_cfa cfa;
 	unsigned long threads, bench;
+	bool force;
 	const char *input, *output;
 };
 
 /* 0, 1 (stop with success: --help) or -EINVAL (bad usage, already reported). */
 static int parse_options(int argc, char **argv, struct demosaic_options *o)
 {
-	enum { OPT_ALGO = 256, OPT_CFA, OPT_THREADS, OPT_BENCH };
+	enum { OPT_ALGO = 256, OPT_CFA, OPT_THREADS, OPT_BENCH, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "algo", required_argument, NULL, OPT_ALGO },
 		{ "cfa", required_argument, NULL, OPT_CFA },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "bench", required_argument, NULL, OPT_BENCH },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,6 +88,9 @@ static int parse_options(int argc, char **argv, struct demosaic_options *o)
 		case OPT_BENCH:
 			if (parse_uint("--bench", optarg, 1, 100000, &o->bench))
 				return -EINVAL;
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -139,37 +147,58 @@ static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const
 	return 0;
 }
 
+/*
+ * What the demosaic of a @width x @height mosaic holds at once (docs/cli.md):
+ * the mosaic (2 bytes a pixel), the three demosaiced planes (6), the output
+ * raster (6), and a PPM writer's samples (6) or PNG's rows.
+ */
+static uint64_t demosaic_memory(uint32_t width, uint32_t height)
+{
+	return mem_add(BASE_MEMORY, mem_mul(20, (uint64_t)width * height));
+}
+
 int cmd_demosaic(int argc, char **argv)
 {
 	struct demosaic_options o;
 	struct cisp_raster in = { 0 }, out = { 0 };
 	struct cisp_demosaic *dm = NULL;
 	struct cisp_pool *pool = NULL;
+	struct cisp_output_file *file = NULL;
+	const char *inputs[2] = { NULL, NULL };
 	uint16_t *planes = NULL;
 	struct plane16 bayer;
 	struct rgb16 rgb;
+	char what[1100];
 	size_t n;
 	int ret, status = 1;
 
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	if (cisp_raster_read(o.input, &in)) {
-		fprintf(stderr, "cisp demosaic: %s\n", cisp_last_error());
-		return 1;
+	inputs[0] = o.input;
+	/* Made first: an existing output, or one that cannot be created, fails before the input is read. */
+	if (create_output(&file, o.output, o.force, inputs) || cisp_raster_read(o.input, &in)) {
+		fprintf(stderr, "cisp demosaic: %s\n", error_text());
+		goto done;
 	}
+	printable(o.input, what, sizeof(what));
 	if (in.channels != 1) {
-		fprintf(stderr, "cisp demosaic: %s is an RGB image; a Bayer mosaic is a grey image\n", o.input);
+		fprintf(stderr, "cisp demosaic: %s is an RGB image; a Bayer mosaic is a grey image\n", what);
 		goto done;
 	}
 	if (in.width < 16 || in.height < 16 || (in.width | in.height) & 1 || in.width > 65536 || in.height > 65536) {
 		fprintf(stderr, "cisp demosaic: %s is %ux%u; a mosaic needs an even width and height of 16..65536\n",
-			o.input, in.width, in.height);
+			what, in.width, in.height);
+		goto done;
+	}
+	snprintf(what + strlen(what), sizeof(what) - strlen(what), ": demosaicing %ux%u", in.width, in.height);
+	if (memory_check(what, demosaic_memory(in.width, in.height))) {
+		fprintf(stderr, "cisp demosaic: %s\n", error_text());
 		goto done;
 	}
 	if (cisp_demosaic_create(&dm, o.algorithm, (int)in.width, (int)in.height) ||
 	    cisp_pool_create(&pool, (unsigned)o.threads)) {
-		fprintf(stderr, "cisp demosaic: %s\n", cisp_last_error());
+		fprintf(stderr, "cisp demosaic: %s\n", error_text());
 		goto done;
 	}
 	n = (size_t)in.width * in.height;
@@ -193,12 +222,15 @@ int cmd_demosaic(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		for (int c = 0; c < 3; c++)
 			out.data[i * 3 + c] = (uint16_t)(((uint64_t)planes[c * n + i] * in.maxval + 32767) / 65535);
-	if (cisp_raster_write(o.output, &out)) {
-		fprintf(stderr, "cisp demosaic: %s\n", cisp_last_error());
+	ret = finish_output(file, cisp_raster_write_to(file, &out), o.force);
+	file = NULL;
+	if (ret) {
+		fprintf(stderr, "cisp demosaic: %s\n", error_text());
 		goto done;
 	}
 	status = 0;
 done:
+	cisp_output_file_discard(file);
 	free(planes);
 	cisp_pool_destroy(pool);
 	cisp_demosaic_destroy(dm);

@@ -22,6 +22,7 @@
 #include <cisp/vendor.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "options.h"
 
 static void usage(FILE *out)
@@ -86,6 +87,8 @@ struct develop_options {
 	struct cisp_vendor_stage_config vendor[8];
 	unsigned n_vendor;
 	struct cisp_vendor_host *vendor_host;
+	const char **protected; /* every file read: no output may replace one (NULL-terminated) */
+	struct memory_budget *memory;
 };
 
 static int parse_options(int argc, char **argv, struct develop_options *o)
@@ -297,8 +300,8 @@ static int build_params(const struct develop_options *o, const char *input, cons
 	if (cisp_isp_set_state(isp, &state, ~0u))
 		return failf(err, err_size, 1, "cannot set the default parameters: %s", cisp_last_error());
 	if (o->params) {
-		if (load_params(o->params, &buf, &size))
-			return failf(err, err_size, 1, "%s: cannot load the parameters", o->params);
+		if (load_params(o->params, PARAMS_ANY, &buf, &size))
+			return failf(err, err_size, 1, "%s", cisp_last_error());
 		ret = cisp_isp_set_params(isp, buf, size);
 		free(buf);
 		if (ret)
@@ -371,48 +374,31 @@ static bool sixteen_bit(const struct develop_options *o, const char *output)
 }
 
 /*
- * Write @img to @path through a temporary file in the same folder, so a
- * failure leaves no partial output; without @force an existing @path is
- * kept (link() fails on it) and reported.
+ * The memory that developing @frame to @cfg's output holds at once
+ * (docs/cli.md): the frame, the ISP's whole-frame planes (16 bytes a pixel),
+ * its scaled planes (6 bytes an output pixel) when the output is scaled, the
+ * output image, and what the writer adds: JPEG's coefficients (6 bytes a
+ * pixel), PPM's samples (12), an upright copy of a turned RGB image.
  */
-static int write_output(const char *path, const struct cisp_image *img, const struct cisp_file_options *fo,
-			bool force, char *err, size_t err_size)
+static uint64_t develop_memory(const struct cisp_raw_frame *frame, const struct cisp_isp_config *cfg,
+			       const uint32_t win[4], const char *output)
 {
-	static unsigned counter;
-	char tmp[4096], dir[4096];
-	const char *ext = extension_of(path);
-	int ret;
+	const struct cisp_output_config *oc = &cfg->output[0];
+	uint64_t out_px = (uint64_t)oc->width * oc->height, image = mem_image(oc->format, oc->width, oc->height);
+	const char *ext = extension_of(output);
+	uint64_t need = mem_add(BASE_MEMORY, mem_image(frame->image.format, frame->image.width, frame->image.height));
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.cisp-%ld-%u.%s", dirname(dir), (long)getpid(),
-			     __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED), ext) >= sizeof(tmp))
-		return failf(err, err_size, 1, "%s: path too long", path);
-	if (cisp_image_write_file_opts(tmp, img, fo)) {
-		failf(err, err_size, 1, "%s", cisp_last_error());
-		/* Name the real output, not the temporary file. */
-		char *at = strstr(err, tmp);
-		if (at) {
-			char rest[1024];
-			snprintf(rest, sizeof(rest), "%s", at + strlen(tmp));
-			snprintf(at, err_size - (size_t)(at - err), "%s%s", path, rest);
-		}
-		unlink(tmp);
-		return 1;
-	}
-	if (force)
-		ret = rename(tmp, path) ? errno : 0;
-	else if (link(tmp, path) == 0)
-		ret = 0;
-	else if (errno == EEXIST)
-		ret = EEXIST;
-	else /* a file system without hard links: check, then rename */
-		ret = access(path, F_OK) == 0 ? EEXIST : rename(tmp, path) ? errno : 0;
-	unlink(tmp); /* gone already after a rename */
-	if (ret == EEXIST)
-		return failf(err, err_size, 1, "%s exists (use --force to replace it)", path);
-	if (ret)
-		return failf(err, err_size, 1, "cannot write %s: %s", path, strerror(ret));
-	return 0;
+	need = mem_add(need, mem_mul(16, (uint64_t)cfg->width * cfg->height));
+	if (oc->width != win[2] || oc->height != win[3])
+		need = mem_add(need, mem_mul(6, out_px));
+	need = mem_add(need, image);
+	if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg"))
+		need = mem_add(need, mem_mul(6, out_px));
+	else if (!strcasecmp(ext, "ppm"))
+		need = mem_add(need, mem_mul(12, out_px));
+	if (frame->orientation > 1 && (oc->format == CISP_FMT_RGB888 || oc->format == CISP_FMT_RGB48))
+		need = mem_add(need, image);
+	return need;
 }
 
 /* Develop one file; 0, 1 (failed) or 2 (bad usage), with the message in @err. */
@@ -426,14 +412,20 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	struct cisp_image out = { 0 };
 	struct cisp_image *outputs[CISP_MAX_OUTPUTS] = { &out, NULL };
 	struct cisp_file_options fo = { 0 };
+	struct cisp_output_file *file;
 	bool params_wb = false, grey;
+	uint64_t memory = 0;
+	char what[512];
 	uint32_t win[4];
 	int ret;
 
-	if (!o->force && access(output, F_OK) == 0)
-		return failf(err, err_size, 1, "%s exists (use --force to replace it)", output);
-	if ((ret = load_raw_input(&o->in, input, &frame, err, err_size)))
+	/* Made first: an existing output, or one that cannot be created, fails before any work. */
+	if (create_output(&file, output, o->force, o->protected))
+		return failf(err, err_size, 1, "%s", cisp_last_error());
+	if ((ret = load_raw_input(&o->in, input, &frame, err, err_size))) {
+		cisp_output_file_discard(file);
 		return ret;
+	}
 
 	output_window(o, &frame, win);
 	cfg.vendor = o->vendor_host;
@@ -445,6 +437,14 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	cfg.output[0].height = o->out_h ? o->out_h : win[3];
 	if (!cfg.output[0].format) {
 		ret = failf(err, err_size, 2, "%s", cisp_last_error());
+		goto done;
+	}
+	snprintf(what, sizeof(what), "%s: developing %ux%u to %ux%u %s", input, cfg.width, cfg.height,
+		 cfg.output[0].width, cfg.output[0].height, cisp_format_name(cfg.output[0].format));
+	memory = develop_memory(&frame, &cfg, win, output);
+	if (memory_budget_take(o->memory, what, memory)) {
+		memory = 0;
+		ret = failf(err, err_size, 1, "%s", cisp_last_error());
 		goto done;
 	}
 	if (cisp_isp_create(&isp, &cfg) ||
@@ -501,8 +501,13 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	fo.orientation = frame.orientation;
 	fo.full_range = cisp_isp_params(isp)->csc.range == CISP_RANGE_FULL;
 	fo.meta = &frame;
-	ret = write_output(output, &out, &fo, o->force, err, err_size);
+	if (finish_output(file, cisp_image_write_to(file, &out, &fo), o->force))
+		ret = failf(err, err_size, 1, "%s", cisp_last_error());
+	file = NULL;
 done:
+	cisp_output_file_discard(file);
+	if (memory)
+		memory_budget_give(o->memory, memory);
 	cisp_pool_destroy(pool);
 	cisp_image_free(&out);
 	cisp_isp_destroy(isp);
@@ -528,6 +533,7 @@ static void draw_bar(const struct batch *b, const char *name)
 {
 	int total = b->o->n_inputs, width = 30, filled = total ? b->done * width / total : width;
 	const char *base = strrchr(name, '/');
+	char shown[256];
 
 	fprintf(stderr, "\r\033[K[");
 	for (int i = 0; i < width; i++)
@@ -535,7 +541,7 @@ static void draw_bar(const struct batch *b, const char *name)
 	fprintf(stderr, "] %d/%d", b->done, total);
 	if (b->failed)
 		fprintf(stderr, ", %d failed", b->failed);
-	fprintf(stderr, "  %.40s", base ? base + 1 : name);
+	fprintf(stderr, "  %.40s", printable(base ? base + 1 : name, shown, sizeof(shown)));
 	fflush(stderr);
 }
 
@@ -543,19 +549,20 @@ static void draw_bar(const struct batch *b, const char *name)
 static void batch_log(enum cisp_log_level level, const char *message, void *opaque)
 {
 	struct batch *b = opaque;
+	char shown[2048];
 
 	pthread_mutex_lock(&b->lock);
 	if (b->tty)
 		fprintf(stderr, "\r\033[K");
 	fprintf(stderr, "cisp: %s: %s\n", level == CISP_LOG_ERROR ? "error" : level == CISP_LOG_WARN ? "warning" : "info",
-		message);
+		printable(message, shown, sizeof(shown)));
 	pthread_mutex_unlock(&b->lock);
 }
 
 static void *batch_worker(void *arg)
 {
 	struct batch *b = arg;
-	char err[1024];
+	char err[1024], shown[4096], in[1024], out[1024];
 
 	for (;;) {
 		int i, ret;
@@ -567,21 +574,24 @@ static void *batch_worker(void *arg)
 			return NULL;
 		err[0] = '\0';
 		ret = develop_file(b->o, b->o->inputs[i], b->outputs[i], b->threads, err, sizeof(err));
+		printable(err[0] ? err : "failed", shown, sizeof(shown));
+		printable(b->o->inputs[i], in, sizeof(in));
+		printable(b->outputs[i], out, sizeof(out));
 		pthread_mutex_lock(&b->lock);
 		b->status[i] = ret;
 		b->done++;
 		if (ret) {
 			b->failed++;
-			b->messages[i] = strdup(err[0] ? err : "failed");
+			b->messages[i] = strdup(shown);
 		}
 		if (b->tty) {
 			if (ret)
-				fprintf(stderr, "\r\033[Kcisp develop: %s\n", err);
+				fprintf(stderr, "\r\033[Kcisp develop: %s\n", shown);
 			draw_bar(b, b->o->inputs[i]);
 		} else if (ret) {
-			fprintf(stderr, "[%d/%d] %s: failed: %s\n", b->done, b->o->n_inputs, b->o->inputs[i], err);
+			fprintf(stderr, "[%d/%d] %s: failed: %s\n", b->done, b->o->n_inputs, in, shown);
 		} else {
-			fprintf(stderr, "[%d/%d] %s -> %s\n", b->done, b->o->n_inputs, b->o->inputs[i], b->outputs[i]);
+			fprintf(stderr, "[%d/%d] %s -> %s\n", b->done, b->o->n_inputs, in, out);
 		}
 		pthread_mutex_unlock(&b->lock);
 	}
@@ -606,8 +616,11 @@ static int batch_outputs(const struct develop_options *o, const char *type, char
 		outputs[i] = path;
 		for (int j = 0; j < i; j++) {
 			if (!strcmp(outputs[j], path)) {
-				fprintf(stderr, "cisp develop: %s and %s would both be written to %s\n", o->inputs[j], in,
-					path);
+				char a[1024], b[1024], c[1024];
+
+				fprintf(stderr, "cisp develop: %s and %s would both be written to %s\n",
+					printable(o->inputs[j], a, sizeof(a)), printable(in, b, sizeof(b)),
+					printable(path, c, sizeof(c)));
 				return -EEXIST;
 			}
 		}
@@ -631,7 +644,10 @@ static int develop_batch(const struct develop_options *o)
 		return 2;
 	}
 	if (stat(o->output, &st) ? mkdir(o->output, 0777) && errno != EEXIST : !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "cisp develop: %s is not a folder that can be written to\n", o->output);
+		char shown[1024];
+
+		fprintf(stderr, "cisp develop: %s is not a folder that can be written to\n",
+			printable(o->output, shown, sizeof(shown)));
 		return 1;
 	}
 	b.outputs = calloc((size_t)o->n_inputs, sizeof(char *));
@@ -698,23 +714,52 @@ static int load_vendor(struct develop_options *o)
 			goto fail;
 	return 0;
 fail:
-	fprintf(stderr, "cisp develop: %s\n", cisp_last_error());
+	fprintf(stderr, "cisp develop: %s\n", error_text());
 	cisp_vendor_host_destroy(o->vendor_host);
 	return 1;
+}
+
+/* The files an output must never replace: the inputs, the params file, the plugins. */
+static const char **files_read(const struct develop_options *o)
+{
+	const char **list = calloc((size_t)o->n_inputs + o->n_vendor + 2, sizeof(*list));
+	size_t n = 0;
+
+	if (!list)
+		return NULL;
+	for (int i = 0; i < o->n_inputs; i++)
+		list[n++] = o->inputs[i];
+	for (unsigned i = 0; i < o->n_vendor; i++)
+		list[n++] = o->vendor[i].path;
+	if (o->params)
+		list[n++] = o->params;
+	return list;
 }
 
 int cmd_develop(int argc, char **argv)
 {
 	struct develop_options o;
+	struct memory_budget memory;
 	struct stat st;
-	char err[1024];
+	char err[1024], shown[4096];
 	size_t len;
 	int ret = parse_options(argc, argv, &o);
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (memory_budget_init(&memory)) {
+		fprintf(stderr, "cisp develop: %s\n", error_text());
+		return 2;
+	}
+	o.memory = &memory;
+	o.protected = files_read(&o);
+	if (!o.protected) {
+		fprintf(stderr, "cisp develop: out of memory\n");
+		memory_budget_destroy(&memory);
+		return 1;
+	}
 	if (o.n_vendor && (ret = load_vendor(&o)))
-		return ret;
+		goto out;
 	len = strlen(o.output);
 	if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode))) {
 		ret = develop_batch(&o);
@@ -725,8 +770,11 @@ int cmd_develop(int argc, char **argv)
 		err[0] = '\0';
 		ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err));
 		if (ret)
-			fprintf(stderr, "cisp develop: %s\n", err);
+			fprintf(stderr, "cisp develop: %s\n", printable(err, shown, sizeof(shown)));
 	}
 	cisp_vendor_host_destroy(o.vendor_host);
+out:
+	free(o.protected);
+	memory_budget_destroy(&memory);
 	return ret;
 }

@@ -6,35 +6,36 @@
 #include <string.h>
 
 #include <cisp/error.h>
+#include <cisp/output_file.h>
 #include <cisp/params_state.h>
 
 #include "commands.h"
 #include "options.h"
-
-/* Text and binary inputs larger than this are refused (the binary maximum is 1 MiB). */
+#include "core/error_internal.h"
 
 static const char usage_text[] =
-	"usage: cisp params encode IN.yaml OUT.bin\n"
-	"       cisp params decode IN.bin [-o OUT.yaml]\n"
+	"usage: cisp params encode IN.yaml OUT.bin [--force]\n"
+	"       cisp params decode IN.bin [-o OUT.yaml [--force]]\n"
 	"       cisp params validate IN.bin|IN.yaml [--size WxH]\n"
 	"\n"
 	"Convert ISP parameter buffers (ABI version 1, docs/abi.md) between their\n"
 	"YAML form and the binary buffer, and check them.\n";
 
 static const char encode_help[] =
-	"usage: cisp params encode IN.yaml OUT.bin\n"
+	"usage: cisp params encode IN.yaml OUT.bin [--force]\n"
 	"\n"
 	"Encode the YAML form of a params buffer as the binary buffer. The YAML is\n"
 	"checked completely (field ranges, sizes, flags) before anything is written;\n"
-	"errors name the line and key.\n";
+	"errors name the line and key. An existing OUT.bin is kept unless --force.\n";
 
 static const char decode_help[] =
-	"usage: cisp params decode IN.bin [-o OUT.yaml]\n"
+	"usage: cisp params decode IN.bin [-o OUT.yaml [--force]]\n"
 	"\n"
 	"Decode a binary params buffer into its canonical YAML form, on standard\n"
 	"output or into OUT.yaml. Encoding that YAML gives back the same bytes.\n"
 	"\n"
-	"  -o, --output FILE   write the YAML to FILE\n";
+	"  -o, --output FILE   write the YAML to FILE\n"
+	"  --force             replace an existing FILE\n";
 
 static const char validate_help[] =
 	"usage: cisp params validate IN.bin|IN.yaml [--size WxH]\n"
@@ -50,56 +51,65 @@ static bool is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
-static int write_all(const char *path, const void *data, size_t size)
+/* Write @size bytes of @data to the new file @path, made from the input @in. */
+static int write_all(const char *path, bool force, const char *in, const void *data, size_t size)
 {
-	FILE *f = fopen(path, "wb");
+	const char *inputs[] = { in, NULL };
+	struct cisp_output_file *out;
+	FILE *f;
+	int ret = create_output(&out, path, force, inputs);
 
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f)) {
-		fprintf(stderr, "cisp params: cannot write %s: %s\n", path, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
+	if (!ret) {
+		f = cisp_output_file_stream(out);
+		ret = !f ? -ENOMEM : fwrite(data, 1, size, f) != size ? -EIO : 0;
+		ret = finish_output(out, ret, force);
 	}
-	return 0;
-}
-
-static bool looks_binary(const char *data, size_t size)
-{
-	return size >= 4 && !memcmp(data, "CISP", 4);
+	return ret;
 }
 
 static int cmd_encode(int argc, char **argv)
 {
-	char *text;
+	const char *files[2] = { NULL, NULL };
+	bool force = false;
 	void *buf;
-	size_t length, size;
-	int ret;
+	size_t size;
+	int n = 0, ret;
 
-	if (argc == 2 && is_help(argv[1])) {
-		fputs(encode_help, stdout);
-		return 0;
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			fputs(encode_help, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
+		} else if (argv[i][0] != '-' && n < 2) {
+			files[n++] = argv[i];
+		} else {
+			fprintf(stderr, "cisp params encode: unexpected argument '%s'\n\n%s", argv[i], encode_help);
+			return 2;
+		}
 	}
-	if (argc != 3) {
+	if (n != 2) {
 		fputs(encode_help, stderr);
 		return 2;
 	}
-	if (read_file(argv[1], (void **)&text, &length))
-		return 1;
-	ret = cisp_params_from_yaml(text, length, &buf, &size);
-	free(text);
+	ret = load_params(files[0], PARAMS_YAML, &buf, &size);
+	if (!ret) {
+		ret = write_all(files[1], force, files[0], buf, size);
+		free(buf);
+	}
 	if (ret) {
-		fprintf(stderr, "cisp params encode: %s: %s\n", argv[1], cisp_last_error());
+		fprintf(stderr, "cisp params encode: %s\n", error_text());
 		return 1;
 	}
-	ret = write_all(argv[2], buf, size);
-	free(buf);
-	return ret ? 1 : 0;
+	return 0;
 }
 
 static int cmd_decode(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
-	char *data, *text;
+	bool force = false;
+	char *text;
+	void *data;
 	size_t size;
 	int ret;
 
@@ -109,6 +119,8 @@ static int cmd_decode(int argc, char **argv)
 			return 0;
 		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
 		} else if (argv[i][0] != '-' && !in) {
 			in = argv[i];
 		} else {
@@ -120,20 +132,25 @@ static int cmd_decode(int argc, char **argv)
 		fputs(decode_help, stderr);
 		return 2;
 	}
-	if (read_file(in, (void **)&data, &size))
-		return 1;
-	ret = cisp_params_to_yaml(data, size, &text);
-	free(data);
+	ret = load_params(in, PARAMS_BINARY, &data, &size);
+	if (!ret) {
+		ret = cisp_params_to_yaml(data, size, &text);
+		if (ret)
+			cisp_error_prefix(ret, "%s", in);
+		free(data);
+	}
+	if (!ret) {
+		if (out)
+			ret = write_all(out, force, in, text, strlen(text));
+		else if (fputs(text, stdout) == EOF || fflush(stdout))
+			ret = cisp_error(-EIO, "standard output: write failed");
+		free(text);
+	}
 	if (ret) {
-		fprintf(stderr, "cisp params decode: %s: %s\n", in, cisp_last_error());
+		fprintf(stderr, "cisp params decode: %s\n", error_text());
 		return 1;
 	}
-	if (out)
-		ret = write_all(out, text, strlen(text));
-	else if (fputs(text, stdout) == EOF || fflush(stdout))
-		ret = -1;
-	free(text);
-	return ret ? 1 : 0;
+	return 0;
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -141,8 +158,8 @@ static int cmd_validate(int argc, char **argv)
 	struct cisp_params_limits limits = { .blocks = ~0u, .demosaic_algorithms = ~0u };
 	const char *in = NULL;
 	bool sized = false;
-	char *data;
-	void *buf;
+	void *buf = NULL;
+	char name[1024];
 	size_t size;
 	int ret;
 
@@ -165,23 +182,15 @@ static int cmd_validate(int argc, char **argv)
 		fputs(validate_help, stderr);
 		return 2;
 	}
-	if (read_file(in, (void **)&data, &size))
-		return 1;
-	if (looks_binary(data, size)) {
-		buf = data;
-		ret = cisp_params_validate(buf, size, sized ? &limits : NULL);
-	} else {
-		ret = cisp_params_from_yaml(data, size, &buf, &size); /* buf is NULL on failure */
-		free(data);
-		if (!ret)
-			ret = cisp_params_validate(buf, size, sized ? &limits : NULL);
-	}
+	ret = load_params(in, PARAMS_ANY, &buf, &size);
+	if (!ret && (ret = cisp_params_validate(buf, size, sized ? &limits : NULL)))
+		cisp_error_prefix(ret, "%s", in);
 	if (ret) {
-		fprintf(stderr, "cisp params validate: %s: %s\n", in, cisp_last_error());
+		fprintf(stderr, "cisp params validate: %s\n", error_text());
 		free(buf);
 		return 1;
 	}
-	printf("%s: valid, %zu bytes:", in, size);
+	printf("%s: valid, %zu bytes:", printable(in, name, sizeof(name)), size);
 	for (size_t off = sizeof(struct cisp_params_header); off < size;) {
 		const struct cisp_block_header *h = (const void *)((const char *)buf + off);
 

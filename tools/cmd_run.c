@@ -18,6 +18,7 @@
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/image_file.h>
+#include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
 #include <cisp/y4m.h>
 
@@ -56,6 +57,7 @@ static void usage(FILE *out)
 		"  --png FILE.png         the last frame as a PNG\n"
 		"  --save-raw FILE.dng    the last raw frame as a DNG\n"
 		"  --metadata FILE.jsonl  one JSON object of metadata per frame\n"
+		"  --force                replace existing output files\n"
 		"  --set NAME=VALUE[@N]   a control, from frame N on (default 0); repeatable.\n"
 		"                         AeEnable=0|1, ExposureTime=US, AnalogueGain=X,\n"
 		"                         DigitalGain=X, ExposureValue=EV, AeMetering=centre|spot|matrix,\n"
@@ -81,11 +83,11 @@ struct set_control {
 };
 
 struct run_options {
-	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning;
+	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning, *scene;
 	unsigned long frames;
 	uint32_t width, height;
 	char sensor_options[1024];
-	bool start_auto, quiet;
+	bool start_auto, quiet, force;
 	double start_exposure_us, start_ct;
 	struct set_control sets[MAX_SETS];
 	unsigned num_sets;
@@ -349,7 +351,7 @@ static void frame_controls(const struct run_options *o, unsigned long n, struct 
 static int parse_args(int argc, char **argv, struct run_options *o)
 {
 	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
-	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET };
+	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, O_CAMERA },
 		{ "frames", required_argument, NULL, O_FRAMES },
@@ -367,6 +369,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		{ "start", required_argument, NULL, O_START },
 		{ "tuning", required_argument, NULL, O_TUNING },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -386,7 +389,10 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		case O_FRAMES: r = parse_uint("--frames", optarg, 1, 1000000, &o->frames); break;
 		case O_MODE: o->mode = optarg; break;
 		case O_SIZE: r = parse_size("--size", optarg, &o->width, &o->height); break;
-		case O_SCENE: r = add_sensor_option(o, "scene", optarg); break;
+		case O_SCENE:
+			o->scene = optarg;
+			r = add_sensor_option(o, "scene", optarg);
+			break;
 		case O_ILLUMINANT: r = add_sensor_option(o, "illuminant", optarg); break;
 		case O_LUX:
 			r = parse_double("--lux", optarg, 0, 1e6, &x);
@@ -418,6 +424,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 			break;
 		case O_TUNING: o->tuning = optarg; break;
 		case O_QUIET: o->quiet = true; break;
+		case O_FORCE: o->force = true; break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return 2;
 		}
@@ -472,6 +479,8 @@ struct run_state {
 	struct cisp_image main[NUM_REQUESTS];
 	struct cisp_image rgb;        /* preview stream: the last frame in RGB for --png */
 	struct cisp_image raw;        /* raw stream: the last frame for --save-raw */
+	/* The output files, made before the first frame and put in place after the last. */
+	struct cisp_output_file *video, *png, *dng, *log;
 	struct cisp_y4m_writer *y4m;
 	FILE *jsonl;
 	long ae_converged, awb_converged, af_focused; /* first frame of the final converged run, -1 */
@@ -639,7 +648,7 @@ static bool xyz_to_camera(const struct cisp_camera_metadata *m, float out[9])
 	return true;
 }
 
-static int save_raw(const char *path, const struct cisp_image *raw, const struct cisp_sensor_mode *mode,
+static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, const struct cisp_sensor_mode *mode,
 		    const struct cisp_camera_metadata *m, const char *model)
 {
 	struct cisp_raw_frame frame;
@@ -664,10 +673,54 @@ static int save_raw(const char *path, const struct cisp_image *raw, const struct
 	snprintf(frame.model, sizeof(frame.model), "%s", model);
 	frame.exposure_s = (float)(m->exposure_us / 1e6);
 	frame.iso = (float)(100 * m->analogue_gain * m->digital_gain);
-	return cisp_dng_write(path, &frame);
+	return cisp_dng_write_to(out, &frame);
 }
 
-/* Open the writers and allocate the buffers. */
+/* Create the output files (none replacing an input) and start the video and the log. */
+static int create_outputs(const struct run_options *o, struct run_state *st, const struct cisp_stream_config *ms,
+			  double fps)
+{
+	const char *inputs[] = { o->tuning, o->scene, NULL };
+	const char *const *read = o->tuning ? inputs : inputs + 1;
+	int r = 0;
+
+	if (o->output)
+		r = create_output(&st->video, o->output, o->force, read);
+	if (!r && o->png)
+		r = create_output(&st->png, o->png, o->force, read);
+	if (!r && o->raw)
+		r = create_output(&st->dng, o->raw, o->force, read);
+	if (!r && o->metadata)
+		r = create_output(&st->log, o->metadata, o->force, read);
+	if (!r && st->video)
+		r = cisp_y4m_open_to(&st->y4m, st->video, ms->width, ms->height, (unsigned)lround(fps * 1000), 1000,
+				     false);
+	if (!r && st->log && !(st->jsonl = cisp_output_file_stream(st->log)))
+		r = -ENOMEM;
+	return r;
+}
+
+/* Put the output files in place when @status is 0, else drop them; 0 or the first failure. */
+static int finish_outputs(const struct run_options *o, struct run_state *st, int status)
+{
+	int r = cisp_y4m_close(st->y4m), log = 0;
+
+	st->y4m = NULL;
+	st->jsonl = NULL;
+	if (st->video)
+		r = finish_output(st->video, status ? status : r, o->force);
+	if (st->log)
+		log = finish_output(st->log, status, o->force);
+	if (!r)
+		r = log;
+	/* The PNG and the DNG are written by stream(), which leaves them here only on failure. */
+	cisp_output_file_discard(st->png);
+	cisp_output_file_discard(st->dng);
+	st->video = st->log = st->png = st->dng = NULL;
+	return r;
+}
+
+/* Allocate the buffers and create the outputs. */
 static int prepare(const struct run_options *o, struct run_state *st, const struct cisp_camera_config *cfg,
 		   const struct cisp_sensor_mode *mode)
 {
@@ -689,20 +742,11 @@ static int prepare(const struct run_options *o, struct run_state *st, const stru
 		r = cisp_image_alloc(&st->rgb, CISP_FMT_RGB888, ms->width, ms->height);
 	if (!r && o->raw)
 		r = cisp_image_alloc(&st->raw, cfg->stream[CISP_STREAM_RAW].format, mode->width, mode->height);
-	if (!r && o->output)
-		r = cisp_y4m_open(&st->y4m, o->output, ms->width, ms->height, (unsigned)lround(fps * 1000), 1000, false);
-	if (r) {
-		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
-		return r;
-	}
-	if (o->metadata) {
-		st->jsonl = fopen(o->metadata, "w");
-		if (!st->jsonl) {
-			fprintf(stderr, "cisp run: cannot create %s: %s\n", o->metadata, strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
+	if (!r)
+		r = create_outputs(o, st, ms, fps);
+	if (r)
+		fprintf(stderr, "cisp run: %s\n", error_text());
+	return r;
 }
 
 /* Stream the frames; 0 or 1 on failure. */
@@ -778,12 +822,17 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 	if (failed)
 		return 1;
 	summary(o, st, done, now_seconds() - t0);
-	if (o->png && cisp_image_write_file(o->png, &st->rgb, false)) {
-		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
-		return 1;
+	if (st->png) {
+		failed = finish_output(st->png, cisp_image_write_to(st->png, &st->rgb, NULL), o->force);
+		st->png = NULL;
 	}
-	if (o->raw && save_raw(o->raw, &st->raw, mode, &st->last, cisp_sensor_info(cisp_camera_sensor(cam))->model)) {
-		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+	if (!failed && st->dng) {
+		failed = finish_output(st->dng, save_raw(st->dng, &st->raw, mode, &st->last,
+							cisp_sensor_info(cisp_camera_sensor(cam))->model), o->force);
+		st->dng = NULL;
+	}
+	if (failed) {
+		fprintf(stderr, "cisp run: %s\n", error_text());
 		return 1;
 	}
 	return 0;
@@ -851,12 +900,8 @@ out:
 	cisp_camera_close(cam);
 	cisp_camera_manager_destroy(mgr);
 	if (st) {
-		if (st->y4m && cisp_y4m_close(st->y4m) && !r) {
-			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
-			r = 1;
-		}
-		if (st->jsonl && fclose(st->jsonl) && !r) {
-			fprintf(stderr, "cisp run: writing %s failed\n", o.metadata);
+		if (finish_outputs(&o, st, r ? -EIO : 0) && !r) {
+			fprintf(stderr, "cisp run: %s\n", error_text());
 			r = 1;
 		}
 		for (unsigned i = 0; i < NUM_REQUESTS; i++)

@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cisp/error.h>
 #include <cisp/image.h>
+#include <cisp/input_file.h>
+#include <cisp/output_file.h>
 #include <cisp/params.h>
 #include <cisp/params_state.h>
 #include <cisp/raster.h>
@@ -15,6 +18,7 @@
 #include <cisp/raw_frame.h>
 
 #include "options.h"
+#include "core/error_internal.h"
 
 int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h)
 {
@@ -67,68 +71,158 @@ int parse_double(const char *option, const char *text, double min, double max, d
 	return 0;
 }
 
-int read_file(const char *path, void **data, size_t *size)
+int read_file(const char *path, size_t max, void **data, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 65536, n = 0;
+	uint64_t length;
 	char *buf;
-
-	if (!f) {
-		fprintf(stderr, "cisp: cannot open %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	buf = malloc(cap + 1);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		if (cap >= (size_t)256 << 20) {
-			fprintf(stderr, "cisp: %s is larger than 256 MiB\n", path);
-			free(buf);
-			fclose(f);
-			return -EFBIG;
-		}
-		cap *= 2;
-		char *bigger = realloc(buf, cap + 1);
-		if (!bigger)
-			free(buf);
-		buf = bigger;
-	}
-	if (!buf || ferror(f)) {
-		fprintf(stderr, "cisp: cannot read %s\n", path);
-		free(buf);
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*data = buf;
-	*size = n;
-	return 0;
-}
-
-int load_params(const char *path, void **buf, size_t *size)
-{
-	void *data;
-	size_t n;
-	uint32_t magic = 0;
-	int ret = read_file(path, &data, &n);
+	FILE *f;
+	int ret = cisp_input_file_open(path, &f, &length);
 
 	if (ret)
 		return ret;
-	if (n >= 4)
-		memcpy(&magic, data, 4);
-	if (magic == CISP_PARAMS_MAGIC) {
+	if (length > max) {
+		fclose(f);
+		return cisp_error(-EFBIG, "%s: %llu bytes, larger than the %zu MiB allowed", path,
+				  (unsigned long long)length, max >> 20);
+	}
+	buf = malloc((size_t)length + 1);
+	if (!buf) {
+		fclose(f);
+		return cisp_error(-ENOMEM, "%s: out of memory", path);
+	}
+	/* One byte more than the size tells a file that grew since from one that did not. */
+	if (fread(buf, 1, (size_t)length + 1, f) != length || ferror(f))
+		ret = cisp_error(-EIO, "%s: read error, or the file changed while it was read", path);
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[length] = '\0';
+	*data = buf;
+	*size = (size_t)length;
+	return 0;
+}
+
+/* Params files, YAML or binary; a full state in YAML is a few MiB at most. */
+#define PARAMS_FILE_MAX ((size_t)16 << 20)
+
+/* Nothing but blanks and # comments. */
+static bool blank_text(const char *text, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (text[i] == '#')
+			while (i < n && text[i] != '\n')
+				i++;
+		else if (!strchr(" \t\r\n", text[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Starts with the binary magic, or is a piece of it (a truncated binary buffer). */
+static bool binary_params(const char *data, size_t n)
+{
+	static const char magic[4] = { 'C', 'I', 'S', 'P' };
+
+	return !memcmp(data, magic, n < 4 ? n : 4);
+}
+
+int load_params(const char *path, enum params_kind kinds, void **buf, size_t *size)
+{
+	char *data;
+	size_t n;
+	int ret = read_file(path, PARAMS_FILE_MAX, (void **)&data, &n);
+
+	if (ret)
+		return ret;
+	if (blank_text(data, n)) {
+		free(data);
+		return cisp_error(-EINVAL, "%s: the file is empty; a params file holds a params buffer or its YAML form "
+				  "(docs/abi.md)", path);
+	}
+	if (binary_params(data, n)) {
+		if (!(kinds & PARAMS_BINARY)) {
+			free(data);
+			return cisp_error(-EINVAL, "%s: a binary params buffer, not YAML", path);
+		}
 		*buf = data;
 		*size = n;
 		return 0;
 	}
+	if (!(kinds & PARAMS_YAML)) {
+		free(data);
+		return cisp_error(-EINVAL, "%s: not a binary params buffer (no CISP magic); YAML is encoded with "
+				  "'cisp params encode'", path);
+	}
 	ret = cisp_params_from_yaml(data, n, buf, size);
 	free(data);
-	if (ret)
-		fprintf(stderr, "cisp: %s: %s\n", path, cisp_last_error());
+	return ret ? cisp_error_prefix(ret, "%s", path) : 0;
+}
+
+/* ---- output files ---- */
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int create_output(struct cisp_output_file **out, const char *path, bool force, const char *const *inputs)
+{
+	struct stat link, target, in;
+	bool has_link = lstat(path, &link) == 0, has_target = stat(path, &target) == 0;
+	int ret;
+
+	*out = NULL;
+	for (; inputs && *inputs; inputs++)
+		if (stat(*inputs, &in) == 0 &&
+		    ((has_link && same_file(&link, &in)) || (has_target && same_file(&target, &in))))
+			return cisp_error(-EINVAL, "%s is the input %s (the same file); an output never replaces an input, even with --force",
+					  path, *inputs);
+	ret = cisp_output_file_create(out, path, force ? CISP_OUTPUT_REPLACE : 0);
+	if (ret == -EEXIST && !force)
+		return cisp_error(ret, "%s exists (use --force to replace it)", path);
 	return ret;
+}
+
+int finish_output(struct cisp_output_file *out, int status, bool force)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s", cisp_output_file_path(out));
+	ret = cisp_output_file_finish(out, status);
+	if (ret == -EEXIST && !status && !force)
+		return cisp_error(ret, "%s exists (use --force to replace it)", path);
+	return ret;
+}
+
+/* ---- printing ---- */
+
+const char *printable(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && n + 9 < size; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* The C1 controls, U+0080 to U+009F in UTF-8. */
+			n += (size_t)snprintf(buf + n, size - n, "\\xc2\\x%02x", p[1]);
+			p++;
+		} else {
+			buf[n++] = (char)*p;
+		}
+	}
+	buf[n < size ? n : size - 1] = '\0';
+	return buf;
+}
+
+const char *error_text(void)
+{
+	static _Thread_local char buf[4096];
+
+	return printable(cisp_last_error(), buf, sizeof(buf));
 }
 
 double now_seconds(void)
@@ -187,11 +281,11 @@ int raw_input_option(struct raw_input *in, const char *opt, const char *value)
 static bool looks_like_raster(const char *path)
 {
 	unsigned char head[8] = { 0 };
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	size_t n;
 
-	if (!f)
-		return false;
+	if (cisp_input_file_open(path, &f, NULL))
+		return false; /* the reader says why */
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (n >= 8 && !memcmp(head, "\x89PNG\r\n\x1a\n", 8))

@@ -13,10 +13,44 @@ int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h);
 int parse_uint(const char *option, const char *text, unsigned long min, unsigned long max, unsigned long *value);
 /* Parse a decimal number in [min, max]. */
 int parse_double(const char *option, const char *text, double min, double max, double *value);
-/* Read a whole file into a malloc()ed buffer (NUL-terminated for text use). */
-int read_file(const char *path, void **data, size_t *size);
-/* Load a params buffer from a .yaml or binary file (detected by content). */
-int load_params(const char *path, void **buf, size_t *size);
+/*
+ * Read a whole regular file of at most @max bytes into a malloc()ed buffer
+ * (NUL-terminated for text use); a negative errno with the message in
+ * cisp_last_error().
+ */
+int read_file(const char *path, size_t max, void **data, size_t *size);
+
+/* The kinds of params file a command takes. */
+enum params_kind { PARAMS_BINARY = 1, PARAMS_YAML = 2, PARAMS_ANY = 3 };
+/*
+ * Load a params file: the one rule of every command that reads them. A file
+ * that is empty (or holds only blanks and comments) is refused; one that
+ * starts like the binary magic ("CISP", or a piece of it) is a binary
+ * buffer, returned as it is, and the ABI's checks refuse it when it is
+ * shorter than its header; anything else is YAML, encoded. A kind not in
+ * @kinds is refused. A negative errno with the message in cisp_last_error().
+ */
+int load_params(const char *path, enum params_kind kinds, void **buf, size_t *size);
+
+struct cisp_output_file;
+/*
+ * Create the output file @path (cisp_output_file_create()): an existing file
+ * is replaced only with @force, and never when it is one of @inputs (NULL or
+ * NULL-terminated; the same file under any name or through a link), even
+ * with @force. A negative errno with the message in cisp_last_error().
+ */
+int create_output(struct cisp_output_file **out, const char *path, bool force, const char *const *inputs);
+/* cisp_output_file_finish() with the --force hint when the name appeared meanwhile. */
+int finish_output(struct cisp_output_file *out, int status, bool force);
+
+/*
+ * @s with control characters (C0, DEL and C1) shown as \xHH, in @buf: for
+ * printing names and messages that come from files, devices, plugins and the
+ * command line, which must not move the cursor or recolour a terminal.
+ */
+const char *printable(const char *s, char *buf, size_t size);
+/* printable() of cisp_last_error(), in a buffer of the calling thread. */
+const char *error_text(void);
 /* Monotonic time in seconds. */
 double now_seconds(void);
 /* Median of @n values (sorts them). */
