@@ -5,6 +5,7 @@
  * print a pass/fail table and exit 1 on any failure. Also regenerates the
  * golden vectors from the reference.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -13,8 +14,11 @@
 
 #include <cisp/error.h>
 #include <cisp/iq_conform.h>
+#include <cisp/output_file.h>
 
 #include "commands.h"
+#include "options.h"
+#include "core/error_internal.h"
 
 static void usage(FILE *out)
 {
@@ -34,24 +38,102 @@ static void usage(FILE *out)
 		"  --json FILE      write the checks and results as JSON\n"
 		"  --html FILE      write the HTML report\n"
 		"  --generate DIR   write the golden vectors from the reference ISP into DIR\n"
+		"                   (a new or empty folder, unless --force)\n"
+		"  --force          replace existing --json and --html files, and vectors in DIR\n"
 		"  -h, --help       this help\n");
+}
+
+/* Whether @dir holds anything (false for a folder that does not exist yet). */
+static bool has_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d)))
+		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int generate_vectors(const char *dir, bool force)
+{
+	char shown[1024];
+	int n;
+
+	printable(dir, shown, sizeof(shown));
+	if (!force && has_entries(dir)) {
+		fprintf(stderr, "cisp conform: %s holds files already (use --force to replace the vectors in it)\n", shown);
+		return 1;
+	}
+	n = cisp_iq_golden_generate(dir, cisp_iq_software_backend());
+	if (n < 0) {
+		fprintf(stderr, "cisp conform: %s\n", error_text());
+		return 1;
+	}
+	printf("wrote %d golden vectors to %s\n", n, shown);
+	return 0;
+}
+
+/* Run the profile's checks and write the reports; the exit status. */
+static int check(const char *profile, const char *golden, bool iq, const char *json, const char *html, bool force)
+{
+	const char *inputs[] = { profile, NULL };
+	struct cisp_output_file *json_file = NULL, *html_file = NULL;
+	struct cisp_iq_profile *p = calloc(1, sizeof(*p));
+	struct cisp_iq_report *r = NULL;
+	unsigned failed = 0;
+	int ret = p ? 0 : cisp_error(-ENOMEM, "out of memory");
+
+	/* The reports are made first: an existing one fails before the checks, which take a while. */
+	if (!ret && json)
+		ret = create_output(&json_file, json, force, inputs);
+	if (!ret && html)
+		ret = create_output(&html_file, html, force, inputs);
+	if (!ret)
+		ret = cisp_iq_profile_load(profile, p);
+	if (!ret)
+		ret = cisp_iq_report_create(&r, "cisp conform");
+	if (!ret) {
+		printf("profile %s: %s\n", p->name, p->description);
+		ret = cisp_iq_conform(p, cisp_iq_software_backend(), golden, iq, r);
+	}
+	if (!ret)
+		cisp_iq_report_print_checks(r, stdout);
+	if (json_file) {
+		ret = finish_output(json_file, ret ? ret : cisp_iq_report_write_json_to(r, json_file), force);
+		json_file = NULL;
+	}
+	if (html_file) {
+		ret = finish_output(html_file, ret ? ret : cisp_iq_report_write_html_to(r, html_file), force);
+		html_file = NULL;
+	}
+	if (ret) {
+		fprintf(stderr, "cisp conform: %s\n", error_text());
+	} else {
+		cisp_iq_report_passed(r, &failed);
+		printf("%s: profile %s, %u check%s failed\n", failed ? "FAIL" : "PASS", p->name, failed,
+		       failed == 1 ? "" : "s");
+	}
+	cisp_iq_report_destroy(r);
+	free(p);
+	return ret || failed ? 1 : 0;
 }
 
 int cmd_conform(int argc, char **argv)
 {
-	enum { OPT_PROFILE = 256, OPT_GOLDEN, OPT_NOIQ, OPT_JSON, OPT_HTML, OPT_GENERATE };
+	enum { OPT_PROFILE = 256, OPT_GOLDEN, OPT_NOIQ, OPT_JSON, OPT_HTML, OPT_GENERATE, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, OPT_PROFILE }, { "golden", required_argument, NULL, OPT_GOLDEN },
 		{ "no-iq", no_argument, NULL, OPT_NOIQ },           { "json", required_argument, NULL, OPT_JSON },
 		{ "html", required_argument, NULL, OPT_HTML },      { "generate", required_argument, NULL, OPT_GENERATE },
-		{ "help", no_argument, NULL, 'h' },                 { NULL, 0, NULL, 0 },
+		{ "force", no_argument, NULL, OPT_FORCE },          { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *golden = NULL, *json = NULL, *html = NULL, *generate = NULL;
-	bool iq = true;
-	struct cisp_iq_profile *p;
-	struct cisp_iq_report *r = NULL;
-	unsigned failed = 0;
-	int opt, ret;
+	bool iq = true, force = false;
+	int opt;
 
 	opterr = 0;
 	optind = 1;
@@ -63,6 +145,7 @@ int cmd_conform(int argc, char **argv)
 		case OPT_JSON: json = optarg; break;
 		case OPT_HTML: html = optarg; break;
 		case OPT_GENERATE: generate = optarg; break;
+		case OPT_FORCE: force = true; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "cisp conform: unknown option '%s'\n\n", argv[optind - 1]);
@@ -75,39 +158,7 @@ int cmd_conform(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (generate) {
-		ret = cisp_iq_golden_generate(generate, cisp_iq_software_backend());
-		if (ret < 0) {
-			fprintf(stderr, "cisp conform: %s\n", cisp_last_error());
-			return 1;
-		}
-		printf("wrote %d golden vectors to %s\n", ret, generate);
-		return 0;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p || cisp_iq_profile_load(profile, p) || cisp_iq_report_create(&r, "cisp conform")) {
-		fprintf(stderr, "cisp conform: %s\n", p ? cisp_last_error() : "out of memory");
-		free(p);
-		return 1;
-	}
-	printf("profile %s: %s\n", p->name, p->description);
-	ret = cisp_iq_conform(p, cisp_iq_software_backend(), golden, iq, r);
-	if (ret) {
-		fprintf(stderr, "cisp conform: %s\n", cisp_last_error());
-		cisp_iq_report_destroy(r);
-		free(p);
-		return 1;
-	}
-	cisp_iq_report_print_checks(r, stdout);
-	if ((json && cisp_iq_report_write_json(r, json)) || (html && cisp_iq_report_write_html(r, html))) {
-		fprintf(stderr, "cisp conform: %s\n", cisp_last_error());
-		cisp_iq_report_destroy(r);
-		free(p);
-		return 1;
-	}
-	cisp_iq_report_passed(r, &failed);
-	printf("%s: profile %s, %u check%s failed\n", failed ? "FAIL" : "PASS", p->name, failed, failed == 1 ? "" : "s");
-	cisp_iq_report_destroy(r);
-	free(p);
-	return failed ? 1 : 0;
+	if (generate)
+		return generate_vectors(generate, force);
+	return check(profile, golden, iq, json, html, force);
 }

@@ -77,7 +77,7 @@ static int parse_options(int argc, char **argv, struct demosaic_options *o)
 			break;
 		case OPT_CFA:
 			if (cisp_cfa_from_name(optarg, &o->cfa)) {
-				fprintf(stderr, "cisp demosaic: --cfa: %s\n", cisp_last_error());
+				fprintf(stderr, "cisp demosaic: --cfa: %s\n", error_text());
 				return -EINVAL;
 			}
 			break;

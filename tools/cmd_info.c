@@ -58,16 +58,18 @@ static void print_vendor(const struct cisp_vendor_host *host, const struct cisp_
 		struct cisp_vendor_stage_info s;
 
 		cisp_vendor_host_stage(host, i, &s);
-		printf("  stage %s: vendor 0x%08x (%s), %s tap, ", s.name, s.vendor_id, s.vendor_name,
+		/* The plugin declared these strings: printed through SHOWN(). */
+		printf("  stage %s: vendor 0x%08x (%s), %s tap, ", SHOWN(s.name), s.vendor_id, SHOWN(s.vendor_name),
 		       cisp_vendor_tap_name(s.tap));
 		if (s.trusted)
 			printf("trusted (in-process)\n");
 		else
 			printf("sandboxed, %u ms per job\n", s.time_limit_ms);
-		printf("    %s\n", s.path);
+		printf("    %s\n", SHOWN(s.path));
 		for (uint32_t b = 0; b < s.num_blocks; b++)
 			printf("    block %u \"%s\": versions %u..%u, payload up to %u bytes\n", s.blocks[b].type,
-			       s.blocks[b].name, s.blocks[b].min_version, s.blocks[b].max_version, s.blocks[b].max_payload);
+			       SHOWN(s.blocks[b].name), s.blocks[b].min_version, s.blocks[b].max_version,
+			       s.blocks[b].max_payload);
 	}
 }
 
@@ -119,19 +121,19 @@ int cmd_info(int argc, char **argv)
 		}
 	}
 	if (n && cisp_vendor_host_create(&host, NULL)) {
-		fprintf(stderr, "cisp info: %s\n", cisp_last_error());
+		fprintf(stderr, "cisp info: %s\n", error_text());
 		return 1;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		stages[i].time_limit_ms = (uint32_t)limit_ms;
 		if (cisp_vendor_host_add(host, &stages[i])) {
-			fprintf(stderr, "cisp info: %s\n", cisp_last_error());
+			fprintf(stderr, "cisp info: %s\n", error_text());
 			goto out;
 		}
 	}
 	c.vendor = host;
 	if (cisp_isp_create(&isp, &c)) {
-		fprintf(stderr, "cisp info: %s\n", cisp_last_error());
+		fprintf(stderr, "cisp info: %s\n", error_text());
 		goto out;
 	}
 	cisp_isp_limits(isp, &lim);

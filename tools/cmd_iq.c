@@ -17,6 +17,7 @@
 #include <cisp/iq.h>
 #include <cisp/iq_lab.h>
 #include <cisp/isp.h>
+#include <cisp/output_file.h>
 #include <cisp/params_state.h>
 #include <cisp/raster.h>
 #include <cisp/raw_file.h>
@@ -57,6 +58,7 @@ static void usage(FILE *out)
 		"  --normalize LIST      colorchecker: exposure and/or white (default exposure)\n"
 		"  --json FILE           write the results as JSON\n"
 		"  --html FILE           write the HTML report (one self-contained file)\n"
+		"  --force               replace existing --json and --html files\n"
 		"  --max-de00 X          fail (exit 1) when a mean dE00 exceeds X\n"
 		"  --3a-frames N         frames of the 3A run per illuminant: the whole camera\n"
 		"                        (tuning file, AE, AWB, AF) from a wrong start on the\n"
@@ -72,6 +74,7 @@ struct iq_options {
 	struct cisp_iq_color_options norm;
 	double max_de00;
 	unsigned long frames_3a;
+	bool force;
 };
 
 static int parse_numbers(const char *option, const char *text, double *v, int n)
@@ -94,7 +97,7 @@ static int parse_numbers(const char *option, const char *text, double *v, int n)
 static int parse_options(int argc, char **argv, struct iq_options *o)
 {
 	enum { OPT_SENSOR = 256, OPT_MODE, OPT_ILL, OPT_LUX, OPT_DM, OPT_CHART, OPT_CORNERS, OPT_ROI, OPT_TRANSFER,
-	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE, OPT_3A };
+	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE, OPT_3A, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "sensor", required_argument, NULL, OPT_SENSOR }, { "mode", required_argument, NULL, OPT_MODE },
 		{ "illuminant", required_argument, NULL, OPT_ILL }, { "lux", required_argument, NULL, OPT_LUX },
@@ -103,6 +106,7 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 		{ "transfer", required_argument, NULL, OPT_TRANSFER }, { "normalize", required_argument, NULL, OPT_NORM },
 		{ "json", required_argument, NULL, OPT_JSON }, { "html", required_argument, NULL, OPT_HTML },
 		{ "max-de00", required_argument, NULL, OPT_MAXDE }, { "3a-frames", required_argument, NULL, OPT_3A },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,6 +169,7 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 			break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
+		case OPT_FORCE: o->force = true; break;
 		case OPT_3A:
 			if (parse_uint("--3a-frames", optarg, 0, CISP_IQ_MAX_FRAMES, &o->frames_3a) ||
 			    (o->frames_3a && o->frames_3a < 8)) {
@@ -537,31 +542,50 @@ int cmd_iq(int argc, char **argv)
 {
 	struct iq_options o;
 	struct cisp_iq_report *r = NULL;
+	struct cisp_output_file *json = NULL, *html = NULL;
+	const char *inputs[2] = { NULL, NULL };
 	unsigned failed = 0;
 	int ret = parse_options(argc, argv, &o);
 
 	if (ret)
 		return ret < 0 ? 2 : 0;
-	if (cisp_iq_report_create(&r, o.chart ? "cisp iq: chart photograph" : "cisp iq: virtual camera"))
+	inputs[0] = o.image;
+	/* Made first: an existing report fails before the measurements, which take a while. */
+	if ((o.json && create_output(&json, o.json, o.force, inputs)) ||
+	    (o.html && create_output(&html, o.html, o.force, inputs)) ||
+	    cisp_iq_report_create(&r, o.chart ? "cisp iq: chart photograph" : "cisp iq: virtual camera"))
 		goto fail;
+	cisp_clear_error();
 	ret = o.chart ? run_chart(&o, r) : run_camera(&o, r);
 	if (ret == -EINVAL && !cisp_last_error()[0])
 		goto usage_fail;
 	if (ret)
 		goto fail;
-	if (o.json && cisp_iq_report_write_json(r, o.json))
-		goto fail;
-	if (o.html && cisp_iq_report_write_html(r, o.html))
-		goto fail;
+	if (json) {
+		ret = finish_output(json, cisp_iq_report_write_json_to(r, json), o.force);
+		json = NULL;
+		if (ret)
+			goto fail;
+	}
+	if (html) {
+		ret = finish_output(html, cisp_iq_report_write_html_to(r, html), o.force);
+		html = NULL;
+		if (ret)
+			goto fail;
+	}
 	if (!cisp_iq_report_passed(r, &failed))
 		printf("FAIL: %u check%s failed\n", failed, failed == 1 ? "" : "s");
 	cisp_iq_report_destroy(r);
 	return failed ? 1 : 0;
 usage_fail:
+	cisp_output_file_discard(json);
+	cisp_output_file_discard(html);
 	cisp_iq_report_destroy(r);
 	return 2;
 fail:
-	fprintf(stderr, "cisp iq: %s\n", cisp_last_error());
+	fprintf(stderr, "cisp iq: %s\n", error_text());
+	cisp_output_file_discard(json);
+	cisp_output_file_discard(html);
 	cisp_iq_report_destroy(r);
 	return 1;
 }

@@ -9,6 +9,7 @@
 #include <cisp/format.h>
 
 #include "commands.h"
+#include "options.h"
 
 static void usage(FILE *out)
 {
@@ -19,21 +20,22 @@ static void usage(FILE *out)
 		     "tuning and modes (size, bit depth, CFA order, frame rate range).\n");
 }
 
+/* Names come from configuration files, sensor models and devices: printed through SHOWN(). */
 static void print_camera(struct cisp_camera_manager *mgr, const struct cisp_camera_desc *d)
 {
 	const struct cisp_sensor_info *info;
 	struct cisp_camera *cam;
 	struct cisp_sensor *s;
 
-	printf("%s\n  backend %s: %s\n", d->name, d->backend, d->description);
+	printf("%s\n  backend %s: %s\n", SHOWN(d->name), SHOWN(d->backend), SHOWN(d->description));
 	if (cisp_camera_open(&cam, mgr, d->name, NULL)) {
-		printf("  cannot open: %s\n", cisp_last_error());
+		printf("  cannot open: %s\n", error_text());
 		return;
 	}
 	s = cisp_camera_sensor(cam);
 	info = cisp_sensor_info(s);
-	printf("  model %s, pixel array %ux%u, tuning %s\n", info->model, info->array_width, info->array_height,
-	       cisp_camera_tuning_name(cam));
+	printf("  model %s, pixel array %ux%u, tuning %s\n", SHOWN(info->model), info->array_width, info->array_height,
+	       SHOWN(cisp_camera_tuning_name(cam)));
 	for (unsigned i = 0; i < info->num_modes; i++) {
 		struct cisp_sensor_mode m;
 		double line_ns;
@@ -41,9 +43,10 @@ static void print_camera(struct cisp_camera_manager *mgr, const struct cisp_came
 		if (cisp_sensor_get_mode(s, i, &m))
 			continue;
 		line_ns = cisp_sensor_line_ns(&m);
-		printf("  mode %u %-8s %5ux%-5u %2u-bit %s, binning %u, %.1f..%.2f frames/s (default %.1f)\n", i, m.name,
-		       m.width, m.height, m.bits, cisp_format_name(m.format), m.binning, 1e9 / (line_ns * m.frame_length_min),
-		       1e9 / (line_ns * m.frame_length_max), 1e9 / (line_ns * m.frame_length_default));
+		printf("  mode %u %-8s %5ux%-5u %2u-bit %s, binning %u, %.1f..%.2f frames/s (default %.1f)\n", i,
+		       SHOWN(m.name), m.width, m.height, m.bits, cisp_format_name(m.format), m.binning,
+		       1e9 / (line_ns * m.frame_length_min), 1e9 / (line_ns * m.frame_length_max),
+		       1e9 / (line_ns * m.frame_length_default));
 	}
 	cisp_camera_close(cam);
 }
@@ -65,7 +68,7 @@ int cmd_list(int argc, char **argv)
 	}
 	if (cisp_camera_manager_create(&mgr, &(struct cisp_camera_manager_config){
 						     .device_config = &(struct cisp_device_config){ .workers = 1 } })) {
-		fprintf(stderr, "cisp list: %s\n", cisp_last_error());
+		fprintf(stderr, "cisp list: %s\n", error_text());
 		return 1;
 	}
 	n = cisp_camera_list(mgr, NULL, 0);
@@ -79,7 +82,7 @@ int cmd_list(int argc, char **argv)
 			n = room;
 	}
 	if (n < 0 || (n > 0 && !list)) {
-		fprintf(stderr, "cisp list: %s\n", n < 0 ? cisp_last_error() : "out of memory");
+		fprintf(stderr, "cisp list: %s\n", n < 0 ? error_text() : "out of memory");
 		cisp_camera_manager_destroy(mgr);
 		free(list);
 		return 1;

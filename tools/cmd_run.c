@@ -23,6 +23,7 @@
 #include <cisp/y4m.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "options.h"
 
 #define DEFAULT_CAMERA "virtual:cisp-8m10"
@@ -458,10 +459,10 @@ static int pick_mode(struct cisp_sensor *s, const char *name, unsigned *index)
 				*index = i;
 				return 0;
 			}
-		fprintf(stderr, "cisp run: camera %s has no mode '%s'; its modes:", info->name, name);
+		fprintf(stderr, "cisp run: camera %s has no mode '%s'; its modes:", SHOWN(info->name), SHOWN(name));
 		for (unsigned i = 0; i < info->num_modes; i++)
 			if (!cisp_sensor_get_mode(s, i, &m))
-				fprintf(stderr, " %u %s (%ux%u)%s", i, m.name, m.width, m.height,
+				fprintf(stderr, " %u %s (%ux%u)%s", i, SHOWN(m.name), m.width, m.height,
 					i + 1 < info->num_modes ? "," : "");
 		fprintf(stderr, "\n");
 		return -EINVAL;
@@ -676,6 +677,25 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
 	return cisp_dng_write_to(out, &frame);
 }
 
+/*
+ * What streaming holds at once (docs/cli.md), in bytes measured on the
+ * virtual sensors and rounded up: 36 a sensor pixel (the sensor's frames,
+ * the ISP's planes), 14 an output pixel (the requests' buffers, the scaled
+ * planes), 14 more with --png (the preview stream), 4 a sensor pixel with
+ * --save-raw, and 16 a frame for the summary.
+ */
+static uint64_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
+			   const struct cisp_stream_config *ms)
+{
+	uint64_t sensor_px = (uint64_t)mode->width * mode->height, out_px = (uint64_t)ms->width * ms->height;
+	uint64_t need = mem_add(BASE_MEMORY, mem_mul(36, sensor_px));
+
+	need = mem_add(need, mem_mul(o->png ? 28 : 14, out_px));
+	if (o->raw)
+		need = mem_add(need, mem_mul(4, sensor_px));
+	return mem_add(need, mem_mul(16, o->frames));
+}
+
 /* Create the output files (none replacing an input) and start the video and the log. */
 static int create_outputs(const struct run_options *o, struct run_state *st, const struct cisp_stream_config *ms,
 			  double fps)
@@ -761,12 +781,12 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 	for (unsigned i = 0; i < NUM_REQUESTS && queued < o->frames; i++, queued++) {
 		frame_controls(o, queued, &st->req[i].controls);
 		if (cisp_camera_queue(cam, &st->req[i])) {
-			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			fprintf(stderr, "cisp run: %s\n", error_text());
 			return 1;
 		}
 	}
 	if (cisp_camera_start(cam)) {
-		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+		fprintf(stderr, "cisp run: %s\n", error_text());
 		return 1;
 	}
 	while (done < o->frames) {
@@ -774,7 +794,7 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 		const struct cisp_camera_metadata *m;
 
 		if (cisp_camera_wait(cam, &req, -1)) {
-			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			fprintf(stderr, "cisp run: %s\n", error_text());
 			failed = 1;
 			break;
 		}
@@ -799,7 +819,7 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 		if (st->jsonl)
 			log_json(st->jsonl, m);
 		if (st->y4m && cisp_y4m_write(st->y4m, req->buffer[CISP_STREAM_MAIN])) {
-			fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+			fprintf(stderr, "cisp run: %s\n", error_text());
 			failed = 1;
 			break;
 		}
@@ -811,7 +831,7 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 			req->buffer[CISP_STREAM_PREVIEW] = last && o->png ? &st->rgb : NULL;
 			req->buffer[CISP_STREAM_RAW] = last && o->raw ? &st->raw : NULL;
 			if (cisp_camera_queue(cam, req)) {
-				fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+				fprintf(stderr, "cisp run: %s\n", error_text());
 				failed = 1;
 				break;
 			}
@@ -851,6 +871,7 @@ int cmd_run(int argc, char **argv)
 	struct cisp_sensor_mode mode;
 	struct run_state *st = NULL;
 	unsigned index = 0;
+	char what[128];
 	int r = 1;
 
 	r = parse_args(argc, argv, &o);
@@ -869,7 +890,7 @@ int cmd_run(int argc, char **argv)
 	dc.job_threads = cpus > 1 ? (unsigned)cpus : 1;
 	mc.device_config = &dc;
 	if (!st || cisp_camera_manager_create(&mgr, &mc) || cisp_camera_open(&cam, mgr, o.camera, &co)) {
-		fprintf(stderr, "cisp run: %s\n", st ? cisp_last_error() : "out of memory");
+		fprintf(stderr, "cisp run: %s\n", st ? error_text() : "out of memory");
 		goto out;
 	}
 	if (pick_mode(cisp_camera_sensor(cam), o.mode, &index))
@@ -886,13 +907,16 @@ int cmd_run(int argc, char **argv)
 		};
 	if (o.raw) /* 16-bit samples: what the DNG writer stores */
 		cfg.stream[CISP_STREAM_RAW].format = cisp_bayer_format(mode.cfa, 16, false);
-	if (cisp_camera_configure(cam, &cfg)) {
-		fprintf(stderr, "cisp run: %s\n", cisp_last_error());
+	snprintf(what, sizeof(what), "streaming %ux%u to %ux%u", mode.width, mode.height,
+		 cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height);
+	if (memory_check(what, run_memory(&o, &mode, &cfg.stream[CISP_STREAM_MAIN])) ||
+	    cisp_camera_configure(cam, &cfg)) {
+		fprintf(stderr, "cisp run: %s\n", error_text());
 		goto out;
 	}
-	printf("camera %s, mode %s (%ux%u, %u-bit), output %ux%u, tuning %s\n", o.camera, mode.name, mode.width,
-	       mode.height, mode.bits, cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height,
-	       cisp_camera_tuning_name(cam));
+	printf("camera %s, mode %s (%ux%u, %u-bit), output %ux%u, tuning %s\n", SHOWN(o.camera), SHOWN(mode.name),
+	       mode.width, mode.height, mode.bits, cfg.stream[CISP_STREAM_MAIN].width,
+	       cfg.stream[CISP_STREAM_MAIN].height, SHOWN(cisp_camera_tuning_name(cam)));
 	if (prepare(&o, st, &cfg, &mode))
 		goto out;
 	r = stream(&o, cam, st, &mode);
@@ -913,14 +937,11 @@ out:
 		free(st);
 	}
 	if (!r) {
-		if (o.output)
-			printf("wrote %s\n", o.output);
-		if (o.png)
-			printf("wrote %s\n", o.png);
-		if (o.raw)
-			printf("wrote %s\n", o.raw);
-		if (o.metadata)
-			printf("wrote %s\n", o.metadata);
+		const char *written[] = { o.output, o.png, o.raw, o.metadata };
+
+		for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++)
+			if (written[i])
+				printf("wrote %s\n", SHOWN(written[i]));
 	}
 	return r;
 }

@@ -51,6 +51,8 @@ int finish_output(struct cisp_output_file *out, int status, bool force);
 const char *printable(const char *s, char *buf, size_t size);
 /* printable() of cisp_last_error(), in a buffer of the calling thread. */
 const char *error_text(void);
+/* printable() into a buffer of its own (a compound literal): for an argument of one printf(). */
+#define SHOWN(s) printable((s), (char[512]){ 0 }, 512)
 /* Monotonic time in seconds. */
 double now_seconds(void);
 /* Median of @n values (sorts them). */

@@ -17,6 +17,7 @@
 #include <cisp/iq_false_color.h>
 #include <cisp/iq_image.h>
 #include <cisp/iq_noise.h>
+#include <cisp/output_file.h>
 #include <cisp/iq_sfr.h>
 #include <cisp/iq_shading.h>
 
@@ -133,19 +134,39 @@ void cisp_iq_report_print_checks(const struct cisp_iq_report *report, FILE *out)
  * cisp_iq_report_write_json() - write the report as JSON (docs/iq.md
  * describes the schema).
  * @report: the report.
- * @path: the file.
+ * @path: the file, replaced if it exists; written as an output file
+ *        (output_file.h): nothing appears there on failure.
  * Return: 0 or a negative errno with a message.
  */
 int cisp_iq_report_write_json(const struct cisp_iq_report *report, const char *path);
 
 /**
+ * cisp_iq_report_write_json_to() - cisp_iq_report_write_json() into an
+ * output file the caller created and then commits or discards.
+ * @report: the report.
+ * @out: the output file.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_report_write_json_to(const struct cisp_iq_report *report, struct cisp_output_file *out);
+
+/**
  * cisp_iq_report_write_html() - write the report as one self-contained HTML
  * file: inline CSS, SVG plots and PNG pictures, no scripts, no links out.
  * @report: the report.
- * @path: the file.
+ * @path: the file, replaced if it exists; written as an output file
+ *        (output_file.h): nothing appears there on failure.
  * Return: 0 or a negative errno with a message.
  */
 int cisp_iq_report_write_html(const struct cisp_iq_report *report, const char *path);
+
+/**
+ * cisp_iq_report_write_html_to() - cisp_iq_report_write_html() into an
+ * output file the caller created and then commits or discards.
+ * @report: the report.
+ * @out: the output file.
+ * Return: 0 or a negative errno with a message.
+ */
+int cisp_iq_report_write_html_to(const struct cisp_iq_report *report, struct cisp_output_file *out);
 
 #ifdef __cplusplus
 }

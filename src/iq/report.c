@@ -444,15 +444,15 @@ static const char *const section_names[] = {
 	[ENTRY_SHADING] = "shading", [ENTRY_FALSE_COLOR] = "false_color", [ENTRY_CONVERGENCE] = "convergence",
 };
 
-static int write_json(const struct cisp_iq_report *r, const char *path)
+static int write_json(const struct cisp_iq_report *r, struct cisp_output_file *out)
 {
 	struct json j = { .first = true };
 	unsigned failed;
 	bool passed = cisp_iq_report_passed(r, &failed);
 
-	j.f = fopen(path, "w");
+	j.f = cisp_output_file_stream(out);
 	if (!j.f)
-		return cisp_error(-errno, "cannot write %s: %s", path, strerror(errno));
+		return -ENOMEM;
 	fputc('{', j.f);
 	j.depth = 1;
 	j_str(&j, "title", r->title);
@@ -503,19 +503,25 @@ static int write_json(const struct cisp_iq_report *r, const char *path)
 	j.depth = 0;
 	j_indent(&j);
 	fputs("}\n", j.f);
-	if (fclose(j.f))
-		return cisp_error(-EIO, "cannot write %s", path);
 	return 0;
 }
 
 /* Numbers with a decimal point whatever the application's locale. */
-int cisp_iq_report_write_json(const struct cisp_iq_report *r, const char *path)
+int cisp_iq_report_write_json_to(const struct cisp_iq_report *r, struct cisp_output_file *out)
 {
 	locale_t previous = cisp_c_numeric_begin();
-	int ret = write_json(r, path);
+	int ret = write_json(r, out);
 
 	cisp_c_numeric_end(previous);
 	return ret;
+}
+
+int cisp_iq_report_write_json(const struct cisp_iq_report *r, const char *path)
+{
+	struct cisp_output_file *out;
+	int ret = cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE);
+
+	return ret ? ret : cisp_output_file_finish(out, cisp_iq_report_write_json_to(r, out));
 }
 
 void cisp_iq_report_print_checks(const struct cisp_iq_report *r, FILE *out)

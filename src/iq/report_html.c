@@ -478,13 +478,13 @@ static const char css[] =
 	"figure{margin:0}figcaption{font-size:13px;color:#555}img{border:1px solid #ccc;image-rendering:auto}\n"
 	"details summary{cursor:pointer;color:#1f5f9f;margin:6px 0}\n";
 
-static int write_html(const struct cisp_iq_report *r, const char *path)
+static int write_html(const struct cisp_iq_report *r, struct cisp_output_file *out)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = cisp_output_file_stream(out);
 	unsigned k;
 
 	if (!f)
-		return cisp_error(-errno, "cannot write %s: %s", path, strerror(errno));
+		return -ENOMEM;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
 	esc(f, r->title);
@@ -578,17 +578,23 @@ static int write_html(const struct cisp_iq_report *r, const char *path)
 		fputs("</section>\n", f);
 	}
 	fputs("</main>\n</body></html>\n", f);
-	if (fclose(f))
-		return cisp_error(-EIO, "cannot write %s", path);
 	return 0;
 }
 
 /* Numbers with a decimal point whatever the application's locale. */
-int cisp_iq_report_write_html(const struct cisp_iq_report *r, const char *path)
+int cisp_iq_report_write_html_to(const struct cisp_iq_report *r, struct cisp_output_file *out)
 {
 	locale_t previous = cisp_c_numeric_begin();
-	int ret = write_html(r, path);
+	int ret = write_html(r, out);
 
 	cisp_c_numeric_end(previous);
 	return ret;
+}
+
+int cisp_iq_report_write_html(const struct cisp_iq_report *r, const char *path)
+{
+	struct cisp_output_file *out;
+	int ret = cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE);
+
+	return ret ? ret : cisp_output_file_finish(out, cisp_iq_report_write_html_to(r, out));
 }
