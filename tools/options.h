@@ -26,9 +26,11 @@ enum params_kind { PARAMS_BINARY = 1, PARAMS_YAML = 2, PARAMS_ANY = 3 };
  * Load a params file: the one rule of every command that reads them. A file
  * that is empty (or holds only blanks and comments) is refused; one that
  * starts like the binary magic ("CISP", or a piece of it) is a binary
- * buffer, returned as it is, and the ABI's checks refuse it when it is
- * shorter than its header; anything else is YAML, encoded. A kind not in
- * @kinds is refused. A negative errno with the message in cisp_last_error().
+ * buffer, returned as it is for the ABI's checks (which refuse one shorter
+ * than its header); anything else is YAML, encoded, or with only
+ * PARAMS_BINARY in @kinds returned as it is for those checks. A binary file
+ * without PARAMS_BINARY is refused. A negative errno with the message in
+ * cisp_last_error().
  */
 int load_params(const char *path, enum params_kind kinds, void **buf, size_t *size);
 
