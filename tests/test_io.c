@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Image files, raw frames and Y4M. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cisp/error.h>
 #include <cisp/image_file.h>
+#include <cisp/input_file.h>
+#include <cisp/output_file.h>
 #include <cisp/raster.h>
 #include <cisp/raw_frame.h>
 #include <cisp/y4m.h>
@@ -271,4 +278,203 @@ TEST(output_formats_by_extension)
 	CHECK_EQ(cisp_output_format_for_path("a.y4m", true), 0);
 	CHECK(strstr(cisp_last_error(), "16-bit output") != NULL);
 	CHECK_EQ(cisp_output_format_for_path("a.jpg.txt", false), 0);
+}
+
+/* ---- output files and input files ---- */
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static bool file_says(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return !strcmp(buf, text);
+}
+
+/* Create @path with @flags, write @text, commit; the commit's result (or the creation's). */
+static int write_output(const char *path, unsigned flags, const char *text)
+{
+	struct cisp_output_file *f;
+	int ret = cisp_output_file_create(&f, path, flags);
+
+	if (ret)
+		return ret;
+	fputs(text, cisp_output_file_stream(f));
+	return cisp_output_file_commit(f);
+}
+
+static void check_output_rules(const char *dir)
+{
+	char a[512], b[512], link[512], target[512];
+	struct cisp_output_file *f;
+	struct stat st;
+
+	snprintf(a, sizeof(a), "%s/a.txt", dir);
+	snprintf(b, sizeof(b), "%s/b.txt", dir);
+	snprintf(link, sizeof(link), "%s/link.txt", dir);
+	snprintf(target, sizeof(target), "%s/target.txt", dir);
+
+	/* Nothing at the name until the commit; then the whole file. */
+	CHECK_EQ(cisp_output_file_create(&f, a, 0), 0);
+	fputs("first\n", cisp_output_file_stream(f));
+	CHECK(access(a, F_OK) != 0);
+	CHECK(!strcmp(cisp_output_file_path(f), a));
+	CHECK_EQ(cisp_output_file_commit(f), 0);
+	CHECK(file_says(a, "first\n"));
+
+	/* An existing name: refused at creation without CISP_OUTPUT_REPLACE, replaced with it. */
+	CHECK_ERR(write_output(a, 0, "second\n"), -EEXIST, "a.txt exists");
+	CHECK(file_says(a, "first\n"));
+	CHECK_EQ(write_output(a, CISP_OUTPUT_REPLACE, "second\n"), 0);
+	CHECK(file_says(a, "second\n"));
+
+	/* A name that appears while the file is written: the commit refuses it, atomically. */
+	CHECK_EQ(cisp_output_file_create(&f, b, 0), 0);
+	fputs("late\n", cisp_output_file_stream(f));
+	write_bytes(b, "someone else's\n", 15);
+	CHECK_ERR(cisp_output_file_commit(f), -EEXIST, "b.txt exists");
+	CHECK(file_says(b, "someone else's\n"));
+
+	/* Links at the name are never followed: kept, or replaced themselves. */
+	write_bytes(target, "target\n", 7);
+	CHECK_EQ(symlink("target.txt", link), 0);
+	CHECK_ERR(write_output(link, 0, "through the link\n"), -EEXIST, "link.txt exists");
+	CHECK_EQ(write_output(link, CISP_OUTPUT_REPLACE, "instead of the link\n"), 0);
+	CHECK(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK(file_says(link, "instead of the link\n"));
+	CHECK(file_says(target, "target\n"));
+	unlink(link);
+	CHECK_EQ(symlink("nowhere.txt", link), 0);
+	CHECK_ERR(write_output(link, 0, "x"), -EEXIST, "link.txt exists");
+	snprintf(target, sizeof(target), "%s/nowhere.txt", dir);
+	CHECK(access(target, F_OK) != 0);
+
+	/* A discarded file leaves nothing. */
+	snprintf(target, sizeof(target), "%s/dropped.txt", dir);
+	CHECK_EQ(cisp_output_file_create(&f, target, 0), 0);
+	fputs("dropped\n", cisp_output_file_stream(f));
+	cisp_output_file_discard(f);
+	CHECK(access(target, F_OK) != 0);
+	/* a.txt, b.txt, target.txt, link.txt: no hidden file left */
+	CHECK_EQ(count_entries(dir), 4);
+}
+
+TEST(output_file_rules)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s", tmp_path("outputs"));
+	CHECK_EQ(mkdir(dir, 0777), 0);
+	check_output_rules(dir);
+	/* The same rules through hidden names, the way of file systems without O_TMPFILE. */
+	setenv("CISP_NAMED_TEMP_FILES", "1", 1);
+	snprintf(dir, sizeof(dir), "%s", tmp_path("outputs-named"));
+	CHECK_EQ(mkdir(dir, 0777), 0);
+	check_output_rules(dir);
+	unsetenv("CISP_NAMED_TEMP_FILES");
+}
+
+TEST(output_file_refuses_what_it_cannot_replace)
+{
+	char dir[512], path[600];
+	struct cisp_output_file *f;
+
+	snprintf(dir, sizeof(dir), "%s", tmp_path("outputs-odd"));
+	CHECK_EQ(mkdir(dir, 0777), 0);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CHECK_EQ(mkfifo(path, 0666), 0);
+	CHECK_ERR(cisp_output_file_create(&f, path, CISP_OUTPUT_REPLACE), -EEXIST, "is not a regular file");
+	CHECK_ERR(cisp_output_file_create(&f, dir, CISP_OUTPUT_REPLACE), -EEXIST, "is not a regular file");
+	snprintf(path, sizeof(path), "%s/", dir);
+	CHECK_ERR(cisp_output_file_create(&f, path, 0), -EINVAL, "names a folder");
+	CHECK_ERR(cisp_output_file_create(&f, "", 0), -EINVAL, "names a folder");
+	snprintf(path, sizeof(path), "%s/no/such/folder.png", dir);
+	CHECK_ERR(cisp_output_file_create(&f, path, 0), -ENOENT, "cannot create");
+	CHECK(f == NULL);
+	CHECK_EQ(count_entries(dir), 1);
+}
+
+/* A write that fails (over a file size limit: the way of a full disk) fails the commit and leaves nothing. */
+TEST(output_file_write_errors)
+{
+	char dir[512], path[600];
+	static char block[65536];
+	struct rlimit before, small;
+	struct cisp_output_file *f;
+	void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
+
+	snprintf(dir, sizeof(dir), "%s", tmp_path("outputs-full"));
+	snprintf(path, sizeof(path), "%s/big.bin", dir);
+	CHECK_EQ(mkdir(dir, 0777), 0);
+	CHECK_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+	small = before;
+	small.rlim_cur = 4096;
+	CHECK_EQ(cisp_output_file_create(&f, path, 0), 0);
+	CHECK_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+	fwrite(block, 1, sizeof(block), cisp_output_file_stream(f));
+	CHECK_ERR(cisp_output_file_commit(f), -EFBIG, "big.bin: write failed: File too large");
+	CHECK_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
+	signal(SIGXFSZ, previous);
+	CHECK_EQ(count_entries(dir), 0);
+}
+
+/* The hidden names of unfinished outputs, removed the way a signal handler does. */
+TEST(output_file_temporaries_removed)
+{
+	char dir[512], path[600];
+	struct cisp_output_file *f[3];
+
+	snprintf(dir, sizeof(dir), "%s", tmp_path("outputs-signal"));
+	CHECK_EQ(mkdir(dir, 0777), 0);
+	setenv("CISP_NAMED_TEMP_FILES", "1", 1);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/out%d.bin", dir, i);
+		CHECK_EQ(cisp_output_file_create(&f[i], path, 0), 0);
+	}
+	unsetenv("CISP_NAMED_TEMP_FILES");
+	cisp_output_file_discard(f[1]);
+	CHECK_EQ(count_entries(dir), 2); /* two hidden files */
+	cisp_output_file_remove_temporaries();
+	CHECK_EQ(count_entries(dir), 0);
+	cisp_output_file_discard(f[0]);
+	cisp_output_file_discard(f[2]);
+}
+
+TEST(input_file_regular_only)
+{
+	char fifo[512];
+	uint64_t size = 0;
+	FILE *f;
+
+	snprintf(fifo, sizeof(fifo), "%s", tmp_path("in.fifo"));
+	CHECK_EQ(mkfifo(fifo, 0666), 0);
+	/* Without a writer, a plain open() of a FIFO would wait forever. */
+	CHECK_ERR(cisp_input_file_open(fifo, &f, NULL), -EINVAL, "in.fifo: not a regular file (a FIFO)");
+	CHECK_ERR(cisp_input_file_open(test_tmp_dir(), &f, NULL), -EINVAL, "not a regular file (a directory)");
+	CHECK_ERR(cisp_input_file_open("/dev/zero", &f, NULL), -EINVAL,
+		  "/dev/zero: not a regular file (a character device)");
+	CHECK_ERR(cisp_input_file_open(tmp_path("missing"), &f, NULL), -ENOENT, "cannot open");
+	CHECK(f == NULL);
+	write_bytes(tmp_path("seven"), "1234567", 7);
+	CHECK_EQ(cisp_input_file_open(tmp_path("seven"), &f, &size), 0);
+	CHECK_EQ(size, 7);
+	CHECK_EQ(fgetc(f), '1');
+	if (f)
+		fclose(f);
 }

@@ -76,9 +76,10 @@ const char *cisp_output_file_path(const struct cisp_output_file *file);
  * cisp_output_file_stream() - a stdio stream on the file, for writers that use one.
  * @file: the file.
  *
- * The stream belongs to @file: do not fclose() it. Write errors are caught
- * by cisp_output_file_commit() (ferror(), fflush()) even where a writer does
- * not check them.
+ * The stream belongs to @file: do not fclose() it. It cannot seek. Write
+ * errors are caught by cisp_output_file_commit() even where a writer does
+ * not check them, and reported with their reason ("No space left on
+ * device").
  *
  * Return: the stream, the same one on every call, or NULL (-ENOMEM, with a
  * message) when it cannot be made.

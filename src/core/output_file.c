@@ -31,6 +31,7 @@ struct cisp_output_file {
 	int dir;            /* the folder (O_PATH) */
 	int fd;             /* the new file */
 	FILE *stream;       /* on @fd, made on demand */
+	int write_error;    /* the errno of the stream's first failed write */
 	unsigned flags;
 	int slot;           /* in the table of hidden names, or -1 when the file has none */
 	char temp[TEMP_NAME_SIZE];
@@ -192,7 +193,7 @@ static void free_file(struct cisp_output_file *f)
 {
 	if (f->stream)
 		fclose(f->stream);
-	else if (f->fd >= 0)
+	if (f->fd >= 0)
 		close(f->fd);
 	if (f->dir >= 0)
 		close(f->dir);
@@ -230,9 +231,32 @@ const char *cisp_output_file_path(const struct cisp_output_file *f)
 	return f->path;
 }
 
+/* The stream's writes, keeping the reason of a failure (a full disk) for the commit's message. */
+static ssize_t stream_write(void *cookie, const char *data, size_t size)
+{
+	struct cisp_output_file *f = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(f->fd, data + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!f->write_error)
+				f->write_error = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 FILE *cisp_output_file_stream(struct cisp_output_file *f)
 {
-	if (!f->stream && !(f->stream = fdopen(f->fd, "wb")))
+	static const cookie_io_functions_t io = { .write = stream_write };
+
+	if (!f->stream && !(f->stream = fopencookie(f, "wb", io)))
 		cisp_error(-ENOMEM, "%s: cannot make a stream: %s", f->path, strerror(errno));
 	return f->stream;
 }
@@ -247,10 +271,11 @@ int cisp_output_file_fd(const struct cisp_output_file *f)
 /* Everything written is on the disk, or the write's error. */
 static int flush(struct cisp_output_file *f)
 {
-	errno = 0;
-	if (f->stream && (fflush(f->stream) || ferror(f->stream)))
-		return cisp_error(errno ? -errno : -EIO, "%s: write failed%s%s", f->path, errno ? ": " : "",
-				  errno ? strerror(errno) : "");
+	if (f->stream && (fflush(f->stream) || ferror(f->stream))) {
+		int err = f->write_error ? f->write_error : EIO;
+
+		return cisp_error(-err, "%s: write failed: %s", f->path, strerror(err));
+	}
 	if (fsync(f->fd))
 		return cisp_error(-errno, "%s: write failed: %s", f->path, strerror(errno));
 	return 0;

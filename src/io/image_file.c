@@ -77,7 +77,7 @@ static int write_planes(struct cisp_output_file *out, const struct cisp_image *i
 		cisp_image_plane_size(img->format, img->width, img->height, p, &row_bytes, &rows);
 		for (size_t y = 0; y < rows; y++)
 			if (fwrite(img->plane[p].data + y * img->plane[p].stride, 1, row_bytes, f) != row_bytes)
-				return cisp_error(-EIO, "%s: write failed", cisp_output_file_path(out));
+				return cisp_error(-EIO, "%s: write failed: %s", cisp_output_file_path(out), strerror(errno));
 	}
 	return 0;
 }

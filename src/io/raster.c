@@ -162,7 +162,7 @@ static int write_pnm(FILE *f, const char *path, const struct cisp_raster *r)
 	fprintf(f, "P%c\n%u %u\n%u\n", r->channels == 1 ? '5' : '6', r->width, r->height, r->maxval);
 	n = fwrite(raw, 1, n * (wide ? 2 : 1), f) == n * (wide ? 2 : 1);
 	free(raw);
-	return n ? 0 : cisp_error(-EIO, "%s: write failed", path);
+	return n ? 0 : cisp_error(-EIO, "%s: write failed: %s", path, strerror(errno));
 }
 
 /* ---- PNG ---- */

@@ -75,7 +75,7 @@ static int write_plane(struct cisp_y4m_writer *w, const uint8_t *data, size_t st
 {
 	for (size_t y = 0; y < rows; y++)
 		if (fwrite(data + y * stride, 1, row_bytes, w->file) != row_bytes)
-			return w->error = cisp_error(-EIO, "%s: write failed", w->path);
+			return w->error = cisp_error(-EIO, "%s: write failed: %s", w->path, strerror(errno));
 	return 0;
 }
 
@@ -89,7 +89,7 @@ int cisp_y4m_write(struct cisp_y4m_writer *w, const struct cisp_image *f)
 		return cisp_error(-EINVAL, "%s: frame is %ux%u %s, the video is %ux%u 4:2:0", w->path, f->width,
 				  f->height, cisp_format_name(f->format), w->width, w->height);
 	if (fputs("FRAME\n", w->file) < 0)
-		return w->error = cisp_error(-EIO, "%s: write failed", w->path);
+		return w->error = cisp_error(-EIO, "%s: write failed: %s", w->path, strerror(errno));
 	if ((ret = write_plane(w, f->plane[0].data, f->plane[0].stride, w->width, w->height)))
 		return ret;
 	if (f->format == CISP_FMT_I420) {
@@ -119,7 +119,7 @@ int cisp_y4m_close(struct cisp_y4m_writer *w)
 	if (w->owned)
 		ret = cisp_output_file_finish(w->out, w->error);
 	else if (fflush(w->file))
-		ret = cisp_error(-EIO, "%s: write failed", w->path);
+		ret = cisp_error(-EIO, "%s: write failed: %s", w->path, strerror(errno));
 	free(w->row);
 	free(w);
 	return ret;
