@@ -45,7 +45,9 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i].fn)
 			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nRun 'cisp COMMAND --help' for the options of a command.\n");
+	fprintf(out, "\nRun 'cisp COMMAND --help' for the options of a command.\n"
+		     "Memory is limited to CISP_MAX_MEMORY (default 2G); outputs appear only when complete and\n"
+		     "replace nothing without --force (docs/cli.md).\n");
 }
 
 /* SIGINT, SIGTERM, SIGHUP: no hidden output file is left behind, then the signal's own end. */
