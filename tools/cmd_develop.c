@@ -2,7 +2,6 @@
 /* cisp develop: run the whole canonical pipeline on raw frames, one or many. */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>

@@ -167,18 +167,26 @@ static bool create_unnamed(struct cisp_output_file *f)
 	return false;
 }
 
-/* A new file under a hidden random name, registered for removal on signals. */
-static int create_named(struct cisp_output_file *f)
+/*
+ * A hidden random name, registered for removal on signals, made exclusively:
+ * a new file (@proc NULL), or a link to the unnamed file /proc/self/fd/N.
+ */
+static int make_hidden(struct cisp_output_file *f, const char *proc)
 {
 	for (int tries = 0; tries < 16; tries++) {
 		int ret = random_name(f->temp);
+		bool made;
 
 		if (ret)
 			return cisp_error(ret, "cannot create %s: no random name: %s", f->path, strerror(-ret));
 		if ((f->slot = remember(f->dir, f->temp)) < 0)
 			return f->slot;
-		f->fd = openat(f->dir, f->temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (f->fd >= 0)
+		if (proc)
+			made = linkat(AT_FDCWD, proc, f->dir, f->temp, AT_SYMLINK_FOLLOW) == 0;
+		else
+			made = (f->fd = openat(f->dir, f->temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					       0666)) >= 0;
+		if (made)
 			return 0;
 		ret = -errno;
 		forget(f->slot);
@@ -217,7 +225,7 @@ int cisp_output_file_create(struct cisp_output_file **out, const char *path, uns
 	if (!ret)
 		ret = check_target(f);
 	if (!ret && !create_unnamed(f))
-		ret = create_named(f);
+		ret = make_hidden(f, NULL);
 	if (ret) {
 		cisp_output_file_discard(f);
 		return ret;
@@ -281,27 +289,6 @@ static int flush(struct cisp_output_file *f)
 	return 0;
 }
 
-/* Give the unnamed file a hidden name (for a rename over the final one). */
-static int name_unnamed(struct cisp_output_file *f, const char *proc)
-{
-	for (int tries = 0; tries < 16; tries++) {
-		int ret = random_name(f->temp);
-
-		if (ret)
-			return cisp_error(ret, "cannot create %s: no random name: %s", f->path, strerror(-ret));
-		if ((f->slot = remember(f->dir, f->temp)) < 0)
-			return f->slot;
-		if (linkat(AT_FDCWD, proc, f->dir, f->temp, AT_SYMLINK_FOLLOW) == 0)
-			return 0;
-		ret = -errno;
-		forget(f->slot);
-		f->slot = -1;
-		if (ret != -EEXIST)
-			return cisp_error(ret, "cannot create %s: %s", f->path, strerror(-ret));
-	}
-	return cisp_error(-EEXIST, "cannot create %s: no free temporary name", f->path);
-}
-
 static int link_error(const struct cisp_output_file *f, int err)
 {
 	if (err == EEXIST)
@@ -321,7 +308,8 @@ static int place(struct cisp_output_file *f)
 		/* linkat() never replaces: it fails on any existing name, links included. */
 		if (!replace)
 			return linkat(AT_FDCWD, proc, f->dir, f->base, AT_SYMLINK_FOLLOW) ? link_error(f, errno) : 0;
-		if ((ret = name_unnamed(f, proc)))
+		/* A hidden name first, for a rename over the final one. */
+		if ((ret = make_hidden(f, proc)))
 			return ret;
 	}
 	if (replace) {
