@@ -355,6 +355,8 @@ TEST(files_inputs_must_be_regular_files)
 		"params encode in/fifo in/f.bin",
 		"run --camera virtual:cisp-test --frames 2 --quiet --tuning in/fifo",
 		"run --camera virtual:cisp-test --frames 2 --quiet --scene in/fifo",
+		"develop in/d.raw --size 64x48 --format SRGGB16 --vendor in/fifo -o in/h.png",
+		"info --trusted-vendor in/fifo",
 	};
 
 	make_folder("in");

@@ -165,9 +165,7 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 		return 2;
 	}
 	if (strlen(o->output) < 4 || strcasecmp(o->output + strlen(o->output) - 4, ".dng")) {
-		char shown[1024];
-
-		fprintf(stderr, "cisp convert: %s: the output must be a .dng file\n", printable(o->output, shown, sizeof(shown)));
+		fprintf(stderr, "cisp convert: %s: the output must be a .dng file\n", SHOWN(o->output));
 		return 2;
 	}
 	o->input = argv[optind];

@@ -532,7 +532,6 @@ static void draw_bar(const struct batch *b, const char *name)
 {
 	int total = b->o->n_inputs, width = 30, filled = total ? b->done * width / total : width;
 	const char *base = strrchr(name, '/');
-	char shown[256];
 
 	fprintf(stderr, "\r\033[K[");
 	for (int i = 0; i < width; i++)
@@ -540,7 +539,7 @@ static void draw_bar(const struct batch *b, const char *name)
 	fprintf(stderr, "] %d/%d", b->done, total);
 	if (b->failed)
 		fprintf(stderr, ", %d failed", b->failed);
-	fprintf(stderr, "  %.40s", printable(base ? base + 1 : name, shown, sizeof(shown)));
+	fprintf(stderr, "  %.40s", SHOWN(base ? base + 1 : name));
 	fflush(stderr);
 }
 
@@ -615,11 +614,8 @@ static int batch_outputs(const struct develop_options *o, const char *type, char
 		outputs[i] = path;
 		for (int j = 0; j < i; j++) {
 			if (!strcmp(outputs[j], path)) {
-				char a[1024], b[1024], c[1024];
-
-				fprintf(stderr, "cisp develop: %s and %s would both be written to %s\n",
-					printable(o->inputs[j], a, sizeof(a)), printable(in, b, sizeof(b)),
-					printable(path, c, sizeof(c)));
+				fprintf(stderr, "cisp develop: %s and %s would both be written to %s\n", SHOWN(o->inputs[j]),
+					SHOWN(in), SHOWN(path));
 				return -EEXIST;
 			}
 		}
@@ -643,10 +639,7 @@ static int develop_batch(const struct develop_options *o)
 		return 2;
 	}
 	if (stat(o->output, &st) ? mkdir(o->output, 0777) && errno != EEXIST : !S_ISDIR(st.st_mode)) {
-		char shown[1024];
-
-		fprintf(stderr, "cisp develop: %s is not a folder that can be written to\n",
-			printable(o->output, shown, sizeof(shown)));
+		fprintf(stderr, "cisp develop: %s is not a folder that can be written to\n", SHOWN(o->output));
 		return 1;
 	}
 	b.outputs = calloc((size_t)o->n_inputs, sizeof(char *));

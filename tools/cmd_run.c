@@ -700,9 +700,13 @@ static uint64_t run_memory(const struct run_options *o, const struct cisp_sensor
 static int create_outputs(const struct run_options *o, struct run_state *st, const struct cisp_stream_config *ms,
 			  double fps)
 {
-	const char *inputs[] = { o->tuning, o->scene, NULL };
-	const char *const *read = o->tuning ? inputs : inputs + 1;
-	int r = 0;
+	const char *read[3] = { NULL, NULL, NULL }; /* the files the run reads */
+	int r = 0, n = 0;
+
+	if (o->tuning)
+		read[n++] = o->tuning;
+	if (o->scene)
+		read[n++] = o->scene;
 
 	if (o->output)
 		r = create_output(&st->video, o->output, o->force, read);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cisp/input_file.h>
 #include <cisp/vendor.h>
 
 #include "core/error_internal.h"
@@ -169,6 +170,7 @@ int cisp_vendor_host_add(struct cisp_vendor_host *host, const struct cisp_vendor
 {
 	struct vendor_stage *s;
 	char real[PATH_MAX];
+	FILE *probe;
 	int ret;
 
 	if (!config || !config->path)
@@ -177,6 +179,10 @@ int cisp_vendor_host_add(struct cisp_vendor_host *host, const struct cisp_vendor
 		return cisp_error(-ENOSPC, "a vendor host loads at most %d stages", MAX_STAGES);
 	if (!realpath(config->path, real))
 		return cisp_error(-errno, "vendor plugin %s: %s", config->path, strerror(errno));
+	/* A FIFO or a device named by mistake would block dlopen() and the helper: refused at once. */
+	if ((ret = cisp_input_file_open(real, &probe, NULL)))
+		return cisp_error_prefix(ret, "vendor plugin");
+	fclose(probe);
 	if (!config->trusted && access(host->helper, X_OK))
 		return cisp_error(-ENOENT, "the vendor helper %s is missing (set CISP_VENDOR_HELPER, or mark the "
 				  "plugin trusted)", host->helper);
