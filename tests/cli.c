@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -89,6 +90,20 @@ long long cli_size(const char *name)
 	struct stat st;
 
 	return stat(cli_tmp(name), &st) ? -1 : (long long)st.st_size;
+}
+
+int cli_count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
 }
 
 pid_t cli_spawn(const char *dir, const char *env, const char *const argv[])

@@ -25,6 +25,8 @@ bool cli_exists(const char *name);
 void cli_write(const char *name, const void *data, size_t size);
 /* The size of @name, or -1 when it does not exist. */
 long long cli_size(const char *name);
+/* The number of entries of the folder @path (hidden ones included), or -1. */
+int cli_count_entries(const char *path);
 
 /*
  * Start cisp with @argv (after "cisp"; NULL-terminated) in the scratch

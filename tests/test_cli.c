@@ -57,15 +57,7 @@ static void make_folder(const char *name)
 /* The number of entries of a folder of the scratch folder, hidden ones included. */
 static int entries(const char *folder)
 {
-	DIR *d = opendir(cli_tmp(folder));
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	if (d)
-		closedir(d);
-	return d ? n : -1;
+	return cli_count_entries(cli_tmp(folder));
 }
 
 static bool same_text(const char *name, const char *text)

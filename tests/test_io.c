@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Image files, raw frames and Y4M. */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +17,7 @@
 #include <cisp/raw_frame.h>
 #include <cisp/y4m.h>
 
+#include "cli.h"
 #include "test.h"
 
 static const char *tmp_path(const char *name)
@@ -282,19 +282,6 @@ TEST(output_formats_by_extension)
 
 /* ---- output files and input files ---- */
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static bool file_says(const char *path, const char *text)
 {
 	char buf[64] = "";
@@ -372,7 +359,7 @@ static void check_output_rules(const char *dir)
 	cisp_output_file_discard(f);
 	CHECK(access(target, F_OK) != 0);
 	/* a.txt, b.txt, target.txt, link.txt: no hidden file left */
-	CHECK_EQ(count_entries(dir), 4);
+	CHECK_EQ(cli_count_entries(dir), 4);
 }
 
 TEST(output_file_rules)
@@ -407,7 +394,7 @@ TEST(output_file_refuses_what_it_cannot_replace)
 	snprintf(path, sizeof(path), "%s/no/such/folder.png", dir);
 	CHECK_ERR(cisp_output_file_create(&f, path, 0), -ENOENT, "cannot create");
 	CHECK(f == NULL);
-	CHECK_EQ(count_entries(dir), 1);
+	CHECK_EQ(cli_count_entries(dir), 1);
 }
 
 /* A write that fails (over a file size limit: the way of a full disk) fails the commit and leaves nothing. */
@@ -431,7 +418,7 @@ TEST(output_file_write_errors)
 	CHECK_ERR(cisp_output_file_commit(f), -EFBIG, "big.bin: write failed: File too large");
 	CHECK_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
 	signal(SIGXFSZ, previous);
-	CHECK_EQ(count_entries(dir), 0);
+	CHECK_EQ(cli_count_entries(dir), 0);
 }
 
 /* The hidden names of unfinished outputs, removed the way a signal handler does. */
@@ -449,9 +436,9 @@ TEST(output_file_temporaries_removed)
 	}
 	unsetenv("CISP_NAMED_TEMP_FILES");
 	cisp_output_file_discard(f[1]);
-	CHECK_EQ(count_entries(dir), 2); /* two hidden files */
+	CHECK_EQ(cli_count_entries(dir), 2); /* two hidden files */
 	cisp_output_file_remove_temporaries();
-	CHECK_EQ(count_entries(dir), 0);
+	CHECK_EQ(cli_count_entries(dir), 0);
 	cisp_output_file_discard(f[0]);
 	cisp_output_file_discard(f[2]);
 }
