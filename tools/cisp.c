@@ -53,8 +53,14 @@ static void usage(FILE *out)
 /* SIGINT, SIGTERM, SIGHUP: no hidden output file is left behind, then the signal's own end. */
 static void on_signal(int sig)
 {
+	sigset_t set;
+
 	cisp_output_file_remove_temporaries();
+	/* Die of the signal now, not when the handler returns and the other threads have run on. */
 	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	raise(sig);
 }
 

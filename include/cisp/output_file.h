@@ -132,7 +132,8 @@ int cisp_output_file_finish(struct cisp_output_file *file, int status);
  *
  * Async-signal-safe: for a SIGINT, SIGTERM or SIGHUP handler that then
  * re-raises the signal with its default action (the cisp command does).
- * Output files are unusable afterwards.
+ * Output files are unusable afterwards: a hidden file another thread makes
+ * later removes itself, and its creation fails with -EINTR.
  */
 void cisp_output_file_remove_temporaries(void);
 

@@ -54,6 +54,9 @@ static struct hidden_name {
 	volatile char name[TEMP_NAME_SIZE];
 } hidden[MAX_HIDDEN];
 
+/* Set by cisp_output_file_remove_temporaries(): a hidden file made after it removes itself. */
+static atomic_bool removing;
+
 static int remember(int dir, const char *name)
 {
 	for (int i = 0; i < MAX_HIDDEN; i++) {
@@ -78,6 +81,7 @@ static void forget(int slot)
 
 void cisp_output_file_remove_temporaries(void)
 {
+	atomic_store(&removing, true);
 	for (int i = 0; i < MAX_HIDDEN; i++) {
 		unsigned before = atomic_load(&hidden[i].state);
 		char name[TEMP_NAME_SIZE];
@@ -186,6 +190,11 @@ static int make_hidden(struct cisp_output_file *f, const char *proc)
 		else
 			made = (f->fd = openat(f->dir, f->temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 					       0666)) >= 0;
+		/* Another thread's signal handler may have swept the table before the file was made. */
+		if (made && atomic_load(&removing)) {
+			unlinkat(f->dir, f->temp, 0);
+			return cisp_error(-EINTR, "cannot create %s: the process is being stopped", f->path);
+		}
 		if (made)
 			return 0;
 		ret = -errno;
