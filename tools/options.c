@@ -173,7 +173,9 @@ int create_output(struct cisp_output_file **out, const char *path, bool force, c
 	for (; inputs && *inputs; inputs++)
 		if (stat(*inputs, &in) == 0 &&
 		    ((has_link && same_file(&link, &in)) || (has_target && same_file(&target, &in))))
-			return cisp_error(-EINVAL, "%s is the input %s (the same file); an output never replaces an input, even with --force",
+			return cisp_error(-EINVAL,
+					  "%s is the input %s (the same file); an output never replaces an input, "
+					  "even with --force",
 					  path, *inputs);
 	ret = cisp_output_file_create(out, path, force ? CISP_OUTPUT_REPLACE : 0);
 	if (ret == -EEXIST && !force)

@@ -32,7 +32,8 @@ static void on_message(j_common_ptr cinfo, int level)
 	(void)level;
 }
 
-int io_write_jpeg(struct cisp_output_file *out, const struct cisp_image *img, int quality, const struct file_meta *meta)
+int io_write_jpeg(struct cisp_output_file *out, const struct cisp_image *img, int quality,
+		  const struct file_meta *meta)
 {
 	const char *path = cisp_output_file_path(out);
 	struct jpeg_compress_struct cinfo;

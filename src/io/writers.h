@@ -23,7 +23,8 @@ struct file_meta {
 };
 
 /* RGB888 as baseline JPEG, quality 1..100 (4:2:0 chroma; 4:4:4 above quality 90). */
-int io_write_jpeg(struct cisp_output_file *out, const struct cisp_image *img, int quality, const struct file_meta *meta);
+int io_write_jpeg(struct cisp_output_file *out, const struct cisp_image *img, int quality,
+		  const struct file_meta *meta);
 /* RGB888 or RGB48 as PNG (8 or 16 bits). */
 int io_write_png(struct cisp_output_file *out, const struct cisp_image *img, const struct file_meta *meta);
 /* RGB888 or RGB48 as an uncompressed TIFF (8 or 16 bits). */
