@@ -152,9 +152,9 @@ static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const
  * the mosaic (2 bytes a pixel), the three demosaiced planes (6), the output
  * raster (6), and a PPM writer's samples (6) or PNG's rows.
  */
-static uint64_t demosaic_memory(uint32_t width, uint32_t height)
+static size_t demosaic_memory(uint32_t width, uint32_t height)
 {
-	return mem_add(BASE_MEMORY, mem_mul(20, (uint64_t)width * height));
+	return mem_add(BASE_MEMORY, mem_mul(20, mem_mul(width, height)));
 }
 
 int cmd_demosaic(int argc, char **argv)

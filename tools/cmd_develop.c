@@ -379,15 +379,15 @@ static bool sixteen_bit(const struct develop_options *o, const char *output)
  * output image, and what the writer adds: JPEG's coefficients (6 bytes a
  * pixel), PPM's samples (12), an upright copy of a turned RGB image.
  */
-static uint64_t develop_memory(const struct cisp_raw_frame *frame, const struct cisp_isp_config *cfg,
+static size_t develop_memory(const struct cisp_raw_frame *frame, const struct cisp_isp_config *cfg,
 			       const uint32_t win[4], const char *output)
 {
 	const struct cisp_output_config *oc = &cfg->output[0];
-	uint64_t out_px = (uint64_t)oc->width * oc->height, image = mem_image(oc->format, oc->width, oc->height);
+	size_t out_px = (size_t)oc->width * oc->height, image = mem_image(oc->format, oc->width, oc->height);
 	const char *ext = extension_of(output);
-	uint64_t need = mem_add(BASE_MEMORY, mem_image(frame->image.format, frame->image.width, frame->image.height));
+	size_t need = mem_add(BASE_MEMORY, mem_image(frame->image.format, frame->image.width, frame->image.height));
 
-	need = mem_add(need, mem_mul(16, (uint64_t)cfg->width * cfg->height));
+	need = mem_add(need, mem_mul(16, mem_mul(cfg->width, cfg->height)));
 	if (oc->width != win[2] || oc->height != win[3])
 		need = mem_add(need, mem_mul(6, out_px));
 	need = mem_add(need, image);
@@ -413,7 +413,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	struct cisp_file_options fo = { 0 };
 	struct cisp_output_file *file;
 	bool params_wb = false, grey;
-	uint64_t memory = 0;
+	size_t memory = 0;
 	char what[512];
 	uint32_t win[4];
 	int ret;

@@ -684,11 +684,11 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
  * planes), 14 more with --png (the preview stream), 4 a sensor pixel with
  * --save-raw, and 16 a frame for the summary.
  */
-static uint64_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
+static size_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
 			   const struct cisp_stream_config *ms)
 {
-	uint64_t sensor_px = (uint64_t)mode->width * mode->height, out_px = (uint64_t)ms->width * ms->height;
-	uint64_t need = mem_add(BASE_MEMORY, mem_mul(36, sensor_px));
+	size_t sensor_px = mem_mul(mode->width, mode->height), out_px = mem_mul(ms->width, ms->height);
+	size_t need = mem_add(BASE_MEMORY, mem_mul(36, sensor_px));
 
 	need = mem_add(need, mem_mul(o->png ? 28 : 14, out_px));
 	if (o->raw)

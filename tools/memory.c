@@ -7,38 +7,39 @@
 #include <cisp/image.h>
 
 #include "memory.h"
+#include "core/checked.h"
 #include "core/error_internal.h"
 
-uint64_t mem_mul(uint64_t a, uint64_t b)
+size_t mem_mul(size_t a, size_t b)
 {
-	uint64_t r;
+	size_t r;
 
-	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+	return cisp_size_mul(a, b, &r) ? r : SIZE_MAX;
 }
 
-uint64_t mem_add(uint64_t a, uint64_t b)
+size_t mem_add(size_t a, size_t b)
 {
-	uint64_t r;
+	size_t r;
 
-	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+	return cisp_size_add(a, b, &r) ? r : SIZE_MAX;
 }
 
-uint64_t mem_image(uint32_t format, uint32_t width, uint32_t height)
+size_t mem_image(uint32_t format, uint32_t width, uint32_t height)
 {
-	uint64_t total = 0;
+	size_t total = 0;
 
 	for (unsigned p = 0; p < 3; p++) {
 		size_t row_bytes, rows;
 
 		if (cisp_image_plane_size(format, width, height, p, &row_bytes, &rows))
 			break;
-		total = mem_add(total, mem_mul((row_bytes + 63) & ~(uint64_t)63, rows));
+		total = mem_add(total, mem_mul(mem_add(row_bytes, 63) & ~(size_t)63, rows));
 	}
 	return total;
 }
 
 /* "1536M", "2G", "1073741824": bytes, or binary multiples with K, M, G or T. */
-static int parse_size_text(const char *text, uint64_t *bytes)
+static int parse_size_text(const char *text, size_t *bytes)
 {
 	static const char units[] = "KMGT";
 	unsigned long long v;
@@ -47,9 +48,9 @@ static int parse_size_text(const char *text, uint64_t *bytes)
 
 	errno = 0;
 	v = strtoull(text, &end, 10);
-	if (errno || end == text || text[0] == '-')
+	if (errno || end == text || text[0] == '-' || v > SIZE_MAX)
 		return -EINVAL;
-	*bytes = v;
+	*bytes = (size_t)v;
 	if (!*end)
 		return 0;
 	if (end[1] && !(end[1] == 'i' && end[2] == 'B' && !end[3]) && !(end[1] == 'B' && !end[2]))
@@ -58,7 +59,7 @@ static int parse_size_text(const char *text, uint64_t *bytes)
 		return -EINVAL;
 	for (const char *k = units; k <= u; k++)
 		*bytes = mem_mul(*bytes, 1024);
-	return *bytes == UINT64_MAX ? -EINVAL : 0;
+	return *bytes == SIZE_MAX ? -EINVAL : 0;
 }
 
 int memory_budget_init(struct memory_budget *b)
@@ -81,12 +82,12 @@ void memory_budget_destroy(struct memory_budget *b)
 }
 
 /* @bytes in MiB, rounded up: what the messages show. */
-static unsigned long long mib(uint64_t bytes)
+static unsigned long long mib(size_t bytes)
 {
 	return bytes / (1 << 20) + (bytes % (1 << 20) != 0);
 }
 
-int memory_budget_take(struct memory_budget *b, const char *what, uint64_t need)
+int memory_budget_take(struct memory_budget *b, const char *what, size_t need)
 {
 	if (need > b->limit)
 		return cisp_error(-ENOMEM,
@@ -101,7 +102,7 @@ int memory_budget_take(struct memory_budget *b, const char *what, uint64_t need)
 	return 0;
 }
 
-void memory_budget_give(struct memory_budget *b, uint64_t need)
+void memory_budget_give(struct memory_budget *b, size_t need)
 {
 	pthread_mutex_lock(&b->lock);
 	b->used -= need;
@@ -109,7 +110,7 @@ void memory_budget_give(struct memory_budget *b, uint64_t need)
 	pthread_mutex_unlock(&b->lock);
 }
 
-int memory_check(const char *what, uint64_t need)
+int memory_check(const char *what, size_t need)
 {
 	struct memory_budget b;
 	int ret = memory_budget_init(&b);

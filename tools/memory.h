@@ -8,18 +8,19 @@
 #define CISP_TOOLS_MEMORY_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define DEFAULT_MAX_MEMORY ((uint64_t)2 << 30)
+#define DEFAULT_MAX_MEMORY ((size_t)2 << 30)
 /* The program, its libraries and thread stacks before any image (about 7 MiB measured), rounded up. */
-#define BASE_MEMORY ((uint64_t)16 << 20)
+#define BASE_MEMORY ((size_t)16 << 20)
 
-/* @a * @b, or UINT64_MAX when the product does not fit. */
-uint64_t mem_mul(uint64_t a, uint64_t b);
-/* @a + @b, or UINT64_MAX when the sum does not fit. */
-uint64_t mem_add(uint64_t a, uint64_t b);
+/* @a * @b, or SIZE_MAX when the product does not fit (core/checked.h does the arithmetic). */
+size_t mem_mul(size_t a, size_t b);
+/* @a + @b, or SIZE_MAX when the sum does not fit. */
+size_t mem_add(size_t a, size_t b);
 /* The bytes cisp_image_alloc() takes for @format at @width x @height (rows padded to 64 bytes). */
-uint64_t mem_image(uint32_t format, uint32_t width, uint32_t height);
+size_t mem_image(uint32_t format, uint32_t width, uint32_t height);
 
 /*
  * What several jobs of one command may hold at once: a job takes its share
@@ -29,7 +30,7 @@ uint64_t mem_image(uint32_t format, uint32_t width, uint32_t height);
 struct memory_budget {
 	pthread_mutex_t lock;
 	pthread_cond_t freed;
-	uint64_t limit, used;
+	size_t limit, used;
 };
 
 /* The limit from CISP_MAX_MEMORY; -EINVAL with a message for a value that is not a size. */
@@ -39,9 +40,9 @@ void memory_budget_destroy(struct memory_budget *b);
  * Take @need bytes for @what ("--output-size 16384x16384", a file name);
  * -ENOMEM with a message naming CISP_MAX_MEMORY when @need is over the limit.
  */
-int memory_budget_take(struct memory_budget *b, const char *what, uint64_t need);
-void memory_budget_give(struct memory_budget *b, uint64_t need);
+int memory_budget_take(struct memory_budget *b, const char *what, size_t need);
+void memory_budget_give(struct memory_budget *b, size_t need);
 /* The check of memory_budget_take() for a command that does one thing at a time. */
-int memory_check(const char *what, uint64_t need);
+int memory_check(const char *what, size_t need);
 
 #endif
