@@ -64,7 +64,8 @@ static int generate_vectors(const char *dir, bool force)
 
 	printable(dir, shown, sizeof(shown));
 	if (!force && has_entries(dir)) {
-		fprintf(stderr, "cisp conform: %s holds files already (use --force to replace the vectors in it)\n", shown);
+		fprintf(stderr, "cisp conform: %s holds files already (use --force to replace the vectors in it)\n",
+			shown);
 		return 1;
 	}
 	n = cisp_iq_golden_generate(dir, cisp_iq_software_backend());
@@ -96,7 +97,7 @@ static int check(const char *profile, const char *golden, bool iq, const char *j
 	if (!ret)
 		ret = cisp_iq_report_create(&r, "cisp conform");
 	if (!ret) {
-		printf("profile %s: %s\n", p->name, p->description);
+		printf("profile %s: %s\n", SHOWN(p->name), SHOWN(p->description));
 		ret = cisp_iq_conform(p, cisp_iq_software_backend(), golden, iq, r);
 	}
 	if (!ret)
@@ -113,7 +114,7 @@ static int check(const char *profile, const char *golden, bool iq, const char *j
 		fprintf(stderr, "cisp conform: %s\n", error_text());
 	} else {
 		cisp_iq_report_passed(r, &failed);
-		printf("%s: profile %s, %u check%s failed\n", failed ? "FAIL" : "PASS", p->name, failed,
+		printf("%s: profile %s, %u check%s failed\n", failed ? "FAIL" : "PASS", SHOWN(p->name), failed,
 		       failed == 1 ? "" : "s");
 	}
 	cisp_iq_report_destroy(r);
