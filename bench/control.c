@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cisp/control.h>
 #include <cisp/error.h>
@@ -473,9 +474,167 @@ static void bench_awb(void)
 	}
 }
 
+/* ---- cost ---- */
+
+/* One recorded frame: what the loop saw. */
+struct recorded {
+	struct cisp_stats stats;
+	struct cisp_sensor_metadata md;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* FNV-1a over @size bytes. */
+static uint64_t digest_bytes(uint64_t h, const void *data, size_t size)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Everything a result says: the controls, their frame, the parameters (as the ISP gets them), the state. */
+static uint64_t digest_result(uint64_t h, const struct cisp_control_result *res)
+{
+	const struct cisp_control_state *s = &res->state;
+	size_t size;
+
+	h = digest_bytes(h, &res->sensor.mask, sizeof(res->sensor.mask));
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		if (res->sensor.mask & (1u << i))
+			h = digest_bytes(h, &res->sensor.value[i], sizeof(res->sensor.value[i]));
+	h = digest_bytes(h, &res->sensor_sequence, sizeof(res->sensor_sequence));
+	h = digest_bytes(h, &res->params_changed, sizeof(res->params_changed));
+	if (res->params_changed && cisp_params_encode(res->params, res->params_changed, NULL, 0, &size) == 0) {
+		void *buf = malloc(size);
+
+		if (!buf || cisp_params_encode(res->params, res->params_changed, buf, size, &size) < 0)
+			die("encode", -EINVAL);
+		h = digest_bytes(h, buf, size);
+		free(buf);
+	}
+	const double values[] = { s->ae_error, s->exposure_us, s->analogue_gain, s->digital_gain, s->lux,
+				  s->colour_temperature, s->colour_gains[0], s->colour_gains[1], s->sharpness };
+	const int32_t ints[] = { (int32_t)s->ae_state, (int32_t)s->flicker_hz, s->flicker_detected,
+				 (int32_t)s->awb_state, (int32_t)s->af_state, s->lens_position };
+	h = digest_bytes(h, &s->sequence, sizeof(s->sequence));
+	h = digest_bytes(h, values, sizeof(values));
+	return digest_bytes(h, ints, sizeof(ints));
+}
+
+/* Requests made during a replay, at the frame they are made before. */
+static const struct {
+	unsigned frame;
+	struct cisp_control_request req;
+} cost_requests[] = {
+	{ 100, { .mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE | CISP_REQ_ANALOGUE_GAIN, .exposure_us = 8000,
+		 .analogue_gain = 2 } },
+	{ 110, { .mask = CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_TEMPERATURE, .colour_temperature = 3200 } },
+	{ 120, { .mask = CISP_REQ_AE_ENABLE | CISP_REQ_AWB_ENABLE | CISP_REQ_EV, .ae_enable = true, .awb_enable = true,
+		 .ev = 0.5 } },
+	{ 130, { .mask = CISP_REQ_METERING | CISP_REQ_FLICKER, .metering = CISP_AE_METERING_SPOT,
+		 .flicker = CISP_FLICKER_60HZ } },
+	{ 140, { .mask = CISP_REQ_AF_MODE | CISP_REQ_LENS_POSITION, .af_mode = CISP_AF_MANUAL, .lens_position = 300 } },
+	{ 150, { .mask = CISP_REQ_AF_MODE | CISP_REQ_AF_TRIGGER | CISP_REQ_FLICKER, .af_mode = CISP_AF_AUTO,
+		 .flicker = CISP_FLICKER_AUTO } },
+	{ 160, { .mask = CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_GAINS, .colour_gains = { 1.9, 1.4 } } },
+	{ 170, { .mask = CISP_REQ_AWB_ENABLE | CISP_REQ_FRAME_DURATION, .awb_enable = true,
+		 .frame_duration_us = { 40000, 40000 } } },
+};
+
+/*
+ * Replay @n recorded frames through a fresh loop: the seconds spent in
+ * cisp_control_process(), and (when @h is not NULL) the digest of every result.
+ */
+static double replay(struct loop *l, const struct recorded *rec, unsigned n, uint64_t *h)
+{
+	struct cisp_control_config cfg = { .tuning = l->t, .mode = l->mode };
+	struct cisp_control *c;
+	struct cisp_control_result res;
+	double spent = 0;
+	unsigned next = 0;
+	int r;
+
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		cisp_sensor_control_info(l->s, (enum cisp_sensor_control)i, &cfg.controls[i]);
+	if ((r = cisp_control_create(&c, &cfg)) < 0 || (r = cisp_control_start(c, &res)) < 0)
+		die("control", r);
+	if (h)
+		*h = digest_result(*h, &res);
+	for (unsigned f = 0; f < n; f++) {
+		for (; next < sizeof(cost_requests) / sizeof(cost_requests[0]) && cost_requests[next].frame == f; next++)
+			if ((r = cisp_control_request(c, &cost_requests[next].req)) < 0)
+				die("request", r);
+		double t0 = now_s();
+		r = cisp_control_process(c, &rec[f].stats, &rec[f].md, &res);
+		spent += now_s() - t0;
+		if (r < 0)
+			die("process", r);
+		if (h)
+			*h = digest_result(*h, &res);
+	}
+	cisp_control_destroy(c);
+	return spent;
+}
+
+/*
+ * The loop's own cost: 200 frames of statistics and metadata recorded from
+ * the loop closed on the sensor (AE steps, a continuous-AF scan, 50 Hz
+ * flicker), replayed through fresh loops with manual requests on the way.
+ * Prints the time per frame (best and median of the repetitions) and a
+ * digest of every result, so that two builds can be compared for speed and
+ * for identical output.
+ */
+static void bench_cost(unsigned repeats)
+{
+	enum { FRAMES = 200 };
+	struct recorded *rec = malloc(FRAMES * sizeof(*rec));
+	double *times = malloc(repeats * sizeof(*times));
+	struct loop l;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!rec || !times)
+		die("out of memory", -ENOMEM);
+	loop_open(&l, "scene=resolution,lux=400,seed=15,distance=0.8,flicker=50,flicker_depth=0.3", false);
+	loop_start(&l);
+	for (unsigned f = 0; f < FRAMES; f++) {
+		if (f == 60)
+			cisp_sensor_set_option(l.s, "lux", "50");
+		if (f == 120)
+			cisp_sensor_set_option(l.s, "lux", "3200");
+		loop_step(&l);
+		rec[f].stats = l.stats;
+		rec[f].md = l.md;
+	}
+	replay(&l, rec, FRAMES, &h);
+	for (unsigned i = 0; i < repeats; i++)
+		times[i] = replay(&l, rec, FRAMES, NULL) / FRAMES;
+	for (unsigned i = 1; i < repeats; i++)
+		for (unsigned k = i; k > 0 && times[k] < times[k - 1]; k--) {
+			double x = times[k];
+			times[k] = times[k - 1];
+			times[k - 1] = x;
+		}
+	printf("cost: %s mode %u, %u frames x %u replays: cisp_control_process() %.2f us a frame (best), %.2f us "
+	       "(median); results digest %016llx\n",
+	       sensor_name, mode_index, FRAMES, repeats, times[0] * 1e6, times[repeats / 2] * 1e6,
+	       (unsigned long long)h);
+	loop_close(&l);
+	free(times);
+	free(rec);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = "all";
+	unsigned repeats = 50;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
 			verbose = true;
@@ -487,11 +646,13 @@ int main(int argc, char **argv)
 			tuning_file = argv[++i];
 		else if (!strcmp(argv[i], "--scene") && i + 1 < argc)
 			ae_scene = argv[++i];
+		else if (!strcmp(argv[i], "--repeats") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+			repeats = (unsigned)atoi(argv[++i]);
 		else if (argv[i][0] != '-')
 			what = argv[i];
 		else {
 			fprintf(stderr, "usage: bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] "
-					"[--scene NAME] [ae|af|flicker|awb|all]\n");
+					"[--scene NAME] [--repeats N] [ae|af|flicker|awb|all|cost]\n");
 			return 2;
 		}
 	}
@@ -504,5 +665,7 @@ int main(int argc, char **argv)
 		bench_flicker();
 	if (all || !strcmp(what, "awb"))
 		bench_awb();
+	if (!strcmp(what, "cost"))
+		bench_cost(repeats);
 	return 0;
 }
