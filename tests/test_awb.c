@@ -16,7 +16,8 @@
 #include <cisp/sensor.h>
 #include <cisp/tuning.h>
 
-#include "control/colour.h"
+#include "control/algorithm.h"
+#include "control/awb.h"
 #include "test.h"
 
 struct shot {
@@ -115,7 +116,10 @@ static int develop(const struct cisp_tuning *t, struct shot *sh, unsigned frames
 		awb_set_manual(awb, false, true, 0, manual);
 	awb_current(awb, res);
 	for (unsigned f = 0; f <= frames && !ret; f++) {
-		colour_params(t, &sh->mode, res, 1.0, 1.0, st);
+		ret = control_prepare_params(t, &sh->mode, (const double[2]){ res->gains[0], res->gains[2] },
+					     res->colour_temperature, 1.0, 1.0, st);
+		if (ret < 0)
+			break;
 		/* Linear output, nothing that moves colours around: the measurement is of white balance. */
 		st->enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN));
 		st->dpc.threshold = 4096;

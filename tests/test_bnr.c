@@ -14,7 +14,7 @@
 #include <cisp/params_state.h>
 #include <cisp/tuning.h>
 
-#include "control/colour.h"
+#include "control/algorithm.h"
 #include "control/tuning.h"
 #include "isp/bnr.h"
 #include "test.h"
@@ -366,7 +366,7 @@ TEST(bnr_mode_from_tuning)
 	struct cisp_param_state *ps = calloc(1, sizeof(*ps));
 	struct cisp_sensor_mode m = { .width = 320, .height = 240, .bits = 10, .crop_width = 320, .crop_height = 240,
 				      .binning = 1, .black_level = 64, .white_level = 1023 };
-	struct awb_result a = { { 1, 1, 1 }, 5000, CISP_AWB_CONVERGED };
+	const double gains[2] = { 1, 1 };
 	char path[512], *text = NULL, *at;
 	FILE *f;
 	long n;
@@ -379,12 +379,12 @@ TEST(bnr_mode_from_tuning)
 	t->denoise_count = 2;
 	t->denoise[0] = (struct tuning_denoise){ 1, 0.75, 2.0, 1.0, 100, CISP_BNR_FAST };
 	t->denoise[1] = (struct tuning_denoise){ 8, 1.0, 4.0, 0.5, 900, CISP_BNR_QUALITY };
-	colour_params(t, &m, &a, 2, 1, ps);
+	control_prepare_params(t, &m, gains, 5000, 2, 1, ps);
 	CHECK_EQ(ps->bnr.mode, CISP_BNR_FAST);
-	CHECK(colour_params(t, &m, &a, 8, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_BNR));
+	CHECK(control_prepare_params(t, &m, gains, 5000, 8, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_BNR));
 	CHECK_EQ(ps->bnr.mode, CISP_BNR_QUALITY);
 	CHECK_EQ(ps->bnr.strength, 256);
-	colour_params(t, &m, &a, 20, 1, ps);
+	control_prepare_params(t, &m, gains, 5000, 20, 1, ps);
 	CHECK_EQ(ps->bnr.mode, CISP_BNR_QUALITY);
 
 	/* The key in a file: optional, fast or quality. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * colour_params(): the colour matrix and shading tables interpolated by
- * colour temperature (in mired), the noise profile and strengths by gain,
- * white balance, black level and tone in the ABI's fixed point.
+ * The blocks the camera algorithms write (control_prepare_params()): the
+ * colour matrix and shading tables interpolated by colour temperature (in
+ * mired), the noise profile and strengths by gain, white balance, black
+ * level, tone and statistics in the ABI's fixed point.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 #include <cisp/error.h>
 #include <cisp/params_state.h>
 
-#include "control/colour.h"
+#include "control/algorithm.h"
+#include "control/awb.h"
 #include "test.h"
 
 static const double ccm_warm[3][3] = { { 2.0, -0.8, -0.2 }, { -0.4, 1.6, -0.2 }, { 0.1, -0.9, 1.8 } };
@@ -54,6 +56,15 @@ static struct cisp_sensor_mode test_mode(void)
 	return m;
 }
 
+/* Every camera algorithm's blocks for AWB's decision @a at sensor gain @gain and ISP gain @dgain. */
+static int prepare(const struct cisp_tuning *t, const struct cisp_sensor_mode *m, const struct awb_result *a,
+		   double gain, double dgain, struct cisp_param_state *ps)
+{
+	const double gains[2] = { a->gains[0] / a->gains[1], a->gains[2] / a->gains[1] };
+
+	return control_prepare_params(t, m, gains, a->colour_temperature, gain, dgain, ps);
+}
+
 static double mired_mid(double a, double b)
 {
 	return 2 / (1 / a + 1 / b);
@@ -76,7 +87,7 @@ TEST(colour_ccm_by_mired)
 		const double(*want)[3] = k == 2 ? ccm_cool : ccm_warm;
 
 		a.colour_temperature = cts[k];
-		colour_params(t, &m, &a, 1, 1, ps);
+		prepare(t, &m, &a, 1, 1, ps);
 		for (int i = 0; i < 3; i++) {
 			int sum = 0;
 
@@ -89,13 +100,13 @@ TEST(colour_ccm_by_mired)
 	}
 	/* Half way in mired: the mean of the two matrices. */
 	a.colour_temperature = mired_mid(2500, 6500);
-	colour_params(t, &m, &a, 1, 1, ps);
+	prepare(t, &m, &a, 1, 1, ps);
 	for (int i = 0; i < 9; i++)
 		CHECK_NEAR(ps->ccm.coeff[i], (ccm_warm[i / 3][i % 3] + ccm_cool[i / 3][i % 3]) / 2 * 4096, 1.5);
 	CHECK(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM));
 	/* Half way in kelvin is not half way. */
 	a.colour_temperature = 4500;
-	colour_params(t, &m, &a, 1, 1, ps);
+	prepare(t, &m, &a, 1, 1, ps);
 	CHECK(fabs(ps->ccm.coeff[0] - (2.0 + 1.6) / 2 * 4096) > 100);
 	CHECK_EQ(cisp_params_encode(ps, ~0u, NULL, 0, &size), 0);
 out:
@@ -110,18 +121,21 @@ TEST(colour_lsc_wb_blc_tone)
 	struct cisp_sensor_mode m = test_mode();
 	struct awb_result a = { { 1.8, 1, 1.4 }, 0, CISP_AWB_CONVERGED };
 	const int n = TUNING_LSC_GRID;
-	uint32_t changed;
+	int changed;
 	size_t size;
 
 	if (!t || !ps)
 		goto out;
 	cisp_param_state_init(ps);
-	ps->stats.zones_x = 7; /* the loop's: never touched */
 	a.colour_temperature = mired_mid(3000, 6000);
-	changed = colour_params(t, &m, &a, 1, 2.0, ps);
+	changed = prepare(t, &m, &a, 1, 2.0, ps);
 	CHECK(changed & CISP_BLOCK_BIT(CISP_BLOCK_LSC));
-	CHECK(!(changed & CISP_BLOCK_BIT(CISP_BLOCK_STATS)));
-	CHECK_EQ(ps->stats.zones_x, 7);
+	/* The statistics the algorithms read: 32 x 24 zones, the AF window on the middle half. */
+	CHECK(changed & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
+	CHECK_EQ(ps->stats.zones_x, 32);
+	CHECK_EQ(ps->stats.zones_y, 24);
+	CHECK_EQ(ps->stats.af[0].x, 80);
+	CHECK_EQ(ps->stats.af[0].width, 160);
 	CHECK_EQ(ps->lsc.grid_w, n);
 	CHECK_EQ(ps->lsc.grid_h, n);
 	for (int i = 0; i < 4 * n * n; i++)
@@ -140,18 +154,18 @@ TEST(colour_lsc_wb_blc_tone)
 	CHECK_EQ(ps->blc.white, 1023 << 6);
 	t->black_level[0] = 60;
 	t->black_level[1] = t->black_level[2] = t->black_level[3] = 62.5;
-	CHECK(colour_params(t, &m, &a, 1, 2.0, ps) == CISP_BLOCK_BIT(CISP_BLOCK_BLC));
+	CHECK(prepare(t, &m, &a, 1, 2.0, ps) == CISP_BLOCK_BIT(CISP_BLOCK_BLC));
 	CHECK_EQ(ps->blc.black[0], 60 << 6);
 	CHECK_EQ(ps->blc.black[3], 4000);
 
 	/* The same inputs again: nothing changed. */
-	CHECK_EQ(colour_params(t, &m, &a, 1, 2.0, ps), 0);
+	CHECK_EQ(prepare(t, &m, &a, 1, 2.0, ps), 0);
 
 	/* Tone: the sRGB curve by default, a pure power otherwise. */
 	CHECK_EQ(ps->tone.transfer, CISP_TRANSFER_SRGB);
 	CHECK_EQ(ps->tone.curve[128], 32768);
 	t->gamma = 2.2;
-	CHECK_EQ(colour_params(t, &m, &a, 1, 2.0, ps), CISP_BLOCK_BIT(CISP_BLOCK_TONE));
+	CHECK_EQ(prepare(t, &m, &a, 1, 2.0, ps), CISP_BLOCK_BIT(CISP_BLOCK_TONE));
 	CHECK_EQ(ps->tone.transfer, CISP_TRANSFER_LINEAR);
 	CHECK_NEAR(ps->tone.curve[64], 65535 * pow(0.25, 1 / 2.2), 1);
 	CHECK_EQ(ps->tone.curve[256], 65535);
@@ -165,14 +179,14 @@ TEST(colour_lsc_wb_blc_tone)
 			for (int c = 0; c < 4; c++)
 				t->lsc[0].gain[c][j * n + i] = 1.0f + (float)i / (n - 1); /* 1 at the left, 2 at the right */
 	m.crop_x = 320;
-	colour_params(t, &m, &a, 1, 2.0, ps);
+	prepare(t, &m, &a, 1, 2.0, ps);
 	CHECK_NEAR(ps->lsc.gain[0], (1.5 + 0.5 / 639) * 4096, 8);
 	CHECK_NEAR(ps->lsc.gain[n - 1], 2.0 * 4096, 8);
 	CHECK_NEAR(ps->lsc.gain[n / 2], 1.75 * 4096, 8);
 
 	/* No tables: shading correction off. */
 	t->lsc_count = 0;
-	CHECK(colour_params(t, &m, &a, 1, 2.0, ps) & CISP_BLOCK_BIT(CISP_BLOCK_LSC));
+	CHECK(prepare(t, &m, &a, 1, 2.0, ps) & CISP_BLOCK_BIT(CISP_BLOCK_LSC));
 	CHECK(!(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)));
 	CHECK_EQ(cisp_params_encode(ps, ~0u, NULL, 0, &size), 0);
 out:
@@ -190,7 +204,7 @@ TEST(colour_noise_and_strengths_by_gain)
 	if (!t || !ps)
 		goto out;
 	cisp_param_state_init(ps);
-	colour_params(t, &m, &a, 1, 1, ps);
+	prepare(t, &m, &a, 1, 1, ps);
 	CHECK_EQ(ps->noise.a[0], 10 * 65536);
 	CHECK_EQ(ps->noise.b[3], 100);
 	CHECK_EQ(ps->bnr.strength, 128);
@@ -202,31 +216,31 @@ TEST(colour_noise_and_strengths_by_gain)
 	CHECK_EQ(ps->dpc.threshold, 4096);
 	CHECK(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
 	t->defect_threshold = 0;
-	CHECK(colour_params(t, &m, &a, 1, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	CHECK(prepare(t, &m, &a, 1, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
 	CHECK(!(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC)));
 	t->defect_threshold = 4096;
 
 	/* Between table gains: linear. */
-	colour_params(t, &m, &a, 3, 1, ps);
+	prepare(t, &m, &a, 3, 1, ps);
 	CHECK_EQ(ps->noise.a[1], 30 * 65536);
 	CHECK_EQ(ps->noise.b[2], 1300);
 	/* Strengths follow the overall gain: sensor 3 x ISP 1.5 = 4.5, between 1 and 9. */
-	colour_params(t, &m, &a, 3, 1.5, ps);
+	prepare(t, &m, &a, 3, 1.5, ps);
 	CHECK_EQ(ps->noise.a[1], 30 * 65536); /* the raw data's profile: sensor gain only */
 	CHECK_NEAR(ps->bnr.strength, (0.5 + 3.5 / 8) * 256, 1);
 	CHECK_NEAR(ps->sharpen.coring, 100 + 3.5 / 8 * 800, 1);
 
 	/* Beyond the last entry: shot noise grows with the gain, read noise with its square. */
-	colour_params(t, &m, &a, 10, 1, ps);
+	prepare(t, &m, &a, 10, 1, ps);
 	CHECK_EQ(ps->noise.a[0], 100 * 65536);
 	CHECK_EQ(ps->noise.b[0], 10000);
 	/* Below the first: the first. */
-	colour_params(t, &m, &a, 0.5, 1, ps);
+	prepare(t, &m, &a, 0.5, 1, ps);
 	CHECK_EQ(ps->noise.a[0], 10 * 65536);
 
 	/* Zero strength turns the stage off. */
 	t->denoise[0].bnr_strength = t->denoise[1].bnr_strength = 0;
-	CHECK(colour_params(t, &m, &a, 1, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_BNR));
+	CHECK(prepare(t, &m, &a, 1, 1, ps) & CISP_BLOCK_BIT(CISP_BLOCK_BNR));
 	CHECK(!(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR)));
 out:
 	free(ps);

@@ -166,10 +166,10 @@ TEST(tuning_errors_name_line_and_key)
 	    "t.yaml:5: awb.ct[0].g_over_r: unknown key");
 	bad(3, "awb:\n  speedy: 0.5", -EINVAL, "t.yaml:4: awb.speedy: unknown key");
 	/* Out of range, with the example. */
-	bad(6, "    - {ct: 6500, r_over_g: 0, b_over_g: 0.7}", -EINVAL, "t.yaml:6: awb.ct[1].r_over_g: must be > 0");
-	bad(3, "awb:\n  prior_weight: 1.5", -EINVAL, "t.yaml:4: awb.prior_weight: must be <= 1");
+	bad(6, "    - {ct: 6500, r_over_g: 0, b_over_g: 0.7}", -EINVAL, "t.yaml:6: awb.ct[1].r_over_g: 0 is outside 0.0625..16");
+	bad(3, "awb:\n  prior_weight: 1.5", -EINVAL, "t.yaml:4: awb.prior_weight: 1.5 is outside 0..1");
 	bad(11, "  - {gain: 0.5, a: [10, 10, 10, 10], b: [100, 100, 100, 100]}", -EINVAL,
-	    "t.yaml:11: noise[0].gain: must be >= 1");
+	    "t.yaml:11: noise[0].gain: 0.5 is outside 1..65536");
 	/* Not a number, wrong counts and shapes. */
 	bad(6, "    - {ct: warm, r_over_g: 0.6, b_over_g: 0.7}", -EINVAL, "t.yaml:6: awb.ct[1].ct: 'warm' is not a number");
 	bad(6, "    - {ct: nan, r_over_g: 0.6, b_over_g: 0.7}", -EINVAL, "awb.ct[1].ct: 'nan' is not a number");

@@ -107,6 +107,7 @@ enum cisp_control_request_bits {
 	CISP_REQ_AF_TRIGGER = 1u << 11,    /**< start a scan (auto mode) */
 	CISP_REQ_LENS_POSITION = 1u << 12, /**< @lens_position (manual AF) */
 	CISP_REQ_FRAME_DURATION = 1u << 13, /**< @frame_duration_us limits */
+	CISP_REQ_MAX_DIGITAL_GAIN = 1u << 14, /**< @max_digital_gain */
 };
 
 /**
@@ -129,14 +130,31 @@ struct cisp_control_request {
 	enum cisp_af_mode af_mode;       /**< AF mode */
 	int32_t lens_position;           /**< manual lens position (focus motor code) */
 	double frame_duration_us[2];     /**< smallest and largest frame duration AE may use; 0 = the mode's limits */
+	double max_digital_gain;         /**< largest digital gain (sensor and ISP) AE may use, 1..256; 0 = the tuning's ae.max_digital_gain (4 without a tuning) */
+};
+
+/** Which algorithms a loop runs (docs/control.md, "Algorithms"). */
+enum cisp_control_algorithms {
+	/** A camera's: AE/AGC with anti-flicker, AWB, AF, and the blocks that follow them, from its tuning (default). */
+	CISP_CONTROL_CAMERA = 0,
+	/**
+	 * Grey-world white balance and an ISP digital gain for exposure, from
+	 * the statistics alone: for a stream with no sensor to control and no
+	 * tuning. It writes the WB block only and takes the request fields
+	 * awb_enable, colour_gains, ae_enable, digital_gain, ev and
+	 * max_digital_gain.
+	 */
+	CISP_CONTROL_GREY_WORLD = 1,
 };
 
 /** What the loop needs to know about the camera it drives. */
 struct cisp_control_config {
-	const struct cisp_tuning *tuning; /**< the sensor+lens tuning; kept by pointer, must outlive the loop */
+	/** The sensor+lens tuning; kept by pointer, must outlive the loop. Not used by CISP_CONTROL_GREY_WORLD (may be NULL). */
+	const struct cisp_tuning *tuning;
 	struct cisp_sensor_mode mode;     /**< the sensor mode being streamed */
 	/** Limits and delays of every sensor control in that mode (from cisp_sensor_control_info()). */
 	struct cisp_sensor_control_info controls[CISP_SENSOR_NUM_CONTROLS];
+	enum cisp_control_algorithms algorithms; /**< the algorithms to run */
 };
 
 /** The loop's per-frame report, for request metadata and logs. */
@@ -181,7 +199,8 @@ struct cisp_control_result {
  * @c: receives the loop; free with cisp_control_destroy().
  * @config: the tuning, the sensor mode and the sensor's control limits.
  * Return: 0; -EINVAL (the message says what) for a config the loop cannot
- * drive; -ENOMEM.
+ * drive, a tuning that does not fit the mode among them (black and white
+ * levels too close for the BLC block); -ENOMEM.
  */
 int cisp_control_create(struct cisp_control **c, const struct cisp_control_config *config);
 
@@ -193,10 +212,14 @@ void cisp_control_destroy(struct cisp_control *c);
 
 /**
  * cisp_control_request() - change modes and manual values; they take
- * effect at the next cisp_control_start() or cisp_control_process().
+ * effect at the next cisp_control_start() or cisp_control_process(). Those
+ * that need no statistics (the grey-world configuration's manual gains) are
+ * in the parameters of the latest result at once, and the next result's
+ * params_changed has the blocks they changed.
  * @c: the loop.
  * @req: the request.
- * Return: 0, or -EINVAL for an out-of-range value (nothing changes).
+ * Return: 0, or -EINVAL for an out-of-range value or a field the loop's
+ * configuration has no algorithm for (nothing changes).
  */
 int cisp_control_request(struct cisp_control *c, const struct cisp_control_request *req);
 

@@ -20,6 +20,7 @@
 #include <cisp/control.h>
 #include <cisp/stats.h>
 
+#include "algorithm.h"
 #include "tuning.h"
 
 /* Highlight protection lowers the exposure by at most this many stops below the mean's aim. */
@@ -40,16 +41,6 @@ struct ae_limits {
 	bool has_dgain;           /* the sensor has a digital gain */
 	int32_t dgain_min, dgain_max, dgain_step; /* its codes */
 	double max_digital_gain;  /* all digital gain together (sensor and ISP) */
-};
-
-/* One split of an exposure product into controls. */
-struct ae_exposure {
-	int32_t exposure;     /* lines */
-	int32_t again;        /* analogue gain code */
-	int32_t dgain;        /* sensor digital gain code (256 when the sensor has none) */
-	int32_t frame_length; /* lines */
-	double isp_dgain;     /* digital gain left to the ISP (>= 1) */
-	double product;       /* what the split really gives: exposure_us * again * dgain * isp_dgain */
 };
 
 struct ae {

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 
 #include "af.h"
+#include "algorithm.h"
+
+/* AF scans once exposure is this close to its aim (or AE is settled, limited or manual). */
+#define SETTLED_ERROR 0.25
 
 static int32_t clampi(int64_t v, int32_t lo, int32_t hi)
 {
@@ -258,3 +262,139 @@ int32_t af_process(struct af *af, double sharpness, double luma, int32_t frame_p
 	}
 	return af->position;
 }
+
+/* ---- the af section ---- */
+
+static const char *const af_keys[] = { "position_range", "coarse_steps", "fine_steps", "scene_change",
+				       "min_contrast", NULL };
+
+static int af_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+{
+	struct cisp_tuning *t = ctx;
+	double d[2];
+	int ret;
+
+	switch (i) {
+	case 0:
+		ret = tuning_numbers(r, v, k, 2, -1e6, 1e6, d);
+		if (ret)
+			return ret;
+		if ((d[0] != floor(d[0]) || d[1] != floor(d[1])))
+			return tuning_fail(r, v, k, "positions must be whole numbers");
+		if (!(d[1] > d[0]))
+			return tuning_fail(r, v, k, "the maximum %g must be above the minimum %g", d[1], d[0]);
+		t->af.position_min = (int32_t)d[0];
+		t->af.position_max = (int32_t)d[1];
+		return 0;
+	case 1:
+		ret = tuning_whole(r, v, k, 2, 256, d);
+		t->af.coarse_steps = ret ? 0 : (unsigned)d[0];
+		return ret;
+	case 2:
+		ret = tuning_whole(r, v, k, 0, 256, d);
+		t->af.fine_steps = ret ? 0 : (unsigned)d[0];
+		return ret;
+	/* Above the figure's frame-to-frame noise (about 2%), or continuous AF never holds focus. */
+	case 3: return tuning_number(r, v, k, 0.05, 10, &t->af.scene_change);
+	default: return tuning_number(r, v, k, 1, 1000, &t->af.min_contrast);
+	}
+}
+
+static int af_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+{
+	return tuning_map(r, v, key, af_keys, 0, af_key, t);
+}
+
+static void af_defaults(struct cisp_tuning *t, bool uncalibrated)
+{
+	(void)uncalibrated;
+	t->af.position_min = 0;
+	t->af.position_max = 1023;
+	t->af.coarse_steps = 16;
+	t->af.fine_steps = 8;
+	t->af.scene_change = 0.15;
+	t->af.min_contrast = 1.15;
+}
+
+/* ---- the algorithm ---- */
+
+struct af_algorithm {
+	struct af af;
+	/* The request's values. */
+	enum cisp_af_mode mode;
+	int32_t lens_position;
+};
+
+static int af_configure(void *self, struct control_context *ctx)
+{
+	struct af_algorithm *a = self;
+	const struct cisp_sensor_control_info *lens = &ctx->controls[CISP_SENSOR_LENS_POSITION];
+
+	af_init(&a->af, ctx->tuning, lens->supported ? lens->min : 0, lens->supported ? lens->max : 0, ctx->latency,
+		lens->supported ? lens->def : 0);
+	a->mode = CISP_AF_CONTINUOUS;
+	a->lens_position = a->af.position;
+	return 0;
+}
+
+static void af_request(void *self, struct control_context *ctx, const struct cisp_control_request *r)
+{
+	struct af_algorithm *a = self;
+	const struct cisp_sensor_control_info *lens = &ctx->controls[CISP_SENSOR_LENS_POSITION];
+
+	if (r->mask & (CISP_REQ_AF_MODE | CISP_REQ_LENS_POSITION)) {
+		if (r->mask & CISP_REQ_AF_MODE)
+			a->mode = r->af_mode;
+		if (r->mask & CISP_REQ_LENS_POSITION)
+			a->lens_position = lens->supported ? clampi(r->lens_position, lens->min, lens->max) : 0;
+		af_set_mode(&a->af, a->mode, a->lens_position);
+	}
+	if (r->mask & CISP_REQ_AF_TRIGGER)
+		af_trigger(&a->af);
+}
+
+static void af_start(void *self, struct control_context *ctx)
+{
+	struct af_algorithm *a = self;
+
+	af_reset(&a->af);
+	ctx->state.lens_position = a->af.position;
+	ctx->state.af_state = ctx->controls[CISP_SENSOR_LENS_POSITION].supported ? a->af.state : CISP_AF_IDLE;
+}
+
+static void af_algorithm_process(void *self, struct control_context *ctx)
+{
+	struct af_algorithm *a = self;
+	const struct cisp_stats *stats = ctx->stats;
+	double sharpness = 0;
+
+	/* Sharpness per cell relative to the mean green, so exposure changes do not move it. */
+	if ((stats->valid & CISP_STATS_AF) && stats->af_count && ctx->green > 0) {
+		double sum = 0, cells = 0;
+		for (unsigned i = 0; i < stats->af_count && i < CISP_STATS_MAX_AF; i++) {
+			sum += (double)stats->af[i].sharpness;
+			cells += stats->af[i].count;
+		}
+		sharpness = cells > 0 ? sum / cells / (ctx->green * 65535.0) : 0;
+	}
+	ctx->state.sharpness = sharpness;
+	/* Without a lens the position stays what it was. */
+	if (ctx->controls[CISP_SENSOR_LENS_POSITION].supported) {
+		bool settled = ctx->state.ae_state != CISP_AE_SEARCHING || fabs(ctx->state.ae_error - 1.0) < SETTLED_ERROR;
+		ctx->state.lens_position = af_process(&a->af, sharpness, ctx->scene,
+						      ctx->md->controls[CISP_SENSOR_LENS_POSITION], settled);
+		ctx->state.af_state = a->af.state;
+	}
+}
+
+const struct control_algorithm af_algorithm = {
+	.section = "af",
+	.size = sizeof(struct af_algorithm),
+	.requests = CISP_REQ_AF_MODE | CISP_REQ_AF_TRIGGER | CISP_REQ_LENS_POSITION,
+	.parse = af_parse,
+	.defaults = af_defaults,
+	.configure = af_configure,
+	.request = af_request,
+	.start = af_start,
+	.process = af_algorithm_process,
+};

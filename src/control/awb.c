@@ -30,7 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "colour.h"
+#include "algorithm.h"
+#include "awb.h"
+#include "block.h"
+#include "core/error_internal.h"
 
 /* A zone counts when this fraction of its cells is unsaturated. */
 #define MIN_UNSATURATED 0.5
@@ -58,6 +61,83 @@ struct awb {
 	double cur_ct;
 	enum cisp_awb_state state;
 };
+
+/* ---- the awb section ---- */
+
+static const char *const ct_keys[] = { "ct", "r_over_g", "b_over_g", NULL };
+
+static int ct_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+{
+	struct tuning_ct_point *c = ctx;
+
+	switch (i) {
+	case 0: return tuning_number(r, v, k, 1000, 20000, &c->ct);
+	/* Greys from 1/16 to 16 times green: gains the WB block holds (Q4.12, below 16). */
+	case 1: return tuning_number(r, v, k, 0.0625, 16, &c->r_over_g);
+	default: return tuning_number(r, v, k, 0.0625, 16, &c->b_over_g);
+	}
+}
+
+static int ct_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+{
+	struct cisp_tuning *t = ctx;
+	int ret = tuning_map(r, item, k, ct_keys, 7, ct_key, &t->awb.ct[i]);
+
+	return ret ? ret : tuning_sorted(r, item, k, "ct", i ? t->awb.ct[i - 1].ct : 0, t->awb.ct[i].ct, i);
+}
+
+static const char *const awb_keys[] = { "ct", "prior_weight", "max_curve_distance", "speed", "default_ct",
+					"transverse", NULL };
+
+static int awb_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+{
+	struct cisp_tuning *t = ctx;
+
+	switch (i) {
+	case 0: return tuning_list(r, v, k, TUNING_MAX_CT, &t->awb.ct_count, ct_item, t);
+	case 1: return tuning_number(r, v, k, 0, 1, &t->awb.prior_weight);
+	case 2: return tuning_number(r, v, k, 0.01, 4, &t->awb.max_curve_distance);
+	case 3: return tuning_number(r, v, k, 0.05, 1, &t->awb.speed);
+	case 4: return tuning_number(r, v, k, 1000, 20000, &t->awb.default_ct);
+	default: return tuning_number(r, v, k, 0, 4, &t->awb.transverse);
+	}
+}
+
+static int awb_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+{
+	int ret = tuning_map(r, v, key, awb_keys, 1, awb_key, t);
+
+	if (!ret && t->awb.default_ct == 0)
+		t->awb.default_ct = t->awb.ct[t->awb.ct_count / 2].ct;
+	return ret;
+}
+
+/*
+ * A typical sensor's grey under Planckian and daylight light (the virtual
+ * sensors' curve, rounded): close enough for grey world to start from, the
+ * CT-curve prior is weak and the search radius wide for a sensor nobody has
+ * measured.
+ */
+static const struct tuning_ct_point generic_curve[] = {
+	{ 2300, 1.245, 0.251 }, { 2856, 1.026, 0.332 }, { 3600, 0.862, 0.431 }, { 4500, 0.736, 0.516 },
+	{ 5000, 0.694, 0.564 }, { 6500, 0.615, 0.677 }, { 7500, 0.584, 0.734 },
+};
+
+static void awb_defaults(struct cisp_tuning *t, bool uncalibrated)
+{
+	t->awb.prior_weight = 0.5;
+	t->awb.max_curve_distance = 0.08;
+	t->awb.transverse = 0.06;
+	t->awb.speed = 0.25;
+	t->awb.default_ct = 0; /* the parser takes the curve's middle point */
+	if (!uncalibrated)
+		return;
+	t->awb.ct_count = sizeof(generic_curve) / sizeof(generic_curve[0]);
+	memcpy(t->awb.ct, generic_curve, sizeof(generic_curve));
+	t->awb.prior_weight = 0.3;
+	t->awb.max_curve_distance = 0.2;
+	t->awb.default_ct = 5000;
+}
 
 /* The curve point at @ct (linear in mired between points, clamped at the ends). */
 static void curve_at(const struct cisp_tuning *t, double ct, double p[2])
@@ -129,20 +209,36 @@ static void result_from(const struct awb *a, const double grey[2], double ct, st
 	out->state = a->state;
 }
 
-int awb_create(struct awb **awb, const struct cisp_tuning *t)
+static int awb_init(void *self, const struct control_context *ctx)
 {
-	struct awb *a;
+	struct awb *a = self;
+	const struct cisp_tuning *t = ctx->tuning;
 
-	if (!t || t->awb.ct_count < 1)
-		return -EINVAL;
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
+	if (t->awb.ct_count < 1)
+		return cisp_error(-EINVAL, "control: tuning '%s' has no AWB curve (awb.ct)", t->name);
 	a->t = t;
 	a->auto_mode = true;
 	a->manual_ct = t->awb.default_ct;
 	a->manual_gains[0] = a->manual_gains[1] = 1.0;
 	awb_reset(a);
+	return 0;
+}
+
+int awb_create(struct awb **awb, const struct cisp_tuning *t)
+{
+	struct awb *a;
+	int ret;
+
+	if (!t)
+		return -EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	ret = awb_init(a, &(const struct control_context){ .tuning = t });
+	if (ret) {
+		free(a);
+		return ret;
+	}
 	*awb = a;
 	return 0;
 }
@@ -325,3 +421,102 @@ void awb_process(struct awb *a, const struct cisp_stats *s, struct awb_result *o
 		a->state = CISP_AWB_SEARCHING;
 	result_from(a, a->cur, a->cur_ct, out);
 }
+
+/* ---- the algorithm ---- */
+
+/* Publish a decision in the loop's report. */
+static void publish(struct control_context *ctx, const struct awb_result *res)
+{
+	ctx->state.awb_state = res->state;
+	ctx->state.colour_temperature = res->colour_temperature;
+	ctx->state.colour_gains[0] = res->gains[0] / res->gains[1];
+	ctx->state.colour_gains[1] = res->gains[2] / res->gains[1];
+}
+
+/* The algorithm's state: the AWB, and the value of every AWB request field. */
+struct awb_algorithm {
+	struct awb awb;
+	bool enable;      /* awb_enable */
+	bool use_gains;   /* colour gains (not a temperature) were asked for last */
+	double ct;        /* colour_temperature */
+	double gains[2];  /* colour_gains */
+};
+
+static int awb_algorithm_init(void *self, const struct control_context *ctx)
+{
+	struct awb_algorithm *a = self;
+
+	a->enable = true;
+	a->ct = ctx->tuning->awb.default_ct;
+	a->gains[0] = a->gains[1] = 1;
+	return awb_init(&a->awb, ctx);
+}
+
+static void awb_request(void *self, struct control_context *ctx, const struct cisp_control_request *r)
+{
+	struct awb_algorithm *a = self;
+
+	(void)ctx;
+	if (r->mask & CISP_REQ_AWB_ENABLE)
+		a->enable = r->awb_enable;
+	if (r->mask & CISP_REQ_COLOUR_TEMPERATURE) {
+		a->ct = r->colour_temperature;
+		a->use_gains = false;
+	}
+	if (r->mask & CISP_REQ_COLOUR_GAINS) {
+		a->gains[0] = r->colour_gains[0];
+		a->gains[1] = r->colour_gains[1];
+		a->use_gains = true;
+	}
+	awb_set_manual(&a->awb, a->enable, a->use_gains, a->ct, a->gains);
+}
+
+static void awb_start(void *self, struct control_context *ctx)
+{
+	struct awb_algorithm *a = self;
+	struct awb_result res;
+
+	awb_reset(&a->awb);
+	awb_current(&a->awb, &res);
+	publish(ctx, &res);
+}
+
+static void awb_algorithm_process(void *self, struct control_context *ctx)
+{
+	struct awb_algorithm *a = self;
+	struct awb_result res;
+
+	awb_process(&a->awb, ctx->stats, &res);
+	publish(ctx, &res);
+}
+
+/* The WB block: AWB's gains, with the ISP's share of the digital gain. */
+static uint32_t awb_prepare(void *self, const struct control_context *ctx, struct cisp_param_state *ps)
+{
+	double dgain = ctx->isp_dgain > 0 ? ctx->isp_dgain : 1.0;
+	struct cisp_wb_params wb;
+
+	(void)self;
+	memset(&wb, 0, sizeof(wb));
+	wb.header = ps->wb.header;
+	wb.gain[CISP_CH_R] = control_q16(ctx->state.colour_gains[0] * dgain, 4096);
+	wb.gain[CISP_CH_GR] = wb.gain[CISP_CH_GB] = control_q16(dgain, 4096);
+	wb.gain[CISP_CH_B] = control_q16(ctx->state.colour_gains[1] * dgain, 4096);
+	return control_write_block(&ps->wb, &wb, sizeof(wb), CISP_BLOCK_WB) |
+	       control_enable_block(ps, CISP_BLOCK_WB, true);
+}
+
+const struct control_algorithm awb_algorithm = {
+	.section = "awb",
+	.required = true,
+	.size = sizeof(struct awb_algorithm),
+	.blocks = CISP_BLOCK_BIT(CISP_BLOCK_WB),
+	.requests = CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_TEMPERATURE | CISP_REQ_COLOUR_GAINS,
+	.parse = awb_parse,
+	.defaults = awb_defaults,
+	.init = awb_algorithm_init,
+	.request = awb_request,
+	.start = awb_start,
+	.process = awb_algorithm_process,
+	.prepare = awb_prepare,
+};

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "algorithm.h"
 #include "flicker.h"
 
 /* Row means outside this range (16-bit units) are too dark or too near clipping to read. */
@@ -208,3 +209,88 @@ void flicker_process(struct flicker *f, const struct cisp_stats *stats, const st
 	f->prev_exposure_s = exposure_s;
 	f->have_prev = true;
 }
+
+/* ---- the algorithm ---- */
+
+static const char *const flicker_keys[] = { "detect_threshold", NULL };
+
+static int flicker_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+{
+	struct cisp_tuning *t = ctx;
+
+	(void)i;
+	return tuning_number(r, v, k, 0.005, 1, &t->flicker.detect_threshold);
+}
+
+static int flicker_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+{
+	return tuning_map(r, v, key, flicker_keys, 0, flicker_key, t);
+}
+
+static void flicker_defaults(struct cisp_tuning *t, bool uncalibrated)
+{
+	(void)uncalibrated;
+	t->flicker.detect_threshold = 0.02;
+}
+
+/* The detection, and the requested mode. */
+struct flicker_algorithm {
+	struct flicker f;
+	enum cisp_flicker_mode mode;
+};
+
+/* Publish the frequency exposures avoid: the requested one, or the one detected. */
+static void publish(const struct flicker_algorithm *a, struct control_context *ctx)
+{
+	unsigned hz = a->mode == CISP_FLICKER_50HZ ? 50 : a->mode == CISP_FLICKER_60HZ ? 60
+			: a->mode == CISP_FLICKER_AUTO ? a->f.detected_hz : 0;
+
+	ctx->state.flicker_hz = hz;
+	ctx->state.flicker_detected = a->mode == CISP_FLICKER_AUTO && hz != 0;
+}
+
+static int flicker_algorithm_init(void *self, const struct control_context *ctx)
+{
+	struct flicker_algorithm *a = self;
+
+	flicker_init(&a->f, ctx->tuning->flicker.detect_threshold);
+	a->mode = CISP_FLICKER_AUTO;
+	return 0;
+}
+
+static void flicker_request(void *self, struct control_context *ctx, const struct cisp_control_request *r)
+{
+	struct flicker_algorithm *a = self;
+
+	(void)ctx;
+	if (r->mask & CISP_REQ_FLICKER)
+		a->mode = r->flicker;
+}
+
+static void flicker_start(void *self, struct control_context *ctx)
+{
+	struct flicker_algorithm *a = self;
+
+	flicker_reset(&a->f);
+	publish(a, ctx);
+}
+
+static void flicker_algorithm_process(void *self, struct control_context *ctx)
+{
+	struct flicker_algorithm *a = self;
+
+	flicker_process(&a->f, ctx->stats, ctx->md, ctx->line_ns);
+	publish(a, ctx);
+}
+
+const struct control_algorithm flicker_algorithm = {
+	.section = "flicker",
+	.size = sizeof(struct flicker_algorithm),
+	.requests = CISP_REQ_FLICKER,
+	.parse = flicker_parse,
+	.defaults = flicker_defaults,
+	.init = flicker_algorithm_init,
+	.request = flicker_request,
+	.start = flicker_start,
+	.process = flicker_algorithm_process,
+};

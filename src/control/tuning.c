@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tuning files: defaults, the built-in uncalibrated tuning, loading and the
- * search path (the parser is tuning_yaml.c).
+ * Tuning files: defaults, the built-in uncalibrated tuning (each section's
+ * from its algorithm), loading and the search path (the reader is
+ * tuning_yaml.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include <cisp/log.h>
 
+#include "algorithm.h"
 #include "control/tuning_config.h"
 #include "core/error_internal.h"
 #include "core/text_file.h"
@@ -19,49 +21,20 @@
 /* Largest tuning file read. */
 #define MAX_FILE_SIZE (4u << 20)
 
-void tuning_defaults(struct cisp_tuning *t)
+/* Every section's defaults; with @uncalibrated, the built-in tables of a sensor nobody measured. */
+static void defaults(struct cisp_tuning *t, bool uncalibrated)
 {
 	memset(t, 0, sizeof(*t));
 	t->version = CISP_TUNING_VERSION;
-	for (int c = 0; c < 4; c++)
-		t->black_level[c] = -1;
-	t->ae.target = 0.18;
-	t->ae.tolerance = 0.04;
-	t->ae.highlight_fraction = 0.02;
-	t->ae.highlight_level = 0.95;
-	t->ae.speed = 0.6;
-	t->ae.max_exposure_us = 66666;
-	t->ae.max_analogue_gain = 16;
-	t->ae.max_digital_gain = 4;
-	t->ae.lux_scale = 0;
-	t->awb.prior_weight = 0.5;
-	t->awb.max_curve_distance = 0.08;
-	t->awb.transverse = 0.06;
-	t->awb.speed = 0.25;
-	t->awb.default_ct = 0; /* the parser takes the curve's middle point */
-	t->af.position_min = 0;
-	t->af.position_max = 1023;
-	t->af.coarse_steps = 16;
-	t->af.fine_steps = 8;
-	t->af.scene_change = 0.15;
-	t->af.min_contrast = 1.15;
-	t->flicker.detect_threshold = 0.02;
-	t->denoise_count = 1;
-	t->denoise[0] = (struct tuning_denoise){ 1, 0.875, 3.0, 1.0, 256 };
-	t->gamma = 0;
-	t->defect_threshold = 4096;
+	for (const struct control_algorithm *const *a = control_camera_algorithms; *a; a++)
+		if ((*a)->defaults)
+			(*a)->defaults(t, uncalibrated);
 }
 
-/*
- * A typical sensor's grey under Planckian and daylight light (the virtual
- * sensors' curve, rounded): close enough for grey world to start from, the
- * CT-curve prior is weak and the search radius wide for a sensor nobody has
- * measured.
- */
-static const struct tuning_ct_point generic_curve[] = {
-	{ 2300, 1.245, 0.251 }, { 2856, 1.026, 0.332 }, { 3600, 0.862, 0.431 }, { 4500, 0.736, 0.516 },
-	{ 5000, 0.694, 0.564 }, { 6500, 0.615, 0.677 }, { 7500, 0.584, 0.734 },
-};
+void tuning_defaults(struct cisp_tuning *t)
+{
+	defaults(t, false);
+}
 
 int cisp_tuning_uncalibrated(struct cisp_tuning **out)
 {
@@ -69,25 +42,9 @@ int cisp_tuning_uncalibrated(struct cisp_tuning **out)
 
 	if (!t)
 		return cisp_error(-ENOMEM, "out of memory for a tuning");
-	tuning_defaults(t);
+	defaults(t, true);
 	snprintf(t->name, sizeof(t->name), "uncalibrated");
 	t->uncalibrated = true;
-	t->awb.ct_count = sizeof(generic_curve) / sizeof(generic_curve[0]);
-	memcpy(t->awb.ct, generic_curve, sizeof(generic_curve));
-	t->awb.prior_weight = 0.3;
-	t->awb.max_curve_distance = 0.2;
-	t->awb.default_ct = 5000;
-	/*
-	 * A mild saturation boost (a virtual sensor's D50 matrix, halfway to
-	 * identity): too little rather than too much for an unknown sensor.
-	 * Rows sum to 1, greys stay grey.
-	 */
-	t->ccm_count = 1;
-	t->ccm[0] = (struct tuning_ccm){ 5000, { { 1.38, -0.36, -0.02 }, { -0.12, 1.23, -0.11 }, { 0.02, -0.28, 1.26 } } };
-	/* Moderate noise: a 10-bit sensor at about 4 e per code, 2.5 e read noise. */
-	t->noise_count = 2;
-	t->noise[0] = (struct tuning_noise){ 1, { 16, 16, 16, 16 }, { 800, 800, 800, 800 } };
-	t->noise[1] = (struct tuning_noise){ 16, { 256, 256, 256, 256 }, { 102400, 102400, 102400, 102400 } };
 	*out = t;
 	return 0;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The contents of a parsed tuning (struct cisp_tuning), read by the control
- * algorithms. docs/tuning.md gives each key's meaning, unit and range; the
- * parser (tuning.c) guarantees every field below is within those ranges,
- * tables are sorted by their first column and counts are within bounds.
+ * The contents of a parsed tuning (struct cisp_tuning): one member per
+ * section of the file, each parsed and read by one algorithm (its file is
+ * named below). docs/tuning.md gives each key's meaning, unit and range; the
+ * parsers guarantee every field is within those ranges, tables are sorted
+ * by their first column and counts are within bounds.
  */
 #ifndef CISP_CONTROL_TUNING_H
 #define CISP_CONTROL_TUNING_H
@@ -62,32 +63,32 @@ struct cisp_tuning {
 	char lens[64];    /* lens name ("" for the default lens) */
 	bool uncalibrated;
 
-	/* Black level per channel R, Gr, Gb, B in codes of the sensor's bit depth; < 0: take the sensor mode's. */
+	/* black_level (black_level.c): per channel R, Gr, Gb, B in codes of the sensor's bit depth; < 0: the mode's. */
 	double black_level[4];
 
-	struct {
+	struct { /* ae (ae.c) */
 		double target;            /* mean luma target, fraction of full scale after WB (e.g. 0.18) */
 		double tolerance;         /* |measured / target - 1| counted as converged (e.g. 0.04) */
 		double highlight_fraction; /* at most this fraction of cells may reach the top histogram bins */
 		double highlight_level;   /* the luma level (fraction of full scale) those cells must stay under */
-		double speed;             /* 0..1: fraction of the remaining error corrected per decision */
+		double speed;             /* fraction of the remaining error corrected per decision */
 		double max_exposure_us;   /* longest exposure AE uses (frame duration permitting) */
 		double max_analogue_gain; /* highest analogue gain AE uses */
 		double max_digital_gain;  /* highest digital gain AE uses (after analogue is exhausted) */
 		double lux_scale;         /* lux = lux_scale * mean green / (exposure_s * gain); 0: no lux estimate */
 	} ae;
 
-	struct {
+	struct { /* awb (awb.c) */
 		unsigned ct_count;
 		struct tuning_ct_point ct[TUNING_MAX_CT]; /* sorted by ct */
-		double prior_weight;   /* 0..1: pull of the CT curve on the grey-world estimate */
+		double prior_weight;   /* pull of the CT curve on the grey-world estimate */
 		double max_curve_distance; /* zones further than this from the curve (in r/g,b/g) are not grey */
 		double transverse;     /* an estimate this far off the curve is not pulled (fluorescent and LED lights) */
-		double speed;          /* 0..1: fraction of the change applied per frame */
+		double speed;          /* fraction of the change applied per frame */
 		double default_ct;     /* starting estimate, kelvin */
 	} awb;
 
-	struct {
+	struct { /* af (af.c) */
 		int32_t position_min;  /* lens range AF scans (codes) */
 		int32_t position_max;
 		unsigned coarse_steps; /* positions of the coarse sweep */
@@ -96,26 +97,30 @@ struct cisp_tuning {
 		double min_contrast;   /* peak / valley sharpness below this: AF fails */
 	} af;
 
-	struct {
-		double detect_threshold; /* row-mean banding amplitude (fraction) that counts as flicker */
+	struct { /* flicker (flicker.c) */
+		double detect_threshold; /* light modulation depth that counts as flicker */
 	} flicker;
 
+	/* ccm (colour_matrix.c) */
 	unsigned ccm_count;
 	struct tuning_ccm ccm[TUNING_MAX_CT]; /* sorted by ct; at least 1 */
 
+	/* lens_shading (lens_shading.c) */
 	unsigned lsc_count;                   /* 0: no shading correction */
 	/* The pixel array the tables span (a mode reads part of it); 0 x 0: each mode's whole frame. */
 	uint32_t lsc_array_width, lsc_array_height;
 	struct tuning_lsc lsc[TUNING_MAX_CT]; /* sorted by ct */
 
+	/* noise (noise_profile.c) */
 	unsigned noise_count;                      /* at least 1 */
 	struct tuning_noise noise[TUNING_MAX_GAIN]; /* sorted by gain */
 
+	/* denoise (denoise.c) */
 	unsigned denoise_count;                        /* at least 1 */
 	struct tuning_denoise denoise[TUNING_MAX_GAIN]; /* sorted by gain */
 
-	double gamma;          /* output tone: 0 = sRGB curve, else a pure power 1/gamma */
-	double defect_threshold; /* dynamic defective pixel correction threshold, 16-bit units; 0: off */
+	double gamma;            /* gamma (tone_curve.c): 0 = the sRGB curve, else a pure power 1/gamma */
+	double defect_threshold; /* defect_threshold (defects.c): dynamic defect correction, 16-bit units; 0: off */
 };
 
 /* The values of every optional key (docs/tuning.md); tables empty. */
