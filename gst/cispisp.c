@@ -32,8 +32,7 @@
 #include "caps.h"
 #include "cispisp.h"
 #include "core/checked.h"
-#include "isp_auto.h"
-#include "isp_tuning.h"
+#include "isp_loop.h"
 
 GST_DEBUG_CATEGORY_STATIC(cisp_isp_debug);
 #define GST_CAT_DEFAULT cisp_isp_debug
@@ -102,9 +101,8 @@ struct _GstCispIsp {
 	struct cisp_pool *pool;
 	struct cisp_param_state *state; /* what the next frame runs with */
 	struct cisp_stats *stats;
-	struct isp_auto autos;
-	struct isp_tuning *tuner; /* with a tuning file: the 3A loop that sets the state */
-	gchar *tuner_path;        /* the file it was made from */
+	struct isp_loop *loop;    /* the 3A: a tuning file's loop that sets the state, or grey world's gains */
+	gchar *loop_path;         /* the tuning file it was made from */
 	gdouble fps;              /* of the input caps (0: not given) */
 };
 
@@ -352,7 +350,7 @@ static gboolean rebuild_state(GstCispIsp *self)
 
 	cisp_isp_limits(self->isp, &limits);
 	if (!build_state(self->state, &self->cur, self->in_format, &limits,
-			 self->tuner ? isp_tuning_params(self->tuner) : NULL, &error) ||
+			 self->loop && isp_loop_has_tuning(self->loop) ? isp_loop_params(self->loop) : NULL, &error) ||
 	    !apply_colorimetry(self->state, &self->out_info, &error)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", error->message), (NULL));
 		g_error_free(error);
@@ -367,33 +365,35 @@ static gboolean rebuild_state(GstCispIsp *self)
 }
 
 /*
- * The tuning loop of the settings and caps: made once both are known, again
- * when the file or the caps change, and told the properties' requests.
+ * The 3A loop of the settings and caps, told the properties' requests: a
+ * tuning file's, made once both are known and again when the file or the
+ * caps change; without one grey world, kept from start to stop.
  */
-static gboolean update_tuner(GstCispIsp *self)
+static gboolean update_loop(GstCispIsp *self)
 {
 	const gchar *path = self->cur.tuning && *self->cur.tuning ? self->cur.tuning : NULL;
-	const struct isp_tuning_request req = { self->cur.awb, self->cur.red_gain, self->cur.blue_gain,
-						self->cur.ae, self->cur.ev, self->cur.digital_gain };
+	const struct isp_loop_request req = { self->cur.awb, self->cur.red_gain, self->cur.blue_gain, self->cur.ae,
+					      self->cur.ev, self->cur.digital_gain, self->cur.max_gain };
 
-	if (self->tuner && g_strcmp0(path, self->tuner_path)) {
-		isp_tuning_destroy(self->tuner);
-		self->tuner = NULL;
+	if (self->loop && g_strcmp0(path, self->loop_path)) {
+		isp_loop_destroy(self->loop);
+		self->loop = NULL;
 	}
-	if (!self->tuner)
-		g_clear_pointer(&self->tuner_path, g_free);
-	if (!path || !self->isp)
+	if (!self->loop)
+		g_clear_pointer(&self->loop_path, g_free);
+	if (!self->isp)
 		return TRUE;
-	if (!self->tuner) {
-		if (isp_tuning_create(&self->tuner, path, self->in_format, self->in_width, self->in_height, self->fps)) {
-			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Tuning file: %s", cisp_last_error()), (NULL));
+	if (!self->loop) {
+		if (isp_loop_create(&self->loop, path, self->in_format, self->in_width, self->in_height, self->fps)) {
+			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s: %s", path ? "Tuning file" : "The 3A loop",
+								     cisp_last_error()), (NULL));
 			return FALSE;
 		}
-		self->tuner_path = g_strdup(path);
+		self->loop_path = g_strdup(path);
 	}
-	if (isp_tuning_request(self->tuner, &req)) {
-		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("The tuning's 3A loop refused the settings: %s",
-							     cisp_last_error()), (NULL));
+	if (isp_loop_request(self->loop, &req)) {
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("The 3A loop refused the settings: %s", cisp_last_error()),
+				  (NULL));
 		return FALSE;
 	}
 	return TRUE;
@@ -422,14 +422,7 @@ static gboolean update_settings(GstCispIsp *self)
 			return FALSE;
 		}
 	}
-	/* Auto exposure measures with the manual white balance; either resumes from the manual values. */
-	if (!self->cur.awb) {
-		self->autos.red = self->cur.red_gain;
-		self->autos.blue = self->cur.blue_gain;
-	}
-	if (!self->cur.ae)
-		self->autos.gain = self->cur.digital_gain;
-	return update_tuner(self) && (!self->isp || rebuild_state(self));
+	return update_loop(self) && (!self->isp || rebuild_state(self));
 }
 
 /* ---- caps ---- */
@@ -576,9 +569,11 @@ static gboolean gst_cisp_isp_set_caps(GstBaseTransform *trans, GstCaps *incaps, 
 				    ? (gdouble)n / d
 				    : 0;
 	}
-	/* A tuning loop is for one stream: made again for these caps. */
-	isp_tuning_destroy(self->tuner);
-	self->tuner = NULL;
+	/* A tuning's loop is for one stream: made again for these caps. Grey world's goes on. */
+	if (self->loop && isp_loop_has_tuning(self->loop)) {
+		isp_loop_destroy(self->loop);
+		self->loop = NULL;
+	}
 	/* A new ISP starts from the defaults: build the state for it from the settings. */
 	GST_OBJECT_LOCK(self);
 	self->dirty = TRUE;
@@ -757,40 +752,32 @@ static gboolean wrap_output(GstCispIsp *self, GstVideoFrame *frame, struct cisp_
 	return TRUE;
 }
 
-/* Put the gains for the next frame into the state's WB block. */
-static void set_gains(GstCispIsp *self)
-{
-	const struct settings *s = &self->cur;
-	double red = s->awb ? self->autos.red : s->red_gain, blue = s->awb ? self->autos.blue : s->blue_gain;
-	double gain = s->ae ? self->autos.gain : s->digital_gain;
-
-	isp_auto_wb_gains(red, blue, gain, self->state->wb.gain);
-}
-
 static GstFlowReturn process(GstCispIsp *self, const struct cisp_image *in, struct cisp_image *out)
 {
 	struct cisp_image *outs[CISP_MAX_OUTPUTS] = { out, NULL };
-	const struct isp_auto_config cfg = { self->cur.awb, self->cur.ae, self->cur.ev, self->cur.max_gain };
 
-	if (self->tuner) {
+	if (isp_loop_has_tuning(self->loop)) {
 		/* The loop's parameters for this frame, the properties and params over them; its statistics back. */
 		if (!rebuild_state(self))
 			return GST_FLOW_ERROR;
 		if (cisp_isp_process(self->isp, in, outs, self->stats, self->pool) ||
-		    isp_tuning_frame(self->tuner, self->stats)) {
+		    isp_loop_frame(self->loop, self->stats)) {
 			GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The ISP or its 3A loop failed on a frame: %s",
 								 cisp_last_error()), (NULL));
 			return GST_FLOW_ERROR;
 		}
 		return GST_FLOW_OK;
 	}
-	set_gains(self);
+	/* Grey world's gains for this frame (the WB block is the element's); its estimate from the statistics. */
+	memcpy(self->state->wb.gain, isp_loop_params(self->loop)->wb.gain, sizeof(self->state->wb.gain));
 	if (sync_params(self) || cisp_isp_process(self->isp, in, outs, self->stats, self->pool)) {
 		GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The ISP failed on a frame: %s", cisp_last_error()), (NULL));
 		return GST_FLOW_ERROR;
 	}
-	if (cfg.awb || cfg.ae)
-		isp_auto_update(&self->autos, &cfg, self->stats);
+	if ((self->cur.awb || self->cur.ae) && isp_loop_frame(self->loop, self->stats)) {
+		GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The 3A loop failed on a frame: %s", cisp_last_error()), (NULL));
+		return GST_FLOW_ERROR;
+	}
 	return GST_FLOW_OK;
 }
 
@@ -820,11 +807,9 @@ static GstFlowReturn gst_cisp_isp_transform(GstBaseTransform *trans, GstBuffer *
 	}
 	if (wrap_input(self, inbuf, &map, &in) && wrap_output(self, &frame, &out)) {
 		ret = GST_FLOW_OK;
-		/* Without an estimate yet, measure this frame first so that it is already balanced. */
-		if (!self->tuner && (self->cur.awb || self->cur.ae) && !self->autos.primed) {
+		/* Grey world takes its first estimate whole: measure this frame first so that it is already balanced. */
+		if (!isp_loop_has_tuning(self->loop) && (self->cur.awb || self->cur.ae) && !isp_loop_primed(self->loop))
 			ret = process(self, &in, &out);
-			self->autos.primed = true; /* once, even if the statistics are off */
-		}
 		if (ret == GST_FLOW_OK)
 			ret = process(self, &in, &out);
 	}
@@ -844,7 +829,6 @@ static gboolean gst_cisp_isp_start(GstBaseTransform *trans)
 
 	self->state = g_new0(struct cisp_param_state, 1);
 	self->stats = g_new0(struct cisp_stats, 1);
-	isp_auto_reset(&self->autos);
 	GST_OBJECT_LOCK(self);
 	self->dirty = TRUE;
 	GST_OBJECT_UNLOCK(self);
@@ -879,9 +863,9 @@ static gboolean gst_cisp_isp_stop(GstBaseTransform *trans)
 	self->isp = NULL;
 	cisp_pool_destroy(self->pool);
 	self->pool = NULL;
-	isp_tuning_destroy(self->tuner);
-	self->tuner = NULL;
-	g_clear_pointer(&self->tuner_path, g_free);
+	isp_loop_destroy(self->loop);
+	self->loop = NULL;
+	g_clear_pointer(&self->loop_path, g_free);
 	g_clear_pointer(&self->state, g_free);
 	g_clear_pointer(&self->stats, g_free);
 	settings_clear(&self->cur);
@@ -1049,7 +1033,6 @@ static void gst_cisp_isp_init(GstCispIsp *self)
 	s->transfer = DEFAULT_TRANSFER;
 	s->sharpen = DEFAULT_SHARPEN;
 	self->dirty = TRUE;
-	isp_auto_reset(&self->autos);
 }
 
 #define PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cispisp's 3A from a tuning file: isp_tuning.h. */
-#include "isp_tuning.h"
+/* cispisp's 3A loop: isp_loop.h. */
+#include "isp_loop.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,31 +17,32 @@
 /* Lines of vertical blanking the made-up mode gives a frame. */
 #define BLANK_LINES 16
 
-struct isp_tuning {
-	struct cisp_tuning *tuning;
+struct isp_loop {
+	struct cisp_tuning *tuning; /* NULL: grey world */
 	struct cisp_control *loop;
 	struct cisp_sensor_mode mode;
 	struct cisp_control_result res;
-	uint64_t sequence;
+	uint64_t sequence;          /* frames given to the loop since it started */
+	bool primed;
+	bool estimating;            /* the latest request has automatic white balance or exposure */
 };
 
-int isp_tuning_create(struct isp_tuning **out, const char *path, uint32_t format, unsigned width, unsigned height,
-		      double fps)
+int isp_loop_create(struct isp_loop **out, const char *path, uint32_t format, unsigned width, unsigned height,
+		    double fps)
 {
 	const struct cisp_format_info *f = cisp_format_info(format);
 	struct cisp_control_config lc = { 0 };
-	struct isp_tuning *t;
+	struct isp_loop *l;
 	int ret;
 
 	*out = NULL;
 	if (!f || f->kind != CISP_KIND_BAYER)
 		return -EINVAL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	l = calloc(1, sizeof(*l));
+	if (!l)
 		return -ENOMEM;
-	ret = cisp_tuning_load(&t->tuning, path);
-	if (ret) {
-		free(t);
+	if (path && (ret = cisp_tuning_load(&l->tuning, path))) {
+		free(l);
 		return ret;
 	}
 	/*
@@ -49,55 +50,62 @@ int isp_tuning_create(struct isp_tuning **out, const char *path, uint32_t format
 	 * the timing, no black level of its own (the tuning's applies) and no
 	 * controls, so that the exposure is fixed and the loop's gain is the ISP's.
 	 */
-	snprintf(t->mode.name, sizeof(t->mode.name), "stream");
-	t->mode.width = width;
-	t->mode.height = height;
-	t->mode.format = format;
-	t->mode.cfa = f->cfa;
-	t->mode.bits = f->bits;
-	t->mode.crop_width = width;
-	t->mode.crop_height = height;
-	t->mode.binning = 1;
+	snprintf(l->mode.name, sizeof(l->mode.name), "stream");
+	l->mode.width = width;
+	l->mode.height = height;
+	l->mode.format = format;
+	l->mode.cfa = f->cfa;
+	l->mode.bits = f->bits;
+	l->mode.crop_width = width;
+	l->mode.crop_height = height;
+	l->mode.binning = 1;
 	/* Lens shading measured on a larger array: the stream is taken to be all of it, binned. */
-	{
+	if (l->tuning) {
 		uint32_t aw, ah;
 
-		cisp_tuning_lsc_array(t->tuning, &aw, &ah);
+		cisp_tuning_lsc_array(l->tuning, &aw, &ah);
 		if (aw && ah && aw % width == 0 && ah % height == 0 && aw / width == ah / height) {
-			t->mode.crop_width = aw;
-			t->mode.crop_height = ah;
-			t->mode.binning = aw / width;
+			l->mode.crop_width = aw;
+			l->mode.crop_height = ah;
+			l->mode.binning = aw / width;
 		}
 	}
-	t->mode.line_length = width;
-	t->mode.frame_length_min = t->mode.frame_length_max = t->mode.frame_length_default = height + BLANK_LINES;
-	t->mode.pixel_rate = (uint64_t)llround((double)width * (height + BLANK_LINES) * (fps > 0 ? fps : 30.0));
-	t->mode.white_level = (1u << f->bits) - 1;
-	lc.tuning = t->tuning;
-	lc.mode = t->mode;
-	ret = cisp_control_create(&t->loop, &lc);
+	l->mode.line_length = width;
+	l->mode.frame_length_min = l->mode.frame_length_max = l->mode.frame_length_default = height + BLANK_LINES;
+	l->mode.pixel_rate = (uint64_t)llround((double)width * (height + BLANK_LINES) * (fps > 0 ? fps : 30.0));
+	l->mode.white_level = (1u << f->bits) - 1;
+	lc.tuning = l->tuning;
+	lc.mode = l->mode;
+	lc.algorithms = l->tuning ? CISP_CONTROL_CAMERA : CISP_CONTROL_GREY_WORLD;
+	ret = cisp_control_create(&l->loop, &lc);
 	if (!ret)
-		ret = cisp_control_start(t->loop, &t->res);
+		ret = cisp_control_start(l->loop, &l->res);
 	if (ret) {
-		isp_tuning_destroy(t);
+		isp_loop_destroy(l);
 		return ret;
 	}
-	*out = t;
+	*out = l;
 	return 0;
 }
 
-void isp_tuning_destroy(struct isp_tuning *t)
+void isp_loop_destroy(struct isp_loop *l)
 {
-	if (!t)
+	if (!l)
 		return;
-	cisp_control_destroy(t->loop);
-	cisp_tuning_free(t->tuning);
-	free(t);
+	cisp_control_destroy(l->loop);
+	cisp_tuning_free(l->tuning);
+	free(l);
 }
 
-int isp_tuning_request(struct isp_tuning *t, const struct isp_tuning_request *r)
+bool isp_loop_has_tuning(const struct isp_loop *l)
+{
+	return l->tuning != NULL;
+}
+
+int isp_loop_request(struct isp_loop *l, const struct isp_loop_request *r)
 {
 	struct cisp_control_request req = { 0 };
+	int ret;
 
 	req.mask = CISP_REQ_AE_ENABLE | CISP_REQ_EV | CISP_REQ_AWB_ENABLE;
 	req.ae_enable = r->ae;
@@ -112,23 +120,39 @@ int isp_tuning_request(struct isp_tuning *t, const struct isp_tuning_request *r)
 		req.colour_gains[0] = r->red;
 		req.colour_gains[1] = r->blue;
 	}
-	return cisp_control_request(t->loop, &req);
+	if (!l->tuning) {
+		req.mask |= CISP_REQ_MAX_DIGITAL_GAIN;
+		req.max_digital_gain = r->max_gain;
+	}
+	ret = cisp_control_request(l->loop, &req);
+	if (!ret)
+		l->estimating = r->awb || r->ae;
+	return ret;
 }
 
-const struct cisp_param_state *isp_tuning_params(const struct isp_tuning *t)
+const struct cisp_param_state *isp_loop_params(const struct isp_loop *l)
 {
-	return t->res.params;
+	return l->res.params;
 }
 
-int isp_tuning_frame(struct isp_tuning *t, const struct cisp_stats *stats)
+int isp_loop_frame(struct isp_loop *l, const struct cisp_stats *stats)
 {
-	const double line_ns = cisp_sensor_line_ns(&t->mode);
+	const double line_ns = cisp_sensor_line_ns(&l->mode);
 	struct cisp_sensor_metadata md = { 0 };
+	int ret;
 
-	md.sequence = t->sequence++;
-	md.frame_duration_ns = (uint64_t)llround(line_ns * t->mode.frame_length_default);
+	md.sequence = l->sequence++;
+	md.frame_duration_ns = (uint64_t)llround(line_ns * l->mode.frame_length_default);
 	md.timestamp_ns = md.sequence * md.frame_duration_ns;
-	md.exposure_ns = (uint64_t)llround(line_ns * t->mode.frame_length_default);
-	md.format = t->mode.format;
-	return cisp_control_process(t->loop, stats, &md, &t->res);
+	md.exposure_ns = (uint64_t)llround(line_ns * l->mode.frame_length_default);
+	md.format = l->mode.format;
+	ret = cisp_control_process(l->loop, stats, &md, &l->res);
+	if (!ret && l->estimating)
+		l->primed = true;
+	return ret;
+}
+
+bool isp_loop_primed(const struct isp_loop *l)
+{
+	return l->primed;
 }

@@ -12,10 +12,8 @@
 #include <gst/video/video.h>
 
 #include <cisp/format.h>
-#include <cisp/stats.h>
 
 #include "../../gst/caps.h"
-#include "../../gst/isp_auto.h"
 #include "gst_test.h"
 
 #define MEASURE "awb=false ae=false transfer=linear sharpen=0 defect-threshold=0"
@@ -99,83 +97,6 @@ GST_START_TEST(test_caps_names)
 	fail_unless_equals_int(cisp_gst_bayer_stride(CISP_FMT_SRGGB8, 18), 20);
 	fail_unless_equals_int(cisp_gst_bayer_stride(CISP_FMT_SRGGB8, 16), 16);
 	fail_unless_equals_int(cisp_gst_bayer_stride(CISP_FMT_SRGGB12, 18), 36);
-}
-GST_END_TEST;
-
-static void fill_zones(struct cisp_stats *st, guint r, guint g, guint b, guint count, guint total)
-{
-	memset(st, 0, sizeof(*st));
-	st->valid = CISP_STATS_ZONES;
-	st->zones_x = 4;
-	st->zones_y = 3;
-	for (int i = 0; i < 12; i++) {
-		st->zone[i].r = (uint16_t)r;
-		st->zone[i].g = (uint16_t)g;
-		st->zone[i].b = (uint16_t)b;
-		st->zone[i].count = count;
-		st->zone[i].total = total;
-	}
-}
-
-GST_START_TEST(test_auto_algorithms)
-{
-	static struct cisp_stats st;
-	struct isp_auto a;
-	struct isp_auto_config both = { true, true, 0.0, 8.0 }, awb_only = { true, false, 0.0, 8.0 };
-	uint16_t g[4];
-
-	/* Grey world: green over red and over blue; primed by the first estimate. */
-	isp_auto_reset(&a);
-	fill_zones(&st, 1000, 2000, 4000, 100, 100);
-	fail_unless(isp_auto_update(&a, &awb_only, &st));
-	fail_unless(a.primed);
-	fail_unless(fabs(a.red - 2.0) < 1e-12 && fabs(a.blue - 0.5) < 1e-12 && a.gain == 1.0);
-	/* Later estimates move a quarter of the way in log scale: 2 -> 4 goes to 2 * 2^0.25. */
-	fill_zones(&st, 500, 2000, 4000, 100, 100);
-	fail_unless(isp_auto_update(&a, &awb_only, &st));
-	fail_unless(fabs(a.red - 2.0 * pow(2.0, 0.25)) < 1e-12, "red %g", a.red);
-	fail_unless(fabs(a.blue - 0.5) < 1e-12);
-
-	/* Exposure: balanced luma (54 * 2 * 2500 + 183 * 5000 + 19 * 10000 / 2) / 256 = 5000. */
-	isp_auto_reset(&a);
-	fill_zones(&st, 2500, 5000, 10000, 100, 100);
-	fail_unless(isp_auto_update(&a, &both, &st));
-	fail_unless(fabs(a.gain - 0.18 * 65535 / 5000) < 1e-9, "gain %g", a.gain);
-	/* One stop up doubles it; the gain is capped at max-gain and never below 1 at ev 0. */
-	isp_auto_reset(&a);
-	both.ev = 1.0;
-	fail_unless(isp_auto_update(&a, &both, &st));
-	fail_unless(fabs(a.gain - 2 * 0.18 * 65535 / 5000) < 1e-9, "gain %g", a.gain);
-	isp_auto_reset(&a);
-	both.ev = 0.0;
-	fill_zones(&st, 100, 100, 100, 100, 100);
-	fail_unless(isp_auto_update(&a, &both, &st));
-	fail_unless(a.gain == 8.0);
-	isp_auto_reset(&a);
-	fill_zones(&st, 60000, 60000, 60000, 100, 100);
-	fail_unless(isp_auto_update(&a, &both, &st));
-	fail_unless(a.gain == 1.0);
-	/* Saturated cells count as white: half the cells at 65535, the others at 1000. */
-	isp_auto_reset(&a);
-	fill_zones(&st, 1000, 1000, 1000, 50, 100);
-	fail_unless(isp_auto_update(&a, &both, &st));
-	fail_unless(fabs(a.gain - 0.18 * 65535 / ((1000.0 + 65535.0) / 2)) < 1e-9 || a.gain == 1.0);
-	fail_unless(a.gain == 1.0); /* (1000 + 65535) / 2 is above the target */
-
-	/* No zones or no usable cell: nothing changes. */
-	isp_auto_reset(&a);
-	fill_zones(&st, 0, 0, 0, 0, 100);
-	fail_if(isp_auto_update(&a, &awb_only, &st));
-	fail_if(a.primed);
-	st.valid = 0;
-	fail_if(isp_auto_update(&a, &both, &st));
-	fail_if(isp_auto_update(&a, &both, NULL));
-
-	/* Gains to the WB block: Q4.12, rounded, clamped. */
-	isp_auto_wb_gains(2.0, 0.5, 1.5, g);
-	fail_unless(g[0] == 12288 && g[1] == 6144 && g[2] == 6144 && g[3] == 3072);
-	isp_auto_wb_gains(1.0 / 3, 8.0, 4.0, g);
-	fail_unless(g[0] == 5461 && g[1] == 16384 && g[3] == 65535, "%u %u %u", g[0], g[1], g[3]);
 }
 GST_END_TEST;
 
@@ -857,7 +778,6 @@ static Suite *cispisp_suite(void)
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tc, test_caps_names);
-	tcase_add_test(tc, test_auto_algorithms);
 	tcase_add_test(tc, test_flat_known_answers);
 	tcase_add_test(tc, test_gains);
 	tcase_add_test(tc, test_yuv_outputs);
