@@ -913,3 +913,258 @@ TEST(control_loop_af_fails_on_flat_scene)
 	CHECK_EQ(l.res.state.lens_position, start);
 	loop_close(&l);
 }
+
+/*
+ * Each result's params_changed is exactly the blocks that differ from the
+ * previous result's parameters (each algorithm reports its own blocks), with
+ * requests between frames.
+ */
+TEST(control_params_changed_is_the_difference)
+{
+	struct loop l;
+	struct cisp_param_state *prev = malloc(sizeof(*prev));
+	static const struct cisp_control_request reqs[] = {
+		{ .mask = CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_TEMPERATURE, .colour_temperature = 3000 },
+		{ .mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE, .exposure_us = 5000 },
+		{ .mask = CISP_REQ_AWB_ENABLE | CISP_REQ_AE_ENABLE, .awb_enable = true, .ae_enable = true },
+		{ .mask = CISP_REQ_MAX_DIGITAL_GAIN, .max_digital_gain = 1 },
+	};
+	unsigned changes = 0;
+
+	if (!prev || !loop_open(&l, "scene=colorchart,lux=30,seed=5", NULL)) {
+		free(prev);
+		return;
+	}
+	*prev = *l.res.params;
+	for (unsigned n = 0; n < 48; n++) {
+		if (n % 12 == 6)
+			CHECK_EQ(cisp_control_request(l.c, &reqs[n / 12]), 0);
+		loop_step(&l);
+		CHECK_EQ(l.res.params_changed, cisp_params_diff(prev, l.res.params));
+		changes += l.res.params_changed != 0;
+		*prev = *l.res.params;
+	}
+	CHECK(changes >= 10);
+	free(prev);
+	loop_close(&l);
+}
+
+/* The largest digital gain AE may use: the tuning's, or a request's; out-of-range requests change nothing. */
+TEST(control_loop_max_digital_gain)
+{
+	struct loop l;
+	double worst;
+	const struct cisp_control_request r = { .mask = CISP_REQ_FRAME_DURATION | CISP_REQ_MAX_DIGITAL_GAIN,
+						.frame_duration_us = { 0, 33333 }, .max_digital_gain = 1.5 };
+	/* Too dark for the longest exposure at x16: digital gain makes up what it may. */
+	if (!loop_open(&l, "scene=colorchart,lux=0.5,seed=10", &r))
+		return;
+	frames_to_settle(&l, 30, &worst);
+	/* At the longest exposure and x16, and the largest digital gain (AE holds within half its tolerance). */
+	CHECK_EQ(l.md.controls[CISP_SENSOR_EXPOSURE], 329);
+	CHECK_EQ(l.md.controls[CISP_SENSOR_ANALOGUE_GAIN], 16 * 256);
+	CHECK(l.res.state.digital_gain <= 1.5 && l.res.state.digital_gain > 1.5 * 0.98);
+	struct cisp_control_request bad = { .mask = CISP_REQ_MAX_DIGITAL_GAIN, .max_digital_gain = 0.5 };
+	CHECK_ERR(cisp_control_request(l.c, &bad), -EINVAL, "largest digital gain 0.5 outside 1..256");
+	bad.max_digital_gain = NAN;
+	CHECK_ERR(cisp_control_request(l.c, &bad), -EINVAL, "largest digital gain");
+	/* 0: the tuning's (x4). */
+	bad.max_digital_gain = 0;
+	CHECK_EQ(cisp_control_request(l.c, &bad), 0);
+	frames_to_settle(&l, 30, &worst);
+	CHECK(l.res.state.digital_gain <= 4.0 && l.res.state.digital_gain > 4.0 * 0.98);
+	loop_close(&l);
+}
+
+/* A tuning black level that leaves the mode too small a range is refused when the loop is made, naming it. */
+TEST(control_black_level_must_fit_the_mode)
+{
+	struct cisp_tuning *t = make_tuning();
+	struct cisp_control_config cfg = { .tuning = t };
+	struct cisp_control *c = NULL;
+
+	cfg.mode = (struct cisp_sensor_mode){ .name = "full", .width = 320, .height = 240, .bits = 10,
+					      .line_length = 400, .pixel_rate = 4000000, .frame_length_default = 333,
+					      .black_level = 64, .white_level = 1023 };
+	CHECK_EQ(cisp_control_create(&c, &cfg), 0);
+	cisp_control_destroy(c);
+	/* 800 of 1023: white - black is 223 codes, under a quarter of the 10-bit range. */
+	t->black_level[0] = t->black_level[1] = t->black_level[2] = t->black_level[3] = 800;
+	CHECK_ERR(cisp_control_create(&c, &cfg), -EINVAL, "black_level [800, 800, 800, 800] for mode 'full'");
+	CHECK(strstr(cisp_last_error(), "too small a signal range"));
+	/* A mode whose own levels are too close, and one without a white level. */
+	t->black_level[0] = t->black_level[1] = t->black_level[2] = t->black_level[3] = -1;
+	cfg.mode.black_level = 900;
+	CHECK_ERR(cisp_control_create(&c, &cfg), -EINVAL, "black_level [900, 900, 900, 900]");
+	cfg.mode.black_level = 0;
+	cfg.mode.white_level = 0;
+	CHECK_ERR(cisp_control_create(&c, &cfg), -EINVAL, "too small a signal range");
+	free(t);
+}
+
+/* ---- the grey-world configuration ---- */
+
+static void fill_zones(struct cisp_stats *st, unsigned r, unsigned g, unsigned b, unsigned count, unsigned total)
+{
+	memset(st, 0, sizeof(*st));
+	st->valid = CISP_STATS_ZONES;
+	st->zones_x = 4;
+	st->zones_y = 3;
+	for (int i = 0; i < 12; i++) {
+		st->zone[i].r = (uint16_t)r;
+		st->zone[i].g = (uint16_t)g;
+		st->zone[i].b = (uint16_t)b;
+		st->zone[i].count = count;
+		st->zone[i].total = total;
+	}
+}
+
+/* A grey-world loop for a 64 x 48 stream, started, with request @r (mask 0: none). */
+static struct cisp_control *grey_world(const struct cisp_control_request *r, struct cisp_control_result *res)
+{
+	struct cisp_control_config cfg = { .algorithms = CISP_CONTROL_GREY_WORLD };
+	struct cisp_control *c = NULL;
+
+	cfg.mode = (struct cisp_sensor_mode){ .name = "stream", .width = 64, .height = 48, .bits = 10, .line_length = 64,
+					      .pixel_rate = 64 * 64 * 30, .frame_length_default = 64, .white_level = 1023 };
+	CHECK_EQ(cisp_control_create(&c, &cfg), 0);
+	if (c)
+		CHECK_EQ(cisp_control_start(c, res), 0);
+	if (c && r->mask)
+		CHECK_EQ(cisp_control_request(c, r), 0);
+	return c;
+}
+
+static void grey_frame(struct cisp_control *c, const struct cisp_stats *st, uint64_t seq,
+		       struct cisp_control_result *res)
+{
+	const struct cisp_sensor_metadata md = { .sequence = seq };
+
+	CHECK_EQ(cisp_control_process(c, st, &md, res), 0);
+}
+
+TEST(control_grey_world_estimates)
+{
+	struct cisp_stats *st = malloc(sizeof(*st));
+	struct cisp_control_result res;
+	const struct cisp_control_request awb_only = { .mask = CISP_REQ_AE_ENABLE | CISP_REQ_DIGITAL_GAIN |
+								CISP_REQ_MAX_DIGITAL_GAIN,
+						       .digital_gain = 1, .max_digital_gain = 8 };
+	const struct cisp_control_request both = { .mask = CISP_REQ_MAX_DIGITAL_GAIN, .max_digital_gain = 8 };
+	struct cisp_control_request ev1 = both;
+	struct cisp_control *c;
+
+	if (!st)
+		return;
+	/* Grey world: green over red and over blue, the first estimate whole. */
+	c = grey_world(&awb_only, &res);
+	fill_zones(st, 1000, 2000, 4000, 100, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_NEAR(res.state.colour_gains[0], 2.0, 1e-12);
+	CHECK_NEAR(res.state.colour_gains[1], 0.5, 1e-12);
+	CHECK_EQ(res.state.digital_gain, 1.0);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_R], 8192);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_GR], 4096);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_B], 2048);
+	CHECK_EQ(res.params_changed, CISP_BLOCK_BIT(CISP_BLOCK_WB));
+	/* Later estimates move a quarter of the way in log scale: 2 -> 4 goes to 2 * 2^0.25. */
+	fill_zones(st, 500, 2000, 4000, 100, 100);
+	grey_frame(c, st, 1, &res);
+	CHECK_NEAR(res.state.colour_gains[0], 2.0 * pow(2.0, 0.25), 1e-12);
+	CHECK_NEAR(res.state.colour_gains[1], 0.5, 1e-12);
+	cisp_control_destroy(c);
+
+	/* Exposure: balanced luma (54 * 2 * 2500 + 183 * 5000 + 19 * 10000 / 2) / 256 = 5000. */
+	c = grey_world(&both, &res);
+	fill_zones(st, 2500, 5000, 10000, 100, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_NEAR(res.state.digital_gain, 0.18 * 65535 / 5000, 1e-9);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_GB], lround(0.18 * 65535 / 5000 * 4096));
+	/* A new stream forgets the estimates; one stop up doubles the gain. */
+	ev1.mask |= CISP_REQ_EV;
+	ev1.ev = 1;
+	CHECK_EQ(cisp_control_request(c, &ev1), 0);
+	CHECK_EQ(cisp_control_start(c, &res), 0);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_GR], 4096);
+	grey_frame(c, st, 0, &res);
+	CHECK_NEAR(res.state.digital_gain, 2 * 0.18 * 65535 / 5000, 1e-9);
+	cisp_control_destroy(c);
+	/* The gain is capped at the largest and never below 1 at ev 0. */
+	c = grey_world(&both, &res);
+	fill_zones(st, 100, 100, 100, 100, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_EQ(res.state.digital_gain, 8.0);
+	cisp_control_destroy(c);
+	c = grey_world(&both, &res);
+	fill_zones(st, 60000, 60000, 60000, 100, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_EQ(res.state.digital_gain, 1.0);
+	cisp_control_destroy(c);
+	/* Saturated cells count as white: half the cells at 65535, the others at 1000, is above the target. */
+	c = grey_world(&both, &res);
+	fill_zones(st, 1000, 1000, 1000, 50, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_EQ(res.state.digital_gain, 1.0);
+	cisp_control_destroy(c);
+
+	/* No usable cell: nothing changes; no zones: an error. */
+	c = grey_world(&both, &res);
+	fill_zones(st, 0, 0, 0, 0, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_EQ(res.params_changed, 0);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_R], 4096);
+	st->valid = 0;
+	const struct cisp_sensor_metadata md = { .sequence = 1 };
+	CHECK_ERR(cisp_control_process(c, st, &md, &res), -EINVAL, "no zones");
+	cisp_control_destroy(c);
+	free(st);
+}
+
+/* Manual gains: in the parameters at once (Q4.12, rounded, clamped), and in the next result's changes. */
+TEST(control_grey_world_manual_gains)
+{
+	struct cisp_stats *st = malloc(sizeof(*st));
+	struct cisp_control_result res;
+	struct cisp_control_request r = { .mask = CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_GAINS | CISP_REQ_AE_ENABLE |
+						  CISP_REQ_DIGITAL_GAIN,
+					  .colour_gains = { 2.0, 0.5 }, .digital_gain = 1.5 };
+	const struct cisp_control_request none = { 0 };
+	struct cisp_control *c = grey_world(&r, &res);
+
+	if (!st || !c)
+		goto out;
+	CHECK_EQ(res.params->wb.gain[CISP_CH_R], 12288);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_GR], 6144);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_GB], 6144);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_B], 3072);
+	fill_zones(st, 1000, 2000, 4000, 100, 100);
+	grey_frame(c, st, 0, &res);
+	CHECK_EQ(res.params_changed, CISP_BLOCK_BIT(CISP_BLOCK_WB));
+	CHECK_EQ(res.state.awb_state, CISP_AWB_MANUAL);
+	r.colour_gains[0] = 1.0 / 3;
+	r.colour_gains[1] = 8;
+	r.digital_gain = 4;
+	CHECK_EQ(cisp_control_request(c, &r), 0);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_R], 5461);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_GR], 16384);
+	CHECK_EQ(res.params->wb.gain[CISP_CH_B], 65535);
+	/* With both manual nothing was estimated: the first automatic estimate is taken whole. */
+	r = (struct cisp_control_request){ .mask = CISP_REQ_AE_ENABLE, .ae_enable = true };
+	CHECK_EQ(cisp_control_request(c, &r), 0);
+	grey_frame(c, st, 1, &res);
+	CHECK_NEAR(res.state.colour_gains[0], 1.0 / 3, 1e-12);
+	CHECK_NEAR(res.state.digital_gain, 0.18 * 65535 / ((54 * 1000 / 3.0 + 183 * 2000 + 19 * 4000 * 8) / 256), 1e-9);
+	/* Automatic white balance from the manual values: a quarter of the way to the estimate (red 2). */
+	r = (struct cisp_control_request){ .mask = CISP_REQ_AWB_ENABLE, .awb_enable = true };
+	CHECK_EQ(cisp_control_request(c, &r), 0);
+	grey_frame(c, st, 2, &res);
+	CHECK_NEAR(res.state.colour_gains[0], 1.0 / 3 * pow(6.0, 0.25), 1e-12);
+	CHECK_EQ(res.state.awb_state, CISP_AWB_SEARCHING);
+	/* Fields grey world has no use for are refused. */
+	r = (struct cisp_control_request){ .mask = CISP_REQ_METERING | CISP_REQ_EV };
+	CHECK_ERR(cisp_control_request(c, &r), -EINVAL, "request bits 0x20 do nothing in this loop's configuration");
+	CHECK_ERR(cisp_control_request(c, &none), 0, "");
+out:
+	cisp_control_destroy(c);
+	free(st);
+}

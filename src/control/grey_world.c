@@ -56,12 +56,21 @@ static int grey_world_init(void *self, const struct control_context *ctx)
 	return 0;
 }
 
+/* The loop's report: the gains in use and whether they are automatic. */
+static void publish(const struct grey_world *g, struct control_context *ctx)
+{
+	ctx->state.ae_state = g->ae ? CISP_AE_SEARCHING : CISP_AE_MANUAL;
+	ctx->state.digital_gain = g->gain;
+	ctx->state.awb_state = g->awb ? CISP_AWB_SEARCHING : CISP_AWB_MANUAL;
+	ctx->state.colour_gains[0] = g->red;
+	ctx->state.colour_gains[1] = g->blue;
+}
+
 /* Manual values are what automatic ones resume from. */
 static void grey_world_request(void *self, struct control_context *ctx, const struct cisp_control_request *r)
 {
 	struct grey_world *g = self;
 
-	(void)ctx;
 	if (r->mask & CISP_REQ_AWB_ENABLE)
 		g->awb = r->awb_enable;
 	if (r->mask & CISP_REQ_COLOUR_GAINS) {
@@ -76,21 +85,18 @@ static void grey_world_request(void *self, struct control_context *ctx, const st
 		g->ev = r->ev;
 	if (r->mask & CISP_REQ_MAX_DIGITAL_GAIN)
 		g->max_gain = r->max_digital_gain > 0 ? r->max_digital_gain : DEFAULT_MAX_GAIN;
+	publish(g, ctx);
 }
 
-static void publish(const struct grey_world *g, struct control_context *ctx)
-{
-	ctx->state.ae_state = g->ae ? CISP_AE_SEARCHING : CISP_AE_MANUAL;
-	ctx->state.digital_gain = g->gain;
-	ctx->state.awb_state = g->awb ? CISP_AWB_SEARCHING : CISP_AWB_MANUAL;
-	ctx->state.colour_gains[0] = g->red;
-	ctx->state.colour_gains[1] = g->blue;
-}
-
+/* A new stream: estimates are forgotten (unit gains until the first), manual values stay. */
 static void grey_world_start(void *self, struct control_context *ctx)
 {
 	struct grey_world *g = self;
 
+	if (g->awb)
+		g->red = g->blue = 1.0;
+	if (g->ae)
+		g->gain = 1.0;
 	g->primed = false;
 	publish(g, ctx);
 }
