@@ -120,10 +120,15 @@ double ae_process(struct ae *ae, const struct ae_measure *m, double frame_produc
 	if (fabs(step) > log(1.0 + t->ae.tolerance / 2))
 		ae->decided = clampd(ae->decided * exp(speed * step), min_product, max_product);
 
-	double tol = t->ae.tolerance;
-	if (aim > max_product * (1 + tol) && ae->decided >= max_product * (1 - 1e-9))
+	/*
+	 * Limited: the aim is beyond a limit and the decision there, or holding
+	 * still within half the tolerance of it (a decision that came close in
+	 * damped steps stops short of the limit and would search for ever).
+	 */
+	double tol = t->ae.tolerance, hold = 1 + tol / 2;
+	if (aim > max_product * (1 + tol) && ae->decided * hold >= max_product * (1 - 1e-9))
 		ae->state = CISP_AE_LIMITED;
-	else if (aim < min_product * (1 - tol) && ae->decided <= min_product * (1 + 1e-9))
+	else if (aim < min_product * (1 - tol) && ae->decided <= min_product * hold * (1 + 1e-9))
 		ae->state = CISP_AE_LIMITED;
 	else
 		ae->state = fabs(ae->error - 1.0) <= tol ? CISP_AE_CONVERGED : CISP_AE_SEARCHING;
