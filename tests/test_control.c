@@ -287,6 +287,88 @@ TEST(control_ae_highlights_and_states)
 	free(t);
 }
 
+/*
+ * Whatever the tuning parser accepts keeps AE's error finite and its decision
+ * settling, at every EV and from far too dark and too bright: after 900
+ * frames the decision no longer moves and AE says converged or limited (a
+ * decision that holds just short of a limit is limited, not searching). AE
+ * keys at the ends of their ranges; absurd values (ae.target 4.9e-324 made
+ * the error infinite) must be refused instead.
+ */
+TEST(control_ae_converges_from_every_valid_tuning)
+{
+	static const char *const ae_keys[] = {
+		"{target: 4.9e-324}",
+		"{target: 1e-300, tolerance: 1e-300, speed: 1e-300}",
+		"{target: 0.9}",
+		"{tolerance: 1e-12}",
+		"{speed: 1e-12}",
+		"{highlight_level: 4.9e-324}",
+		"{target: 0.01, tolerance: 0.01, speed: 0.1}",
+		"{target: 0.5, tolerance: 0.01, speed: 0.1}",
+		"{target: 0.5, highlight_level: 0.1, highlight_fraction: 0.5}",
+		"{target: 0.01, highlight_level: 1, highlight_fraction: 0, tolerance: 0.5, speed: 1}",
+	};
+	static const double evs[] = { -4, 0, 4 }, starts[] = { 1.0 / 8, 8 };
+	struct cisp_stats *s = malloc(sizeof(*s));
+	const double wb[3] = { 1, 1, 1 };
+	unsigned accepted = 0;
+
+	for (size_t k = 0; k < sizeof(ae_keys) / sizeof(ae_keys[0]); k++) {
+		char text[512];
+		struct cisp_tuning *t = NULL;
+
+		snprintf(text, sizeof(text),
+			 "version: 1\nsensor: s\nawb: {ct: [{ct: 5000, r_over_g: 0.6, b_over_g: 0.6}]}\n"
+			 "ccm: [{ct: 5000, matrix: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]\n"
+			 "noise: [{gain: 1, a: [1, 1, 1, 1], b: [1, 1, 1, 1]}]\nae: %s\n",
+			 ae_keys[k]);
+		if (cisp_tuning_parse(&t, text, strlen(text), "ae.yaml")) {
+			CHECK(strstr(cisp_last_error(), "ae.yaml:6: ae.") && strstr(cisp_last_error(), "is outside"));
+			continue;
+		}
+		accepted++;
+		for (size_t e = 0; e < sizeof(evs) / sizeof(evs[0]); e++) {
+			for (size_t st = 0; st < 2; st++) {
+				struct ae_limits l = test_limits();
+				double truth = 20000, scene = 0.18 / truth, applied[1000], settled_at = 0;
+				struct ae ae;
+				bool finite = true;
+
+				ae_init(&ae, t);
+				ae.ev = evs[e];
+				ae_reset(&ae, truth * starts[st]);
+				for (unsigned n = 0; n < 1000; n++)
+					applied[n] = truth * starts[st];
+				/* A decision reaches the frame 3 later, as on a sensor with an exposure delay of 2. */
+				for (unsigned n = 0; n < 1000; n++) {
+					struct ae_measure m;
+					struct ae_exposure x;
+
+					model_stats(s, scene, applied[n]);
+					ae_measure(t, CISP_AE_METERING_CENTRE, s, wb, 1.0, &m);
+					double d = ae_process(&ae, &m, applied[n], ae_min_product(&l), ae_max_product(&l));
+					finite &= isfinite(ae.error) && ae.error > 0 && isfinite(d) && d > 0;
+					ae_split(&l, d, 0, &x);
+					for (unsigned f = n + 3; f < 1000; f++)
+						applied[f] = x.product;
+					if (n == 900)
+						settled_at = d;
+				}
+				if (!finite || ae.decided != settled_at ||
+				    (ae.state != CISP_AE_CONVERGED && ae.state != CISP_AE_LIMITED &&
+				     fabs(ae.error - 1) > t->ae.tolerance))
+					test_fail(__FILE__, __LINE__, "ae %s, EV %g, start x%g: finite %d, decision %g then %g, %s, "
+						  "error %g", ae_keys[k], evs[e], starts[st], finite, settled_at, ae.decided,
+						  cisp_ae_state_name(ae.state), ae.error);
+			}
+		}
+		cisp_tuning_free(t);
+	}
+	CHECK_EQ(accepted, 4);
+	free(s);
+}
+
 /* Row means of a scene with vertical structure under light modulated at twice @mains. */
 static void flicker_rows(struct cisp_stats *s, unsigned mains, double depth, uint64_t ts_ns, double exposure_s,
 			 double line_s, uint64_t *rng)

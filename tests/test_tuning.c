@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,7 +191,7 @@ TEST(tuning_errors_name_line_and_key)
 	bad_lines(4, 6, "  ct: []", -EINVAL, "t.yaml:4: awb.ct: must have at least one entry");
 	bad(5, "    - {ct: 2856, r_over_g: 1.0}", -EINVAL, "t.yaml:5: awb.ct[0].b_over_g: missing (required)");
 	bad(2, "sensor: mysensor\nsensor: other", -EINVAL, "t.yaml:3: sensor: appears twice");
-	bad(2, "sensor: mysensor\ngamma: 0.5", -EINVAL, "t.yaml:3: gamma: must be 0 (the sRGB curve) or a power");
+	bad(2, "sensor: mysensor\ngamma: 0.5", -EINVAL, "t.yaml:3: gamma: 0.5 is outside 1..10 (or 0, the sRGB curve)");
 	bad(2, "sensor: mysensor\nlens_shading: {array: [640, 480], tables: [{ct: 5000, r: [1, 2]}]}", -EINVAL,
 	    "lens_shading.tables[0].r: must have 289 numbers");
 	bad(2, "sensor: mysensor\naf: {position_range: [500, 100]}", -EINVAL,
@@ -212,6 +214,235 @@ TEST(tuning_errors_name_line_and_key)
 		CHECK_ERR(cisp_tuning_parse(&t, "# only a comment\n", 17, NULL), -EINVAL, "tuning:1: the file is empty");
 		CHECK(!t);
 	}
+}
+
+/*
+ * Every number of the schema and its range (docs/tuning.md): where it goes
+ * in the minimal file (lines @first..@last replaced by @text, "%s" the
+ * value), the key errors name, and the row of docs/tuning.md that documents
+ * it (@section heading, @row key). @ends_parse: a file with the key at
+ * either end of its range is valid (not for a matrix coefficient, whose row
+ * must also sum to 1).
+ */
+struct range_rule {
+	unsigned first, last;
+	const char *text;
+	const char *key;
+	double min, max;
+	bool whole, ends_parse;
+	const char *section, *row;
+};
+
+#define AFTER_SENSOR 2, 2
+static const struct range_rule rules[] = {
+	{ AFTER_SENSOR, "sensor: mysensor\nblack_level: [%s, 0, 0, 0]", "black_level[0]", 0, 65535, false, true,
+	  "Top level", "black_level" },
+	{ AFTER_SENSOR, "sensor: mysensor\ngamma: %s", "gamma", 1, 10, false, true, "Top level", "gamma" },
+	{ AFTER_SENSOR, "sensor: mysensor\ndefect_threshold: %s", "defect_threshold", 0, 65535, true, true,
+	  "Top level", "defect_threshold" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {target: %s}", "ae.target", 0.01, 0.5, false, true, "`ae`", "target" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {tolerance: %s}", "ae.tolerance", 0.01, 0.5, false, true, "`ae`",
+	  "tolerance" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {highlight_fraction: %s}", "ae.highlight_fraction", 0, 0.5, false,
+	  true, "`ae`", "highlight_fraction" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {highlight_level: %s}", "ae.highlight_level", 0.1, 1, false, true,
+	  "`ae`", "highlight_level" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {speed: %s}", "ae.speed", 0.1, 1, false, true, "`ae`", "speed" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {max_exposure_us: %s}", "ae.max_exposure_us", 1, 1e7, false, true,
+	  "`ae`", "max_exposure_us" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {max_analogue_gain: %s}", "ae.max_analogue_gain", 1, 256, false, true,
+	  "`ae`", "max_analogue_gain" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {max_digital_gain: %s}", "ae.max_digital_gain", 1, 256, false, true,
+	  "`ae`", "max_digital_gain" },
+	{ AFTER_SENSOR, "sensor: mysensor\nae: {lux_scale: %s}", "ae.lux_scale", 0, 1e12, false, true, "`ae`",
+	  "lux_scale" },
+	{ 5, 6, "    - {ct: %s, r_over_g: 1.0, b_over_g: 0.4}", "awb.ct[0].ct", 1000, 20000, false, true, "`awb`",
+	  "ct" },
+	{ 5, 5, "    - {ct: 2856, r_over_g: %s, b_over_g: 0.4}", "awb.ct[0].r_over_g", 0.0625, 16, false, true,
+	  "`awb`", "ct" },
+	{ 5, 5, "    - {ct: 2856, r_over_g: 1.0, b_over_g: %s}", "awb.ct[0].b_over_g", 0.0625, 16, false, true,
+	  "`awb`", "ct" },
+	{ 3, 3, "awb:\n  prior_weight: %s", "awb.prior_weight", 0, 1, false, true, "`awb`", "prior_weight" },
+	{ 3, 3, "awb:\n  max_curve_distance: %s", "awb.max_curve_distance", 0.01, 4, false, true, "`awb`",
+	  "max_curve_distance" },
+	{ 3, 3, "awb:\n  transverse: %s", "awb.transverse", 0, 4, false, true, "`awb`", "transverse" },
+	{ 3, 3, "awb:\n  speed: %s", "awb.speed", 0.05, 1, false, true, "`awb`", "speed" },
+	{ 3, 3, "awb:\n  default_ct: %s", "awb.default_ct", 1000, 20000, false, true, "`awb`", "default_ct" },
+	{ AFTER_SENSOR, "sensor: mysensor\naf: {position_range: [%s, 1000000]}", "af.position_range[0]", -1e6, 1e6,
+	  true, false, "`af`", "position_range" },
+	{ AFTER_SENSOR, "sensor: mysensor\naf: {coarse_steps: %s}", "af.coarse_steps", 2, 256, true, true, "`af`",
+	  "coarse_steps" },
+	{ AFTER_SENSOR, "sensor: mysensor\naf: {fine_steps: %s}", "af.fine_steps", 0, 256, true, true, "`af`",
+	  "fine_steps" },
+	{ AFTER_SENSOR, "sensor: mysensor\naf: {scene_change: %s}", "af.scene_change", 0.05, 10, false, true, "`af`",
+	  "scene_change" },
+	{ AFTER_SENSOR, "sensor: mysensor\naf: {min_contrast: %s}", "af.min_contrast", 1, 1000, false, true, "`af`",
+	  "min_contrast" },
+	{ AFTER_SENSOR, "sensor: mysensor\nflicker: {detect_threshold: %s}", "flicker.detect_threshold", 0.005, 1,
+	  false, true, "`flicker`", "detect_threshold" },
+	{ 8, 8, "  - ct: %s", "ccm[0].ct", 1000, 20000, false, true, "`ccm`", "ct" },
+	{ 9, 9, "    matrix: [[%s, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]", "ccm[0].matrix[0][0]", -7.99,
+	  7.99, false, false, "`ccm`", "matrix" },
+	{ AFTER_SENSOR, "sensor: mysensor\nlens_shading: {array: [%s, 480], tables: [{ct: 5000, @R, @G, @G, @B}]}",
+	  "lens_shading.array[0]", 2, 65535, true, true, "`lens_shading`", "array" },
+	{ AFTER_SENSOR, "sensor: mysensor\nlens_shading: {tables: [{ct: %s, @R, @G, @G, @B}]}",
+	  "lens_shading.tables[0].ct", 1000, 20000, false, true, "`lens_shading`", "tables" },
+	{ AFTER_SENSOR, "sensor: mysensor\nlens_shading: {tables: [{ct: 5000, r: [%s, @1], @G, @G, @B}]}",
+	  "lens_shading.tables[0].r[0]", 1, 65535.0 / 4096, false, true, "`lens_shading`", "tables" },
+	{ 11, 11, "  - {gain: %s, a: [10, 10, 10, 10], b: [100, 100, 100, 100]}", "noise[0].gain", 1, 65536, false,
+	  true, "`noise`", "gain" },
+	{ 11, 11, "  - {gain: 1, a: [%s, 10, 10, 10], b: [100, 100, 100, 100]}", "noise[0].a[0]", 0, 65535, false,
+	  true, "`noise`", "a" },
+	{ 11, 11, "  - {gain: 1, a: [10, 10, 10, 10], b: [%s, 100, 100, 100]}", "noise[0].b[0]", 0, 4294967295.0,
+	  false, true, "`noise`", "b" },
+	{ AFTER_SENSOR, "sensor: mysensor\ndenoise: [{gain: %s, bnr: 1, cnr: 1, sharpen: 1, coring: 1}]",
+	  "denoise[0].gain", 1, 65536, false, true, "`denoise`", "gain" },
+	{ AFTER_SENSOR, "sensor: mysensor\ndenoise: [{gain: 1, bnr: %s, cnr: 1, sharpen: 1, coring: 1}]",
+	  "denoise[0].bnr", 0, 4, false, true, "`denoise`", "bnr" },
+	{ AFTER_SENSOR, "sensor: mysensor\ndenoise: [{gain: 1, bnr: 1, cnr: %s, sharpen: 1, coring: 1}]",
+	  "denoise[0].cnr", 0, 16, false, true, "`denoise`", "cnr" },
+	{ AFTER_SENSOR, "sensor: mysensor\ndenoise: [{gain: 1, bnr: 1, cnr: 1, sharpen: %s, coring: 1}]",
+	  "denoise[0].sharpen", 0, 8, false, true, "`denoise`", "sharpen" },
+	{ AFTER_SENSOR, "sensor: mysensor\ndenoise: [{gain: 1, bnr: 1, cnr: 1, sharpen: 1, coring: %s}]",
+	  "denoise[0].coring", 0, 65535, false, true, "`denoise`", "coring" },
+};
+
+/*
+ * The file of @rule with @value. In lens shading rules "@R", "@G" and "@B"
+ * stand for a channel of 17 x 17 gains of 1 ("r: [1, 1, ...]", "gr" or
+ * "gb", "b"), "@1" for the 288 gains after the first.
+ */
+static char *rule_file(const struct range_rule *rule, const char *value)
+{
+	static const char *const names[] = { "r", "gr", "gb", "b" };
+	char ones[17 * 17 * 3 + 1] = "", text[16384], *o = text;
+	unsigned green = 1;
+
+	for (int i = 0; i < 17 * 17; i++)
+		strcat(ones, i ? ", 1" : "1");
+	snprintf(text, sizeof(text), rule->text, value);
+	while ((o = strchr(o, '@'))) {
+		char rest[16384];
+		int n = 0;
+
+		snprintf(rest, sizeof(rest), "%s", o + 2);
+		if (o[1] == '1')
+			n = snprintf(o, sizeof(text) - (size_t)(o - text), "%s", ones + 3);
+		else
+			n = snprintf(o, sizeof(text) - (size_t)(o - text), "%s: [%s]",
+				     names[o[1] == 'R' ? 0 : o[1] == 'B' ? 3 : green++], ones);
+		snprintf(o + n, sizeof(text) - (size_t)(o + n - text), "%s", rest);
+		o += n;
+	}
+	return edit_lines(rule->first, rule->last, text);
+}
+
+/* A range's end as docs/tuning.md writes it: whole numbers in full, others to 10 digits. */
+static const char *format(char buf[32], double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, 32, "%.0f", v);
+	else
+		snprintf(buf, 32, "%.10g", v);
+	return buf;
+}
+
+/* Parse @rule's file with @value: 0, or the error with its message checked to hold @needle. */
+static int parse_rule(const struct range_rule *rule, const char *value)
+{
+	struct cisp_tuning *t = NULL;
+	char *doc = rule_file(rule, value);
+	int ret = cisp_tuning_parse(&t, doc, strlen(doc), "t.yaml");
+
+	cisp_tuning_free(t);
+	free(doc);
+	return ret;
+}
+
+/*
+ * Every number has a closed range, enforced with a message naming the file,
+ * the line, the key and the range: just outside either end is refused, both
+ * ends parse; so are absurdly small positive numbers (ae.target 4.9e-324
+ * made AE's error infinite).
+ */
+TEST(tuning_ranges_are_enforced_and_named)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const struct range_rule *r = &rules[i];
+		double below = r->whole || r->min <= 0 ? r->min - 1 : r->min / 2, above = r->whole ? r->max + 1 : r->max * 2;
+		const double outside[] = { below, above };
+		char value[64], want[160], lo[32], hi[32];
+
+		for (int k = 0; k < 2; k++) {
+			snprintf(value, sizeof(value), "%.17g", outside[k]);
+			snprintf(want, sizeof(want), ": %s: %s is outside %s..%s", r->key, value, format(lo, r->min),
+				 format(hi, r->max));
+			if (parse_rule(r, value) != -EINVAL || strncmp(cisp_last_error(), "t.yaml:", 7) ||
+			    !strstr(cisp_last_error(), want))
+				test_fail(__FILE__, __LINE__, "%s = %s: '%s', expected '%s'", r->key, value, cisp_last_error(),
+					  want);
+		}
+		for (int k = 0; k < 2 && r->ends_parse; k++) {
+			snprintf(value, sizeof(value), "%.17g", k ? r->max : r->min);
+			if (parse_rule(r, value))
+				test_fail(__FILE__, __LINE__, "%s = %s is in range: %s", r->key, value, cisp_last_error());
+		}
+	}
+	/* Tiny positive numbers, denormals among them. */
+	bad(2, "sensor: mysensor\nae: {target: 4.9e-324}", -EINVAL, "t.yaml:3: ae.target: 4.9e-324 is outside 0.01..0.5");
+	bad(2, "sensor: mysensor\nae: {tolerance: 1e-300}", -EINVAL, "ae.tolerance: 1e-300 is outside 0.01..0.5");
+	bad(2, "sensor: mysensor\nae: {speed: 2.2e-308}", -EINVAL, "ae.speed: 2.2e-308 is outside 0.1..1");
+	bad(5, "    - {ct: 2856, r_over_g: 5e-324, b_over_g: 0.4}", -EINVAL,
+	    "awb.ct[0].r_over_g: 5e-324 is outside 0.0625..16");
+	bad(3, "awb:\n  speed: 1e-200", -EINVAL, "awb.speed: 1e-200 is outside 0.05..1");
+	bad(2, "sensor: mysensor\naf: {scene_change: 1e-12}", -EINVAL, "af.scene_change: 1e-12 is outside 0.05..10");
+	bad(2, "sensor: mysensor\nflicker: {detect_threshold: 1e-9}", -EINVAL,
+	    "flicker.detect_threshold: 1e-9 is outside 0.005..1");
+	/* Whole numbers. */
+	bad(2, "sensor: mysensor\ndefect_threshold: 4096.5", -EINVAL, "defect_threshold: must be a whole number");
+	bad(2, "sensor: mysensor\naf: {fine_steps: 1.5}", -EINVAL, "af.fine_steps: must be a whole number");
+}
+
+/* docs/tuning.md gives each number the range the parser enforces, in the row of its key. */
+TEST(tuning_ranges_are_documented)
+{
+	char path[1024], *doc;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/docs/tuning.md", CISP_SOURCE_DIR);
+	f = fopen(path, "rb");
+	CHECK(f);
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	doc = calloc(1, (size_t)n + 1);
+	CHECK_EQ(fread(doc, 1, (size_t)n, f), n);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const struct range_rule *r = &rules[i];
+		char heading[64], row[64], range[80], lo[32], hi[32], *sec, *end, *line;
+
+		snprintf(heading, sizeof(heading), "\n### %s", r->section);
+		snprintf(row, sizeof(row), "\n| `%s` |", r->row);
+		snprintf(range, sizeof(range), "%s..%s", format(lo, r->min), format(hi, r->max));
+		sec = strstr(doc, heading);
+		end = sec ? strstr(sec + 1, "\n### ") : NULL;
+		line = sec ? strstr(sec, row) : NULL;
+		if (!line || (end && line > end)) {
+			test_fail(__FILE__, __LINE__, "%s: no row `%s` under '%s' in docs/tuning.md", r->key, r->row,
+				  r->section);
+			continue;
+		}
+		line++;
+		*strchr(line, '\n') = '\0';
+		if (!strstr(line, range))
+			test_fail(__FILE__, __LINE__, "%s: the row of `%s` does not give %s: %s", r->key, r->row, range, line);
+		line[strlen(line)] = '\n';
+	}
+	free(doc);
 }
 
 /* Every prefix of a shipped file and random bytes: an error or a tuning, never a crash. */

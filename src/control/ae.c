@@ -206,19 +206,21 @@ static const char *const ae_keys[] = { "target", "tolerance", "highlight_fractio
 
 /*
  * The ranges keep AE finite and converging for every EV (a target times
- * 2^-4..2^4): a target the statistics can measure, a tolerance wider than a
- * gain step, a speed that gets there in tens of frames.
+ * 2^-4..2^4): a target the statistics can measure and that leaves
+ * headroom, a tolerance wider than a gain step of 1/256, a speed that gets
+ * there in tens of frames even where highlight protection moves the aim
+ * by 5% a frame.
  */
 static int ae_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 0.01, 0.9, &t->ae.target);
+	case 0: return tuning_number(r, v, k, 0.01, 0.5, &t->ae.target);
 	case 1: return tuning_number(r, v, k, 0.01, 0.5, &t->ae.tolerance);
 	case 2: return tuning_number(r, v, k, 0, 0.5, &t->ae.highlight_fraction);
 	case 3: return tuning_number(r, v, k, 0.1, 1, &t->ae.highlight_level);
-	case 4: return tuning_number(r, v, k, 0.05, 1, &t->ae.speed);
+	case 4: return tuning_number(r, v, k, 0.1, 1, &t->ae.speed);
 	case 5: return tuning_number(r, v, k, 1, 1e7, &t->ae.max_exposure_us);
 	case 6: return tuning_number(r, v, k, 1, 256, &t->ae.max_analogue_gain);
 	case 7: return tuning_number(r, v, k, 1, 256, &t->ae.max_digital_gain);

@@ -13,12 +13,12 @@
 static int tone_curve_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
 	double g;
-	int ret = tuning_number(r, v, key, 0, 10, &g);
+	int ret = tuning_number(r, v, key, -INFINITY, INFINITY, &g);
 
 	if (ret)
 		return ret;
-	if (g != 0 && g < 1)
-		return tuning_fail(r, v, key, "must be 0 (the sRGB curve) or a power of 1..10 (is %g)", g);
+	if (g != 0 && !(g >= 1 && g <= 10))
+		return tuning_fail(r, v, key, "%s is outside 1..10 (or 0, the sRGB curve)", tuning_scalar(v));
 	t->gamma = g;
 	return 0;
 }

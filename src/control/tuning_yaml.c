@@ -50,6 +50,15 @@ void tuning_place(char *k, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *tuning_format(char *buf, size_t size, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.10g", v);
+	return buf;
+}
+
 const char *tuning_scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -66,8 +75,12 @@ int tuning_number(struct tuning_reader *r, const yaml_node_t *n, const char *key
 	v = cisp_strtod(s, &end);
 	if (end == s || *end || !isfinite(v))
 		return tuning_fail(r, n, key, "'%s' is not a number", s);
-	if (!(v >= min && v <= max))
-		return tuning_fail(r, n, key, "%s is outside %.10g..%.10g", s, min, max);
+	if (!(v >= min && v <= max)) {
+		char lo[32], hi[32];
+
+		return tuning_fail(r, n, key, "%s is outside %s..%s", s, tuning_format(lo, sizeof(lo), min),
+				   tuning_format(hi, sizeof(hi), max));
+	}
 	*out = v;
 	return 0;
 }

@@ -35,6 +35,9 @@ yaml_node_t *tuning_node(struct tuning_reader *r, yaml_node_item_t id);
 /* The text of a scalar node, or NULL for any other node. */
 const char *tuning_scalar(const yaml_node_t *n);
 
+/* @v as messages and docs/tuning.md write a range's end: whole numbers in full, others to 10 digits. */
+const char *tuning_format(char *buf, size_t size, double v);
+
 /* A number within [@min, @max] (out of it: "VALUE is outside MIN..MAX"). */
 int tuning_number(struct tuning_reader *r, const yaml_node_t *n, const char *key, double min, double max,
 		  double *out);
