@@ -4,7 +4,7 @@
  * with the sensor's control delays and noise, and the figures that judge it.
  *
  *   bench-control [-v] [--sensor NAME] [--mode N] [--tuning FILE|uncalibrated] [--scene NAME]
- *                 [ae|af|flicker|awb|all]
+ *                 [--repeats N] [ae|af|flicker|awb|all|cost]
  *
  * ae:      converge at 400 lux (the colour chart, or --scene), then step the light to 1/8 and back (8x under-
  *          and over-exposure): frames until every later frame is within 5% of
@@ -22,6 +22,8 @@
  *          with anti-flicker off as a baseline.
  * awb:     the ColorChecker under D65, A and F2: angular error of the neutral
  *          patches after the whole ISP (needs the AWB and colour algorithms).
+ * cost:    the loop's own time per frame on recorded frames, and a digest of
+ *          its results (not part of all).
  *
  * -v prints one line per frame.
  */
