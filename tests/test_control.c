@@ -1171,23 +1171,22 @@ TEST(control_grey_world_estimates)
 	grey_frame(c, st, 0, &res);
 	CHECK_NEAR(res.state.digital_gain, 2 * 0.18 * 65535 / 5000, 1e-9);
 	cisp_control_destroy(c);
-	/* The gain is capped at the largest and never below 1 at ev 0. */
-	c = grey_world(&both, &res);
-	fill_zones(st, 100, 100, 100, 100, 100);
-	grey_frame(c, st, 0, &res);
-	CHECK_EQ(res.state.digital_gain, 8.0);
-	cisp_control_destroy(c);
-	c = grey_world(&both, &res);
-	fill_zones(st, 60000, 60000, 60000, 100, 100);
-	grey_frame(c, st, 0, &res);
-	CHECK_EQ(res.state.digital_gain, 1.0);
-	cisp_control_destroy(c);
-	/* Saturated cells count as white: half the cells at 65535, the others at 1000, is above the target. */
-	c = grey_world(&both, &res);
-	fill_zones(st, 1000, 1000, 1000, 50, 100);
-	grey_frame(c, st, 0, &res);
-	CHECK_EQ(res.state.digital_gain, 1.0);
-	cisp_control_destroy(c);
+	/*
+	 * The gain is capped at the largest and never below 1 at ev 0; saturated
+	 * cells count as white (half the cells at 65535, the others at 1000, is
+	 * above the target).
+	 */
+	static const struct {
+		unsigned level, count;
+		double gain;
+	} caps[] = { { 100, 100, 8.0 }, { 60000, 100, 1.0 }, { 1000, 50, 1.0 } };
+	for (unsigned i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		c = grey_world(&both, &res);
+		fill_zones(st, caps[i].level, caps[i].level, caps[i].level, caps[i].count, 100);
+		grey_frame(c, st, 0, &res);
+		CHECK_EQ(res.state.digital_gain, caps[i].gain);
+		cisp_control_destroy(c);
+	}
 
 	/* No usable cell: nothing changes; no zones: an error. */
 	c = grey_world(&both, &res);

@@ -20,9 +20,11 @@
  *   prepare    write its blocks of the parameter state for the next frame.
  *
  * Every callback may be NULL. Algorithms see each other only through struct
- * control_context: each result there is written by one algorithm, in
- * process() or start(), and read by those after it in the list (AWB's gains
- * by AE's metering, AE's exposure by AF's wait), or by prepare().
+ * control_context: each result there is written by one algorithm (in
+ * start(), process() or request()) and read by those after it in the list
+ * (AWB's gains by AE's metering, AE's exposure by AF's wait), or by
+ * prepare(), which reads only the context and its own state. The loop
+ * checks every request field first, so request() cannot fail.
  */
 #ifndef CISP_CONTROL_ALGORITHM_H
 #define CISP_CONTROL_ALGORITHM_H

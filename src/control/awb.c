@@ -209,11 +209,8 @@ static void result_from(const struct awb *a, const double grey[2], double ct, st
 	out->state = a->state;
 }
 
-static int awb_init(void *self, const struct control_context *ctx)
+static int awb_init(struct awb *a, const struct cisp_tuning *t)
 {
-	struct awb *a = self;
-	const struct cisp_tuning *t = ctx->tuning;
-
 	if (t->awb.ct_count < 1)
 		return cisp_error(-EINVAL, "control: tuning '%s' has no AWB curve (awb.ct)", t->name);
 	a->t = t;
@@ -234,7 +231,7 @@ int awb_create(struct awb **awb, const struct cisp_tuning *t)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	ret = awb_init(a, &(const struct control_context){ .tuning = t });
+	ret = awb_init(a, t);
 	if (ret) {
 		free(a);
 		return ret;
@@ -449,7 +446,7 @@ static int awb_algorithm_init(void *self, const struct control_context *ctx)
 	a->enable = true;
 	a->ct = ctx->tuning->awb.default_ct;
 	a->gains[0] = a->gains[1] = 1;
-	return awb_init(&a->awb, ctx);
+	return awb_init(&a->awb, ctx->tuning);
 }
 
 static void awb_request(void *self, struct control_context *ctx, const struct cisp_control_request *r)
