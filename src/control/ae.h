@@ -10,6 +10,10 @@
  * product that frame really used (from its metadata), give an estimate of the
  * product that meets the target. That estimate does not depend on decisions
  * still in flight, so they are never counted twice.
+ *
+ * The loop runs AE as ae_algorithm (ae.c: the ae tuning section, the
+ * exposure limits of the sensor mode, manual exposure); the functions
+ * below are its core, also for tests.
  */
 #ifndef CISP_CONTROL_AE_H
 #define CISP_CONTROL_AE_H

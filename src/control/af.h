@@ -5,6 +5,10 @@
  * position, and a parabola through the best fine points. Positions are asked
  * for one per frame; every sharpness is paired with the lens position its
  * frame really used (metadata), so the lens delay never mixes them up.
+ *
+ * The loop runs AF as af_algorithm (af.c: the af tuning section, the
+ * figure of merit from the statistics, the AF requests); the functions
+ * below are its core, also for tests.
  */
 #ifndef CISP_CONTROL_AF_H
 #define CISP_CONTROL_AF_H

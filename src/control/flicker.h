@@ -8,6 +8,9 @@
  * integrates a different part of the flicker cycle, so the frame shows
  * horizontal bands of period 1 / (2f * line time) rows; an exposure of a
  * whole number of flicker periods collects the same light on every row.
+ *
+ * The loop runs detection as flicker_algorithm (flicker.c), which publishes
+ * the frequency AE avoids; the functions below are its core, also for tests.
  */
 #ifndef CISP_CONTROL_FLICKER_H
 #define CISP_CONTROL_FLICKER_H
