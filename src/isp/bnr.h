@@ -46,15 +46,44 @@ static inline uint16_t cisp_bnr_guide_at(uint32_t a, uint32_t b, uint32_t c)
 	return (uint16_t)((((a + c + 1) >> 1) + b + 1) >> 1);
 }
 
+/* @v rounded to the 24 significant bits of a single-precision float, ties to even. */
+static inline uint64_t cisp_bnr_round24(uint64_t v)
+{
+	const int drop = 64 - __builtin_clzll(v | 1) - 24;
+	uint64_t keep, rest, half;
+
+	if (drop <= 0)
+		return v;
+	keep = v >> drop;
+	rest = v & ((1ull << drop) - 1);
+	half = 1ull << (drop - 1);
+	if (rest > half || (rest == half && (keep & 1)))
+		keep++;
+	return keep << drop;
+}
+
 /*
- * The weighted mean Σw·v / Σw of a pixel (Σw 64..576, Σw·v < 2^26): single
- * precision, each step rounded to nearest, so every SIMD level's division
- * (div_round32()) gives the same bits.
+ * The weighted mean Σw·v / Σw of a pixel (Σw 64..576, Σw·v < 2^26), rounded
+ * as single precision rounds (uint32_t)((float)swv / (float)sw + 0.5f), each
+ * step to nearest even: the bits every SIMD level's division (div_round32())
+ * gives. Computed here in integers so that the reference has no floating
+ * point (the kernel module runs it): values are held in units of 2^-33,
+ * where a quotient of at least 1/576 keeps all its 24 significant bits and
+ * adding 1/2 is exact; the remainder of the division decides the rounding.
  */
 static inline uint16_t cisp_bnr_mean(uint32_t swv, uint32_t sw)
 {
-	uint32_t o = (uint32_t)((float)(int32_t)swv / (float)(int32_t)sw + 0.5f);
+	const uint64_t a = cisp_bnr_round24(swv), n = a << 33, q = n / sw, r = n % sw;
+	const int drop = 64 - __builtin_clzll(q | 1) - 24; /* >= 0: q >= 2^33 / 576 > 2^23 when a > 0 */
+	uint64_t keep = q >> drop, rest, o;
 
+	if (!a)
+		return 0;
+	/* The dropped bits and the remainder r / sw against half a unit of the kept bits. */
+	rest = ((q & ((1ull << drop) - 1)) * sw + r) * 2;
+	if (rest > (uint64_t)sw << drop || (rest == (uint64_t)sw << drop && (keep & 1)))
+		keep++;
+	o = cisp_bnr_round24((keep << drop) + (1ull << 32)) >> 33;
 	return (uint16_t)(o > 65535 ? 65535 : o);
 }
 /*
