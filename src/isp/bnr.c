@@ -20,6 +20,7 @@
 #include "bnr.h"
 #include "bnr_quality.h"
 #include "isqrt.h"
+#include "scratch.h"
 
 /* Guide row buffers hold STRIP + 2 * GUIDE_PAD samples, input rows STRIP + 2 * IN_PAD. */
 #define STRIP 256
@@ -197,12 +198,12 @@ void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, co
 {
 	const int w = in->width;
 	/* Full-width rows are padded to a whole strip (+ the lanes' pads) so lanes past the frame stay defined. */
-	uint16_t inbuf[2 * RADIUS + 1][STRIP + 2 * IN_PAD + 2];
-	uint16_t gbuf[5][STRIP + 2 * GUIDE_PAD + 2];
+	CISP_SCRATCH uint16_t inbuf[2 * RADIUS + 1][STRIP + 2 * IN_PAD + 2];
+	CISP_SCRATCH uint16_t gbuf[5][STRIP + 2 * GUIDE_PAD + 2];
 	/* Deinterleaved input and guide rows y - 2 .. y + 2, by parity. */
-	uint16_t vh[5][2][HALF + 2 * HPAD], gh[5][2][HALF + 2 * HPAD];
-	uint16_t inv[HALF];
-	uint32_t sw[HALF], swv[HALF];
+	CISP_SCRATCH uint16_t vh[5][2][HALF + 2 * HPAD], gh[5][2][HALF + 2 * HPAD];
+	CISP_SCRATCH uint16_t inv[HALF];
+	CISP_SCRATCH uint32_t sw[HALF], swv[HALF];
 
 	if (!c->enabled) {
 		for (int y = y0; y < y1; y++)

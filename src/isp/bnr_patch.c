@@ -9,6 +9,7 @@
  * cannot tell from noise.
  */
 #include "bnr_quality.h"
+#include "scratch.h"
 
 /* Mirrored input and guide of a tile: the guide reaches 4 rows and columns past the tile, the input 5. */
 #define GPAD 4
@@ -36,14 +37,14 @@ const int8_t cisp_bnr_taps[24][2] = {
 void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			 int th, uint16_t *dst, int stride)
 {
-	uint16_t l[LH][LW], g[GH][GW];
+	CISP_SCRATCH uint16_t l[LH][LW], g[GH][GW];
 	/* Per tile position: the limit Q, 2^48 / Q, the sums of weights and weighted samples. */
-	uint64_t qv[CISP_BNR_TILE_H][CISP_BNR_TILE_W], inv[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
-	uint64_t swv[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
-	uint32_t sw[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint64_t qv[CISP_BNR_TILE_H][CISP_BNR_TILE_W], inv[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint64_t swv[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint32_t sw[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	/* One offset's squared guide differences (tile + 1 around) and their horizontal 3-sums. */
-	uint32_t d[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W + 2];
-	uint64_t hs[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint32_t d[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W + 2];
+	CISP_SCRATCH uint64_t hs[CISP_BNR_TILE_H + 2][CISP_BNR_TILE_W];
 
 	cisp_bnr_load_region(in, x0 - LPAD, y0 - LPAD, tw + 2 * LPAD, th + 2 * LPAD, &l[0][0], LW);
 	/* Guide: the 3x3 binomial mean of the mosaic (R/4 + G/2 + B/4 at every site). */

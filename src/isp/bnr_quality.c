@@ -11,6 +11,7 @@
 
 #include "bnr_quality.h"
 #include "dsp.h"
+#include "scratch.h"
 
 void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h, uint16_t *dst, int stride)
 {
@@ -42,7 +43,7 @@ typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in,
 static void quality_rows(tile_fn *patch, tile_fn *transform, int ttw, const struct cisp_bnr_quality *q,
 			 const struct plane16 *in, const struct plane16 *out, int y0, int y1)
 {
-	uint16_t t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint16_t t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	const int w = in->width;
 
 	for (int ty = y0; ty < y1; ty += CISP_BNR_TILE_H) {

@@ -11,7 +11,10 @@
  * from the thresholds and the weights; the transforms are kept unscaled, so
  * they are exact.
  */
+#include <string.h>
+
 #include "bnr_quality.h"
+#include "scratch.h"
 
 /* Cells of a tile, and the rows and columns of cells (blocks reach 3 either side) it reads. */
 #define CH (CISP_BNR_TILE_H / 2 + 1)
@@ -61,11 +64,14 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 {
 	const int cy0 = y0 >> 1, cx0 = x0 >> 1;
 	const int ncy = ((y0 + th - 1) >> 1) - cy0 + 1, ncx = ((x0 + tw - 1) >> 1) - cx0 + 1;
-	uint16_t raw[2 * MH][2 * MW];
-	int32_t m[4][MH][MW];
-	int64_t acc[4][CH][CW] = { { { 0 } } };
-	uint32_t ws[4][CH][CW] = { { { 0 } } };
+	CISP_SCRATCH uint16_t raw[2 * MH][2 * MW];
+	CISP_SCRATCH int32_t m[4][MH][MW];
+	CISP_SCRATCH int64_t acc[4][CH][CW];
+	CISP_SCRATCH uint32_t ws[4][CH][CW];
 	uint64_t sa = 0, sb = 0;
+
+	memset(acc, 0, sizeof(acc));
+	memset(ws, 0, sizeof(ws));
 
 	for (int s = 0; s < 4; s++) {
 		sa += q->a[s];

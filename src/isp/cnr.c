@@ -17,6 +17,7 @@
 #include "core/error_internal.h"
 #include "cnr.h"
 #include "isqrt.h"
+#include "scratch.h"
 
 #define STRIP 256
 #define BINS 32
@@ -338,8 +339,9 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 	const int w = in->c[0].width, r = c->radius, nrows = 2 * r + 1;
 	/* Y is copied unless the output shares the input's Y plane. */
 	const int copy_y = out->c[0].base != in->c[0].base || out->c[0].first_row != in->c[0].first_row;
-	uint16_t ry[ROWS][STRIP], rb[ROWS][STRIP], rr[ROWS][STRIP];
-	struct sums sums, *s = &sums;
+	CISP_SCRATCH uint16_t ry[ROWS][STRIP], rb[ROWS][STRIP], rr[ROWS][STRIP];
+	CISP_SCRATCH struct sums sums;
+	struct sums *s = &sums;
 
 	if (!c->enabled) {
 		for (int p = !copy_y; p < 3; p++)
