@@ -56,7 +56,7 @@ int cisp_context_create(struct cisp_context **out, struct cisp_device *dev, cons
 	ctx->config.name = ctx->name;
 	if (!ctx->config.queue_limit)
 		ctx->config.queue_limit = DEFAULT_QUEUE_LIMIT;
-	ctx->backend = config->backend ? config->backend : &device_backend_isp;
+	ctx->backend = config->backend ? config->backend : dev->default_backend;
 	ctx->config.backend = ctx->backend;
 	ret = ctx->backend->create(&ctx->instance, &config->isp, ctx->backend->opaque);
 	if (ret) {

@@ -188,6 +188,17 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 		dev->slots[i].next = dev->free;
 		dev->free = &dev->slots[i];
 	}
+	/* CISP_ISP=/dev/cisp-isp: contexts without a backend of their own run on that kernel ISP. */
+	dev->default_backend = &device_backend_isp;
+	if (getenv("CISP_ISP") && *getenv("CISP_ISP")) {
+		dev->kernel_isp = strdup(getenv("CISP_ISP"));
+		if (!dev->kernel_isp) {
+			ret = cisp_error(-ENOMEM, "out of memory for a device");
+			goto fail;
+		}
+		device_backend_kernel(&dev->kernel_backend, dev->kernel_isp);
+		dev->default_backend = &dev->kernel_backend;
+	}
 	if ((ret = fence_pool_create(&dev->fences)) || (ret = start_workers(dev)))
 		goto fail;
 	*out = dev;
@@ -212,6 +223,7 @@ void cisp_device_destroy(struct cisp_device *dev)
 	pthread_cond_destroy(&dev->work);
 	pthread_mutex_destroy(&dev->watcher_lock);
 	pthread_mutex_destroy(&dev->lock);
+	free(dev->kernel_isp);
 	free(dev->workers);
 	free(dev->ready_list);
 	free(dev->slots);

@@ -130,6 +130,10 @@ struct cisp_device {
 	unsigned job_threads;
 	struct watcher *watcher; /* made when the first imported fence needs watching */
 	pthread_mutex_t watcher_lock;
+	/* What contexts run on without a backend of their own: the software ISP, or the kernel ISP CISP_ISP names. */
+	const struct cisp_device_backend *default_backend;
+	struct cisp_device_backend kernel_backend;
+	char *kernel_isp; /* the CISP_ISP node (kernel_backend's opaque) */
 };
 
 /* scheduler.c (device lock held) */
@@ -178,5 +182,7 @@ void watcher_destroy(struct cisp_device *dev);
 
 /* backend_isp.c */
 extern const struct cisp_device_backend device_backend_isp;
+/* backend_kernel.c: the backend of contexts on the kernel ISP device node @path (kept by the caller). */
+void device_backend_kernel(struct cisp_device_backend *backend, const char *path);
 
 #endif
