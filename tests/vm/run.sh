@@ -1,26 +1,30 @@
 #!/bin/bash
-# The V4L2 backend against real kernel drivers: boot Debian's own kernel under
-# qemu (software emulation), load vimc and vivid, and run cisp-v4l2-vm-test in
-# the guest. Exit status 0 only when the guest's checks all passed; a guest that
+# The V4L2 backend against real kernel drivers, and the virtual canonical ISP
+# module: boot Debian's own kernel under qemu (software emulation), load vimc
+# and vivid, run cisp-v4l2-vm-test in the guest, then load cisp_isp.ko
+# (kernel/) and run cisp-kernel-vm-test, v4l2-compliance on its V4L2 nodes,
+# the measurements under strace, `cisp run` on the kernel backend, and unload
+# it. Exit status 0 only when the guest's checks all passed; a guest that
 # hangs or panics ends the run after VM_TIMEOUT seconds.
 #
 #   tests/vm/run.sh [BUILD]      BUILD: the meson build folder (default: build)
 #
 # Environment:
 #   VM_CACHE=DIR       kernel, busybox and vimc.ko kept between runs (default: build-vm)
-#   VM_TIMEOUT=S       wall-clock limit of the guest (default 240)
+#   VM_TIMEOUT=S       wall-clock limit of the guest (default 420)
 #   VM_INSTALL=0       never run apt-get (fail with a list of what is missing)
 #   VM_OUT=DIR         guest log and console output (default: $VM_CACHE/out)
 #
 # vimc is not built in Debian's kernel: it is compiled out of tree from the
-# linux-source package against the headers of the same kernel (docs/v4l2.md).
+# linux-source package against the headers of the same kernel (docs/v4l2.md),
+# and so is cisp_isp.ko from kernel/ (docs/kernel-uapi.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 BUILD=${1:-build}
 CACHE=$(realpath -m "${VM_CACHE:-build-vm}")
 OUT=$(realpath -m "${VM_OUT:-$CACHE/out}")
-TIMEOUT=${VM_TIMEOUT:-240}
+TIMEOUT=${VM_TIMEOUT:-420}
 T0=$(date +%s.%N)
 mkdir -p "$CACHE" "$OUT"
 say() { printf '[vm %6.1fs] %s\n' "$(echo "$(date +%s.%N) - $T0" | bc 2>/dev/null || echo 0)" "$*"; }
@@ -34,7 +38,8 @@ fi
 KVER=${KPKG#linux-image-}
 KSERIES=$(echo "$KVER" | cut -d. -f1,2)
 need=""
-for p in qemu-system-x86 cpio gzip kmod bc make gcc libc6-dev xz-utils "linux-headers-$KVER" "linux-source-$KSERIES"; do
+for p in qemu-system-x86 cpio gzip kmod bc make gcc libc6-dev xz-utils strace v4l-utils "linux-headers-$KVER" \
+	"linux-source-$KSERIES"; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -63,30 +68,58 @@ if [ ! -x "$BUSYBOX" ]; then
 	dpkg-deb -x "$CACHE"/debs/busybox-static_*.deb "$CACHE/busybox"
 fi
 
-# ---- vimc.ko, out of tree, once per kernel version
+# ---- vimc.ko, out of tree, once per kernel version. The one pass over the
+# source tarball (most of the cold build's time) also keeps checkpatch.pl and
+# its data files, for the module's style check (kernel/checkpatch.sh).
 VIMC=$CACHE/vimc-$KVER/vimc.ko
-if [ ! -f "$VIMC" ]; then
+SCRIPTS=$CACHE/linux-scripts-$KSERIES
+if [ ! -f "$VIMC" ] || [ ! -f "$SCRIPTS/checkpatch.pl" ]; then
 	say "building vimc.ko for $KVER"
-	rm -rf "$CACHE/src" "$CACHE/vimc-$KVER"
+	rm -rf "$CACHE/src" "$CACHE/vimc-$KVER" "$SCRIPTS"
 	mkdir -p "$CACHE/src"
 	tar -xJf "/usr/src/linux-source-$KSERIES.tar.xz" -C "$CACHE/src" \
-		--wildcards "linux-source-$KSERIES/drivers/media/test-drivers/vimc/*"
+		--wildcards "linux-source-$KSERIES/drivers/media/test-drivers/vimc/*" \
+		"linux-source-$KSERIES/scripts/checkpatch.pl" "linux-source-$KSERIES/scripts/spelling.txt" \
+		"linux-source-$KSERIES/scripts/const_structs.checkpatch"
 	cp -r "$CACHE/src/linux-source-$KSERIES/drivers/media/test-drivers/vimc" "$CACHE/vimc-$KVER"
+	mv "$CACHE/src/linux-source-$KSERIES/scripts" "$SCRIPTS"
 	rm -rf "$CACHE/src"
 	make -s -C "/usr/src/linux-headers-$KVER" M="$CACHE/vimc-$KVER" CONFIG_VIDEO_VIMC=m modules 2>&1 |
 		grep -v 'Skipping BTF' || true
 	strip --strip-debug "$VIMC"
 fi
+
+# ---- cisp_isp.ko, once per kernel version and content of the sources it compiles
+TK=$(date +%s.%N)
+KHASH=$( (cd "$ROOT" && find kernel src/isp src/abi src/core src/device src/vendor/vendor_internal.h \
+	src/vendor/protocol.h include/cisp -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -c1-16)
+CISP_KO=$CACHE/cisp_isp-$KVER-$KHASH.ko
+if [ ! -f "$CISP_KO" ]; then
+	say "building cisp_isp.ko for $KVER"
+	rm -f "$CACHE"/cisp_isp-"$KVER"-*.ko
+	make -s -C kernel KDIR="/usr/src/linux-headers-$KVER" BUILD="$CACHE/module" -j"$(nproc)" > "$CACHE/module.log" 2>&1 || true
+	grep -v 'Skipping BTF' "$CACHE/module.log" || true
+	if grep -qE 'warning:|error:' "$CACHE/module.log" || [ ! -f "$CACHE/module/cisp_isp.ko" ]; then
+		echo "tests/vm/run.sh: cisp_isp.ko did not build cleanly (log: $CACHE/module.log)" >&2
+		exit 1
+	fi
+	strip --strip-debug -o "$CISP_KO" "$CACHE/module/cisp_isp.ko"
+fi
+say "cisp_isp.ko ready in $(echo "$(date +%s.%N) - $TK" | bc) s"
 mkdir -p "$KROOT/lib/modules/$KVER/extra"
 cp "$VIMC" "$KROOT/lib/modules/$KVER/extra/vimc.ko"
+cp "$CISP_KO" "$KROOT/lib/modules/$KVER/extra/cisp_isp.ko"
 depmod -b "$KROOT" "$KVER"
 
 # ---- the programs
 TEST=$BUILD/tests/vm/cisp-v4l2-vm-test
-if [ ! -x "$TEST" ]; then
-	echo "tests/vm/run.sh: $TEST is missing: build first (ninja -C $BUILD)" >&2
-	exit 2
-fi
+KTEST=$BUILD/tests/vm/cisp-kernel-vm-test
+for t in "$TEST" "$KTEST"; do
+	if [ ! -x "$t" ]; then
+		echo "tests/vm/run.sh: $t is missing: build first (ninja -C $BUILD)" >&2
+		exit 2
+	fi
+done
 
 # ---- the initramfs: busybox, modules in load order, the programs and their libraries
 IR=$CACHE/initramfs
@@ -101,9 +134,15 @@ copy_program() {
 	done
 }
 copy_program "$TEST"
+copy_program "$KTEST"
 [ -x "$BUILD/tools/cisp" ] && copy_program "$BUILD/tools/cisp"
+mkdir -p "$IR/data/sensors" "$IR/data/tuning"
+cp data/sensors/cisp-test.yaml "$IR/data/sensors/"
+cp data/tuning/cisp-test.yaml "$IR/data/tuning/"
+copy_program "$(command -v strace)"
+copy_program "$(command -v v4l2-compliance)"
 : > "$IR/modules.order"
-for m in vimc vivid; do
+for m in vimc vivid cisp_isp; do
 	modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" | awk '$1=="insmod"{print $2}'
 done | awk '!seen[$0]++' | while read -r ko; do
 	b=$(basename "$ko")
@@ -125,6 +164,7 @@ echo "@@ userspace at $(cut -d' ' -f1 /proc/uptime) s"
 for m in $(cat /modules.order); do
 	case $m in
 	vivid.ko) insmod /lib/modules/$m n_devs=2 node_types=0x1,0x1 multiplanar=1,2 ;;
+	cisp_isp.ko) ;; # loaded by its own checks below
 	*) insmod /lib/modules/$m ;;
 	esac || echo "@@ insmod $m failed"
 done
@@ -160,6 +200,52 @@ if [ -x /bin/cisp ] && cisp run --help >/dev/null 2>&1; then
 		RC=1
 	fi
 fi
+# The virtual canonical ISP (docs/kernel-uapi.md): load, check, measure, unload.
+KT0=$(cut -d' ' -f1 /proc/uptime)
+echo "@@ cisp_isp.ko at $KT0 s"
+if insmod /lib/modules/cisp_isp.ko && [ -c /dev/cisp-isp ]; then
+	for v in /sys/class/video4linux/*; do
+		case "$(cat $v/name)" in cisp-isp*) echo "@@ $(basename $v): $(cat $v/name)" ;; esac
+	done
+	cisp-kernel-vm-test check || RC=1
+	echo "@@ measure"
+	cisp-kernel-vm-test measure 100
+	# strace -c of 150 frames minus strace -c of 50: what one frame of the steady state costs.
+	for api in uapi v4l2; do
+		for n in 50 150; do
+			strace -f -c -o /tmp/$api.$n cisp-kernel-vm-test syscalls-$api $n >/dev/null || RC=1
+		done
+		awk -v api=$api 'FNR == 1 { file++ } $1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n[$NF, file] = $4; seen[$NF] = 1 }
+			$NF == "total" { t[file] = $4 }
+			END { line = ""; for (c in seen) if (n[c, 2] != n[c, 1]) line = line sprintf(" %s %.2f", c, (n[c, 2] - n[c, 1]) / 100);
+			      printf "@@ figure system calls per frame, %s: %.2f (%s )\n", api, (t[2] - t[1]) / 100, line }' /tmp/$api.50 /tmp/$api.150
+	done
+	for v in /sys/class/video4linux/*; do
+		case "$(cat $v/name)" in cisp-isp*)
+			d=/dev/$(basename $v)
+			echo "@@ v4l2-compliance -d $d"
+			v4l2-compliance -d $d > /tmp/compliance.txt 2>&1
+			grep -E "^Total|fail:|warn:|FAIL" /tmp/compliance.txt
+			grep -q "Failed: 0," /tmp/compliance.txt || { echo "@@ FAIL v4l2-compliance on $d"; RC=1; }
+			;;
+		esac
+	done
+	if [ -x /bin/cisp ] && cisp run --help >/dev/null 2>&1; then
+		echo "@@ cisp run on the kernel backend (CISP_ISP=/dev/cisp-isp)"
+		export CISP_SENSOR_PATH=/data/sensors CISP_TUNING_PATH=/data/tuning
+		cisp run --camera virtual:cisp-test --mode 1 --frames 4 --quiet -o /tmp/cpu.y4m > /tmp/run.txt 2>&1 &&
+		CISP_ISP=/dev/cisp-isp cisp run --camera virtual:cisp-test --mode 1 --frames 4 --quiet -o /tmp/kernel.y4m \
+			>> /tmp/run.txt 2>&1 && cmp /tmp/cpu.y4m /tmp/kernel.y4m && echo "@@ cisp run: the same video on both backends" ||
+			{ cat /tmp/run.txt; echo "@@ FAIL cisp run on the kernel backend"; RC=1; }
+	fi
+	rmmod cisp_isp || { echo "@@ FAIL rmmod cisp_isp"; RC=1; }
+	dmesg | grep "cisp-isp: unloaded" || true
+	dmesg | grep -q "cisp-isp: unloaded, nothing left allocated" || { echo "@@ FAIL cisp_isp left objects behind"; RC=1; }
+else
+	echo "@@ FAIL insmod cisp_isp.ko"
+	RC=1
+fi
+echo "@@ cisp_isp.ko checks took $(echo "$(cut -d' ' -f1 /proc/uptime) $KT0" | awk '{print $1 - $2}') s"
 echo "@@ RESULT rc=$RC at $(cut -d' ' -f1 /proc/uptime) s"
 poweroff -f
 EOF
