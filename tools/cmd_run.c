@@ -73,6 +73,8 @@ static void usage(FILE *out)
 		"                         too dark and far too warm for the default scene);\n"
 		"                         auto: the loop's own start\n"
 		"  --tuning FILE          tuning file (default: found by sensor model)\n"
+		"  --isp DEVICE           run the ISP on a kernel ISP device (/dev/cisp-isp) instead of\n"
+		"                         the software one; the same as CISP_ISP=DEVICE\n"
 		"  --quiet                no per-frame progress\n"
 		"  -h, --help             this help\n");
 }
@@ -84,7 +86,7 @@ struct set_control {
 };
 
 struct run_options {
-	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning, *scene;
+	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning, *scene, *isp;
 	unsigned long frames;
 	uint32_t width, height;
 	char sensor_options[1024];
@@ -352,7 +354,7 @@ static void frame_controls(const struct run_options *o, unsigned long n, struct 
 static int parse_args(int argc, char **argv, struct run_options *o)
 {
 	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
-	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE };
+	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, O_CAMERA },
 		{ "frames", required_argument, NULL, O_FRAMES },
@@ -371,6 +373,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		{ "tuning", required_argument, NULL, O_TUNING },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "force", no_argument, NULL, O_FORCE },
+		{ "isp", required_argument, NULL, O_ISP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -389,6 +392,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		case O_CAMERA: o->camera = optarg; break;
 		case O_FRAMES: r = parse_uint("--frames", optarg, 1, 1000000, &o->frames); break;
 		case O_MODE: o->mode = optarg; break;
+		case O_ISP: o->isp = optarg; break;
 		case O_SIZE: r = parse_size("--size", optarg, &o->width, &o->height); break;
 		case O_SCENE:
 			o->scene = optarg;
@@ -886,6 +890,9 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "cisp run: -o %s: the video is written as .y4m\n", o.output);
 		return 2;
 	}
+	/* The device reads CISP_ISP when it is made (docs/device.md, "Backends"). */
+	if (o.isp)
+		setenv("CISP_ISP", o.isp, 1);
 	co.sensor_options = o.sensor_options[0] ? o.sensor_options : NULL;
 	co.tuning = o.tuning;
 	st = calloc(1, sizeof(*st));

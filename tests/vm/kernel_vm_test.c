@@ -13,6 +13,7 @@
  * biggest working memory); hostile arguments and params, each refused with
  * its errno and a message naming what was wrong; fence chains and merged
  * fences; errors and cancellation running down a chain; the queue limit;
+ * another driver's fences (vgem's) as in-fences, and the fence timeout;
  * earliest-deadline-first order across contexts and priority between equal
  * deadlines; a process killed with jobs in flight; frames through the V4L2
  * nodes bit-exact with the library; nothing in the kernel log at warning
@@ -45,6 +46,7 @@
 #include <unistd.h>
 
 #include <linux/cisp-isp.h>
+#include <linux/dma-buf.h>
 #include <linux/sync_file.h>
 #include <linux/videodev2.h>
 
@@ -1105,6 +1107,129 @@ static void check_deadlines(int dev)
 	gate_close(dev, &g);
 }
 
+/* ---- another driver's fences: vgem, whose fences the test signals or leaves to time out ---- */
+
+/* The few DRM and vgem uAPI definitions needed (include/uapi/drm/drm.h, vgem_drm.h), spelled out
+ * because Debian's linux-libc-dev does not ship the DRM headers. */
+struct vgem_create_dumb {
+	uint32_t height, width, bpp, flags, handle, pitch;
+	uint64_t size;
+};
+struct vgem_prime_handle {
+	uint32_t handle, flags;
+	int32_t fd;
+};
+struct vgem_fence_attach {
+	uint32_t handle, flags, out_fence, pad;
+};
+struct vgem_fence_signal {
+	uint32_t fence, flags;
+};
+#define VGEM_IOCTL_CREATE_DUMB _IOWR('d', 0xb2, struct vgem_create_dumb)
+#define VGEM_IOCTL_PRIME_HANDLE_TO_FD _IOWR('d', 0x2d, struct vgem_prime_handle)
+#define VGEM_IOCTL_FENCE_ATTACH _IOWR('d', 0x40 + 1, struct vgem_fence_attach)
+#define VGEM_IOCTL_FENCE_SIGNAL _IOW('d', 0x40 + 2, struct vgem_fence_signal)
+#define VGEM_FENCE_WRITE 1
+
+struct vgem {
+	int fd, dmabuf;
+	uint32_t handle;
+};
+
+/* A vgem buffer exported as a dma-buf; 0 or -errno. */
+static int vgem_open(struct vgem *v)
+{
+	struct vgem_create_dumb c = { .height = 16, .width = 16, .bpp = 32 };
+	struct vgem_prime_handle h = { 0 };
+
+	v->fd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+	if (v->fd < 0)
+		return -errno;
+	if (ioctl(v->fd, VGEM_IOCTL_CREATE_DUMB, &c))
+		return -errno;
+	h.handle = v->handle = c.handle;
+	h.flags = O_CLOEXEC | O_RDWR;
+	if (ioctl(v->fd, VGEM_IOCTL_PRIME_HANDLE_TO_FD, &h))
+		return -errno;
+	v->dmabuf = h.fd;
+	return 0;
+}
+
+/* A new unsignalled vgem fence as a sync_file (*@id: its vgem number), or -errno. */
+static int vgem_fence(struct vgem *v, uint32_t *id)
+{
+	struct vgem_fence_attach a = { .handle = v->handle, .flags = VGEM_FENCE_WRITE };
+	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+
+	if (ioctl(v->fd, VGEM_IOCTL_FENCE_ATTACH, &a))
+		return -errno;
+	*id = a.out_fence;
+	/* Readers wait for the writer: the sync_file holds the vgem fence. */
+	if (ioctl(v->dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e))
+		return -errno;
+	return e.fd;
+}
+
+static int vgem_signal(struct vgem *v, uint32_t id)
+{
+	struct vgem_fence_signal sig = { .fence = id };
+
+	return ioctl(v->fd, VGEM_IOCTL_FENCE_SIGNAL, &sig) ? -errno : 0;
+}
+
+/*
+ * A job waits for another driver's fence and runs when that driver signals
+ * it; one whose fence does not signal within the module's fence timeout
+ * (tests/vm/run.sh loads it with fence_timeout_ms=1500) fails with
+ * -ETIMEDOUT, as the uAPI says.
+ */
+static void check_foreign_fences(int dev)
+{
+	struct cisp_isp_counters c;
+	struct cisp_isp_job j;
+	struct small s;
+	struct vgem v;
+	uint32_t id1, id2;
+	int sync, ret, st;
+	uint64_t t0;
+
+	ret = vgem_open(&v);
+	if (ret || small_open(dev, &s, 0, 0)) {
+		EXPECT(0, "vgem: a buffer on /dev/dri/card0 exported as a dma-buf (%s)", strerror(-ret));
+		return;
+	}
+	sync = vgem_fence(&v, &id1);
+	small_job(&j, &s);
+	j.in_fence_fd = sync;
+	EXPECT(sync >= 0 && submit(dev, &j) == 0, "a job waits for a vgem fence (%s)", message);
+	close(sync);
+	EXPECT(fence_wait(j.out_fence_fd, 300) == 0, "it has not run 300 ms later");
+	vgem_signal(&v, id1);
+	EXPECT(fence_wait(j.out_fence_fd, 30000) == 1, "it runs and succeeds once vgem signals its fence");
+	close(j.out_fence_fd);
+
+	sync = vgem_fence(&v, &id2);
+	small_job(&j, &s);
+	j.in_fence_fd = sync;
+	submit(dev, &j);
+	close(sync);
+	t0 = now_ns();
+	st = fence_wait(j.out_fence_fd, 30000);
+	EXPECT(st == -ETIMEDOUT && now_ns() - t0 > 1400000000ull && now_ns() - t0 < 9000000000ull,
+	       "a vgem fence left unsignalled fails its job with -ETIMEDOUT after the fence timeout (%d after %.2f s)",
+	       st, (now_ns() - t0) / 1e9);
+	close(j.out_fence_fd);
+	counters(dev, s.ctx, &c);
+	EXPECT(c.timed_out == 1 && c.failed == 1 && c.completed == 1,
+	       "counters: %llu completed, %llu failed, %llu timed out", (unsigned long long)c.completed,
+	       (unsigned long long)c.failed, (unsigned long long)c.timed_out);
+	/* The late signal finds no callback of the module's (it was removed). */
+	EXPECT(vgem_signal(&v, id2) == 0, "vgem signals the timed-out fence afterwards");
+	small_close(dev, &s);
+	close(v.dmabuf);
+	close(v.fd);
+}
+
 /* Send descriptor @fd over the socket @sock. */
 static int send_fd(int sock, int fd)
 {
@@ -1633,6 +1758,7 @@ int main(int argc, char **argv)
 		TIMED(check_hostile(dev));
 		TIMED(check_fences(dev));
 		TIMED(check_deadlines(dev));
+		TIMED(check_foreign_fences(dev));
 		TIMED(check_killed(dev));
 		TIMED(check_v4l2());
 		EXPECT(kmsg_warnings("     kernel: ") == 0, "nothing in the kernel log at warning level or above");
