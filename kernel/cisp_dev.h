@@ -167,8 +167,8 @@ void cisp_sched_stop(struct cisp_dev *dev);
 int cisp_sched_room(struct cisp_ctx *ctx);
 /* Queue a checked job after cisp_sched_room() said yes; the context's submit_lock held. */
 void cisp_sched_queue(struct cisp_kjob *job);
-/* Count a params delta checked at submission and the time it took. */
-void cisp_sched_account_params(struct cisp_ctx *ctx, u32 bytes, u64 check_ns);
+/* Count a params delta checked at submission and the time its copy and its check took. */
+void cisp_sched_account_params(struct cisp_ctx *ctx, u32 bytes, u64 copy_ns, u64 check_ns);
 /* Refuse new jobs and cancel the waiting ones (-ECANCELED, in order); the running one goes on. */
 void cisp_sched_cancel(struct cisp_ctx *ctx);
 /* Wait until the context has no running job (after cisp_sched_cancel()). */

@@ -201,10 +201,11 @@ int cisp_sched_room(struct cisp_ctx *ctx)
 	return ret;
 }
 
-void cisp_sched_account_params(struct cisp_ctx *ctx, u32 bytes, u64 check_ns)
+void cisp_sched_account_params(struct cisp_ctx *ctx, u32 bytes, u64 copy_ns, u64 check_ns)
 {
 	spin_lock_irq(&ctx->dev->lock);
 	ctx->counters.params_bytes += bytes;
+	ctx->counters.params_copy_ns += copy_ns;
 	ctx->counters.params_check_ns += check_ns;
 	spin_unlock_irq(&ctx->dev->lock);
 }

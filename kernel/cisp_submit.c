@@ -177,7 +177,8 @@ static int resolve_stats(struct cisp_kjob *job, const struct cisp_isp_job *d)
 }
 
 /* Copy the params delta and validate all of it against the context; timed for the counters. */
-static int copy_params(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 *check_ns)
+static int copy_params(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 *copy_ns,
+		       u64 *check_ns)
 {
 	u64 start = cisp_clock_ns();
 	int ret;
@@ -191,12 +192,14 @@ static int copy_params(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 
 	if (copy_from_user(job->params, u64_to_user_ptr(d->params), d->params_size))
 		return cisp_error(-EFAULT, "job params: %u bytes at 0x%llx cannot be read",
 				  d->params_size, d->params);
+	*copy_ns = cisp_clock_ns() - start;
 	ret = cisp_params_validate(job->params, job->params_size, &job->ctx->limits);
 	*check_ns = cisp_clock_ns() - start;
 	return ret ? cisp_error_prefix(ret, "job params") : 0;
 }
 
-static int resolve(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 *check_ns)
+static int resolve(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 *copy_ns,
+		   u64 *check_ns)
 {
 	const struct cisp_isp_config *c = &job->ctx->config;
 	unsigned int i;
@@ -215,7 +218,7 @@ static int resolve(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 *che
 	if (!ret)
 		ret = resolve_stats(job, d);
 	if (!ret)
-		ret = copy_params(job, d, check_ns);
+		ret = copy_params(job, d, copy_ns, check_ns);
 	if (!ret && d->in_fence_fd != -1) {
 		job->in_fence = sync_file_get_fence(d->in_fence_fd);
 		if (!job->in_fence)
@@ -264,7 +267,7 @@ static int submit(struct cisp_file *file, const struct cisp_isp_job *d,
 {
 	struct cisp_ctx *ctx = get_context(file, d->context);
 	struct cisp_kjob *job;
-	u64 check_ns = 0;
+	u64 copy_ns = 0, check_ns = 0;
 	int ret;
 
 	if (!ctx)
@@ -279,7 +282,7 @@ static int submit(struct cisp_file *file, const struct cisp_isp_job *d,
 		goto out;
 	}
 	job->done = uapi_job_done;
-	ret = resolve(job, d, &check_ns);
+	ret = resolve(job, d, &copy_ns, &check_ns);
 	if (!ret && (d->flags & CISP_ISP_JOB_CHECK_ONLY)) {
 		ret = put_user(-1, &arg->out_fence_fd) ? -EFAULT : 0;
 		cisp_kjob_free(job);
@@ -302,7 +305,7 @@ static int submit(struct cisp_file *file, const struct cisp_isp_job *d,
 		cisp_kjob_free(job);
 	}
 out:
-	cisp_sched_account_params(ctx, d->params_size, check_ns);
+	cisp_sched_account_params(ctx, d->params_size, copy_ns, check_ns);
 	cisp_ctx_put(ctx);
 	return ret;
 }

@@ -240,9 +240,11 @@ struct cisp_isp_job {
  * @deadline_misses: jobs that ran and ended after their deadline.
  * @queued: jobs submitted and not done now.
  * @busy_ns: total time the device spent running the context's jobs.
- * @params_bytes: total bytes of params deltas submitted.
- * @params_check_ns: total time spent copying and validating them at
- *                   submission.
+ * @params_bytes: total bytes of params deltas checked at submission
+ *                (queued, refused or check-only).
+ * @params_check_ns: total time spent copying and validating them.
+ * @params_copy_ns: the part of @params_check_ns spent allocating and
+ *                  copying them from user memory.
  * @last_error: the message of the last job that failed while running.
  * @reserved: 0.
  */
@@ -259,8 +261,9 @@ struct cisp_isp_counters {
 	__u64 busy_ns;
 	__u64 params_bytes;
 	__u64 params_check_ns;
+	__u64 params_copy_ns;
 	char last_error[128];
-	__u64 reserved[4];
+	__u64 reserved[3];
 };
 
 /**
