@@ -35,7 +35,7 @@ build: deps $(BUILD)/build.ninja
 test: build
 	tests/run-all.sh $(BUILD)
 
-# The V4L2 backend against vimc and vivid in a qemu guest (tests/vm/run.sh, docs/v4l2.md).
+# The V4L2 backend against vimc and vivid, and the kernel module, in a qemu guest (tests/vm/run.sh).
 test-vm: build
 	tests/vm/run.sh $(BUILD)
 

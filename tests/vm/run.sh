@@ -106,6 +106,16 @@ if [ ! -f "$CISP_KO" ]; then
 	strip --strip-debug -o "$CISP_KO" "$CACHE/module/cisp_isp.ko"
 fi
 say "cisp_isp.ko ready in $(echo "$(date +%s.%N) - $TK" | bc) s"
+# Its style as the kernel's checkpatch.pl sees it; what remains is explained in docs/kernel-uapi.md.
+(cd "$CACHE" && perl "$SCRIPTS/checkpatch.pl" --no-tree -f --strict --terse --show-types "$ROOT"/kernel/*.[ch] \
+	"$ROOT"/kernel/libc/*.h "$ROOT"/kernel/include/uapi/linux/*.h) > "$CACHE/checkpatch.txt" 2>&1 || true
+say "checkpatch --strict on kernel/: $(grep -c ': ERROR:' "$CACHE/checkpatch.txt") errors," \
+	"$(grep -c ': WARNING:' "$CACHE/checkpatch.txt") warnings, $(grep -c ': CHECK:' "$CACHE/checkpatch.txt") checks"
+grep -E ': (ERROR|WARNING):' "$CACHE/checkpatch.txt" || true
+if grep -q ': ERROR:' "$CACHE/checkpatch.txt"; then
+	echo "tests/vm/run.sh: checkpatch finds errors in kernel/" >&2
+	exit 1
+fi
 mkdir -p "$KROOT/lib/modules/$KVER/extra"
 cp "$VIMC" "$KROOT/lib/modules/$KVER/extra/vimc.ko"
 cp "$CISP_KO" "$KROOT/lib/modules/$KVER/extra/cisp_isp.ko"
