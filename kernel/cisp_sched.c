@@ -75,16 +75,14 @@ static struct cisp_kjob *take_next(struct cisp_dev *dev, u64 now, u64 *wake_ns)
 	return best;
 }
 
-/* The job ran (or will not): account for it and let the next job of its context go. */
-static void finish(struct cisp_kjob *job, int error, u64 start, u64 end, bool ran)
+/* The job ran (or will not): take it off its context's queue and count it. */
+static void account(struct cisp_kjob *job, int error, u64 start, u64 end, bool ran)
 {
 	struct cisp_ctx *ctx = job->ctx;
-	struct cisp_dev *dev = ctx->dev;
 	struct cisp_isp_counters *c = &ctx->counters;
 
-	spin_lock_irq(&dev->lock);
+	spin_lock_irq(&ctx->dev->lock);
 	list_del(&job->node);
-	ctx->running = NULL;
 	c->queued--;
 	if (ran) {
 		u64 cost = end - start;
@@ -100,13 +98,13 @@ static void finish(struct cisp_kjob *job, int error, u64 start, u64 end, bool ra
 		c->skipped++;
 	else
 		c->failed++;
-	spin_unlock_irq(&dev->lock);
-	wake_up_all(&dev->idle);
+	spin_unlock_irq(&ctx->dev->lock);
 }
 
 static void run_one(struct cisp_kjob *job, struct cisp_msg *msg)
 {
 	struct cisp_ctx *ctx = job->ctx;
+	struct cisp_dev *dev = ctx->dev;
 	u64 start = cisp_clock_ns(), end;
 	bool ran = false;
 	int error, ret;
@@ -128,12 +126,21 @@ static void run_one(struct cisp_kjob *job, struct cisp_msg *msg)
 		ran = true;
 	}
 	end = cisp_clock_ns();
-	spin_lock_irq(&ctx->dev->lock);
+	spin_lock_irq(&dev->lock);
 	if (error && msg->text[0])
 		strscpy(ctx->counters.last_error, msg->text, sizeof(ctx->counters.last_error));
-	spin_unlock_irq(&ctx->dev->lock);
-	finish(job, error, start, end, ran);
+	spin_unlock_irq(&dev->lock);
+	account(job, error, start, end, ran);
+	/*
+	 * Signalled and freed while its context still counts it as running, so
+	 * that a context being destroyed waits for it; after this the context
+	 * may be gone.
+	 */
 	job->done(job, error);
+	spin_lock_irq(&dev->lock);
+	ctx->running = NULL;
+	spin_unlock_irq(&dev->lock);
+	wake_up_all(&dev->idle);
 }
 
 static int pipe_main(void *arg)

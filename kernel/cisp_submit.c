@@ -305,7 +305,8 @@ static int submit(struct cisp_file *file, const struct cisp_isp_job *d,
 		cisp_kjob_free(job);
 	}
 out:
-	cisp_sched_account_params(ctx, d->params_size, copy_ns, check_ns);
+	if (check_ns)
+		cisp_sched_account_params(ctx, d->params_size, copy_ns, check_ns);
 	cisp_ctx_put(ctx);
 	return ret;
 }
