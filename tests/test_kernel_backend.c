@@ -18,7 +18,8 @@
 static int context_on(const char *node, struct cisp_context **ctx, struct cisp_device **dev)
 {
 	const struct cisp_context_config cc = {
-		.name = "k", .isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
+		.name = "k",
+		.isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
 	};
 	int ret;
 

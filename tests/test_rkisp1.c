@@ -194,8 +194,8 @@ TEST(rkisp1_tone)
 	/* A linear transfer and the identity curve: the knots are x / 4096 * 1023. */
 	t->transfer = CISP_TRANSFER_LINEAR;
 	CHECK_EQ(translate(f, 12), 0);
-	CHECK_EQ(f->out.others.goc_config.gamma_y[1], 16);   /* 64 / 4096 * 1023 = 15.98 */
-	CHECK_EQ(f->out.others.goc_config.gamma_y[8], 192);  /* x 768: 191.8 */
+	CHECK_EQ(f->out.others.goc_config.gamma_y[1], 16); /* 64 / 4096 * 1023 = 15.98 */
+	CHECK_EQ(f->out.others.goc_config.gamma_y[8], 192); /* x 768: 191.8 */
 	CHECK_EQ(f->out.others.goc_config.gamma_y[12], 512); /* x 2048: 511.5 */
 	CHECK_EQ(f->out.others.goc_config.gamma_y[14], 767); /* x 3072: 767.3 */
 	/* Interpolating a line loses nothing; the knots and the output round to 10 bits: one step. */

@@ -22,7 +22,10 @@
 #include "abi/rkisp1.h"
 #include "core/error_internal.h"
 
-/* One step of the RkISP1's precision in 16-bit units: 12-bit samples, 10-bit gamma output, Q2.10 gains at full scale. */
+/*
+ * One step of the RkISP1's precision in 16-bit units: of its 12-bit samples; of its 10-bit gamma
+ * output and of Q2.10 lens shading gains at full scale.
+ */
 #define STEP_12_BITS 16
 #define STEP_10_BITS 64
 
@@ -264,13 +267,15 @@ static void lens_shading(struct translation *t)
 	for (unsigned ch = 0; ch < 4; ch++)
 		for (unsigned j = 0; j < ny; j++)
 			for (unsigned i = 0; i < nx; i++) {
-				double d = fabs(cisp_lsc_gain(p, ch, ox[i], oy[j], t->width, t->height) -
-						rk_lsc_gain((const uint16_t(*)[RK_NODES])tables[ch], xs, ys, ox[i], oy[j]));
+				double d = fabs(
+					cisp_lsc_gain(p, ch, ox[i], oy[j], t->width, t->height) -
+					rk_lsc_gain((const uint16_t(*)[RK_NODES])tables[ch], xs, ys, ox[i], oy[j]));
 
 				worst = d > worst ? d : worst;
 			}
 	module(t->out, RKISP1_CIF_ISP_MODULE_LSC, true);
-	report(t, CISP_BLOCK_LSC, classify((uint32_t)lround(worst * 65535), STEP_10_BITS), (uint32_t)lround(worst * 65535),
+	report(t, CISP_BLOCK_LSC, classify((uint32_t)lround(worst * 65535), STEP_10_BITS),
+	       (uint32_t)lround(worst * 65535),
 	       "17x17 nodes on 8 sectors a half, gains Q2.10 (below 4.0): the canonical surface resampled");
 }
 
@@ -334,8 +339,10 @@ static double cisp_tone(const struct cisp_tone_params *p, uint32_t v)
 
 static void tone(struct translation *t)
 {
-	/* V10's logarithmic x spacing: 16 segments over the 12-bit input (RK3399 documentation, as libcamera uses it). */
-	static const uint16_t segment[16] = { 64, 64, 64, 64, 128, 128, 128, 128, 256, 256, 256, 512, 512, 512, 512, 512 };
+	/* V10's logarithmic x spacing: 16 segments over the 12-bit input (as libcamera's RkISP1 IPA uses it). */
+	static const uint16_t segment[16] = {
+		64, 64, 64, 64, 128, 128, 128, 128, 256, 256, 256, 512, 512, 512, 512, 512
+	};
 	struct rkisp1_cif_isp_goc_config *goc = &t->out->others.goc_config;
 	const unsigned step = 1u << (12 - t->bits);
 	uint32_t x[17], error = 0;
@@ -408,8 +415,8 @@ static void statistics(struct translation *t)
 	m->hst_config.histogram_predivider = 3;
 	window(&m->hst_config.meas_window, 0, 0, t->width, t->height);
 	memset(m->hst_config.hist_weight, 1, sizeof(m->hst_config.hist_weight));
-	m->afc_config.num_afm_win = (uint8_t)(p->af_count < RKISP1_CIF_ISP_AFM_MAX_WINDOWS ? p->af_count :
-										  RKISP1_CIF_ISP_AFM_MAX_WINDOWS);
+	m->afc_config.num_afm_win =
+		(uint8_t)(p->af_count < RKISP1_CIF_ISP_AFM_MAX_WINDOWS ? p->af_count : RKISP1_CIF_ISP_AFM_MAX_WINDOWS);
 	for (unsigned i = 0; i < m->afc_config.num_afm_win; i++)
 		window(&m->afc_config.afm_win[i], p->af[i].x, p->af[i].y, p->af[i].width, p->af[i].height);
 	module(t->out, bits, true);
@@ -422,9 +429,9 @@ static void statistics(struct translation *t)
 /* A canonical stage the RkISP1 has no equivalent of (or a different algorithm for), when it changes anything. */
 static void missing(struct translation *t, unsigned type, bool effect, const char *how)
 {
-	report(t, type, effect && (enabled(t, type) || type == CISP_BLOCK_DEMOSAIC) ? RKISP1_NOT_EXPRESSIBLE :
-										    RKISP1_OFF,
-	       0, how);
+	report(t, type,
+	       effect && (enabled(t, type) || type == CISP_BLOCK_DEMOSAIC) ? RKISP1_NOT_EXPRESSIBLE : RKISP1_OFF, 0,
+	       how);
 }
 
 int rkisp1_translate(const struct cisp_param_state *state, uint32_t width, uint32_t height, unsigned bits,

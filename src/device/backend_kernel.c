@@ -50,13 +50,13 @@ struct kernel_buffer {
 };
 
 struct kernel_instance {
-	int fd;       /* the device node, one open file per context */
-	uint32_t id;  /* the kernel's context */
+	int fd; /* the device node, one open file per context */
+	uint32_t id; /* the kernel's context */
 	struct cisp_isp_config config;
 	struct cisp_params_limits limits;
 	struct cisp_param_state state; /* after every delta the device applied */
-	uint32_t changed;              /* blocks changed since the last frame sent */
-	void *delta;                   /* the delta sent with the next frame */
+	uint32_t changed; /* blocks changed since the last frame sent */
+	void *delta; /* the delta sent with the next frame */
 	size_t delta_capacity;
 	struct kernel_buffer input[CISP_JOB_MAX_INPUTS];
 	struct kernel_buffer output[CISP_MAX_OUTPUTS];
@@ -123,8 +123,9 @@ static int open_device(struct kernel_instance *k, const char *path)
 		return cisp_error(-errno, "kernel ISP %s: not a cisp-isp device (%s)", path, strerror(errno));
 	if (caps.version != CISP_ISP_VERSION || caps.params_version != CISP_PARAMS_VERSION ||
 	    caps.stats_size != sizeof(struct cisp_stats))
-		return cisp_error(-EPROTO, "kernel ISP %s: interface %u, params ABI %u, statistics of %u bytes; "
-					   "this library speaks %u, %u and %zu",
+		return cisp_error(-EPROTO,
+				  "kernel ISP %s: interface %u, params ABI %u, statistics of %u bytes; "
+				  "this library speaks %u, %u and %zu",
 				  path, caps.version, caps.params_version, caps.stats_size, CISP_ISP_VERSION,
 				  CISP_PARAMS_VERSION, sizeof(struct cisp_stats));
 	k->limits.blocks = caps.blocks;
@@ -232,14 +233,14 @@ static void copy_image(const struct cisp_image *from, const struct cisp_image *t
 
 		cisp_image_plane_size(from->format, from->width, from->height, p, &row, &rows);
 		for (size_t y = 0; y < rows; y++)
-			memcpy(to->plane[p].data + y * to->plane[p].stride, from->plane[p].data + y * from->plane[p].stride,
-			       row);
+			memcpy(to->plane[p].data + y * to->plane[p].stride,
+			       from->plane[p].data + y * from->plane[p].stride, row);
 	}
 }
 
 /* A tightly packed image in @b, and its description for the job. */
-static void describe(struct kernel_buffer *b, uint32_t format, uint32_t width, uint32_t height,
-		     struct cisp_image *img, struct cisp_isp_buffer *desc)
+static void describe(struct kernel_buffer *b, uint32_t format, uint32_t width, uint32_t height, struct cisp_image *img,
+		     struct cisp_isp_buffer *desc)
 {
 	cisp_image_wrap(img, format, width, height, b->map, cisp_image_packed_size(format, width, height));
 	desc->fd = b->fd;

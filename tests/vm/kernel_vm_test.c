@@ -61,21 +61,9 @@
 #include <cisp/params_state.h>
 #include <cisp/stats.h>
 
+#include "expect.h"
+
 #define DEVICE "/dev/cisp-isp"
-
-static int failures;
-
-#define EXPECT(cond, ...)                    \
-	do {                                 \
-		if (cond) {                  \
-			printf("ok   ");     \
-		} else {                     \
-			printf("FAIL ");     \
-			failures++;          \
-		}                            \
-		printf(__VA_ARGS__);         \
-		printf("\n");                \
-	} while (0)
 
 static uint64_t now_ns(void)
 {
@@ -574,7 +562,8 @@ static int run_bitexact(int dev, const struct bitexact *t)
 		if (memcmp(stats.map, cpu_stats, sizeof(*cpu_stats)) && mismatches++ < 3)
 			EXPECT(0, "%s: frame %u: statistics differ from the library's", t->name, n);
 	}
-	EXPECT(!mismatches && !failed, "%s: %u jobs (%u with a params delta, %zu bytes of deltas) bit-exact with the library",
+	EXPECT(!mismatches && !failed,
+	       "%s: %u jobs (%u with a params delta, %zu bytes of deltas) bit-exact with the library",
 	       t->name, t->frames, with_delta, delta_bytes);
 	for (unsigned i = 0; i < t->num_inputs; i++)
 		kimage_free(&in[i]);
@@ -623,7 +612,8 @@ static void check_heavy(int dev)
 
 	cisp_param_state_init(s);
 	s->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
-		      CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+		      CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
+		      CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 	s->bnr.mode = CISP_BNR_QUALITY;
 	s->bnr.strength = 400;
 	s->cnr.radius = CISP_CNR_MAX_RADIUS;
@@ -785,6 +775,14 @@ static void *one_block(unsigned type, unsigned flags, uint32_t block_size, uint3
 	return buf;
 }
 
+/* One refused job: the small context's job with @change made, which must fail with @err. */
+#define REFUSED(change, err, needle, what)                       \
+	do {                                                     \
+		small_job(&j, &s);                               \
+		change;                                          \
+		expect_refused(dev, &j, err, needle, what);      \
+	} while (0)
+
 static void check_hostile(int dev)
 {
 	struct cisp_isp_config bad = small_config;
@@ -800,137 +798,72 @@ static void check_hostile(int dev)
 		return;
 	}
 	EXPECT(ioctl(dev, _IO(0xC5, 0x7f)) == -1 && errno == ENOTTY, "refused: unknown ioctl: ENOTTY");
-	EXPECT(ioctl(dev, CISP_IOC_SUBMIT, NULL) == -1 && errno == EFAULT, "refused: SUBMIT with a NULL argument: EFAULT");
-	EXPECT(ioctl(dev, CISP_IOC_SUBMIT, (void *)16) == -1 && errno == EFAULT, "refused: SUBMIT at address 16: EFAULT");
+	EXPECT(ioctl(dev, CISP_IOC_SUBMIT, NULL) == -1 && errno == EFAULT,
+	       "refused: SUBMIT with a NULL argument: EFAULT");
+	EXPECT(ioctl(dev, CISP_IOC_SUBMIT, (void *)16) == -1 && errno == EFAULT,
+	       "refused: SUBMIT at address 16: EFAULT");
 	id = 999;
-	EXPECT(ioctl(dev, CISP_IOC_DESTROY_CONTEXT, &id) == -1 && errno == ENOENT, "refused: destroy context 999: ENOENT");
+	EXPECT(ioctl(dev, CISP_IOC_DESTROY_CONTEXT, &id) == -1 && errno == ENOENT,
+	       "refused: destroy context 999: ENOENT");
 
-	small_job(&j, &s);
-	j.context = 77;
-	expect_refused(dev, &j, ENOENT, "context 77", "unknown context");
-	small_job(&j, &s);
-	j.flags = 0x80;
-	expect_refused(dev, &j, EINVAL, "unknown bits", "unknown flag");
-	small_job(&j, &s);
-	j.reserved[3] = 1;
-	expect_refused(dev, &j, EINVAL, "reserved", "reserved field set");
-	small_job(&j, &s);
-	j.mode = 9;
-	expect_refused(dev, &j, EINVAL, "mode 9", "unknown mode");
-	small_job(&j, &s);
-	j.num_inputs = 0;
-	expect_refused(dev, &j, EINVAL, "inputs, not 0", "no input");
-	small_job(&j, &s);
-	j.mode = CISP_JOB_MERGE_HDR;
-	j.num_inputs = 9;
-	expect_refused(dev, &j, EINVAL, "not 9", "9 inputs");
-	small_job(&j, &s);
-	j.mode = CISP_JOB_MERGE_HDR;
-	j.num_inputs = 2;
-	j.input[1] = s.in.desc;
-	j.exposure[0] = 1;
-	j.exposure[1] = 1000;
-	expect_refused(dev, &j, EINVAL, "ratio", "exposures 1 and 1000");
-	small_job(&j, &s);
-	j.exposure[0] = 5;
-	expect_refused(dev, &j, EINVAL, "exposure 0", "an exposure on a single job");
+	REFUSED(j.context = 77;, ENOENT, "context 77", "unknown context");
+	REFUSED(j.flags = 0x80;, EINVAL, "unknown bits", "unknown flag");
+	REFUSED(j.reserved[3] = 1;, EINVAL, "reserved", "reserved field set");
+	REFUSED(j.mode = 9;, EINVAL, "mode 9", "unknown mode");
+	REFUSED(j.num_inputs = 0;, EINVAL, "inputs, not 0", "no input");
+	REFUSED(j.mode = CISP_JOB_MERGE_HDR; j.num_inputs = 9;, EINVAL, "not 9", "9 inputs");
+	REFUSED(j.mode = CISP_JOB_MERGE_HDR; j.num_inputs = 2; j.input[1] = s.in.desc; j.exposure[0] = 1;
+		j.exposure[1] = 1000;, EINVAL, "ratio", "exposures 1 and 1000");
+	REFUSED(j.exposure[0] = 5;, EINVAL, "exposure 0", "an exposure on a single job");
 
-	small_job(&j, &s);
-	j.input[0].fd = -1;
-	expect_refused(dev, &j, EBADF, "input 0", "input fd -1");
-	small_job(&j, &s);
-	j.input[0].fd = 4000;
-	expect_refused(dev, &j, EBADF, "descriptor 4000", "input fd not open");
+	REFUSED(j.input[0].fd = -1;, EBADF, "input 0", "input fd -1");
+	REFUSED(j.input[0].fd = 4000;, EBADF, "descriptor 4000", "input fd not open");
 	if (pipe(pipefd) == 0) {
-		small_job(&j, &s);
-		j.input[0].fd = pipefd[0];
-		expect_refused(dev, &j, EINVAL, "not a dma-buf", "input fd a pipe");
-		small_job(&j, &s);
-		j.in_fence_fd = pipefd[0];
-		expect_refused(dev, &j, EINVAL, "not a sync_file", "in-fence a pipe");
+		REFUSED(j.input[0].fd = pipefd[0];, EINVAL, "not a dma-buf", "input fd a pipe");
+		REFUSED(j.in_fence_fd = pipefd[0];, EINVAL, "not a sync_file", "in-fence a pipe");
 		close(pipefd[0]);
 		close(pipefd[1]);
 	}
-	small_job(&j, &s);
-	j.in_fence_fd = s.in.buf.fd;
-	expect_refused(dev, &j, EINVAL, "not a sync_file", "in-fence a dma-buf");
-	small_job(&j, &s);
-	j.input[0].num_planes = 2;
-	expect_refused(dev, &j, EINVAL, "2 planes given", "input with 2 planes");
-	small_job(&j, &s);
-	j.input[0].plane[0].stride = 31;
-	expect_refused(dev, &j, EINVAL, "stride 31", "input stride under the row");
-	small_job(&j, &s);
-	j.input[0].plane[0].offset = 4000;
-	expect_refused(dev, &j, EINVAL, "ends at byte", "input past its dma-buf");
-	small_job(&j, &s);
-	j.input[0].plane[0].offset = 0xffffffffu;
-	j.input[0].plane[0].stride = 0xffffffffu;
-	expect_refused(dev, &j, EINVAL, "ends at byte", "offset and stride at 2^32 - 1");
-	small_job(&j, &s);
-	j.input[0].plane[2].offset = 8;
-	expect_refused(dev, &j, EINVAL, "plane 2 is set", "a plane the format lacks");
-	small_job(&j, &s);
-	j.output[0].fd = -1;
-	expect_refused(dev, &j, EINVAL, "output 0 is missing", "main output missing");
-	small_job(&j, &s);
-	j.output[1] = s.out.desc;
-	expect_refused(dev, &j, EINVAL, "no output 1", "output the context lacks");
-	small_job(&j, &s);
-	j.stats_fd = s.in.buf.fd;
-	expect_refused(dev, &j, EINVAL, "do not fit", "statistics in a 4 KiB dma-buf");
+	REFUSED(j.in_fence_fd = s.in.buf.fd;, EINVAL, "not a sync_file", "in-fence a dma-buf");
+	REFUSED(j.input[0].num_planes = 2;, EINVAL, "2 planes given", "input with 2 planes");
+	REFUSED(j.input[0].plane[0].stride = 31;, EINVAL, "stride 31", "input stride under the row");
+	REFUSED(j.input[0].plane[0].offset = 4000;, EINVAL, "ends at byte", "input past its dma-buf");
+	REFUSED(j.input[0].plane[0].offset = 0xffffffffu; j.input[0].plane[0].stride = 0xffffffffu;, EINVAL,
+		"ends at byte", "offset and stride at 2^32 - 1");
+	REFUSED(j.input[0].plane[2].offset = 8;, EINVAL, "plane 2 is set", "a plane the format lacks");
+	REFUSED(j.output[0].fd = -1;, EINVAL, "output 0 is missing", "main output missing");
+	REFUSED(j.output[1] = s.out.desc;, EINVAL, "no output 1", "output the context lacks");
+	REFUSED(j.stats_fd = s.in.buf.fd;, EINVAL, "do not fit", "statistics in a 4 KiB dma-buf");
 	if (kbuf_alloc(dev, 2 * sizeof(struct cisp_stats), &tiny) == 0) {
-		small_job(&j, &s);
-		j.stats_fd = tiny.fd;
-		j.stats_offset = 4;
-		expect_refused(dev, &j, EINVAL, "multiple of 8", "statistics offset 4");
+		REFUSED(j.stats_fd = tiny.fd; j.stats_offset = 4;, EINVAL, "multiple of 8", "statistics offset 4");
 		kbuf_free(&tiny);
 	}
 
-	small_job(&j, &s);
-	j.params_size = 64;
-	expect_refused(dev, &j, EINVAL, "params is 0", "params size without a pointer");
-	small_job(&j, &s);
-	j.params = 4096;
-	j.params_size = 64;
-	expect_refused(dev, &j, EFAULT, "cannot be read", "params at an unmapped address");
-	small_job(&j, &s);
-	j.params = (uintptr_t)&j;
-	j.params_size = 2u << 20;
-	expect_refused(dev, &j, EMSGSIZE, "over", "params of 2 MiB");
+	REFUSED(j.params_size = 64;, EINVAL, "params is 0", "params size without a pointer");
+	REFUSED(j.params = 4096; j.params_size = 64;, EFAULT, "cannot be read", "params at an unmapped address");
+	REFUSED(j.params = (uintptr_t)&j; j.params_size = 2u << 20;, EMSGSIZE, "over", "params of 2 MiB");
 	p = one_block(CISP_BLOCK_WB, 0, 16, &total);
 	((struct cisp_params_header *)p)->magic = 0x12345678;
-	small_job(&j, &s);
-	j.params = (uintptr_t)p;
-	j.params_size = total;
-	expect_refused(dev, &j, EPROTO, "magic", "params with a wrong magic");
+	REFUSED(j.params = (uintptr_t)p; j.params_size = total;, EPROTO, "magic", "params with a wrong magic");
 	((struct cisp_params_header *)p)->magic = CISP_PARAMS_MAGIC;
-	j.params_size = total - 8;
-	expect_refused(dev, &j, EMSGSIZE, NULL, "params truncated by 8 bytes");
+	REFUSED(j.params = (uintptr_t)p; j.params_size = total - 8;, EMSGSIZE, NULL, "params truncated by 8 bytes");
 	free(p);
 	p = one_block(29, 0, 16, &total);
-	small_job(&j, &s);
-	j.params = (uintptr_t)p;
-	j.params_size = total;
-	expect_refused(dev, &j, EINVAL, "block 0", "params with block type 29");
+	REFUSED(j.params = (uintptr_t)p; j.params_size = total;, EINVAL, "block 0", "params with block type 29");
 	free(p);
 	p = one_block(CISP_BLOCK_VENDOR, CISP_BLOCK_FL_ENABLE, 24, &total);
 	((uint32_t *)p)[6] = 0x1234; /* vendor id */
 	((uint16_t *)p)[14] = 1;     /* type */
 	((uint16_t *)p)[15] = 1;     /* version */
-	small_job(&j, &s);
-	j.params = (uintptr_t)p;
-	j.params_size = total;
-	expect_refused(dev, &j, ENOTSUP, "vendor", "a vendor block (the module runs no vendor stage)");
+	REFUSED(j.params = (uintptr_t)p; j.params_size = total;, ENOTSUP, "vendor",
+		"a vendor block (the module runs no vendor stage)");
 	free(p);
 	p = one_block(CISP_BLOCK_CROP, CISP_BLOCK_FL_ENABLE, 24, &total);
 	((uint16_t *)p)[12 + 2] = 16; /* x */
 	((uint16_t *)p)[12 + 4] = 32; /* width */
 	((uint16_t *)p)[12 + 5] = 32; /* height */
-	small_job(&j, &s);
-	j.params = (uintptr_t)p;
-	j.params_size = total;
-	expect_refused(dev, &j, EINVAL, "block 0 (crop)", "a crop outside the 32x32 frame");
+	REFUSED(j.params = (uintptr_t)p; j.params_size = total;, EINVAL, "block 0 (crop)",
+		"a crop outside the 32x32 frame");
 	free(p);
 
 	/* A refused job changed nothing: the next good one runs with the default state. */
@@ -1025,7 +958,8 @@ static void check_fences(int dev)
 	f2 = j.out_fence_fd;
 	small_job(&j, &b);
 	j.in_fence_fd = f1;
-	EXPECT(submit(dev, &j) == -EAGAIN && strstr(message, "queue limit"), "a third waiting job over the queue limit of 2: EAGAIN (%s)",
+	EXPECT(submit(dev, &j) == -EAGAIN && strstr(message,
+	       "queue limit"), "a third waiting job over the queue limit of 2: EAGAIN (%s)",
 	       message);
 	destroy_context(dev, a.ctx);
 	EXPECT(fence_wait(f1, 0) == -ECANCELED, "destroying a context cancels its waiting job: status %d",
@@ -1075,7 +1009,8 @@ static void check_deadlines(int dev)
 			small_job(&j, &ctx[i]);
 			j.in_fence_fd = fg;
 			/* a and b's jobs get later deadlines one after the other; c and d's all the same one. */
-			j.deadline_ns = t0 + (i == 0 ? 60 : i == 1 ? 30 : 90) * 1000000000ull + (i < 2 ? (uint64_t)k : 0);
+			j.deadline_ns = t0 + (i == 0 ? 60 : i == 1 ? 30 : 90) * 1000000000ull +
+					(i < 2 ? (uint64_t)k : 0);
 			ok &= submit(dev, &j) == 0;
 			fences[i][k] = j.out_fence_fd;
 		}
@@ -1092,8 +1027,10 @@ static void check_deadlines(int dev)
 		c_end = tc > c_end ? tc : c_end;
 		d_start = td < d_start ? td : d_start;
 	}
-	EXPECT(ok && last_b < first_a, "earliest deadline first: the later-submitted 30 s jobs all ended before the 60 s ones");
-	EXPECT(ok && c_end < d_start, "equal deadlines: the priority-1 context's jobs all ended before the priority-0 one's");
+	EXPECT(ok && last_b < first_a,
+	       "earliest deadline first: the later-submitted 30 s jobs all ended before the 60 s ones");
+	EXPECT(ok && c_end < d_start,
+	       "equal deadlines: the priority-1 context's jobs all ended before the priority-0 one's");
 	counters(dev, ctx[1].ctx, &c);
 	EXPECT(c.completed == 3 && c.deadline_misses == 0, "counters: 3 completed, %llu deadline misses",
 	       (unsigned long long)c.deadline_misses);
@@ -1244,7 +1181,9 @@ static int send_fd(int sock, int fd)
 	char byte = 'f';
 	char control[CMSG_SPACE(sizeof(int))] = { 0 };
 	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)
+	};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 
 	cm->cmsg_level = SOL_SOCKET;
@@ -1259,7 +1198,9 @@ static int receive_fd(int sock)
 	char byte;
 	char control[CMSG_SPACE(sizeof(int))] = { 0 };
 	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)
+	};
 	struct cmsghdr *cm;
 	int fd;
 
@@ -1303,11 +1244,13 @@ static void check_killed(int dev)
 	fence = receive_fd(sv[0]);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	EXPECT(fence >= 0 && WIFSIGNALED(status), "a child submitted a chain of 5 jobs, passed the last fence, and was killed");
+	EXPECT(fence >= 0 && WIFSIGNALED(status),
+	       "a child submitted a chain of 5 jobs, passed the last fence, and was killed");
 	if (fence >= 0) {
 		int st = fence_wait(fence, 120000);
 
-		EXPECT(st == -ECANCELED, "the killed process's last job is cancelled when its file goes: status %d", st);
+		EXPECT(st == -ECANCELED,
+		       "the killed process's last job is cancelled when its file goes: status %d", st);
 		close(fence);
 	}
 	close(sv[0]);
@@ -1378,7 +1321,8 @@ static void measure_latency(int dev, unsigned n)
 	}
 	qsort(submit_ns, n, sizeof(uint64_t), compare_u64);
 	qsort(done_ns, n, sizeof(uint64_t), compare_u64);
-	printf("@@ figure uapi submit ioctl: median %.1f us, p90 %.1f us (%u jobs of 32x32 RGGB8 -> RGB888 and statistics)\n",
+	printf("@@ figure uapi submit ioctl: median %.1f us, p90 %.1f us"
+	       " (%u jobs of 32x32 RGGB8 -> RGB888 and statistics)\n",
 	       submit_ns[n / 2] / 1e3, submit_ns[n * 9 / 10] / 1e3, n);
 	printf("@@ figure uapi submit to fence signalled: median %.1f us, p90 %.1f us\n", done_ns[n / 2] / 1e3,
 	       done_ns[n * 9 / 10] / 1e3);
@@ -1447,7 +1391,8 @@ static void measure_validation(int dev, unsigned n)
 	j.params = (uintptr_t)buf;
 	j.params_size = (uint32_t)size;
 	counters(dev, ctx, &before);
-	EXPECT(submit(dev, &j) == 0 && j.out_fence_fd == -1, "a full state of %zu bytes passes a check-only submission (%s)",
+	EXPECT(submit(dev, &j) == 0 && j.out_fence_fd == -1,
+	       "a full state of %zu bytes passes a check-only submission (%s)",
 	       size, message);
 	t0 = now_ns();
 	for (unsigned i = 0; i < n; i++)
@@ -1467,10 +1412,12 @@ static void measure_validation(int dev, unsigned n)
 		cisp_params_validate(buf, size, &limits);
 	user = (now_ns() - t0) / n;
 	cisp_isp_destroy(cpu);
-	printf("@@ figure full state (%zu bytes): kernel copy + validation %.1f us per submission, of which the copy %.1f us (the module's own clock, %u submissions)\n",
+	printf("@@ figure full state (%zu bytes): kernel copy + validation %.1f us per submission,"
+	       " of which the copy %.1f us (the module's own clock, %u submissions)\n",
 	       size, (after.params_check_ns - before.params_check_ns) / 1e3 / (n + 1),
 	       (after.params_copy_ns - before.params_copy_ns) / 1e3 / (n + 1), n + 1);
-	printf("@@ figure full state: check-only SUBMIT ioctl %.1f us with it, %.1f us without; user-space cisp_params_validate() %.1f us; kernel/user %.2f\n",
+	printf("@@ figure full state: check-only SUBMIT ioctl %.1f us with it, %.1f us without;"
+	       " user-space cisp_params_validate() %.1f us; kernel/user %.2f\n",
 	       ioctl_full / 1e3, ioctl_empty / 1e3, user / 1e3,
 	       (double)(after.params_check_ns - before.params_check_ns) / (n + 1) / (double)user);
 	kimage_free(&in);
@@ -1640,7 +1587,8 @@ static void check_v4l2(void)
 		unsigned b = n % 2;
 		size_t size = 0;
 
-		cisp_image_wrap(&in, ic.input_format, 64, 48, v.map[V_INPUT][b], cisp_image_packed_size(ic.input_format, 64, 48));
+		cisp_image_wrap(&in, ic.input_format, 64, 48, v.map[V_INPUT][b],
+				cisp_image_packed_size(ic.input_format, 64, 48));
 		fill_raw(&in, n);
 		rng = n + 1000;
 		vary_block(state, 1 + rnd(CISP_BLOCK_TYPE_COUNT - 1), 64, 48);
@@ -1651,11 +1599,13 @@ static void check_v4l2(void)
 		same += !ret && !memcmp(v.map[V_MAIN][b], ref.plane[0].data, image_bytes(&ref)) &&
 			!memcmp(v.map[V_STATS][b], stats, sizeof(*stats));
 	}
-	EXPECT(same == frames, "V4L2: %u of %u frames (with a full params state each) and their statistics bit-exact with the library",
+	EXPECT(same == frames,
+	       "V4L2: %u of %u frames (with a full params state each) and their statistics bit-exact with the library",
 	       same, frames);
 	if (!ret) {
 		memset(v.map[V_PARAMS][0], 0, 64);
-		EXPECT(v4l2_qbuf(&v, V_PARAMS, 0, 64) == -EINVAL, "V4L2: a params buffer of 64 zero bytes is refused at QBUF: EINVAL");
+		EXPECT(v4l2_qbuf(&v, V_PARAMS, 0, 64) == -EINVAL,
+		       "V4L2: a params buffer of 64 zero bytes is refused at QBUF: EINVAL");
 	}
 	free(ref.plane[0].data);
 	cisp_isp_destroy(cpu);
@@ -1725,9 +1675,11 @@ static void measure_v4l2_latency(unsigned n)
 	}
 	qsort(call_ns, n, sizeof(uint64_t), compare_u64);
 	qsort(done_ns, n, sizeof(uint64_t), compare_u64);
-	printf("@@ figure V4L2 4 x QBUF: median %.1f us, p90 %.1f us (%u frames of 32x32 RGGB8 -> RGB888 and statistics)\n",
+	printf("@@ figure V4L2 4 x QBUF: median %.1f us, p90 %.1f us"
+	       " (%u frames of 32x32 RGGB8 -> RGB888 and statistics)\n",
 	       call_ns[n / 2] / 1e3, call_ns[n * 9 / 10] / 1e3, n);
-	printf("@@ figure V4L2 first QBUF to main buffer ready (poll): median %.1f us, p90 %.1f us\n", done_ns[n / 2] / 1e3,
+	printf("@@ figure V4L2 first QBUF to main buffer ready (poll): median %.1f us, p90 %.1f us\n",
+	       done_ns[n / 2] / 1e3,
 	       done_ns[n * 9 / 10] / 1e3);
 	v4l2_close(&v);
 	free(call_ns);
@@ -1756,7 +1708,8 @@ static void measure_user_validation(unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		cisp_params_validate(buf, size, &limits);
 	check_ns = (now_ns() - t0) / n;
-	printf("@@ figure full state (%zu bytes) in user space: memcpy %.1f us, cisp_params_validate() %.1f us (%u runs)\n",
+	printf("@@ figure full state (%zu bytes) in user space: memcpy %.1f us,"
+	       " cisp_params_validate() %.1f us (%u runs)\n",
 	       size, copy_ns / 1e3, check_ns / 1e3, n);
 	cisp_isp_destroy(cpu);
 	free(buf);

@@ -30,20 +30,7 @@
 #include <cisp/sensor.h>
 
 #include "sensor/v4l2/v4l2.h"
-
-static int failures;
-
-#define EXPECT(cond, ...)                                    \
-	do {                                                 \
-		if (cond) {                                  \
-			printf("ok   ");                     \
-		} else {                                     \
-			printf("FAIL ");                     \
-			failures++;                          \
-		}                                            \
-		printf(__VA_ARGS__);                         \
-		printf("\n");                                \
-	} while (0)
+#include "expect.h"
 
 /* The camera whose description contains @what (and @what2 if given). */
 static int find_camera(const struct cisp_sensor_desc *list, int n, const char *what, const char *what2, char *name)
