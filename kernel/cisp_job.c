@@ -11,6 +11,7 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
+#include <linux/dma-resv.h>
 #include <linux/slab.h>
 
 #include "core/error_internal.h"
@@ -64,10 +65,24 @@ int cisp_kjob_apply_params(struct cisp_kjob *job)
 
 static int map_image(struct cisp_kjob_image *im, enum dma_data_direction dir, const char *what)
 {
+	/* To read, writers must be done; to write, readers too. */
+	enum dma_resv_usage usage = dir == DMA_TO_DEVICE ? DMA_RESV_USAGE_WRITE :
+							  DMA_RESV_USAGE_READ;
 	int ret;
 
 	if (!im->dmabuf)
 		return 0; /* the front-end's memory, mapped already */
+	/*
+	 * Synchronisation is explicit: the pipe does not wait for another
+	 * device's implicit fences on a buffer (which could stall every context
+	 * for as long as that device likes), it fails the job. A caller that
+	 * wants to wait passes the fence as the job's in-fence
+	 * (DMA_BUF_IOCTL_EXPORT_SYNC_FILE).
+	 */
+	if (!dma_resv_test_signaled(im->dmabuf->resv, usage))
+		return cisp_error(-EBUSY,
+				  "%s: another device is still using the buffer (pass its fence as the job's in-fence)",
+				  what);
 	ret = dma_buf_begin_cpu_access(im->dmabuf, dir);
 	if (ret)
 		return cisp_error(ret, "%s: the dma-buf refused CPU access", what);
@@ -114,27 +129,35 @@ struct job_images {
 	unsigned int count;
 	struct cisp_kjob_image *image[CISP_ISP_MAX_INPUTS + CISP_ISP_MAX_OUTPUTS + 1];
 	enum dma_data_direction dir[CISP_ISP_MAX_INPUTS + CISP_ISP_MAX_OUTPUTS + 1];
+	const char *what[CISP_ISP_MAX_INPUTS + CISP_ISP_MAX_OUTPUTS + 1];
 };
+
+static void add_image(struct job_images *l, struct cisp_kjob_image *im, enum dma_data_direction dir,
+		      const char *what)
+{
+	l->image[l->count] = im;
+	l->dir[l->count] = dir;
+	l->what[l->count++] = what;
+}
 
 static void list_images(struct cisp_kjob *job, struct job_images *l)
 {
 	unsigned int i;
 
+	static const char *const inputs[CISP_ISP_MAX_INPUTS] = {
+		"job input 0", "job input 1", "job input 2", "job input 3",
+		"job input 4", "job input 5", "job input 6", "job input 7",
+	};
+	static const char *const outputs[CISP_ISP_MAX_OUTPUTS] = { "job output 0", "job output 1" };
+
 	l->count = 0;
-	for (i = 0; i < job->num_inputs; i++) {
-		l->image[l->count] = &job->input[i];
-		l->dir[l->count++] = DMA_TO_DEVICE;
-	}
-	for (i = 0; i < CISP_ISP_MAX_OUTPUTS; i++) {
-		if (!job->output[i].size)
-			continue;
-		l->image[l->count] = &job->output[i];
-		l->dir[l->count++] = DMA_FROM_DEVICE;
-	}
-	if (job->stats.size) {
-		l->image[l->count] = &job->stats;
-		l->dir[l->count++] = DMA_FROM_DEVICE;
-	}
+	for (i = 0; i < job->num_inputs; i++)
+		add_image(l, &job->input[i], DMA_TO_DEVICE, inputs[i]);
+	for (i = 0; i < CISP_ISP_MAX_OUTPUTS; i++)
+		if (job->output[i].size)
+			add_image(l, &job->output[i], DMA_FROM_DEVICE, outputs[i]);
+	if (job->stats.size)
+		add_image(l, &job->stats, DMA_FROM_DEVICE, "job stats");
 }
 
 static int run_isp(struct cisp_kjob *job)
@@ -188,7 +211,7 @@ int cisp_kjob_process(struct cisp_kjob *job)
 
 	list_images(job, &l);
 	for (mapped = 0; mapped < l.count && !ret; mapped++)
-		ret = map_image(l.image[mapped], l.dir[mapped], "job buffer");
+		ret = map_image(l.image[mapped], l.dir[mapped], l.what[mapped]);
 	if (ret)
 		mapped--;
 	else

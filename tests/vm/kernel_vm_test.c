@@ -14,7 +14,8 @@
  * biggest working memory); hostile arguments and params, each refused with
  * its errno and a message naming what was wrong; fence chains and merged
  * fences; errors and cancellation running down a chain; the queue limit;
- * another driver's fences (vgem's) as in-fences, and the fence timeout;
+ * another driver's fences (vgem's) as in-fences, the fence timeout, and a
+ * buffer another driver is still writing;
  * earliest-deadline-first order across contexts and priority between equal
  * deadlines; a process killed with jobs in flight; frames through the V4L2
  * nodes bit-exact with the library; nothing in the kernel log at warning
@@ -1170,6 +1171,25 @@ static void check_foreign_fences(int dev)
 	       (unsigned long long)c.failed, (unsigned long long)c.timed_out);
 	/* The late signal finds no callback of the module's (it was removed). */
 	EXPECT(vgem_signal(&v, id2) == 0, "vgem signals the timed-out fence afterwards");
+
+	/* vgem's buffer as the input, while vgem writes it: the pipe does not wait for implicit fences. */
+	sync = vgem_fence(&v, &id1);
+	small_job(&j, &s);
+	j.input[0] = (struct cisp_isp_buffer){ v.dmabuf, 1, { { 0, 32 } } };
+	EXPECT(submit(dev, &j) == 0 && fence_wait(j.out_fence_fd, 30000) == -EBUSY,
+	       "a job whose input another driver is still writing (an implicit vgem fence) fails with -EBUSY");
+	counters(dev, s.ctx, &c);
+	EXPECT(strstr(c.last_error, "job input 0: another device") != NULL, "and says why: %s", c.last_error);
+	close(j.out_fence_fd);
+	small_job(&j, &s);
+	j.input[0] = (struct cisp_isp_buffer){ v.dmabuf, 1, { { 0, 32 } } };
+	j.in_fence_fd = sync;
+	submit(dev, &j);
+	close(sync);
+	vgem_signal(&v, id1);
+	EXPECT(fence_wait(j.out_fence_fd, 30000) == 1,
+	       "with that fence as its in-fence, the same job waits for vgem and succeeds");
+	close(j.out_fence_fd);
 	small_close(dev, &s);
 	close(v.dmabuf);
 	close(v.fd);
