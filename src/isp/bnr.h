@@ -74,11 +74,13 @@ static inline uint64_t cisp_bnr_round24(uint64_t v)
 static inline uint16_t cisp_bnr_mean(uint32_t swv, uint32_t sw)
 {
 	const uint64_t a = cisp_bnr_round24(swv), n = a << 33, q = n / sw, r = n % sw;
-	const int drop = 64 - __builtin_clzll(q | 1) - 24; /* >= 0: q >= 2^33 / 576 > 2^23 when a > 0 */
-	uint64_t keep = q >> drop, rest, o;
+	int drop;
+	uint64_t keep, rest, o;
 
 	if (!a)
 		return 0;
+	drop = 64 - __builtin_clzll(q) - 24; /* >= 0: q >= 2^33 / 576 > 2^23 when a > 0 */
+	keep = q >> drop;
 	/* The dropped bits and the remainder r / sw against half a unit of the kept bits. */
 	rest = ((q & ((1ull << drop) - 1)) * sw + r) * 2;
 	if (rest > (uint64_t)sw << drop || (rest == (uint64_t)sw << drop && (keep & 1)))

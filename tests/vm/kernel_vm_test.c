@@ -9,9 +9,9 @@
  *                        syscalls-uapi N | syscalls-v4l2 N]
  *
  * check (the default): the capabilities against the library's; jobs
- * bit-exact with the library's ISP (1000 small frames with params deltas
- * that change every block, and larger frames through the stages with the
- * biggest working memory); hostile arguments and params, each refused with
+ * bit-exact with the CPU backend, the device API on the software ISP (1000
+ * small frames with params deltas that change every block, larger frames,
+ * brackets, bursts, and the stages with the biggest working memory); hostile arguments and params, each refused with
  * its errno and a message naming what was wrong; fence chains and merged
  * fences; errors and cancellation running down a chain; the queue limit;
  * another driver's fences (vgem's) as in-fences, the fence timeout, and a
@@ -440,14 +440,38 @@ struct bitexact {
 	const char *name;
 };
 
+/* @job as the device API's job on the CPU backend's context @cpu; waits for it. 0 or its error. */
+static int cpu_job(struct cisp_context *cpu, const struct bitexact *t, const struct cisp_isp_job *job,
+		   const struct kimage *in, struct cisp_image *const outs[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+		   const void *delta, size_t size)
+{
+	struct cisp_job j = { .mode = t->mode, .num_inputs = t->num_inputs, .stats = stats, .params = delta,
+			      .params_size = size };
+	struct cisp_fence *done;
+	int ret;
+
+	for (unsigned i = 0; i < t->num_inputs; i++) {
+		j.input[i] = &in[i].img;
+		j.exposure[i] = job->exposure[i];
+	}
+	for (int o = 0; o < CISP_MAX_OUTPUTS; o++)
+		j.output[o] = outs[o];
+	ret = cisp_job_submit(cpu, &j, &done);
+	if (ret)
+		return ret;
+	ret = cisp_fence_wait(done, -1);
+	cisp_fence_unref(done);
+	return ret;
+}
+
 static int run_bitexact(int dev, const struct bitexact *t)
 {
 	struct kimage in[CISP_JOB_MAX_INPUTS], out[CISP_MAX_OUTPUTS], cpu_out[CISP_MAX_OUTPUTS];
 	struct cisp_param_state *state = malloc(sizeof(*state)), *prev = malloc(sizeof(*prev));
 	struct cisp_stats *cpu_stats = malloc(sizeof(*cpu_stats));
 	struct cisp_image *outs[CISP_MAX_OUTPUTS] = { NULL }, *cpu_outs[CISP_MAX_OUTPUTS] = { NULL };
-	struct cisp_device_frame frame = { 0 };
-	struct cisp_isp *cpu = NULL;
+	struct cisp_device *cpu_dev = NULL;
+	struct cisp_context *cpu = NULL;
 	struct kbuf stats = { .fd = -1 };
 	unsigned mismatches = 0, failed = 0, with_delta = 0;
 	size_t delta_bytes = 0;
@@ -462,7 +486,9 @@ static int run_bitexact(int dev, const struct bitexact *t)
 		EXPECT(0, "%s: context: %s (%s)", t->name, strerror(-ret), message);
 		return ret;
 	}
-	cisp_isp_create(&cpu, &t->ic);
+	/* The CPU backend: the device API on the software ISP, as a program uses it. */
+	cisp_device_create(&cpu_dev, &(struct cisp_device_config){ .workers = 1 });
+	cisp_context_create(&cpu, cpu_dev, &(struct cisp_context_config){ .name = "cpu", .isp = t->ic });
 	cisp_param_state_init(state);
 	*prev = *state;
 	for (unsigned i = 0; i < t->num_inputs; i++)
@@ -529,22 +555,8 @@ static int run_bitexact(int dev, const struct bitexact *t)
 			free(delta);
 			break;
 		}
-		/* The library's ISP works while the kernel does. */
-		if (delta)
-			cisp_isp_set_params(cpu, delta, size);
-		frame.mode = t->mode;
-		frame.num_inputs = t->num_inputs;
-		for (unsigned i = 0; i < t->num_inputs; i++) {
-			frame.input[i] = &in[i].img;
-			frame.exposure[i] = job.exposure[i];
-		}
-		if (t->mode == CISP_JOB_MERGE_HDR)
-			ret = cisp_isp_process_bracket(cpu, frame.input, frame.exposure, t->num_inputs, cpu_outs,
-						       cpu_stats, NULL);
-		else if (t->mode == CISP_JOB_SINGLE)
-			ret = cisp_isp_process(cpu, &in[0].img, cpu_outs, cpu_stats, NULL);
-		else
-			ret = -ENOTSUP; /* select-sharpest: compared by its own check below */
+		/* The same job on the CPU backend, which works while the kernel does. */
+		ret = cpu_job(cpu, t, &job, in, cpu_outs, cpu_stats, delta, size);
 		free(delta);
 		status = fence_wait(job.out_fence_fd, 60000);
 		close(job.out_fence_fd);
@@ -564,7 +576,7 @@ static int run_bitexact(int dev, const struct bitexact *t)
 			EXPECT(0, "%s: frame %u: statistics differ from the library's", t->name, n);
 	}
 	EXPECT(!mismatches && !failed,
-	       "%s: %u jobs (%u with a params delta, %zu bytes of deltas) bit-exact with the library",
+	       "%s: %u jobs (%u with a params delta, %zu bytes of deltas) bit-exact with the CPU backend",
 	       t->name, t->frames, with_delta, delta_bytes);
 	for (unsigned i = 0; i < t->num_inputs; i++)
 		kimage_free(&in[i]);
@@ -573,7 +585,7 @@ static int run_bitexact(int dev, const struct bitexact *t)
 		free(cpu_out[o].img.plane[0].data);
 	}
 	kbuf_free(&stats);
-	cisp_isp_destroy(cpu);
+	cisp_device_destroy(cpu_dev);
 	destroy_context(dev, ctx);
 	free(state);
 	free(prev);
@@ -591,6 +603,8 @@ static void check_bitexact(int dev, unsigned frames)
 		  6, all, CISP_JOB_SINGLE, 1, "320x240 SRGGB10P -> I420 + XBGR32" },
 		{ { CISP_FMT_SBGGR16, 96, 64, { { CISP_FMT_RGB48, 96, 64 } }, NULL }, 8, all, CISP_JOB_MERGE_HDR, 3,
 		  "96x64 SBGGR16 bracket of 3 -> RGB48" },
+		{ { CISP_FMT_SGBRG10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL }, 8, all, CISP_JOB_SELECT_SHARPEST, 4,
+		  "64x48 SGBRG10 sharpest of a burst of 4 -> NV12" },
 	};
 
 	for (unsigned i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
