@@ -198,8 +198,11 @@ static int run_isp(struct cisp_kjob *job)
 		ret = cisp_isp_process(isp, frame.input[0], frame.output, stats, NULL);
 		break;
 	}
-	if (!ret && stats)
+	if (!ret && stats) {
+		/* As the device API does: the statistics say which job of the context they are. */
+		stats->sequence = job->sequence;
 		memcpy((u8 *)job->stats.vaddr + job->stats_offset, stats, sizeof(*stats));
+	}
 	return ret;
 }
 
