@@ -1337,38 +1337,10 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Submit-to-signal latency and submit-call time of small jobs; @n jobs, one at a time. */
-static void measure_latency(int dev, unsigned n)
+static uint64_t median(uint64_t *v, unsigned n)
 {
-	struct small s;
-	struct cisp_isp_job j;
-	uint64_t *submit_ns = calloc(n, sizeof(uint64_t)), *done_ns = calloc(n, sizeof(uint64_t));
-
-	if (small_open(dev, &s, 0, 0) || kbuf_alloc(dev, sizeof(struct cisp_stats), &s.stats))
-		return;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t t0, t1;
-
-		small_job(&j, &s);
-		j.stats_fd = s.stats.fd;
-		t0 = now_ns();
-		submit(dev, &j);
-		t1 = now_ns();
-		fence_wait(j.out_fence_fd, 30000);
-		submit_ns[i] = t1 - t0;
-		done_ns[i] = fence_time(j.out_fence_fd) - t0;
-		close(j.out_fence_fd);
-	}
-	qsort(submit_ns, n, sizeof(uint64_t), compare_u64);
-	qsort(done_ns, n, sizeof(uint64_t), compare_u64);
-	printf("@@ figure uapi submit ioctl: median %.1f us, p90 %.1f us"
-	       " (%u jobs of 32x32 RGGB8 -> RGB888 and statistics)\n",
-	       submit_ns[n / 2] / 1e3, submit_ns[n * 9 / 10] / 1e3, n);
-	printf("@@ figure uapi submit to fence signalled: median %.1f us, p90 %.1f us\n", done_ns[n / 2] / 1e3,
-	       done_ns[n * 9 / 10] / 1e3);
-	small_close(dev, &s);
-	free(submit_ns);
-	free(done_ns);
+	qsort(v, n, sizeof(uint64_t), compare_u64);
+	return v[n / 2];
 }
 
 /* A full parameter state: every block at its largest (DPC 16384 pixels, LSC 64x64, LUT 33^3). */
@@ -1406,67 +1378,66 @@ static void *full_state(uint32_t width, uint32_t height, size_t *size)
 	return buf;
 }
 
+/*
+ * Validating a full state: a check-only submission carrying it (the kernel's
+ * copy and validation, by the module's own clock, and the whole ioctl), and
+ * cisp_params_validate() in this process, one after the other @n times.
+ */
 static void measure_validation(int dev, unsigned n)
 {
 	const struct cisp_isp_config ic = { CISP_FMT_SRGGB10, 640, 480, { { CISP_FMT_NV12, 640, 480 } }, NULL };
+	uint64_t *k_ioctl = calloc(n, sizeof(uint64_t)), *user = calloc(n, sizeof(uint64_t));
 	struct cisp_isp_counters before, after;
 	struct cisp_params_limits limits;
 	struct cisp_isp *cpu;
-	struct small s;
 	struct cisp_isp_job j;
-	uint64_t t0, ioctl_full, ioctl_empty, user;
+	struct kimage in, out;
+	uint64_t t0, empty;
 	size_t size;
 	void *buf = full_state(640, 480, &size);
 	uint32_t ctx;
-	struct kimage in, out;
 
-	if (!buf || create_context(dev, &ic, 0, 0, &ctx) || small_open(dev, &s, 0, 0))
+	if (!buf || create_context(dev, &ic, 0, 0, &ctx))
 		return;
 	kimage_alloc(dev, ic.input_format, 640, 480, &in);
 	kimage_alloc(dev, CISP_FMT_NV12, 640, 480, &out);
+	cisp_isp_create(&cpu, &ic);
+	cisp_isp_limits(cpu, &limits);
 	job_init(&j, ctx);
 	j.input[0] = in.desc;
 	j.output[0] = out.desc;
 	j.flags = CISP_ISP_JOB_CHECK_ONLY;
+	t0 = now_ns();
+	submit(dev, &j);
+	empty = now_ns() - t0;
 	j.params = (uintptr_t)buf;
 	j.params_size = (uint32_t)size;
-	counters(dev, ctx, &before);
-	EXPECT(submit(dev, &j) == 0 && j.out_fence_fd == -1,
-	       "a full state of %zu bytes passes a check-only submission (%s)",
+	EXPECT(submit(dev, &j) == 0 && j.out_fence_fd == -1, "a full state of %zu bytes passes a check-only submission (%s)",
 	       size, message);
-	t0 = now_ns();
-	for (unsigned i = 0; i < n; i++)
+	counters(dev, ctx, &before);
+	for (unsigned i = 0; i < n; i++) {
+		t0 = now_ns();
 		submit(dev, &j);
-	ioctl_full = (now_ns() - t0) / n;
-	counters(dev, ctx, &after);
-	j.params = 0;
-	j.params_size = 0;
-	t0 = now_ns();
-	for (unsigned i = 0; i < n; i++)
-		submit(dev, &j);
-	ioctl_empty = (now_ns() - t0) / n;
-	cisp_isp_create(&cpu, &ic);
-	cisp_isp_limits(cpu, &limits);
-	t0 = now_ns();
-	for (unsigned i = 0; i < n; i++)
+		k_ioctl[i] = now_ns() - t0;
+		t0 = now_ns();
 		cisp_params_validate(buf, size, &limits);
-	user = (now_ns() - t0) / n;
+		user[i] = now_ns() - t0;
+	}
+	counters(dev, ctx, &after);
+	printf("@@ figure full state (%zu bytes), %u times alternating: kernel copy + validation %.1f us on average,"
+	       " of which the copy %.1f us (the module's clock); the check-only SUBMIT %.1f us (median; %.1f us"
+	       " without params); user-space cisp_params_validate() %.1f us (median); kernel/user %.2f\n",
+	       size, n, (after.params_check_ns - before.params_check_ns) / 1e3 / n,
+	       (after.params_copy_ns - before.params_copy_ns) / 1e3 / n, median(k_ioctl, n) / 1e3, empty / 1e3,
+	       median(user, n) / 1e3, (double)median(k_ioctl, n) / (double)median(user, n));
 	cisp_isp_destroy(cpu);
-	printf("@@ figure full state (%zu bytes): kernel copy + validation %.1f us per submission,"
-	       " of which the copy %.1f us (the module's own clock, %u submissions)\n",
-	       size, (after.params_check_ns - before.params_check_ns) / 1e3 / (n + 1),
-	       (after.params_copy_ns - before.params_copy_ns) / 1e3 / (n + 1), n + 1);
-	printf("@@ figure full state: check-only SUBMIT ioctl %.1f us with it, %.1f us without;"
-	       " user-space cisp_params_validate() %.1f us; kernel/user %.2f\n",
-	       ioctl_full / 1e3, ioctl_empty / 1e3, user / 1e3,
-	       (double)(after.params_check_ns - before.params_check_ns) / (n + 1) / (double)user);
 	kimage_free(&in);
 	kimage_free(&out);
 	destroy_context(dev, ctx);
-	small_close(dev, &s);
 	free(buf);
+	free(k_ioctl);
+	free(user);
 }
-
 
 /* ---- the V4L2 front-end ------------------------------------------------------ */
 
@@ -1691,40 +1662,60 @@ static int syscalls_v4l2(unsigned n)
 	return 0;
 }
 
-/* Submit-to-done latency of the V4L2 front-end, same frames as measure_latency(). */
-static void measure_v4l2_latency(unsigned n)
+/*
+ * The same small frame (32x32 RGGB8 -> RGB888 with statistics) through the
+ * job ioctl and through the V4L2 nodes, one after the other @n times, so
+ * that both see the same machine: the time of the submitting call(s) and
+ * from the first call until poll() says the frame is done.
+ */
+static void measure_frames(int dev, unsigned n)
 {
-	uint64_t *call_ns = calloc(n, sizeof(uint64_t)), *done_ns = calloc(n, sizeof(uint64_t));
+	uint64_t *u_call = calloc(n, sizeof(uint64_t)), *u_done = calloc(n, sizeof(uint64_t));
+	uint64_t *v_call = calloc(n, sizeof(uint64_t)), *v_done = calloc(n, sizeof(uint64_t));
+	struct cisp_isp_job j;
 	struct v4l2_isp v;
+	struct small s;
 
-	if (v4l2_open(&v) || v4l2_start(&v, &small_config, 2))
+	if (small_open(dev, &s, 0, 0) || kbuf_alloc(dev, sizeof(struct cisp_stats), &s.stats) || v4l2_open(&v) ||
+	    v4l2_start(&v, &small_config, 2))
 		return;
 	for (unsigned i = 0; i < n; i++) {
-		struct pollfd p = { v.fd[V_MAIN], POLLIN, 0 };
+		struct pollfd pv = { v.fd[V_MAIN], POLLIN, 0 }, pu;
 		uint64_t t0 = now_ns(), t1;
 
+		small_job(&j, &s);
+		j.stats_fd = s.stats.fd;
+		submit(dev, &j);
+		t1 = now_ns();
+		pu = (struct pollfd){ j.out_fence_fd, POLLIN, 0 };
+		poll(&pu, 1, 60000);
+		u_call[i] = t1 - t0;
+		u_done[i] = now_ns() - t0;
+		close(j.out_fence_fd);
+
+		t0 = now_ns();
 		v4l2_qbuf(&v, V_INPUT, i % 2, 32 * 32);
 		v4l2_qbuf(&v, V_PARAMS, i % 2, 0);
 		v4l2_qbuf(&v, V_MAIN, i % 2, 0);
 		v4l2_qbuf(&v, V_STATS, i % 2, 0);
 		t1 = now_ns();
-		poll(&p, 1, 60000);
-		done_ns[i] = now_ns() - t0;
-		call_ns[i] = t1 - t0;
+		poll(&pv, 1, 60000);
+		v_call[i] = t1 - t0;
+		v_done[i] = now_ns() - t0;
 		for (int k = 0; k < V_NODES; k++)
 			v4l2_dqbuf(&v, k, NULL);
 	}
-	qsort(call_ns, n, sizeof(uint64_t), compare_u64);
-	qsort(done_ns, n, sizeof(uint64_t), compare_u64);
-	printf("@@ figure V4L2 4 x QBUF: median %.1f us, p90 %.1f us"
-	       " (%u frames of 32x32 RGGB8 -> RGB888 and statistics)\n",
-	       call_ns[n / 2] / 1e3, call_ns[n * 9 / 10] / 1e3, n);
-	printf("@@ figure V4L2 first QBUF to main buffer ready (poll): median %.1f us, p90 %.1f us\n",
-	       done_ns[n / 2] / 1e3,
-	       done_ns[n * 9 / 10] / 1e3);
+	printf("@@ figure %u frames of 32x32 RGGB8 -> RGB888 with statistics, alternating:"
+	       " submitting: SUBMIT %.1f us, 4 x QBUF %.1f us (medians)\n",
+	       n, median(u_call, n) / 1e3, median(v_call, n) / 1e3);
+	printf("@@ figure first call to done (poll): job ioctl %.1f us, V4L2 %.1f us (medians; V4L2/ioctl %.2f)\n",
+	       median(u_done, n) / 1e3, median(v_done, n) / 1e3, (double)median(v_done, n) / (double)median(u_done, n));
 	v4l2_close(&v);
-	free(call_ns);
-	free(done_ns);
+	small_close(dev, &s);
+	free(u_call);
+	free(u_done);
+	free(v_call);
+	free(v_done);
 }
 
 /* The user-space half of measure_validation() alone, for a machine without the module. */
@@ -1774,8 +1765,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(what, "measure")) {
-		measure_latency(dev, argc > 2 ? (unsigned)atoi(argv[2]) : 200);
-		measure_v4l2_latency(argc > 2 ? (unsigned)atoi(argv[2]) : 200);
+		measure_frames(dev, argc > 2 ? (unsigned)atoi(argv[2]) : 200);
 		measure_validation(dev, 20);
 	} else if (!strcmp(what, "syscalls-uapi")) {
 		failures = syscalls_uapi(dev, argc > 2 ? (unsigned)atoi(argv[2]) : 100);
