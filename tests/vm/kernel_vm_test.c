@@ -151,8 +151,8 @@ static void kimage_free(struct kimage *k)
 
 static char message[256];
 
-static int create_context(int dev, const struct cisp_isp_config *ic, int priority, uint32_t queue_limit,
-			  uint32_t *id)
+static int create_context_flags(int dev, const struct cisp_isp_config *ic, int priority, uint32_t queue_limit,
+				uint32_t flags, uint32_t *id)
 {
 	struct cisp_isp_context c = { 0 };
 
@@ -162,6 +162,7 @@ static int create_context(int dev, const struct cisp_isp_config *ic, int priorit
 							ic->output[i].height, 0 };
 	c.priority = priority;
 	c.queue_limit = queue_limit;
+	c.flags = flags;
 	c.message = (uintptr_t)message;
 	c.message_size = sizeof(message);
 	message[0] = '\0';
@@ -169,6 +170,12 @@ static int create_context(int dev, const struct cisp_isp_config *ic, int priorit
 		return -errno;
 	*id = c.id;
 	return 0;
+}
+
+static int create_context(int dev, const struct cisp_isp_config *ic, int priority, uint32_t queue_limit,
+			  uint32_t *id)
+{
+	return create_context_flags(dev, ic, priority, queue_limit, 0, id);
 }
 
 static void destroy_context(int dev, uint32_t id)
@@ -1067,6 +1074,44 @@ static void check_deadlines(int dev)
 	gate_close(dev, &g);
 }
 
+/*
+ * CISP_ISP_CTX_SKIP_LATE: a job whose deadline has passed when its turn comes is skipped with
+ * -ETIME and counted as skipped; a job with a deadline it can meet runs.
+ */
+static void check_skip_late(int dev)
+{
+	struct small s;
+	struct cisp_isp_job j;
+	struct cisp_isp_counters c;
+	int late, in_time;
+
+	if (create_context_flags(dev, &small_config, 0, 0, CISP_ISP_CTX_SKIP_LATE, &s.ctx) ||
+	    kimage_alloc(dev, small_config.input_format, 32, 32, &s.in) ||
+	    kimage_alloc(dev, small_config.output[0].format, 32, 32, &s.out)) {
+		EXPECT(0, "skip late: context (%s)", message);
+		return;
+	}
+	s.stats.fd = -1;
+	small_job(&j, &s);
+	j.deadline_ns = 1;
+	EXPECT(submit(dev, &j) == 0, "skip late: a job with a deadline in the past is accepted (%s)", message);
+	late = fence_wait(j.out_fence_fd, 30000);
+	close(j.out_fence_fd);
+	small_job(&j, &s);
+	j.deadline_ns = now_ns() + 60 * 1000000000ull;
+	EXPECT(submit(dev, &j) == 0, "skip late: a job with a deadline in 60 s is accepted (%s)", message);
+	in_time = fence_wait(j.out_fence_fd, 30000);
+	close(j.out_fence_fd);
+	counters(dev, s.ctx, &c);
+	EXPECT(late == -ETIME, "skip late: the late job's fence signals -ETIME (%d)", late);
+	EXPECT(in_time == 1, "skip late: the job with time left runs (%d)", in_time);
+	EXPECT(c.skipped == 1 && c.completed == 1 && c.failed == 0 && c.deadline_misses == 0,
+	       "skip late: counters 1 skipped, 1 completed (%llu, %llu, %llu failed, %llu misses)",
+	       (unsigned long long)c.skipped, (unsigned long long)c.completed, (unsigned long long)c.failed,
+	       (unsigned long long)c.deadline_misses);
+	small_close(dev, &s);
+}
+
 /* ---- another driver's fences: vgem, whose fences the test signals or leaves to time out ---- */
 
 /* The few DRM and vgem uAPI definitions needed (include/uapi/drm/drm.h, vgem_drm.h), spelled out
@@ -1788,6 +1833,7 @@ int main(int argc, char **argv)
 		TIMED(check_hostile(dev));
 		TIMED(check_fences(dev));
 		TIMED(check_deadlines(dev));
+		TIMED(check_skip_late(dev));
 		TIMED(check_foreign_fences(dev));
 		TIMED(check_killed(dev));
 		TIMED(check_v4l2());
