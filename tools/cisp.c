@@ -19,6 +19,7 @@
 #pragma weak cmd_info
 #pragma weak cmd_list
 #pragma weak cmd_run
+#pragma weak cmd_webcam
 
 static const struct {
 	const char *name;
@@ -35,6 +36,7 @@ static const struct {
 	{ "info", cmd_info, "what an ISP instance accepts: ABI versions, canonical and vendor blocks" },
 	{ "list", cmd_list, "list the cameras: backend, model, tuning, modes" },
 	{ "run", cmd_run, "stream a camera through the ISP and the 3A loop; video, PNG, metadata log" },
+	{ "webcam", cmd_webcam, "feed a v4l2loopback webcam from a camera at a steady frame rate" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

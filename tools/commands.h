@@ -20,5 +20,6 @@ int cmd_conform(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_webcam(int argc, char **argv);
 
 #endif

@@ -129,7 +129,7 @@ struct cisp_control_request {
 	double colour_gains[2];          /**< manual red and blue gains relative to green */
 	enum cisp_af_mode af_mode;       /**< AF mode */
 	int32_t lens_position;           /**< manual lens position (focus motor code) */
-	double frame_duration_us[2];     /**< smallest and largest frame duration AE may use; 0 = the mode's limits */
+	double frame_duration_us[2];     /**< smallest frame duration (the frame rate AE keeps; 0 = the mode's default) and largest (AE stretches frames up to it in low light, after the analogue gain; 0 = the smallest: frames never stretch) */
 	double max_digital_gain;         /**< largest digital gain (sensor and ISP) AE may use, 1..256; 0 = the tuning's ae.max_digital_gain (4 without a tuning) */
 };
 

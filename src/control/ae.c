@@ -147,9 +147,25 @@ static int32_t to_step(double v, int32_t min, int32_t max, int32_t step)
 	return min + (int32_t)floor((v - min) / step + 1e-9) * step;
 }
 
+/* The longest exposure that keeps the shortest frame: the requested frame rate. */
+static double rate_exposure_max(const struct ae_limits *l)
+{
+	double lines = fmin((double)l->frame_length_min - l->exposure_margin, l->exposure_max);
+	return lines < l->exposure_min ? l->exposure_min : lines;
+}
+
 void ae_split(const struct ae_limits *l, double product, double flicker_period_us, struct ae_exposure *out)
 {
 	double lines = product / (l->again_min / 256.0) / l->line_us;
+	double at_rate = rate_exposure_max(l);
+	/*
+	 * The frame rate is a promise: past the longest exposure of the shortest
+	 * frame, analogue gain rises first; only a product that the largest
+	 * analogue gain cannot give there makes the exposure (and the frame)
+	 * longer, as far as the frame duration limits allow.
+	 */
+	if (lines > at_rate)
+		lines = fmax(at_rate, product / (l->again_max / 256.0) / l->line_us);
 	if (lines > l->exposure_max)
 		lines = l->exposure_max;
 	if (flicker_period_us > 0) {
@@ -280,10 +296,14 @@ static void update_limits(struct ae_algorithm *a, const struct control_context *
 	int32_t fl_lo = (int32_t)ctx->mode.frame_length_default, fl_hi = fl_lo;
 
 	if (fl->supported) {
-		fl_lo = a->frame_duration_us[0] > 0 ? clampi(ceil(a->frame_duration_us[0] / line_us), fl->min, fl->max)
+		fl_lo = a->frame_duration_us[0] > 0 ? clampi(lround(a->frame_duration_us[0] / line_us), fl->min, fl->max)
 						    : clampi(ctx->mode.frame_length_default, fl->min, fl->max);
+		/*
+		 * The shortest frame is the nearest line count to the requested rate;
+		 * without a longest duration the frame rate holds: frames never stretch.
+		 */
 		fl_hi = a->frame_duration_us[1] > 0 ? clampi(floor(a->frame_duration_us[1] / line_us), fl->min, fl->max)
-						    : fl->max;
+						    : fl_lo;
 		if (fl_lo > fl_hi)
 			fl_lo = fl_hi;
 	}

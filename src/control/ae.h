@@ -39,8 +39,8 @@ struct ae_limits {
 	int32_t exposure_max;     /* lines: the tuning's longest exposure and the frame length limit */
 	int32_t exposure_step;    /* lines */
 	int32_t exposure_margin;  /* exposure <= frame length - margin */
-	int32_t frame_length_min; /* lines: the shortest frame AE uses */
-	int32_t frame_length_max; /* lines: the longest frame AE may use */
+	int32_t frame_length_min; /* lines: the shortest frame AE uses, the requested frame period */
+	int32_t frame_length_max; /* lines: the longest frame AE may stretch to in low light */
 	int32_t again_min, again_max, again_step; /* analogue gain codes (256 = x1) */
 	bool has_dgain;           /* the sensor has a digital gain */
 	int32_t dgain_min, dgain_max, dgain_step; /* its codes */
@@ -87,10 +87,12 @@ void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, con
 double ae_process(struct ae *ae, const struct ae_measure *m, double frame_product, double min_product,
 		  double max_product);
 /*
- * Split @product into controls: exposure first (up to the longest the limits
- * allow, whole multiples of @flicker_period_us when that is not 0 and the
- * product allows one period), then analogue gain, then digital gain (the
- * sensor's, then the ISP's).
+ * Split @product into controls: exposure first, up to the longest that fits
+ * the shortest frame (@l->frame_length_min, the requested frame rate), then
+ * analogue gain; only past the largest analogue gain a longer exposure and
+ * frame (up to @l->exposure_max, within @l->frame_length_max), then digital
+ * gain (the sensor's, then the ISP's). Exposures are whole multiples of
+ * @flicker_period_us when that is not 0 and the product allows one period.
  */
 void ae_split(const struct ae_limits *l, double product, double flicker_period_us, struct ae_exposure *out);
 /* The smallest and largest products the limits can give. */

@@ -496,6 +496,9 @@ static int vs_start(void *priv)
 	vs->streaming = true;
 	vs->sequence = 0;
 	clock_gettime(CLOCK_MONOTONIC, &vs->anchor);
+	/* In real time the timestamps are on CLOCK_MONOTONIC, as a V4L2 sensor's (never going back). */
+	if (vs->realtime)
+		vs->clock_ns = fmax(vs->clock_ns, vs->anchor.tv_sec * 1e9 + vs->anchor.tv_nsec);
 	vs->anchor_clock_ns = vs->clock_ns;
 	arm_timer(vs, true);
 	return 0;

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The webcam output (docs/webcam.md): NV12 packed into YUYV and NV12 byte
+ * for byte, the writer's refusals (bad formats and sizes, files that are no
+ * V4L2 output device, links), and `cisp webcam` without a device. The path
+ * into a real v4l2loopback device and a reader runs in the VM test
+ * (tests/vm/webcam_vm_test.sh).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/v4l2_output.h>
+
+#include "cli.h"
+#include "test.h"
+
+/* An NV12 image whose every byte says where it is: luma x + 3y, chroma 100 + x + 7y. */
+static void make_frame(struct cisp_image *img, uint32_t w, uint32_t h)
+{
+	CHECK_EQ(cisp_image_alloc(img, CISP_FMT_NV12, w, h), 0);
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++)
+			img->plane[0].data[y * img->plane[0].stride + x] = (uint8_t)(x + 3 * y);
+	for (uint32_t y = 0; y < h / 2; y++)
+		for (uint32_t x = 0; x < w; x++)
+			img->plane[1].data[y * img->plane[1].stride + x] = (uint8_t)(100 + x + 7 * y);
+}
+
+TEST(webcam_pack_yuyv_and_nv12)
+{
+	struct cisp_v4l2_output_config c = { CISP_V4L2_OUTPUT_YUYV, 6, 4, 30, 1 };
+	struct cisp_image img;
+	uint8_t out[6 * 4 * 2];
+
+	make_frame(&img, 6, 4);
+	CHECK_EQ(cisp_v4l2_output_frame_size(&c), 48);
+	CHECK_EQ(cisp_v4l2_output_pack(&c, &img, out, sizeof(out)), 0);
+	for (uint32_t y = 0; y < 4; y++)
+		for (uint32_t x = 0; x < 6; x += 2) {
+			const uint8_t *p = out + y * 12 + x * 2;
+
+			/* Y0 Cb Y1 Cr; rows 2k and 2k + 1 share chroma row k. */
+			CHECK_EQ(p[0], x + 3 * y);
+			CHECK_EQ(p[1], 100 + x + 7 * (y / 2));
+			CHECK_EQ(p[2], x + 1 + 3 * y);
+			CHECK_EQ(p[3], 100 + x + 1 + 7 * (y / 2));
+		}
+	c.pixelformat = CISP_V4L2_OUTPUT_NV12;
+	CHECK_EQ(cisp_v4l2_output_frame_size(&c), 36);
+	CHECK_EQ(cisp_v4l2_output_pack(&c, &img, out, sizeof(out)), 0);
+	for (uint32_t y = 0; y < 4; y++)
+		for (uint32_t x = 0; x < 6; x++)
+			CHECK_EQ(out[y * 6 + x], x + 3 * y);
+	for (uint32_t y = 0; y < 2; y++)
+		for (uint32_t x = 0; x < 6; x++)
+			CHECK_EQ(out[24 + y * 6 + x], 100 + x + 7 * y);
+
+	/* A frame of another size or format, or too little room. */
+	CHECK_ERR(cisp_v4l2_output_pack(&c, &img, out, 35), -EINVAL, "35 bytes");
+	c.width = 8;
+	CHECK_ERR(cisp_v4l2_output_pack(&c, &img, out, sizeof(out)), -EINVAL, "6x4 NV12");
+	cisp_image_free(&img);
+	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_I420, 8, 4), 0);
+	CHECK_ERR(cisp_v4l2_output_pack(&c, &img, out, sizeof(out)), -EINVAL, "8x4");
+	cisp_image_free(&img);
+}
+
+TEST(webcam_output_refuses_what_it_cannot_feed)
+{
+	struct cisp_v4l2_output_config c = { CISP_V4L2_OUTPUT_YUYV, 640, 480, 30, 1 };
+	struct cisp_v4l2_output *o = NULL;
+	char link[512];
+
+	/* Bad formats, sizes and rates, before the device is touched. */
+	c.pixelformat = 0x34424752; /* RGB4 */
+	CHECK_ERR(cisp_v4l2_output_open(&o, "/dev/null", &c), -EINVAL, "YUYV or NV12");
+	c.pixelformat = CISP_V4L2_OUTPUT_NV12;
+	c.width = 641;
+	CHECK_EQ(cisp_v4l2_output_frame_size(&c), 0);
+	CHECK_ERR(cisp_v4l2_output_open(&o, "/dev/null", &c), -EINVAL, "641x480");
+	c.width = 640;
+	c.height = 100000;
+	CHECK_ERR(cisp_v4l2_output_open(&o, "/dev/null", &c), -EINVAL, "8192");
+	c.height = 480;
+	c.fps_den = 0;
+	CHECK_ERR(cisp_v4l2_output_open(&o, "/dev/null", &c), -EINVAL, "frame rate");
+	c.fps_den = 1;
+	/* Files that are no V4L2 output device. */
+	CHECK_ERR(cisp_v4l2_output_open(&o, "/dev/null", &c), -ENOTTY, "not a V4L2 video output");
+	CHECK_ERR(cisp_v4l2_output_open(&o, "/no/such/video9", &c), -ENOENT, "/no/such/video9");
+	/* A link is not followed to whatever it names. */
+	snprintf(link, sizeof(link), "%s/webcam-link", test_tmp_dir());
+	unlink(link);
+	CHECK_EQ(symlink("/dev/null", link), 0);
+	CHECK_ERR(cisp_v4l2_output_open(&o, link, &c), -ELOOP, link);
+	unlink(link);
+	CHECK(o == NULL);
+	cisp_v4l2_output_close(NULL);
+}
+
+TEST(webcam_command_without_a_device)
+{
+	/* The whole path, paced on CLOCK_MONOTONIC, packed but not written anywhere. */
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device none --size 320x180 --fps 30 --frames 12 "
+			 "--quiet --option lux=50"), 0);
+	CHECK(strstr(cli_output, "camera virtual:cisp-test, mode full (320x240), 320x180 of it to 320x180") != NULL);
+	CHECK(strstr(cli_output, "feeding no device with YUYV 320x180 at 30 fps") != NULL);
+	CHECK(strstr(cli_output, "12 frames in ") != NULL);
+	/* The virtual sensor's clock is CLOCK_MONOTONIC in real time: latency is measured. */
+	CHECK(strstr(cli_output, "latency, sensor readout start to the device: p50 ") != NULL);
+
+	/* Usage errors and devices that are none. */
+	CHECK_EQ(cli_run("webcam --device none"), 2);
+	CHECK(strstr(cli_output, "--camera is required") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --size 321x240"), 2);
+	CHECK(strstr(cli_output, "even width and height") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --format rgb"), 2);
+	CHECK(strstr(cli_output, "yuyv or nv12") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --fps 15 --min-fps 30"), 2);
+	CHECK(strstr(cli_output, "above --fps") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device /dev/null --frames 1"), 1);
+	CHECK(strstr(cli_output, "/dev/null: not a V4L2 video output") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:no-such --device none --frames 1"), 1);
+	CHECK(strstr(cli_output, "no-such") != NULL);
+}

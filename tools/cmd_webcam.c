@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cisp webcam: run a camera (3A, tuning) and feed a v4l2loopback device
+ * that applications open as an ordinary webcam (docs/webcam.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cisp/camera.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/v4l2_output.h>
+
+#include "commands.h"
+#include "options.h"
+#include "webcam.h"
+
+/* Requests in flight: the sensor, the ISP and the writer each hold one, and one spare. */
+#define NUM_REQUESTS 4
+/* A camera that gives no frame for this long is lost. */
+#define LOST_AFTER_S 2.0
+/* While lost, the camera is opened again this often. */
+#define RETRY_S 1.0
+/* Latencies kept for the percentiles (the latest ones). */
+#define MAX_LATENCIES 4096
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cisp webcam --camera NAME [--device /dev/videoN] [--size WxH] [--fps N] [options]\n"
+		"\n"
+		"Run a camera through the ISP and the 3A loop and feed a v4l2loopback device\n"
+		"at a steady frame rate: browsers, conferencing apps, OBS and ffmpeg open it as\n"
+		"a webcam. Runs until SIGINT or SIGTERM (or --frames). docs/webcam.md.\n"
+		"\n"
+		"options:\n"
+		"  --camera NAME        a camera from 'cisp list' (required)\n"
+		"  --device PATH        the v4l2loopback device (default: the first one found);\n"
+		"                       'none' runs the whole path without a device\n"
+		"  --size WxH           frame size (default 1280x720), even\n"
+		"  --fps N              frame rate the webcam keeps (default 30)\n"
+		"  --min-fps N          let frames grow longer in low light, down to N fps\n"
+		"                       (default: the frame rate never drops)\n"
+		"  --format yuyv|nv12   the device's pixel format (default yuyv)\n"
+		"  --mode NAME|INDEX    sensor mode (default: the smallest that holds the size)\n"
+		"  --option KEY=VALUE   a sensor option; repeatable\n"
+		"  --tuning FILE        tuning file (default: found by sensor model)\n"
+		"  --frames N           stop after N frames\n"
+		"  --quiet              no report every 10 seconds\n"
+		"  -h, --help           this help\n");
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts = { .tv_sec = (time_t)t, .tv_nsec = (long)((t - floor(t)) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !stop_requested)
+		;
+}
+
+/*
+ * The frame rate on CLOCK_MONOTONIC. A frame is due at @next; one that
+ * comes more than a quarter period early is left out (a sensor faster than
+ * the rate, such as vimc), a late one is written at once and the slots
+ * start again from it (no burst to catch up).
+ */
+struct pacer {
+	double period, next;
+	bool started;
+};
+
+static bool pacer_take(struct pacer *p, double now)
+{
+	if (p->started && now < p->next - p->period / 4)
+		return false;
+	if (!p->started || now > p->next + p->period / 2)
+		p->next = now;
+	p->started = true;
+	p->next += p->period;
+	return true;
+}
+
+/* The smallest mode that holds @w x @h and can run at @fps, else the largest; or the named one. */
+static int pick_mode(struct cisp_sensor *s, const char *name, uint32_t w, uint32_t h, double fps, unsigned *index)
+{
+	const struct cisp_sensor_info *info = cisp_sensor_info(s);
+	uint64_t best = UINT64_MAX, largest = 0;
+	struct cisp_sensor_mode m;
+	bool found = false;
+
+	for (unsigned i = 0; i < info->num_modes; i++) {
+		if (cisp_sensor_get_mode(s, i, &m))
+			continue;
+		uint64_t area = (uint64_t)m.width * m.height;
+		double fastest = 1e9 / (cisp_sensor_line_ns(&m) * m.frame_length_min);
+
+		if (name) {
+			char num[16];
+
+			snprintf(num, sizeof(num), "%u", i);
+			if (!strcmp(m.name, name) || !strcmp(num, name)) {
+				*index = i;
+				return 0;
+			}
+			continue;
+		}
+		if (m.width >= w && m.height >= h && fastest >= fps * 0.999 && area < best) {
+			best = area;
+			*index = i;
+			found = true;
+		}
+		if (!found && area > largest) {
+			largest = area;
+			*index = i;
+		}
+	}
+	if (name) {
+		fprintf(stderr, "cisp webcam: camera %s has no mode '%s' (see cisp list)\n", SHOWN(info->name),
+			SHOWN(name));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The centred part of @m with the aspect ratio of @w x @h (even numbers), for the main stream's crop. */
+static void crop_to_aspect(const struct cisp_sensor_mode *m, uint32_t w, uint32_t h, struct cisp_stream_config *sc)
+{
+	uint64_t cw = m->width, ch = m->height;
+
+	if (cw * h > ch * w)
+		cw = ch * w / h;
+	else
+		ch = cw * h / w;
+	cw &= ~1ull;
+	ch &= ~1ull;
+	sc->crop_width = (uint32_t)cw;
+	sc->crop_height = (uint32_t)ch;
+	sc->crop_x = ((m->width - (uint32_t)cw) / 2) & ~1u;
+	sc->crop_y = ((m->height - (uint32_t)ch) / 2) & ~1u;
+	sc->width = w;
+	sc->height = h;
+}
+
+/* One open camera and its requests. */
+struct webcam_camera {
+	struct cisp_camera *cam;
+	struct cisp_camera_request req[NUM_REQUESTS];
+	struct cisp_image main[NUM_REQUESTS];
+};
+
+static void camera_close(struct webcam_camera *c)
+{
+	cisp_camera_close(c->cam);
+	for (unsigned i = 0; i < NUM_REQUESTS; i++)
+		cisp_image_free(&c->main[i]);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Open, configure and start the camera for @o; 0 or a negative errno with the message in cisp_last_error(). */
+static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr, const struct webcam_options *o,
+		       bool announce)
+{
+	struct cisp_camera_options co = { .sensor_options = o->sensor_options, .tuning = o->tuning };
+	struct cisp_camera_config cfg;
+	struct cisp_sensor_mode mode;
+	unsigned index = 0;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = cisp_camera_open(&c->cam, mgr, o->camera, &co);
+	if (r)
+		return r;
+	/* A virtual sensor renders in real time, on CLOCK_MONOTONIC, as a real one delivers frames. */
+	if (!strncmp(o->camera, "virtual:", 8) && !(o->sensor_options && strstr(o->sensor_options, "realtime")) &&
+	    (r = cisp_sensor_set_option(cisp_camera_sensor(c->cam), "realtime", "1")))
+		goto fail;
+	if ((r = pick_mode(cisp_camera_sensor(c->cam), o->mode, o->width, o->height, o->fps, &index)))
+		goto fail;
+	cisp_camera_default_config(c->cam, index, &cfg);
+	cisp_sensor_get_mode(cisp_camera_sensor(c->cam), index, &mode);
+	crop_to_aspect(&mode, o->width, o->height, &cfg.stream[CISP_STREAM_MAIN]);
+	if ((r = cisp_camera_configure(c->cam, &cfg)))
+		goto fail;
+	if (announce)
+		printf("camera %s, mode %s (%ux%u), %ux%u of it to %ux%u, tuning %s\n", SHOWN(o->camera),
+		       SHOWN(mode.name), mode.width, mode.height, cfg.stream[CISP_STREAM_MAIN].crop_width,
+		       cfg.stream[CISP_STREAM_MAIN].crop_height, o->width, o->height,
+		       SHOWN(cisp_camera_tuning_name(c->cam)));
+	for (unsigned i = 0; i < NUM_REQUESTS; i++) {
+		if ((r = cisp_image_alloc(&c->main[i], CISP_FMT_NV12, o->width, o->height)))
+			goto fail;
+		c->req[i].buffer[CISP_STREAM_MAIN] = &c->main[i];
+		/* The frame rate is a promise: AE keeps 1/fps, and goes down to min_fps only when allowed. */
+		c->req[i].controls.mask = CISP_REQ_FRAME_DURATION;
+		c->req[i].controls.frame_duration_us[0] = 1e6 / o->fps;
+		c->req[i].controls.frame_duration_us[1] = 1e6 / (o->min_fps > 0 ? o->min_fps : o->fps);
+		if ((r = cisp_camera_queue(c->cam, &c->req[i])))
+			goto fail;
+	}
+	if ((r = cisp_camera_start(c->cam)))
+		goto fail;
+	return 0;
+fail:
+	camera_close(c);
+	return r;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @q quantile of @n values (sorted in place). */
+static double quantile(double *v, unsigned n, double q)
+{
+	qsort(v, n, sizeof(*v), compare_double);
+	return v[(unsigned)fmin(n - 1, floor(q * n))];
+}
+
+/* The device, or nothing for "none": where the frames go. */
+struct sink {
+	struct cisp_v4l2_output *out;
+	struct cisp_v4l2_output_config config;
+	uint8_t *packed; /* without a device: the frames are packed here all the same */
+	size_t size;
+};
+
+static int sink_write(struct sink *s, const struct cisp_image *frame)
+{
+	if (s->out)
+		return cisp_v4l2_output_write(s->out, frame);
+	return cisp_v4l2_output_pack(&s->config, frame, s->packed, s->size);
+}
+
+/* Keep the device fed with black frames at the rate for @seconds while the camera is away. */
+static int feed_black(struct sink *s, struct pacer *p, const struct cisp_image *black, double seconds,
+		      struct webcam_report *rep, unsigned long limit)
+{
+	double end = mono_s() + seconds;
+
+	while (!stop_requested && mono_s() < end && (!limit || rep->written < limit)) {
+		sleep_until(p->next);
+		pacer_take(p, mono_s());
+		if (sink_write(s, black))
+			return -1;
+		rep->written++;
+		rep->lost++;
+	}
+	return 0;
+}
+
+int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
+{
+	struct cisp_camera_manager *mgr = NULL;
+	struct webcam_camera cam = { 0 };
+	struct sink sink = { 0 };
+	struct pacer pacer = { .period = 1.0 / o->fps };
+	struct cisp_image black = { 0 };
+	double *latency = calloc(MAX_LATENCIES, sizeof(double));
+	unsigned long measured = 0;
+	double first = 0, last = 0, report_at = 0;
+	bool lost = false, clock_ok = true;
+	char device[64];
+	int status = 1;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->latency_p50_ms = rep->latency_p99_ms = -1;
+	sink.config = (struct cisp_v4l2_output_config){ o->pixelformat, o->width, o->height,
+							(unsigned)lround(o->fps * 1000), 1000 };
+	sink.size = cisp_v4l2_output_frame_size(&sink.config);
+	if (!latency || !sink.size) {
+		fprintf(stderr, "cisp webcam: %s\n", latency ? "bad size or format" : "out of memory");
+		free(latency);
+		return latency ? 2 : 1;
+	}
+	if (o->device && !strcmp(o->device, "none")) {
+		sink.packed = malloc(sink.size);
+		if (!sink.packed) {
+			fprintf(stderr, "cisp webcam: out of memory\n");
+			goto out;
+		}
+	} else {
+		if (!o->device && cisp_v4l2_output_find(device, sizeof(device))) {
+			fprintf(stderr, "cisp webcam: %s\n", error_text());
+			goto out;
+		}
+		if (cisp_v4l2_output_open(&sink.out, o->device ? o->device : device, &sink.config)) {
+			fprintf(stderr, "cisp webcam: %s\n", error_text());
+			goto out;
+		}
+	}
+	if (cisp_image_alloc(&black, CISP_FMT_NV12, o->width, o->height)) {
+		fprintf(stderr, "cisp webcam: %s\n", error_text());
+		goto out;
+	}
+	memset(black.plane[0].data, 16, black.plane[0].stride * o->height);
+	memset(black.plane[1].data, 128, black.plane[1].stride * (o->height / 2));
+	if (cisp_camera_manager_create(&mgr, NULL) || camera_open(&cam, mgr, o, true)) {
+		fprintf(stderr, "cisp webcam: %s\n", error_text());
+		goto out;
+	}
+	printf("feeding %s with %s %ux%u at %g fps%s\n", sink.out ? SHOWN(o->device ? o->device : device) : "no device",
+	       o->pixelformat == CISP_V4L2_OUTPUT_NV12 ? "NV12" : "YUYV", o->width, o->height, o->fps,
+	       o->min_fps > 0 ? " (lower in low light)" : "");
+	fflush(stdout);
+	status = 0;
+	while (!stop_requested && (!o->frames || rep->written < o->frames)) {
+		struct cisp_camera_request *req = NULL;
+		int r;
+
+		if (lost) {
+			if (feed_black(&sink, &pacer, &black, RETRY_S, rep, o->frames)) {
+				fprintf(stderr, "cisp webcam: %s\n", error_text());
+				status = 1;
+				break;
+			}
+			if (!stop_requested && !camera_open(&cam, mgr, o, false)) {
+				fprintf(stderr, "cisp webcam: camera %s is back\n", SHOWN(o->camera));
+				lost = false;
+			}
+			continue;
+		}
+		r = cisp_camera_wait(cam.cam, &req, (int64_t)(LOST_AFTER_S * 1e9));
+		if (stop_requested)
+			break;
+		if (r || req->status) {
+			/* The sensor is gone (unplugged, driver unbound) or stuck: readers keep a valid device. */
+			fprintf(stderr, "cisp webcam: camera %s lost: %s; black frames until it is back\n",
+				SHOWN(o->camera), r ? error_text() : SHOWN(req->message));
+			camera_close(&cam);
+			lost = true;
+			continue;
+		}
+		double now = mono_s();
+		const struct cisp_camera_metadata *m = &req->metadata;
+
+		if (pacer_take(&pacer, now)) {
+			if (sink_write(&sink, req->buffer[CISP_STREAM_MAIN])) {
+				fprintf(stderr, "cisp webcam: %s\n", error_text());
+				status = 1;
+				break;
+			}
+			now = mono_s();
+			if (!rep->written)
+				first = now;
+			last = now;
+			rep->written++;
+			/* Sensor readout start to the frame in the device, where the sensor's clock is CLOCK_MONOTONIC. */
+			double ms = (now * 1e9 - (double)m->timestamp_ns) / 1e6;
+			if (ms < 0 || ms > 10000)
+				clock_ok = false;
+			latency[measured++ % MAX_LATENCIES] = ms;
+		} else {
+			rep->dropped++;
+		}
+		rep->frame_duration_ms = m->frame_duration_us / 1000;
+		rep->analogue_gain = m->analogue_gain;
+		rep->digital_gain = m->digital_gain;
+		if (!o->quiet && now >= report_at) {
+			if (report_at > 0)
+				printf("%lu frames, %.1f fps, frame %.1f ms, gain x%.2f, %lu left out, %lu black\n",
+				       rep->written, last > first ? (rep->written - 1) / (last - first) : 0,
+				       rep->frame_duration_ms, m->analogue_gain * m->digital_gain, rep->dropped, rep->lost);
+			fflush(stdout);
+			report_at = now + 10;
+		}
+		if (cisp_camera_queue(cam.cam, req)) {
+			fprintf(stderr, "cisp webcam: %s\n", error_text());
+			status = 1;
+			break;
+		}
+	}
+	rep->seconds = last - first;
+	rep->fps = rep->seconds > 0 ? (rep->written - rep->lost - 1) / rep->seconds : 0;
+	if (clock_ok && measured) {
+		unsigned n = measured < MAX_LATENCIES ? (unsigned)measured : MAX_LATENCIES;
+
+		rep->latency_p50_ms = quantile(latency, n, 0.5);
+		rep->latency_p99_ms = quantile(latency, n, 0.99);
+	}
+out:
+	camera_close(&cam);
+	cisp_camera_manager_destroy(mgr);
+	cisp_v4l2_output_close(sink.out);
+	cisp_image_free(&black);
+	free(sink.packed);
+	free(latency);
+	return status;
+}
+
+int cmd_webcam(int argc, char **argv)
+{
+	enum { OPT_CAMERA = 256, OPT_DEVICE, OPT_SIZE, OPT_FPS, OPT_MIN_FPS, OPT_FORMAT, OPT_MODE, OPT_OPTION,
+	       OPT_TUNING, OPT_FRAMES, OPT_QUIET };
+	static const struct option longopts[] = {
+		{ "camera", required_argument, NULL, OPT_CAMERA }, { "device", required_argument, NULL, OPT_DEVICE },
+		{ "size", required_argument, NULL, OPT_SIZE },     { "fps", required_argument, NULL, OPT_FPS },
+		{ "min-fps", required_argument, NULL, OPT_MIN_FPS }, { "format", required_argument, NULL, OPT_FORMAT },
+		{ "mode", required_argument, NULL, OPT_MODE },     { "option", required_argument, NULL, OPT_OPTION },
+		{ "tuning", required_argument, NULL, OPT_TUNING }, { "frames", required_argument, NULL, OPT_FRAMES },
+		{ "quiet", no_argument, NULL, OPT_QUIET },         { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct webcam_options o = { .width = 1280, .height = 720, .fps = 30, .pixelformat = CISP_V4L2_OUTPUT_YUYV };
+	struct webcam_report rep;
+	struct sigaction sa = { .sa_handler = on_stop };
+	char options[1024] = "";
+	int opt, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CAMERA: o.camera = optarg; break;
+		case OPT_DEVICE: o.device = optarg; break;
+		case OPT_MODE: o.mode = optarg; break;
+		case OPT_TUNING: o.tuning = optarg; break;
+		case OPT_QUIET: o.quiet = true; break;
+		case OPT_SIZE:
+			if (parse_size("--size", optarg, &o.width, &o.height))
+				return 2;
+			if (o.width % 2 || o.height % 2 || o.width > 8192 || o.height > 8192) {
+				fprintf(stderr, "cisp webcam: --size %s: even width and height up to 8192\n", SHOWN(optarg));
+				return 2;
+			}
+			break;
+		case OPT_FPS:
+			if (parse_double("--fps", optarg, 1, 240, &o.fps))
+				return 2;
+			break;
+		case OPT_MIN_FPS:
+			if (parse_double("--min-fps", optarg, 1, 240, &o.min_fps))
+				return 2;
+			break;
+		case OPT_FORMAT:
+			if (!strcasecmp(optarg, "yuyv")) {
+				o.pixelformat = CISP_V4L2_OUTPUT_YUYV;
+			} else if (!strcasecmp(optarg, "nv12")) {
+				o.pixelformat = CISP_V4L2_OUTPUT_NV12;
+			} else {
+				fprintf(stderr, "cisp webcam: --format %s: yuyv or nv12\n", SHOWN(optarg));
+				return 2;
+			}
+			break;
+		case OPT_FRAMES: {
+			unsigned long n;
+
+			if (parse_uint("--frames", optarg, 1, 100000000, &n))
+				return 2;
+			o.frames = n;
+			break;
+		}
+		case OPT_OPTION: {
+			size_t len = strlen(options);
+
+			if (strchr(optarg, ',') || !strchr(optarg, '=') ||
+			    (size_t)snprintf(options + len, sizeof(options) - len, "%s%s", len ? "," : "", optarg) >=
+				    sizeof(options) - len) {
+				fprintf(stderr, "cisp webcam: --option %s: KEY=VALUE without ',', and not too many\n",
+					SHOWN(optarg));
+				return 2;
+			}
+			break;
+		}
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, "cisp webcam: unknown option '%s'\n\n", SHOWN(argv[optind - 1]));
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc || !o.camera) {
+		fprintf(stderr, "cisp webcam: %s\n\n", optind != argc ? "unexpected argument" : "--camera is required");
+		usage(stderr);
+		return 2;
+	}
+	if (o.min_fps > o.fps) {
+		fprintf(stderr, "cisp webcam: --min-fps %g is above --fps %g\n", o.min_fps, o.fps);
+		return 2;
+	}
+	o.sensor_options = options[0] ? options : NULL;
+	/* A signal ends the stream cleanly: the camera stops, the device stays as it is. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r = webcam_run(&o, &rep);
+	if (r)
+		return r;
+	printf("%lu frames in %.1f s: %.2f fps (%g requested), %lu sensor frames left out, %lu black\n", rep.written,
+	       rep.seconds, rep.fps, o.fps, rep.dropped, rep.lost);
+	if (rep.latency_p50_ms >= 0)
+		printf("latency, sensor readout start to the device: p50 %.1f ms, p99 %.1f ms\n", rep.latency_p50_ms,
+		       rep.latency_p99_ms);
+	else
+		printf("latency not measured: the sensor's clock is not CLOCK_MONOTONIC\n");
+	return 0;
+}
