@@ -23,8 +23,11 @@
 #include "options.h"
 #include "webcam.h"
 
-/* Requests in flight: the sensor, the ISP and the writer each hold one, and one spare. */
-#define NUM_REQUESTS 4
+/*
+ * Requests in flight: one for the sensor, one in the ISP, one with the writer.
+ * Each more adds a frame of latency when the ISP is the slowest part.
+ */
+#define NUM_REQUESTS 3
 /* A camera that gives no frame for this long is lost. */
 #define LOST_AFTER_S 2.0
 /* While lost, the camera is opened again this often. */
@@ -198,6 +201,13 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 	if (!strncmp(o->camera, "virtual:", 8) && !(o->sensor_options && strstr(o->sensor_options, "realtime")) &&
 	    (r = cisp_sensor_set_option(cisp_camera_sensor(c->cam), "realtime", "1")))
 		goto fail;
+	/*
+	 * A V4L2 camera with two buffers: frames wait in the driver while the ISP
+	 * is busy, and a webcam wants the newest one, not one of four queued.
+	 */
+	if (!strncmp(o->camera, "v4l2:", 5) && !(o->sensor_options && strstr(o->sensor_options, "buffers")) &&
+	    (r = cisp_sensor_set_option(cisp_camera_sensor(c->cam), "buffers", "2")))
+		goto fail;
 	if ((r = pick_mode(cisp_camera_sensor(c->cam), o->mode, o->width, o->height, o->fps, &index)))
 		goto fail;
 	cisp_camera_default_config(c->cam, index, &cfg);
@@ -260,7 +270,7 @@ static int sink_write(struct sink *s, const struct cisp_image *frame)
 
 /* Keep the device fed with black frames at the rate for @seconds while the camera is away. */
 static int feed_black(struct sink *s, struct pacer *p, const struct cisp_image *black, double seconds,
-		      struct webcam_report *rep, unsigned long limit)
+		      struct webcam_report *rep, unsigned long limit, double *last)
 {
 	double end = mono_s() + seconds;
 
@@ -271,6 +281,7 @@ static int feed_black(struct sink *s, struct pacer *p, const struct cisp_image *
 			return -1;
 		rep->written++;
 		rep->lost++;
+		*last = mono_s();
 	}
 	return 0;
 }
@@ -278,6 +289,9 @@ static int feed_black(struct sink *s, struct pacer *p, const struct cisp_image *
 int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 {
 	struct cisp_camera_manager *mgr = NULL;
+	struct cisp_camera_manager_config mc = { 0 };
+	struct cisp_device_config dc = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct webcam_camera cam = { 0 };
 	struct sink sink = { 0 };
 	struct pacer pacer = { .period = 1.0 / o->fps };
@@ -289,6 +303,10 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	char device[64];
 	int status = 1;
 
+	/* One camera, one frame at a time: one ISP worker, every CPU on its frame. */
+	dc.workers = 1;
+	dc.job_threads = cpus > 1 ? (unsigned)cpus : 1;
+	mc.device_config = &dc;
 	memset(rep, 0, sizeof(*rep));
 	rep->latency_p50_ms = rep->latency_p99_ms = -1;
 	sink.config = (struct cisp_v4l2_output_config){ o->pixelformat, o->width, o->height,
@@ -321,7 +339,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	}
 	memset(black.plane[0].data, 16, black.plane[0].stride * o->height);
 	memset(black.plane[1].data, 128, black.plane[1].stride * (o->height / 2));
-	if (cisp_camera_manager_create(&mgr, NULL) || camera_open(&cam, mgr, o, true)) {
+	if (cisp_camera_manager_create(&mgr, &mc) || camera_open(&cam, mgr, o, true)) {
 		fprintf(stderr, "cisp webcam: %s\n", error_text());
 		goto out;
 	}
@@ -335,7 +353,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		int r;
 
 		if (lost) {
-			if (feed_black(&sink, &pacer, &black, RETRY_S, rep, o->frames)) {
+			if (feed_black(&sink, &pacer, &black, RETRY_S, rep, o->frames, &last)) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
 				status = 1;
 				break;
@@ -373,8 +391,8 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			rep->written++;
 			/* Sensor readout start to the frame in the device, where the sensor's clock is CLOCK_MONOTONIC. */
 			double ms = (now * 1e9 - (double)m->timestamp_ns) / 1e6;
-			if (ms < 0 || ms > 10000)
-				clock_ok = false;
+			if (!measured && (ms < 0 || ms > 10000))
+				clock_ok = false; /* another clock: the first frame cannot be in the future or minutes old */
 			latency[measured++ % MAX_LATENCIES] = ms;
 		} else {
 			rep->dropped++;
@@ -397,7 +415,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		}
 	}
 	rep->seconds = last - first;
-	rep->fps = rep->seconds > 0 ? (rep->written - rep->lost - 1) / rep->seconds : 0;
+	rep->fps = rep->seconds > 0 ? (rep->written - 1) / rep->seconds : 0;
 	if (clock_ok && measured) {
 		unsigned n = measured < MAX_LATENCIES ? (unsigned)measured : MAX_LATENCIES;
 

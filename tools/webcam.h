@@ -30,7 +30,7 @@ struct webcam_report {
 	unsigned long dropped;      /* sensor frames left out to keep the rate */
 	unsigned long lost;         /* black frames written while the camera was lost */
 	double seconds;             /* from the first written frame to the last */
-	double fps;                 /* (written - 1) / seconds */
+	double fps;                 /* (written - 1) / seconds: the rate the device got */
 	double latency_p50_ms;      /* start of sensor readout to the frame written; < 0: not measured */
 	double latency_p99_ms;
 	double frame_duration_ms;   /* the sensor's frame duration of the last frame (metadata) */

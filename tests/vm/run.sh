@@ -168,6 +168,8 @@ done | awk '!seen[$0]++' | while read -r ko; do
 	esac
 	echo "$b" >> "$IR/modules.order"
 done
+# The webcam test: v4l2loopback, the reader and the guest script (tests/vm/webcam_vm_host.sh).
+. tests/vm/webcam_vm_host.sh
 cat > "$IR/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -262,6 +264,10 @@ else
 	RC=1
 fi
 echo "@@ cisp_isp.ko checks took $(echo "$(cut -d' ' -f1 /proc/uptime) $KT0" | awk '{print $1 - $2}') s"
+# cisp webcam into v4l2loopback, read as applications do (tests/vm/webcam_vm_test.sh).
+if [ -x /bin/webcam_vm_test.sh ]; then
+	webcam_vm_test.sh || RC=1
+fi
 echo "@@ RESULT rc=$RC at $(cut -d' ' -f1 /proc/uptime) s"
 poweroff -f
 EOF
