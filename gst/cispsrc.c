@@ -672,7 +672,10 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 	sl->buffer = NULL;
 	GST_BUFFER_OFFSET(*out) = req->metadata.sequence;
 	GST_BUFFER_OFFSET_END(*out) = req->metadata.sequence + 1;
-	GST_BUFFER_DURATION(*out) = self->frame_duration;
+	/* The frame's own duration, as the sensor ran it; the caps' when it is not known. */
+	GST_BUFFER_DURATION(*out) = req->metadata.frame_duration_us > 0
+					    ? (GstClockTime)llround(req->metadata.frame_duration_us * 1000)
+					    : self->frame_duration;
 	cisp_gst_meta_add(*out, &req->metadata);
 	if (!self->raw)
 		gst_buffer_add_video_meta_full(*out, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&self->info),

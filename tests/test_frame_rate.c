@@ -169,3 +169,82 @@ TEST(frame_rate_dark_scene_stretches_when_allowed)
 	CHECK_NEAR(md[n - 1].frame_duration_us, 33300, 0.5);
 	CHECK(md[n - 1].analogue_gain > 1 && md[n - 1].analogue_gain < 16);
 }
+
+/* The Y4M header's frame rate and frame count; false when @path is not a Y4M file. */
+static bool read_y4m(const char *path, unsigned *num, unsigned *den, unsigned *frames)
+{
+	FILE *f = fopen(path, "rb");
+	char line[256], *fr;
+
+	*frames = 0;
+	if (!f || !fgets(line, sizeof(line), f) || strncmp(line, "YUV4MPEG2 ", 10) || !(fr = strstr(line, " F")) ||
+	    sscanf(fr, " F%u:%u", num, den) != 2) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	/* Count the frames: a "FRAME" line, then a 4:2:0 frame of the header's size. */
+	unsigned w = 0, h = 0;
+	sscanf(strstr(line, " W"), " W%u", &w);
+	sscanf(strstr(line, " H"), " H%u", &h);
+	size_t size = (size_t)w * h * 3 / 2;
+	char *buf = malloc(size);
+	while (buf && fgets(line, sizeof(line), f) && !strcmp(line, "FRAME\n") && fread(buf, 1, size, f) == size)
+		(*frames)++;
+	free(buf);
+	fclose(f);
+	return true;
+}
+
+/* Timestamps (ns) and frame durations (us) of a `cisp run --metadata` log; the number of frames. */
+static unsigned read_log(const char *path, double *ts, double *dur, unsigned max)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	unsigned n = 0;
+
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, "\"timestamp_ns\":"), *d = strstr(line, "\"frame_duration_us\":");
+
+		if (!t || !d)
+			break;
+		ts[n] = strtod(t + 15, NULL);
+		dur[n] = strtod(d + 20, NULL);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+TEST(frame_rate_y4m_header_tells_the_truth)
+{
+	double ts[64], dur[64];
+	unsigned num = 0, den = 0, frames = 0, n;
+
+	/* Frames at the mode's rate: the header's rate is the timestamps', one video frame per frame. */
+	CHECK_EQ(cli_run("run --camera virtual:cisp-test --frames 20 --start auto --quiet --option lux=3 "
+			 "-o fr1.y4m --metadata fr1.jsonl"), 0);
+	CHECK(read_y4m(cli_tmp("fr1.y4m"), &num, &den, &frames));
+	n = read_log(cli_tmp("fr1.jsonl"), ts, dur, 64);
+	CHECK_EQ(n, 20);
+	CHECK_EQ(frames, 20);
+	if (n == 20 && den)
+		CHECK_NEAR((double)num / den, 19 / ((ts[19] - ts[0]) / 1e9), 0.001);
+
+	/* Frames stretched in the dark (allowed down to 15 fps): the rate asked for, frames repeated to keep time. */
+	CHECK_EQ(cli_run("run --camera virtual:cisp-test --frames 30 --start auto --quiet --option lux=1 "
+			 "--set FrameDurationLimits=33333,66666 -o fr2.y4m --metadata fr2.jsonl"), 0);
+	CHECK(read_y4m(cli_tmp("fr2.y4m"), &num, &den, &frames));
+	n = read_log(cli_tmp("fr2.jsonl"), ts, dur, 64);
+	CHECK_EQ(n, 30);
+	CHECK(den && fabs((double)num / den - 1e6 / 33300) < 0.01);
+	if (n == 30 && den) {
+		double covered = (ts[29] - ts[0]) / 1e9 + dur[29] / 1e6;
+
+		CHECK(dur[29] > 60000); /* stretched */
+		/* The video lasts as long as the frames did, within a frame. */
+		CHECK_NEAR(frames * (double)den / num, covered, (double)den / num);
+		CHECK(frames > 40);
+	}
+}

@@ -492,6 +492,7 @@ struct run_state {
 	struct cisp_camera_metadata first, last;
 	double isp_ms_total;
 	double *ae_error, *ct; /* per frame: measured / target brightness, the colour temperature applied */
+	double period_ns, video_ns; /* the video's frame period, and the time its frames cover so far */
 };
 
 /* ,"key":value with @decimals (negative: 6 significant digits); null when not finite (JSON has no NaN). */
@@ -723,6 +724,7 @@ static int create_outputs(const struct run_options *o, struct run_state *st, con
 	if (!r && st->video)
 		r = cisp_y4m_open_to(&st->y4m, st->video, ms->width, ms->height, (unsigned)lround(fps * 1000), 1000,
 				     false);
+	st->period_ns = 1e9 / fps;
 	if (!r && st->log && !(st->jsonl = cisp_output_file_stream(st->log)))
 		r = -ENOMEM;
 	return r;
@@ -753,8 +755,15 @@ static int prepare(const struct run_options *o, struct run_state *st, const stru
 		   const struct cisp_sensor_mode *mode)
 {
 	const struct cisp_stream_config *ms = &cfg->stream[CISP_STREAM_MAIN];
-	double fps = 1e9 / (cisp_sensor_line_ns(mode) * mode->frame_length_default);
+	double line_ns = cisp_sensor_line_ns(mode), lines = mode->frame_length_default;
 	int r = 0;
+
+	/* The video's rate is the frames': the shortest frame duration asked from frame 0, to the nearest line, as AE keeps it. */
+	for (unsigned i = 0; i < o->num_sets; i++)
+		if (o->sets[i].frame == 0 && (o->sets[i].req.mask & CISP_REQ_FRAME_DURATION) &&
+		    o->sets[i].req.frame_duration_us[0] > 0)
+			lines = fmax(1, round(o->sets[i].req.frame_duration_us[0] * 1000 / line_ns));
+	double fps = 1e9 / (line_ns * lines);
 
 	st->ae_error = calloc(o->frames, sizeof(double));
 	st->ct = calloc(o->frames, sizeof(double));
@@ -774,6 +783,24 @@ static int prepare(const struct run_options *o, struct run_state *st, const stru
 		r = create_outputs(o, st, ms, fps);
 	if (r)
 		fprintf(stderr, "cisp run: %s\n", error_text());
+	return r;
+}
+
+/*
+ * Append a frame to the video. Y4M has one frame rate: a frame that lasted
+ * longer than the period (AE stretched it in low light, as the frame
+ * duration limits allowed) is repeated, so that the video keeps the
+ * camera's time.
+ */
+static int write_video(struct run_state *st, const struct cisp_camera_metadata *m, const struct cisp_image *frame)
+{
+	double end = (double)(m->timestamp_ns - st->first.timestamp_ns) + m->frame_duration_us * 1000;
+	int r;
+
+	do {
+		r = cisp_y4m_write(st->y4m, frame);
+		st->video_ns += st->period_ns;
+	} while (!r && st->video_ns + st->period_ns / 2 <= end);
 	return r;
 }
 
@@ -826,7 +853,7 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 			print_progress(m);
 		if (st->jsonl)
 			log_json(st->jsonl, m);
-		if (st->y4m && cisp_y4m_write(st->y4m, req->buffer[CISP_STREAM_MAIN])) {
+		if (st->y4m && write_video(st, m, req->buffer[CISP_STREAM_MAIN])) {
 			fprintf(stderr, "cisp run: %s\n", error_text());
 			failed = 1;
 			break;
