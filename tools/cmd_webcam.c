@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,22 +87,25 @@ static void sleep_until(double t)
 }
 
 /*
- * The frame rate on CLOCK_MONOTONIC. A frame is due at @next; one that
- * comes more than a quarter period early is left out (a sensor faster than
- * the rate, such as vimc), a late one is written at once and the slots
- * start again from it (no burst to catch up).
+ * The frame rate: one frame per slot of a grid of periods. Camera frames are
+ * placed by their sensor timestamps (CLOCK_MONOTONIC for V4L2 and real-time
+ * virtual sensors), so that the ISP's jitter does not drop frames; one more
+ * than a quarter period before its slot is left out (a sensor faster than
+ * the rate, such as vimc at up to 60 fps). A late one (more than half a
+ * period) starts the grid again from itself, without a burst to catch up.
+ * Black frames, while the camera is away, are placed by the clock.
  */
 struct pacer {
 	double period, next;
 	bool started;
 };
 
-static bool pacer_take(struct pacer *p, double now)
+static bool pacer_take(struct pacer *p, double t)
 {
-	if (p->started && now < p->next - p->period / 4)
+	if (p->started && t < p->next - p->period / 4)
 		return false;
-	if (!p->started || now > p->next + p->period / 2)
-		p->next = now;
+	if (!p->started || t > p->next + p->period / 2)
+		p->next = t;
 	p->started = true;
 	p->next += p->period;
 	return true;
@@ -259,6 +263,7 @@ struct sink {
 	struct cisp_v4l2_output_config config;
 	uint8_t *packed; /* without a device: the frames are packed here all the same */
 	size_t size;
+	double period;   /* seconds */
 };
 
 static int sink_write(struct sink *s, const struct cisp_image *frame)
@@ -269,13 +274,16 @@ static int sink_write(struct sink *s, const struct cisp_image *frame)
 }
 
 /* Keep the device fed with black frames at the rate for @seconds while the camera is away. */
-static int feed_black(struct sink *s, struct pacer *p, const struct cisp_image *black, double seconds,
-		      struct webcam_report *rep, unsigned long limit, double *last)
+static int feed_black(struct sink *s, const struct cisp_image *black, double seconds, struct webcam_report *rep,
+		      unsigned long limit, double *last)
 {
 	double end = mono_s() + seconds;
+	struct pacer pacer = { .period = s->period };
+	struct pacer *p = &pacer;
 
 	while (!stop_requested && mono_s() < end && (!limit || rep->written < limit)) {
-		sleep_until(p->next);
+		if (p->started)
+			sleep_until(p->next);
 		pacer_take(p, mono_s());
 		if (sink_write(s, black))
 			return -1;
@@ -312,6 +320,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	sink.config = (struct cisp_v4l2_output_config){ o->pixelformat, o->width, o->height,
 							(unsigned)lround(o->fps * 1000), 1000 };
 	sink.size = cisp_v4l2_output_frame_size(&sink.config);
+	sink.period = 1.0 / o->fps;
 	if (!latency || !sink.size) {
 		fprintf(stderr, "cisp webcam: %s\n", latency ? "bad size or format" : "out of memory");
 		free(latency);
@@ -353,7 +362,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		int r;
 
 		if (lost) {
-			if (feed_black(&sink, &pacer, &black, RETRY_S, rep, o->frames, &last)) {
+			if (feed_black(&sink, &black, RETRY_S, rep, o->frames, &last)) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
 				status = 1;
 				break;
@@ -361,6 +370,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			if (!stop_requested && !camera_open(&cam, mgr, o, false)) {
 				fprintf(stderr, "cisp webcam: camera %s is back\n", SHOWN(o->camera));
 				lost = false;
+				pacer.started = false;
 			}
 			continue;
 		}
@@ -378,7 +388,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		double now = mono_s();
 		const struct cisp_camera_metadata *m = &req->metadata;
 
-		if (pacer_take(&pacer, now)) {
+		if (pacer_take(&pacer, m->timestamp_ns / 1e9)) {
 			if (sink_write(&sink, req->buffer[CISP_STREAM_MAIN])) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
 				status = 1;
@@ -398,6 +408,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			rep->dropped++;
 		}
 		rep->frame_duration_ms = m->frame_duration_us / 1000;
+		rep->frame_duration_max_ms = fmax(rep->frame_duration_max_ms, rep->frame_duration_ms);
 		rep->analogue_gain = m->analogue_gain;
 		rep->digital_gain = m->digital_gain;
 		if (!o->quiet && now >= report_at) {
@@ -414,6 +425,10 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			break;
 		}
 	}
+	struct rusage ru;
+	if (rep->written && !getrusage(RUSAGE_SELF, &ru))
+		rep->cpu_ms_per_frame = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+					 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6) * 1000 / rep->written;
 	rep->seconds = last - first;
 	rep->fps = rep->seconds > 0 ? (rep->written - 1) / rep->seconds : 0;
 	if (clock_ok && measured) {
@@ -532,6 +547,7 @@ int cmd_webcam(int argc, char **argv)
 		return r;
 	printf("%lu frames in %.1f s: %.2f fps (%g requested), %lu sensor frames left out, %lu black\n", rep.written,
 	       rep.seconds, rep.fps, o.fps, rep.dropped, rep.lost);
+	printf("CPU %.1f ms a frame (all threads; a virtual sensor's rendering included)\n", rep.cpu_ms_per_frame);
 	if (rep.latency_p50_ms >= 0)
 		printf("latency, sensor readout start to the device: p50 %.1f ms, p99 %.1f ms\n", rep.latency_p50_ms,
 		       rep.latency_p99_ms);

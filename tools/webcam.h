@@ -34,6 +34,8 @@ struct webcam_report {
 	double latency_p50_ms;      /* start of sensor readout to the frame written; < 0: not measured */
 	double latency_p99_ms;
 	double frame_duration_ms;   /* the sensor's frame duration of the last frame (metadata) */
+	double frame_duration_max_ms; /* the longest of all frames */
+	double cpu_ms_per_frame;    /* CPU time of the process (all threads) per frame written */
 	double analogue_gain;       /* of the last frame */
 	double digital_gain;        /* sensor and ISP digital gain of the last frame */
 };
