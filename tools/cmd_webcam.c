@@ -25,10 +25,11 @@
 #include "webcam.h"
 
 /*
- * Requests in flight: one for the sensor, one in the ISP, one with the writer.
- * Each more adds a frame of latency when the ISP is the slowest part.
+ * Requests in flight: one in the ISP while the other takes the next frame
+ * (the writer hands its request back at once). Each more adds a frame of
+ * latency when the ISP is the slowest part.
  */
-#define NUM_REQUESTS 3
+#define NUM_REQUESTS 2
 /* A camera that gives no frame for this long is lost. */
 #define LOST_AFTER_S 2.0
 /* While lost, the camera is opened again this often. */
