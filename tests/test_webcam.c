@@ -93,11 +93,15 @@ TEST(webcam_output_refuses_what_it_cannot_feed)
 	/* Files that are no V4L2 output device. */
 	CHECK_ERR(cisp_v4l2_output_open(&o, "/dev/null", &c), -ENOTTY, "not a V4L2 video output");
 	CHECK_ERR(cisp_v4l2_output_open(&o, "/no/such/video9", &c), -ENOENT, "/no/such/video9");
-	/* A link is not followed to whatever it names. */
+	/* A regular file is never written, a link is followed to what it names and judged by that. */
+	snprintf(link, sizeof(link), "%s/webcam-file", test_tmp_dir());
+	cli_write("webcam-file", "keep", 4);
+	CHECK_ERR(cisp_v4l2_output_open(&o, link, &c), -ENOTTY, "not a device");
+	CHECK_EQ(cli_size("webcam-file"), 4);
 	snprintf(link, sizeof(link), "%s/webcam-link", test_tmp_dir());
 	unlink(link);
 	CHECK_EQ(symlink("/dev/null", link), 0);
-	CHECK_ERR(cisp_v4l2_output_open(&o, link, &c), -ELOOP, link);
+	CHECK_ERR(cisp_v4l2_output_open(&o, link, &c), -ENOTTY, "not a V4L2 video output");
 	unlink(link);
 	CHECK(o == NULL);
 	cisp_v4l2_output_close(NULL);

@@ -30,8 +30,8 @@
  * latency when the ISP is the slowest part.
  */
 #define NUM_REQUESTS 2
-/* A camera that gives no frame for this long is lost. */
-#define LOST_AFTER_S 2.0
+/* A camera that gives no frame for this long is lost (a slow ISP takes a second a frame in a VM). */
+#define LOST_AFTER_S 5.0
 /* While lost, the camera is opened again this often. */
 #define RETRY_S 1.0
 /* Latencies kept for the percentiles (the latest ones). */
@@ -276,7 +276,7 @@ static int sink_write(struct sink *s, const struct cisp_image *frame)
 
 /* Keep the device fed with black frames at the rate for @seconds while the camera is away. */
 static int feed_black(struct sink *s, const struct cisp_image *black, double seconds, struct webcam_report *rep,
-		      unsigned long limit, double *last)
+		      unsigned long limit, double *first, double *last)
 {
 	double end = mono_s() + seconds;
 	struct pacer pacer = { .period = s->period };
@@ -288,9 +288,11 @@ static int feed_black(struct sink *s, const struct cisp_image *black, double sec
 		pacer_take(p, mono_s());
 		if (sink_write(s, black))
 			return -1;
+		*last = mono_s();
+		if (!rep->written)
+			*first = *last;
 		rep->written++;
 		rep->lost++;
-		*last = mono_s();
 	}
 	return 0;
 }
@@ -363,7 +365,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		int r;
 
 		if (lost) {
-			if (feed_black(&sink, &black, RETRY_S, rep, o->frames, &last)) {
+			if (feed_black(&sink, &black, RETRY_S, rep, o->frames, &first, &last)) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
 				status = 1;
 				break;

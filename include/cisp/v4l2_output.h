@@ -89,9 +89,12 @@ int cisp_v4l2_output_find(char *path, size_t size);
  * The device keeps its format while a reader streams: a format other than
  * the one it carries then fails with -EBUSY, naming the format it has.
  *
+ * Nothing is written to a file that is not a V4L2 video output (a symbolic
+ * link is judged by what it names: /dev/v4l/by-path/ names are links).
+ *
  * Return: 0, or a negative errno with a message: -EINVAL for a bad
- * @config; the error of open(); -ENOTTY for a file that is not a V4L2
- * device or a device without video output and write() I/O; -EBUSY; -ENOMEM.
+ * @config; the error of open(); -ENOTTY for a file that is not a character
+ * device, or a device without video output and write() I/O; -EBUSY; -ENOMEM.
  */
 int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
 			  const struct cisp_v4l2_output_config *config);

@@ -152,6 +152,7 @@ int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
 {
 	struct cisp_v4l2_output *o;
 	struct v4l2_capability cap;
+	struct stat st;
 	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_OUTPUT };
 	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_OUTPUT };
 	char want[5], got[5];
@@ -161,10 +162,14 @@ int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
 	ret = check_config(config, path);
 	if (ret)
 		return ret;
-	/* Never through a symbolic link to somewhere else: the path must be a character device. */
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	/* Links are followed (/dev/v4l/by-path/...), but nothing is written to what is not a V4L2 output. */
+	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return cisp_error(-errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		return cisp_error(-ENOTTY, "%s: not a device", path);
+	}
 	if (!is_output(fd, &cap)) {
 		close(fd);
 		return cisp_error(-ENOTTY, "%s: not a V4L2 video output with write() (is it a v4l2loopback device?)",
