@@ -123,7 +123,7 @@ static int webcam_checks(struct cisp_iq_report *r)
 			     WEBCAM_MAX_P50_MS);
 	cisp_iq_report_check(r, "webcam: latency p99, readout start to device", w.latency_p99_ms, "ms", "<=",
 			     WEBCAM_MAX_P99_MS);
-	/* Said, not checked: these wait for face detection and stabilisation (issue 27, sections 3 and 4). */
+	/* Said, not checked: there is no face detection or stabilisation to measure yet. */
 	cisp_iq_report_info(r, "webcam: not yet measured", "face exposure (no face detection yet), EIS (no EIS yet)");
 	return 0;
 }

@@ -758,7 +758,7 @@ static int prepare(const struct run_options *o, struct run_state *st, const stru
 	double line_ns = cisp_sensor_line_ns(mode), lines = mode->frame_length_default;
 	int r = 0;
 
-	/* The video's rate is the frames': the shortest frame duration asked from frame 0, to the nearest line, as AE keeps it. */
+	/* The video's rate is the frames': the shortest duration asked from frame 0, to the line, as AE keeps it. */
 	for (unsigned i = 0; i < o->num_sets; i++)
 		if (o->sets[i].frame == 0 && (o->sets[i].req.mask & CISP_REQ_FRAME_DURATION) &&
 		    o->sets[i].req.frame_duration_us[0] > 0)
