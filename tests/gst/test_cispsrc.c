@@ -89,6 +89,11 @@ GST_START_TEST(test_caps_and_metadata)
 		fail_unless(gst_structure_get_double(md, "colour-temperature", &ct) && ct >= 1500 && ct <= 15000);
 		fail_unless(gst_structure_get_string(md, "ae-state") != NULL);
 		fail_unless(GST_BUFFER_PTS_IS_VALID(gst_sample_get_buffer(s)));
+		/* The buffer lasts as long as the sensor's frame did. */
+		gdouble duration_us = 0;
+		fail_unless(gst_structure_get_double(md, "frame-duration", &duration_us) && duration_us > 0);
+		fail_unless_equals_uint64(GST_BUFFER_DURATION(gst_sample_get_buffer(s)),
+					  (guint64)llround(duration_us * 1000));
 		gst_sample_unref(s);
 		g_free(desc);
 	}
