@@ -87,7 +87,9 @@ int cisp_v4l2_output_find(char *path, size_t size);
  * @config: the format and frame rate.
  *
  * The device keeps its format while a reader streams: a format other than
- * the one it carries then fails with -EBUSY, naming the format it has.
+ * the one it carries then fails with -EBUSY, naming the format it has. A
+ * v4l2loopback device loaded with exclusive_caps=1 offers no output while
+ * another writer feeds it: -EBUSY too.
  *
  * Nothing is written to a file that is not a V4L2 video output (a symbolic
  * link is judged by what it names: /dev/v4l/by-path/ names are links).

@@ -105,15 +105,20 @@ int cisp_v4l2_output_pack(const struct cisp_v4l2_output_config *c, const struct 
 	return 0;
 }
 
-/* Whether @fd is a V4L2 device with video output and write(); its capabilities in @cap. */
-static bool is_output(int fd, struct v4l2_capability *cap)
+/* The device's capabilities (0 for a file that is no V4L2 device); its description in @cap. */
+static uint32_t device_caps(int fd, struct v4l2_capability *cap)
 {
-	uint32_t caps;
-
 	memset(cap, 0, sizeof(*cap));
 	if (ioctl(fd, VIDIOC_QUERYCAP, cap) < 0)
-		return false;
-	caps = cap->capabilities & V4L2_CAP_DEVICE_CAPS ? cap->device_caps : cap->capabilities;
+		return 0;
+	return cap->capabilities & V4L2_CAP_DEVICE_CAPS ? cap->device_caps : cap->capabilities;
+}
+
+/* Whether @fd is a V4L2 device with video output and write(). */
+static bool is_output(int fd, struct v4l2_capability *cap)
+{
+	uint32_t caps = device_caps(fd, cap);
+
 	return (caps & V4L2_CAP_VIDEO_OUTPUT) && (caps & V4L2_CAP_READWRITE);
 }
 
@@ -171,7 +176,13 @@ int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
 		return cisp_error(-ENOTTY, "%s: not a device", path);
 	}
 	if (!is_output(fd, &cap)) {
+		/* v4l2loopback with exclusive_caps=1 offers capture only, while a writer feeds it. */
+		bool fed = !strcmp((const char *)cap.driver, "v4l2 loopback") &&
+			   (device_caps(fd, &cap) & V4L2_CAP_VIDEO_CAPTURE);
+
 		close(fd);
+		if (fed)
+			return cisp_error(-EBUSY, "%s: another writer feeds this v4l2loopback device", path);
 		return cisp_error(-ENOTTY, "%s: not a V4L2 video output with write() (is it a v4l2loopback device?)",
 				  path);
 	}
