@@ -141,8 +141,8 @@ static int get_string(struct ctx *c, yaml_node_t *map, const char *key, char *ou
 }
 
 static const char *const top_keys[] = {
-	"name", "description", "array", "cfa", "bit_depth", "black_level", "full_well", "conversion_gain",
-	"read_noise", "adc_noise", "dark_current", "sensitivity", "defects", "analogue_gain", "digital_gain",
+	"name", "description", "array", "cfa", "bit_depth", "black_level", "black_offset", "dsnu", "prnu", "full_well",
+	"conversion_gain", "read_noise", "adc_noise", "dark_current", "sensitivity", "defects", "analogue_gain", "digital_gain",
 	"exposure_min", "exposure_margin", "delays", "lens", "modes", "spectral_sensitivity", "colour_matrix",
 	NULL,
 };
@@ -334,6 +334,13 @@ static int load(struct ctx *c, struct vs_model *m)
 		m->bit_depth = (unsigned)v;
 	if (ret == 0)
 		ret = get_number(c, root, "black_level", 0, 65535, NAN, &m->black_level);
+	n = map_get(c, root, "black_offset");
+	if (ret == 0 && n)
+		ret = get_list(c, n, "black_offset", 4, -1000, 1000, m->black_offset);
+	if (ret == 0)
+		ret = get_number(c, root, "dsnu", 0, 1000, 0, &m->dsnu);
+	if (ret == 0)
+		ret = get_number(c, root, "prnu", 0, 0.5, 0, &m->prnu);
 	if (ret == 0)
 		ret = get_number(c, root, "full_well", 1, 1e7, NAN, &m->full_well);
 	if (ret == 0)

@@ -22,7 +22,10 @@ struct vs_model {
 	uint32_t array_width, array_height;
 	enum cisp_cfa cfa;        /* of the array */
 	unsigned bit_depth;       /* the depth black_level and conversion_gain are given at */
-	double black_level;       /* DN at bit_depth */
+	double black_level;       /* DN at bit_depth: what the modes report */
+	double black_offset[4];   /* DN at bit_depth per channel R, Gr, Gb, B: the true pedestal less black_level */
+	double dsnu;              /* DN rms at bit_depth: a fixed offset per pixel (dark signal non-uniformity) */
+	double prnu;              /* fraction rms: a fixed gain error per pixel (photo-response non-uniformity) */
 	double full_well;         /* e */
 	double conversion_gain;   /* DN per e at bit_depth, analogue gain x1 */
 	double read_noise;        /* e rms before the analogue gain */

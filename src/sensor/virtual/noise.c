@@ -3,6 +3,8 @@
  * Noise of the virtual sensor. Per pixel, with m the mean electrons:
  *   e = min(m + sqrt(m) z1, full well)          photon and dark shot noise
  *   v = e * gain + black + read_dn * z2          read and ADC noise
+ * (with fixed pattern noise, m is scaled by the pixel's gain error and its
+ * offset is added to black)
  *   q = clamp(round(v), 0, white)                quantisation
  *   q = clamp(black + round((q - black) * dgain), 0, white)   digital gain
  * z1, z2 are standard normal numbers drawn from a table of 4096 quantiles
@@ -85,18 +87,25 @@ static inline uint16_t quantise(const struct vs_noise_frame *f, float v)
 	return (uint16_t)(q > f->white ? f->white : q);
 }
 
-void vs_noise_row(const struct vs_noise_frame *f, const float *clean, float scale, uint64_t seed, uint64_t frame,
-		  uint32_t row, uint16_t *out, uint32_t w)
+float vs_fixed_normal(uint64_t seed, uint32_t x, uint32_t y)
 {
-	const float gain = f->gain, fw = f->full_well, black = f->black, rd = f->read_dn, dark = f->dark_e;
+	pthread_once(&normal_once, make_normal);
+	return normal[vs_mix64(seed ^ vs_mix64(((uint64_t)y << 32) | x)) & (NORMAL_SIZE - 1)];
+}
+
+void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern *p, const float *clean, float scale,
+		  uint64_t seed, uint64_t frame, uint32_t row, uint16_t *out, uint32_t w)
+{
+	const float gain = f->gain, fw = f->full_well, rd = f->read_dn, dark = f->dark_e;
 	uint64_t s;
 
 	pthread_once(&normal_once, make_normal);
 	if (!f->noise) {
 		for (uint32_t x = 0; x < w; x++) {
-			float e = clean[x] * scale + dark;
+			float m = clean[x] * scale * (p->gain ? p->gain[x] : 1.0f) + dark;
+			float black = p->black[x & 1] + (p->offset ? p->offset[x] : 0.0f);
 
-			out[x] = quantise(f, (e < fw ? e : fw) * gain + black);
+			out[x] = quantise(f, (m < fw ? m : fw) * gain + black);
 		}
 		return;
 	}
@@ -108,8 +117,9 @@ void vs_noise_row(const struct vs_noise_frame *f, const float *clean, float scal
 		for (uint32_t k = 0; k < 2 && x + k < w; k++) {
 			float z1 = normal[(r >> (24 * k)) & (NORMAL_SIZE - 1)];
 			float z2 = normal[(r >> (24 * k + 12)) & (NORMAL_SIZE - 1)];
-			float m = clean[x + k] * scale + dark;
+			float m = clean[x + k] * scale * (p->gain ? p->gain[x + k] : 1.0f) + dark;
 			float e = m + sqrtf(m) * z1;
+			float black = p->black[(x + k) & 1] + (p->offset ? p->offset[x + k] : 0.0f);
 
 			if (e > fw)
 				e = fw;

@@ -77,6 +77,10 @@ struct vsensor {
 	float *dx2;
 	uint16_t *row;
 
+	/* fixed pattern noise of the mode as read with flips fpn_flips (NULL when the model has none) */
+	float *fpn_gain, *fpn_offset;
+	unsigned fpn_flips;
+
 	/* defects: of the array, and of the current mode (sorted, unflipped) */
 	struct cisp_vsensor_defect *array_defects, *defects;
 	unsigned num_array_defects, num_defects;
@@ -107,6 +111,7 @@ static int make_array_defects(struct vsensor *vs)
 	unsigned n = (unsigned)llround(m->defect_density * m->array_width * m->array_height);
 	uint64_t s = m->defect_seed;
 
+	free(vs->array_defects);
 	vs->array_defects = n ? calloc(n, sizeof(*vs->array_defects)) : NULL;
 	if (n && !vs->array_defects)
 		return cisp_error(-ENOMEM, "virtual sensor: out of memory");
@@ -194,6 +199,9 @@ static void drop_renders(struct vsensor *vs)
 	vs->row = NULL;
 	free(vs->dx2);
 	vs->dx2 = NULL;
+	free(vs->fpn_gain);
+	free(vs->fpn_offset);
+	vs->fpn_gain = vs->fpn_offset = NULL;
 	vs->generation++;
 }
 
@@ -366,6 +374,51 @@ static int get_clean(struct vsensor *vs, unsigned flips, double sigma, const flo
 	return 0;
 }
 
+/*
+ * The fixed pattern noise of the mode as read with @flips: per output pixel a
+ * gain error (PRNU) and an offset (DSNU, codes), drawn for the array site at
+ * its top-left corner, so they belong to the array and not to the frame; a
+ * binned pixel averages its sites, which divides both by the binning.
+ */
+static int ensure_fixed_pattern(struct vsensor *vs, unsigned flips)
+{
+	const struct cisp_sensor_mode *md = vmode(vs);
+	const struct vs_model *m = &vs->model;
+	uint64_t seed = m->defect_seed ^ 0x5DEECE66Dull;
+	double dsnu = ldexp(m->dsnu, (int)md->bits - (int)m->bit_depth) / md->binning, prnu = m->prnu / md->binning;
+	size_t n = (size_t)md->width * md->height;
+
+	if (!(dsnu > 0 || prnu > 0) || ((vs->fpn_gain || vs->fpn_offset) && vs->fpn_flips == flips))
+		return 0;
+	if (prnu > 0 && !vs->fpn_gain && !(vs->fpn_gain = malloc(n * sizeof(float))))
+		return cisp_error(-ENOMEM, "virtual sensor: out of memory for the fixed pattern");
+	if (dsnu > 0 && !vs->fpn_offset && !(vs->fpn_offset = malloc(n * sizeof(float))))
+		return cisp_error(-ENOMEM, "virtual sensor: out of memory for the fixed pattern");
+	for (uint32_t y = 0; y < md->height; y++) {
+		uint32_t ay = md->crop_y + ((flips & 2) ? md->height - 1 - y : y) * md->binning;
+
+		for (uint32_t x = 0; x < md->width; x++) {
+			uint32_t ax = md->crop_x + ((flips & 1) ? md->width - 1 - x : x) * md->binning;
+			size_t i = (size_t)y * md->width + x;
+
+			if (vs->fpn_gain)
+				vs->fpn_gain[i] = (float)(1 + prnu * vs_fixed_normal(seed, ax, ay));
+			if (vs->fpn_offset)
+				vs->fpn_offset[i] = (float)(dsnu * vs_fixed_normal(~seed, ax, ay));
+		}
+	}
+	vs->fpn_flips = flips;
+	return 0;
+}
+
+/* The true pedestal of channel @ch in the mode's codes: the reported black level and the model's offset. */
+static float pedestal(const struct vsensor *vs, enum cisp_channel ch)
+{
+	const struct cisp_sensor_mode *md = vmode(vs);
+
+	return (float)(md->black_level + ldexp(vs->model.black_offset[ch], (int)md->bits - (int)vs->model.bit_depth));
+}
+
 /* ---- frames ---- */
 
 static void frame_controls(const struct vsensor *vs, uint64_t frame, int32_t v[CISP_SENSOR_NUM_CONTROLS])
@@ -401,6 +454,8 @@ static int render(struct vsensor *vs, const int32_t *v, uint64_t timestamp, stru
 		return 0;
 	}
 	ret = get_clean(vs, flips, blur_sigma(vs, v[CISP_SENSOR_LENS_POSITION], focus_position(vs)), &clean);
+	if (ret == 0)
+		ret = ensure_fixed_pattern(vs, flips);
 	if (ret < 0)
 		return ret;
 	f.dark_e = (float)(n * vs->model.dark_current * exp_ns * 1e-9);
@@ -416,8 +471,14 @@ static int render(struct vsensor *vs, const int32_t *v, uint64_t timestamp, stru
 		uint64_t t_end = timestamp + (uint64_t)llround(y * line_ns);
 		double light = vs_flicker_mean(vs->flicker_depth, vs->flicker_hz, t_end, exp_ns);
 		float scale = (float)(n * exp_ns * 1e-9 * vs->lux * light);
+		size_t at = (size_t)y * md->width;
+		struct vs_noise_pattern p = {
+			.black = { pedestal(vs, cisp_cfa_channel(md->cfa, 0, y)), pedestal(vs, cisp_cfa_channel(md->cfa, 1, y)) },
+			.gain = vs->fpn_gain ? vs->fpn_gain + at : NULL,
+			.offset = vs->fpn_offset ? vs->fpn_offset + at : NULL,
+		};
 
-		vs_noise_row(&f, clean + (size_t)y * md->width, scale, vs->seed, vs->frames, y, vs->row, md->width);
+		vs_noise_row(&f, &p, clean + at, scale, vs->seed, vs->frames, y, vs->row, md->width);
 		if (vs->show_defects) {
 			/* Defects are in unflipped coordinates: those of the row read here. */
 			uint32_t sy = (flips & 2) ? md->height - 1 - y : y;
@@ -646,6 +707,14 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 		ret = parse_number(key, value, 0, 1, &vs->flicker_depth);
 		if (ret < 0)
 			return ret;
+	} else if (!strcmp(key, "defect_density")) {
+		ret = parse_number(key, value, 0, 0.01, &vs->model.defect_density);
+		if (ret == 0)
+			ret = make_array_defects(vs);
+		if (ret == 0)
+			ret = map_defects(vs);
+		if (ret < 0)
+			return ret;
 	} else if (!strcmp(key, "noise") || !strcmp(key, "shading") || !strcmp(key, "blur") ||
 		   !strcmp(key, "defects") || !strcmp(key, "realtime")) {
 		ret = parse_bool(key, value, &b);
@@ -671,7 +740,7 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 	} else {
 		return cisp_error(-ENOENT,
 				  "virtual sensor has no option '%s' (seed, scene, illuminant, lux, distance, flicker, "
-				  "flicker_depth, noise, shading, blur, defects, realtime)",
+				  "flicker_depth, noise, shading, blur, defects, defect_density, realtime)",
 				  key);
 	}
 	return 0;

@@ -38,10 +38,21 @@ struct vs_noise_frame {
 	float gain;      /* codes per summed electron */
 	float full_well; /* summed electrons at saturation */
 	float read_dn;   /* read + ADC noise, codes rms */
-	float black;     /* pedestal, codes */
+	float black;     /* the black level the mode reports, codes: where digital gain pivots */
 	int32_t white;   /* the largest code */
 	int32_t dgain;   /* digital gain, 8 fractional bits */
 	bool noise;      /* false: the mean only, no randomness */
+};
+
+/*
+ * What is fixed about one output row of the pixel array: the true pedestal
+ * of its even and odd columns (codes), and per pixel the gain and offset
+ * errors (photo-response and dark signal non-uniformity; NULL: none).
+ */
+struct vs_noise_pattern {
+	float black[2];
+	const float *gain;
+	const float *offset;
 };
 
 /*
@@ -50,8 +61,14 @@ struct vs_noise_frame {
  * of each row comes from its own generator seeded with (@seed, @frame, @row),
  * so rows can be rendered in any order or in parallel.
  */
-void vs_noise_row(const struct vs_noise_frame *f, const float *clean, float scale, uint64_t seed, uint64_t frame,
-		  uint32_t row, uint16_t *out, uint32_t w);
+void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern *p, const float *clean, float scale,
+		  uint64_t seed, uint64_t frame, uint32_t row, uint16_t *out, uint32_t w);
+
+/*
+ * The fixed pattern noise of the array site (@x, @y): a standard normal
+ * number that never changes for a given @seed.
+ */
+float vs_fixed_normal(uint64_t seed, uint32_t x, uint32_t y);
 
 /* A 64-bit mixing function (splitmix64's finaliser). */
 uint64_t vs_mix64(uint64_t x);
