@@ -81,6 +81,38 @@ int cisp_iq_report_convergence(struct cisp_iq_report *report, const char *label,
 			       const struct cisp_iq_convergence *r);
 
 /**
+ * struct cisp_iq_plot_series - one series of an x-y plot.
+ * @name: its legend.
+ * @x: @n abscissae.
+ * @y: @n ordinates.
+ * @n: points.
+ * @line: joined by a line (else drawn as points).
+ */
+struct cisp_iq_plot_series {
+	const char *name;
+	const double *x;
+	const double *y;
+	unsigned n;
+	bool line;
+};
+
+/**
+ * cisp_iq_report_plot() - add an x-y plot (a photon transfer curve, a
+ * white-balance curve); the series are copied.
+ * @report: the report.
+ * @label: the plot's title.
+ * @xlabel: the x axis.
+ * @ylabel: the y axis.
+ * @log_x: a logarithmic x axis (the HTML plots log10 x; values <= 0 are left out).
+ * @log_y: the same for y.
+ * @series: the series.
+ * @count: how many, 1..8.
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int cisp_iq_report_plot(struct cisp_iq_report *report, const char *label, const char *xlabel, const char *ylabel,
+			bool log_x, bool log_y, const struct cisp_iq_plot_series *series, unsigned count);
+
+/**
  * cisp_iq_report_image() - add a picture (shown scaled to at most 480
  * pixels wide, embedded as PNG).
  * @report: the report.

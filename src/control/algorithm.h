@@ -105,6 +105,7 @@ struct control_algorithm {
 extern const struct control_algorithm statistics_algorithm;    /* statistics.c: the STATS block */
 extern const struct control_algorithm black_level_algorithm;   /* black_level.c: BLC */
 extern const struct control_algorithm defects_algorithm;       /* defects.c: DPC */
+extern const struct control_algorithm defect_pixels_section;   /* defects.c: its static list's section, no blocks */
 extern const struct control_algorithm lens_shading_algorithm;  /* lens_shading.c: LSC */
 extern const struct control_algorithm awb_algorithm;           /* awb.c: white balance, WB */
 extern const struct control_algorithm flicker_algorithm;       /* flicker.c: anti-flicker */
@@ -115,6 +116,7 @@ extern const struct control_algorithm noise_profile_algorithm; /* noise_profile.
 extern const struct control_algorithm denoise_algorithm;       /* denoise.c: BNR, CNR, SHARPEN */
 extern const struct control_algorithm tone_curve_algorithm;    /* tone_curve.c: TONE */
 extern const struct control_algorithm grey_world_algorithm;    /* grey_world.c: WB for a stream without a sensor */
+extern const struct control_algorithm provenance_section;      /* provenance.c: the calibration's record, no blocks */
 
 /* The algorithms, in the order the loop runs them (NULL-terminated lists, algorithms.c). */
 extern const struct control_algorithm *const control_camera_algorithms[];     /* CISP_CONTROL_CAMERA */

@@ -14,6 +14,7 @@ const struct control_algorithm *const control_camera_algorithms[] = {
 	&statistics_algorithm,
 	&black_level_algorithm,
 	&defects_algorithm,
+	&defect_pixels_section,
 	&lens_shading_algorithm,
 	&awb_algorithm,
 	&flicker_algorithm,
@@ -23,6 +24,7 @@ const struct control_algorithm *const control_camera_algorithms[] = {
 	&noise_profile_algorithm,
 	&denoise_algorithm,
 	&tone_curve_algorithm,
+	&provenance_section,
 	NULL,
 };
 

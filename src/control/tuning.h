@@ -19,6 +19,8 @@
 #define TUNING_MAX_CT 16   /* colour temperatures in a table */
 #define TUNING_MAX_GAIN 16 /* gains in a table */
 #define TUNING_LSC_GRID 17 /* lens shading tables are 17 x 17 nodes */
+#define TUNING_MAX_DEFECTS CISP_DPC_MAX_PIXELS /* static defects */
+#define TUNING_MAX_CHARTS 16 /* charts a provenance section names */
 
 /* One point of the AWB colour-temperature curve: grey under a Planckian or daylight illuminant. */
 struct tuning_ct_point {
@@ -121,6 +123,22 @@ struct cisp_tuning {
 
 	double gamma;            /* gamma (tone_curve.c): 0 = the sRGB curve, else a pure power 1/gamma */
 	double defect_threshold; /* defect_threshold (defects.c): dynamic defect correction, 16-bit units; 0: off */
+
+	/* defect_pixels (defects.c): static defects, pixel array coordinates, sorted by row then column */
+	unsigned defect_count;
+	struct {
+		uint16_t x, y;
+	} defects[TUNING_MAX_DEFECTS];
+
+	/* provenance (provenance.c): what calibrated the file; the lab reads the charts' lights */
+	struct {
+		bool present;
+		unsigned chart_count;
+		struct {
+			char illuminant[32];
+			double ct;
+		} chart[TUNING_MAX_CHARTS];
+	} provenance;
 };
 
 /* The values of every optional key (docs/tuning.md); tables empty. */

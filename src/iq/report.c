@@ -35,6 +35,8 @@ void cisp_iq_report_destroy(struct cisp_iq_report *r)
 		free(e->text);
 		if (e->kind == ENTRY_CHECK && e->u.check)
 			free(e->u.check->detail);
+		for (unsigned k = 0; e->kind == ENTRY_PLOT && e->u.plot && k < e->u.plot->count; k++)
+			free(e->u.plot->series[k].x);
 		free(e->u.any);
 	}
 	free(r->entries);
@@ -145,6 +147,41 @@ int cisp_iq_report_image(struct cisp_iq_report *r, const char *label, const stru
 	e->text = text;
 	e->width = w;
 	e->height = h;
+	return 0;
+}
+
+int cisp_iq_report_plot(struct cisp_iq_report *r, const char *label, const char *xlabel, const char *ylabel,
+			bool log_x, bool log_y, const struct cisp_iq_plot_series *series, unsigned count)
+{
+	struct report_plot p;
+	struct report_entry *e;
+
+	if (!count || count > 8)
+		return cisp_error(-EINVAL, "a plot has 1..8 series, not %u", count);
+	memset(&p, 0, sizeof(p));
+	snprintf(p.xlabel, sizeof(p.xlabel), "%s", xlabel ? xlabel : "");
+	snprintf(p.ylabel, sizeof(p.ylabel), "%s", ylabel ? ylabel : "");
+	p.log_x = log_x;
+	p.log_y = log_y;
+	e = add(r, ENTRY_PLOT, label, &p, sizeof(p));
+	if (!e)
+		return cisp_error(-ENOMEM, "out of memory for a report entry");
+	for (unsigned k = 0; k < count; k++) {
+		/* x and y in one block, freed with x. */
+		double *xy = malloc(2 * (size_t)(series[k].n ? series[k].n : 1) * sizeof(double));
+
+		if (!xy)
+			return cisp_error(-ENOMEM, "out of memory for a plot");
+		memcpy(xy, series[k].x, series[k].n * sizeof(double));
+		memcpy(xy + series[k].n, series[k].y, series[k].n * sizeof(double));
+		snprintf(e->u.plot->series[k].name, sizeof(e->u.plot->series[k].name), "%s",
+			 series[k].name ? series[k].name : "");
+		e->u.plot->series[k].line = series[k].line;
+		e->u.plot->series[k].n = series[k].n;
+		e->u.plot->series[k].x = xy;
+		e->u.plot->series[k].y = xy + series[k].n;
+		e->u.plot->count = k + 1;
+	}
 	return 0;
 }
 
@@ -425,6 +462,19 @@ static void json_entry(struct json *j, const struct report_entry *e)
 		j_num(j, "max_chroma", e->u.false_color->max_chroma);
 		j_num(j, "fraction_visible", e->u.false_color->fraction_visible);
 		break;
+	case ENTRY_PLOT:
+		j_str(j, "x", e->u.plot->xlabel);
+		j_str(j, "y", e->u.plot->ylabel);
+		j_open(j, "series", '[');
+		for (unsigned k = 0; k < e->u.plot->count; k++) {
+			j_open(j, NULL, '{');
+			j_str(j, "name", e->u.plot->series[k].name);
+			j_array(j, "x", e->u.plot->series[k].x, e->u.plot->series[k].n);
+			j_array(j, "y", e->u.plot->series[k].y, e->u.plot->series[k].n);
+			j_close(j, '}');
+		}
+		j_close(j, ']');
+		break;
 	case ENTRY_CONVERGENCE:
 		j_str(j, "unit", e->unit);
 		j_num(j, "target", e->u.conv->target);
@@ -442,6 +492,7 @@ static void json_entry(struct json *j, const struct report_entry *e)
 static const char *const section_names[] = {
 	[ENTRY_COLOR] = "color", [ENTRY_SFR] = "sharpness", [ENTRY_NOISE] = "noise",
 	[ENTRY_SHADING] = "shading", [ENTRY_FALSE_COLOR] = "false_color", [ENTRY_CONVERGENCE] = "convergence",
+	[ENTRY_PLOT] = "plots",
 };
 
 static int write_json(const struct cisp_iq_report *r, struct cisp_output_file *out)
@@ -462,8 +513,8 @@ static int write_json(const struct cisp_iq_report *r, struct cisp_output_file *o
 		if (r->entries[i].kind == ENTRY_INFO)
 			j_str(&j, r->entries[i].label, r->entries[i].text);
 	j_close(&j, '}');
-	for (int kind = ENTRY_COLOR; kind <= ENTRY_CONVERGENCE; kind++) {
-		if (!report_count(r, kind))
+	for (int kind = ENTRY_COLOR; kind <= ENTRY_PLOT; kind++) {
+		if (!section_names[kind] || !report_count(r, kind))
 			continue;
 		j_open(&j, section_names[kind], '[');
 		for (unsigned i = 0; i < r->count; i++) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error_internal.h"
@@ -360,6 +361,63 @@ static void html_shading(FILE *f, const struct report_entry *e)
 	fputs("</svg>\n", f);
 }
 
+/* An x-y plot; logarithmic axes plot log10 of the values. */
+static void html_plot(FILE *f, const struct report_entry *e)
+{
+	const struct report_plot *p = e->u.plot;
+	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+	char xl[80], yl[80];
+	struct plot pl;
+
+	for (unsigned k = 0; k < p->count; k++)
+		for (unsigned i = 0; i < p->series[k].n; i++) {
+			double x = p->series[k].x[i], y = p->series[k].y[i];
+
+			if ((p->log_x && !(x > 0)) || (p->log_y && !(y > 0)) || !isfinite(x) || !isfinite(y))
+				continue;
+			x = p->log_x ? log10(x) : x;
+			y = p->log_y ? log10(y) : y;
+			x0 = fmin(x0, x);
+			x1 = fmax(x1, x);
+			y0 = fmin(y0, y);
+			y1 = fmax(y1, y);
+		}
+	if (!(x1 > x0)) {
+		x0 -= 1;
+		x1 += 1;
+	}
+	if (!(y1 > y0)) {
+		y0 -= 1;
+		y1 += 1;
+	}
+	snprintf(xl, sizeof(xl), "%s%s", p->log_x ? "log10 " : "", p->xlabel);
+	snprintf(yl, sizeof(yl), "%s%s", p->log_y ? "log10 " : "", p->ylabel);
+	plot_begin(&pl, f, 640, 360, e->label, xl, yl, x0, x1 + 0.02 * (x1 - x0), y0, y1 + 0.05 * (y1 - y0));
+	for (unsigned k = 0; k < p->count; k++) {
+		unsigned n = p->series[k].n, m = 0;
+		double *x = malloc((n ? n : 1) * sizeof(double)), *y = malloc((n ? n : 1) * sizeof(double));
+
+		for (unsigned i = 0; x && y && i < n; i++) {
+			double a = p->series[k].x[i], b = p->series[k].y[i];
+
+			if ((p->log_x && !(a > 0)) || (p->log_y && !(b > 0)))
+				continue;
+			x[m] = p->log_x ? log10(a) : a;
+			y[m++] = p->log_y ? log10(b) : b;
+		}
+		if (x && y) {
+			if (p->series[k].line)
+				plot_line(&pl, x, y, m, PALETTE(k), NULL);
+			else
+				plot_points(&pl, x, y, m, PALETTE(k));
+			plot_legend(&pl, p->series[k].name, PALETTE(k));
+		}
+		free(x);
+		free(y);
+	}
+	plot_end(&pl);
+}
+
 static void html_convergence(FILE *f, const struct cisp_iq_report *r)
 {
 	fputs("<div class=\"row\">", f);
@@ -570,6 +628,13 @@ static int write_html(const struct cisp_iq_report *r, struct cisp_output_file *o
 					fc->mean_chroma, fc->p99_chroma, fc->max_chroma, 100 * fc->fraction_visible);
 			}
 		fputs("</table></section>\n", f);
+	}
+	if (report_count(r, ENTRY_PLOT)) {
+		fputs("<section id=\"plots\"><h2>Curves</h2>\n", f);
+		for (unsigned i = 0; i < r->count; i++)
+			if (r->entries[i].kind == ENTRY_PLOT)
+				html_plot(f, &r->entries[i]);
+		fputs("</section>\n", f);
 	}
 	if (report_count(r, ENTRY_CONVERGENCE)) {
 		fputs("<section id=\"convergence\"><h2>3A convergence</h2>\n<p>Each loop's value per frame; the green "

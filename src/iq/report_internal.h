@@ -19,6 +19,20 @@ enum entry_kind {
 	ENTRY_CONVERGENCE,
 	ENTRY_IMAGE,
 	ENTRY_CHECK,
+	ENTRY_PLOT,
+};
+
+/* An x-y plot: its axes and series, each series' points stored after the names (one allocation). */
+struct report_plot {
+	char xlabel[64], ylabel[64];
+	bool log_x, log_y;
+	unsigned count;
+	struct {
+		char name[64];
+		bool line;
+		unsigned n;
+		double *x, *y;
+	} series[8];
 };
 
 struct report_check {
@@ -45,6 +59,7 @@ struct report_entry {
 		struct cisp_iq_false_color_result *false_color;
 		struct cisp_iq_convergence *conv;
 		struct report_check *check;
+		struct report_plot *plot;
 		void *any;
 	} u;
 };
