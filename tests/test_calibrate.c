@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cisp calibrate's estimators against the virtual sensor's truth: a test
+ * sensor (cisp-test with black offsets per channel, dark signal and
+ * photo-response non-uniformity, and more defects) photographs the whole
+ * lightbox series, and each estimate is checked against the model it was
+ * rendered from: black level within 0.5 codes, the noise profile within 5 %
+ * at four gains, shading within 1.5 % after correction, every injected
+ * defect found with no false one, DSNU, PRNU and dark current, the
+ * white-balance curve and the colour matrices. Then the tuning it writes,
+ * and every kind of bad capture.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/calibrate.h>
+#include <cisp/control.h>
+#include <cisp/error.h>
+#include <cisp/output_file.h>
+#include <cisp/sensor.h>
+#include <cisp/tuning.h>
+
+#include "test.h"
+
+/* The test sensor's truth (its model file below). */
+static const double black_offset[4] = { 0.8, -0.3, 0.4, -0.6 };
+#define DSNU 1.5
+#define PRNU 0.01
+#define DEFECTS 2e-3
+static const double corner[3] = { 0.50, 0.60, 0.62 };
+
+/* cisp-test's model with fixed pattern noise and offsets; its path. */
+static const char *model_path(void)
+{
+	static char path[1024];
+	char src[1024], *text;
+	FILE *f;
+	long n;
+
+	if (path[0])
+		return path;
+	snprintf(src, sizeof(src), "%s/data/sensors/cisp-test.yaml", CISP_SOURCE_DIR);
+	f = fopen(src, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, (size_t)n + 1);
+	if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	if (!text)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/calib-sensor.yaml", test_tmp_dir());
+	f = fopen(path, "w");
+	if (f) {
+		/* The name stays cisp-test: a calibration names the model it was for. */
+		fprintf(f, "%sblack_offset: [%g, %g, %g, %g]\ndsnu: %g\nprnu: %g\n", text, black_offset[0], black_offset[1],
+			black_offset[2], black_offset[3], DSNU, PRNU);
+		fclose(f);
+	}
+	free(text);
+	return path;
+}
+
+static char options[64];
+
+static const struct cisp_calib_camera *camera(const char *illuminants)
+{
+	static struct cisp_calib_camera cam;
+
+	snprintf(options, sizeof(options), "defect_density=%g", DEFECTS);
+	cam = (struct cisp_calib_camera){ .sensor = model_path(), .illuminants = illuminants, .seed = 7,
+					  .options = options };
+	return &cam;
+}
+
+/* One calibration of the test sensor under D65, A and F11, shared by the tests. */
+static struct cisp_calib *session(const struct cisp_calib_result **res)
+{
+	static struct cisp_calib *c;
+	static const struct cisp_calib_result *r;
+	static char model[64];
+
+	if (!c) {
+		struct cisp_calib_setup setup;
+		int ret = cisp_calib_virtual_setup(camera("D65,A,F11"), &setup, model, sizeof(model));
+
+		if (!ret)
+			ret = cisp_calib_create(&c, &setup);
+		if (!ret)
+			ret = cisp_calib_capture_virtual(c, camera("D65,A,F11"));
+		if (!ret)
+			ret = cisp_calib_solve(c, &r);
+		if (ret) {
+			test_fail(__FILE__, __LINE__, "calibration failed: %s", cisp_last_error());
+			cisp_calib_destroy(c);
+			c = NULL;
+		}
+	}
+	*res = r;
+	return c;
+}
+
+/* The virtual test sensor, opened as the calibration saw it. */
+static struct cisp_sensor *truth_sensor(void)
+{
+	char name[1100], opts[128];
+	struct cisp_sensor *s = NULL;
+
+	snprintf(name, sizeof(name), "virtual:%s", model_path());
+	snprintf(opts, sizeof(opts), "seed=7,defect_density=%g", DEFECTS);
+	CHECK_EQ(cisp_sensor_open(&s, name, opts), 0);
+	return s;
+}
+
+TEST(calibrate_black_level_and_dark_signal_against_truth)
+{
+	const struct cisp_calib_result *r;
+
+	if (!session(&r))
+		return;
+	CHECK_EQ(r->black.frames, 10);
+	for (int c = 0; c < 4; c++)
+		CHECK_NEAR(r->black.level[c], 64 + black_offset[c], 0.5);
+	/* 10 e/s at 0.4 codes per electron. */
+	CHECK_NEAR(r->black.dark_current, 4.0, 0.4);
+	CHECK_NEAR(r->black.dsnu, DSNU, 0.15 * DSNU);
+	CHECK(r->black.spread < 0.5);
+}
+
+/* The variance the model gives at @s codes above black, at analogue gain @gain. */
+static double model_variance(struct cisp_sensor *s, double gain, double sig)
+{
+	double a, b;
+
+	CHECK_EQ(cisp_vsensor_noise_model(s, (int32_t)lround(gain * 256), 256, &a, &b), 0);
+	return a * sig + b;
+}
+
+TEST(calibrate_noise_profile_within_5_percent_at_four_gains)
+{
+	const struct cisp_calib_result *r;
+	struct cisp_sensor *s;
+
+	if (!session(&r))
+		return;
+	s = truth_sensor();
+	CHECK_EQ(r->noise.count, 4);
+	for (unsigned i = 0; i < r->noise.count && s; i++) {
+		const struct cisp_calib_noise_gain *g = &r->noise.gain[i];
+
+		CHECK_NEAR(g->gain, 1 << i, 1e-6);
+		/* At no signal, a tenth, half and most of the range below saturation. */
+		for (int k = 0; k < 4; k++) {
+			double sig = (k == 0 ? 0 : k == 1 ? 0.1 : k == 2 ? 0.5 : 0.8) * 800 / g->gain, want = model_variance(s, g->gain, sig);
+
+			for (int c = 0; c < 4; c++) {
+				double got = g->a[c] * sig + g->b[c];
+
+				if (fabs(got / want - 1) > 0.05)
+					test_fail(__FILE__, __LINE__, "gain %g channel %d signal %g: variance %g, model %g", g->gain,
+						  c, sig, got, want);
+			}
+		}
+		/* 0.4 codes per electron, times the gain. */
+		CHECK_NEAR(g->conversion_gain * 0.4 * g->gain, 1, 0.03);
+	}
+	/* Gain 1 saturates at the full well (2000 e, 800 codes); higher gains at the ADC. */
+	CHECK(r->noise.gain[0].saturated);
+	CHECK(r->noise.gain[0].saturation > 0.85 * 800 && r->noise.gain[0].saturation <= 800);
+	CHECK(r->noise.gain[1].saturated);
+	CHECK_NEAR(r->noise.gain[1].saturation, 1023 - 64, 2);
+	cisp_sensor_close(s);
+}
+
+/* The largest departure from flat of the truth's shading corrected by a table, over a fine grid. */
+static double shading_residual(const struct cisp_calib_shading_table *t, uint32_t w, uint32_t h)
+{
+	double worst = 0, cx = w / 2.0, cy = h / 2.0;
+
+	for (unsigned ch = 0; ch < 4; ch++) {
+		double k = 1 / sqrt(corner[ch == 0 ? 0 : ch == 3 ? 2 : 1]) - 1, v[33 * 25], centre = 0;
+
+		for (int j = 0; j < 25; j++)
+			for (int i = 0; i < 33; i++) {
+				double x = i * (w - 1.0) / 32, y = j * (h - 1.0) / 24;
+				double r2 = ((x + 0.5 - cx) * (x + 0.5 - cx) + (y + 0.5 - cy) * (y + 0.5 - cy)) / (cx * cx + cy * cy);
+				double s = 1 / ((1 + k * r2) * (1 + k * r2));
+				unsigned at = (unsigned)(j * 33 + i);
+				/* The table's bilinear interpolation between its 17 x 17 nodes. */
+				double u = x * 16 / (w - 1.0), vv = y * 16 / (h - 1.0);
+				int iu = u >= 16 ? 15 : (int)u, iv = vv >= 16 ? 15 : (int)vv;
+				double fu = u - iu, fv = vv - iv;
+				const float *g = t->gain[ch];
+				double gain = (1 - fv) * ((1 - fu) * g[iv * 17 + iu] + fu * g[iv * 17 + iu + 1]) +
+					      fv * ((1 - fu) * g[(iv + 1) * 17 + iu] + fu * g[(iv + 1) * 17 + iu + 1]);
+
+				v[at] = s * gain;
+				if (i == 16 && j == 12)
+					centre = v[at];
+			}
+		for (int i = 0; i < 33 * 25; i++)
+			worst = fmax(worst, fabs(v[i] / centre - 1));
+	}
+	return worst;
+}
+
+TEST(calibrate_shading_leaves_under_1_5_percent_and_prnu_against_truth)
+{
+	const struct cisp_calib_result *r;
+
+	if (!session(&r))
+		return;
+	/* One table per light; the model's shading is the same under every light. */
+	CHECK_EQ(r->shading.count, 3);
+	for (unsigned i = 0; i < r->shading.count; i++) {
+		double res = shading_residual(&r->shading.table[i], r->width, r->height);
+
+		if (res > 0.015)
+			test_fail(__FILE__, __LINE__, "table %s: %.2f%% left after correction", r->shading.table[i].illuminant,
+				  100 * res);
+		CHECK(r->shading.table[i].residual_pct < 1.5);
+		CHECK_NEAR(r->shading.table[i].falloff[0], corner[0], 0.05);
+	}
+	CHECK_NEAR(r->shading.prnu, PRNU, 0.25 * PRNU);
+}
+
+TEST(calibrate_finds_injected_defects_without_false_ones)
+{
+	const struct cisp_calib_result *r;
+	struct cisp_sensor *s;
+	struct cisp_vsensor_defect *truth;
+	int n;
+	unsigned found = 0, false_ones = 0;
+
+	if (!session(&r))
+		return;
+	s = truth_sensor();
+	n = s ? cisp_vsensor_defects(s, NULL, 0) : 0;
+	truth = calloc((size_t)n + 1, sizeof(*truth));
+	CHECK(n > 100);
+	if (truth && n > 0)
+		cisp_vsensor_defects(s, truth, (unsigned)n);
+	/* Both lists sorted by row then column. */
+	for (unsigned i = 0, j = 0; i < r->defects.count; i++) {
+		const struct cisp_calib_defect *d = &r->defects.list[i];
+
+		while (j < (unsigned)n && (truth[j].y < d->y || (truth[j].y == d->y && truth[j].x < d->x)))
+			j++;
+		if (j < (unsigned)n && truth[j].x == d->x && truth[j].y == d->y) {
+			found++;
+			CHECK_EQ(d->hot, truth[j].hot);
+		} else {
+			false_ones++;
+		}
+	}
+	if (found < 0.99 * n || false_ones > 0.001 * r->defects.count)
+		test_fail(__FILE__, __LINE__, "%u of %d defects found, %u false", found, n, false_ones);
+	free(truth);
+	cisp_sensor_close(s);
+}
+
+/* The distance of a grey (R/G, B/G) from the white-balance curve's polyline. */
+static double curve_distance(const struct cisp_calib_colour *col, const double q[2])
+{
+	double best = INFINITY;
+
+	for (unsigned i = 0; i + 1 < col->curve_count; i++) {
+		const struct cisp_calib_ct_point *a = &col->curve[i], *b = &col->curve[i + 1];
+		double dx = b->r_over_g - a->r_over_g, dy = b->b_over_g - a->b_over_g;
+		double f = ((q[0] - a->r_over_g) * dx + (q[1] - a->b_over_g) * dy) / (dx * dx + dy * dy);
+
+		f = f < 0 ? 0 : f > 1 ? 1 : f;
+		best = fmin(best, hypot(q[0] - a->r_over_g - f * dx, q[1] - a->b_over_g - f * dy));
+	}
+	return best;
+}
+
+TEST(calibrate_colour_against_truth)
+{
+	const struct cisp_calib_result *r;
+	struct cisp_sensor *s;
+	static const char *const lights[] = { "A", "F11", "D65" };
+
+	if (!session(&r))
+		return;
+	s = truth_sensor();
+	CHECK_EQ(r->colour.count, 3);
+	for (unsigned i = 0; i < r->colour.count && s; i++) {
+		const struct cisp_calib_chart *ch = &r->colour.chart[i];
+		struct cisp_vsensor_patch p;
+		char opt[32];
+
+		/* Rising colour temperature: A (2856 K), F11 (4000 K), D65 (6504 K). */
+		CHECK(!strcmp(ch->illuminant, lights[i]));
+		snprintf(opt, sizeof(opt), "%s", lights[i]);
+		CHECK_EQ(cisp_sensor_set_option(s, "illuminant", opt), 0);
+		CHECK_EQ(cisp_vsensor_chart_patch(s, 0, &p), 0);
+		/* The grey from the chart's neutral patches, against the camera's true response to white (1 %). */
+		CHECK_NEAR(ch->grey[0] / (p.white_camera[0] / p.white_camera[1]), 1, 0.015);
+		CHECK_NEAR(ch->grey[1] / (p.white_camera[2] / p.white_camera[1]), 1, 0.015);
+		/* The matrix: a residual near the truth-fitted matrix's (0.8..1.0), and no worse on patches left out. */
+		CHECK(ch->fit.mean_de00 < 1.6);
+		CHECK(ch->loo_mean_de00 < 1.8);
+		CHECK(ch->loo_mean_de00 >= ch->fit.mean_de00);
+	}
+	CHECK(!r->colour.chart[1].on_locus);
+	/* The curve passes through the Planckian and daylight greys; F11 lies off it. */
+	CHECK(curve_distance(&r->colour, r->colour.chart[0].grey) < 1e-3);
+	CHECK(curve_distance(&r->colour, r->colour.chart[2].grey) < 1e-3);
+	CHECK(curve_distance(&r->colour, r->colour.chart[1].grey) > 0.01);
+	/* Each light predicted from the other two, as the camera would render it. */
+	for (unsigned i = 0; i < r->colour.count; i++)
+		CHECK(r->colour.held_out[i].color.mean_de00 < 3);
+	cisp_sensor_close(s);
+}
