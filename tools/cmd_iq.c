@@ -34,14 +34,20 @@ static void usage(FILE *out)
 		"       cisp iq --chart KIND [options] IMAGE   measure a photograph of a chart\n"
 		"\n"
 		"Virtual camera: the virtual sensor photographs a ColorChecker under each\n"
-		"illuminant and a slanted-edge chart under the first; the camera is calibrated\n"
-		"from the sensor's spectral truth (white balance, colour matrix); the software\n"
-		"ISP develops the frames; colour, noise and sharpness are measured. Then the\n"
-		"whole camera (its tuning file and 3A loop) runs on the ColorChecker under each\n"
-		"illuminant: frames to converge, final errors, colour through the tuning.\n"
+		"illuminant and slanted-edge, grey-step, star and flat charts under the first,\n"
+		"as the camera takes them: its tuning file and 3A loop (AE, AWB) settle on each\n"
+		"chart and the software ISP develops the last frame with the loop's parameters;\n"
+		"colour (against the patches' spectral truth), noise and sharpness are\n"
+		"measured. A light the tuning was calibrated under is a fit, not accuracy, and\n"
+		"is labelled so. --ceiling measures the ISP's ceiling instead: white balance\n"
+		"and matrix fitted to the sensor's true responses of the very patches measured.\n"
+		"Then the whole camera runs from a wrong start on the ColorChecker under each\n"
+		"illuminant: frames to converge, final errors, colour against published values.\n"
 		"\n"
 		"options:\n"
 		"  --sensor NAME         virtual sensor model (default cisp-8m10)\n"
+		"  --tuning FILE         the camera's tuning (default: the sensor's own)\n"
+		"  --ceiling             the ISP's ceiling: calibrated from the sensor's truth\n"
 		"  --mode N              sensor mode index (default 0)\n"
 		"  --illuminant LIST     comma-separated illuminants (default D65,A,F11)\n"
 		"  --lux X               illuminance on the charts (default 400)\n"
@@ -97,7 +103,7 @@ static int parse_numbers(const char *option, const char *text, double *v, int n)
 static int parse_options(int argc, char **argv, struct iq_options *o)
 {
 	enum { OPT_SENSOR = 256, OPT_MODE, OPT_ILL, OPT_LUX, OPT_DM, OPT_CHART, OPT_CORNERS, OPT_ROI, OPT_TRANSFER,
-	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE, OPT_3A, OPT_FORCE };
+	       OPT_NORM, OPT_JSON, OPT_HTML, OPT_MAXDE, OPT_3A, OPT_FORCE, OPT_TUNING, OPT_CEILING };
 	static const struct option longopts[] = {
 		{ "sensor", required_argument, NULL, OPT_SENSOR }, { "mode", required_argument, NULL, OPT_MODE },
 		{ "illuminant", required_argument, NULL, OPT_ILL }, { "lux", required_argument, NULL, OPT_LUX },
@@ -106,7 +112,8 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 		{ "transfer", required_argument, NULL, OPT_TRANSFER }, { "normalize", required_argument, NULL, OPT_NORM },
 		{ "json", required_argument, NULL, OPT_JSON }, { "html", required_argument, NULL, OPT_HTML },
 		{ "max-de00", required_argument, NULL, OPT_MAXDE }, { "3a-frames", required_argument, NULL, OPT_3A },
-		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "force", no_argument, NULL, OPT_FORCE }, { "tuning", required_argument, NULL, OPT_TUNING },
+		{ "ceiling", no_argument, NULL, OPT_CEILING },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,6 +134,8 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_SENSOR: o->lab.sensor = optarg; break;
+		case OPT_TUNING: o->lab.tuning = optarg; break;
+		case OPT_CEILING: o->lab.calibration = CISP_IQ_LAB_CEILING; break;
 		case OPT_MODE:
 			if (parse_uint("--mode", optarg, 0, 63, &v))
 				return -EINVAL;
@@ -206,6 +215,10 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 		fprintf(stderr, "cisp iq: unexpected argument '%s' (IMAGE goes with --chart)\n", argv[optind]);
 		return -EINVAL;
 	}
+	if (o->lab.tuning && o->lab.calibration == CISP_IQ_LAB_CEILING) {
+		fprintf(stderr, "cisp iq: --tuning and --ceiling do not go together (the ceiling uses no tuning)\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -262,7 +275,11 @@ static int run_charts(struct iq_options *o, struct cisp_iq_report *r, const stru
 		       "flat field", 100 * flat->before.luma_min, 100 * flat->after.luma_min,
 		       flat->before.color_max_pct, flat->after.color_max_pct);
 		cisp_iq_report_shading(r, "flat field, no lens-shading correction", &flat->before);
-		cisp_iq_report_shading(r, "flat field, LSC calibrated from a flat field", &flat->after);
+		cisp_iq_report_shading(r,
+				       o->lab.calibration == CISP_IQ_LAB_CEILING
+					       ? "flat field, LSC calibrated from a noiseless flat field (ceiling)"
+					       : "flat field, the camera's lens-shading correction (its tuning)",
+				       &flat->after);
 		cisp_iq_report_image(r, "flat field after LSC", &flat->picture, 1.0);
 	}
 	if (st)
@@ -327,23 +344,43 @@ static int run_3a(struct iq_options *o, struct cisp_iq_report *r)
 	return ret;
 }
 
+/* What a colour result is: accuracy on a held-out light, or a fit. */
+static const char *fit_note(const struct iq_options *o, enum cisp_iq_lab_fit fit)
+{
+	if (o->lab.calibration == CISP_IQ_LAB_CEILING)
+		return "ceiling: fitted on these patches, not accuracy";
+	return fit == CISP_IQ_LAB_HELD_OUT ? "camera, a light the tuning was not calibrated under: accuracy"
+	       : fit == CISP_IQ_LAB_FITTED ? "camera, a light the tuning was calibrated under: a fit, not accuracy"
+					   : "camera, a tuning that does not say what it was calibrated on";
+}
+
 /* The camera run: colour per illuminant, then sharpness under the first, then the 3A runs. */
 static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 {
 	struct cisp_iq_lab_color *first = NULL;
 	char list[256], *save = NULL, text[512];
+	bool ceiling = o->lab.calibration == CISP_IQ_LAB_CEILING;
 	int ret = 0, n = 0;
 
-	snprintf(text, sizeof(text), "virtual:%s, mode %u, %g lux, %s demosaic, lens shading off but for the flat field", o->lab.sensor,
-		 o->lab.mode, o->lab.lux, o->lab.demosaic ? "quality" : "fast");
+	snprintf(text, sizeof(text), "virtual:%s, mode %u, %g lux", o->lab.sensor, o->lab.mode, o->lab.lux);
 	cisp_iq_report_info(r, "camera", text);
-	cisp_iq_report_info(r, "ISP", "software reference; BLC, DPC, WB and CCM calibrated from the sensor's truth, "
-				      "linear output");
+	if (ceiling) {
+		snprintf(text, sizeof(text), "ISP ceiling: the software reference with BLC, DPC, WB and CCM calibrated from "
+					     "the sensor's truth of the patches measured, %s demosaic, lens shading off but "
+					     "for the flat field, linear output: not the camera's accuracy",
+			 o->lab.demosaic ? "quality" : "fast");
+	} else {
+		snprintf(text, sizeof(text), "camera: tuning %s and its 3A loop (AE and AWB settle on each chart, the lens "
+					     "focused on it); the software reference develops the last frame with the loop's "
+					     "parameters; colour against the patches' spectral truth",
+			 o->lab.tuning ? o->lab.tuning : "of the sensor (cisp_tuning_find)");
+	}
+	cisp_iq_report_info(r, "mode", text);
 	cisp_iq_report_info(r, "illuminants", o->illuminants);
 	snprintf(list, sizeof(list), "%s", o->illuminants);
 	for (char *ill = strtok_r(list, ",", &save); ill && !ret; ill = strtok_r(NULL, ",", &save)) {
 		struct cisp_iq_lab_color *c = calloc(1, sizeof(*c));
-		char label[96];
+		char label[192];
 
 		if (!c)
 			return cisp_error(-ENOMEM, "out of memory");
@@ -354,14 +391,16 @@ static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 		}
 		snprintf(label, sizeof(label), "ColorChecker, %s", ill);
 		print_color(label, &c->color);
+		printf("%-22s (%s)\n", "", fit_note(o, c->fit));
+		snprintf(label, sizeof(label), "ColorChecker, %s (%s)", ill, fit_note(o, c->fit));
 		printf("%-22s SNR (luma, dB) of the neutral row:", "");
 		for (unsigned k = 0; k < c->noise.count; k++)
 			printf(" %.1f", 20 * log10(c->noise.step[k].snr_y));
 		printf("\n");
 		cisp_iq_report_color(r, label, &c->color);
-		snprintf(label, sizeof(label), "ColorChecker neutral row, %s", ill);
+		snprintf(label, sizeof(label), "ColorChecker neutral row, %s, %s", ill, ceiling ? "ceiling" : "camera");
 		cisp_iq_report_noise(r, label, &c->noise);
-		snprintf(label, sizeof(label), "ColorChecker mean dE00, %s", ill);
+		snprintf(label, sizeof(label), "ColorChecker mean dE00, %s, %s", ill, ceiling ? "ceiling" : "camera");
 		if (isfinite(o->max_de00))
 			cisp_iq_report_check(r, label, c->color.mean_de00, "", "<=", o->max_de00);
 		if (n++ == 0) {
@@ -555,6 +594,15 @@ int cmd_iq(int argc, char **argv)
 	    (o.html && create_output(&html, o.html, o.force, inputs)) ||
 	    cisp_iq_report_create(&r, o.chart ? "cisp iq: chart photograph" : "cisp iq: virtual camera"))
 		goto fail;
+	{
+		char date[32], *cmd = command_line(argc, argv);
+
+		utc_date(date, sizeof(date));
+		cisp_iq_report_info(r, "cisp version", CISP_VERSION);
+		cisp_iq_report_info(r, "command", cmd ? cmd : "");
+		cisp_iq_report_info(r, "date", date);
+		free(cmd);
+	}
 	cisp_clear_error();
 	ret = o.chart ? run_chart(&o, r) : run_camera(&o, r);
 	if (ret == -EINVAL && !cisp_last_error()[0])

@@ -195,6 +195,37 @@ int finish_output(struct cisp_output_file *out, int status, bool force)
 	return ret;
 }
 
+/* ---- what a report records ---- */
+
+char *command_line(int argc, char **argv)
+{
+	size_t n = sizeof("cisp");
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	snprintf(s, n, "cisp");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+void utc_date(char *buf, size_t size)
+{
+	/* SOURCE_DATE_EPOCH (reproducible builds): the date of the sources, so that regenerated files compare equal. */
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	time_t now = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&now, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "unknown");
+}
+
 /* ---- printing ---- */
 
 const char *printable(const char *s, char *buf, size_t size)

@@ -55,6 +55,10 @@ const char *printable(const char *s, char *buf, size_t size);
 const char *error_text(void);
 /* printable() into a buffer of its own (a compound literal): for an argument of one printf(). */
 #define SHOWN(s) printable((s), (char[512]){ 0 }, 512)
+/* The command line as one line ("cisp ARGV..."), malloc()ed, or NULL: what reports record. */
+char *command_line(int argc, char **argv);
+/* Now in UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into @buf; SOURCE_DATE_EPOCH's date when it is set. */
+void utc_date(char *buf, size_t size);
 /* Monotonic time in seconds. */
 double now_seconds(void);
 /* Median of @n values (sorts them). */

@@ -7,9 +7,11 @@
  *
  * An ISP backend is anything that turns a raw frame and a params buffer (the
  * ABI of params.h) into an RGB48 image: the software ISP, or a future
- * hardware one. The lab calibrates the camera itself from the sensor's known
- * spectral response (white balance and a colour matrix per illuminant, with
- * cisp_iq_fit_ccm()), since per-sensor tuning is not its business.
+ * hardware one. By default the lab measures the camera as a user gets it:
+ * its tuning file and 3A loop settle on each chart, and the backend develops
+ * the last frame with the loop's parameters. The ISP's ceiling (white
+ * balance and a matrix fitted to the sensor's true responses of the very
+ * patches measured) is a mode of its own, labelled so.
  */
 #ifndef CISP_IQ_LAB_H
 #define CISP_IQ_LAB_H
@@ -55,14 +57,41 @@ struct cisp_iq_backend {
  */
 const struct cisp_iq_backend *cisp_iq_software_backend(void);
 
+/** What the lab's camera is calibrated with (struct cisp_iq_lab.calibration). */
+enum cisp_iq_lab_calibration {
+	/**
+	 * The camera as a user gets it: its tuning file and 3A loop (AE and AWB
+	 * settle on each chart; the white balance AWB finds, the tuning's
+	 * matrices, shading, defects, denoise, sharpening and tone).
+	 */
+	CISP_IQ_LAB_CAMERA = 0,
+	/**
+	 * The ISP's ceiling: white balance and a matrix fitted to the sensor's
+	 * true responses of the very patches measured (a fit, not accuracy),
+	 * shading off but for the flat field, linear output.
+	 */
+	CISP_IQ_LAB_CEILING = 1,
+};
+
+/**
+ * cisp_iq_lab_calibration_name() - "camera" or "ceiling".
+ * @c: the calibration.
+ * Return: its name.
+ */
+const char *cisp_iq_lab_calibration_name(enum cisp_iq_lab_calibration c);
+
 /**
  * struct cisp_iq_lab - what the lab photographs with.
  * @sensor: a virtual sensor model name ("cisp-8m10") or model file path.
  * @mode: the sensor mode index.
  * @lux: illuminance on the charts (0: 400 lux).
  * @seed: noise seed.
- * @demosaic: enum cisp_demosaic_algorithm.
+ * @demosaic: enum cisp_demosaic_algorithm (the ceiling's; the camera's
+ *            tuning chooses its own).
  * @backend: the ISP backend (NULL: the software ISP).
+ * @calibration: the camera (default) or the ISP's ceiling.
+ * @tuning: the camera's tuning file, or NULL for the one found for the
+ *          sensor model (cisp_tuning_find()).
  */
 struct cisp_iq_lab {
 	const char *sensor;
@@ -71,16 +100,31 @@ struct cisp_iq_lab {
 	unsigned seed;
 	unsigned demosaic;
 	const struct cisp_iq_backend *backend;
+	enum cisp_iq_lab_calibration calibration;
+	const char *tuning;
+};
+
+/** Whether a colour result was measured on the patches it was fitted to. */
+enum cisp_iq_lab_fit {
+	CISP_IQ_LAB_HELD_OUT = 0,    /**< not fitted on this chart under this light: accuracy */
+	CISP_IQ_LAB_FITTED = 1,      /**< fitted on these very patches: a fit residual, not accuracy */
+	CISP_IQ_LAB_FIT_UNKNOWN = 2, /**< the tuning does not say what it was calibrated on */
 };
 
 /**
  * struct cisp_iq_lab_color - a ColorChecker shot under one illuminant.
  * @illuminant: its name.
- * @color: colour accuracy (exposure normalised, white balance not).
+ * @color: the patches against their truth (computed from their spectra
+ *         under the illuminant), exposure normalised, white balance not.
  * @noise: SNR of the six neutral patches (levels: their luminance).
- * @ccm: the calibrated colour matrix used.
- * @wb_gain: the calibrated white-balance gains (R, G, B).
+ * @ccm: the colour matrix used.
+ * @wb_gain: the white-balance gains used (R, G, B).
  * @exposure: the exposure chosen, lines.
+ * @fit: whether the colour was fitted to these very patches under this
+ *       light: always in the ceiling; in the camera mode when the tuning's
+ *       provenance lists a chart under this light, and unknown for a tuning
+ *       without provenance. Only a held-out light's @color is accuracy.
+ * @frames: frames the camera's loop ran before this one (0 in the ceiling).
  * @picture: the developed frame (linear sRGB), or empty when not asked for.
  */
 struct cisp_iq_lab_color {
@@ -90,12 +134,15 @@ struct cisp_iq_lab_color {
 	double ccm[3][3];
 	double wb_gain[3];
 	int exposure;
+	enum cisp_iq_lab_fit fit;
+	unsigned frames;
 	struct cisp_iq_image picture;
 };
 
 /**
  * cisp_iq_lab_color() - photograph the ColorChecker under an illuminant,
- * calibrate, develop and measure.
+ * with the camera's loop settled (or calibrated from the truth, in the
+ * ceiling), develop and measure.
  * @lab: the setup.
  * @illuminant: an illuminant name of the virtual sensor (D65, A, F11...).
  * @keep_picture: keep the developed frame in @out->picture.
@@ -124,7 +171,8 @@ struct cisp_iq_lab_sharpness {
  * cisp_iq_lab_sharpness() - photograph the slanted-edge chart under D65 and
  * measure three edges (centre vertical, centre horizontal, corner).
  * @lab: the setup.
- * @color: a D65 colour result of the same lab, for its white balance and matrix.
+ * @color: a D65 colour result of the same lab, for its white balance and
+ *         matrix (the ceiling; the camera finds its own).
  * @keep_picture: keep the developed frame.
  * @out: receives the results.
  * Return: 0 or a negative errno with a message.
@@ -186,7 +234,8 @@ int cisp_iq_lab_star(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_col
 /**
  * struct cisp_iq_lab_flat - a flat field with the lens's shading on.
  * @before: uniformity without lens-shading correction.
- * @after: uniformity with an LSC grid (17x13) calibrated by
+ * @after: uniformity with correction: the camera's (its tuning's tables),
+ *         or in the ceiling an LSC grid (17x13) calibrated by
  *         cisp_iq_fit_lsc() on a noiseless flat field.
  * @picture: the corrected frame, or empty.
  */
@@ -197,7 +246,7 @@ struct cisp_iq_lab_flat {
 };
 
 /**
- * cisp_iq_lab_flat() - calibrate lens shading and measure what it leaves.
+ * cisp_iq_lab_flat() - measure what the lens-shading correction leaves.
  * @lab: the setup.
  * @color: a colour result of the same lab.
  * @keep_picture: keep the corrected frame.

@@ -802,12 +802,18 @@ int cisp_iq_conform(const struct cisp_iq_profile *p, const struct cisp_iq_backen
 			lab.demosaic = CISP_DEMOSAIC_FAST;
 		snprintf(text, sizeof(text), "virtual:%s, mode %u, %g lux", p->sensor, p->mode, p->lux);
 		cisp_iq_report_info(r, "IQ camera", text);
+		cisp_iq_report_info(r, "IQ mode",
+				    "camera: the sensor's tuning file and 3A loop settle on each chart, the backend "
+				    "develops the last frame with the loop's parameters");
 		ret = c && first && s ? 0 : cisp_error(-ENOMEM, "out of memory");
 		for (unsigned i = 0; i < p->num_illuminants && !ret; i++) {
 			ret = cisp_iq_lab_color(&lab, p->illuminants[i], i == 0, c);
 			if (ret)
 				break;
-			snprintf(name, sizeof(name), "ColorChecker, %s", p->illuminants[i]);
+			snprintf(name, sizeof(name), "ColorChecker, %s, camera (%s)", p->illuminants[i],
+				 c->fit == CISP_IQ_LAB_HELD_OUT ? "a light the tuning was not calibrated under"
+				 : c->fit == CISP_IQ_LAB_FITTED ? "a light the tuning was calibrated under: a fit"
+								: "the tuning does not say what it was calibrated on");
 			cisp_iq_report_color(r, name, &c->color);
 			if (p->max_mean_de00 > 0) {
 				snprintf(name, sizeof(name), "mean dE00, %s", p->illuminants[i]);

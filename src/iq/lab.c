@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The software IQ lab: virtual sensor -> ISP backend -> metrics. The camera is
- * calibrated from the sensor's ground truth (white balance from its response
- * to a perfect white, a colour matrix fitted on the ColorChecker).
+ * The software IQ lab: virtual sensor -> ISP backend -> metrics. The camera
+ * is measured as a user gets it: its tuning file and 3A loop settle on each
+ * chart (statistics from the reference ISP, the ABI's), and the backend
+ * develops the last frame with the loop's parameters. The ceiling mode
+ * calibrates from the sensor's ground truth instead (white balance from its
+ * response to a perfect white, a matrix fitted on the very patches
+ * measured): what the ISP can do at best, not accuracy.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,14 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <strings.h>
+
+#include <cisp/control.h>
 #include <cisp/error.h>
 #include <cisp/iq_calib.h>
 #include <cisp/iq_lab.h>
 #include <cisp/params_state.h>
 #include <cisp/sensor.h>
+#include <cisp/tuning.h>
 
+#include "control/tuning.h"
 #include "core/error_internal.h"
 #include "core/number.h"
+
+/* The camera's loop runs at most this many frames, and stops once AE and AWB have held this many. */
+#define CAMERA_MAX_FRAMES 40
+#define CAMERA_SETTLED 3
+
+const char *cisp_iq_lab_calibration_name(enum cisp_iq_lab_calibration c)
+{
+	return c == CISP_IQ_LAB_CEILING ? "ceiling" : "camera";
+}
 
 /* ---- the software ISP as a backend ---- */
 
@@ -230,6 +248,209 @@ static int develop(const struct cisp_iq_lab *lab, const struct cisp_image *raw, 
 	return ret;
 }
 
+/* ---- the camera: its tuning and 3A loop ---- */
+
+/* A frame the camera took once its loop had settled, and the parameters it was developed with. */
+struct camera_shot {
+	struct cisp_sensor *s;
+	struct cisp_image raw;
+	struct cisp_sensor_mode mode;
+	struct cisp_param_state *state;
+	struct cisp_tuning *tuning;
+	unsigned frames;
+	int exposure;
+};
+
+static void camera_shot_free(struct camera_shot *c)
+{
+	cisp_sensor_close(c->s);
+	cisp_image_free(&c->raw);
+	cisp_tuning_free(c->tuning);
+	free(c->state);
+	memset(c, 0, sizeof(*c));
+}
+
+static int apply_params(struct cisp_isp *isp, const struct cisp_control_result *res)
+{
+	size_t size;
+	void *buf;
+	int ret = cisp_params_encode(res->params, res->params_changed, NULL, 0, &size);
+
+	if (ret)
+		return ret;
+	buf = malloc(size);
+	if (!buf)
+		return cisp_error(-ENOMEM, "out of memory for a params buffer");
+	ret = cisp_params_encode(res->params, res->params_changed, buf, size, &size);
+	if (!ret)
+		ret = cisp_isp_set_params(isp, buf, size);
+	free(buf);
+	return ret;
+}
+
+/*
+ * The camera on a scene: the control loop of its tuning drives the sensor
+ * (AE, AWB; the lens focused on the chart, as the lab measures the ISP and
+ * not the autofocus) until AE and AWB have settled, at most
+ * CAMERA_MAX_FRAMES frames; the last frame and its parameters.
+ */
+static int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
+			struct camera_shot *out)
+{
+	char name[300], opts[300];
+	struct cisp_control_config cfg = { 0 };
+	struct cisp_control *c = NULL;
+	struct cisp_control_result res;
+	struct cisp_isp *isp = NULL;
+	struct cisp_vsensor_truth truth;
+	struct cisp_stats *stats = malloc(sizeof(*stats));
+	unsigned settled = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(name, sizeof(name), "virtual:%s", lab->sensor);
+	locale_t previous = cisp_c_numeric_begin();
+	snprintf(opts, sizeof(opts), "scene=%s,illuminant=%s,lux=%g,seed=%u%s%s", scene, illuminant,
+		 lab->lux > 0 ? lab->lux : 400, lab->seed ? lab->seed : 1, extra ? "," : "", extra ? extra : "");
+	cisp_c_numeric_end(previous);
+	out->state = malloc(sizeof(*out->state));
+	ret = stats && out->state ? cisp_sensor_open(&out->s, name, opts) : cisp_error(-ENOMEM, "out of memory");
+	if (!ret)
+		ret = cisp_sensor_set_mode(out->s, lab->mode);
+	if (!ret)
+		ret = cisp_sensor_get_mode(out->s, lab->mode, &out->mode);
+	if (!ret)
+		ret = lab->tuning ? cisp_tuning_load(&out->tuning, lab->tuning)
+				  : cisp_tuning_find(&out->tuning, cisp_sensor_info(out->s)->model, NULL);
+	if (!ret)
+		ret = cisp_vsensor_truth(out->s, &truth);
+	cfg.tuning = out->tuning;
+	cfg.mode = out->mode;
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS && !ret; i++)
+		ret = cisp_sensor_control_info(out->s, (enum cisp_sensor_control)i, &cfg.controls[i]);
+	if (!ret)
+		ret = cisp_control_create(&c, &cfg);
+	if (!ret)
+		ret = cisp_control_request(c, &(struct cisp_control_request){ .mask = CISP_REQ_AF_MODE | CISP_REQ_LENS_POSITION,
+									      .af_mode = CISP_AF_MANUAL,
+									      .lens_position = truth.focus_position });
+	if (!ret) {
+		struct cisp_isp_config ic = { .input_format = out->mode.format, .width = out->mode.width,
+					      .height = out->mode.height };
+
+		ic.output[0] = (struct cisp_output_config){ CISP_FMT_RGB48, out->mode.width, out->mode.height };
+		ret = cisp_isp_create(&isp, &ic);
+	}
+	if (!ret)
+		ret = cisp_image_alloc(&out->raw, out->mode.format, out->mode.width, out->mode.height);
+	if (!ret)
+		ret = cisp_control_start(c, &res);
+	if (!ret)
+		ret = cisp_sensor_set_controls(out->s, &res.sensor);
+	if (!ret)
+		ret = apply_params(isp, &res);
+	if (!ret)
+		ret = cisp_sensor_start(out->s);
+	for (unsigned n = 0; !ret && n < CAMERA_MAX_FRAMES && settled < CAMERA_SETTLED; n++) {
+		struct cisp_sensor_metadata md;
+
+		ret = cisp_sensor_capture(out->s, &out->raw, &md, 0);
+		if (ret)
+			break;
+		*out->state = *cisp_isp_params(isp);
+		out->exposure = md.controls[CISP_SENSOR_EXPOSURE];
+		out->frames = n + 1;
+		ret = cisp_isp_statistics(isp, &out->raw, NULL, stats, NULL);
+		if (!ret)
+			ret = cisp_control_process(c, stats, &md, &res);
+		if (!ret && res.sensor.mask) {
+			ret = cisp_sensor_queue_controls(out->s, res.sensor_sequence, &res.sensor);
+			if (ret == -EAGAIN)
+				ret = cisp_sensor_set_controls(out->s, &res.sensor);
+		}
+		if (!ret && res.params_changed)
+			ret = apply_params(isp, &res);
+		settled = (res.state.ae_state == CISP_AE_CONVERGED || res.state.ae_state == CISP_AE_LIMITED) &&
+					  res.state.awb_state == CISP_AWB_CONVERGED
+				  ? settled + 1
+				  : 0;
+	}
+	if (out->s)
+		cisp_sensor_stop(out->s);
+	cisp_control_destroy(c);
+	cisp_isp_destroy(isp);
+	free(stats);
+	if (ret)
+		camera_shot_free(out);
+	return ret;
+}
+
+/* Linear light from an output: the inverse of the tone block (its transfer, then its curve) when it was on. */
+static int linearise(const struct cisp_image *rgb, const struct cisp_param_state *st, struct cisp_iq_image *out)
+{
+	bool tone = st->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE);
+	const uint16_t *curve = st->tone.curve;
+	int ret = cisp_iq_image_from_cisp(out, rgb, tone ? (enum cisp_transfer)st->tone.transfer : CISP_TRANSFER_LINEAR);
+
+	for (size_t i = 0; !ret && tone && i < (size_t)out->height * out->stride; i++) {
+		/* The curve rises from node to node (input i * 256): find the segment holding the value. */
+		double y = fmin(fmax(out->data[i], 0), 1) * 65535;
+		unsigned lo = 0, hi = CISP_TONE_POINTS - 1;
+
+		while (hi - lo > 1) {
+			unsigned mid = (lo + hi) / 2;
+
+			if (curve[mid] <= y)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		out->data[i] = (float)((lo + (curve[hi] > curve[lo] ? fmin(fmax((y - curve[lo]) / (curve[hi] - curve[lo]), 0), 1)
+								     : 0)) * 256 / 65536);
+	}
+	return ret;
+}
+
+/* Develop a camera shot with the backend and the loop's parameters, as the camera outputs it, then linearised. */
+static int develop_camera(const struct cisp_iq_lab *lab, const struct camera_shot *shot,
+			  const struct cisp_param_state *state, struct cisp_iq_image *out)
+{
+	const struct cisp_iq_backend *be = lab->backend ? lab->backend : &software;
+	const struct cisp_sensor_mode *m = &shot->mode;
+	struct cisp_isp_config cfg = { .input_format = m->format, .width = m->width, .height = m->height };
+	struct cisp_image rgb = { 0 };
+	void *buf = NULL;
+	size_t size;
+	int ret;
+
+	cfg.output[0] = (struct cisp_output_config){ CISP_FMT_RGB48, m->width, m->height };
+	ret = cisp_params_encode(state, ~0u, NULL, 0, &size);
+	if (!ret && !(buf = malloc(size)))
+		ret = cisp_error(-ENOMEM, "out of memory for a params buffer");
+	if (!ret)
+		ret = cisp_params_encode(state, ~0u, buf, size, &size);
+	if (!ret)
+		ret = cisp_image_alloc(&rgb, CISP_FMT_RGB48, m->width, m->height);
+	if (!ret)
+		ret = be->process(be->ctx, &cfg, buf, size, &shot->raw, &rgb);
+	if (ret)
+		ret = cisp_error_prefix(ret, "ISP backend %s", be->name);
+	if (!ret)
+		ret = linearise(&rgb, state, out);
+	cisp_image_free(&rgb);
+	free(buf);
+	return ret;
+}
+
+/* Whether the tuning was calibrated on a chart under @illuminant (its provenance says so). */
+static bool calibrated_under(const struct cisp_tuning *t, const char *illuminant)
+{
+	for (unsigned i = 0; t && i < t->provenance.chart_count; i++)
+		if (!strcasecmp(t->provenance.chart[i].illuminant, illuminant))
+			return true;
+	return false;
+}
+
 /* The central @f of a rectangle. */
 static struct cisp_iq_rect shrink(int32_t x, int32_t y, int32_t w, int32_t h, double f)
 {
@@ -238,96 +459,197 @@ static struct cisp_iq_rect shrink(int32_t x, int32_t y, int32_t w, int32_t h, do
 	return (struct cisp_iq_rect){ x + (w - nw) / 2, y + (h - nh) / 2, nw, nh };
 }
 
-int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, bool keep_picture,
-		      struct cisp_iq_lab_color *out)
+/* The chart's truth from the sensor: patches, their XYZ, names and sampling boxes (the central 60 %). */
+static int chart_truth(struct cisp_sensor *s, struct cisp_vsensor_patch *p, double (*xyz)[3], const char **names,
+		       bool *neutral, struct cisp_iq_rect *rects)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
+		ret = cisp_vsensor_chart_patch(s, i, &p[i]);
+		for (int c = 0; c < 3; c++)
+			xyz[i][c] = p[i].xyz[c];
+		names[i] = p[i].name;
+		neutral[i] = i >= 18;
+		rects[i] = shrink(p[i].x, p[i].y, p[i].width, p[i].height, 0.6);
+	}
+	return ret;
+}
+
+/* Measure the developed chart: colour against the truth (exposure normalised), and the neutral row's noise. */
+static int measure_chart(const struct cisp_iq_image *img, const struct cisp_vsensor_patch *p, const double (*xyz)[3],
+			 const char **names, const bool *neutral, const struct cisp_iq_rect *rects,
+			 struct cisp_iq_lab_color *out)
+{
+	const struct cisp_iq_color_options co = { .exposure = true };
+	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6];
+	int ret = 0;
+
+	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
+		struct cisp_iq_patch_stats st;
+
+		ret = cisp_iq_patch_stats(img, &rects[i], false, &st);
+		for (int c = 0; c < 3; c++)
+			meas[i][c] = st.mean[c];
+	}
+	if (!ret)
+		ret = cisp_iq_color_evaluate((const double(*)[3])meas, xyz, p[0].white_xyz, names, neutral,
+					     CISP_IQ_COLORCHECKER_PATCHES, &co, &out->color);
+	for (int i = 0; i < 6; i++)
+		levels[i] = xyz[18 + i][1];
+	if (!ret)
+		ret = cisp_iq_noise(img, &rects[18], levels, 6, true, &out->noise);
+	return ret;
+}
+
+/* The camera: its loop settles on the chart, the backend develops the frame with the loop's parameters. */
+static int color_camera(const struct cisp_iq_lab *lab, const char *illuminant, struct cisp_iq_lab_color *out,
+			struct cisp_iq_image *img)
+{
+	struct camera_shot shot;
+	struct cisp_vsensor_patch p[CISP_IQ_COLORCHECKER_PATCHES];
+	double xyz[CISP_IQ_COLORCHECKER_PATCHES][3];
+	const char *names[CISP_IQ_COLORCHECKER_PATCHES];
+	bool neutral[CISP_IQ_COLORCHECKER_PATCHES];
+	struct cisp_iq_rect rects[CISP_IQ_COLORCHECKER_PATCHES];
+	int ret = camera_shoot(lab, "colorchart", illuminant, NULL, &shot);
+
+	if (ret)
+		return ret;
+	ret = chart_truth(shot.s, p, xyz, names, neutral, rects);
+	out->exposure = shot.exposure;
+	out->frames = shot.frames;
+	out->fit = !shot.tuning->provenance.present	       ? CISP_IQ_LAB_FIT_UNKNOWN
+		   : calibrated_under(shot.tuning, illuminant) ? CISP_IQ_LAB_FITTED
+							       : CISP_IQ_LAB_HELD_OUT;
+	for (int c = 0; c < 3; c++)
+		out->wb_gain[c] = shot.state->wb.gain[c == 2 ? CISP_CH_B : c == 1 ? CISP_CH_GR : CISP_CH_R] / 4096.0;
+	for (int i = 0; i < 9; i++)
+		out->ccm[i / 3][i % 3] = shot.state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? shot.state->ccm.coeff[i] / 4096.0
+											 : i % 4 == 0;
+	if (!ret)
+		ret = develop_camera(lab, &shot, shot.state, img);
+	if (!ret)
+		ret = measure_chart(img, p, (const double(*)[3])xyz, names, neutral, rects, out);
+	camera_shot_free(&shot);
+	return ret;
+}
+
+/* The ceiling: white balance and a matrix from the sensor's true responses of these patches. */
+static int color_ceiling(const struct cisp_iq_lab *lab, const char *illuminant, struct cisp_iq_lab_color *out,
+			 struct cisp_iq_image *img)
 {
 	struct cisp_sensor *s = NULL;
 	struct cisp_image raw;
 	struct cisp_sensor_mode m;
 	struct cisp_vsensor_patch p[CISP_IQ_COLORCHECKER_PATCHES];
 	double cam[CISP_IQ_COLORCHECKER_PATCHES][3], xyz[CISP_IQ_COLORCHECKER_PATCHES][3];
-	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6];
 	const char *names[CISP_IQ_COLORCHECKER_PATCHES];
 	bool neutral[CISP_IQ_COLORCHECKER_PATCHES];
 	struct cisp_iq_rect rects[CISP_IQ_COLORCHECKER_PATCHES];
 	const struct cisp_iq_ccm_fit_options fo = { .preserve_white = true, .refine_de2000 = true };
-	const struct cisp_iq_color_options co = { .exposure = true };
 	struct cisp_iq_ccm_fit fit;
-	struct cisp_iq_image img = { 0 };
-	int ret;
+	int ret = shoot(lab, "colorchart", illuminant, NULL, &s, &raw, &m, &out->exposure);
 
-	memset(out, 0, sizeof(*out));
-	snprintf(out->illuminant, sizeof(out->illuminant), "%s", illuminant);
-	ret = shoot(lab, "colorchart", illuminant, NULL, &s, &raw, &m, &out->exposure);
 	if (ret)
 		return ret;
-	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++)
-		ret = cisp_vsensor_chart_patch(s, i, &p[i]);
+	ret = chart_truth(s, p, xyz, names, neutral, rects);
 	cisp_sensor_close(s);
+	out->fit = CISP_IQ_LAB_FITTED;
 	if (ret)
 		goto out;
 	/* Calibration from the ground truth: WB makes a perfect white neutral, then the matrix. */
 	for (int c = 0; c < 3; c++)
 		out->wb_gain[c] = p[0].white_camera[1] / p[0].white_camera[c];
-	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES; i++) {
-		for (int c = 0; c < 3; c++) {
+	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES; i++)
+		for (int c = 0; c < 3; c++)
 			cam[i][c] = p[i].camera[c] * out->wb_gain[c];
-			xyz[i][c] = p[i].xyz[c];
-		}
-		names[i] = p[i].name;
-		neutral[i] = i >= 18;
-		rects[i] = shrink(p[i].x, p[i].y, p[i].width, p[i].height, 0.6);
-	}
 	ret = cisp_iq_fit_ccm((const double(*)[3])cam, (const double(*)[3])xyz, p[0].white_xyz,
 			      CISP_IQ_COLORCHECKER_PATCHES, &fo, &fit);
 	if (ret)
 		goto out;
 	memcpy(out->ccm, fit.ccm, sizeof(out->ccm));
-	ret = develop(lab, &raw, &m, out->wb_gain, out->ccm, NULL, &img);
-	if (ret)
-		goto out;
-	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
-		struct cisp_iq_patch_stats st;
+	ret = develop(lab, &raw, &m, out->wb_gain, out->ccm, NULL, img);
+	if (!ret)
+		ret = measure_chart(img, p, (const double(*)[3])xyz, names, neutral, rects, out);
+out:
+	cisp_image_free(&raw);
+	return ret;
+}
 
-		ret = cisp_iq_patch_stats(&img, &rects[i], false, &st);
-		for (int c = 0; c < 3; c++)
-			meas[i][c] = st.mean[c];
-	}
-	if (!ret)
-		ret = cisp_iq_color_evaluate((const double(*)[3])meas, (const double(*)[3])xyz, p[0].white_xyz, names,
-					     neutral, CISP_IQ_COLORCHECKER_PATCHES, &co, &out->color);
-	for (int i = 0; i < 6; i++)
-		levels[i] = xyz[18 + i][1];
-	if (!ret)
-		ret = cisp_iq_noise(&img, &rects[18], levels, 6, true, &out->noise);
+int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, bool keep_picture,
+		      struct cisp_iq_lab_color *out)
+{
+	struct cisp_iq_image img = { 0 };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->illuminant, sizeof(out->illuminant), "%s", illuminant);
+	ret = lab->calibration == CISP_IQ_LAB_CEILING ? color_ceiling(lab, illuminant, out, &img)
+						      : color_camera(lab, illuminant, out, &img);
 	if (!ret && keep_picture) {
 		out->picture = img;
 		img.data = NULL;
 	}
-out:
 	cisp_iq_image_free(&img);
-	cisp_image_free(&raw);
+	return ret;
+}
+
+/*
+ * Shoot @scene under @color's light and develop it: in the ceiling with
+ * @color's white balance and matrix (and @lsc when given; @extra: sensor
+ * options), in the camera mode as the camera's settled loop leaves it, with
+ * its lens-shading correction off when @camera_lsc is false. @keep_raw
+ * (or NULL) receives the raw frame.
+ */
+static int shoot_and_develop(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, const char *scene,
+			     const char *extra, const struct cisp_lsc_params *lsc, bool camera_lsc,
+			     struct cisp_iq_image *img, struct cisp_sensor_mode *m, struct cisp_image *keep_raw)
+{
+	struct cisp_sensor *s = NULL;
+	struct cisp_image raw;
+	int exposure, ret;
+
+	if (lab->calibration != CISP_IQ_LAB_CEILING) {
+		struct camera_shot shot;
+
+		ret = camera_shoot(lab, scene, color->illuminant, NULL, &shot);
+		if (ret)
+			return ret;
+		*m = shot.mode;
+		if (!camera_lsc)
+			shot.state->enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_LSC);
+		ret = img ? develop_camera(lab, &shot, shot.state, img) : 0;
+		if (keep_raw && !ret) {
+			*keep_raw = shot.raw;
+			memset(&shot.raw, 0, sizeof(shot.raw));
+		}
+		camera_shot_free(&shot);
+		return ret;
+	}
+	ret = shoot(lab, scene, color->illuminant, extra, &s, &raw, m, &exposure);
+	if (ret)
+		return ret;
+	cisp_sensor_close(s);
+	ret = img ? develop(lab, &raw, m, color->wb_gain, color->ccm, lsc, img) : 0;
+	if (keep_raw && !ret)
+		*keep_raw = raw;
+	else
+		cisp_image_free(&raw);
 	return ret;
 }
 
 int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
 			  struct cisp_iq_lab_sharpness *out)
 {
-	struct cisp_sensor *s = NULL;
-	struct cisp_image raw;
 	struct cisp_sensor_mode m;
 	struct cisp_iq_image img = { 0 };
-	int exposure, ret;
+	int ret;
 	double w, h, half, len, thick;
 	struct cisp_iq_rect roi[CISP_IQ_LAB_EDGES];
 
 	memset(out, 0, sizeof(*out));
-	ret = shoot(lab, "resolution", color->illuminant, NULL, &s, &raw, &m, &exposure);
-	if (ret)
-		return ret;
-	cisp_sensor_close(s);
-	ret = develop(lab, &raw, &m, color->wb_gain, color->ccm, NULL, &img);
-	cisp_image_free(&raw);
+	ret = shoot_and_develop(lab, color, "resolution", NULL, NULL, true, &img, &m, NULL);
 	if (ret)
 		return ret;
 	/*
@@ -362,26 +684,6 @@ int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_la
 	return ret;
 }
 
-/* Shoot @scene and develop it with the calibration of @color (optionally with LSC). */
-static int shoot_and_develop(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, const char *scene,
-			     const char *extra, const struct cisp_lsc_params *lsc, struct cisp_iq_image *img,
-			     struct cisp_sensor_mode *m, struct cisp_image *keep_raw)
-{
-	struct cisp_sensor *s = NULL;
-	struct cisp_image raw;
-	int exposure, ret = shoot(lab, scene, color->illuminant, extra, &s, &raw, m, &exposure);
-
-	if (ret)
-		return ret;
-	cisp_sensor_close(s);
-	ret = img ? develop(lab, &raw, m, color->wb_gain, color->ccm, lsc, img) : 0;
-	if (keep_raw && !ret)
-		*keep_raw = raw;
-	else
-		cisp_image_free(&raw);
-	return ret;
-}
-
 int cisp_iq_lab_steps(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
 		      struct cisp_iq_lab_steps *out)
 {
@@ -396,7 +698,7 @@ int cisp_iq_lab_steps(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_co
 	struct cisp_iq_rect half[CISP_IQ_LAB_STEPS];
 
 	memset(out, 0, sizeof(*out));
-	ret = shoot_and_develop(lab, color, "steps", "shading=off,defects=off", NULL, &img, &m, &raw);
+	ret = shoot_and_develop(lab, color, "steps", "shading=off,defects=off", NULL, true, &img, &m, &raw);
 	if (ret)
 		return ret;
 	/* The chart's layout (docs/iq.md): the ColorChecker's 6 x 4 grid, step k reflects 0.9 * 2^(-k/2). */
@@ -440,7 +742,7 @@ int cisp_iq_lab_star(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_col
 	int ret, half;
 
 	memset(out, 0, sizeof(*out));
-	ret = shoot_and_develop(lab, color, "star", NULL, NULL, &img, &m, NULL);
+	ret = shoot_and_develop(lab, color, "star", NULL, NULL, true, &img, &m, NULL);
 	if (ret)
 		return ret;
 	/* The square inscribed in the star (radius 0.45 frame heights, centred). */
@@ -462,24 +764,28 @@ int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_col
 	struct cisp_iq_image img = { 0 };
 	struct cisp_sensor_mode m;
 	struct cisp_image clean = { 0 };
-	struct cisp_lsc_params *lsc = calloc(1, sizeof(*lsc));
-	int ret;
+	struct cisp_lsc_params *lsc = NULL;
+	bool camera = lab->calibration != CISP_IQ_LAB_CEILING;
+	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!lsc)
-		return cisp_error(-ENOMEM, "out of memory");
-	/* Calibrate on a noiseless flat field, then measure a normal one before and after correction. */
-	ret = shoot_and_develop(lab, color, "flat", "shading=on,noise=off,defects=off", NULL, NULL, &m, &clean);
+	/* The ceiling calibrates on a noiseless flat field; the camera has its tuning's tables. */
+	if (!camera) {
+		lsc = calloc(1, sizeof(*lsc));
+		ret = lsc ? shoot_and_develop(lab, color, "flat", "shading=on,noise=off,defects=off", NULL, true, NULL, &m,
+					      &clean)
+			  : cisp_error(-ENOMEM, "out of memory");
+		if (!ret)
+			ret = cisp_iq_fit_lsc(&clean, m.black_level, m.white_level, 17, 13, lsc);
+		cisp_image_free(&clean);
+	}
 	if (!ret)
-		ret = cisp_iq_fit_lsc(&clean, m.black_level, m.white_level, 17, 13, lsc);
-	cisp_image_free(&clean);
-	if (!ret)
-		ret = shoot_and_develop(lab, color, "flat", "shading=on", NULL, &img, &m, NULL);
+		ret = shoot_and_develop(lab, color, "flat", "shading=on", NULL, false, &img, &m, NULL);
 	if (!ret)
 		ret = cisp_iq_shading(&img, 9, &out->before);
 	cisp_iq_image_free(&img);
 	if (!ret)
-		ret = shoot_and_develop(lab, color, "flat", "shading=on", lsc, &img, &m, NULL);
+		ret = shoot_and_develop(lab, color, "flat", "shading=on", lsc, true, &img, &m, NULL);
 	if (!ret)
 		ret = cisp_iq_shading(&img, 9, &out->after);
 	if (!ret && keep_picture) {

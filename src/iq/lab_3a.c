@@ -119,6 +119,7 @@ static int open_camera(struct run *r, const struct cisp_iq_lab *lab, const char 
 		 lab->lux > 0 ? lab->lux : 400, lab->seed ? lab->seed : 1);
 	cisp_c_numeric_end(previous);
 	co.sensor_options = opts;
+	co.tuning = lab->tuning;
 	ret = cisp_camera_manager_create(&r->mgr, NULL);
 	if (!ret)
 		ret = cisp_camera_open(&r->cam, r->mgr, name, &co);
