@@ -13,7 +13,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-confi
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales
 
-.PHONY: all deps build demo test test-vm clean
+.PHONY: all deps build demo test test-vm tunings clean
 
 all: build
 
@@ -41,6 +41,17 @@ test-vm: build
 
 demo: build
 	tools/demo.sh $(BUILD)
+
+# The virtual sensors' tunings in data/tuning, calibrated from their own captures by cisp calibrate
+# (docs/calibrate.md); the date recorded is the last commit's, so a rerun gives the same files.
+TUNING_LIGHTS = blackbody:2300,A,blackbody:3600,D50,D65,D75
+tunings: build
+	mkdir -p $(BUILD)/tuning-reports
+	for m in cisp-test cisp-8m10 cisp-12m12; do \
+		SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(BUILD)/tools/cisp calibrate \
+			--camera $$m --illuminants $(TUNING_LIGHTS) -o data/tuning/$$m.yaml \
+			--report $(BUILD)/tuning-reports/$$m.html --force || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD) out

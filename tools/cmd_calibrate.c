@@ -11,7 +11,6 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <cisp/calibrate.h>
 #include <cisp/dng.h>
@@ -301,39 +300,16 @@ static int add_files(struct cisp_calib **c, const struct options *o, char *model
 	return ret;
 }
 
-/* The command line as one line, for the provenance and the report. */
-static char *command_line(int argc, char **argv)
-{
-	size_t n = 16;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		n += strlen(argv[i]) + 1;
-	s = malloc(n);
-	if (!s)
-		return NULL;
-	snprintf(s, n, "cisp");
-	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static int run(const struct options *o, int argc, char **argv, struct cisp_output_file **files)
 {
 	struct cisp_calib *c = NULL;
 	struct cisp_iq_report *r = NULL;
 	const struct cisp_calib_result *res;
 	char model[64] = "", *cmd = command_line(argc, argv), date[32] = "";
-	struct cisp_calib_provenance prov = { .tool = "cisp calibrate " CISP_VERSION, .command = cmd };
-	time_t now = time(NULL);
-	struct tm tm;
-	int ret = cmd ? 0 : -ENOMEM;
+	struct cisp_calib_provenance prov = { .tool = "cisp calibrate " CISP_VERSION, .command = cmd, .date = date };
+	int ret = cmd ? 0 : cisp_error(-ENOMEM, "out of memory");
 
-	if (gmtime_r(&now, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	prov.date = date;
+	utc_date(date, sizeof(date));
 	if (!ret && o->camera) {
 		struct saver saver = { .dir = o->save_dir, .model = model };
 		struct cisp_calib_camera cam = {

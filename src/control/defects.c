@@ -14,7 +14,7 @@
 #include "block.h"
 
 struct defects {
-	struct cisp_dpc_params dpc; /* threshold and the static list of the mode */
+	struct cisp_dpc_params dpc; /* the static list of the mode (configure), and the threshold (prepare) */
 };
 
 static int defects_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
@@ -36,7 +36,6 @@ static int defects_configure(void *self, struct control_context *ctx)
 	const struct cisp_sensor_mode *m = &ctx->mode;
 	unsigned bin = m->binning ? m->binning : 1, n = 0;
 
-	d->dpc.threshold = control_q16(t->defect_threshold, 1);
 	for (unsigned i = 0; i < t->defect_count; i++) {
 		uint32_t x = t->defects[i].x, y = t->defects[i].y, mx, my;
 
@@ -75,6 +74,7 @@ static uint32_t defects_prepare(void *self, const struct control_context *ctx, s
 	struct defects *d = self;
 
 	d->dpc.header = ps->dpc.header;
+	d->dpc.threshold = control_q16(ctx->tuning->defect_threshold, 1);
 	return control_write_block(&ps->dpc, &d->dpc, sizeof(d->dpc), CISP_BLOCK_DPC) |
 	       control_enable_block(ps, CISP_BLOCK_DPC, ctx->tuning->defect_threshold > 0 || d->dpc.count);
 }

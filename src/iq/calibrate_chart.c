@@ -62,20 +62,37 @@ static int light_spectrum(const char *name, double spd[VS_BANDS], bool *on_locus
 
 int cisp_calib_illuminant_ct(const char *name, double *ct, bool *on_locus)
 {
+	/* The CIE's own temperatures for its illuminants (CIE 15:2004); others are computed. */
+	static const struct {
+		const char *name;
+		double ct;
+	} nominal[] = { { "A", 2856 }, { "D50", 5003 }, { "D55", 5503 }, { "D65", 6504 }, { "D75", 7504 },
+			{ "F2", 4230 }, { "F11", 4000 } };
 	double spd[VS_BANDS], xyz[3], x, y, n;
 	bool locus = false;
 	int ret = light_spectrum(name, spd, &locus);
+	char *end;
 
 	if (ret)
 		return ret;
+	if (on_locus)
+		*on_locus = locus;
+	for (size_t i = 0; i < sizeof(nominal) / sizeof(nominal[0]); i++)
+		if (!strcasecmp(name, nominal[i].name)) {
+			*ct = nominal[i].ct;
+			return 0;
+		}
+	/* "blackbody:K", "daylight:K" and "KK" name their temperature. */
+	if (strchr(name, ':') || name[strlen(name) - 1] == 'K' || name[strlen(name) - 1] == 'k') {
+		*ct = cisp_strtod(strchr(name, ':') ? strchr(name, ':') + 1 : name, &end);
+		return 0;
+	}
 	vs_xyz(spd, NULL, xyz);
 	x = xyz[0] / (xyz[0] + xyz[1] + xyz[2]);
 	y = xyz[1] / (xyz[0] + xyz[1] + xyz[2]);
 	/* McCamy's cubic in (x - 0.3320) / (0.1858 - y): within a few kelvin from 2800 to 6500 K. */
 	n = (x - 0.3320) / (0.1858 - y);
 	*ct = 449 * n * n * n + 3525 * n * n + 6823.3 * n + 5520.33;
-	if (on_locus)
-		*on_locus = locus;
 	return 0;
 }
 

@@ -25,10 +25,6 @@
 /* The neutral patches that give the grey: white 9.5 to neutral 3.5 (black 2 is mostly noise and flare). */
 #define GREY_FIRST 18
 #define GREY_LAST 22
-/* The curve reaches from 2300 K to 8000 K, with points at most this many mired apart. */
-#define CURVE_LOW 2300.0
-#define CURVE_HIGH 8000.0
-#define CURVE_STEP 40.0
 /* AWB's default transverse band, and the margin kept beyond the furthest measured light. */
 #define TRANSVERSE 0.06
 #define TRANSVERSE_MARGIN 1.2
@@ -283,16 +279,17 @@ static void log_grey_at(const double *m, const double *lr, const double *lb, uns
 /*
  * The white-balance curve through the greys of the on-locus charts @on
  * (@n of them, rising colour temperature): log-linear in mired between them,
- * extended with the end segments' slopes to CURVE_LOW and CURVE_HIGH, with
- * points close enough (CURVE_STEP mired, more if 16 points would not do) for
- * AWB's straight segments to follow it. One light alone takes the slopes of
- * a typical sensor.
+ * extended with the end segments' slopes, sampled at the measured lights
+ * and at a standard set of temperatures from 2300 K to 7504 K (those a
+ * light within 1 % of stands for dropped), enough points for AWB's
+ * straight segments to follow the curve. One light alone takes the slopes
+ * of a typical sensor.
  */
 static unsigned make_curve(const struct cisp_calib_chart *const *on, unsigned n, struct cisp_calib_ct_point *out)
 {
-	double m[CISP_CALIB_MAX_TABLE], lr[CISP_CALIB_MAX_TABLE], lb[CISP_CALIB_MAX_TABLE], knot[CISP_CALIB_MAX_TABLE + 2];
-	double step = CURVE_STEP;
-	unsigned knots = 0, count;
+	static const double standard[] = { 2300, 2600, 2856, 3200, 3600, 4000, 4500, 5003, 5503, 6000, 6504, 7504 };
+	double m[CISP_CALIB_MAX_TABLE], lr[CISP_CALIB_MAX_TABLE], lb[CISP_CALIB_MAX_TABLE];
+	unsigned count = 0;
 
 	if (!n)
 		return 0;
@@ -302,40 +299,29 @@ static unsigned make_curve(const struct cisp_calib_chart *const *on, unsigned n,
 		lr[i] = log(on[n - 1 - i]->grey[0]);
 		lb[i] = log(on[n - 1 - i]->grey[1]);
 	}
-	if (1e6 / CURVE_HIGH < m[0])
-		knot[knots++] = 1e6 / CURVE_HIGH;
+	/* The measured lights (two within 0.5 % of each other: the first). */
 	for (unsigned i = 0; i < n; i++)
-		knot[knots++] = m[i];
-	if (1e6 / CURVE_LOW > m[n - 1])
-		knot[knots++] = 1e6 / CURVE_LOW;
-	for (;; step *= 1.25) {
-		count = 1;
-		for (unsigned k = 0; k + 1 < knots; k++)
-			count += (unsigned)ceil((knot[k + 1] - knot[k]) / step - 1e-9);
-		if (count <= CISP_CALIB_MAX_TABLE || step > 1e6)
-			break;
+		if (!count || on[i]->ct > 1.005 * out[count - 1].ct)
+			out[count++] = (struct cisp_calib_ct_point){ on[i]->ct, on[i]->grey[0], on[i]->grey[1], true };
+	for (size_t k = 0; k < sizeof(standard) / sizeof(standard[0]) && count < CISP_CALIB_MAX_TABLE; k++) {
+		bool near = false;
+		double g[2];
+
+		for (unsigned i = 0; i < n; i++)
+			near |= fabs(standard[k] / on[i]->ct - 1) < 0.01;
+		if (near)
+			continue;
+		log_grey_at(m, lr, lb, n, 1e6 / standard[k], g);
+		out[count++] = (struct cisp_calib_ct_point){ standard[k], exp(g[0]), exp(g[1]), false };
 	}
-	count = 0;
-	for (unsigned k = 0; k < knots && count < CISP_CALIB_MAX_TABLE; k++) {
-		unsigned steps = k + 1 < knots ? (unsigned)ceil((knot[k + 1] - knot[k]) / step - 1e-9) : 1;
+	/* Rising colour temperature, as the tuning wants it. */
+	for (unsigned i = 1; i < count; i++)
+		for (unsigned k = i; k > 0 && out[k].ct < out[k - 1].ct; k--) {
+			struct cisp_calib_ct_point t = out[k];
 
-		for (unsigned s = 0; s < steps && count < CISP_CALIB_MAX_TABLE; s++) {
-			double mired = k + 1 < knots ? knot[k] + (knot[k + 1] - knot[k]) * s / steps : knot[k], g[2];
-			bool measured = false;
-
-			for (unsigned i = 0; i < n; i++)
-				measured |= fabs(mired - m[i]) < 1e-9;
-			log_grey_at(m, lr, lb, n, mired, g);
-			/* Stored from the hottest light down; reversed below. */
-			out[count++] = (struct cisp_calib_ct_point){ 1e6 / mired, exp(g[0]), exp(g[1]), measured };
+			out[k] = out[k - 1];
+			out[k - 1] = t;
 		}
-	}
-	for (unsigned i = 0; i < count / 2; i++) {
-		struct cisp_calib_ct_point t = out[i];
-
-		out[i] = out[count - 1 - i];
-		out[count - 1 - i] = t;
-	}
 	return count;
 }
 

@@ -213,7 +213,11 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 				return cisp_error(-EINVAL, "pairs at gain %g: too few levels below saturation", gain);
 			g->a[c] = a;
 			g->b[c] = b;
-			g->saturation = c ? fmin(g->saturation, sat) : sat;
+			/* The lowest channel that turned over saturates first; one that never did only reached its top. */
+			if (turned)
+				g->saturation = g->saturated ? fmin(g->saturation, sat) : sat;
+			else if (!g->saturated)
+				g->saturation = fmax(g->saturation, sat);
 			g->saturated |= turned;
 			sa += a / 4;
 			sb += b / 4;

@@ -280,11 +280,11 @@ int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r)
 	if (!ret)
 		ret = report_colour(res, r);
 	if (!ret && res->sharpness.valid) {
-		INFO(r, "edge", "MTF50 %.3f c/p, MTF at 0.25 c/p %.3f (before demosaic); sharpening %.2f lifts 0.25 c/p to "
-				"0.6",
+		INFO(r, "edge", "MTF50 %.3f c/p, MTF at 0.25 c/p %.3f (after the quality demosaic, before sharpening); "
+				"sharpening %.2f lifts 0.25 c/p to 0.6",
 		     res->sharpness.sfr.mtf50, res->sharpness.sfr.mtf_nyq2, res->sharpness.sharpen);
 		if (!ret)
-			ret = cisp_iq_report_sfr(r, "slanted edge, white-balanced mosaic", &res->sharpness.sfr);
+			ret = cisp_iq_report_sfr(r, "slanted edge, demosaicked, before sharpening", &res->sharpness.sfr);
 	}
 	return ret;
 }
