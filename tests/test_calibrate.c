@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cisp/calibrate.h>
 #include <cisp/control.h>
@@ -23,6 +24,8 @@
 #include <cisp/sensor.h>
 #include <cisp/tuning.h>
 
+#include "cli.h"
+#include "control/tuning.h"
 #include "test.h"
 
 /* The test sensor's truth (its model file below). */
@@ -69,15 +72,15 @@ static const char *model_path(void)
 	return path;
 }
 
-static char options[64];
+static char camera_options[64];
 
 static const struct cisp_calib_camera *camera(const char *illuminants)
 {
 	static struct cisp_calib_camera cam;
 
-	snprintf(options, sizeof(options), "defect_density=%g", DEFECTS);
+	snprintf(camera_options, sizeof(camera_options), "defect_density=%g", DEFECTS);
 	cam = (struct cisp_calib_camera){ .sensor = model_path(), .illuminants = illuminants, .seed = 7,
-					  .options = options };
+					  .options = camera_options };
 	return &cam;
 }
 
@@ -320,4 +323,273 @@ TEST(calibrate_colour_against_truth)
 	for (unsigned i = 0; i < r->colour.count; i++)
 		CHECK(r->colour.held_out[i].color.mean_de00 < 3);
 	cisp_sensor_close(s);
+}
+
+/* ---- the tuning a calibration writes ---- */
+
+/* The tuning of the shared session, written and read back. */
+static struct cisp_tuning *written_tuning(void)
+{
+	const struct cisp_calib_result *r;
+	struct cisp_calib *c = session(&r);
+	struct cisp_output_file *out = NULL;
+	struct cisp_tuning *t = NULL;
+	char path[1024];
+
+	if (!c)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/calib-written.yaml", test_tmp_dir());
+	CHECK_EQ(cisp_output_file_create(&out, path, CISP_OUTPUT_REPLACE), 0);
+	CHECK_EQ(cisp_output_file_finish(out, cisp_calib_write_tuning(
+							    c, NULL,
+							    &(struct cisp_calib_provenance){ .tool = "test", .command = "test run",
+											      .date = "2025-01-01T00:00:00Z" },
+							    out)),
+		 0);
+	CHECK_EQ(cisp_tuning_load(&t, path), 0);
+	return t;
+}
+
+TEST(calibrate_tuning_runs_the_loop_with_static_defects)
+{
+	struct cisp_tuning *t = written_tuning();
+	struct cisp_sensor *s = truth_sensor();
+	struct cisp_control_config cfg = { 0 };
+	struct cisp_control *loop = NULL;
+	struct cisp_control_result res;
+	int n = s ? cisp_vsensor_defects(s, NULL, 0) : 0;
+
+	if (!t || !s)
+		goto out;
+	/* The binned mode: each defective site marks its binned pixel. */
+	CHECK_EQ(cisp_sensor_set_mode(s, 1), 0);
+	CHECK_EQ(cisp_sensor_get_mode(s, 1, &cfg.mode), 0);
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		cisp_sensor_control_info(s, (enum cisp_sensor_control)i, &cfg.controls[i]);
+	cfg.tuning = t;
+	CHECK_EQ(cisp_control_create(&loop, &cfg), 0);
+	if (!loop)
+		goto out;
+	CHECK_EQ(cisp_control_start(loop, &res), 0);
+	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	/* The binned mode's own defects (fewer: two sites can share a pixel), every one in the static list. */
+	{
+		int m = cisp_vsensor_defects(s, NULL, 0);
+		struct cisp_vsensor_defect *d = calloc((size_t)m + 1, sizeof(*d));
+		int listed = 0;
+
+		CHECK(m > 0 && m <= n);
+		if (d)
+			cisp_vsensor_defects(s, d, (unsigned)m);
+		for (int i = 0; d && i < m; i++)
+			for (unsigned k = 0; k < res.params->dpc.count; k++)
+				if (res.params->dpc.pixels[k].x == d[i].x && res.params->dpc.pixels[k].y == d[i].y) {
+					listed++;
+					break;
+				}
+		CHECK(listed >= 0.99 * m);
+		CHECK(res.params->dpc.count <= (unsigned)m + 1);
+		free(d);
+	}
+	cisp_control_destroy(loop);
+out:
+	cisp_sensor_close(s);
+	cisp_tuning_free(t);
+}
+
+/* A minimal tuning with @extra appended. */
+static int parse_with(const char *extra)
+{
+	char text[4096];
+	struct cisp_tuning *t = NULL;
+	int ret;
+
+	snprintf(text, sizeof(text),
+		 "version: 1\nsensor: s\nawb: {ct: [{ct: 5000, r_over_g: 0.5, b_over_g: 0.5}]}\n"
+		 "ccm: [{ct: 5000, matrix: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]\n"
+		 "noise: [{gain: 1, a: [1, 1, 1, 1], b: [1, 1, 1, 1]}]\n%s",
+		 extra);
+	ret = cisp_tuning_parse(&t, text, strlen(text), "t.yaml");
+	cisp_tuning_free(t);
+	return ret;
+}
+
+TEST(calibrate_tuning_keys_refuse_bad_values)
+{
+	CHECK_EQ(parse_with("defect_pixels: [[3, 1], [5, 1], [0, 2]]\n"), 0);
+	CHECK_ERR(parse_with("defect_pixels: [[5, 1], [3, 1]]\n"), -EINVAL, "defect_pixels[1]: [3, 1] must come after");
+	CHECK_ERR(parse_with("defect_pixels: [[3, 1], [3, 1]]\n"), -EINVAL, "must come after the previous pixel");
+	CHECK_ERR(parse_with("defect_pixels: [[70000, 1]]\n"), -EINVAL, "is outside 0..65535");
+	CHECK_ERR(parse_with("defect_pixels: [[1.5, 1]]\n"), -EINVAL, "whole numbers");
+	CHECK_ERR(parse_with("defect_pixels: [[1, 2, 3]]\n"), -EINVAL, "must have 2 numbers");
+	CHECK_ERR(parse_with("defect_pixels: []\n"), -EINVAL, "at least one entry");
+	CHECK_EQ(parse_with("provenance:\n  tool: \"cisp calibrate 0.1\"\n  date: \"2025-01-01\"\n  inputs:\n"
+			    "    - {kind: dark, file: \"/data/d1.dng\", exposure_s: 0.01, gain: 1}\n"
+			    "  charts: [{illuminant: D65, ct: 6504, fit_mean_de00: 0.8}]\n"
+			    "  fits: {black_spread: 0.1, defects: 3}\n"),
+		 0);
+	CHECK_ERR(parse_with("provenance: {date: x}\n"), -EINVAL, "provenance.tool: missing");
+	CHECK_ERR(parse_with("provenance: {tool: x, colour: y}\n"), -EINVAL, "provenance.colour: unknown key");
+	CHECK_ERR(parse_with("provenance: {tool: \"a\\x01b\"}\n"), -EINVAL, "control character");
+	CHECK_ERR(parse_with("provenance: {tool: x, inputs: [{kind: photo, file: f}]}\n"), -EINVAL,
+		  "'photo' is not dark, flat, chart or edge");
+	CHECK_ERR(parse_with("provenance: {tool: x, charts: [{illuminant: D65, ct: 100}]}\n"), -EINVAL,
+		  "provenance.charts[0].ct: 100 is outside 1000..25000");
+}
+
+/* ---- bad captures ---- */
+
+/* One frame of the test sensor (mode @mode) with @options and exposure @lines. */
+static int frame(struct cisp_image *img, unsigned mode, const char *options, int32_t lines)
+{
+	struct cisp_sensor *s = NULL;
+	struct cisp_sensor_mode m;
+	struct cisp_sensor_controls c = { 0 };
+	int ret = cisp_sensor_open(&s, "virtual:cisp-test", options);
+
+	if (!ret)
+		ret = cisp_sensor_set_mode(s, mode);
+	if (!ret)
+		ret = cisp_sensor_get_mode(s, mode, &m);
+	cisp_sensor_controls_set(&c, CISP_SENSOR_EXPOSURE, lines);
+	if (!ret)
+		ret = cisp_sensor_set_controls(s, &c);
+	if (!ret)
+		ret = cisp_image_alloc(img, m.format, m.width, m.height);
+	if (!ret)
+		ret = cisp_sensor_start(s);
+	if (!ret)
+		ret = cisp_sensor_capture(s, img, NULL, 0);
+	cisp_sensor_close(s);
+	return ret;
+}
+
+/* Add one capture of kind @kind from a frame of @options to session @c; the result of cisp_calib_add(). */
+static int add(struct cisp_calib *c, enum cisp_calib_kind kind, unsigned mode, const char *options, int32_t lines,
+	       const char *illuminant)
+{
+	struct cisp_image img = { 0 };
+	int ret = frame(&img, mode, options, lines);
+	struct cisp_calib_capture cap = { .kind = kind, .raw = &img, .black = 64, .white = 1023, .exposure_s = 0.01,
+					  .gain = 1, .illuminant = illuminant, .name = options };
+
+	if (ret) {
+		test_fail(__FILE__, __LINE__, "capture %s: %s", options, cisp_last_error());
+		return ret;
+	}
+	ret = cisp_calib_add(c, &cap);
+	cisp_image_free(&img);
+	return ret;
+}
+
+TEST(calibrate_refuses_bad_captures)
+{
+	struct cisp_calib *c = NULL;
+	const struct cisp_calib_result *r;
+	struct cisp_output_file *out = NULL;
+	char path[1024];
+
+	CHECK_ERR(cisp_calib_create(&c, &(struct cisp_calib_setup){ .sensor = "a/b" }), -EINVAL, "not a plain name");
+	CHECK_EQ(cisp_calib_create(&c, &(struct cisp_calib_setup){ .sensor = "cisp-test" }), 0);
+	if (!c)
+		return;
+	CHECK_ERR(cisp_calib_solve(c, &r), -ENODATA, "no captures");
+	/* Darks with light in them: a bright frame, and a dim one with a lit region. */
+	CHECK_ERR(add(c, CISP_CALIB_DARK, 0, "scene=flat,lux=100", 90, NULL), -EINVAL, "has light in it");
+	CHECK_ERR(add(c, CISP_CALIB_DARK, 0, "scene=hdr,lux=2", 90, NULL), -EINVAL, "has light in it");
+	CHECK_EQ(add(c, CISP_CALIB_DARK, 0, "lux=0", 90, NULL), 0);
+	/* Another mode's frame: refused. */
+	CHECK_ERR(add(c, CISP_CALIB_DARK, 1, "lux=0", 90, NULL), -EINVAL, "must come from one sensor mode");
+	/* A flat with a chart in it; one clipped almost everywhere. */
+	CHECK_ERR(add(c, CISP_CALIB_FLAT, 0, "scene=colorchart,lux=400", 90, NULL), -EINVAL, "is not flat");
+	CHECK_ERR(add(c, CISP_CALIB_FLAT, 0, "scene=flat,lux=100000,noise=off", 200, NULL), -EINVAL, "is clipped");
+	CHECK_EQ(add(c, CISP_CALIB_FLAT, 0, "scene=flat,lux=500", 90, "D65"), 0);
+	/* Charts: none in view, clipped, too dark, no light or an unknown one. */
+	CHECK_ERR(add(c, CISP_CALIB_CHART, 0, "scene=flat,lux=500", 90, "D65"), -EINVAL, "no ColorChecker found");
+	CHECK_ERR(add(c, CISP_CALIB_CHART, 0, "scene=colorchart,lux=3000", 200, "D65"), -EINVAL, "is clipped");
+	CHECK_ERR(add(c, CISP_CALIB_CHART, 0, "scene=colorchart,lux=60", 90, "D65"), -EINVAL, "is underexposed");
+	CHECK_ERR(add(c, CISP_CALIB_CHART, 0, "scene=colorchart,lux=700", 90, NULL), -EINVAL, "its light is not given");
+	CHECK_ERR(add(c, CISP_CALIB_CHART, 0, "scene=colorchart,lux=700", 90, "Z99"), -EINVAL, "unknown light 'Z99'");
+	/* An edge that is not there. */
+	CHECK_ERR(add(c, CISP_CALIB_EDGE, 0, "scene=flat,lux=500", 90, NULL), -EINVAL, "no measurable slanted edge");
+	/* What was refused left nothing behind: one dark and one flat, no chart, no edge. */
+	CHECK_EQ(cisp_calib_solve(c, &r), 0);
+	CHECK_EQ(r->black.frames, 1);
+	CHECK_EQ(r->colour.count, 0);
+	CHECK(!r->sharpness.valid);
+	/* Without a chart or a base tuning there is no colour to write: an error, and the file is not made. */
+	snprintf(path, sizeof(path), "%s/calib-refused.yaml", test_tmp_dir());
+	remove(path);
+	CHECK_EQ(cisp_output_file_create(&out, path, 0), 0);
+	CHECK_ERR(cisp_output_file_finish(out, cisp_calib_write_tuning(c, NULL, &(struct cisp_calib_provenance){ 0 }, out)),
+		  -EINVAL, "need a ColorChecker");
+	CHECK(access(path, F_OK) != 0);
+	cisp_calib_destroy(c);
+}
+
+/* ---- cisp calibrate ---- */
+
+/* The lightbox series saved as DNGs, then calibrated from those files: the same tuning. */
+TEST(calibrate_cli_camera_and_files_agree)
+{
+	struct cisp_tuning *a = NULL, *b = NULL;
+
+	CHECK_EQ(cli_sh("rm -rf cal-caps cal-a.yaml cal-b.yaml cal.html cal.json"), 0);
+	CHECK_EQ(cli_run("calibrate --camera cisp-test --illuminants D65,A --save-captures cal-caps -o cal-a.yaml "
+			 "--report cal.html --json cal.json"),
+		 0);
+	CHECK(strstr(cli_output, "calibrated cisp-test: wrote cal-a.yaml") != NULL);
+	CHECK(cli_count_entries(cli_tmp("cal-caps")) > 90);
+	CHECK(cli_size("cal.html") > 10000 && cli_size("cal.json") > 1000);
+	CHECK_EQ(cli_sh("\"$CISP\" calibrate --dark cal-caps/*-dark.dng --flat $(ls cal-caps/*-flat-D65.dng | sed s/$/@D65/) "
+			"$(ls cal-caps/*-flat-A.dng | sed s/$/@A/) "
+			"--chart $(ls cal-caps/*-chart-D65.dng)@D65 $(ls cal-caps/*-chart-A.dng)@A "
+			"--edge cal-caps/*-edge-*.dng -o cal-b.yaml"),
+		 0);
+	CHECK_EQ(cisp_tuning_load(&a, cli_tmp("cal-a.yaml")), 0);
+	CHECK_EQ(cisp_tuning_load(&b, cli_tmp("cal-b.yaml")), 0);
+	if (a && b) {
+		/* The same captures, the same lights: the same numbers (the DNGs hold the mosaic and its levels). */
+		for (int c = 0; c < 4; c++)
+			CHECK_NEAR(a->black_level[c], b->black_level[c], 1e-6);
+		CHECK_EQ(a->noise_count, b->noise_count);
+		for (unsigned i = 0; i < a->noise_count && i < b->noise_count; i++)
+			CHECK_NEAR(a->noise[i].a[1] / b->noise[i].a[1], 1, 1e-3);
+		CHECK_EQ(a->ccm_count, b->ccm_count);
+		for (int i = 0; i < 9; i++)
+			CHECK_NEAR(a->ccm[0].m[i / 3][i % 3], b->ccm[0].m[i / 3][i % 3], 1e-3);
+		CHECK_EQ(a->defect_count, b->defect_count);
+		CHECK_NEAR(a->awb.ct[2].r_over_g, b->awb.ct[2].r_over_g, 1e-3);
+	}
+	cisp_tuning_free(a);
+	cisp_tuning_free(b);
+}
+
+TEST(calibrate_cli_bad_capture_writes_nothing)
+{
+	CHECK_EQ(cli_sh("rm -rf cal-bad.yaml cal-bad-caps && mkdir cal-bad-caps"), 0);
+	/* A lit frame given as a dark: exit 1, a message naming it, no tuning. */
+	CHECK_EQ(cli_sh("\"$CISP\" calibrate --camera cisp-test --illuminants D65 --save-captures cal-bad-caps "
+			"-o cal-bad.yaml >/dev/null && rm cal-bad.yaml"),
+		 0);
+	CHECK_EQ(cli_sh("\"$CISP\" calibrate --dark $(ls cal-bad-caps/*-flat-*.dng | tail -1) --chart "
+			"$(ls cal-bad-caps/*-chart-D65.dng)@D65 -o cal-bad.yaml"),
+		 1);
+	CHECK(strstr(cli_output, "has light in it") != NULL);
+	CHECK(!cli_exists("cal-bad.yaml"));
+	/* A chart's light is required, and a dark takes none. */
+	CHECK_EQ(cli_sh("\"$CISP\" calibrate --chart $(ls cal-bad-caps/*-chart-D65.dng) -o cal-bad.yaml"), 1);
+	CHECK(strstr(cli_output, "its light is not given") != NULL);
+	CHECK_EQ(cli_run("calibrate --dark x.dng@D65 -o cal-bad.yaml"), 2);
+	CHECK(!cli_exists("cal-bad.yaml"));
+	/* An existing tuning is replaced only with --force. */
+	cli_write("cal-bad.yaml", "keep", 4);
+	CHECK_EQ(cli_sh("\"$CISP\" calibrate --dark $(ls cal-bad-caps/*-dark.dng | head -2) -o cal-bad.yaml"), 1);
+	CHECK(strstr(cli_output, "exists (use --force") != NULL);
+	CHECK_EQ(cli_size("cal-bad.yaml"), 4);
+	/* Usage errors. */
+	CHECK_EQ(cli_run("calibrate --camera cisp-test"), 2);
+	CHECK_EQ(cli_run("calibrate -o x.yaml"), 2);
+	CHECK_EQ(cli_run("calibrate somefile -o x.yaml"), 2);
+	CHECK_EQ(cli_run("calibrate --camera cisp-test --dark d.dng -o x.yaml"), 2);
 }

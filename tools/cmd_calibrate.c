@@ -16,6 +16,7 @@
 #include <cisp/dng.h>
 #include <cisp/error.h>
 #include <cisp/iq_report.h>
+#include <cisp/log.h>
 #include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
 
@@ -254,6 +255,30 @@ static int save_capture(void *opaque, const struct cisp_calib_capture *cap)
 	return cisp_dng_write(path, &frame);
 }
 
+/*
+ * The raw reader's warnings concern developing a picture (no colour matrix,
+ * no as-shot white balance, a crop); a calibration reads only the mosaic and
+ * its levels, and checks those itself: while a capture loads, only errors
+ * are shown.
+ */
+static void errors_only(enum cisp_log_level level, const char *message, void *opaque)
+{
+	(void)opaque;
+	if (level == CISP_LOG_ERROR)
+		fprintf(stderr, "cisp: error: %s\n", message);
+}
+
+static int load_capture(const struct raw_input *raw, const char *path, struct cisp_raw_frame *frame, char *err,
+			size_t size)
+{
+	int ret;
+
+	cisp_log_set_sink(errors_only, NULL);
+	ret = load_raw_input(raw, path, frame, err, size);
+	cisp_log_set_sink(NULL, NULL);
+	return ret;
+}
+
 /* The captures named on the command line, darks first, then flats, charts and edges. */
 static int add_files(struct cisp_calib **c, const struct options *o, char *model, size_t size)
 {
@@ -268,7 +293,7 @@ static int add_files(struct cisp_calib **c, const struct options *o, char *model
 
 			if (in->kind != (enum cisp_calib_kind)kind)
 				continue;
-			if (load_raw_input(&o->raw, in->path, &frame, err, sizeof(err)))
+			if (load_capture(&o->raw, in->path, &frame, err, sizeof(err)))
 				return cisp_error(-EINVAL, "%s", err);
 			if (!*c) {
 				struct cisp_calib_setup setup = { .sensor = o->sensor ? o->sensor : frame.model };

@@ -476,7 +476,10 @@ int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r);
 
 /**
  * cisp_calib_illuminant_ct() - the correlated colour temperature of a
- * light as cisp_calib_capture.illuminant names it.
+ * light as cisp_calib_capture.illuminant names it: the CIE's nominal one
+ * for its illuminants (A 2856 K, D65 6504 K, F11 4000 K, ...), the one a
+ * name gives ("4000K", "blackbody:3200"), else McCamy's formula on the
+ * light's chromaticity.
  * @name: the light.
  * @ct: receives kelvin.
  * @on_locus: receives whether it is a Planckian or daylight light (NULL:

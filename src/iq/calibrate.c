@@ -97,13 +97,29 @@ void calib_code_scale(const struct cisp_calib *c, unsigned *bits, double *scale)
 	}
 }
 
+static void commit_shape(struct cisp_calib *c, const struct cisp_calib_capture *cap, const struct calib_planes *pl)
+{
+	if (c->have_shape)
+		return;
+	c->have_shape = true;
+	c->width = cap->raw->width;
+	c->height = cap->raw->height;
+	c->format = cap->raw->format;
+	c->cfa = cisp_format_info(cap->raw->format)->cfa;
+	c->white = cap->white;
+	c->stated_black = cap->black;
+	c->shape = *pl;
+	for (int k = 0; k < 4; k++)
+		c->shape.p[k] = NULL;
+}
+
 static bool same(double a, double b)
 {
 	return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
 }
 
-/* The frames' shape from the first capture; later ones must match it. */
-static int check_shape(struct cisp_calib *c, const struct cisp_calib_capture *cap)
+/* Later captures must match the first's shape (taken when the first is kept: commit_shape()). */
+static int check_shape(const struct cisp_calib *c, const struct cisp_calib_capture *cap)
 {
 	const struct cisp_format_info *fi = cisp_format_info(cap->raw->format);
 	const struct cisp_format_info *first = cisp_format_info(c->format);
@@ -114,16 +130,8 @@ static int check_shape(struct cisp_calib *c, const struct cisp_calib_capture *ca
 	if (!(cap->white > 0) || (cap->black >= 0 && cap->black >= cap->white))
 		return cisp_error(-EINVAL, "%s %s: white level %g (black %g)", cisp_calib_kind_name(cap->kind), cap->name,
 				  cap->white, cap->black);
-	if (!c->have_shape) {
-		c->have_shape = true;
-		c->width = cap->raw->width;
-		c->height = cap->raw->height;
-		c->format = cap->raw->format;
-		c->cfa = fi->cfa;
-		c->white = cap->white;
-		c->stated_black = cap->black;
+	if (!c->have_shape)
 		return 0;
-	}
 	if (cap->raw->width != c->width || cap->raw->height != c->height || fi->cfa != first->cfa ||
 	    cap->white != c->white)
 		return cisp_error(-EINVAL,
@@ -224,7 +232,7 @@ static int add_chart(struct cisp_calib *c, const struct calib_planes *pl, const 
 		return cisp_error(-ENOMEM, "out of memory");
 	}
 	c->charts = p;
-	ret = calib_chart_measure(pl, cap, black, c->white, c->white, provisional_shading(c, black, t) ? t : NULL,
+	ret = calib_chart_measure(pl, cap, black, cap->white, cap->white, provisional_shading(c, black, t) ? t : NULL,
 				  &c->charts[c->num_charts]);
 	free(t);
 	if (!ret)
@@ -247,18 +255,16 @@ int cisp_calib_add(struct cisp_calib *c, const struct cisp_calib_capture *cap)
 		ret = calib_planes_from(&pl, cap->raw);
 	if (ret)
 		return cisp_error_prefix(ret, "%s %s", cisp_calib_kind_name(cap->kind), cap->name);
-	if (!c->shape.w) {
-		c->shape = pl;
-		for (int k = 0; k < 4; k++)
-			c->shape.p[k] = NULL;
-	}
 	calib_black_guess(c, black);
-	level = calib_centre_level(&pl, (black[1] + black[2]) / 2, c->white - (black[1] + black[2]) / 2);
+	if (!c->have_shape)
+		for (int k = 0; k < 4; k++)
+			black[k] = cap->black >= 0 ? cap->black : 0;
+	level = calib_centre_level(&pl, (black[1] + black[2]) / 2, cap->white - (black[1] + black[2]) / 2);
 	switch (cap->kind) {
 	case CISP_CALIB_DARK:
 		ret = calib_dark_add(&c->dark, &pl, cap);
 		if (!ret && pairs_with_pending(c, cap, level))
-			ret = calib_noise_add_pair(&c->noise, &c->pending, &pl, cap->gain > 0 ? cap->gain : 1, c->white,
+			ret = calib_noise_add_pair(&c->noise, &c->pending, &pl, cap->gain > 0 ? cap->gain : 1, cap->white,
 						   &variance);
 		if (!ret && variance >= 0)
 			calib_dark_add_pair(&c->dark, cap->exposure_s, cap->gain > 0 ? cap->gain : 1, variance);
@@ -266,19 +272,25 @@ int cisp_calib_add(struct cisp_calib *c, const struct cisp_calib_capture *cap)
 	case CISP_CALIB_FLAT:
 		ret = calib_flat_add(&c->flat, &pl, cap, (black[1] + black[2]) / 2);
 		if (!ret && pairs_with_pending(c, cap, level))
-			ret = calib_noise_add_pair(&c->noise, &c->pending, &pl, cap->gain > 0 ? cap->gain : 1, c->white,
+			ret = calib_noise_add_pair(&c->noise, &c->pending, &pl, cap->gain > 0 ? cap->gain : 1, cap->white,
 						   &variance);
 		break;
 	case CISP_CALIB_CHART:
 		ret = add_chart(c, &pl, cap, black);
 		break;
-	case CISP_CALIB_EDGE:
-		ret = calib_edge_measure(&pl, cap, black, c->white, &c->edge);
+	case CISP_CALIB_EDGE: {
+		struct cisp_calib_sharpness edge;
+
+		ret = calib_edge_measure(&pl, cap, black, cap->white, &edge);
+		if (!ret)
+			c->edge = edge;
 		break;
+	}
 	}
 	if (!ret)
 		ret = record_input(c, cap);
 	if (!ret) {
+		commit_shape(c, cap, &pl);
 		c->solved = false;
 		/* A pair is two frames: the one after it starts the next. */
 		if ((cap->kind == CISP_CALIB_DARK || cap->kind == CISP_CALIB_FLAT) && variance < 0)

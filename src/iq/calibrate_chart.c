@@ -28,6 +28,7 @@
 #define CLIP_MARGIN 0.005
 #define WHITE_PATCH 18
 #define NEUTRAL_8 19
+#define NEUTRAL_5 21
 
 /*
  * The spectrum of a light: a name the virtual sensor knows, or a colour
@@ -198,6 +199,19 @@ int calib_chart_measure(const struct calib_planes *pl, const struct cisp_calib_c
 	out->lux = cap->lux;
 	out->exposure_s = cap->exposure_s;
 	out->gain = cap->gain > 0 ? cap->gain : 1;
+	/* Too dark to find or measure: the chart's white patch, the brightest part of the frame, is under MIN_WHITE. */
+	buf = malloc((size_t)pl->w * pl->h * sizeof(float));
+	if (!buf)
+		return cisp_error(-ENOMEM, "out of memory");
+	memcpy(buf, pl->p[1], (size_t)pl->w * pl->h * sizeof(float));
+	out->white_level = (calib_quantile(buf, (size_t)pl->w * pl->h, 0.995) - black[1]) / range;
+	if (out->white_level < MIN_WHITE) {
+		free(buf);
+		return cisp_error(-EINVAL,
+				  "chart %s is underexposed: its brightest part is at %.1f%% of the range (the white patch "
+				  "needs %.0f%%; expose it to 50..85%%)",
+				  cap->name, 100 * out->white_level, 100 * MIN_WHITE);
+	}
 	ret = half_rgb(pl, black, range, shading, &img);
 	if (!ret) {
 		ret = cisp_iq_find_colorchecker(&img, out->corners, &score);
@@ -205,38 +219,54 @@ int calib_chart_measure(const struct calib_planes *pl, const struct cisp_calib_c
 			char why[256];
 
 			snprintf(why, sizeof(why), "%s", cisp_last_error());
-			ret = cisp_error(ret, "chart %s: no ColorChecker found (%s); it must be upright, whole and at least "
-					      "a seventh of the frame high",
+			ret = cisp_error(-EINVAL, "chart %s: no ColorChecker found (%s); it must be upright, whole and at "
+						  "least a seventh of the frame high",
 					 cap->name, why);
 		}
 	}
 	cisp_iq_image_free(&img);
-	if (ret)
+	if (ret) {
+		free(buf);
 		return ret;
+	}
 	cisp_iq_chart_patches((const double(*)[2])out->corners, 6, 4, 0.5, rects);
 	for (int k = 0; k < 4; k++)
 		for (int i = 0; i < 2; i++)
 			out->corners[k][i] *= 2;
-	buf = malloc((size_t)pl->w * pl->h * sizeof(float));
-	if (!buf)
-		return cisp_error(-ENOMEM, "out of memory");
 	for (int i = 0; i < CISP_IQ_COLORCHECKER_PATCHES; i++) {
 		for (unsigned c = 0; c < 4; c++)
 			robust_mean(buf, samples(pl, c, &rects[i], buf), &out->patch[i][c], &sd[i][c]);
 		out->centre[i][0] = 2 * (rects[i].x + rects[i].width / 2.0);
 		out->centre[i][1] = 2 * (rects[i].y + rects[i].height / 2.0);
 	}
-	/* The white patch: not clipped (below the clip level, and not flattened by it), bright enough. */
+	/*
+	 * The white patch: not clipped (below the clip level; as much brighter
+	 * than neutral 5 as the chart says, which a sensor that saturates below
+	 * white would not let it be; not flattened), bright enough.
+	 */
 	for (unsigned c = 0; c < 4 && !ret; c++) {
 		size_t n = samples(pl, c, &rects[WHITE_PATCH], buf);
 		double top = calib_quantile(buf, n, 0.99), w = out->patch[WHITE_PATCH][c] - black[c];
-		double n8 = out->patch[NEUTRAL_8][c] - black[c];
+		double n5 = out->patch[NEUTRAL_5][c] - black[c], n8 = out->patch[NEUTRAL_8][c] - black[c];
+		/* Without the flats' table the lens's falloff between the two patches is not known: a wider margin. */
+		double expected = xyz[WHITE_PATCH][1] / xyz[NEUTRAL_5][1] * (shading ? 0.9 : 0.75);
+
+		if (shading)
+			n5 *= calib_shading_gain(shading, 2 * pl->w, 2 * pl->h, c, out->centre[NEUTRAL_5][0],
+						 out->centre[NEUTRAL_5][1]) /
+			      calib_shading_gain(shading, 2 * pl->w, 2 * pl->h, c, out->centre[WHITE_PATCH][0],
+						 out->centre[WHITE_PATCH][1]);
 
 		if (top >= clip - CLIP_MARGIN * range)
 			ret = cisp_error(-EINVAL,
 					 "chart %s is clipped: its white patch reaches %.1f%% of the range in channel %u "
 					 "(expose it less)",
 					 cap->name, 100 * (top - black[c]) / range, c);
+		else if (n5 > 0 && w < expected * n5)
+			ret = cisp_error(-EINVAL,
+					 "chart %s is clipped: its white patch is %.2f times neutral 5 in channel %u, the "
+					 "chart %.2f (the sensor saturates there; expose it less)",
+					 cap->name, w / n5, c, xyz[WHITE_PATCH][1] / xyz[NEUTRAL_5][1]);
 		else if (n8 > 0 && sd[NEUTRAL_8][c] > 0 && w > n8 &&
 			 sd[WHITE_PATCH][c] < 0.35 * sd[NEUTRAL_8][c] * sqrt(w / n8))
 			ret = cisp_error(-EINVAL,

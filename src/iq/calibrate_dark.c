@@ -13,10 +13,12 @@
 #include "calibrate_internal.h"
 #include "core/error_internal.h"
 
-/* A dark is lit when a channel lies this fraction of the range above the stated black level ... */
+/* A dark is lit when a channel lies this fraction of the range above the stated black level, ... */
 #define LIGHT_LEVEL 0.02
-/* ... or one of its 8 x 6 regions lies this fraction of the range above the darkest. */
+/* ... or one of its 8 x 6 regions lies this fraction of the range above the darkest, ... */
 #define LIGHT_SPREAD 0.01
+/* ... or more than this fraction of its samples stand out (a lamp in view; hot pixels are far fewer). */
+#define LIT_FRACTION 0.005
 #define REGIONS_X 8
 #define REGIONS_Y 6
 
@@ -85,6 +87,19 @@ int calib_dark_add(struct calib_dark *d, const struct calib_planes *pl, const st
 					 "(%.1f%% of the range; a dark may be %.0f%%)",
 					 cap->name, c, median[c] - cap->black, cap->black,
 					 100 * (median[c] - cap->black) / range, 100 * LIGHT_LEVEL);
+		if (!ret) {
+			/* Samples above the median by 10 robust deviations and 1 % of the range. */
+			double lim = median[c] + fmax(10 * sigma[c], LIGHT_SPREAD * range);
+			size_t lit = 0;
+
+			for (size_t i = 0; i < n; i++)
+				lit += pl->p[c][i] > lim;
+			if (lit > LIT_FRACTION * n)
+				ret = cisp_error(-EINVAL,
+						 "dark %s has light in it: %.1f%% of channel %u stands %.1f codes or more above "
+						 "its level (a dark may have %.1f%%: hot pixels)",
+						 cap->name, 100.0 * lit / n, c, lim - median[c], 100 * LIT_FRACTION);
+		}
 		spread = ret ? 0 : region_spread(pl->p[c], pl->w, pl->h, tmp, &rx, &ry);
 		if (!ret && spread > LIGHT_SPREAD * range)
 			ret = cisp_error(-EINVAL,

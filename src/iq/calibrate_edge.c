@@ -27,6 +27,7 @@
 /* The largest default it proposes. */
 #define MAX_SHARPEN 4.0
 #define TRIES 6
+#define MIN_STEP 0.2
 
 /*
  * The frame through the reference ISP up to the demosaic, as the sharpening
@@ -146,6 +147,9 @@ int calib_edge_measure(const struct calib_planes *pl, const struct cisp_calib_ca
 			taken[k] = x;
 			out->roi = (struct cisp_iq_rect){ x - thick / 2, h / 2 - len / 2, thick, len };
 			ret = cisp_iq_sfr(&img, &out->roi, -1, &out->sfr);
+			/* An edge is a step: its two sides differ by a fifth of the brighter at least (a chart's 4:1 by far). */
+			if (!ret && !(out->sfr.high - out->sfr.low > MIN_STEP * fmax(out->sfr.high, out->sfr.low)))
+				ret = -EINVAL;
 		}
 		if (ret)
 			ret = cisp_error(-EINVAL,

@@ -20,15 +20,21 @@
 /* A block departing this much from the median of its neighbours is not flat. */
 #define NOT_FLAT 0.03
 /*
- * ... and by more than this many times the blocks' noise; checked on flats
- * whose centre lies between these fractions of the range (brighter ones may
- * clip, and serve only the noise curve), where a block is at least the first.
+ * ... and by more than this many times the blocks' noise; checked where a
+ * block is at least CHECK_LEVEL of the range and below CHECK_TOP of the
+ * channel's brightest block (a flat that saturates is flat at the top, and
+ * bends where it starts to).
  */
 #define NOISE_SIGMAS 8
 #define CHECK_LEVEL 0.02
-#define CHECK_MAX 0.7
-/* A flat with more of its samples at the white level is refused (one that clips in part serves the noise curve). */
+#define CHECK_TOP 0.85
+/*
+ * A flat with more of its samples clipped is refused (one that clips in part
+ * serves the noise curve): at the white level, or piled up within 0.5 % of
+ * the range below the channel's top (a sensor that saturates below white).
+ */
 #define MAX_CLIPPED 0.9
+#define PILE_UP 0.005
 /* Flats for shading: centre level within this range (fraction of the range), few samples clipped. */
 #define SHADING_MIN 0.15
 #define SHADING_MAX 0.9
@@ -72,6 +78,32 @@ static double neighbours_level(const double *m, unsigned gw, unsigned gh, unsign
 	if (fabs(det) < 1e-9)
 		return s1 ? sv / s1 : 0;
 	return (sv * (sxx * syy - sxy * sxy) - sx * (sxv * syy - sxy * syv) + sy * (sxv * sxy - sxx * syv)) / det;
+}
+
+/*
+ * The noise of a block mean of channel @c: the pixel noise from the
+ * differences of neighbouring samples below @below (robust: a scene's edges
+ * are few of them; samples that clipped alike would say no noise), over the
+ * root of the samples a block holds. -1: out of memory.
+ */
+static double block_noise(const struct calib_planes *pl, unsigned c, const struct calib_blocks *b, double below)
+{
+	size_t n = (size_t)(pl->w - 1) * pl->h, k = 0;
+	float *d = malloc(n * sizeof(float));
+	double med, sigma;
+
+	if (!d)
+		return -1;
+	for (uint32_t y = 0; y < pl->h; y++)
+		for (uint32_t x = 0; x + 1 < pl->w; x++) {
+			float a = pl->p[c][(size_t)y * pl->w + x], v = pl->p[c][(size_t)y * pl->w + x + 1];
+
+			if (a < below && v < below)
+				d[k++] = v - a;
+		}
+	calib_median_mad(d, k, &med, &sigma);
+	free(d);
+	return sigma / M_SQRT2 / sqrt((double)pl->w * pl->h / ((double)b->gw * b->gh));
 }
 
 bool calib_same_level(double a, double b)
@@ -120,31 +152,47 @@ int calib_flat_add(struct calib_flat *f, const struct calib_planes *pl, const st
 	if (clipped > MAX_CLIPPED)
 		return cisp_error(-EINVAL, "flat %s is clipped: %.0f%% of its samples are at the white level %g",
 				  cap->name, 100 * clipped, cap->white);
+	for (unsigned c = 0; c < 4; c++) {
+		float *tmp = malloc(n * sizeof(float));
+		double top, piled;
+		size_t k = 0;
+
+		if (!tmp)
+			return cisp_error(-ENOMEM, "out of memory");
+		memcpy(tmp, pl->p[c], n * sizeof(float));
+		top = calib_quantile(tmp, n, 0.999);
+		free(tmp);
+		for (size_t i = 0; i < n; i++)
+			k += pl->p[c][i] >= top - PILE_UP * range;
+		piled = (double)k / (double)n;
+		if (piled > MAX_CLIPPED && top > black_guess + 0.1 * range)
+			return cisp_error(-EINVAL,
+					  "flat %s is clipped: %.0f%% of channel %u's samples pile up at %.0f codes (the "
+					  "sensor saturates there)",
+					  cap->name, 100 * piled, c, top);
+	}
 	ret = calib_blocks_of(pl, &b);
 	if (ret)
 		return ret;
-	for (unsigned c = 0; c < 4 && !ret && level <= CHECK_MAX; c++) {
+	for (unsigned c = 0; c < 4 && !ret; c++) {
 		const double *m = b.mean + (size_t)c * b.gw * b.gh;
-		size_t nb = (size_t)b.gw * b.gh, k = 0;
-		float *dev = malloc(nb * sizeof(float));
-		double med, sigma;
+		size_t nb = (size_t)b.gw * b.gh;
+		double sigma, top = 0;
 
-		if (!dev) {
+		for (size_t i = 0; i < nb; i++)
+			top = fmax(top, m[i] - black_guess);
+		sigma = block_noise(pl, c, &b, black_guess + CHECK_TOP * top);
+		if (sigma < 0) {
 			ret = cisp_error(-ENOMEM, "out of memory");
 			break;
 		}
-		/* The blocks' noise: the robust spread of their departures from their neighbours. */
-		for (unsigned j = 0; j < b.gh; j++)
-			for (unsigned i = 0; i < b.gw; i++)
-				dev[k++] = (float)(m[j * b.gw + i] - neighbours_level(m, b.gw, b.gh, i, j));
-		calib_median_mad(dev, nb, &med, &sigma);
-		free(dev);
-		for (unsigned j = 0; j < b.gh && !ret; j++)
-			for (unsigned i = 0; i < b.gw && !ret; i++) {
+		/* The outermost blocks are left out: their surroundings lie on one side, where the falloff bends most. */
+		for (unsigned j = 1; j + 1 < b.gh && !ret; j++)
+			for (unsigned i = 1; i + 1 < b.gw && !ret; i++) {
 				double nm = neighbours_level(m, b.gw, b.gh, i, j) - black_guess, v = m[j * b.gw + i] - black_guess;
 				double x, y;
 
-				if (nm < CHECK_LEVEL * range || m[j * b.gw + i] >= cap->white - 0.01 * range ||
+				if (nm < CHECK_LEVEL * range || v > CHECK_TOP * top || nm > CHECK_TOP * top ||
 				    fabs(v - nm) <= fmax(NOT_FLAT * nm, NOISE_SIGMAS * sigma))
 					continue;
 				calib_block_centre(pl, &b, c, i, j, &x, &y);
