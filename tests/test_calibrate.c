@@ -160,6 +160,8 @@ TEST(calibrate_noise_profile_within_5_percent_at_four_gains)
 		const struct cisp_calib_noise_gain *g = &r->noise.gain[i];
 
 		CHECK_NEAR(g->gain, 1 << i, 1e-6);
+		double worst = 0;
+
 		/* At no signal, a tenth, half and most of the range below saturation. */
 		for (int k = 0; k < 4; k++) {
 			double sig = (k == 0 ? 0 : k == 1 ? 0.1 : k == 2 ? 0.5 : 0.8) * 800 / g->gain, want = model_variance(s, g->gain, sig);
@@ -167,11 +169,13 @@ TEST(calibrate_noise_profile_within_5_percent_at_four_gains)
 			for (int c = 0; c < 4; c++) {
 				double got = g->a[c] * sig + g->b[c];
 
+				worst = fmax(worst, fabs(got / want - 1));
 				if (fabs(got / want - 1) > 0.05)
 					test_fail(__FILE__, __LINE__, "gain %g channel %d signal %g: variance %g, model %g", g->gain,
 						  c, sig, got, want);
 			}
 		}
+		printf("  gain %g: noise variance at most %.1f%% off the model's\n", g->gain, 100 * worst);
 		/* 0.4 codes per electron, times the gain. */
 		CHECK_NEAR(g->conversion_gain * 0.4 * g->gain, 1, 0.03);
 	}
@@ -229,6 +233,8 @@ TEST(calibrate_shading_leaves_under_1_5_percent_and_prnu_against_truth)
 		if (res > 0.015)
 			test_fail(__FILE__, __LINE__, "table %s: %.2f%% left after correction", r->shading.table[i].illuminant,
 				  100 * res);
+		printf("  table %s: %.2f%% of the truth's shading left after correction\n", r->shading.table[i].illuminant,
+		       100 * res);
 		CHECK(r->shading.table[i].residual_pct < 1.5);
 		CHECK_NEAR(r->shading.table[i].falloff[0], corner[0], 0.05);
 	}
@@ -266,6 +272,8 @@ TEST(calibrate_finds_injected_defects_without_false_ones)
 	}
 	if (found < 0.99 * n || false_ones > 0.001 * r->defects.count)
 		test_fail(__FILE__, __LINE__, "%u of %d defects found, %u false", found, n, false_ones);
+	printf("  %u of %d injected defects found, %u false (of %u pixels)\n", found, n, false_ones,
+	       r->width * r->height);
 	free(truth);
 	cisp_sensor_close(s);
 }
