@@ -34,6 +34,7 @@ static const struct {
 	{ "iq", cmd_iq, "measure image quality (virtual camera or chart photograph), write a report" },
 	{ "conform", cmd_conform, "check an ISP backend against a conformance profile" },
 	{ "calibrate", cmd_calibrate, "a tuning file from darks, flats, charts and edges, or a virtual lightbox session" },
+	{ "tuning", cmd_tuning, "import a Raspberry Pi or rkisp1 tuning as a cisp tuning file" },
 	{ "info", cmd_info, "what an ISP instance accepts: ABI versions, canonical and vendor blocks" },
 	{ "list", cmd_list, "list the cameras: backend, model, tuning, modes" },
 	{ "run", cmd_run, "stream a camera through the ISP and the 3A loop; video, PNG, metadata log" },

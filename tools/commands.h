@@ -18,6 +18,7 @@ int cmd_params(int argc, char **argv);
 int cmd_iq(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_tuning(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -528,14 +528,51 @@ int cisp_calib_virtual_setup(const struct cisp_calib_camera *cam, struct cisp_ca
 /**
  * cisp_calib_capture_virtual() - photograph a calibration series with a
  * virtual sensor and add it to a session: darks at four gains and two
- * exposures, pairs of flats at seven levels and four gains, a flat under
- * each light, a ColorChecker under each light and a slanted edge
+ * exposures, pairs of flats at nine levels and four gains, eight flats
+ * under each light, a ColorChecker under each light and a slanted edge
  * (docs/calibrate.md lists the series).
  * @c: a session (made for the same sensor and mode).
  * @cam: the session's camera.
  * Return: 0, or the errors of the sensor and of cisp_calib_add().
  */
 int cisp_calib_capture_virtual(struct cisp_calib *c, const struct cisp_calib_camera *cam);
+
+/**
+ * struct cisp_tuning_import - what an imported tuning needs that the file
+ * does not say.
+ * @sensor: the cisp tuning's sensor model, a plain name.
+ * @bits: the bit depth of the sensor mode whose codes the black level is
+ *        written in (8..16).
+ * @array_width: the pixel array the shading tables span (the tuning's
+ *               lens_shading.array); 0: each mode's whole frame.
+ * @array_height: its height.
+ * @base: a tuning file whose values stand for what the file lacks, or
+ *        NULL for the uncalibrated tuning's.
+ */
+struct cisp_tuning_import {
+	const char *sensor;
+	unsigned bits;
+	uint32_t array_width;
+	uint32_t array_height;
+	const char *base;
+};
+
+/**
+ * cisp_tuning_import() - convert another camera stack's tuning into a cisp
+ * tuning file: the Raspberry Pi tuning tool's JSON (black level, noise, lux
+ * reference, AWB curve, colour matrices, ALSC tables) or libcamera's rkisp1
+ * YAML (black level, lens shading). docs/calibrate.md gives the mapping.
+ * What has no cisp equivalent is named in a warning (cisp_log()), and so is
+ * each required section the file lacks (taken from the base).
+ * @path: the file.
+ * @opt: the sensor, its bit depth and the base.
+ * @out: where to write the tuning (the caller commits or discards it); the
+ *       text is parsed back first, so what is written is a tuning cisp reads.
+ * Return: 0, -EINVAL with a message (not JSON or YAML, neither format, a
+ * value of the wrong kind or count, a result cisp refuses), the errors of
+ * reading the file and the base, or -ENOMEM.
+ */
+int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, struct cisp_output_file *out);
 
 #ifdef __cplusplus
 }

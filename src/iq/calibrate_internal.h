@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cisp/calibrate.h>
 
@@ -258,5 +259,14 @@ struct cisp_calib {
 void calib_black_guess(const struct cisp_calib *c, double black[4]);
 /* The bit depth of the tuning's codes, and frame codes per tuning code (a 10-bit mode's samples shifted to 16 bits: 64). */
 void calib_code_scale(const struct cisp_calib *c, unsigned *bits, double *scale);
+
+struct cisp_tuning;
+/*
+ * Write tuning @t to @out as YAML after a comment line (@comment), then what
+ * @more writes (NULL: nothing); the text is parsed back first, so a file
+ * that cisp would refuse is never written.
+ */
+int calib_tuning_emit(const struct cisp_tuning *t, const char *comment, void (*more)(FILE *f, const void *ctx),
+		      const void *ctx, struct cisp_output_file *out);
 
 #endif /* CISP_IQ_CALIBRATE_INTERNAL_H */

@@ -267,14 +267,56 @@ static void write_provenance(FILE *f, const struct cisp_calib *c, const struct c
 		r->black.spread, fmin(shading, 100), fmin(rms, 100), r->defects.count);
 }
 
+int calib_tuning_emit(const struct cisp_tuning *t, const char *comment,
+		      void (*more)(FILE *f, const void *ctx), const void *ctx, struct cisp_output_file *out)
+{
+	struct cisp_tuning *check = NULL;
+	char *text = NULL;
+	size_t length = 0;
+	FILE *mem = open_memstream(&text, &length);
+	int ret;
+
+	if (!mem)
+		return cisp_error(-ENOMEM, "out of memory");
+	{
+		/* Numbers in the "C" locale whatever the application set. */
+		locale_t previous = cisp_c_numeric_begin();
+
+		fprintf(mem, "# %s Schema: docs/tuning.md.\n", comment);
+		write_tuning(mem, t);
+		if (more)
+			more(mem, ctx);
+		cisp_c_numeric_end(previous);
+	}
+	fclose(mem);
+	ret = cisp_tuning_parse(&check, text, length, "the tuning written");
+	cisp_tuning_free(check);
+	if (ret)
+		ret = cisp_error_prefix(ret, "the tuning written does not read back");
+	if (!ret && fwrite(text, 1, length, cisp_output_file_stream(out)) != length)
+		ret = cisp_error(-EIO, "%s: write failed", cisp_output_file_path(out));
+	free(text);
+	return ret;
+}
+
+struct provenance_ctx {
+	const struct cisp_calib *c;
+	const struct cisp_calib_provenance *prov;
+};
+
+static void more_provenance(FILE *f, const void *ctx)
+{
+	const struct provenance_ctx *p = ctx;
+
+	write_provenance(f, p->c, &p->c->result, p->prov);
+}
+
 int cisp_calib_write_tuning(struct cisp_calib *c, const char *base, const struct cisp_calib_provenance *prov,
 			    struct cisp_output_file *out)
 {
-	struct cisp_tuning *t = NULL, *check = NULL;
+	struct cisp_tuning *t = NULL;
 	const struct cisp_calib_result *r;
-	char *text = NULL;
-	size_t length = 0;
-	FILE *mem;
+	char comment[160];
 	int ret = c->solved ? 0 : cisp_calib_solve(c, &r);
 
 	r = &c->result;
@@ -287,33 +329,9 @@ int cisp_calib_write_tuning(struct cisp_calib *c, const char *base, const struct
 	}
 	if (!ret)
 		ret = apply_result(c, r, base != NULL, t);
-	if (ret) {
-		cisp_tuning_free(t);
-		return ret;
-	}
-	mem = open_memstream(&text, &length);
-	if (!mem) {
-		cisp_tuning_free(t);
-		return cisp_error(-ENOMEM, "out of memory");
-	}
-	{
-		/* Numbers in the "C" locale whatever the application set. */
-		locale_t previous = cisp_c_numeric_begin();
-
-		fprintf(mem, "# Tuning of %s, calibrated by cisp calibrate (docs/calibrate.md). Schema: docs/tuning.md.\n",
-			c->sensor);
-		write_tuning(mem, t);
-		write_provenance(mem, c, r, prov);
-		cisp_c_numeric_end(previous);
-	}
-	fclose(mem);
+	snprintf(comment, sizeof(comment), "Tuning of %s, calibrated by cisp calibrate (docs/calibrate.md).", c->sensor);
+	if (!ret)
+		ret = calib_tuning_emit(t, comment, more_provenance, &(struct provenance_ctx){ c, prov }, out);
 	cisp_tuning_free(t);
-	ret = cisp_tuning_parse(&check, text, length, "the calibrated tuning");
-	cisp_tuning_free(check);
-	if (ret)
-		ret = cisp_error_prefix(ret, "calibration: the tuning written does not read back");
-	if (!ret && fwrite(text, 1, length, cisp_output_file_stream(out)) != length)
-		ret = cisp_error(-EIO, "%s: write failed", cisp_output_file_path(out));
-	free(text);
 	return ret;
 }
