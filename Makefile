@@ -11,9 +11,10 @@ WERROR ?= 0
 DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-config libpng-dev libyaml-dev chromium \
 	libraw-dev libtiff-dev libjpeg-dev liblcms2-dev libraw-bin \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales
+	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales \
+	libcamera-ipa
 
-.PHONY: all deps build demo test test-vm tunings clean
+.PHONY: all deps build demo test test-vm tunings rpi-tunings clean
 
 all: build
 
@@ -51,6 +52,18 @@ tunings: build
 		SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(BUILD)/tools/cisp calibrate \
 			--camera $$m --illuminants $(TUNING_LIGHTS) -o data/tuning/$$m.yaml \
 			--report $(BUILD)/tuning-reports/$$m.html --force || exit 1; \
+	done
+
+# cisp tunings of the Raspberry Pi sensors from Debian's libcamera-ipa (docs/calibrate.md), in
+# $(BUILD)/rpi-tunings; each with the bit depth of the raw mode the Pi reads it in.
+RPI_TUNING_DIR ?= /usr/share/libcamera/ipa/raspberrypi
+RPI_SENSORS = imx219:10 imx290:12 imx296:10 imx378:12 imx477:12 imx519:10 ov5647:10 se327m12:12
+rpi-tunings: build
+	mkdir -p $(BUILD)/rpi-tunings
+	for s in $(RPI_SENSORS); do \
+		f=$(RPI_TUNING_DIR)/$${s%:*}.json; [ -f $$f ] || { echo "$$f: not installed (libcamera-ipa)"; continue; }; \
+		$(BUILD)/tools/cisp tuning import $$f --bits $${s#*:} -o $(BUILD)/rpi-tunings/$${s%:*}.yaml --force \
+			2>$(BUILD)/rpi-tunings/$${s%:*}.warnings || exit 1; \
 	done
 
 clean:
