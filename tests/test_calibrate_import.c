@@ -124,10 +124,15 @@ TEST(tuning_import_raspberry_pi)
 		/* 4096 in 16-bit units is 256 codes of 12 bits. */
 		CHECK_NEAR(t->black_level[0], 256, 1e-9);
 		CHECK_NEAR(t->black_level[3], 256, 1e-9);
-		/* Deviation 3 + 2.5 sqrt(s): variance 6.25 s + 9, 16-bit units at gain 1. */
+		/*
+		 * Deviation 3 + 2.5 sqrt(s): variance 6.25 s + 9 in the Pi's units
+		 * (codes shifted to 16 bits); cisp's signal runs from black to
+		 * white, 65535 / (65535 - 4096) times larger.
+		 */
 		CHECK_EQ(t->noise_count, 1);
-		CHECK_NEAR(t->noise[0].a[1], 6.25, 1e-9);
-		CHECK_NEAR(t->noise[0].b[2], 9, 1e-9);
+		CHECK_NEAR(t->noise[0].a[1], 6.25 * 65535 / 61439, 1e-3);
+		/* The file holds b as a whole number. */
+		CHECK_NEAR(t->noise[0].b[2], 9 * (65535 / 61439.0) * (65535 / 61439.0), 0.5);
 		/* 1000 lux = scale x 10000 / (0.02 s x 2). */
 		CHECK_NEAR(t->ae.lux_scale, 1000 * 0.02 * 2 / 10000.0, 1e-12);
 		CHECK_EQ(t->awb.ct_count, 2);

@@ -278,6 +278,7 @@ static int rpi_ccm(struct source *s, const yaml_node_t *a, struct cisp_tuning *t
 static int import_rpi(struct source *s, const yaml_node_t *root, unsigned bits, struct cisp_tuning *t)
 {
 	yaml_node_t *algs = get(s, root, "algorithms");
+	bool noise = false;
 	int ret = 0;
 
 	/* Version 2: a list of one-key mappings; version 1: the mapping itself. */
@@ -316,7 +317,7 @@ static int import_rpi(struct source *s, const yaml_node_t *root, unsigned bits, 
 		} else if (!strcmp(key, "rpi.noise")) {
 			double k = 0, c0 = 0;
 
-			/* Noise deviation = constant + slope * sqrt(signal), 16-bit units at unity gain: var = slope^2 s + constant^2. */
+			/* Deviation = constant + slope * sqrt(signal), the Pi's 16-bit units at unity gain: var = slope^2 s + constant^2. */
 			ret = number(s, get(s, a, "reference_slope"), "rpi.noise.reference_slope", &k);
 			if (!ret && get(s, a, "reference_constant"))
 				ret = number(s, get(s, a, "reference_constant"), "rpi.noise.reference_constant", &c0);
@@ -327,6 +328,7 @@ static int import_rpi(struct source *s, const yaml_node_t *root, unsigned bits, 
 					t->noise[0].a[c] = k * k;
 					t->noise[0].b[c] = c0 * c0;
 				}
+				noise = true;
 			}
 		} else if (!strcmp(key, "rpi.lux")) {
 			double shutter_us = 0, gain = 0, lux = 0, y = 0;
@@ -354,6 +356,19 @@ static int import_rpi(struct source *s, const yaml_node_t *root, unsigned bits, 
 		}
 		if (ret)
 			return ret;
+	}
+	/*
+	 * The Pi's 16-bit units are the codes shifted left, black and all;
+	 * cisp's span black to white: its signal is f = 65535 / (65535 - black)
+	 * times the Pi's, its variance f^2 times.
+	 */
+	if (noise && t->black_level[0] >= 0) {
+		double f = 65535 / (65535 - t->black_level[0] * ldexp(1, 16 - (int)bits));
+
+		for (int c = 0; c < 4; c++) {
+			t->noise[0].a[c] *= f;
+			t->noise[0].b[c] *= f * f;
+		}
 	}
 	return 0;
 }
