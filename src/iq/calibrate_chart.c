@@ -215,14 +215,10 @@ int calib_chart_measure(const struct calib_planes *pl, const struct cisp_calib_c
 	ret = half_rgb(pl, black, range, shading, &img);
 	if (!ret) {
 		ret = cisp_iq_find_colorchecker(&img, out->corners, &score);
-		if (ret) {
-			char why[256];
-
-			snprintf(why, sizeof(why), "%s", cisp_last_error());
-			ret = cisp_error(-EINVAL, "chart %s: no ColorChecker found (%s); it must be upright, whole and at "
-						  "least a seventh of the frame high",
-					 cap->name, why);
-		}
+		if (ret)
+			ret = cisp_error(-EINVAL, "chart %s: no ColorChecker found; it must be upright, whole and at least a "
+						  "seventh of the frame high",
+					 cap->name);
 	}
 	cisp_iq_image_free(&img);
 	if (ret) {
