@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "control/tuning.h"
+#include "core/text_file.h"
 #include "test.h"
 
 /* The test sensor's truth (its model file below). */
@@ -39,26 +40,14 @@ static const double corner[3] = { 0.50, 0.60, 0.62 };
 static const char *model_path(void)
 {
 	static char path[1024];
-	char src[1024], *text;
+	char src[1024], *text = NULL;
+	size_t n;
 	FILE *f;
-	long n;
 
 	if (path[0])
 		return path;
 	snprintf(src, sizeof(src), "%s/data/sensors/cisp-test.yaml", CISP_SOURCE_DIR);
-	f = fopen(src, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = calloc(1, (size_t)n + 1);
-	if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	if (!text)
+	if (cisp_read_text_file(src, 1 << 20, &text, &n))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/calib-sensor.yaml", test_tmp_dir());
 	f = fopen(path, "w");
