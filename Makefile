@@ -44,7 +44,7 @@ demo: build
 	tools/demo.sh $(BUILD)
 
 # The virtual sensors' tunings in data/tuning, calibrated from their own captures by cisp calibrate
-# (docs/calibrate.md); the date recorded is the last commit's, so a rerun gives the same files.
+# (docs/calibrate.md); the date recorded is the last commit's, so reruns on one commit give the same files.
 TUNING_LIGHTS = blackbody:2300,A,blackbody:3600,D50,D65,D75
 tunings: build
 	mkdir -p $(BUILD)/tuning-reports
