@@ -217,6 +217,8 @@ TEST(tuning_import_rkisp1)
 	free(text);
 }
 
+static char text_buf[4096];
+
 TEST(tuning_import_refuses_bad_files)
 {
 	struct cisp_tuning *t;
@@ -232,7 +234,20 @@ TEST(tuning_import_refuses_bad_files)
 	CHECK_ERR(import("{\"rpi.ccm\": {\"ccms\": [{\"ct\": 5000, \"ccm\": [1, 0, 0]}]}}", 10, &t), -EINVAL,
 		  "has 3 numbers, not 9");
 	CHECK_ERR(import("{\"rpi.alsc\": {\"luminance_lut\": [1, 2]}}", 10, &t), -EINVAL, "has 2 numbers, not 192");
-	/* A mapping key that is a list, hostile nesting. */
+	/* A gain of 0 in a shading table; nesting far deeper than any tuning. */
+	{
+		char lut[2048], deep[300];
+		size_t n = 0;
+
+		for (int i = 0; i < 192; i++)
+			n += (size_t)snprintf(lut + n, sizeof(lut) - n, "%s%d", i ? ", " : "", i == 5 ? 0 : 1);
+		snprintf(text_buf, sizeof(text_buf), "{\"rpi.alsc\": {\"luminance_lut\": [%s]}}", lut);
+		CHECK_ERR(import(text_buf, 10, &t), -EINVAL, "gain 0 is not positive");
+		memset(deep, '[', sizeof(deep) - 1);
+		deep[sizeof(deep) - 1] = '\0';
+		CHECK_ERR(import(deep, 10, &t), -EINVAL, "nested more than");
+	}
+	/* A mapping key that is a list. */
 	CHECK_ERR(import("algorithms:\n  - {[1]: 2}\n", 10, &t), -EINVAL, "an algorithm without a name");
 	CHECK_ERR(import("algorithms:\n  - LensShadingCorrection: {x-size: [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1], "
 			 "y-size: [0.0625, 0.0625, 0.0625, 0.0625, 0.0625, 0.0625, 0.0625, 0.0625], sets: [{ct: 5000}]}\n",

@@ -23,6 +23,7 @@
 #include "core/error_internal.h"
 #include "core/number.h"
 #include "core/text_file.h"
+#include "core/yaml_depth.h"
 
 #define GRID TUNING_LSC_GRID
 /* The Raspberry Pi ALSC grid (VideoCore IV): 16 x 12 cells over the image. */
@@ -135,6 +136,15 @@ static void normalise(float *g)
 		g[k] = (float)fmin(g[k] / lo, MAX_GAIN);
 }
 
+/* Gains are positive. */
+static int positive(struct source *s, const double *v, unsigned n, const char *what)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return cisp_error(-EINVAL, "%s: %s: gain %g is not positive", s->path, what, v[i]);
+	return 0;
+}
+
 /* ---- the Raspberry Pi tuning tool's JSON ---- */
 
 /* rpi.alsc: the colour tables are gains G/R and G/B, the luminance table the green gain, 16 x 12 cells. */
@@ -145,6 +155,9 @@ static int rpi_alsc(struct source *s, const yaml_node_t *a, struct cisp_tuning *
 	unsigned n = cr && cr->type == YAML_SEQUENCE_NODE ? (unsigned)(cr->data.sequence.items.top - cr->data.sequence.items.start) : 0;
 	unsigned keep[TUNING_MAX_CT], kept;
 	int ret = numbers(s, get(s, a, "luminance_lut"), "rpi.alsc.luminance_lut", ALSC_W * ALSC_H, 0, lum, NULL);
+
+	if (!ret)
+		ret = positive(s, lum, ALSC_W * ALSC_H, "rpi.alsc.luminance_lut");
 
 	if (ret)
 		return ret;
@@ -179,6 +192,10 @@ static int rpi_alsc(struct source *s, const yaml_node_t *a, struct cisp_tuning *
 			if (!ret)
 				ret = numbers(s, get(s, eb, "table"), "rpi.alsc.calibrations_Cb[].table", ALSC_W * ALSC_H, 0, b,
 					      NULL);
+			if (!ret)
+				ret = positive(s, r, ALSC_W * ALSC_H, "rpi.alsc.calibrations_Cr[].table");
+			if (!ret)
+				ret = positive(s, b, ALSC_W * ALSC_H, "rpi.alsc.calibrations_Cb[].table");
 			if (ret)
 				return ret;
 		}
@@ -514,8 +531,12 @@ int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, s
 	if (opt->bits < 8 || opt->bits > 16)
 		return cisp_error(-EINVAL, "the sensor mode's bit depth must be 8..16 (the black level is written in its codes)");
 	ret = cisp_read_text_file(path, 16 << 20, &text, &length);
-	if (ret)
+	if (!ret)
+		ret = cisp_yaml_check_depth_string(path, text, length);
+	if (ret) {
+		free(text);
 		return ret;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		free(text);
 		return cisp_error(-ENOMEM, "out of memory");
