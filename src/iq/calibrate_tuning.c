@@ -182,15 +182,11 @@ static int apply_result(const struct cisp_calib *c, const struct cisp_calib_resu
 		for (unsigned i = 0; i < r->colour.curve_count; i++)
 			t->awb.ct[i] = (struct tuning_ct_point){ r->colour.curve[i].ct, r->colour.curve[i].r_over_g,
 								 r->colour.curve[i].b_over_g };
-		/*
-		 * A light off the curve widens the band; then zones as far off must
-		 * still count (a zone weighs fully within half max_curve_distance).
-		 * Otherwise the loop's own settings stay.
-		 */
-		if (r->colour.transverse > t->awb.transverse)
-			t->awb.max_curve_distance = fmax(t->awb.max_curve_distance, 2 * r->colour.transverse);
+		/* Zones as far off the curve as the band reaches must count (a zone weighs fully within half max_curve_distance). */
 		t->awb.transverse = r->colour.transverse;
-		t->awb.default_ct = 0;
+		t->awb.max_curve_distance = fmax(t->awb.max_curve_distance, 2 * r->colour.transverse);
+		/* AWB starts between indoor light and daylight, as the uncalibrated tuning does: a setting, not a measurement. */
+		t->awb.default_ct = fmin(fmax(5000, r->colour.curve[0].ct), r->colour.curve[r->colour.curve_count - 1].ct);
 		t->ccm_count = 0;
 		for (unsigned i = 0; i < r->colour.count; i++) {
 			/* Two charts of one colour temperature: the first serves (the table rises strictly). */
