@@ -38,6 +38,8 @@
 #include "sensor/virtual/spectra.h"
 
 #define SS 4 /* samples per pixel along each axis */
+#define GRAIN 0.15
+#define LIGHTNESS 0.3
 #define ZOOM 3.5 /* image pixels per scene unit: the distance the scenes are seen from */
 
 
@@ -233,7 +235,7 @@ enum hue { RED, ORANGE, YELLOW, GREEN, CYAN, BLUE, VIOLET, MAGENTA, HUES };
 
 static void dye(struct rng *r, enum hue h, spectrum refl)
 {
-	double lo = range(r, 0.01, 0.08), hi = range(r, 0.45, 0.9), w = range(r, 6, 20);
+	double lo = range(r, 0.03, 0.12), hi = range(r, 0.5, 0.9), w = range(r, 10, 25);
 	double e = range(r, 0, 1), s = range(r, 0, 1);
 
 	for (int i = 0; i < VS_BANDS; i++) {
@@ -243,9 +245,9 @@ static void dye(struct rng *r, enum hue h, spectrum refl)
 		case RED: f = sigmoid((l - (595 + 25 * e)) / w); break;
 		case ORANGE: f = sigmoid((l - (565 + 20 * e)) / w); break;
 		case YELLOW: f = sigmoid((l - (500 + 25 * e)) / w); break;
-		case GREEN: f = gauss(l, 525 + 30 * e, 20 + 20 * s); break;
+		case GREEN: f = gauss(l, 525 + 30 * e, 25 + 20 * s); break;
 		case CYAN: f = sigmoid((505 + 30 * e - l) / w) * sigmoid((l - 410) / 8); break;
-		case BLUE: f = gauss(l, 450 + 20 * e, 18 + 16 * s); break;
+		case BLUE: f = gauss(l, 450 + 20 * e, 25 + 20 * s); break;
 		case VIOLET: f = fmax(gauss(l, 420 + 20 * e, 25), 0.8 * sigmoid((l - (640 + 30 * s)) / w)); break;
 		case MAGENTA: f = 1 - gauss(l, 540 + 25 * e, 28 + 16 * s); break;
 		case HUES: break;
@@ -254,12 +256,13 @@ static void dye(struct rng *r, enum hue h, spectrum refl)
 	}
 }
 
+/* A dye of random hue, on a surface of random lightness (a dyed cloth, a dark petal, ...). */
 static struct colour random_dye(struct rng *r, const struct camera *cam)
 {
 	spectrum refl;
 
 	dye(r, (enum hue)pick(r, HUES), refl);
-	return material(cam, refl);
+	return scale(material(cam, refl), range(r, LIGHTNESS, 1));
 }
 
 /*
@@ -338,15 +341,38 @@ static double frac(double v)
 	return v - floor(v);
 }
 
+/* A random value in [-1, 1] for lattice point (i, j), fixed by @seed. */
+static double lattice(uint64_t seed, int i, int j)
+{
+	struct rng g = { seed ^ ((uint64_t)(uint32_t)i * 0x9e3779b1u) ^ ((uint64_t)(uint32_t)j << 32) };
+
+	return 2 * uni(&g) - 1;
+}
+
+/* Smooth noise: the lattice values at spacing @cell interpolated with smoothstep weights. */
+static double value_noise(uint64_t seed, double x, double y, double cell)
+{
+	double u = x / cell, v = y / cell, fu = frac(u), fv = frac(v);
+	int i = (int)floor(u), j = (int)floor(v);
+
+	fu = fu * fu * (3 - 2 * fu);
+	fv = fv * fv * (3 - 2 * fv);
+	return (1 - fv) * ((1 - fu) * lattice(seed, i, j) + fu * lattice(seed, i + 1, j)) +
+	       fv * ((1 - fu) * lattice(seed, i, j + 1) + fu * lattice(seed, i + 1, j + 1));
+}
+
 /*
  * Light over a finished scene: a smooth field (three random long waves,
  * scaled to lo..1) times cast shadows. A sample is shaded where objects of
  * a higher layer lie towards the light, looked up at 8 distances from 0.5 to
  * 1 times @reach pixels, so shadows have soft edges. reach 0: no shadows.
+ * Then the grain of every surface (fibres, cells, paper): a multiplicative
+ * noise of GRAIN in amplitude at 1, 2 and 4 scene units.
  */
 static void light(struct canvas *cv, struct rng *r, double lo, double reach)
 {
 	double kx[3], ky[3], ph[3], dir = range(r, 0, 2 * M_PI), wpx = cv->w * cv->scale;
+	uint64_t grain = next64(r);
 
 	for (int j = 0; j < 3; j++) {
 		double wl = range(r, 0.4, 1.6) * wpx, a = range(r, 0, M_PI);
@@ -370,6 +396,9 @@ static void light(struct canvas *cv, struct rng *r, double lo, double reach)
 				if (sx >= 0 && sy >= 0 && sx < cv->w && sy < cv->h && cv->layer[(size_t)sy * cv->w + sx] > cv->layer[i])
 					shade -= 0.6 / 8;
 			}
+			f *= 1 + GRAIN * (0.5 * value_noise(grain, px(cv, x), px(cv, y), 1) +
+					  0.3 * value_noise(grain + 1, px(cv, x), px(cv, y), 2) +
+					  0.2 * value_noise(grain + 2, px(cv, x), px(cv, y), 4));
 			for (int k = 0; k < 3; k++)
 				cv->rgb[3 * i + k] *= (float)(f * shade);
 		}
@@ -953,7 +982,27 @@ static double srgb_encode(double v)
 	return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055;
 }
 
-/* Average each pixel's samples, colour matrix, sRGB encoding, 8 bits. */
+/*
+ * Into the sRGB gamut: a colour with a channel outside 0..1 is moved towards
+ * the grey of its luminance just far enough (hue kept, chroma reduced), as
+ * a photograph renders colours more saturated than sRGB holds.
+ */
+static void gamut_map(double c[3])
+{
+	double y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2], t = 1;
+
+	y = fmin(1, fmax(0, y));
+	for (int k = 0; k < 3; k++) {
+		if (c[k] < 0)
+			t = fmin(t, y / (y - c[k]));
+		else if (c[k] > 1)
+			t = fmin(t, (1 - y) / (c[k] - y));
+	}
+	for (int k = 0; k < 3; k++)
+		c[k] = y + t * (c[k] - y);
+}
+
+/* Average each pixel's samples, colour matrix, gamut mapping, sRGB encoding, 8 bits. */
 static int write_image(const struct canvas *cv, const struct camera *cam, const char *path)
 {
 	struct cisp_raster out = { 0 };
@@ -970,13 +1019,14 @@ static int write_image(const struct canvas *cv, const struct camera *cam, const 
 				for (int i = 0; i < SS; i++)
 					for (int k = 0; k < 3; k++)
 						cam_rgb[k] += cv->rgb[3 * ((size_t)(y * SS + j) * cv->w + x * SS + i) + k];
-			for (int k = 0; k < 3; k++) {
-				double v = 0;
+			double srgb[3] = { 0 };
 
+			for (int k = 0; k < 3; k++)
 				for (int m = 0; m < 3; m++)
-					v += cam->ccm[k][m] * cam_rgb[m] / (SS * SS);
-				out.data[((size_t)y * w + x) * 3 + k] = (uint16_t)lround(255 * srgb_encode(v));
-			}
+					srgb[k] += cam->ccm[k][m] * cam_rgb[m] / (SS * SS);
+			gamut_map(srgb);
+			for (int k = 0; k < 3; k++)
+				out.data[((size_t)y * w + x) * 3 + k] = (uint16_t)lround(255 * srgb_encode(srgb[k]));
 		}
 	ret = cisp_raster_write(path, &out);
 	cisp_raster_free(&out);
