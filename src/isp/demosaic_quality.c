@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The quality demosaic over a frame: docs/stages/demosaic_quality.md defines
- * it; demosaic_quality_row.c holds its two passes on chunks of rows (the
+ * it; demosaic_quality_row.c holds its three passes on chunks of rows (the
  * reference), and dsp.h their optimised versions. This file runs the passes
  * over bands of the frame on the pool, with scratch per worker thread.
  */
@@ -84,6 +84,11 @@ static void band_rows(unsigned band, int height, int *y0, int *y1)
 	*y1 = *y0 + CISP_DEMOSAIC_BAND_ROWS < height ? *y0 + CISP_DEMOSAIC_BAND_ROWS : height;
 }
 
+/*
+ * Pass 1 leaves its two greens in the red and blue planes, which pass 2
+ * reads (rows of the neighbouring bands too) to write the green plane, which
+ * pass 3 reads to write red and blue.
+ */
 static void green_task(void *opaque, unsigned band, unsigned worker)
 {
 	const struct quality_job *j = opaque;
@@ -91,8 +96,19 @@ static void green_task(void *opaque, unsigned band, unsigned worker)
 
 	band_rows(band, j->q->height, &y0, &y1);
 	for (int y = y0; y < y1; y += CHUNK_ROWS)
-		j->dsp->dmq_green_rows(j->bayer, j->cfa, &j->out->c[1], y, y + CHUNK_ROWS < y1 ? y + CHUNK_ROWS : y1,
-				    j->q->scratch[worker]);
+		j->dsp->dmq_green_rows(j->bayer, j->cfa, &j->out->c[0], &j->out->c[2], y,
+				    y + CHUNK_ROWS < y1 ? y + CHUNK_ROWS : y1, j->q->scratch[worker]);
+}
+
+static void blend_task(void *opaque, unsigned band, unsigned worker)
+{
+	const struct quality_job *j = opaque;
+	int y0, y1;
+
+	band_rows(band, j->q->height, &y0, &y1);
+	for (int y = y0; y < y1; y += CHUNK_ROWS)
+		j->dsp->dmq_blend_rows(j->bayer, &j->out->c[0], &j->out->c[2], j->cfa, &j->out->c[1], y,
+				    y + CHUNK_ROWS < y1 ? y + CHUNK_ROWS : y1, j->q->scratch[worker]);
 }
 
 static void colour_task(void *opaque, unsigned band, unsigned worker)
@@ -122,7 +138,8 @@ void cisp_demosaic_quality_run(struct cisp_demosaic_quality *q, const struct pla
 	/* Scratch is per worker thread; without enough of it, run on the caller alone (same result). */
 	if (grow_scratch(q, cisp_pool_threads(pool)))
 		pool = NULL;
-	/* Pass 2 reads green rows of neighbouring bands: pass 1 finishes the whole frame first. */
+	/* Each pass reads rows of neighbouring bands: the one before finishes the whole frame first. */
 	cisp_pool_run(pool, bands, green_task, &job);
+	cisp_pool_run(pool, bands, blend_task, &job);
 	cisp_pool_run(pool, bands, colour_task, &job);
 }

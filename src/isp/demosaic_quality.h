@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The quality demosaic's two passes, for demosaic_quality.c, its tests and
+ * The quality demosaic's three passes, for demosaic_quality.c, its tests and
  * optimised versions. docs/stages/demosaic_quality.md defines the arithmetic.
  *
- * Pass 1 writes green on every pixel; pass 2 reads that green plane (rows
- * above and below its own) and writes red and blue. Either pass computes any
- * rows [y0, y1) with the same result whatever the split into bands.
+ * Pass 1 writes two greens on every pixel, from colour differences and from
+ * the green samples alone; pass 2 reads them (rows above and below its own)
+ * and writes their blend, the green; pass 3 reads that green plane and
+ * writes red and blue. Each pass computes any rows [y0, y1) with the same
+ * result whatever the split into bands.
  */
 #ifndef CISP_ISP_DEMOSAIC_QUALITY_H
 #define CISP_ISP_DEMOSAIC_QUALITY_H
@@ -19,19 +21,29 @@
 
 /* Bayer rows pass 1 reads above and below an output row (reflected at the frame edges). */
 #define CISP_DMQ_GREEN_RADIUS 7
-/* Green and Bayer rows pass 2 reads above and below an output row (reflected). */
-#define CISP_DMQ_COLOUR_RADIUS 5
+/* Rows of the two greens and of Bayer pass 2 reads above and below an output row (reflected). */
+#define CISP_DMQ_BLEND_RADIUS 6
+/* Green and Bayer rows pass 3 reads above and below an output row (reflected). */
+#define CISP_DMQ_COLOUR_RADIUS 6
 
-/* Bytes of scratch either pass needs for up to @rows output rows of a frame @width wide. */
+/* Bytes of scratch any pass needs for up to @rows output rows of a frame @width wide. */
 size_t cisp_dmq_scratch_size(int width, int rows);
 
-/* Pass 1: green of rows [y0, y1) into @g (may be the output's green plane). */
-void cisp_dmq_green_rows(const struct plane16 *bayer, enum cisp_cfa cfa, const struct plane16 *g, int y0,
-			 int y1, void *scratch);
+/*
+ * Pass 1: of rows [y0, y1), the colour-difference green into @gc and the
+ * green from the green samples alone into @g2 (both the Bayer sample on
+ * green sites).
+ */
+void cisp_dmq_green_rows(const struct plane16 *bayer, enum cisp_cfa cfa, const struct plane16 *gc,
+			 const struct plane16 *g2, int y0, int y1, void *scratch);
+
+/* Pass 2: the green of rows [y0, y1) into @g, from @bayer and the planes @gc and @g2 of pass 1. */
+void cisp_dmq_blend_rows(const struct plane16 *bayer, const struct plane16 *gc, const struct plane16 *g2,
+			 enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch);
 
 /*
- * Pass 2: red and blue of rows [y0, y1) into out->c[0] and out->c[2], from
- * @bayer and the green plane @g of pass 1. @false_colour is the suppression
+ * Pass 3: red and blue of rows [y0, y1) into out->c[0] and out->c[2], from
+ * @bayer and the green plane @g of pass 2. @false_colour is the suppression
  * strength, 0..256 (Q8.8).
  */
 void cisp_dmq_colour_rows(const struct plane16 *bayer, const struct plane16 *g, enum cisp_cfa cfa,
@@ -43,8 +55,10 @@ void cisp_dmq_colour_rows(const struct plane16 *bayer, const struct plane16 *g, 
  * reflection), width + 2 * CISP_DMQ_PAD apart. Pass 1: rows of dh for frame
  * rows [y0 - 1, y1 + 1), of dv for [y0 - 5, y1 + 5), of CV for
  * [y0 - 4, y1 + 4), one row of CH (and two more rows the vectorised pass
- * uses: sums of 4 columns of CH and of dh). Pass 2: rows of KR, KB and green
- * for [y0 - 5, y1 + 5).
+ * uses: sums of 4 columns of CH and of dh). Pass 2: rows of the errors e_cd
+ * and e_bl for [y0 - 4, y1 + 4), then two rows of their sums over 5 rows.
+ * Pass 3: rows of KR, KB and green for [y0 - 5, y1 + 5), of e_cd and e_bl
+ * for [y0 - 4, y1 + 4), then four rows of their sums over 5 and 4 rows.
  */
 #define CISP_DMQ_PAD 8
 
@@ -77,5 +91,18 @@ static inline int cisp_dmq_red_row(enum cisp_cfa cfa, int y)
 void cisp_dmq_diff_h_range(const uint16_t *r, int w, int rbx, int32_t *out, int x0, int x1);
 /* Fill the CISP_DMQ_PAD columns on each side of a scratch row of @w values by reflection. */
 void cisp_dmq_pad_row(int32_t *r, int w);
+/*
+ * The green from the green samples alone at the red or blue site (x, y): the
+ * four neighbours, @we the weight (0..256) of the east one against the west,
+ * @wn of the north one against the south, @wh of the row against the column.
+ */
+int32_t cisp_dmq_green_only(const struct plane16 *bayer, int x, int y, int32_t we, int32_t wn, int32_t wh);
+/*
+ * The leave-one-out errors e_cd and e_bl of columns [x0, x1) of a row whose
+ * red/blue columns have parity @rbx, 0 on its green columns: Bayer rows and
+ * green rows mr, gr at y - 2, y, y + 2, reflecting at the row's ends.
+ */
+void cisp_dmq_loo_range(const uint16_t *const mr[3], const uint16_t *const gr[3], int w, int rbx, int32_t *ecd,
+			int32_t *ebl, int x0, int x1);
 
 #endif

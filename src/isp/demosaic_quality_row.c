@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The quality demosaic's two passes on a chunk of rows: the reference
+ * The quality demosaic's three passes on a chunk of rows: the reference
  * arithmetic (docs/stages/demosaic_quality.md), and the C entries of the
  * dispatch table (dsp.h); demosaic_quality.c runs them over the frame.
  *
@@ -9,13 +9,23 @@
  * (green minus the other colour). On the red and blue sites four directional
  * estimates (4-tap means of those differences towards N, S, E, W) are blended
  * with weights 1/s^2, s the sum of colour-difference gradients in a 3x4
- * window on that side, computed in a Q4 log domain with two small tables.
+ * window on that side, computed in a Q4 log domain with two small tables:
+ * the colour-difference green. A second green from the four green
+ * neighbours alone, blended with the same weights (so it takes the side the
+ * first one takes at an edge), is kept beside it.
  *
- * Pass 2 (red and blue): the other colour on red/blue sites from a 7x7
+ * Pass 2 (blend): how well colour differences predict each red or blue
+ * sample from its same-colour neighbours, against the neighbours' mean alone
+ * (leave-one-out errors summed over 5x5 same-colour sites), weighs the two
+ * greens: where the colour channels do not move together, the second wins.
+ *
+ * Pass 3 (red and blue): the other colour on red/blue sites from a 7x7
  * filter of the known colour differences on the diagonal sites; red and
  * blue on green sites from the colour differences of the 4 neighbours,
  * horizontal and vertical pairs blended by the green gradients; then a
- * median of 5 on the colour differences suppresses false colour.
+ * median of 5 on the colour differences suppresses false colour. The same
+ * leave-one-out test, on the final green, blends that with the bilinear
+ * interpolation of the colour's own samples.
  *
  * All intermediate values fit in int32 (ranges in the document). Each pass
  * computes scratch rows for the frame rows it needs (reflected at the frame
@@ -100,10 +110,12 @@ void cisp_dmq_pad_row(int32_t *r, int w)
 size_t cisp_dmq_scratch_size(int width, int rows)
 {
 	size_t w = (size_t)width + 2 * PAD, r = (size_t)rows;
-	size_t green = 3 * r + 23; /* dh r + 2, dv r + 10, cv r + 8, ch 1; 2 more for the vector pass */
-	size_t colour = 3 * (r + 10); /* kr, kb, gp */
+	size_t green = 3 * r + 23;                /* dh r + 2, dv r + 10, cv r + 8, ch 1; 2 more for the vector pass */
+	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_bl r + 8; their two column sums */
+	size_t colour = 3 * (r + 10) + blend + 2; /* kr, kb, gp r + 10; as blend with four column sums */
+	size_t most = green > colour ? green : colour;
 
-	return sizeof(int32_t) * w * (green > colour ? green : colour);
+	return sizeof(int32_t) * w * (most > blend ? most : blend);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -150,8 +162,18 @@ static void diff_v_row(const struct plane16 *m, int y, int rbx, int32_t *out)
 	cisp_dmq_pad_row(out, w);
 }
 
-void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1,
-			 void *scratch)
+int32_t cisp_dmq_green_only(const struct plane16 *m, int x, int y, int32_t we, int32_t wn, int32_t wh)
+{
+	const uint16_t *r = row_reflected(m, y);
+	int w = m->width;
+	int32_t gh = (we * r[mirror(x + 1, w)] + (256 - we) * r[mirror(x - 1, w)] + 128) >> 8;
+	int32_t gv = (wn * row_reflected(m, y - 1)[x] + (256 - wn) * row_reflected(m, y + 1)[x] + 128) >> 8;
+
+	return (wh * gh + (256 - wh) * gv + 128) >> 8;
+}
+
+void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
+			 const struct plane16 *g2, int y0, int y1, void *scratch)
 {
 	int w = m->width, n = y1 - y0;
 	size_t ws = (size_t)w + 2 * PAD;
@@ -182,14 +204,14 @@ void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struc
 		const int32_t *n4 = CV(y - 4), *n3 = CV(y - 3), *n2 = CV(y - 2), *n1 = CV(y - 1);
 		const int32_t *s1 = CV(y + 1), *s2 = CV(y + 2), *s3 = CV(y + 3), *s4 = CV(y + 4);
 		const uint16_t *mr = plane_row(m, y);
-		uint16_t *gr = plane_row(g, y);
+		uint16_t *gr = plane_row(gc, y), *g2r = plane_row(g2, y);
 		int rbx = cisp_dmq_rb_column(cfa, y);
 
 		/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
 		for (int x = -5; x < w + 5; x++)
 			ch[x] = iabs(h0[x - 1] - h0[x + 1]) + iabs(h1[x - 1] - h1[x + 1]) + iabs(h2[x - 1] - h2[x + 1]);
 		for (int x = 1 - rbx; x < w; x += 2)
-			gr[x] = mr[x];
+			gr[x] = g2r[x] = mr[x];
 		for (int x = rbx; x < w; x += 2) {
 			/* gradient sums of the four sides, their logs */
 			int32_t le = mlog(1 + (uint32_t)(ch[x + 1] + ch[x + 2] + ch[x + 3] + ch[x + 4]));
@@ -211,6 +233,7 @@ void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struc
 			int32_t d = (ah * eh + (256 - ah) * ev + 512) >> 10;
 
 			gr[x] = (uint16_t)clamp16(mr[x] + d);
+			g2r[x] = (uint16_t)cisp_dmq_green_only(m, x, y, ae, an, ah);
 		}
 	}
 #undef DH
@@ -219,7 +242,86 @@ void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struc
 }
 
 /* ------------------------------------------------------------------------ */
-/* Pass 2: red and blue */
+/* The leave-one-out test, for pass 2 and pass 3 */
+
+void cisp_dmq_loo_range(const uint16_t *const mr[3], const uint16_t *const gr[3], int w, int rbx, int32_t *ecd,
+			int32_t *ebl, int x0, int x1)
+{
+	for (int x = x0; x < x1; x++) {
+		int xl = mirror(x - 2, w), xr = mirror(x + 2, w);
+		int32_t kn, mn;
+
+		if ((x ^ rbx) & 1) {
+			ecd[x] = ebl[x] = 0;
+			continue;
+		}
+		kn = gr[1][xl] - mr[1][xl] + gr[1][xr] - mr[1][xr] + gr[0][x] - mr[0][x] + gr[2][x] - mr[2][x];
+		mn = mr[1][xl] + mr[1][xr] + mr[0][x] + mr[2][x];
+		ecd[x] = iabs(4 * (gr[1][x] - mr[1][x]) - kn);
+		ebl[x] = iabs(4 * mr[1][x] - mn);
+	}
+}
+
+/* The errors of row r (reflected) into scratch rows padded by reflection. */
+static void loo_row(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa, int r, int32_t *ecd,
+		    int32_t *ebl)
+{
+	const uint16_t *mr[3] = { row_reflected(m, r - 2), row_reflected(m, r), row_reflected(m, r + 2) };
+	const uint16_t *gr[3] = { row_reflected(g, r - 2), row_reflected(g, r), row_reflected(g, r + 2) };
+
+	cisp_dmq_loo_range(mr, gr, m->width, cisp_dmq_rb_column(cfa, r), ecd, ebl, 0, m->width);
+	cisp_dmq_pad_row(ecd, m->width);
+	cisp_dmq_pad_row(ebl, m->width);
+}
+
+/* Weight (0..256) of the colour-difference estimate, from the sums of its errors and of the mean's. */
+static inline int32_t cd_weight(int32_t s_cd, int32_t s_bl)
+{
+	return sig(mlog((uint32_t)s_bl + 1) - mlog((uint32_t)s_cd + 1));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 2: the blend of the two greens */
+
+void cisp_dmq_blend_rows(const struct plane16 *m, const struct plane16 *gc, const struct plane16 *g2,
+			 enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch)
+{
+	int w = m->width, n = y1 - y0;
+	size_t ws = (size_t)w + 2 * PAD;
+	int32_t *ecd = scratch;                      /* rows [y0 - 4, y1 + 4) */
+	int32_t *ebl = ecd + ws * (size_t)(n + 8);   /* the same rows */
+	int32_t *vcd = ebl + ws * (size_t)(n + 8) + PAD, *vbl = vcd + ws;
+
+#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + PAD)
+#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + PAD)
+	for (int r = y0 - 4; r < y1 + 4; r++)
+		loo_row(m, gc, cfa, r, ECD(r), EBL(r));
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
+		uint16_t *gr = plane_row(g, y);
+		int rbx = cisp_dmq_rb_column(cfa, y);
+
+		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
+		for (int x = -4; x < w + 4; x++) {
+			vcd[x] = ECD(y - 4)[x] + ECD(y - 2)[x] + ECD(y)[x] + ECD(y + 2)[x] + ECD(y + 4)[x];
+			vbl[x] = EBL(y - 4)[x] + EBL(y - 2)[x] + EBL(y)[x] + EBL(y + 2)[x] + EBL(y + 4)[x];
+		}
+		for (int x = 1 - rbx; x < w; x += 2)
+			gr[x] = mr[x];
+		for (int x = rbx; x < w; x += 2) {
+			int32_t scd = vcd[x - 4] + vcd[x - 2] + vcd[x] + vcd[x + 2] + vcd[x + 4];
+			int32_t sbl = vbl[x - 4] + vbl[x - 2] + vbl[x] + vbl[x + 2] + vbl[x + 4];
+			int32_t wc = cd_weight(scd, sbl), w3 = (wc * wc * wc + 32768) >> 16;
+
+			gr[x] = (uint16_t)((w3 * cr[x] + (256 - w3) * sr[x] + 128) >> 8);
+		}
+	}
+#undef ECD
+#undef EBL
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 3: red and blue */
 
 /* The median of five values (7 compare-exchanges). */
 static inline int32_t med5(int32_t a, int32_t b, int32_t c, int32_t d, int32_t e)
@@ -245,11 +347,41 @@ static inline int32_t med5(int32_t a, int32_t b, int32_t c, int32_t d, int32_t e
 	return c;
 }
 
-/* A colour difference k after false-colour suppression at strength fc, then the colour. */
-static inline uint16_t suppressed(int32_t green, int32_t k, int32_t median, int32_t fc)
+/* A colour difference k after false-colour suppression at strength fc, then the colour (not clamped). */
+static inline int32_t suppressed(int32_t green, int32_t k, int32_t median, int32_t fc)
 {
 	k += ((median - k) * fc + 128) >> 8;
-	return (uint16_t)clamp16(green - k);
+	return green - k;
+}
+
+/* The cubic (-1 9 9 -1) / 16 of the samples at -3, -1, 1, 3. */
+static inline int32_t cubic(int32_t a, int32_t b, int32_t p, int32_t q)
+{
+	return (9 * (a + b) - p - q + 8) >> 4;
+}
+
+/*
+ * A colour at (x, y) from its own samples alone, Bayer rows r[0..6] at
+ * y - 3 .. y + 3: the cubic of the samples left and right (kind 0), above
+ * and below (kind 1), or the 7x7 filter of pass 3's step 2 on the diagonal
+ * samples (kind 2).
+ */
+static inline int32_t own_samples(const uint16_t *const r[7], int w, int x, int kind)
+{
+	int x1 = mirror(x - 1, w), x2 = mirror(x + 1, w), x0 = mirror(x - 3, w), x3 = mirror(x + 3, w);
+
+	if (kind == 0)
+		return cubic(r[3][x1], r[3][x2], r[3][x0], r[3][x3]);
+	if (kind == 1)
+		return cubic(r[2][x], r[4][x], r[0][x], r[6][x]);
+	return (10 * (r[2][x1] + r[2][x2] + r[4][x1] + r[4][x2]) -
+		(r[0][x1] + r[0][x2] + r[6][x1] + r[6][x2] + r[2][x0] + r[2][x3] + r[4][x0] + r[4][x3]) + 16) >> 5;
+}
+
+/* Sum of v[x - 4 .. x + 4]. */
+static inline int32_t sum9(const int32_t *v, int x)
+{
+	return v[x - 4] + v[x - 3] + v[x - 2] + v[x - 1] + v[x] + v[x + 1] + v[x + 2] + v[x + 3] + v[x + 4];
 }
 
 void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
@@ -257,13 +389,22 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 {
 	int w = m->width, n = y1 - y0;
 	int32_t fc = false_colour > 256 ? 256 : (int32_t)false_colour;
-	size_t ws = (size_t)w + 2 * PAD, nr = (size_t)(n + 10);
+	size_t ws = (size_t)w + 2 * PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
 	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
+	int32_t *ecd = gp + ws * nr, *ebl = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
+	int32_t *v[2][2];                                  /* [rows of y's parity, the others][cd, bl] */
+
+	for (int k = 0; k < 4; k++)
+		v[k >> 1][k & 1] = ebl + ws * (ne + (size_t)k) + PAD;
 
 /* rows [y0 - 5, y1 + 5): green minus red, green minus blue, green */
 #define KR(r) (kr + ws * (size_t)((r) - (y0 - 5)) + PAD)
 #define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + PAD)
 #define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + PAD)
+#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + PAD)
+#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + PAD)
+	for (int r = y0 - 4; r < y1 + 4; r++)
+		loo_row(m, g, cfa, r, ECD(r), EBL(r));
 	/* green, and the colour differences of the red and blue sites' own colour */
 	for (int r = y0 - 5; r < y1 + 5; r++) {
 		const uint16_t *mr = row_reflected(m, r), *gr = row_reflected(g, r);
@@ -310,30 +451,57 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 		cisp_dmq_pad_row(a, w);
 		cisp_dmq_pad_row(b, w);
 	}
-	/* false-colour suppression: median of 5 of the colour differences */
+	/*
+	 * False-colour suppression (median of 5 of the colour differences), then
+	 * the blend with the colour from its own samples, weighed by the leave-one-out
+	 * errors of the colour's sites within 4 rows and columns.
+	 */
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *gr = plane_row(g, y), *mr = plane_row(m, y);
+		const uint16_t *m7[7] = { row_reflected(m, y - 3), row_reflected(m, y - 2), row_reflected(m, y - 1), mr,
+					  row_reflected(m, y + 1), row_reflected(m, y + 2), row_reflected(m, y + 3) };
 		uint16_t *ro = plane_row(&out->c[0], y), *bo = plane_row(&out->c[2], y);
 		const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
 		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
 		int rbx = cisp_dmq_rb_column(cfa, y), red = cisp_dmq_red_row(cfa, y);
 
+		/* column sums of the errors over rows y - 4, y - 2, .., y + 4 and over y - 3, y - 1, .., y + 3 */
+		for (int x = -4; x < w + 4; x++) {
+			v[0][0][x] = ECD(y - 4)[x] + ECD(y - 2)[x] + ECD(y)[x] + ECD(y + 2)[x] + ECD(y + 4)[x];
+			v[0][1][x] = EBL(y - 4)[x] + EBL(y - 2)[x] + EBL(y)[x] + EBL(y + 2)[x] + EBL(y + 4)[x];
+			v[1][0][x] = ECD(y - 3)[x] + ECD(y - 1)[x] + ECD(y + 1)[x] + ECD(y + 3)[x];
+			v[1][1][x] = EBL(y - 3)[x] + EBL(y - 1)[x] + EBL(y + 1)[x] + EBL(y + 3)[x];
+		}
 		for (int x = 0; x < w; x++) {
 			int32_t gc = gr[x];
 			int green = (x ^ rbx) & 1;
+			/* red: rows of y's parity hold red sites on a red row; the taps of own_samples() */
+			int32_t *const *vr = v[!red], *const *vb = v[red];
 
-			if (green || !red)
-				ro[x] = suppressed(gc, a[x], med5(a[x], a[x - 1], a[x + 1], au[x], ad[x]), fc);
-			else
+			if (green || !red) {
+				int32_t wr = cd_weight(sum9(vr[0], x), sum9(vr[1], x));
+				int32_t cd = suppressed(gc, a[x], med5(a[x], a[x - 1], a[x + 1], au[x], ad[x]), fc);
+				int32_t own = own_samples(m7, w, x, green ? !red : 2);
+
+				ro[x] = (uint16_t)clamp16((wr * cd + (256 - wr) * own + 128) >> 8);
+			} else {
 				ro[x] = mr[x];
-			if (green || red)
-				bo[x] = suppressed(gc, b[x], med5(b[x], b[x - 1], b[x + 1], bu[x], bd[x]), fc);
-			else
+			}
+			if (green || red) {
+				int32_t wb = cd_weight(sum9(vb[0], x), sum9(vb[1], x));
+				int32_t cd = suppressed(gc, b[x], med5(b[x], b[x - 1], b[x + 1], bu[x], bd[x]), fc);
+				int32_t own = own_samples(m7, w, x, green ? red : 2);
+
+				bo[x] = (uint16_t)clamp16((wb * cd + (256 - wb) * own + 128) >> 8);
+			} else {
 				bo[x] = mr[x];
+			}
 		}
 	}
 #undef KR
 #undef KB
 #undef GP
+#undef ECD
+#undef EBL
 }
 

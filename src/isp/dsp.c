@@ -84,6 +84,7 @@ static void init_c(struct cisp_dsp *d)
 	d->xbgr32_row = cisp_xbgr32_row_c;
 	d->recip_row = cisp_recip_row_c;
 	d->dmq_green_rows = cisp_dmq_green_rows;
+	d->dmq_blend_rows = cisp_dmq_blend_rows;
 	d->dmq_colour_rows = cisp_dmq_colour_rows;
 	d->bnr_patch_tile = cisp_bnr_patch_tile;
 	d->bnr_transform_tile = cisp_bnr_transform_tile;

@@ -96,13 +96,16 @@ struct cisp_dsp {
 	void (*chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			      uint8_t *dcb, uint8_t *dcr, int step, int w);
 	/*
-	 * Quality demosaic, pass 1 (green) and pass 2 (red and blue) on rows
-	 * [y0, y1) of a frame, with the scratch of cisp_dmq_scratch_size():
-	 * demosaic_quality.h; whole chunks of rows rather than single rows,
-	 * because each pass keeps its rows of intermediates in the scratch.
+	 * Quality demosaic, pass 1 (two greens), pass 2 (their blend) and pass 3
+	 * (red and blue) on rows [y0, y1) of a frame, with the scratch of
+	 * cisp_dmq_scratch_size(): demosaic_quality.h; whole chunks of rows
+	 * rather than single rows, because each pass keeps its rows of
+	 * intermediates in the scratch.
 	 */
-	void (*dmq_green_rows)(const struct plane16 *bayer, enum cisp_cfa cfa, const struct plane16 *g, int y0,
-			       int y1, void *scratch);
+	void (*dmq_green_rows)(const struct plane16 *bayer, enum cisp_cfa cfa, const struct plane16 *gc,
+			       const struct plane16 *g2, int y0, int y1, void *scratch);
+	void (*dmq_blend_rows)(const struct plane16 *bayer, const struct plane16 *gc, const struct plane16 *g2,
+			       enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch);
 	void (*dmq_colour_rows)(const struct plane16 *bayer, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch);
 	/*

@@ -296,6 +296,7 @@ V_INLINE void dmq_add3_rows(int32_t *o, const int32_t *r1, const int32_t *r2, co
 		o[x] += r1[x] + r2[x] + r3[x];
 }
 
+#if 0
 static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1,
 			       void *scratch)
 {
@@ -576,8 +577,8 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #undef GP
 }
 
+#endif
 void CAT(cisp_dsp_init_dmq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
-	d->dmq_green_rows = FN(dmq_green_rows);
-	d->dmq_colour_rows = FN(dmq_colour_rows);
+	(void)d;
 }

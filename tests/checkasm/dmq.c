@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * checkasm of the quality demosaic's passes (dsp.h dmq_green_rows and
- * dmq_colour_rows): whole frames of every CFA order in chunks of random
- * rows, random and extreme samples, widths around the vector sizes; the
- * colour pass gets the C pass's green, so each pass is checked alone.
+ * checkasm of the quality demosaic's passes (dsp.h dmq_green_rows,
+ * dmq_blend_rows and dmq_colour_rows): whole frames of every CFA order in
+ * chunks of random rows, random and extreme samples, widths around the
+ * vector sizes; each pass gets the C output of the pass before, so each is
+ * checked alone.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -89,26 +90,43 @@ static int compare(const uint16_t *a, const uint16_t *b, int w, int h, const cha
 	return 1;
 }
 
-/* One frame through both passes of @t and of @ref; 1 when they agree. */
+#define PLANES 11 /* of a frame in run_frame() */
+
+/* One frame through the three passes of @t and of @ref; 1 when they agree. */
 static int run_frame(const struct cisp_dsp *ref, const struct cisp_dsp *t, const char *level, int w, int h,
 		     enum pattern kind, enum cisp_cfa cfa, unsigned fc, void *scratch, uint16_t *mem)
 {
 	size_t n = (size_t)w * (size_t)h;
-	uint16_t *bay = mem, *gc = bay + n, *gt = gc + n, *rc = gt + n, *bc = rc + n, *rt = bc + n, *bt = rt + n;
+	uint16_t *bay = mem, *cc = bay + n, *c2 = cc + n, *tc = c2 + n, *t2 = tc + n, *gc = t2 + n, *gt = gc + n;
+	uint16_t *rc = gt + n, *bc = rc + n, *rt = bc + n, *bt = rt + n;
 	struct plane16 pb = plane_of(bay, w, h), pgc = plane_of(gc, w, h), pgt = plane_of(gt, w, h);
+	struct plane16 pcc = plane_of(cc, w, h), pc2 = plane_of(c2, w, h), ptc = plane_of(tc, w, h);
+	struct plane16 pt2 = plane_of(t2, w, h);
 	struct rgb16 oc = { { plane_of(rc, w, h), pgc, plane_of(bc, w, h) } };
 	struct rgb16 ot = { { plane_of(rt, w, h), pgc, plane_of(bt, w, h) } };
 
 	fill_frame(bay, w, h, kind);
 	for (int y = 0, e; y < h; y = e) {
 		e = next_chunk(y, h);
-		ref->dmq_green_rows(&pb, cfa, &pgc, y, e, scratch);
+		ref->dmq_green_rows(&pb, cfa, &pcc, &pc2, y, e, scratch);
 	}
 	for (int y = 0, e; y < h; y = e) {
 		e = next_chunk(y, h);
-		t->dmq_green_rows(&pb, cfa, &pgt, y, e, scratch);
+		t->dmq_green_rows(&pb, cfa, &ptc, &pt2, y, e, scratch);
 	}
-	if (!compare(gc, gt, w, h, "dmq_green_rows", level, cfa, kind))
+	if (!compare(cc, tc, w, h, "dmq_green_rows gc", level, cfa, kind) ||
+	    !compare(c2, t2, w, h, "dmq_green_rows g2", level, cfa, kind))
+		return 0;
+	/* Both blend passes read the C greens. */
+	for (int y = 0, e; y < h; y = e) {
+		e = next_chunk(y, h);
+		ref->dmq_blend_rows(&pb, &pcc, &pc2, cfa, &pgc, y, e, scratch);
+	}
+	for (int y = 0, e; y < h; y = e) {
+		e = next_chunk(y, h);
+		t->dmq_blend_rows(&pb, &pcc, &pc2, cfa, &pgt, y, e, scratch);
+	}
+	if (!compare(gc, gt, w, h, "dmq_blend_rows", level, cfa, kind))
 		return 0;
 	/* Both colour passes read the C green. */
 	for (int y = 0, e; y < h; y = e) {
@@ -141,7 +159,7 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* ns per pixel of both passes on a 4000x64 frame in chunks of CHUNK rows (median of 5). */
+/* ns per pixel of the three passes on a 4000x64 frame in chunks of CHUNK rows (median of 5). */
 static double bench_passes(const struct cisp_dsp *d, uint16_t *mem, void *scratch)
 {
 	const int w = 4000, h = 64;
@@ -155,7 +173,9 @@ static double bench_passes(const struct cisp_dsp *d, uint16_t *mem, void *scratc
 		double t0 = seconds();
 
 		for (int y = 0; y < h; y += CHUNK)
-			d->dmq_green_rows(&pb, CISP_CFA_RGGB, &pg, y, y + CHUNK, scratch);
+			d->dmq_green_rows(&pb, CISP_CFA_RGGB, &o.c[0], &o.c[2], y, y + CHUNK, scratch);
+		for (int y = 0; y < h; y += CHUNK)
+			d->dmq_blend_rows(&pb, &o.c[0], &o.c[2], CISP_CFA_RGGB, &pg, y, y + CHUNK, scratch);
 		for (int y = 0; y < h; y += CHUNK)
 			d->dmq_colour_rows(&pb, &pg, CISP_CFA_RGGB, 256, &o, y, y + CHUNK, scratch);
 		t[r] = seconds() - t0;
@@ -168,7 +188,7 @@ void checkasm_dmq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], co
 		  int bench, unsigned *passed, unsigned *failed)
 {
 	const int maxw = 4000, maxh = 64;
-	uint16_t *mem = malloc(7 * sizeof(uint16_t) * (size_t)maxw * maxh);
+	uint16_t *mem = malloc(PLANES * sizeof(uint16_t) * (size_t)maxw * maxh);
 	void *scratch = malloc(cisp_dmq_scratch_size(maxw, CHUNK));
 	static const unsigned fcs[] = { 0, 77, 256, 300 };
 
@@ -184,6 +204,7 @@ void checkasm_dmq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], co
 		int ok = 1;
 
 		if (!have[l] || (levels[l].dmq_green_rows == ref->dmq_green_rows &&
+				 levels[l].dmq_blend_rows == ref->dmq_blend_rows &&
 				 levels[l].dmq_colour_rows == ref->dmq_colour_rows))
 			continue;
 		for (int k = 0; ok && k < N_DMQ_WIDTHS; k++)
