@@ -110,9 +110,10 @@ void cisp_dmq_pad_row(int32_t *r, int w)
 size_t cisp_dmq_scratch_size(int width, int rows)
 {
 	size_t w = (size_t)width + 2 * PAD, r = (size_t)rows;
-	size_t green = 3 * r + 23;                /* dh r + 2, dv r + 10, cv r + 8, ch 1; 2 more for the vector pass */
+	size_t green = 3 * r + 24;                /* dh r + 2, dv r + 10, cv r + 8, ch 1; 3 more for the vector pass */
 	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_bl r + 8; their two column sums */
-	size_t colour = 3 * (r + 10) + blend + 2; /* kr, kb, gp r + 10; as blend with four column sums */
+	/* kr, kb, gp r + 10; as blend with four column sums; the vector pass r + 6 rows of Bayer more */
+	size_t colour = 3 * (r + 10) + blend + 2 + (r + 6);
 	size_t most = green > colour ? green : colour;
 
 	return sizeof(int32_t) * w * (most > blend ? most : blend);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The quality demosaic's two passes (demosaic_quality_row.c is the
+ * The quality demosaic's three passes (demosaic_quality_row.c is the
  * reference, docs/stages/demosaic_quality.md the arithmetic) over the vector
  * layer, for the files in x86/ and arm/, which include it after
- * simd_kernels.h. Same scratch layout, same rows, same bits.
+ * simd_kernels.h. Same rows, same bits; the scratch holds a few more rows
+ * (cisp_dmq_scratch_size() counts them).
  *
  * Every step works on N32 columns as 32-bit lanes. Green and colour sites
  * alternate along a row: the green of the colour sites and the red and blue
@@ -296,20 +297,27 @@ V_INLINE void dmq_add3_rows(int32_t *o, const int32_t *r1, const int32_t *r2, co
 		o[x] += r1[x] + r2[x] + r3[x];
 }
 
-#if 0
-static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1,
-			       void *scratch)
+/* Row o = the Bayer row p widened, its CISP_DMQ_PAD columns each side filled by reflection. */
+V_INLINE void dmq_widen_row(int32_t *o, const uint16_t *p, int w)
+{
+	DMQ_FOR(x, 0, w)
+		st32(o + x, dmq_ldw(p + x));
+	cisp_dmq_pad_row(o, w);
+}
+
+static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
+			       const struct plane16 *g2, int y0, int y1, void *scratch)
 {
 	const int w = m->width, hgt = m->height, n = y1 - y0;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
 	int32_t *dh = scratch;                    /* rows [y0 - 1, y1 + 1) */
 	int32_t *dv = dh + ws * (size_t)(n + 2);  /* rows [y0 - 5, y1 + 5) */
 	int32_t *cv = dv + ws * (size_t)(n + 10); /* rows [y0 - 4, y1 + 4) */
-	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws;
+	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_green_rows(m, cfa, g, y0, y1, scratch);
+		cisp_dmq_green_rows(m, cfa, gc, g2, y0, y1, scratch);
 		return;
 	}
 	dmq_tables_load(&tb);
@@ -371,10 +379,12 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 		const int32_t *h0 = DH(y - 1), *h1 = DH(y), *h2 = DH(y + 1);
 		const struct dmq_green_in rw = { ch4, h4, CV(y - 4), CV(y + 1), DV(y - 3), DV(y) };
 		const uint16_t *mr = plane_row(m, y);
-		uint16_t *gr = plane_row(g, y);
+		const uint16_t *up = plane_row(m, mirror(y - 1, hgt)), *dn = plane_row(m, mirror(y + 1, hgt));
+		uint16_t *gr = plane_row(gc, y), *sr = plane_row(g2, y);
 		const int rbx = cisp_dmq_rb_column(cfa, y);
 		const vs32 one = set32(1);
 
+		dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
 		/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
 		DMQ_FOR(x, -5, w + 5) {
 			vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
@@ -399,25 +409,121 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 				vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
 				vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
 				vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
-				vs32 eh = dmq_blend(dmq_sig(&tb, sub32(lw, le)), dmq_pick(ee0, ee1, ph),
-						    dmq_pick(ew0, ew1, ph), 128, 8);
-				vs32 ev = dmq_blend(dmq_sig(&tb, sub32(ls, ln)), dmq_pick(en0, en1, ph),
-						    dmq_pick(es0, es1, ph), 128, 8);
+				vs32 we = dmq_sig(&tb, sub32(lw, le)), wn = dmq_sig(&tb, sub32(ls, ln));
+				vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
+				vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
 				/* log of the summed weights of each axis, as a gradient */
 				vs32 lh = sub32(min32(le, lw), dmq_soft(&tb, abs32(sub32(le, lw))));
 				vs32 lv = sub32(min32(ln, ls), dmq_soft(&tb, abs32(sub32(ln, ls))));
-				vs32 d[2];
+				vs32 wh = dmq_sig(&tb, sub32(lv, lh)), d[2];
+				/* the green from the four green neighbours alone, with the same weights */
+				vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
+						     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
+				vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(up + x), dmq_ldw(up + x + N32), ph),
+						     dmq_pick(dmq_ldw(dn + x), dmq_ldw(dn + x + N32), ph), 128, 8);
+				vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
 
 				/* green = M + d on the colour sites, M + 0 on the green sites */
-				dmq_spread(dmq_blend(dmq_sig(&tb, sub32(lv, lh)), eh, ev, 512, 10), ph, &d[0], &d[1]);
-				dmq_stc(gr + x, add32(dmq_ldw(mr + x), d[0]));
-				dmq_stc(gr + x + N32, add32(dmq_ldw(mr + x + N32), d[1]));
+				dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
+				dmq_stc(gr + x, add32(ld32(mw + x), d[0]));
+				dmq_stc(gr + x + N32, add32(ld32(mw + x + N32), d[1]));
+				dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
+				dmq_stc(sr + x, add32(ld32(mw + x), d[0]));
+				dmq_stc(sr + x + N32, add32(ld32(mw + x + N32), d[1]));
 			}
 		}
 	}
 #undef DH
 #undef DV
 #undef CV
+}
+
+/*
+ * The leave-one-out errors of row r (reflected) into padded scratch rows:
+ * vectors inside, the C version for the two columns at each end (their
+ * neighbours 2 away are reflected).
+ */
+static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa, int r, int32_t *ecd,
+			    int32_t *ebl)
+{
+	const int w = m->width, hgt = m->height, rbx = cisp_dmq_rb_column(cfa, r);
+	const uint16_t *mr[3] = { plane_row(m, mirror(r - 2, hgt)), plane_row(m, mirror(r, hgt)),
+				  plane_row(m, mirror(r + 2, hgt)) };
+	const uint16_t *gr[3] = { plane_row(g, mirror(r - 2, hgt)), plane_row(g, mirror(r, hgt)),
+				  plane_row(g, mirror(r + 2, hgt)) };
+
+	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, ebl, 0, 2);
+	DMQ_FOR(x, 2, w - 2) {
+		const vs32 gl = dmq_green_lanes(x, rbx), z = set32(0);
+		vs32 mc = dmq_ldw(mr[1] + x), ml = dmq_ldw(mr[1] + x - 2), mrr = dmq_ldw(mr[1] + x + 2);
+		vs32 mu = dmq_ldw(mr[0] + x), md = dmq_ldw(mr[2] + x);
+		vs32 kn = add32(add32(sub32(dmq_ldw(gr[1] + x - 2), ml), sub32(dmq_ldw(gr[1] + x + 2), mrr)),
+				add32(sub32(dmq_ldw(gr[0] + x), mu), sub32(dmq_ldw(gr[2] + x), md)));
+		vs32 mn = add32(add32(ml, mrr), add32(mu, md));
+
+		st32(ecd + x, dmq_sel(gl, z, abs32(sub32(sll32(sub32(dmq_ldw(gr[1] + x), mc), 2), kn))));
+		st32(ebl + x, dmq_sel(gl, z, abs32(sub32(sll32(mc, 2), mn))));
+	}
+	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, ebl, w - 2, w);
+	cisp_dmq_pad_row(ecd, w);
+	cisp_dmq_pad_row(ebl, w);
+}
+
+/* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors. */
+V_INLINE vs32 dmq_cd_weight(const struct dmq_tables *tb, vs32 s_cd, vs32 s_bl)
+{
+	const vs32 one = set32(1);
+
+	return dmq_sig(tb, sub32(dmq_mlog(add32(s_bl, one)), dmq_mlog(add32(s_cd, one))));
+}
+
+V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t *r2, const int32_t *r3,
+			    const int32_t *r4, int x)
+{
+	return add32(add32(add32(ld32(r0 + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))), ld32(r4 + x));
+}
+
+static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc, const struct plane16 *g2,
+			       enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch)
+{
+	const int w = m->width, n = y1 - y0;
+	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
+	int32_t *ecd = scratch;                    /* rows [y0 - 4, y1 + 4) */
+	int32_t *ebl = ecd + ws * (size_t)(n + 8); /* the same rows */
+	int32_t *vcd = ebl + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *vbl = vcd + ws;
+	struct dmq_tables tb;
+
+	if (w < 2 * N32 + 4) {
+		cisp_dmq_blend_rows(m, gc, g2, cfa, g, y0, y1, scratch);
+		return;
+	}
+	dmq_tables_load(&tb);
+#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+	for (int r = y0 - 4; r < y1 + 4; r++)
+		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EBL(r));
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
+		uint16_t *gr = plane_row(g, y);
+		const int rbx = cisp_dmq_rb_column(cfa, y);
+
+		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
+		DMQ_FOR(x, -4, w + 4) {
+			st32(vcd + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
+			st32(vbl + x, dmq_sum5_rows(EBL(y - 4), EBL(y - 2), EBL(y), EBL(y + 2), EBL(y + 4), x));
+		}
+		DMQ_FOR(x, 0, w) {
+			vs32 scd = dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x);
+			vs32 sbl = dmq_sum5_rows(vbl - 4, vbl - 2, vbl, vbl + 2, vbl + 4, x);
+			vs32 wc = dmq_cd_weight(&tb, scd, sbl);
+			vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
+			vs32 v = dmq_blend(w3, dmq_ldw(cr + x), dmq_ldw(sr + x), 128, 8);
+
+			dmq_stc(gr + x, dmq_sel(dmq_green_lanes(x, rbx), dmq_ldw(mr + x), v));
+		}
+	}
+#undef ECD
+#undef EBL
 }
 
 /* The scratch rows the red and blue of the green sites of a row read. */
@@ -464,16 +570,38 @@ V_INLINE vs32 dmq_suppressed(vs32 green, const int32_t *k, const int32_t *ku, co
 	return sub32(green, add32(kc, sra32(add32(mul32(sub32(md, kc), fc), set32(128)), 8)));
 }
 
+/* The cubic (-1 9 9 -1) / 16 of the samples at -3, -1, 1, 3. */
+V_INLINE vs32 dmq_cubic(vs32 a, vs32 b, vs32 p, vs32 q)
+{
+	vs32 s = add32(a, b);
+
+	return sra32(add32(sub32(add32(sll32(s, 3), s), add32(p, q)), set32(8)), 4);
+}
+
+/* Sum of v[x - 4 .. x + 4]. */
+V_INLINE vs32 dmq_sum9(const int32_t *v, int x)
+{
+	vs32 a = add32(add32(ld32(v + x - 4), ld32(v + x - 3)), add32(ld32(v + x - 2), ld32(v + x - 1)));
+	vs32 b = add32(add32(ld32(v + x + 1), ld32(v + x + 2)), add32(ld32(v + x + 3), ld32(v + x + 4)));
+
+	return add32(add32(a, b), ld32(v + x));
+}
+
 static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch)
 {
 	const int w = m->width, hgt = m->height, n = y1 - y0;
 	const vs32 fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
-	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10);
+	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
 	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
+	int32_t *ecd = gp + ws * nr, *ebl = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
+	int32_t *v[2][2];                                  /* [rows of y's parity, the others][cd, bl] */
+	int32_t *mp = ebl + ws * (ne + 4);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
 	struct dmq_tables tb;
 
-	if (w < 2 * N32) {
+	for (int k = 0; k < 4; k++)
+		v[k >> 1][k & 1] = ebl + ws * (ne + (size_t)k) + CISP_DMQ_PAD;
+	if (w < 2 * N32 + 4) {
 		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
 		return;
 	}
@@ -482,6 +610,13 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #define KR(r) (kr + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
 #define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
 #define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
+#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define MP(r) (mp + ws * (size_t)((r) - (y0 - 3)) + CISP_DMQ_PAD)
+	for (int r = y0 - 4; r < y1 + 4; r++)
+		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EBL(r));
+	for (int r = y0 - 3; r < y1 + 3; r++)
+		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
 	/*
 	 * Green, and the colour differences of the red and blue sites' own
 	 * colour (written on the green sites too: those are computed by the
@@ -550,19 +685,48 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 		cisp_dmq_pad_row(a, w);
 		cisp_dmq_pad_row(b, w);
 	}
-	/* false-colour suppression: median of 5 of the colour differences */
+	/*
+	 * False-colour suppression (median of 5 of the colour differences), then
+	 * the blend with the colour from its own samples, weighed by the
+	 * leave-one-out errors of the colour's sites within 4 rows and columns.
+	 */
 	for (int y = y0; y < y1; y++) {
-		const uint16_t *gr = plane_row(g, y), *mr = plane_row(m, y);
+		const uint16_t *gr = plane_row(g, y);
 		uint16_t *ro = plane_row(&out->c[0], y), *bo = plane_row(&out->c[2], y);
 		const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
 		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
+		const int32_t *m0 = MP(y - 3), *m1 = MP(y - 1), *m2 = MP(y), *m3 = MP(y + 1), *m4 = MP(y + 3);
 		const int rbx = cisp_dmq_rb_column(cfa, y), red = cisp_dmq_red_row(cfa, y);
+		/* red: rows of y's parity hold red sites on a red row */
+		int32_t *const *vr = v[!red], *const *vb = v[red];
 
+		/* column sums of the errors over rows y - 4, y - 2, .., y + 4 and over y - 3, y - 1, .., y + 3 */
+		DMQ_FOR(x, -4, w + 4) {
+			st32(v[0][0] + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
+			st32(v[0][1] + x, dmq_sum5_rows(EBL(y - 4), EBL(y - 2), EBL(y), EBL(y + 2), EBL(y + 4), x));
+			st32(v[1][0] + x, add32(add32(ld32(ECD(y - 3) + x), ld32(ECD(y - 1) + x)),
+						add32(ld32(ECD(y + 1) + x), ld32(ECD(y + 3) + x))));
+			st32(v[1][1] + x, add32(add32(ld32(EBL(y - 3) + x), ld32(EBL(y - 1) + x)),
+						add32(ld32(EBL(y + 1) + x), ld32(EBL(y + 3) + x))));
+		}
 		DMQ_FOR(x, 0, w) {
-			vs32 gc = dmq_ldw(gr + x), mv = dmq_ldw(mr + x), gl = dmq_green_lanes(x, rbx);
+			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x), gl = dmq_green_lanes(x, rbx);
 			vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
 			vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
+			/* the colours from their own samples: the row's colour along the row, the other one
+			   along the column on green sites and from the diagonal ones on colour sites */
+			vs32 row = dmq_cubic(ld32(m2 + x - 1), ld32(m2 + x + 1), ld32(m2 + x - 3), ld32(m2 + x + 3));
+			vs32 col = dmq_cubic(ld32(m1 + x), ld32(m3 + x), ld32(m0 + x), ld32(m4 + x));
+			vs32 near = add32(add32(ld32(m1 + x - 1), ld32(m1 + x + 1)), add32(ld32(m3 + x - 1), ld32(m3 + x + 1)));
+			vs32 far = add32(add32(add32(ld32(m0 + x - 1), ld32(m0 + x + 1)), add32(ld32(m4 + x - 1), ld32(m4 + x + 1))),
+					 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
+			vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
+			vs32 other = dmq_sel(gl, col, diag);
+			vs32 wr = dmq_cd_weight(&tb, dmq_sum9(vr[0], x), dmq_sum9(vr[1], x));
+			vs32 wb = dmq_cd_weight(&tb, dmq_sum9(vb[0], x), dmq_sum9(vb[1], x));
 
+			rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
+			bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
 			/* The colour of a red or blue site is its own sample. */
 			if (red)
 				rv = dmq_sel(gl, rv, mv);
@@ -575,10 +739,14 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #undef KR
 #undef KB
 #undef GP
+#undef ECD
+#undef EBL
+#undef MP
 }
 
-#endif
 void CAT(cisp_dsp_init_dmq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
-	(void)d;
+	d->dmq_green_rows = FN(dmq_green_rows);
+	d->dmq_blend_rows = FN(dmq_blend_rows);
+	d->dmq_colour_rows = FN(dmq_colour_rows);
 }
