@@ -112,8 +112,8 @@ size_t cisp_dmq_scratch_size(int width, int rows)
 	size_t w = (size_t)width + 2 * PAD, r = (size_t)rows;
 	size_t green = 3 * r + 24;                /* dh r + 2, dv r + 10, cv r + 8, ch 1; 3 more for the vector pass */
 	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_bl r + 8; their two column sums */
-	/* kr, kb, gp r + 10; as blend with four column sums; the vector pass r + 6 rows of Bayer more */
-	size_t colour = 3 * (r + 10) + blend + 2 + (r + 6);
+	/* kr, kb, gp r + 10; as blend with four column sums; the vector pass 1 more and r + 6 rows of Bayer */
+	size_t colour = 3 * (r + 10) + blend + 3 + (r + 6);
 	size_t most = green > colour ? green : colour;
 
 	return sizeof(int32_t) * w * (most > blend ? most : blend);
@@ -275,10 +275,16 @@ static void loo_row(const struct plane16 *m, const struct plane16 *g, enum cisp_
 	cisp_dmq_pad_row(ebl, m->width);
 }
 
-/* Weight (0..256) of the colour-difference estimate, from the sums of its errors and of the mean's. */
+/*
+ * Weight (0..256) of the colour-difference estimate, from the sums of its
+ * errors and of the own samples' errors: linear in the log of their ratio,
+ * 128 at equal sums, 0 or 256 from a factor 4 on.
+ */
 static inline int32_t cd_weight(int32_t s_cd, int32_t s_bl)
 {
-	return sig(mlog((uint32_t)s_bl + 1) - mlog((uint32_t)s_cd + 1));
+	int32_t t = 128 + 4 * (mlog((uint32_t)s_bl + 1) - mlog((uint32_t)s_cd + 1));
+
+	return t < 0 ? 0 : t > 256 ? 256 : t;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -470,11 +470,12 @@ static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, en
 }
 
 /* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors. */
-V_INLINE vs32 dmq_cd_weight(const struct dmq_tables *tb, vs32 s_cd, vs32 s_bl)
+V_INLINE vs32 dmq_cd_weight(vs32 s_cd, vs32 s_bl)
 {
 	const vs32 one = set32(1);
+	vs32 t = sll32(sub32(dmq_mlog(add32(s_bl, one)), dmq_mlog(add32(s_cd, one))), 2);
 
-	return dmq_sig(tb, sub32(dmq_mlog(add32(s_bl, one)), dmq_mlog(add32(s_cd, one))));
+	return min32(max32(add32(t, set32(128)), set32(0)), set32(256));
 }
 
 V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t *r2, const int32_t *r3,
@@ -500,13 +501,15 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	dmq_tables_load(&tb);
 #define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
 #define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-	for (int r = y0 - 4; r < y1 + 4; r++)
+	/* rows of errors just before they are first read, while the rows they come from are in cache */
+	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EBL(r));
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
 		uint16_t *gr = plane_row(g, y);
 		const int rbx = cisp_dmq_rb_column(cfa, y);
 
+		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EBL(y + 4));
 		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
 		DMQ_FOR(x, -4, w + 4) {
 			st32(vcd + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
@@ -515,7 +518,7 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 		DMQ_FOR(x, 0, w) {
 			vs32 scd = dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x);
 			vs32 sbl = dmq_sum5_rows(vbl - 4, vbl - 2, vbl, vbl + 2, vbl + 4, x);
-			vs32 wc = dmq_cd_weight(&tb, scd, sbl);
+			vs32 wc = dmq_cd_weight(scd, sbl);
 			vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
 			vs32 v = dmq_blend(w3, dmq_ldw(cr + x), dmq_ldw(sr + x), 128, 8);
 
@@ -578,13 +581,48 @@ V_INLINE vs32 dmq_cubic(vs32 a, vs32 b, vs32 p, vs32 q)
 	return sra32(add32(sub32(add32(sll32(s, 3), s), add32(p, q)), set32(8)), 4);
 }
 
-/* Sum of v[x - 4 .. x + 4]. */
-V_INLINE vs32 dmq_sum9(const int32_t *v, int x)
+/* Row r = the sums of r[x - 4 .. x + 4] over [0, w), in place (r padded), @t a scratch row. */
+V_INLINE void dmq_box9_row(int32_t *r, int32_t *t, int w)
 {
-	vs32 a = add32(add32(ld32(v + x - 4), ld32(v + x - 3)), add32(ld32(v + x - 2), ld32(v + x - 1)));
-	vs32 b = add32(add32(ld32(v + x + 1), ld32(v + x + 2)), add32(ld32(v + x + 3), ld32(v + x + 4)));
+	DMQ_FOR(x, -3, w + 3)
+		st32(t + x, add32(add32(ld32(r + x - 1), ld32(r + x)), ld32(r + x + 1)));
+	DMQ_FOR(x, 0, w)
+		st32(r + x, add32(add32(ld32(t + x - 3), ld32(t + x)), ld32(t + x + 3)));
+}
 
-	return add32(add32(a, b), ld32(v + x));
+/*
+ * The sums of rows of errors over the rows of y's parity within 4 (five:
+ * v5) and of the other parity (four: v4), from those of y - 1 (the scratch
+ * rows hold them, and are rewritten): v5(y) = v4(y - 1) + e(y + 4) and
+ * v4(y) = v5(y - 1) - e(y - 5). @first: compute them from the rows instead.
+ */
+V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *e, size_t ws, int first, int w)
+{
+	if (first) {
+		DMQ_FOR(x, 0, w) {
+			vs32 s4 = add32(add32(ld32(e - 3 * ws + x), ld32(e - ws + x)), add32(ld32(e + ws + x), ld32(e + 3 * ws + x)));
+			vs32 s5 = add32(add32(ld32(e - 4 * ws + x), ld32(e - 2 * ws + x)), add32(ld32(e + x), ld32(e + 2 * ws + x)));
+
+			st32(v4 + x, s4);
+			st32(v5 + x, add32(s5, ld32(e + 4 * ws + x)));
+		}
+		return;
+	}
+	/* in place, so no vector overlaps another: the tail in C */
+	int x = 0;
+
+	for (; x + N32 <= w; x += N32) {
+		vs32 old5 = ld32(v5 + x);
+
+		st32(v5 + x, add32(ld32(v4 + x), ld32(e + 4 * ws + x)));
+		st32(v4 + x, sub32(old5, ld32(e - 5 * ws + x)));
+	}
+	for (; x < w; x++) {
+		int32_t old5 = v5[x];
+
+		v5[x] = v4[x] + (e + 4 * ws)[x];
+		v4[x] = old5 - (e - 5 * ws)[x];
+	}
 }
 
 static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
@@ -595,12 +633,15 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
 	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
 	int32_t *ecd = gp + ws * nr, *ebl = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
-	int32_t *v[2][2];                                  /* [rows of y's parity, the others][cd, bl] */
-	int32_t *mp = ebl + ws * (ne + 4);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
+	int32_t *tmp = ebl + ws * ne + CISP_DMQ_PAD;       /* one row */
+	int32_t *v5[2], *v4[2];                            /* [cd, bl] rows of sums of 5 and 4 rows */
+	int32_t *mp = ebl + ws * (ne + 5);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
 	struct dmq_tables tb;
 
-	for (int k = 0; k < 4; k++)
-		v[k >> 1][k & 1] = ebl + ws * (ne + (size_t)k) + CISP_DMQ_PAD;
+	for (int k = 0; k < 2; k++) {
+		v5[k] = tmp + ws * (size_t)(1 + k);
+		v4[k] = tmp + ws * (size_t)(3 + k);
+	}
 	if (w < 2 * N32 + 4) {
 		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
 		return;
@@ -613,10 +654,6 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
 #define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
 #define MP(r) (mp + ws * (size_t)((r) - (y0 - 3)) + CISP_DMQ_PAD)
-	for (int r = y0 - 4; r < y1 + 4; r++)
-		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EBL(r));
-	for (int r = y0 - 3; r < y1 + 3; r++)
-		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
 	/*
 	 * Green, and the colour differences of the red and blue sites' own
 	 * colour (written on the green sites too: those are computed by the
@@ -688,8 +725,18 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	/*
 	 * False-colour suppression (median of 5 of the colour differences), then
 	 * the blend with the colour from its own samples, weighed by the
-	 * leave-one-out errors of the colour's sites within 4 rows and columns.
+	 * leave-one-out errors of the colour's sites within 4 rows and columns:
+	 * each row of errors summed over 9 columns once (in place), then 5 or 4
+	 * of those rows. Rows of errors and of widened Bayer are made just
+	 * before they are first read, while the rows they come from are in cache.
 	 */
+	for (int r = y0 - 4; r < y0 + 4; r++) {
+		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EBL(r));
+		dmq_box9_row(ECD(r), tmp, w);
+		dmq_box9_row(EBL(r), tmp, w);
+	}
+	for (int r = y0 - 3; r < y0 + 3; r++)
+		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *gr = plane_row(g, y);
 		uint16_t *ro = plane_row(&out->c[0], y), *bo = plane_row(&out->c[2], y);
@@ -697,18 +744,16 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
 		const int32_t *m0 = MP(y - 3), *m1 = MP(y - 1), *m2 = MP(y), *m3 = MP(y + 1), *m4 = MP(y + 3);
 		const int rbx = cisp_dmq_rb_column(cfa, y), red = cisp_dmq_red_row(cfa, y);
-		/* red: rows of y's parity hold red sites on a red row */
-		int32_t *const *vr = v[!red], *const *vb = v[red];
+		/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
+		const int32_t *rcd = red ? v5[0] : v4[0], *rbl = red ? v5[1] : v4[1];
+		const int32_t *bcd = red ? v4[0] : v5[0], *bbl = red ? v4[1] : v5[1];
 
-		/* column sums of the errors over rows y - 4, y - 2, .., y + 4 and over y - 3, y - 1, .., y + 3 */
-		DMQ_FOR(x, -4, w + 4) {
-			st32(v[0][0] + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
-			st32(v[0][1] + x, dmq_sum5_rows(EBL(y - 4), EBL(y - 2), EBL(y), EBL(y + 2), EBL(y + 4), x));
-			st32(v[1][0] + x, add32(add32(ld32(ECD(y - 3) + x), ld32(ECD(y - 1) + x)),
-						add32(ld32(ECD(y + 1) + x), ld32(ECD(y + 3) + x))));
-			st32(v[1][1] + x, add32(add32(ld32(EBL(y - 3) + x), ld32(EBL(y - 1) + x)),
-						add32(ld32(EBL(y + 1) + x), ld32(EBL(y + 3) + x))));
-		}
+		FN(dmq_loo_row)(m, g, cfa, y + 4, ECD(y + 4), EBL(y + 4));
+		dmq_box9_row(ECD(y + 4), tmp, w);
+		dmq_box9_row(EBL(y + 4), tmp, w);
+		dmq_roll_sums(v5[0], v4[0], ECD(y), ws, y == y0, w);
+		dmq_roll_sums(v5[1], v4[1], EBL(y), ws, y == y0, w);
+		dmq_widen_row(MP(y + 3), plane_row(m, mirror(y + 3, hgt)), w);
 		DMQ_FOR(x, 0, w) {
 			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x), gl = dmq_green_lanes(x, rbx);
 			vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
@@ -722,8 +767,8 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 					 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
 			vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
 			vs32 other = dmq_sel(gl, col, diag);
-			vs32 wr = dmq_cd_weight(&tb, dmq_sum9(vr[0], x), dmq_sum9(vr[1], x));
-			vs32 wb = dmq_cd_weight(&tb, dmq_sum9(vb[0], x), dmq_sum9(vb[1], x));
+			vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rbl + x));
+			vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bbl + x));
 
 			rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
 			bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
