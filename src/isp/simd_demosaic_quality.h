@@ -192,9 +192,9 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
  * (it may overlap the one before and computes the same values again); needs
  * x1 - x0 >= N32. DMQ_FOR_STEP: steps of two vectors or more.
  */
-#define DMQ_FOR_STEP(x, x0, x1, step)                                                 \
-	for (int x = (x0), end_ = (x1) - (step), done_ = 0; !done_; done_ = x >= end_, \
-	     x = x + (step) < end_ ? x + (step) : end_)
+#define DMQ_FOR_STEP(x, x0, x1, step)                                                                \
+	for (int end_ = (x1) - (step), x = (x0); x <= end_ || (x < end_ + (step) && (x = end_, 1)); \
+	     x += (step))
 #define DMQ_FOR(x, x0, x1) DMQ_FOR_STEP(x, x0, x1, N32)
 
 /* The SIG and SOFT tables as the lookups take them. */
@@ -329,12 +329,14 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 		int rbx = cisp_dmq_rb_column(cfa, r);
 		int32_t *o = DH(r);
 
+		const vs32 gl = dmq_green_lanes(2, rbx); /* the same for every vector: x stays even */
+
 		cisp_dmq_diff_h_range(p, w, rbx, o, 0, 2);
 		DMQ_FOR(x, 2, w - 2) {
 			vs32 c = dmq_ldw(p + x);
 			vs32 e = dmq_ha(c, dmq_ldw(p + x - 1), dmq_ldw(p + x + 1), dmq_ldw(p + x - 2), dmq_ldw(p + x + 2));
 
-			st32(o + x, dmq_diff(e, c, dmq_green_lanes(x, rbx)));
+			st32(o + x, dmq_diff(e, c, gl));
 		}
 		cisp_dmq_diff_h_range(p, w, rbx, o, w - 2, w);
 		cisp_dmq_pad_row(o, w);
@@ -343,14 +345,14 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 		const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
 		const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
 		const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
-		int rbx = cisp_dmq_rb_column(cfa, r);
+		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
 		int32_t *o = DV(r);
 
 		DMQ_FOR(x, 0, w) {
 			vs32 c = dmq_ldw(p2 + x);
 			vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
 
-			st32(o + x, dmq_diff(e, c, dmq_green_lanes(x, rbx)));
+			st32(o + x, dmq_diff(e, c, gl));
 		}
 		cisp_dmq_pad_row(o, w);
 	}
@@ -452,9 +454,10 @@ static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, en
 	const uint16_t *gr[3] = { plane_row(g, mirror(r - 2, hgt)), plane_row(g, mirror(r, hgt)),
 				  plane_row(g, mirror(r + 2, hgt)) };
 
+	const vs32 gl = dmq_green_lanes(2, rbx), z = set32(0); /* x stays even */
+
 	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, ebl, 0, 2);
 	DMQ_FOR(x, 2, w - 2) {
-		const vs32 gl = dmq_green_lanes(x, rbx), z = set32(0);
 		vs32 mc = dmq_ldw(mr[1] + x), ml = dmq_ldw(mr[1] + x - 2), mrr = dmq_ldw(mr[1] + x + 2);
 		vs32 mu = dmq_ldw(mr[0] + x), md = dmq_ldw(mr[2] + x);
 		vs32 kn = add32(add32(sub32(dmq_ldw(gr[1] + x - 2), ml), sub32(dmq_ldw(gr[1] + x + 2), mrr)),
@@ -507,7 +510,7 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
 		uint16_t *gr = plane_row(g, y);
-		const int rbx = cisp_dmq_rb_column(cfa, y);
+		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
 
 		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EBL(y + 4));
 		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
@@ -522,7 +525,7 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 			vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
 			vs32 v = dmq_blend(w3, dmq_ldw(cr + x), dmq_ldw(sr + x), 128, 8);
 
-			dmq_stc(gr + x, dmq_sel(dmq_green_lanes(x, rbx), dmq_ldw(mr + x), v));
+			dmq_stc(gr + x, dmq_sel(gl, dmq_ldw(mr + x), v));
 		}
 	}
 #undef ECD
@@ -743,7 +746,8 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 		const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
 		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
 		const int32_t *m0 = MP(y - 3), *m1 = MP(y - 1), *m2 = MP(y), *m3 = MP(y + 1), *m4 = MP(y + 3);
-		const int rbx = cisp_dmq_rb_column(cfa, y), red = cisp_dmq_red_row(cfa, y);
+		const int red = cisp_dmq_red_row(cfa, y);
+		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
 		/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
 		const int32_t *rcd = red ? v5[0] : v4[0], *rbl = red ? v5[1] : v4[1];
 		const int32_t *bcd = red ? v4[0] : v5[0], *bbl = red ? v4[1] : v5[1];
@@ -755,7 +759,7 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 		dmq_roll_sums(v5[1], v4[1], EBL(y), ws, y == y0, w);
 		dmq_widen_row(MP(y + 3), plane_row(m, mirror(y + 3, hgt)), w);
 		DMQ_FOR(x, 0, w) {
-			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x), gl = dmq_green_lanes(x, rbx);
+			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
 			vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
 			vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
 			/* the colours from their own samples: the row's colour along the row, the other one
