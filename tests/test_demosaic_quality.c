@@ -175,9 +175,9 @@ static int64_t cubic_spec(int64_t a, int64_t b, int64_t p, int64_t q)
 }
 
 /* Weight of the colour-difference estimate from the sums of the two leave-one-out errors. */
-static int64_t cd_weight_spec(int64_t s_cd, int64_t s_bl)
+static int64_t cd_weight_spec(int64_t s_cd, int64_t s_own)
 {
-	int64_t t = 128 + 4 * (mlog_spec(s_bl + 1) - mlog_spec(s_cd + 1));
+	int64_t t = 128 + 4 * (mlog_spec(s_own + 1) - mlog_spec(s_cd + 1));
 
 	return t < 0 ? 0 : t > 256 ? 256 : t;
 }
@@ -188,7 +188,7 @@ static void spec_quality(const struct frame *f, enum cisp_cfa cfa, unsigned fc, 
 	size_t n = (size_t)w * h;
 	int64_t *dh = malloc(11 * n * sizeof(int64_t));
 	int64_t *dv = dh + n, *Dh = dv + n, *Dv = Dh + n, *g = Dv + n, *kr = g + n, *kb = kr + n;
-	int64_t *gc = kb + n, *g2 = gc + n, *ecd = g2 + n, *ebl = ecd + n;
+	int64_t *gc = kb + n, *g2 = gc + n, *ecd = g2 + n, *eown = ecd + n;
 
 	if (fc > 256)
 		fc = 256;
@@ -252,17 +252,17 @@ static void spec_quality(const struct frame *f, enum cisp_cfa cfa, unsigned fc, 
 #define LOO(gp)                                                                                                \
 	FOR_ALL {                                                                                              \
 		if (site_rgb(cfa, x, y) == 1) {                                                                \
-			AT(ecd, 0, 0) = AT(ebl, 0, 0) = 0;                                                     \
+			AT(ecd, 0, 0) = AT(eown, 0, 0) = 0;                                                     \
 			continue;                                                                              \
 		}                                                                                              \
 		AT(ecd, 0, 0) = llabs(4 * (AT(gp, 0, 0) - M(0, 0)) -                                          \
 				      (AT(gp, -2, 0) - M(-2, 0) + AT(gp, 2, 0) - M(2, 0) + AT(gp, 0, -2) - M(0, -2) + \
 				       AT(gp, 0, 2) - M(0, 2)));                                                 \
-		AT(ebl, 0, 0) = llabs(4 * M(0, 0) - (M(-2, 0) + M(2, 0) + M(0, -2) + M(0, 2)));                 \
+		AT(eown, 0, 0) = llabs(4 * M(0, 0) - (M(-2, 0) + M(2, 0) + M(0, -2) + M(0, 2)));                 \
 	}
 	LOO(gc)
 	FOR_ALL {
-		int64_t scd = 0, sbl = 0, wc, w3;
+		int64_t scd = 0, sown = 0, wc, w3;
 
 		if (site_rgb(cfa, x, y) == 1) {
 			AT(g, 0, 0) = M(0, 0);
@@ -271,9 +271,9 @@ static void spec_quality(const struct frame *f, enum cisp_cfa cfa, unsigned fc, 
 		for (int j = -4; j <= 4; j += 2)
 			for (int i = -4; i <= 4; i += 2) {
 				scd += AT(ecd, i, j);
-				sbl += AT(ebl, i, j);
+				sown += AT(eown, i, j);
 			}
-		wc = cd_weight_spec(scd, sbl);
+		wc = cd_weight_spec(scd, sown);
 		w3 = floordiv(wc * wc * wc + 32768, 65536);
 		AT(g, 0, 0) = floordiv(w3 * AT(gc, 0, 0) + (256 - w3) * AT(g2, 0, 0) + 128, 256);
 	}
@@ -324,7 +324,7 @@ static void spec_quality(const struct frame *f, enum cisp_cfa cfa, unsigned fc, 
 		for (int o = 0; o <= 2; o += 2) {
 			int64_t *k = o == 0 ? kr : kb;
 			int64_t v[5] = { AT(k, 0, 0), AT(k, -1, 0), AT(k, 1, 0), AT(k, 0, -1), AT(k, 0, 1) };
-			int64_t kk = AT(k, 0, 0), m = med5_spec(v), cd, own, scd = 0, sbl = 0, wo;
+			int64_t kk = AT(k, 0, 0), m = med5_spec(v), cd, own, scd = 0, sown = 0, wo;
 
 			if (c == o) {
 				out[o * n + i] = (uint16_t)M(0, 0);
@@ -345,9 +345,9 @@ static void spec_quality(const struct frame *f, enum cisp_cfa cfa, unsigned fc, 
 				for (int i2 = -4; i2 <= 4; i2++)
 					if (site_rgb(cfa, x + i2 + 8, y + j + 8) == o) {
 						scd += AT(ecd, i2, j);
-						sbl += AT(ebl, i2, j);
+						sown += AT(eown, i2, j);
 					}
-			wo = cd_weight_spec(scd, sbl);
+			wo = cd_weight_spec(scd, sown);
 			out[o * n + i] = (uint16_t)clamp_spec(floordiv(wo * cd + (256 - wo) * own + 128, 256));
 		}
 	}

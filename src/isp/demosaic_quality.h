@@ -56,8 +56,8 @@ void cisp_dmq_colour_rows(const struct plane16 *bayer, const struct plane16 *g, 
  * rows [y0 - 1, y1 + 1), of dv for [y0 - 5, y1 + 5), of CV for
  * [y0 - 4, y1 + 4), one row of CH (and two more rows the vectorised pass
  * uses: sums of 4 columns of CH and of dh). Pass 2: rows of the errors e_cd
- * and e_bl for [y0 - 4, y1 + 4), then two rows of their sums over 5 rows.
- * Pass 3: rows of KR, KB and green for [y0 - 5, y1 + 5), of e_cd and e_bl
+ * and e_own for [y0 - 4, y1 + 4), then two rows of their sums over 5 rows.
+ * Pass 3: rows of KR, KB and green for [y0 - 5, y1 + 5), of e_cd and e_own
  * for [y0 - 4, y1 + 4), then four rows of their sums over 5 and 4 rows.
  */
 #define CISP_DMQ_PAD 8
@@ -98,11 +98,11 @@ void cisp_dmq_pad_row(int32_t *r, int w);
  */
 int32_t cisp_dmq_green_only(const struct plane16 *bayer, int x, int y, int32_t we, int32_t wn, int32_t wh);
 /*
- * The leave-one-out errors e_cd and e_bl of columns [x0, x1) of a row whose
+ * The leave-one-out errors e_cd and e_own of columns [x0, x1) of a row whose
  * red/blue columns have parity @rbx, 0 on its green columns: Bayer rows and
  * green rows mr, gr at y - 2, y, y + 2, reflecting at the row's ends.
  */
 void cisp_dmq_loo_range(const uint16_t *const mr[3], const uint16_t *const gr[3], int w, int rbx, int32_t *ecd,
-			int32_t *ebl, int x0, int x1);
+			int32_t *eown, int x0, int x1);
 
 #endif

@@ -24,8 +24,9 @@
  * blue on green sites from the colour differences of the 4 neighbours,
  * horizontal and vertical pairs blended by the green gradients; then a
  * median of 5 on the colour differences suppresses false colour. The same
- * leave-one-out test, on the final green, blends that with the bilinear
- * interpolation of the colour's own samples.
+ * leave-one-out test, on the final green, blends that with the colour from
+ * its own samples alone (a cubic along the row or column, or the 7x7 filter
+ * on the diagonal samples).
  *
  * All intermediate values fit in int32 (ranges in the document). Each pass
  * computes scratch rows for the frame rows it needs (reflected at the frame
@@ -111,7 +112,7 @@ size_t cisp_dmq_scratch_size(int width, int rows)
 {
 	size_t w = (size_t)width + 2 * PAD, r = (size_t)rows;
 	size_t green = 3 * r + 24;                /* dh r + 2, dv r + 10, cv r + 8, ch 1; 3 more for the vector pass */
-	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_bl r + 8; their two column sums */
+	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_own r + 8; their two column sums */
 	/* kr, kb, gp r + 10; as blend with four column sums; the vector pass 1 more and r + 6 rows of Bayer */
 	size_t colour = 3 * (r + 10) + blend + 3 + (r + 6);
 	size_t most = green > colour ? green : colour;
@@ -246,33 +247,33 @@ void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struc
 /* The leave-one-out test, for pass 2 and pass 3 */
 
 void cisp_dmq_loo_range(const uint16_t *const mr[3], const uint16_t *const gr[3], int w, int rbx, int32_t *ecd,
-			int32_t *ebl, int x0, int x1)
+			int32_t *eown, int x0, int x1)
 {
 	for (int x = x0; x < x1; x++) {
 		int xl = mirror(x - 2, w), xr = mirror(x + 2, w);
 		int32_t kn, mn;
 
 		if ((x ^ rbx) & 1) {
-			ecd[x] = ebl[x] = 0;
+			ecd[x] = eown[x] = 0;
 			continue;
 		}
 		kn = gr[1][xl] - mr[1][xl] + gr[1][xr] - mr[1][xr] + gr[0][x] - mr[0][x] + gr[2][x] - mr[2][x];
 		mn = mr[1][xl] + mr[1][xr] + mr[0][x] + mr[2][x];
 		ecd[x] = iabs(4 * (gr[1][x] - mr[1][x]) - kn);
-		ebl[x] = iabs(4 * mr[1][x] - mn);
+		eown[x] = iabs(4 * mr[1][x] - mn);
 	}
 }
 
 /* The errors of row r (reflected) into scratch rows padded by reflection. */
 static void loo_row(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa, int r, int32_t *ecd,
-		    int32_t *ebl)
+		    int32_t *eown)
 {
 	const uint16_t *mr[3] = { row_reflected(m, r - 2), row_reflected(m, r), row_reflected(m, r + 2) };
 	const uint16_t *gr[3] = { row_reflected(g, r - 2), row_reflected(g, r), row_reflected(g, r + 2) };
 
-	cisp_dmq_loo_range(mr, gr, m->width, cisp_dmq_rb_column(cfa, r), ecd, ebl, 0, m->width);
+	cisp_dmq_loo_range(mr, gr, m->width, cisp_dmq_rb_column(cfa, r), ecd, eown, 0, m->width);
 	cisp_dmq_pad_row(ecd, m->width);
-	cisp_dmq_pad_row(ebl, m->width);
+	cisp_dmq_pad_row(eown, m->width);
 }
 
 /*
@@ -280,9 +281,9 @@ static void loo_row(const struct plane16 *m, const struct plane16 *g, enum cisp_
  * errors and of the own samples' errors: linear in the log of their ratio,
  * 128 at equal sums, 0 or 256 from a factor 4 on.
  */
-static inline int32_t cd_weight(int32_t s_cd, int32_t s_bl)
+static inline int32_t cd_weight(int32_t s_cd, int32_t s_own)
 {
-	int32_t t = 128 + 4 * (mlog((uint32_t)s_bl + 1) - mlog((uint32_t)s_cd + 1));
+	int32_t t = 128 + 4 * (mlog((uint32_t)s_own + 1) - mlog((uint32_t)s_cd + 1));
 
 	return t < 0 ? 0 : t > 256 ? 256 : t;
 }
@@ -296,13 +297,13 @@ void cisp_dmq_blend_rows(const struct plane16 *m, const struct plane16 *gc, cons
 	int w = m->width, n = y1 - y0;
 	size_t ws = (size_t)w + 2 * PAD;
 	int32_t *ecd = scratch;                      /* rows [y0 - 4, y1 + 4) */
-	int32_t *ebl = ecd + ws * (size_t)(n + 8);   /* the same rows */
-	int32_t *vcd = ebl + ws * (size_t)(n + 8) + PAD, *vbl = vcd + ws;
+	int32_t *eown = ecd + ws * (size_t)(n + 8);   /* the same rows */
+	int32_t *vcd = eown + ws * (size_t)(n + 8) + PAD, *vown = vcd + ws;
 
 #define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + PAD)
-#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + PAD)
+#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + PAD)
 	for (int r = y0 - 4; r < y1 + 4; r++)
-		loo_row(m, gc, cfa, r, ECD(r), EBL(r));
+		loo_row(m, gc, cfa, r, ECD(r), EOWN(r));
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
 		uint16_t *gr = plane_row(g, y);
@@ -311,20 +312,20 @@ void cisp_dmq_blend_rows(const struct plane16 *m, const struct plane16 *gc, cons
 		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
 		for (int x = -4; x < w + 4; x++) {
 			vcd[x] = ECD(y - 4)[x] + ECD(y - 2)[x] + ECD(y)[x] + ECD(y + 2)[x] + ECD(y + 4)[x];
-			vbl[x] = EBL(y - 4)[x] + EBL(y - 2)[x] + EBL(y)[x] + EBL(y + 2)[x] + EBL(y + 4)[x];
+			vown[x] = EOWN(y - 4)[x] + EOWN(y - 2)[x] + EOWN(y)[x] + EOWN(y + 2)[x] + EOWN(y + 4)[x];
 		}
 		for (int x = 1 - rbx; x < w; x += 2)
 			gr[x] = mr[x];
 		for (int x = rbx; x < w; x += 2) {
 			int32_t scd = vcd[x - 4] + vcd[x - 2] + vcd[x] + vcd[x + 2] + vcd[x + 4];
-			int32_t sbl = vbl[x - 4] + vbl[x - 2] + vbl[x] + vbl[x + 2] + vbl[x + 4];
-			int32_t wc = cd_weight(scd, sbl), w3 = (wc * wc * wc + 32768) >> 16;
+			int32_t sown = vown[x - 4] + vown[x - 2] + vown[x] + vown[x + 2] + vown[x + 4];
+			int32_t wc = cd_weight(scd, sown), w3 = (wc * wc * wc + 32768) >> 16;
 
 			gr[x] = (uint16_t)((w3 * cr[x] + (256 - w3) * sr[x] + 128) >> 8);
 		}
 	}
 #undef ECD
-#undef EBL
+#undef EOWN
 }
 
 /* ------------------------------------------------------------------------ */
@@ -398,20 +399,20 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 	int32_t fc = false_colour > 256 ? 256 : (int32_t)false_colour;
 	size_t ws = (size_t)w + 2 * PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
 	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
-	int32_t *ecd = gp + ws * nr, *ebl = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
-	int32_t *v[2][2];                                  /* [rows of y's parity, the others][cd, bl] */
+	int32_t *ecd = gp + ws * nr, *eown = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
+	int32_t *v[2][2];                                  /* [rows of y's parity, the others][cd, own] */
 
 	for (int k = 0; k < 4; k++)
-		v[k >> 1][k & 1] = ebl + ws * (ne + (size_t)k) + PAD;
+		v[k >> 1][k & 1] = eown + ws * (ne + (size_t)k) + PAD;
 
 /* rows [y0 - 5, y1 + 5): green minus red, green minus blue, green */
 #define KR(r) (kr + ws * (size_t)((r) - (y0 - 5)) + PAD)
 #define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + PAD)
 #define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + PAD)
 #define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + PAD)
-#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + PAD)
+#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + PAD)
 	for (int r = y0 - 4; r < y1 + 4; r++)
-		loo_row(m, g, cfa, r, ECD(r), EBL(r));
+		loo_row(m, g, cfa, r, ECD(r), EOWN(r));
 	/* green, and the colour differences of the red and blue sites' own colour */
 	for (int r = y0 - 5; r < y1 + 5; r++) {
 		const uint16_t *mr = row_reflected(m, r), *gr = row_reflected(g, r);
@@ -475,9 +476,9 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 		/* column sums of the errors over rows y - 4, y - 2, .., y + 4 and over y - 3, y - 1, .., y + 3 */
 		for (int x = -4; x < w + 4; x++) {
 			v[0][0][x] = ECD(y - 4)[x] + ECD(y - 2)[x] + ECD(y)[x] + ECD(y + 2)[x] + ECD(y + 4)[x];
-			v[0][1][x] = EBL(y - 4)[x] + EBL(y - 2)[x] + EBL(y)[x] + EBL(y + 2)[x] + EBL(y + 4)[x];
+			v[0][1][x] = EOWN(y - 4)[x] + EOWN(y - 2)[x] + EOWN(y)[x] + EOWN(y + 2)[x] + EOWN(y + 4)[x];
 			v[1][0][x] = ECD(y - 3)[x] + ECD(y - 1)[x] + ECD(y + 1)[x] + ECD(y + 3)[x];
-			v[1][1][x] = EBL(y - 3)[x] + EBL(y - 1)[x] + EBL(y + 1)[x] + EBL(y + 3)[x];
+			v[1][1][x] = EOWN(y - 3)[x] + EOWN(y - 1)[x] + EOWN(y + 1)[x] + EOWN(y + 3)[x];
 		}
 		for (int x = 0; x < w; x++) {
 			int32_t gc = gr[x];
@@ -509,6 +510,6 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 #undef KB
 #undef GP
 #undef ECD
-#undef EBL
+#undef EOWN
 }
 

@@ -446,7 +446,7 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
  * neighbours 2 away are reflected).
  */
 static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa, int r, int32_t *ecd,
-			    int32_t *ebl)
+			    int32_t *eown)
 {
 	const int w = m->width, hgt = m->height, rbx = cisp_dmq_rb_column(cfa, r);
 	const uint16_t *mr[3] = { plane_row(m, mirror(r - 2, hgt)), plane_row(m, mirror(r, hgt)),
@@ -456,7 +456,7 @@ static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, en
 
 	const vs32 gl = dmq_green_lanes(2, rbx), z = set32(0); /* x stays even */
 
-	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, ebl, 0, 2);
+	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, eown, 0, 2);
 	DMQ_FOR(x, 2, w - 2) {
 		vs32 mc = dmq_ldw(mr[1] + x), ml = dmq_ldw(mr[1] + x - 2), mrr = dmq_ldw(mr[1] + x + 2);
 		vs32 mu = dmq_ldw(mr[0] + x), md = dmq_ldw(mr[2] + x);
@@ -465,18 +465,18 @@ static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, en
 		vs32 mn = add32(add32(ml, mrr), add32(mu, md));
 
 		st32(ecd + x, dmq_sel(gl, z, abs32(sub32(sll32(sub32(dmq_ldw(gr[1] + x), mc), 2), kn))));
-		st32(ebl + x, dmq_sel(gl, z, abs32(sub32(sll32(mc, 2), mn))));
+		st32(eown + x, dmq_sel(gl, z, abs32(sub32(sll32(mc, 2), mn))));
 	}
-	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, ebl, w - 2, w);
+	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, eown, w - 2, w);
 	cisp_dmq_pad_row(ecd, w);
-	cisp_dmq_pad_row(ebl, w);
+	cisp_dmq_pad_row(eown, w);
 }
 
 /* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors. */
-V_INLINE vs32 dmq_cd_weight(vs32 s_cd, vs32 s_bl)
+V_INLINE vs32 dmq_cd_weight(vs32 s_cd, vs32 s_own)
 {
 	const vs32 one = set32(1);
-	vs32 t = sll32(sub32(dmq_mlog(add32(s_bl, one)), dmq_mlog(add32(s_cd, one))), 2);
+	vs32 t = sll32(sub32(dmq_mlog(add32(s_own, one)), dmq_mlog(add32(s_cd, one))), 2);
 
 	return min32(max32(add32(t, set32(128)), set32(0)), set32(256));
 }
@@ -493,8 +493,8 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	const int w = m->width, n = y1 - y0;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
 	int32_t *ecd = scratch;                    /* rows [y0 - 4, y1 + 4) */
-	int32_t *ebl = ecd + ws * (size_t)(n + 8); /* the same rows */
-	int32_t *vcd = ebl + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *vbl = vcd + ws;
+	int32_t *eown = ecd + ws * (size_t)(n + 8); /* the same rows */
+	int32_t *vcd = eown + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *vown = vcd + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
@@ -503,25 +503,25 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	}
 	dmq_tables_load(&tb);
 #define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
 	/* rows of errors just before they are first read, while the rows they come from are in cache */
 	for (int r = y0 - 4; r < y0 + 4; r++)
-		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EBL(r));
+		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EOWN(r));
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
 		uint16_t *gr = plane_row(g, y);
 		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
 
-		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EBL(y + 4));
+		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
 		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
 		DMQ_FOR(x, -4, w + 4) {
 			st32(vcd + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
-			st32(vbl + x, dmq_sum5_rows(EBL(y - 4), EBL(y - 2), EBL(y), EBL(y + 2), EBL(y + 4), x));
+			st32(vown + x, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), x));
 		}
 		DMQ_FOR(x, 0, w) {
 			vs32 scd = dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x);
-			vs32 sbl = dmq_sum5_rows(vbl - 4, vbl - 2, vbl, vbl + 2, vbl + 4, x);
-			vs32 wc = dmq_cd_weight(scd, sbl);
+			vs32 sown = dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x);
+			vs32 wc = dmq_cd_weight(scd, sown);
 			vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
 			vs32 v = dmq_blend(w3, dmq_ldw(cr + x), dmq_ldw(sr + x), 128, 8);
 
@@ -529,7 +529,7 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 		}
 	}
 #undef ECD
-#undef EBL
+#undef EOWN
 }
 
 /* The scratch rows the red and blue of the green sites of a row read. */
@@ -635,10 +635,10 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	const vs32 fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
 	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
-	int32_t *ecd = gp + ws * nr, *ebl = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
-	int32_t *tmp = ebl + ws * ne + CISP_DMQ_PAD;       /* one row */
-	int32_t *v5[2], *v4[2];                            /* [cd, bl] rows of sums of 5 and 4 rows */
-	int32_t *mp = ebl + ws * (ne + 5);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
+	int32_t *ecd = gp + ws * nr, *eown = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
+	int32_t *tmp = eown + ws * ne + CISP_DMQ_PAD;       /* one row */
+	int32_t *v5[2], *v4[2];                            /* [cd, own] rows of sums of 5 and 4 rows */
+	int32_t *mp = eown + ws * (ne + 5);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
 	struct dmq_tables tb;
 
 	for (int k = 0; k < 2; k++) {
@@ -655,7 +655,7 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
 #define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
 #define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define EBL(r) (ebl + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
 #define MP(r) (mp + ws * (size_t)((r) - (y0 - 3)) + CISP_DMQ_PAD)
 	/*
 	 * Green, and the colour differences of the red and blue sites' own
@@ -734,9 +734,9 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	 * before they are first read, while the rows they come from are in cache.
 	 */
 	for (int r = y0 - 4; r < y0 + 4; r++) {
-		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EBL(r));
+		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EOWN(r));
 		dmq_box9_row(ECD(r), tmp, w);
-		dmq_box9_row(EBL(r), tmp, w);
+		dmq_box9_row(EOWN(r), tmp, w);
 	}
 	for (int r = y0 - 3; r < y0 + 3; r++)
 		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
@@ -749,14 +749,14 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 		const int red = cisp_dmq_red_row(cfa, y);
 		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
 		/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
-		const int32_t *rcd = red ? v5[0] : v4[0], *rbl = red ? v5[1] : v4[1];
-		const int32_t *bcd = red ? v4[0] : v5[0], *bbl = red ? v4[1] : v5[1];
+		const int32_t *rcd = red ? v5[0] : v4[0], *rown = red ? v5[1] : v4[1];
+		const int32_t *bcd = red ? v4[0] : v5[0], *bown = red ? v4[1] : v5[1];
 
-		FN(dmq_loo_row)(m, g, cfa, y + 4, ECD(y + 4), EBL(y + 4));
+		FN(dmq_loo_row)(m, g, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
 		dmq_box9_row(ECD(y + 4), tmp, w);
-		dmq_box9_row(EBL(y + 4), tmp, w);
+		dmq_box9_row(EOWN(y + 4), tmp, w);
 		dmq_roll_sums(v5[0], v4[0], ECD(y), ws, y == y0, w);
-		dmq_roll_sums(v5[1], v4[1], EBL(y), ws, y == y0, w);
+		dmq_roll_sums(v5[1], v4[1], EOWN(y), ws, y == y0, w);
 		dmq_widen_row(MP(y + 3), plane_row(m, mirror(y + 3, hgt)), w);
 		DMQ_FOR(x, 0, w) {
 			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
@@ -771,8 +771,8 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 					 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
 			vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
 			vs32 other = dmq_sel(gl, col, diag);
-			vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rbl + x));
-			vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bbl + x));
+			vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rown + x));
+			vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bown + x));
 
 			rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
 			bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
@@ -789,7 +789,7 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #undef KB
 #undef GP
 #undef ECD
-#undef EBL
+#undef EOWN
 #undef MP
 }
 
