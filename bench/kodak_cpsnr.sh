@@ -65,6 +65,7 @@ for img in "$@"; do
 	"$build/bench/mosaic" "$img" "$work/m.pgm"
 	printf '%-14s' "$name"
 	for a in $labels; do
+		rm -f "$work/out.ppm" # cisp never replaces a file without --force
 		case " $algos " in
 		*" $a "*) "$build/tools/cisp" demosaic --algo "$a" --threads "$threads" "$work/m.pgm" "$work/out.ppm" ;;
 		*) cmd=$(printf '%s' "$extra" | sed -n "s/^$a=//p")
