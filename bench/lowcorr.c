@@ -4,8 +4,10 @@
  * correlated (the kind of content the McMaster/IMAX demosaic set is known
  * for), as full-RGB ground truth for demosaic quality (bench/lowcorr_cpsnr.sh).
  *
- *   lowcorr [--seed N] design|heldout OUT_DIR
+ *   lowcorr [--seed N] [--force] design|heldout OUT_DIR
  *
+ * OUT_DIR must exist; a file of the same name there is replaced only with
+ * --force.
  * Every image is a scene of materials with reflectance spectra (380..730 nm,
  * 10 nm), lit by an illuminant and seen through a virtual sensor's spectral
  * sensitivities (data/sensors), white balanced, taken to linear sRGB by a
@@ -25,6 +27,7 @@
  * The same seed gives the same files on every machine (a private generator,
  * no libc random numbers; results rounded to 8 bits).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@
 #include <string.h>
 
 #include <cisp/error.h>
+#include <cisp/output_file.h>
 #include <cisp/raster.h>
 
 #include "sensor/virtual/model.h"
@@ -1003,8 +1007,10 @@ static void gamut_map(double c[3])
 }
 
 /* Average each pixel's samples, colour matrix, gamut mapping, sRGB encoding, 8 bits. */
-static int write_image(const struct canvas *cv, const struct camera *cam, const char *path)
+/* The image as 8-bit sRGB at @path, replacing a file there only with @replace (--force). */
+static int write_image(const struct canvas *cv, const struct camera *cam, const char *path, int replace)
 {
+	struct cisp_output_file *file;
 	struct cisp_raster out = { 0 };
 	int w = cv->w / SS, h = cv->h / SS, ret;
 
@@ -1028,12 +1034,14 @@ static int write_image(const struct canvas *cv, const struct camera *cam, const 
 			for (int k = 0; k < 3; k++)
 				out.data[((size_t)y * w + x) * 3 + k] = (uint16_t)lround(255 * srgb_encode(srgb[k]));
 		}
-	ret = cisp_raster_write(path, &out);
+	ret = cisp_output_file_create(&file, path, replace ? CISP_OUTPUT_REPLACE : 0);
+	if (!ret)
+		ret = cisp_output_file_finish(file, cisp_raster_write_to(file, &out));
 	cisp_raster_free(&out);
 	return ret;
 }
 
-static int render_set(const struct set *s, uint64_t seed, const char *dir)
+static int render_set(const struct set *s, uint64_t seed, const char *dir, int replace)
 {
 	struct camera cam;
 	struct canvas cv = { s->width * SS, s->height * SS, NULL, NULL, 0, 1.0 / (SS * s->zoom) };
@@ -1059,9 +1067,9 @@ static int render_set(const struct set *s, uint64_t seed, const char *dir)
 		s->scenes[i % s->nkinds](&cv, &r, &cam);
 		ret = lens_blur(&cv, cam.blur);
 		if (!ret)
-			ret = write_image(&cv, &cam, path);
+			ret = write_image(&cv, &cam, path, replace);
 		if (ret)
-			fprintf(stderr, "lowcorr: %s\n", cisp_last_error());
+			fprintf(stderr, "lowcorr: %s%s\n", cisp_last_error(), ret == -EEXIST ? " (--force replaces it)" : "");
 	}
 	free(cv.rgb);
 	free(cv.layer);
@@ -1071,25 +1079,30 @@ static int render_set(const struct set *s, uint64_t seed, const char *dir)
 int main(int argc, char **argv)
 {
 	uint64_t seed = 1;
-	int a = 1;
+	int a = 1, replace = 0;
 
-	if (argc > 2 && !strcmp(argv[1], "--seed")) {
+	for (; a < argc && argv[a][0] == '-'; a++) {
 		char *end;
 
-		seed = strtoull(argv[2], &end, 10);
-		if (*end) {
-			fprintf(stderr, "lowcorr: --seed '%s' is not a number\n", argv[2]);
-			return 2;
+		if (!strcmp(argv[a], "--force")) {
+			replace = 1;
+		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
+			seed = strtoull(argv[++a], &end, 10);
+			if (!*argv[a] || *end) {
+				fprintf(stderr, "lowcorr: --seed '%s' is not a number\n", argv[a]);
+				return 2;
+			}
+		} else {
+			break;
 		}
-		a = 3;
 	}
 	if (argc - a != 2) {
-		fprintf(stderr, "usage: lowcorr [--seed N] design|heldout OUT_DIR\n");
+		fprintf(stderr, "usage: lowcorr [--seed N] [--force] design|heldout OUT_DIR\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
 		if (!strcmp(argv[a], sets[i].name)) {
-			return render_set(&sets[i], seed, argv[a + 1]) ? 1 : 0;
+			return render_set(&sets[i], seed, argv[a + 1], replace) ? 1 : 0;
 		}
 	fprintf(stderr, "lowcorr: unknown set '%s' (design or heldout)\n", argv[a]);
 	return 2;

@@ -9,7 +9,8 @@
 # SET is design (the default: the set the quality demosaic was designed on),
 # heldout (a second set from another generator, for a final check only) or
 # kodak (../shared/data/kodak, for the same columns side by side). -o keeps
-# the rendered images in DIR (default: a temporary folder); -p adds OpenCV's
+# the rendered images in DIR (default: a temporary folder; lowcorr replaces
+# no file there, so give a new or empty DIR); -p adds OpenCV's
 # edge-aware demosaic and LibRaw's VNG and AHD from a built copy of
 # ../shared/tools/peers; -c adds any command, as kodak_cpsnr.sh does.
 set -eu
