@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "arith.h"
 #include "bnr.h"
 #include "bnr_quality.h"
 #include "isqrt.h"
@@ -135,27 +136,6 @@ static void guide_row(const uint16_t *a, const uint16_t *m, const uint16_t *b, i
 					   cisp_bnr_guide_at(a[i + 2], m[i + 2], b[i + 2]));
 }
 
-static inline uint32_t absdiff(uint32_t a, uint32_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/* Weight of one tap: dg and dv are absolute differences to the centre. */
-static inline uint32_t tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
-{
-	uint32_t ug = (dg * inv) >> 16, uv = (dv * (inv >> 1)) >> 16;
-	int32_t t;
-
-	if (ug > 128)
-		ug = 128;
-	if (uv > 128)
-		uv = 128;
-	t = 16384 - (int32_t)(ug * ug + uv * uv);
-	if (t <= 0)
-		return 0;
-	return ((uint32_t)t * (uint32_t)t) >> 22;
-}
-
 /*
  * The filter works on one CFA site at a time: the strip's columns of one
  * parity, deinterleaved into HALF contiguous lanes (lane k is column
@@ -173,7 +153,7 @@ static void add_tap(uint32_t *restrict sw, uint32_t *restrict swv, const uint16_
 		    const uint16_t *restrict inv)
 {
 	for (int k = 0; k < HALF; k++) {
-		uint32_t wt = tap_weight(absdiff(g[k], g0[k]), absdiff(v[k], v0[k]), inv[k]);
+		uint32_t wt = cisp_bnr_tap_weight(absdiff_u32(g[k], g0[k]), absdiff_u32(v[k], v0[k]), inv[k]);
 
 		sw[k] += wt;
 		swv[k] += wt * v[k];

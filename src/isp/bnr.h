@@ -63,6 +63,26 @@ static inline uint64_t cisp_bnr_round24(uint64_t v)
 }
 
 /*
+ * The weight of one tap (docs/stages/bnr.md): @dg and @dv are the absolute
+ * differences of its guide and its sample to the centre's, @inv the
+ * centre's cisp_bnr_inv_sigma().
+ */
+static inline uint32_t cisp_bnr_tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
+{
+	uint32_t ug = (dg * inv) >> 16, uv = (dv * (inv >> 1)) >> 16;
+	int32_t t;
+
+	if (ug > 128)
+		ug = 128;
+	if (uv > 128)
+		uv = 128;
+	t = 16384 - (int32_t)(ug * ug + uv * uv);
+	if (t <= 0)
+		return 0;
+	return ((uint32_t)t * (uint32_t)t) >> 22;
+}
+
+/*
  * The weighted mean Σw·v / Σw of a pixel (Σw 64..576, Σw·v < 2^26), rounded
  * as single precision rounds (uint32_t)((float)swv / (float)sw + 0.5f), each
  * step to nearest even: the bits every SIMD level's division (div_round32())

@@ -6,6 +6,7 @@
  * tests/test_fastpath.c checks them against cisp_bnr_rows() through the
  * pipeline, tests/checkasm the optimised versions against these.
  */
+#include "isp/arith.h"
 #include "isp/bnr.h"
 
 void cisp_bnr_guide_range_c(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w, int x0,
@@ -22,27 +23,6 @@ void cisp_bnr_guide_range_c(const uint16_t *a, const uint16_t *m, const uint16_t
 void cisp_bnr_guide_row_c(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
 {
 	cisp_bnr_guide_range_c(a, m, b, d, w, 0, w);
-}
-
-static inline uint32_t absdiff(uint32_t a, uint32_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/* Weight of one tap: dg and dv are absolute differences to the centre. */
-static inline uint32_t tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
-{
-	uint32_t ug = (dg * inv) >> 16, uv = (dv * (inv >> 1)) >> 16;
-	int32_t t;
-
-	if (ug > 128)
-		ug = 128;
-	if (uv > 128)
-		uv = 128;
-	t = 16384 - (int32_t)(ug * ug + uv * uv);
-	if (t <= 0)
-		return 0;
-	return ((uint32_t)t * (uint32_t)t) >> 22;
 }
 
 void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
@@ -63,7 +43,8 @@ void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], ui
 				if (green && j != 2 && i)
 					continue;
 				int X = mirror(x + i, w);
-				uint32_t v = r[j][X], wt = tap_weight(absdiff(g[j][X], g0), absdiff(v, v0), inv);
+				uint32_t v = r[j][X];
+				uint32_t wt = cisp_bnr_tap_weight(absdiff_u32(g[j][X], g0), absdiff_u32(v, v0), inv);
 
 				sw += wt;
 				swv += wt * v;
@@ -72,7 +53,8 @@ void cisp_bnr_range_c(const uint16_t *const r[5], const uint16_t *const g[5], ui
 			for (int j = 1; j < 5; j += 2)
 				for (int i = -1; i <= 1; i += 2) {
 					int X = mirror(x + i, w);
-					uint32_t v = r[j][X], wt = tap_weight(absdiff(g[j][X], g0), absdiff(v, v0), inv);
+					uint32_t v = r[j][X];
+					uint32_t wt = cisp_bnr_tap_weight(absdiff_u32(g[j][X], g0), absdiff_u32(v, v0), inv);
 
 					sw += wt;
 					swv += wt * v;

@@ -5,12 +5,8 @@
  * The ABI bounds each row's sum of |coeff| by 32767, so with inputs up to
  * 65535 the dot product and its rounding term fit in int32.
  */
+#include "arith.h"
 #include "ccm.h"
-
-static inline uint16_t clamp16(int32_t v)
-{
-	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
-}
 
 void cisp_ccm_row_c(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
 		    int w)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "arith.h"
 #include "cnr.h"
 #include "isqrt.h"
 #include "scratch.h"
@@ -50,11 +51,6 @@ static uint64_t vclamp(uint64_t v)
 	return v > VMAX ? VMAX : v;
 }
 
-static uint16_t clamp16(int64_t v)
-{
-	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
-}
-
 /* The grey model: output levels of R, G, B for a white-balanced grey of linear level L. */
 static void grey_levels(const struct cisp_cnr_gains *g, uint32_t L, uint16_t lin[3], uint16_t out[3])
 {
@@ -68,7 +64,8 @@ static void grey_levels(const struct cisp_cnr_gains *g, uint32_t L, uint16_t lin
 			/* Arithmetic shift: floor division, as the CCM stage rounds. */
 			v = ((sum * L + 2048) >> 12) + g->ccm->offset[i];
 		}
-		lin[i] = clamp16(v);
+		/* Within int32: the ABI bounds a matrix row's |sum| by 32767 and the offset by 65535. */
+		lin[i] = clamp16((int32_t)v);
 		out[i] = g->tone_lut ? g->tone_lut[lin[i]] : lin[i];
 	}
 }
@@ -228,34 +225,6 @@ void cisp_cnr_sigma(const struct cisp_cnr_coeffs *c, int bin, uint32_t *sy, uint
 	*sc = c->sigma_c[bin];
 }
 
-static inline uint32_t absdiff(uint32_t a, uint32_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/* u = min(128, d * inv >> 16): the distance in Q7 units of the threshold. */
-static inline int32_t unit(uint32_t d, uint32_t inv)
-{
-	uint32_t u = (d * inv) >> 16;
-
-	return (int32_t)(u > 128 ? 128 : u);
-}
-
-static inline uint32_t weight(uint32_t dy, uint32_t dcb, uint32_t dcr, uint32_t inv_y, uint32_t inv_c)
-{
-	int32_t uy = unit(dy, inv_y), ub = unit(dcb, inv_c), ur = unit(dcr, inv_c);
-	int32_t t = 16384 - uy * uy - ub * ub - ur * ur;
-
-	return t <= 0 ? 0 : ((uint32_t)t * (uint32_t)t) >> 22;
-}
-
-static inline uint16_t wmean(const struct cisp_cnr_coeffs *c, uint32_t sw, uint32_t swv)
-{
-	uint64_t o = ((uint64_t)swv * c->recip[sw] + (1u << 31)) >> 32;
-
-	return (uint16_t)(o > 65535 ? 65535 : o);
-}
-
 /*
  * Both passes run over STRIP lanes at once: a tap is a fixed-length loop of
  * 16- and 32-bit lane arithmetic that compilers vectorise; the table reads
@@ -286,8 +255,8 @@ static void sums_tap(struct sums *restrict s, const uint16_t *restrict ty, const
 		     const uint16_t *restrict r0)
 {
 	for (int k = 0; k < STRIP; k++) {
-		uint32_t wt = weight(absdiff(ty[k], y0[k]), absdiff(tb[k], b0[k]), absdiff(tr[k], r0[k]), s->iy[k],
-				     s->ic[k]);
+		uint32_t wt = cisp_cnr_weight(absdiff_u32(ty[k], y0[k]), absdiff_u32(tb[k], b0[k]),
+					      absdiff_u32(tr[k], r0[k]), s->iy[k], s->ic[k]);
 
 		s->sw[k] += wt;
 		s->swb[k] += wt * tb[k];
@@ -298,8 +267,8 @@ static void sums_tap(struct sums *restrict s, const uint16_t *restrict ty, const
 static void sums_finish(const struct cisp_cnr_coeffs *c, const struct sums *s, int n, uint16_t *ob, uint16_t *orr)
 {
 	for (int k = 0; k < n; k++) {
-		ob[k] = wmean(c, s->sw[k], s->swb[k]);
-		orr[k] = wmean(c, s->sw[k], s->swr[k]);
+		ob[k] = cisp_cnr_mean(c->recip, s->sw[k], s->swb[k]);
+		orr[k] = cisp_cnr_mean(c->recip, s->sw[k], s->swr[k]);
 	}
 }
 

@@ -44,6 +44,31 @@ struct cisp_cnr_row_tables {
 };
 void cisp_cnr_tables(const struct cisp_cnr_coeffs *c, struct cisp_cnr_row_tables *t);
 /*
+ * The weight of a tap (docs/stages/cnr.md): @dy, @dcb, @dcr its distances to
+ * the centre, @inv_y and @inv_c the centre's inverse thresholds; each
+ * distance in Q7 units of its threshold, u = min(128, d * inv >> 16).
+ */
+static inline uint32_t cisp_cnr_weight(uint32_t dy, uint32_t dcb, uint32_t dcr, uint32_t inv_y, uint32_t inv_c)
+{
+	uint32_t uy = (dy * inv_y) >> 16, ub = (dcb * inv_c) >> 16, ur = (dcr * inv_c) >> 16;
+	int32_t t;
+
+	uy = uy > 128 ? 128 : uy;
+	ub = ub > 128 ? 128 : ub;
+	ur = ur > 128 ? 128 : ur;
+	t = 16384 - (int32_t)(uy * uy) - (int32_t)(ub * ub) - (int32_t)(ur * ur);
+	return t <= 0 ? 0 : ((uint32_t)t * (uint32_t)t) >> 22;
+}
+
+/* The weighted mean Σw·v / Σw as (Σw·v · R[Σw] + 2^31) >> 32, at most 65535; @recip: R. */
+static inline uint16_t cisp_cnr_mean(const uint32_t *recip, uint32_t sw, uint32_t swv)
+{
+	uint64_t o = ((uint64_t)swv * recip[sw] + (1u << 31)) >> 32;
+
+	return (uint16_t)(o > 65535 ? 65535 : o);
+}
+
+/*
  * Row kernels (cnr_row.c): the horizontal pass of a row (Cb, Cr filtered
  * along the row, Y unchanged), and the vertical pass of a row from the
  * horizontally filtered rows y - radius .. y + radius (reflected), whose

@@ -6,35 +6,8 @@
  * executor's tests compare them with cisp_cnr_rows() through the pipeline,
  * checkasm the optimised versions with these.
  */
+#include "isp/arith.h"
 #include "isp/cnr.h"
-
-static inline uint32_t absdiff(uint32_t a, uint32_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/* u = min(128, d * inv >> 16). */
-static inline int32_t unit(uint32_t d, uint32_t inv)
-{
-	uint32_t u = (d * inv) >> 16;
-
-	return (int32_t)(u > 128 ? 128 : u);
-}
-
-static inline uint32_t weight(uint32_t dy, uint32_t dcb, uint32_t dcr, uint32_t inv_y, uint32_t inv_c)
-{
-	int32_t uy = unit(dy, inv_y), ub = unit(dcb, inv_c), ur = unit(dcr, inv_c);
-	int32_t t = 16384 - uy * uy - ub * ub - ur * ur;
-
-	return t <= 0 ? 0 : ((uint32_t)t * (uint32_t)t) >> 22;
-}
-
-static inline uint16_t wmean(const struct cisp_cnr_row_tables *t, uint32_t sw, uint32_t swv)
-{
-	uint64_t o = ((uint64_t)swv * t->recip[sw] + (1u << 31)) >> 32;
-
-	return (uint16_t)(o > 65535 ? 65535 : o);
-}
 
 void cisp_cnr_h_range_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
 			int w, const struct cisp_cnr_row_tables *t, int x0, int x1)
@@ -51,14 +24,15 @@ void cisp_cnr_h_range_c(const uint16_t *y, const uint16_t *cb, const uint16_t *c
 		}
 		for (int k = -t->radius; k <= t->radius; k++) {
 			int X = mirror(x + k, w);
-			uint32_t wt = weight(absdiff(y[X], y0), absdiff(cb[X], b0), absdiff(cr[X], r0), iy, ic);
+			uint32_t wt = cisp_cnr_weight(absdiff_u32(y[X], y0), absdiff_u32(cb[X], b0), absdiff_u32(cr[X], r0),
+						      iy, ic);
 
 			sw += wt;
 			swb += wt * cb[X];
 			swr += wt * cr[X];
 		}
-		ocb[x] = wmean(t, sw, swb);
-		ocr[x] = wmean(t, sw, swr);
+		ocb[x] = cisp_cnr_mean(t->recip, sw, swb);
+		ocr[x] = cisp_cnr_mean(t->recip, sw, swr);
 	}
 }
 
@@ -84,13 +58,14 @@ void cisp_cnr_v_row_c(const uint16_t *const y[], const uint16_t *const cb[], con
 			continue;
 		}
 		for (int k = 0; k <= 2 * r; k++) {
-			uint32_t wt = weight(absdiff(y[k][x], yv), absdiff(cb[k][x], b0), absdiff(cr[k][x], r0), iy, ic);
+			uint32_t wt = cisp_cnr_weight(absdiff_u32(y[k][x], yv), absdiff_u32(cb[k][x], b0),
+						      absdiff_u32(cr[k][x], r0), iy, ic);
 
 			sw += wt;
 			swb += wt * cb[k][x];
 			swr += wt * cr[k][x];
 		}
-		ocb[x] = wmean(t, sw, swb);
-		ocr[x] = wmean(t, sw, swr);
+		ocb[x] = cisp_cnr_mean(t->recip, sw, swb);
+		ocr[x] = cisp_cnr_mean(t->recip, sw, swr);
 	}
 }

@@ -5,6 +5,7 @@
  * limited range Y 16..235 is 4112..60395 and chroma is centred on
  * CISP_CSC_CHROMA_ZERO = 128 * 257.
  */
+#include "arith.h"
 #include "csc.h"
 
 /*
@@ -25,11 +26,6 @@ static const int32_t coeffs[3][2][9] = {
 		[CISP_RANGE_FULL] = { 8608, 22217, 1943, -4575, -11809, 16384, 16384, -15066, -1318 },
 	},
 };
-
-static inline uint16_t clamp16(int32_t v)
-{
-	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
-}
 
 const int32_t *cisp_csc_matrix(const struct cisp_csc_params *p, int32_t *y_zero)
 {

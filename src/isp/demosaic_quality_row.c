@@ -35,6 +35,7 @@
  */
 #include <stdint.h>
 
+#include "isp/arith.h"
 #include "isp/demosaic_quality.h"
 
 #define PAD CISP_DMQ_PAD
@@ -77,11 +78,6 @@ static inline int32_t mlog(uint32_t s)
 	int n = 31 - __builtin_clz(s);
 
 	return 16 * n + (int32_t)(((s << 4) >> n) & 15);
-}
-
-static inline int32_t clamp16(int32_t v)
-{
-	return v < 0 ? 0 : v > 65535 ? 65535 : v;
 }
 
 static inline int32_t iabs(int32_t v)
@@ -234,7 +230,7 @@ void cisp_dmq_green_rows(const struct plane16 *m, enum cisp_cfa cfa, const struc
 			int32_t ah = sig(lv - lh);
 			int32_t d = (ah * eh + (256 - ah) * ev + 512) >> 10;
 
-			gr[x] = (uint16_t)clamp16(mr[x] + d);
+			gr[x] = clamp16(mr[x] + d);
 			g2r[x] = (uint16_t)cisp_dmq_green_only(m, x, y, ae, an, ah);
 		}
 	}
@@ -491,7 +487,7 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 				int32_t cd = suppressed(gc, a[x], med5(a[x], a[x - 1], a[x + 1], au[x], ad[x]), fc);
 				int32_t own = own_samples(m7, w, x, green ? !red : 2);
 
-				ro[x] = (uint16_t)clamp16((wr * cd + (256 - wr) * own + 128) >> 8);
+				ro[x] = clamp16((wr * cd + (256 - wr) * own + 128) >> 8);
 			} else {
 				ro[x] = mr[x];
 			}
@@ -500,7 +496,7 @@ void cisp_dmq_colour_rows(const struct plane16 *m, const struct plane16 *g, enum
 				int32_t cd = suppressed(gc, b[x], med5(b[x], b[x - 1], b[x + 1], bu[x], bd[x]), fc);
 				int32_t own = own_samples(m7, w, x, green ? red : 2);
 
-				bo[x] = (uint16_t)clamp16((wb * cd + (256 - wb) * own + 128) >> 8);
+				bo[x] = clamp16((wb * cd + (256 - wb) * own + 128) >> 8);
 			} else {
 				bo[x] = mr[x];
 			}

@@ -4,6 +4,7 @@
  * (docs/stages/sharpen.md). The same change is added to R, G and B, so
  * sharpening moves brightness only, not colour.
  */
+#include "arith.h"
 #include "sharpen.h"
 
 /* Output columns handled per pass; sized for small stack buffers. */
@@ -14,11 +15,6 @@
 static inline int32_t luma(const uint16_t *r, const uint16_t *g, const uint16_t *b, int x)
 {
 	return (871 * r[x] + 2929 * g[x] + 296 * b[x] + 2048) >> 12;
-}
-
-static inline uint16_t clamp16(int32_t v)
-{
-	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
 }
 
 void cisp_sharpen_rows(const struct cisp_sharpen_params *p, const struct rgb16 *in, const struct rgb16 *out,
