@@ -16,6 +16,7 @@
 #include "isp/demosaic.h"
 #include "isp/dsp.h"
 #include "isp/pipeline_internal.h"
+#include "isp/stage.h"
 #include "test.h"
 
 /* A mosaic with edges, gradients, noise, clipped and black areas. */
@@ -369,4 +370,191 @@ TEST(fastpath_rejects_bad_exec)
 	e.cpu = CISP_CPU_LEVELS;
 	CHECK_EQ(cisp_isp_set_exec(isp, &e), -ENOTSUP);
 	cisp_isp_destroy(isp);
+}
+
+/* ---- the stage descriptors (src/isp/stage.h) ---- */
+
+/* What the executors rely on in each descriptor, for the passes of @isp's state. */
+static void check_descriptors(struct cisp_isp *isp)
+{
+	for (unsigned i = 0; i < CISP_STAGE_COUNT; i++) {
+		const struct cisp_stage *s = cisp_stages[i];
+		struct stage_ctx ctx = cisp_isp_stage_ctx(isp, i, isp->dsp);
+		struct stage_pass pass[STAGE_MAX_PASSES];
+		int n = s->passes ? s->passes(&ctx, pass) : 0;
+
+		CHECK(n >= 0 && n <= STAGE_MAX_PASSES);
+		for (int k = 0; k < n; k++) {
+			bool reads_input = false;
+
+			CHECK(pass[k].planes == 1 || pass[k].planes == 3);
+			CHECK(pass[k].n_in >= 1 && pass[k].n_in <= 2 && pass[k].rows);
+			for (int q = 0; q < pass[k].n_in; q++) {
+				/* Its stage's input or an earlier pass, with rows of support. */
+				CHECK(pass[k].in[q].from >= STAGE_INPUT && pass[k].in[q].from < k);
+				CHECK(pass[k].in[q].radius >= 0 && pass[k].in[q].radius <= 16);
+				reads_input |= pass[k].in[q].from == STAGE_INPUT && pass[k].in[q].radius == 0;
+			}
+			/* A pass that writes over its input reads it, row for row. */
+			CHECK(!pass[k].in_place || reads_input);
+		}
+		if (n > 0)
+			CHECK_EQ(pass[n - 1].planes, s->planes_out);
+		CHECK(!(s->point && n)); /* one banded form */
+	}
+}
+
+TEST(fastpath_stage_descriptors_are_well_formed)
+{
+	struct cisp_isp_config c = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 64, 32 } } };
+	struct cisp_isp *isp;
+	struct cisp_param_state s;
+	unsigned sources = 0, merges = 0, first_yuv = CISP_STAGE_COUNT, last_exposure = 0, merge_at = 0;
+
+	for (unsigned i = 0; i < CISP_STAGE_COUNT; i++) {
+		const struct cisp_stage *st = cisp_stages[i];
+
+		CHECK(st->name && *st->name);
+		for (unsigned k = 0; k < i; k++) {
+			if (!strcmp(st->name, cisp_stages[k]->name))
+				test_fail(__FILE__, __LINE__, "two stages are named %s", st->name);
+			if (st->block && st->block == cisp_stages[k]->block)
+				test_fail(__FILE__, __LINE__, "%s and %s share block %u", st->name, cisp_stages[k]->name,
+					  st->block);
+		}
+		/* A reference: rows, whole-frame work, a tap, or the merge's rows. */
+		CHECK(st->rows || st->frame || st->tap || st->merge);
+		CHECK(st->planes_out == 1 || st->planes_out == 3);
+		CHECK(st->planes_in == (st->source ? 0 : st->planes_out) || (st->planes_in == 1 && st->planes_out == 3));
+		CHECK(!st->tap || (!st->rows && !st->point && !st->passes && st->tap->radius >= 0));
+		CHECK(!st->source || (st->rows && i == 0));
+		sources += st->source != NULL;
+		merges += st->merge != NULL;
+		merge_at = st->merge ? i : merge_at;
+		if (st->flags & STAGE_EXPOSURE) {
+			/* The banded executor runs exposure stages only as points of the input's node. */
+			CHECK(st->source || st->point);
+			last_exposure = i;
+		}
+		if (st->flags & STAGE_YUV)
+			first_yuv = i < first_yuv ? i : first_yuv;
+		else
+			CHECK(i < first_yuv); /* the YUV stages come last: one place where the outputs part */
+	}
+	CHECK_EQ(sources, 1);
+	CHECK_EQ(merges, 1);
+	CHECK(last_exposure < merge_at);
+
+	/* The passes of each state that changes them: every block on, each Bayer denoise and demosaic. */
+	CHECK_EQ(cisp_isp_create(&isp, &c), 0);
+	for (int q = 0; q < 4; q++) {
+		full_state(&s, true, true);
+		s.bnr.mode = q & 1 ? CISP_BNR_QUALITY : CISP_BNR_FAST;
+		s.demosaic.algorithm = q & 2 && (cisp_demosaic_algorithms() & (1u << CISP_DEMOSAIC_QUALITY))
+					       ? CISP_DEMOSAIC_QUALITY
+					       : CISP_DEMOSAIC_FAST;
+		s.cnr.radius = (uint8_t)(1 + q);
+		CHECK_EQ(cisp_isp_set_state(isp, &s, ~0u), 0);
+		check_descriptors(isp);
+	}
+	cisp_isp_destroy(isp);
+}
+
+/* Frame-sized planes of @w x @h: @n planes of random samples. */
+static uint16_t *random_planes(struct rgb16 *p, int n, int w, int h)
+{
+	uint16_t *mem = malloc((size_t)w * h * n * sizeof(uint16_t));
+
+	for (int c = 0; c < 3; c++)
+		p->c[c] = (struct plane16){ mem + (size_t)w * h * (c < n ? c : 0), w, 0, w, h };
+	for (size_t k = 0; k < (size_t)w * h * n; k++)
+		mem[k] = (uint16_t)(test_rand() >> (k % 7 == 0 ? 0 : 3)); /* mostly mid-range, some extremes */
+	return mem;
+}
+
+static bool same_planes(const struct rgb16 *a, const struct rgb16 *b, int n)
+{
+	for (int c = 0; c < n; c++)
+		for (int y = 0; y < a->c[c].height; y++)
+			if (memcmp(plane_row(&a->c[c], y), plane_row(&b->c[c], y), (size_t)a->c[c].width * 2))
+				return false;
+	return true;
+}
+
+/*
+ * Each stage alone, by its banded form between frame-sized planes (the
+ * stage benchmark's way, cisp_banded_stage()) against its reference on the
+ * same input: the same output bytes and statistics for every band size,
+ * thread count and CPU level.
+ */
+static void compare_each_stage(const struct cisp_isp_config *c, const struct cisp_param_state *s)
+{
+	const int w = (int)c->width, h = (int)c->height;
+	static const int bands[] = { 2, 6, 16 };
+	int levels[2] = { CISP_CPU_SCALAR, (int)cisp_cpu_detect() };
+	struct cisp_stats *st = calloc(2, sizeof(*st));
+	struct cisp_image image;
+	struct cisp_isp *isp;
+	struct rgb16 bayer, rgb, ref, out;
+	uint16_t *m[4] = { random_planes(&bayer, 1, w, h), random_planes(&rgb, 3, w, h), random_planes(&ref, 3, w, h),
+			   random_planes(&out, 3, w, h) };
+	int tested = 0;
+
+	CHECK_EQ(cisp_isp_create(&isp, c), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, s, ~0u), 0);
+	CHECK_EQ(cisp_image_alloc(&image, c->input_format, c->width, c->height), 0);
+	fill_input(&image);
+	for (int t = 1; t <= 3; t += 2) {
+		struct cisp_pool *pool;
+
+		CHECK_EQ(cisp_pool_create(&pool, (unsigned)t), 0);
+		for (unsigned i = 0; i < CISP_STAGE_COUNT; i++) {
+			const struct cisp_stage *stage = cisp_stages[i];
+			struct stage_ctx ctx = cisp_isp_stage_ctx(isp, i, NULL);
+			const struct stage_io io = { &image, stage->planes_in == 3 ? rgb : bayer, ref, NULL };
+			const struct stage_io bio = { &image, io.in, out, NULL };
+
+			if (stage->merge || !stage_active(stage, &ctx))
+				continue;
+			CHECK_EQ(cisp_reference_stage(isp, i, NULL, &io, &st[0], pool), 0);
+			for (int l = 0; l < 2; l++) {
+				for (unsigned b = 0; b < sizeof(bands) / sizeof(bands[0]); b++) {
+					struct cisp_isp_exec e = { true, bands[b], levels[l] };
+					int ret;
+
+					CHECK_EQ(cisp_isp_set_exec(isp, &e), 0);
+					memset(&st[1], 0x5a, sizeof(st[1]));
+					if ((ret = cisp_banded_stage(isp, i, &bio, &st[1], pool)) == 1)
+						continue; /* no banded form: the executors run its reference */
+					CHECK_EQ(ret, 0);
+					tested++;
+					if (stage->tap ? memcmp(&st[0], &st[1], sizeof(st[0])) != 0
+						       : !same_planes(&ref, &out, stage->planes_out))
+						test_fail(__FILE__, __LINE__, "stage %s alone: banded (%d rows, %d threads, %s) differs",
+							  stage->name, bands[b], t, cisp_cpu_name((enum cisp_cpu_level)levels[l]));
+				}
+			}
+		}
+		cisp_pool_destroy(pool);
+	}
+	CHECK(tested > 0);
+	cisp_image_free(&image);
+	cisp_isp_destroy(isp);
+	for (int k = 0; k < 4; k++)
+		free(m[k]);
+	free(st);
+}
+
+TEST(fastpath_each_stage_matches_its_reference)
+{
+	struct cisp_isp_config c = { CISP_FMT_SGRBG10, 70, 34, { { CISP_FMT_NV12, 70, 34 } } };
+	struct cisp_param_state s;
+
+	full_state(&s, true, true);
+	compare_each_stage(&c, &s);
+	/* The other Bayer denoise, a wider chroma denoise, another CFA order. */
+	s.bnr.mode = CISP_BNR_QUALITY;
+	s.cnr.radius = 4;
+	c.input_format = CISP_FMT_SBGGR12;
+	compare_each_stage(&c, &s);
 }

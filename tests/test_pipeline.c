@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <cisp/error.h>
 #include <cisp/isp.h>
@@ -335,4 +336,60 @@ TEST(pipeline_develops_real_raw)
 	cisp_isp_destroy(isp);
 	cisp_raw_frame_free(&frame);
 	cisp_raster_free(&r);
+}
+
+/* `cisp bench @args` in the build folder: its exit status, its output in @out. */
+static int cisp_bench(const char *args, char *out, size_t size)
+{
+	char cmd[512];
+	size_t len = 0;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s/tools/cisp bench %s 2>&1", CISP_BUILD_DIR, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
+		len += strlen(out + len);
+	out[len] = 0;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * The benchmark runs on a small frame: a figure line for each pipeline and
+ * thread count, and one for each stage the canonical pipeline (with the
+ * chroma denoise) runs, from the stage list, timed by both executors. The
+ * figures themselves are not checked: they are speed.
+ */
+TEST(pipeline_bench_runs_every_stage)
+{
+	static const char *const stages[] = { "unpack", "blc", "dpc", "bnr", "lsc", "statistics", "wb", "demosaic",
+					      "ccm", "tone", "sharpen", "csc", "cnr", "pack_nv12" };
+	char *out = malloc(65536), line[96];
+
+	CHECK_EQ(cisp_bench("--size 64x48 --reps 1 --threads 1,2 --band 4", out, 65536), 0);
+	for (int t = 1; t <= 2; t++) {
+		for (int q = 0; q < 2; q++) {
+			snprintf(line, sizeof(line), "bench pipeline=%s exec=optimized cpu=", q ? "quality" : "canonical");
+			CHECK(strstr(out, line));
+			snprintf(line, sizeof(line), "bench pipeline=%s exec=reference threads=%d mpix_s=",
+				 q ? "quality" : "canonical", t);
+			CHECK(strstr(out, line));
+		}
+		for (size_t k = 0; k < sizeof(stages) / sizeof(stages[0]); k++) {
+			snprintf(line, sizeof(line), "bench stage=%s threads=%d reference_mpix_s=", stages[k], t);
+			if (!strstr(out, line))
+				test_fail(__FILE__, __LINE__, "no figure for stage %s at %d threads", stages[k], t);
+		}
+	}
+	CHECK(strstr(out, "bench memory pipeline=canonical"));
+	CHECK(!strstr(out, "optimized=none")); /* every stage it runs has a banded form */
+	/* Bad options: usage errors. */
+	CHECK_EQ(cisp_bench("--cpu pentium", out, 65536), 2);
+	CHECK(strstr(out, "--cpu pentium"));
+	CHECK_EQ(cisp_bench("--band 3", out, 65536), 2);
+	CHECK(strstr(out, "an even number of rows"));
+	free(out);
 }

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+
 #include "blc.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 
 void cisp_blc_prepare(struct cisp_blc_coeffs *c, const struct cisp_blc_params *p, enum cisp_cfa cfa)
 {
@@ -40,3 +44,39 @@ void cisp_blc_rows(const struct cisp_blc_coeffs *c, const struct plane16 *in, co
 		cisp_blc_row_c(plane_row(in, y), plane_row(out, y), in->width, &c->black[(y & 1) * 2],
 			       &c->gain[(y & 1) * 2], c->white);
 }
+
+/* ---- the stage (stage.h) ---- */
+
+static int blc_prepare(void **coeffs, const struct stage_env *env)
+{
+	int ret = stage_alloc(coeffs, sizeof(struct cisp_blc_coeffs), "black level");
+
+	if (!ret)
+		cisp_blc_prepare(*coeffs, &env->state->blc, env->cfa);
+	return ret;
+}
+
+static void blc_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_blc_rows(c->coeffs, &io->in.c[0], &io->out.c[0], y0, y1);
+}
+
+static void blc_point(const struct stage_ctx *c, const uint16_t *const in[3], uint16_t *const out[3], int y)
+{
+	const struct cisp_blc_coeffs *b = c->coeffs;
+
+	c->dsp->blc_row(in[0], out[0], c->width, &b->black[(y & 1) * 2], &b->gain[(y & 1) * 2], b->white);
+}
+
+const struct cisp_stage cisp_stage_blc = {
+	.name = "blc",
+	.block = CISP_BLOCK_BLC,
+	.flags = STAGE_EXPOSURE,
+	.planes_in = 1,
+	.planes_out = 1,
+	.prepare = blc_prepare,
+	.release = free,
+	.rows = blc_rows,
+	.in_place = 1,
+	.point = blc_point,
+};

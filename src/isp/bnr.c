@@ -20,6 +20,8 @@
 #include "arith.h"
 #include "bnr.h"
 #include "bnr_quality.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 #include "isqrt.h"
 #include "scratch.h"
 
@@ -248,3 +250,97 @@ void cisp_bnr_rows(const struct cisp_bnr_coeffs *c, const struct plane16 *in, co
 		}
 	}
 }
+
+/* ---- the stage (stage.h) ---- */
+
+static int bnr_prepare(void **coeffs, const struct stage_env *env)
+{
+	struct cisp_bnr_coeffs *c;
+	int ret = cisp_bnr_prepare(&c, &env->state->bnr, &env->state->noise, env->cfa);
+
+	if (ret)
+		return ret;
+	cisp_bnr_free(*coeffs);
+	*coeffs = c;
+	return 0;
+}
+
+static void bnr_release(void *coeffs)
+{
+	cisp_bnr_free(coeffs);
+}
+
+static void bnr_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_bnr_rows(c->coeffs, &io->in.c[0], &io->out.c[0], y0, y1);
+}
+
+/* The fast filter's guide rows (cisp_bnr_guide_row_c()). */
+static void guide_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct plane16 *in = &io->in[0].c[0], *out = &io->out.c[0];
+	const int w = c->width, h = c->height;
+
+	for (int y = y0; y < y1; y++) {
+		c->dsp->bnr_guide_row(plane_row(in, mirror(y - 1, h)), plane_row(in, y), plane_row(in, mirror(y + 1, h)),
+				      plane_row(out, y), w);
+		pass_emit(io, y, NULL);
+	}
+}
+
+/* The fast filter's rows from the input rows and their guide (cisp_bnr_row_c()). */
+static void fast_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct plane16 *in = &io->in[0].c[0], *guide = &io->in[1].c[0];
+	const int h = c->height;
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *r[5], *g[5];
+		struct cisp_bnr_row_tables tb;
+
+		for (int k = 0; k < 5; k++) {
+			r[k] = plane_row(in, mirror(y + k - 2, h));
+			g[k] = plane_row(guide, mirror(y + k - 2, h));
+		}
+		cisp_bnr_tables(c->coeffs, y, &tb);
+		c->dsp->bnr_row(r, g, plane_row(&io->out.c[0], y), c->width, &tb);
+		pass_emit(io, y, NULL);
+	}
+}
+
+/* The quality filter, tile by tile over the rows (it reads its input rows directly). */
+static void quality_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct cisp_bnr_quality *bq = cisp_bnr_quality_params(c->coeffs);
+
+	if (bq)
+		cisp_bnr_quality_rows_dsp(c->dsp, bq, &io->in[0].c[0], &io->out.c[0], y0, y1);
+	else
+		cisp_bnr_rows(c->coeffs, &io->in[0].c[0], &io->out.c[0], y0, y1);
+	for (int y = y0; y < y1; y++)
+		pass_emit(io, y, NULL);
+}
+
+static int bnr_passes(const struct stage_ctx *c, struct stage_pass pass[STAGE_MAX_PASSES])
+{
+	if (cisp_bnr_mode(c->coeffs) == CISP_BNR_QUALITY) {
+		pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, cisp_bnr_radius(c->coeffs) } },
+					       .rows = quality_pass };
+		return 1;
+	}
+	pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, 1 } }, .rows = guide_pass };
+	pass[1] = (struct stage_pass){ .planes = 1, .n_in = 2, .in = { { STAGE_INPUT, 2 }, { 0, 2 } }, .rows = fast_pass };
+	return 2;
+}
+
+const struct cisp_stage cisp_stage_bnr = {
+	.name = "bnr",
+	.block = CISP_BLOCK_BNR,
+	.reads = CISP_BLOCK_BIT(CISP_BLOCK_NOISE),
+	.planes_in = 1,
+	.planes_out = 1,
+	.prepare = bnr_prepare,
+	.release = bnr_release,
+	.rows = bnr_rows,
+	.passes = bnr_passes,
+};

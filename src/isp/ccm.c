@@ -7,6 +7,8 @@
  */
 #include "arith.h"
 #include "ccm.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 
 void cisp_ccm_row_c(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
 		    int w)
@@ -39,3 +41,26 @@ void cisp_ccm_rows(const struct cisp_ccm_params *p, const struct rgb16 *in, cons
 		cisp_ccm_row_c(p->coeff, p->offset, i, o, in->c[0].width);
 	}
 }
+
+/* ---- the stage (stage.h): it reads its params block as it is ---- */
+
+static void ccm_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_ccm_rows(&c->state->ccm, &io->in, &io->out, y0, y1);
+}
+
+static void ccm_point(const struct stage_ctx *c, const uint16_t *const in[3], uint16_t *const out[3], int y)
+{
+	(void)y;
+	c->dsp->ccm_row(c->state->ccm.coeff, c->state->ccm.offset, in, out, c->width);
+}
+
+const struct cisp_stage cisp_stage_ccm = {
+	.name = "ccm",
+	.block = CISP_BLOCK_CCM,
+	.planes_in = 3,
+	.planes_out = 3,
+	.rows = ccm_rows,
+	.in_place = 7,
+	.point = ccm_point,
+};

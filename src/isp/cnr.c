@@ -17,6 +17,9 @@
 #include "core/error_internal.h"
 #include "arith.h"
 #include "cnr.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
+#include "isp/tone.h"
 #include "isqrt.h"
 #include "scratch.h"
 
@@ -341,3 +344,98 @@ void cisp_cnr_rows(const struct cisp_cnr_coeffs *c, const struct rgb16 *in, cons
 		}
 	}
 }
+
+/* ---- the stage (stage.h) ---- */
+
+/* Its thresholds follow the noise through every gain up to the CSC (docs/stages/cnr.md). */
+static int cnr_prepare(void **coeffs, const struct stage_env *env)
+{
+	const struct cisp_param_state *s = env->state;
+	const struct cisp_tone_coeffs *tone = stage_coeffs(env, &cisp_stage_tone);
+	struct cisp_cnr_gains g = {
+		.wb = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &s->wb : NULL,
+		.ccm = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? &s->ccm : NULL,
+		.tone_lut = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE) ? tone->lut : NULL,
+		.csc = &s->csc,
+	};
+	struct cisp_cnr_coeffs *c;
+	int ret = cisp_cnr_prepare(&c, &s->cnr, &s->noise, &g);
+
+	if (ret)
+		return ret;
+	cisp_cnr_free(*coeffs);
+	*coeffs = c;
+	return 0;
+}
+
+static void cnr_release(void *coeffs)
+{
+	cisp_cnr_free(coeffs);
+}
+
+static void cnr_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_cnr_rows(c->coeffs, &io->in, &io->out, y0, y1);
+}
+
+/* The horizontal pass of each row (cisp_cnr_h_row_c()); Y copied. */
+static void h_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct rgb16 *in = &io->in[0], *out = &io->out;
+	struct cisp_cnr_row_tables tb;
+
+	cisp_cnr_tables(c->coeffs, &tb);
+	for (int y = y0; y < y1; y++) {
+		memcpy(plane_row(&out->c[0], y), plane_row(&in->c[0], y), (size_t)c->width * sizeof(uint16_t));
+		c->dsp->cnr_h_row(plane_row(&in->c[0], y), plane_row(&in->c[1], y), plane_row(&in->c[2], y),
+				  plane_row(&out->c[1], y), plane_row(&out->c[2], y), c->width, &tb);
+		pass_emit(io, y, NULL);
+	}
+}
+
+/* The vertical pass of each row from 2 * radius + 1 rows of the horizontal one (cisp_cnr_v_row_c()). */
+static void v_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct rgb16 *hp = &io->in[0], *out = &io->out;
+	struct cisp_cnr_row_tables tb;
+
+	cisp_cnr_tables(c->coeffs, &tb);
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *ys[2 * CISP_CNR_MAX_RADIUS + 1], *cbs[2 * CISP_CNR_MAX_RADIUS + 1],
+			*crs[2 * CISP_CNR_MAX_RADIUS + 1];
+
+		for (int k = 0; k <= 2 * tb.radius; k++) {
+			int yy = mirror(y + k - tb.radius, c->height);
+
+			ys[k] = plane_row(&hp->c[0], yy);
+			cbs[k] = plane_row(&hp->c[1], yy);
+			crs[k] = plane_row(&hp->c[2], yy);
+		}
+		memcpy(plane_row(&out->c[0], y), ys[tb.radius], (size_t)c->width * sizeof(uint16_t));
+		c->dsp->cnr_v_row(ys, cbs, crs, plane_row(&out->c[1], y), plane_row(&out->c[2], y), c->width, &tb);
+		pass_emit(io, y, NULL);
+	}
+}
+
+/* Separable: the horizontal pass per row, the vertical one over its rows. */
+static int cnr_passes(const struct stage_ctx *c, struct stage_pass pass[STAGE_MAX_PASSES])
+{
+	pass[0] = (struct stage_pass){ .planes = 3, .n_in = 1, .in = { { STAGE_INPUT, 0 } }, .rows = h_pass };
+	pass[1] = (struct stage_pass){ .planes = 3, .n_in = 1, .in = { { 0, cisp_cnr_radius(c->coeffs) } }, .rows = v_pass };
+	return 2;
+}
+
+const struct cisp_stage cisp_stage_cnr = {
+	.name = "cnr",
+	.block = CISP_BLOCK_CNR,
+	.reads = CISP_BLOCK_BIT(CISP_BLOCK_NOISE) | CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) |
+		 CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_CSC),
+	.flags = STAGE_YUV,
+	.planes_in = 3,
+	.planes_out = 3,
+	.prepare = cnr_prepare,
+	.release = cnr_release,
+	.rows = cnr_rows,
+	.in_place = 1, /* Y passes through */
+	.passes = cnr_passes,
+};

@@ -5,14 +5,18 @@
  * limited range Y 16..235 is 4112..60395 and chroma is centred on
  * CISP_CSC_CHROMA_ZERO = 128 * 257.
  */
+#include <stdlib.h>
+
 #include "arith.h"
 #include "csc.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 
 /*
  * Q15 coefficients, rows Y, Cb, Cr of columns R, G, B, per matrix and range,
  * derived from Kr and Kb as the document says; each chroma row sums to 0.
  */
-static const int32_t coeffs[3][2][9] = {
+static const int32_t matrices[3][2][9] = {
 	[CISP_CSC_BT601] = {
 		[CISP_RANGE_LIMITED] = { 8414, 16520, 3208, -4857, -9535, 14392, 14393, -12052, -2341 },
 		[CISP_RANGE_FULL] = { 9798, 19234, 3736, -5529, -10855, 16384, 16384, -13720, -2664 },
@@ -30,7 +34,7 @@ static const int32_t coeffs[3][2][9] = {
 const int32_t *cisp_csc_matrix(const struct cisp_csc_params *p, int32_t *y_zero)
 {
 	*y_zero = p->range == CISP_RANGE_LIMITED ? 16 * 257 : 0;
-	return coeffs[p->matrix][p->range];
+	return matrices[p->matrix][p->range];
 }
 
 void cisp_csc_row_c(const int32_t m[9], int32_t y_zero, const uint16_t *const in[3], uint16_t *const out[3], int w)
@@ -66,3 +70,46 @@ void cisp_csc_rows(const struct cisp_csc_params *p, const struct rgb16 *in, cons
 		cisp_csc_row_c(m, y_zero, i, o, in->c[0].width);
 	}
 }
+
+/* ---- the stage (stage.h) ---- */
+
+struct csc_coeffs {
+	const int32_t *m;
+	int32_t y_zero;
+};
+
+static int csc_prepare(void **coeffs, const struct stage_env *env)
+{
+	int ret = stage_alloc(coeffs, sizeof(struct csc_coeffs), "YCbCr conversion");
+	struct csc_coeffs *c = *coeffs;
+
+	if (!ret)
+		c->m = cisp_csc_matrix(&env->state->csc, &c->y_zero);
+	return ret;
+}
+
+static void csc_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_csc_rows(&c->state->csc, &io->in, &io->out, y0, y1);
+}
+
+static void csc_point(const struct stage_ctx *c, const uint16_t *const in[3], uint16_t *const out[3], int y)
+{
+	const struct csc_coeffs *m = c->coeffs;
+
+	(void)y;
+	c->dsp->csc_row(m->m, m->y_zero, in, out, c->width);
+}
+
+const struct cisp_stage cisp_stage_csc = {
+	.name = "csc",
+	.block = CISP_BLOCK_CSC,
+	.flags = STAGE_ALWAYS | STAGE_YUV,
+	.planes_in = 3,
+	.planes_out = 3,
+	.prepare = csc_prepare,
+	.release = free,
+	.rows = csc_rows,
+	.in_place = 7,
+	.point = csc_point,
+};

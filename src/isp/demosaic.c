@@ -8,6 +8,8 @@
 
 #include "core/error_internal.h"
 #include "isp/demosaic.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 
 struct cisp_demosaic {
 	enum cisp_demosaic_algorithm algorithm;
@@ -141,3 +143,117 @@ void cisp_demosaic_run_dsp(struct cisp_demosaic *dm, const struct plane16 *bayer
 	(void)dsp;
 	cisp_demosaic_bands(pool, dm->height, fast_band, &job);
 }
+
+/* ---- the stage (stage.h) ---- */
+
+struct demosaic_stage {
+	struct cisp_demosaic *dm;
+	int algorithm;
+};
+
+/* A demosaic for the algorithm the state asks for, made when it changes. */
+static int demosaic_prepare(void **coeffs, const struct stage_env *env)
+{
+	struct demosaic_stage *s;
+	struct cisp_demosaic *dm;
+	int algorithm = env->state->demosaic.algorithm, ret = stage_alloc(coeffs, sizeof(*s), "demosaic");
+
+	if (ret)
+		return ret;
+	s = *coeffs;
+	if (s->dm && s->algorithm == algorithm)
+		return 0;
+	ret = cisp_demosaic_create(&dm, (enum cisp_demosaic_algorithm)algorithm, env->width, env->height);
+	if (ret)
+		return ret;
+	cisp_demosaic_destroy(s->dm);
+	s->dm = dm;
+	s->algorithm = algorithm;
+	return 0;
+}
+
+static void demosaic_release(void *coeffs)
+{
+	struct demosaic_stage *s = coeffs;
+
+	if (s)
+		cisp_demosaic_destroy(s->dm);
+	free(s);
+}
+
+static void demosaic_limits(struct cisp_params_limits *limits)
+{
+	limits->demosaic_algorithms = cisp_demosaic_algorithms();
+}
+
+/* The whole frame, each pass in bands on the pool: the reference, and the quality algorithm's banded form. */
+static int demosaic_frame(const struct stage_ctx *c, const struct stage_io *io)
+{
+	const struct demosaic_stage *s = c->coeffs;
+
+	cisp_demosaic_run_dsp(s->dm, &io->in.c[0], c->cfa, &c->state->demosaic, &io->out, io->pool, c->dsp);
+	return 0;
+}
+
+/* The fast algorithm's green of each row (cisp_demosaic_green_row_c()). */
+static void green_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct plane16 *in = &io->in[0].c[0];
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *r[5];
+
+		for (int k = 0; k < 5; k++)
+			r[k] = plane_row(in, mirror(y + k - 2, c->height));
+		c->dsp->green_row(r, plane_row(&io->out.c[0], y), c->width, cisp_demosaic_first_colour(c->cfa, y));
+		pass_emit(io, y, NULL);
+	}
+}
+
+/*
+ * Its red and blue of each row (cisp_demosaic_rb_row_c()). The row handed
+ * on takes its green from the green pass's row: what comes next (the colour
+ * matrix) reads it there, or it is copied.
+ */
+static void rb_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct plane16 *in = &io->in[0].c[0], *green = &io->in[1].c[0];
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *b[3], *g[3];
+		uint16_t *o[3] = { plane_row(&io->out.c[0], y), plane_row(&io->out.c[1], y), plane_row(&io->out.c[2], y) };
+		int own = cisp_demosaic_red_first(c->cfa, y) ? 0 : 2; /* the row's own colour */
+
+		for (int k = 0; k < 3; k++) {
+			b[k] = plane_row(in, mirror(y + k - 1, c->height));
+			g[k] = plane_row(green, mirror(y + k - 1, c->height));
+		}
+		c->dsp->rb_row(b, g, o[own], o[2 - own], c->width, cisp_demosaic_first_colour(c->cfa, y));
+		pass_emit(io, y, (const uint16_t *const[3]){ o[0], g[1], o[2] });
+	}
+}
+
+/* The fast algorithm in bands; the quality one needs the whole frame (frame()). */
+static int demosaic_passes(const struct stage_ctx *c, struct stage_pass pass[STAGE_MAX_PASSES])
+{
+	const struct demosaic_stage *s = c->coeffs;
+
+	if (s->algorithm != CISP_DEMOSAIC_FAST)
+		return 0;
+	pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, 2 } }, .rows = green_pass };
+	pass[1] = (struct stage_pass){ .planes = 3, .n_in = 2, .in = { { STAGE_INPUT, 1 }, { 0, 1 } }, .rows = rb_pass };
+	return 2;
+}
+
+const struct cisp_stage cisp_stage_demosaic = {
+	.name = "demosaic",
+	.block = CISP_BLOCK_DEMOSAIC,
+	.flags = STAGE_ALWAYS,
+	.planes_in = 1,
+	.planes_out = 3,
+	.prepare = demosaic_prepare,
+	.release = demosaic_release,
+	.limits = demosaic_limits,
+	.frame = demosaic_frame,
+	.passes = demosaic_passes,
+};

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpc.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 
 /*
  * Reflect the coordinate of a same-colour neighbour (offset +-2) into [0, n)
@@ -127,3 +130,59 @@ void cisp_dpc_rows(const struct cisp_dpc_coeffs *c, const struct plane16 *in, co
 		cisp_dpc_static_row(c, &k, y, up, mid, dn, d, w);
 	}
 }
+
+/* ---- the stage (stage.h) ---- */
+
+static int dpc_prepare(void **coeffs, const struct stage_env *env)
+{
+	int ret = stage_alloc(coeffs, sizeof(struct cisp_dpc_coeffs), "defective pixel");
+
+	if (!ret)
+		cisp_dpc_prepare(*coeffs, &env->state->dpc);
+	return ret;
+}
+
+static void dpc_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_dpc_rows(c->coeffs, &io->in.c[0], &io->out.c[0], y0, y1);
+}
+
+/* cisp_dpc_rows() with the dsp.h row function. */
+static void dpc_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct cisp_dpc_coeffs *dpc = c->coeffs;
+	const struct plane16 *in = &io->in[0].c[0], *out = &io->out.c[0];
+	const int w = c->width, h = c->height;
+	unsigned k = cisp_dpc_first_static(dpc, y0);
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *up = plane_row(in, cisp_dpc_mirror(y - 2, h)), *mid = plane_row(in, y);
+		const uint16_t *dn = plane_row(in, cisp_dpc_mirror(y + 2, h));
+		uint16_t *o = plane_row(out, y);
+
+		if (dpc->threshold)
+			c->dsp->dpc_row(up, mid, dn, o, w, dpc->threshold);
+		else
+			memcpy(o, mid, (size_t)w * sizeof(*o));
+		cisp_dpc_static_row(dpc, &k, y, up, mid, dn, o, w);
+		pass_emit(io, y, NULL);
+	}
+}
+
+static int dpc_passes(const struct stage_ctx *c, struct stage_pass pass[STAGE_MAX_PASSES])
+{
+	(void)c;
+	pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, 2 } }, .rows = dpc_pass };
+	return 1;
+}
+
+const struct cisp_stage cisp_stage_dpc = {
+	.name = "dpc",
+	.block = CISP_BLOCK_DPC,
+	.planes_in = 1,
+	.planes_out = 1,
+	.prepare = dpc_prepare,
+	.release = free,
+	.rows = dpc_rows,
+	.passes = dpc_passes,
+};

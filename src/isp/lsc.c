@@ -6,6 +6,8 @@
 #include <cisp/image.h>
 
 #include "core/error_internal.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 #include "lsc.h"
 
 /* Interpolation weights are Q10: 1024 is a whole grid cell. */
@@ -137,3 +139,47 @@ void cisp_lsc_rows(const struct cisp_lsc_coeffs *c, const struct plane16 *in, co
 		cisp_lsc_row_c(plane_row(in, y), plane_row(out, y), in->width, &r);
 	}
 }
+
+/* ---- the stage (stage.h) ---- */
+
+static int lsc_prepare(void **coeffs, const struct stage_env *env)
+{
+	struct cisp_lsc_coeffs *c;
+	int ret = cisp_lsc_prepare(&c, &env->state->lsc, env->cfa, env->width, env->height);
+
+	if (ret)
+		return ret;
+	cisp_lsc_free(*coeffs);
+	*coeffs = c;
+	return 0;
+}
+
+static void lsc_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_lsc_rows(c->coeffs, &io->in.c[0], &io->out.c[0], y0, y1);
+}
+
+static void lsc_point(const struct stage_ctx *c, const uint16_t *const in[3], uint16_t *const out[3], int y)
+{
+	struct cisp_lsc_row gains;
+
+	cisp_lsc_row_gains(c->coeffs, y, &gains);
+	c->dsp->lsc_row(in[0], out[0], c->width, &gains);
+}
+
+static void lsc_release(void *coeffs)
+{
+	cisp_lsc_free(coeffs);
+}
+
+const struct cisp_stage cisp_stage_lsc = {
+	.name = "lsc",
+	.block = CISP_BLOCK_LSC,
+	.planes_in = 1,
+	.planes_out = 1,
+	.prepare = lsc_prepare,
+	.release = lsc_release,
+	.rows = lsc_rows,
+	.in_place = 1,
+	.point = lsc_point,
+};

@@ -5,6 +5,7 @@
  * Weights are Q15 (0..32768) so that a node value times a weight, and the sum
  * of the four weighted nodes of a tetrahedron, fit in int32.
  */
+#include "isp/stage.h"
 #include "lut3d.h"
 
 /* Cell index (0..n-2) and Q15 weight (0..32768) towards the next node for input @v. */
@@ -79,3 +80,32 @@ void cisp_lut3d_rows(const struct cisp_lut3d_params *p, const struct rgb16 *in, 
 		}
 	}
 }
+
+/* ---- the stage (stage.h): it reads its params block as it is ---- */
+
+static void lut3d_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_lut3d_rows(&c->state->lut3d, &io->in, &io->out, y0, y1);
+}
+
+/* One row through the reference rows (the 3D LUT has no dsp.h entry). */
+static void lut3d_point(const struct stage_ctx *c, const uint16_t *const in[3], uint16_t *const out[3], int y)
+{
+	struct rgb16 i, o;
+
+	for (int k = 0; k < 3; k++) {
+		i.c[k] = (struct plane16){ (uint16_t *)in[k], c->width, y, c->width, c->height };
+		o.c[k] = (struct plane16){ out[k], c->width, y, c->width, c->height };
+	}
+	cisp_lut3d_rows(&c->state->lut3d, &i, &o, y, y + 1);
+}
+
+const struct cisp_stage cisp_stage_lut3d = {
+	.name = "lut3d",
+	.block = CISP_BLOCK_LUT3D,
+	.planes_in = 3,
+	.planes_out = 3,
+	.rows = lut3d_rows,
+	.in_place = 7,
+	.point = lut3d_point,
+};

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "isp/stage.h"
 #include "merge.h"
 
 void cisp_merge_prepare(struct cisp_merge_coeffs *c, uint32_t longer, uint32_t shorter)
@@ -37,3 +38,24 @@ void cisp_merge_rows(const struct cisp_merge_coeffs *c, const struct plane16 *ac
 		}
 	}
 }
+
+/* ---- the stage (stage.h): the executors fold a bracket's frames with it ---- */
+
+static void merge_step(uint32_t longer, uint32_t shorter, const struct plane16 *acc, const struct plane16 *frame, int y0,
+		       int y1)
+{
+	struct cisp_merge_coeffs c;
+
+	cisp_merge_prepare(&c, longer, shorter);
+	cisp_merge_rows(&c, acc, frame, acc, y0, y1);
+}
+
+static const struct stage_merge merge_face = { cisp_merge_order, merge_step };
+
+const struct cisp_stage cisp_stage_merge = {
+	.name = "merge",
+	.flags = STAGE_ALWAYS,
+	.planes_in = 1,
+	.planes_out = 1,
+	.merge = &merge_face,
+};

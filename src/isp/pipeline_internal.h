@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the pipeline shared by its two executors: pipeline.c (the
- * reference: each stage over the whole frame, then the next) and
- * pipeline_fused.c (row bands that run every stage while the rows are in
- * cache, with the dsp.h row functions). Both give the same bits.
+ * The ISP instance (isp.c) and its two executors: pipeline.c, the
+ * reference (each stage over the whole frame, then the next), and
+ * pipeline_fused.c, the banded one (row bands that run every stage while
+ * the rows are in cache, with the dsp.h row functions). Both run the stages
+ * of stage_list.h through their descriptors (stage.h) and give the same
+ * bits. isp.c calls them; the banded executor calls the reference one for
+ * work over whole frames; both call output.c.
  */
 #ifndef CISP_ISP_PIPELINE_INTERNAL_H
 #define CISP_ISP_PIPELINE_INTERNAL_H
@@ -13,24 +16,13 @@
 
 #include <cisp/isp.h>
 
-#include "isp/blc.h"
-#include "isp/dpc.h"
 #include "isp/dsp.h"
+#include "isp/frame.h"
+#include "isp/output.h"
 #include "isp/plane.h"
-#include "isp/wb.h"
-
-/* One output's geometry: the crop it shows and the scaler to its size. */
-struct output_state {
-	bool used;
-	bool yuv;
-	int crop_x, crop_y, crop_w, crop_h;
-	struct cisp_scaler *scaler; /* NULL when the crop is the output size */
-	uint16_t *scaled;           /* 3 planes at the output size, when scaling (reference executor) */
-	struct rgb16 scaled_planes;
-};
+#include "isp/stage.h"
 
 struct cisp_fused;
-struct cisp_stats_acc;
 struct vendor_instance;
 
 struct cisp_isp {
@@ -39,23 +31,12 @@ struct cisp_isp {
 	struct cisp_params_limits limits;
 	struct cisp_param_state state;
 
-	/* coefficients derived from the state */
-	struct cisp_blc_coeffs blc;
-	struct cisp_dpc_coeffs dpc;
-	struct cisp_bnr_coeffs *bnr;
-	struct cisp_lsc_coeffs *lsc;
-	struct cisp_wb_coeffs wb;
-	struct cisp_tone_coeffs *tone;
-	struct cisp_cnr_coeffs *cnr;
-	struct cisp_demosaic *demosaic;
-	int demosaic_algorithm;
+	void *coeffs[CISP_STAGE_COUNT]; /* each stage's tables, from its prepare() */
 	struct output_state out[CISP_MAX_OUTPUTS];
 	struct vendor_instance *vendor; /* vendor stages (src/vendor), or NULL */
 
-	/* working planes at the input size (reference executor; made on its first frame) */
+	/* CISP_FRAME_PLANES frame-sized planes (frame.h), made the first time a frame needs them */
 	uint16_t *memory;
-	struct plane16 bayer[2];
-	struct rgb16 rgb[2];
 
 	/* execution: cisp_isp_set_exec() */
 	bool fused;           /* banded executor where the configuration allows it */
@@ -63,8 +44,6 @@ struct cisp_isp {
 	const struct cisp_dsp *dsp;
 	struct cisp_dsp dsp_level; /* a forced level's table */
 	struct cisp_fused *fx;     /* the banded executor's buffers (per worker) */
-	struct cisp_stats_acc **acc; /* its statistics accumulators, one per worker */
-	unsigned acc_count;
 };
 
 /*
@@ -80,29 +59,54 @@ struct cisp_isp_exec {
 	int cpu;
 };
 int cisp_isp_set_exec(struct cisp_isp *isp, const struct cisp_isp_exec *e);
-/* Defaults at create time: banded, unless CISP_EXEC=reference. */
-void cisp_isp_exec_init(struct cisp_isp *isp);
-/* Bytes of working memory the instance holds now (tables, planes, band buffers). */
+/* Bytes of working memory the instance holds now (frame-sized planes, band buffers). */
 size_t cisp_isp_memory(const struct cisp_isp *isp);
 
-/* The frame-sized planes bayer[], rgb[] (and scaled outputs), made once; 0 or -ENOMEM. */
-int cisp_isp_frame_planes(struct cisp_isp *isp);
+/* What stage @index's functions run with on this instance; @dsp NULL for the reference. */
+static inline struct stage_ctx cisp_isp_stage_ctx(const struct cisp_isp *isp, unsigned index, const struct cisp_dsp *dsp)
+{
+	return (struct stage_ctx){ isp->coeffs[index], &isp->state, dsp, (int)isp->config.width, (int)isp->config.height,
+				   isp->cfa };
+}
+
+/* Whether the instance has YUV outputs (@yuv), or RGB ones. */
+static inline bool cisp_isp_has_outputs(const struct cisp_isp *isp, bool yuv)
+{
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (isp->out[i].used && isp->out[i].yuv == yuv)
+			return true;
+	return false;
+}
+
+/* ---- the executors ---- */
+
 /*
- * Output @index from the frame-sized planes @src of its final rows (RGB, or
- * YCbCr for YUV outputs): its crop, scaled to its size, packed into @img.
+ * The reference executor, for one frame or a bracket of @count (@exposure
+ * as cisp_isp_process_bracket() takes them; unused for one frame).
  */
-void cisp_isp_finish_output(struct cisp_isp *isp, int index, const struct rgb16 *src, struct cisp_image *img,
-			    struct cisp_pool *pool);
-/*
- * The banded executor, for one frame or a bracket of @count (its @exposure
- * as cisp_isp_process_bracket() takes them; unused for one frame): 1 when it
- * cannot run this configuration, else 0 or a negative errno.
- */
-int cisp_isp_process_fused(struct cisp_isp *isp, const struct cisp_image *const input[], const uint32_t exposure[],
+int cisp_reference_process(struct cisp_isp *isp, const struct cisp_image *const input[], const uint32_t exposure[],
 			   unsigned count, struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
 			   struct cisp_pool *pool);
-/* Forget the statistics accumulators (their configuration changed). */
-void cisp_isp_fused_stats_changed(struct cisp_isp *isp);
-void cisp_isp_fused_free(struct cisp_isp *isp);
+/* The stages up to the statistics tap, then the tap with @params (NULL: the state's). */
+int cisp_reference_statistics(struct cisp_isp *isp, const struct cisp_image *input, const void *params,
+			      struct cisp_stats *stats, struct cisp_pool *pool);
+/*
+ * Stage @index alone over the whole frame by its reference (rows() in bands
+ * on @pool, or frame()), from @io->in to @io->out; @dsp as in
+ * cisp_isp_stage_ctx(). A tap adds its rows to @stats (may be NULL).
+ */
+int cisp_reference_stage(struct cisp_isp *isp, unsigned index, const struct cisp_dsp *dsp, const struct stage_io *io,
+			 struct cisp_stats *stats, struct cisp_pool *pool);
+
+/* The banded executor, with the arguments of cisp_reference_process(): 1 when it cannot run this configuration. */
+int cisp_banded_process(struct cisp_isp *isp, const struct cisp_image *const input[], const uint32_t exposure[],
+			unsigned count, struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+			struct cisp_pool *pool);
+/* Stage @index alone in bands, from frame-sized planes @io->in to @io->out (the stage benchmark); 1 as above. */
+int cisp_banded_stage(struct cisp_isp *isp, unsigned index, const struct stage_io *io, struct cisp_stats *stats,
+		      struct cisp_pool *pool);
+/* The band buffers' bytes, and freeing them. */
+size_t cisp_banded_bytes(const struct cisp_isp *isp);
+void cisp_banded_free(struct cisp_isp *isp);
 
 #endif

@@ -5,6 +5,8 @@
  * sharpening moves brightness only, not colour.
  */
 #include "arith.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 #include "sharpen.h"
 
 /* Output columns handled per pass; sized for small stack buffers. */
@@ -103,3 +105,66 @@ void cisp_sharpen_row_c(const uint16_t *const l[5], const uint16_t *const mid[3]
 			out[c][x] = clamp16(mid[c][x] + delta);
 	}
 }
+
+/* ---- the stage (stage.h): it reads its params block as it is ---- */
+
+static void sharpen_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_sharpen_rows(&c->state->sharpen, &io->in, &io->out, y0, y1);
+}
+
+/* The luma of each row (cisp_sharpen_luma_row_c()), once. */
+static void luma_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct rgb16 *in = &io->in[0];
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *rgb[3] = { plane_row(&in->c[0], y), plane_row(&in->c[1], y), plane_row(&in->c[2], y) };
+
+		c->dsp->luma_row(rgb, plane_row(&io->out.c[0], y), c->width);
+		pass_emit(io, y, NULL);
+	}
+}
+
+/*
+ * Each row from the luma of rows y-2..y+2 (cisp_sharpen_row_c()). In place
+ * when the executor allows it: the luma of the rows below was read from
+ * rows this pass has not changed yet.
+ */
+static void sharpen_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
+{
+	const struct cisp_sharpen_params *p = &c->state->sharpen;
+	const struct plane16 *luma = &io->in[0].c[0];
+	const struct rgb16 *in = &io->in[1];
+
+	for (int y = y0; y < y1; y++) {
+		const uint16_t *l[5], *mid[3] = { plane_row(&in->c[0], y), plane_row(&in->c[1], y), plane_row(&in->c[2], y) };
+		uint16_t *o[3] = { plane_row(&io->out.c[0], y), plane_row(&io->out.c[1], y), plane_row(&io->out.c[2], y) };
+
+		for (int k = 0; k < 5; k++)
+			l[k] = plane_row(luma, mirror(y + k - R, c->height));
+		c->dsp->sharpen_row(l, mid, o, c->width, p->coring, p->strength, p->limit, io->scratch);
+		pass_emit(io, y, NULL);
+	}
+}
+
+static int sharpen_passes(const struct stage_ctx *c, struct stage_pass pass[STAGE_MAX_PASSES])
+{
+	pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, 0 } }, .rows = luma_pass };
+	pass[1] = (struct stage_pass){ .planes = 3,
+				       .n_in = 2,
+				       .in = { { 0, R }, { STAGE_INPUT, 0 } },
+				       .in_place = true,
+				       .scratch = ((size_t)c->width + 2 * R) * sizeof(int32_t),
+				       .rows = sharpen_pass };
+	return 2;
+}
+
+const struct cisp_stage cisp_stage_sharpen = {
+	.name = "sharpen",
+	.block = CISP_BLOCK_SHARPEN,
+	.planes_in = 3,
+	.planes_out = 3,
+	.rows = sharpen_rows,
+	.passes = sharpen_passes,
+};

@@ -6,6 +6,8 @@
 #include <cisp/image.h>
 
 #include "core/error_internal.h"
+#include "isp/dsp.h"
+#include "isp/stage.h"
 #include "statistics.h"
 
 struct af_cells {
@@ -312,15 +314,20 @@ static uint16_t mean(uint64_t sum, uint64_t n)
 	return n ? (uint16_t)((sum + n / 2) / n) : 0;
 }
 
-void cisp_stats_acc_finish(const struct cisp_stats_acc *a, struct cisp_stats *out)
+void cisp_stats_header(struct cisp_stats *out, uint32_t width, uint32_t height)
 {
 	memset(out, 0, sizeof(*out));
 	out->magic = CISP_STATS_MAGIC;
 	out->version = CISP_STATS_VERSION;
 	out->size = sizeof(*out);
+	out->width = width;
+	out->height = height;
+}
+
+void cisp_stats_acc_finish(const struct cisp_stats_acc *a, struct cisp_stats *out)
+{
+	cisp_stats_header(out, (uint32_t)a->width, (uint32_t)a->height);
 	out->valid = CISP_STATS_HIST | CISP_STATS_ZONES | CISP_STATS_ROWS | (a->af_count ? CISP_STATS_AF : 0);
-	out->width = (uint32_t)a->width;
-	out->height = (uint32_t)a->height;
 	for (int i = 0; i < 256; i++)
 		out->hist[i] = a->hist[0][i] + a->hist[1][i] + a->hist[2][i] + a->hist[3][i];
 
@@ -350,3 +357,102 @@ void cisp_stats_acc_finish(const struct cisp_stats_acc *a, struct cisp_stats *ou
 		out->row_mean[r] = mean(a->row_sum[r], (uint64_t)rows * a->cells_x);
 	}
 }
+
+/* ---- the stage (stage.h): a tap, one accumulator per worker ---- */
+
+struct stats_tap {
+	struct cisp_stats_acc **acc;
+	unsigned count;
+	bool custom; /* made for a configuration other than the state's */
+};
+
+static void free_accumulators(struct stats_tap *t)
+{
+	for (unsigned i = 0; i < t->count; i++)
+		cisp_stats_acc_free(t->acc[i]);
+	t->count = 0;
+}
+
+/* The accumulators hold the configuration and the WB gains: made again when either changes. */
+static int stats_prepare(void **coeffs, const struct stage_env *env)
+{
+	int ret = stage_alloc(coeffs, sizeof(struct stats_tap), "statistics");
+
+	(void)env;
+	if (!ret)
+		free_accumulators(*coeffs);
+	return ret;
+}
+
+static void stats_release(void *coeffs)
+{
+	struct stats_tap *t = coeffs;
+
+	if (t) {
+		free_accumulators(t);
+		free(t->acc);
+		free(t);
+	}
+}
+
+static int stats_begin(const struct stage_ctx *c, const void *params, unsigned workers)
+{
+	/* The histogram applies the white-balance gains the frame will get. */
+	static const struct cisp_wb_params unity = { .gain = { 4096, 4096, 4096, 4096 } };
+	const struct cisp_wb_params *wb = c->state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &c->state->wb : &unity;
+	struct stats_tap *t = c->coeffs;
+
+	if (params || t->custom)
+		free_accumulators(t);
+	t->custom = params != NULL;
+	if (t->count < workers) {
+		struct cisp_stats_acc **acc = realloc(t->acc, workers * sizeof(*acc));
+
+		if (!acc)
+			return cisp_error(-ENOMEM, "out of memory for statistics");
+		t->acc = acc;
+		for (; t->count < workers; t->count++) {
+			int ret = cisp_stats_acc_create(&acc[t->count], params ? params : &c->state->stats, wb, c->cfa,
+							c->width, c->height);
+
+			if (ret)
+				return ret;
+		}
+	}
+	for (unsigned i = 0; i < workers; i++)
+		cisp_stats_acc_reset(t->acc[i]);
+	return 0;
+}
+
+static void stats_rows(const struct stage_ctx *c, unsigned worker, const struct plane16 *in, int y0, int y1)
+{
+	const struct stats_tap *t = c->coeffs;
+
+	if (c->dsp)
+		cisp_stats_acc_rows_with(t->acc[worker], in, y0, y1, c->dsp->stats_cells, c->dsp->stats_run_sums);
+	else
+		cisp_stats_acc_rows(t->acc[worker], in, y0, y1);
+}
+
+static void stats_finish(const struct stage_ctx *c, unsigned workers, struct cisp_stats *stats)
+{
+	const struct stats_tap *t = c->coeffs;
+
+	for (unsigned i = 1; i < workers; i++)
+		cisp_stats_acc_merge(t->acc[0], t->acc[i]);
+	cisp_stats_acc_finish(t->acc[0], stats);
+}
+
+/* Reads one cell row (two rows) above and below its rows (AF sharpness). */
+static const struct stage_tap stats_tap = { 2, stats_begin, stats_rows, stats_finish };
+
+const struct cisp_stage cisp_stage_statistics = {
+	.name = "statistics",
+	.block = CISP_BLOCK_STATS,
+	.reads = CISP_BLOCK_BIT(CISP_BLOCK_WB),
+	.planes_in = 1,
+	.planes_out = 1,
+	.prepare = stats_prepare,
+	.release = stats_release,
+	.tap = &stats_tap,
+};

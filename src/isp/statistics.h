@@ -53,5 +53,7 @@ void cisp_stats_acc_reset(struct cisp_stats_acc *acc);
 void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from);
 /* Write the finished statistics. */
 void cisp_stats_acc_finish(const struct cisp_stats_acc *acc, struct cisp_stats *out);
+/* Statistics of a @width x @height frame with nothing measured: the header, every sum 0. */
+void cisp_stats_header(struct cisp_stats *out, uint32_t width, uint32_t height);
 
 #endif

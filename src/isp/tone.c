@@ -5,6 +5,10 @@
  * interpolated between them. The scalar rows read a 65536-entry table of that
  * interpolation; vector rows compute it from the two 112-entry segment tables.
  */
+#include <stdlib.h>
+
+#include "isp/dsp.h"
+#include "isp/stage.h"
 #include "tone.h"
 
 #include "tone_tables.h"
@@ -90,3 +94,38 @@ void cisp_tone_row_c(const struct cisp_tone_coeffs *c, const uint16_t *s, uint16
 	for (int x = 0; x < w; x++)
 		d[x] = c->lut[s[x]];
 }
+
+/* ---- the stage (stage.h) ---- */
+
+static int tone_prepare(void **coeffs, const struct stage_env *env)
+{
+	int ret = stage_alloc(coeffs, sizeof(struct cisp_tone_coeffs), "tone");
+
+	if (!ret)
+		cisp_tone_prepare(*coeffs, &env->state->tone);
+	return ret;
+}
+
+static void tone_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	cisp_tone_rows(c->coeffs, &io->in, &io->out, y0, y1);
+}
+
+static void tone_point(const struct stage_ctx *c, const uint16_t *const in[3], uint16_t *const out[3], int y)
+{
+	(void)y;
+	for (int k = 0; k < 3; k++)
+		c->dsp->tone_row(c->coeffs, in[k], out[k], c->width);
+}
+
+const struct cisp_stage cisp_stage_tone = {
+	.name = "tone",
+	.block = CISP_BLOCK_TONE,
+	.planes_in = 3,
+	.planes_out = 3,
+	.prepare = tone_prepare,
+	.release = free,
+	.rows = tone_rows,
+	.in_place = 7,
+	.point = tone_point,
+};

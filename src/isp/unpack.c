@@ -3,6 +3,8 @@
 
 #include <cisp/format.h>
 
+#include "isp/dsp.h"
+#include "isp/stage.h"
 #include "unpack.h"
 
 /* A sample of @bits bits to 16-bit units: clamp to 2^bits - 1, then shift up. */
@@ -70,3 +72,43 @@ void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, in
 		}
 	}
 }
+
+/* ---- the stage (stage.h) ---- */
+
+static int unpack_prepare(void **coeffs, const struct stage_env *env)
+{
+	/* The input format, looked up once: every frame has it (the pipeline checks). */
+	*coeffs = (void *)cisp_format_info(env->format);
+	return 0;
+}
+
+static void unpack_rows(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1)
+{
+	(void)c;
+	cisp_unpack_rows(io->image, &io->out.c[0], y0, y1);
+}
+
+static void unpack_source(const struct stage_ctx *c, const struct cisp_image *img, int y, uint16_t *row)
+{
+	const struct cisp_format_info *f = c->coeffs;
+	const uint8_t *src = img->plane[0].data + (size_t)y * img->plane[0].stride;
+
+	if (!f->packed && f->bits > 8) {
+		c->dsp->unpack16_row(src, row, c->width, (int)f->bits);
+	} else if (!f->packed && f->bits == 8) {
+		c->dsp->unpack8_row(src, row, c->width);
+	} else {
+		struct plane16 one = { row, c->width, y, c->width, c->height };
+
+		cisp_unpack_rows(img, &one, y, y + 1);
+	}
+}
+
+const struct cisp_stage cisp_stage_unpack = {
+	.name = "unpack",
+	.flags = STAGE_ALWAYS | STAGE_EXPOSURE,
+	.planes_out = 1,
+	.prepare = unpack_prepare,
+	.rows = unpack_rows,
+	.source = unpack_source,
+};

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ISP benchmark (isp_bench.h): speed of the ISP on a synthetic frame
+ * (default 4000x3000) or a mosaic read from a file: the whole pipeline and
+ * each stage alone, the reference executor (scalar stages, stage by stage
+ * over whole frames) against the banded one (dsp.h row functions), at 1 and
+ * 2 threads, and peak memory. The stages are those of the stage list
+ * (src/isp/stage_list.h), each run alone by both executors: this file names
+ * none of them.
+ *
+ * Every figure is one line "bench key=value ...", machine-readable. The two
+ * executions alternate within each repetition and figures are medians, so
+ * the ratios hold on a noisy machine even when the absolute figures move.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+#include <cisp/pool.h>
+#include <cisp/raster.h>
+
+#include "core/error_internal.h"
+#include "isp/dsp.h"
+#include "isp/pipeline_internal.h"
+#include "isp_bench.h"
+
+/* ---- timing ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds (user and system, all threads) the process has used. */
+static double cpu_seconds(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+	       1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+static double peak_rss_kib(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_maxrss;
+}
+
+/* The middle of @n times (the mean of the two middle ones for even @n), and the smallest in *@best. */
+static double middle(const double *t, int n, double *best)
+{
+	double s[ISP_BENCH_MAX_REPS] = { 0 };
+
+	/* Insertion sort: a few repetitions. */
+	for (int i = 0; i < n; i++) {
+		int k = i;
+
+		for (; k > 0 && s[k - 1] > t[i]; k--)
+			s[k] = s[k - 1];
+		s[k] = t[i];
+	}
+	if (best)
+		*best = s[0];
+	return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+/* ---- synthetic frame and parameters ---- */
+
+static void make_frame(struct cisp_image *img)
+{
+	const struct cisp_format_info *f = cisp_format_info(img->format);
+	unsigned max = (1u << f->bits) - 1;
+	uint64_t r = 88172645463325252ull;
+
+	for (uint32_t y = 0; y < img->height; y++) {
+		uint8_t *row = img->plane[0].data + (size_t)y * img->plane[0].stride;
+
+		if (f->packed) {
+			for (uint32_t k = 0; k < img->plane[0].stride; k++) {
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				row[k] = (uint8_t)(((k * 3 + y) & 255) ^ (r & 15));
+			}
+			continue;
+		}
+		for (uint32_t x = 0; x < img->width; x++) {
+			unsigned v;
+
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			/* A smooth scene with edges and noise, a little clipping. */
+			v = ((x / 16 + y / 12) % 8) * max / 9 + ((x * y) >> 10) % (max / 8 + 1) + (unsigned)(r % 64);
+			if (v > max)
+				v = max;
+			if (f->bits == 8)
+				row[x] = (uint8_t)v;
+			else {
+				row[2 * x] = (uint8_t)v;
+				row[2 * x + 1] = (uint8_t)(v >> 8);
+			}
+		}
+	}
+}
+
+/* The frame from a grey mosaic file: its size, its samples scaled to the format's bits. */
+static int read_frame(const char *path, uint32_t format, struct cisp_image *img)
+{
+	const struct cisp_format_info *f = cisp_format_info(format);
+	struct cisp_raster r;
+	const unsigned max = (1u << f->bits) - 1;
+	int ret = cisp_raster_read(path, &r);
+
+	if (ret)
+		return ret;
+	if (r.channels != 1 || r.width < 16 || r.height < 16 || r.width % 2 || r.height % 2 || f->packed) {
+		ret = cisp_error(-EINVAL,
+				 "%s: %ux%u, %u channel(s), format %s: a mosaic needs one channel, an even size of at "
+				 "least 16x16 and an unpacked format",
+				 path, r.width, r.height, r.channels, f->name);
+		cisp_raster_free(&r);
+		return ret;
+	}
+	ret = cisp_image_alloc(img, format, r.width, r.height);
+	for (uint32_t y = 0; !ret && y < r.height; y++) {
+		uint8_t *row = img->plane[0].data + (size_t)y * img->plane[0].stride;
+
+		for (uint32_t x = 0; x < r.width; x++) {
+			unsigned v = (unsigned)(((uint64_t)r.data[(size_t)y * r.width + x] * max + r.maxval / 2) / r.maxval);
+
+			if (f->bits == 8) {
+				row[x] = (uint8_t)v;
+			} else {
+				row[2 * x] = (uint8_t)v;
+				row[2 * x + 1] = (uint8_t)(v >> 8);
+			}
+		}
+	}
+	cisp_raster_free(&r);
+	return ret;
+}
+
+/* The canonical pipeline: BLC, DPC, LSC, WB, Bayer denoise, fast demosaic, CCM, tone, sharpen, CSC, statistics. */
+static void canonical_state(struct cisp_param_state *s, bool quality)
+{
+	cisp_param_state_init(s);
+	s->enabled = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
+		     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE) |
+		     CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) |
+		     CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
+		     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+	s->blc.black[0] = s->blc.black[1] = s->blc.black[2] = s->blc.black[3] = 4096;
+	s->dpc.threshold = 4096;
+	s->lsc.grid_w = 17;
+	s->lsc.grid_h = 13;
+	for (int i = 0; i < 4 * 17 * 13; i++)
+		s->lsc.gain[i] = (uint16_t)(4096 + (i * 37) % 3000);
+	s->wb.gain[0] = 8000;
+	s->wb.gain[3] = 6500;
+	s->ccm.coeff[0] = 6500;
+	s->ccm.coeff[1] = -2000;
+	s->ccm.coeff[2] = -404;
+	s->ccm.coeff[3] = -800;
+	s->ccm.coeff[4] = 5400;
+	s->ccm.coeff[5] = -504;
+	s->ccm.coeff[6] = -100;
+	s->ccm.coeff[7] = -1500;
+	s->ccm.coeff[8] = 5696;
+	s->sharpen.strength = 384;
+	s->sharpen.coring = 64;
+	s->sharpen.limit = 4096;
+	if (quality) {
+		s->demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
+		s->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	}
+}
+
+/*
+ * An instance for @in with one NV12 output of its size and the canonical
+ * state; 1 (and none) when the build lacks its demosaic.
+ */
+static int make_isp(struct cisp_isp **isp, const struct cisp_image *in, bool quality)
+{
+	struct cisp_isp_config c = { in->format, in->width, in->height, { { CISP_FMT_NV12, in->width, in->height } } };
+	struct cisp_params_limits limits;
+	struct cisp_param_state s;
+	int ret = cisp_isp_create(isp, &c);
+
+	if (ret)
+		return ret;
+	canonical_state(&s, quality);
+	cisp_isp_limits(*isp, &limits);
+	if (!(limits.demosaic_algorithms & (1u << s.demosaic.algorithm)))
+		ret = 1;
+	else
+		ret = cisp_isp_set_state(*isp, &s, ~0u);
+	if (ret) {
+		cisp_isp_destroy(*isp);
+		*isp = NULL;
+	}
+	return ret;
+}
+
+/* ---- whole pipeline ---- */
+
+struct run {
+	const struct isp_bench_options *o;
+	int cpu; /* the row functions' level */
+	const struct cisp_image *in;
+};
+
+static int bench_pipeline(const struct run *r, const char *name, bool quality, bool memory_only)
+{
+	const struct isp_bench_options *o = r->o;
+	const double mpix = (double)r->in->width * r->in->height / 1e6;
+	struct cisp_isp *isp = NULL;
+	struct cisp_image out = { 0 };
+	struct cisp_image *outs[2] = { &out, NULL };
+	struct cisp_stats *stats = malloc(sizeof(*stats));
+	const struct cisp_isp_exec ref = { false, 0, CISP_CPU_SCALAR }, opt = { true, o->band, r->cpu };
+	int ret = stats ? 0 : -ENOMEM;
+
+	if (!ret && (ret = make_isp(&isp, r->in, quality)) == 1) {
+		free(stats);
+		return 0; /* not part of this build */
+	}
+	if (!ret)
+		ret = cisp_image_alloc(&out, CISP_FMT_NV12, r->in->width, r->in->height);
+	if (!ret && memory_only) {
+		/* The first frames of the process: its peak memory is the optimised executor's own. */
+		struct cisp_pool *pool;
+		int threads = o->threads[o->n_threads - 1];
+
+		if (!(ret = cisp_pool_create(&pool, (unsigned)threads))) {
+			cisp_isp_set_exec(isp, &opt);
+			for (int k = 0; k < 2 && !ret; k++)
+				ret = cisp_isp_process(isp, r->in, outs, stats, pool);
+			cisp_pool_destroy(pool);
+			printf("bench memory pipeline=%s exec=optimized threads=%d peak_rss_kib=%.0f isp_bytes=%zu "
+			       "frame_bytes_in=%zu frame_bytes_out=%zu\n",
+			       name, threads, peak_rss_kib(), cisp_isp_memory(isp),
+			       (size_t)r->in->plane[0].stride * r->in->height, (size_t)out.plane[0].stride * out.height * 3 / 2);
+		}
+	}
+	for (int t = 0; !ret && !memory_only && t < o->n_threads; t++) {
+		struct cisp_pool *pool;
+		double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS], co[ISP_BENCH_MAX_REPS], best, v;
+
+		if ((ret = cisp_pool_create(&pool, (unsigned)o->threads[t])))
+			break;
+		/* One untimed frame of each (first-frame set-up), then alternate. */
+		for (int k = -1; k < o->reps && !ret; k++) {
+			double t0, c0;
+
+			ret = cisp_isp_set_exec(isp, &opt);
+			c0 = cpu_seconds();
+			t0 = now();
+			ret = ret ? ret : cisp_isp_process(isp, r->in, outs, stats, pool);
+			if (k >= 0) {
+				to[k] = now() - t0;
+				co[k] = cpu_seconds() - c0;
+			}
+			if (!o->reference)
+				continue;
+			if (!ret)
+				ret = cisp_isp_set_exec(isp, &ref);
+			t0 = now();
+			ret = ret ? ret : cisp_isp_process(isp, r->in, outs, stats, pool);
+			if (k >= 0)
+				tr[k] = now() - t0;
+		}
+		cisp_pool_destroy(pool);
+		if (ret)
+			break;
+		v = mpix / middle(to, o->reps, &best);
+		if (o->reference)
+			printf("bench pipeline=%s exec=reference threads=%d mpix_s=%.1f\n", name, o->threads[t],
+			       mpix / middle(tr, o->reps, NULL));
+		printf("bench pipeline=%s exec=optimized cpu=%s band=%d threads=%d mpix_s=%.1f", name,
+		       cisp_cpu_name((enum cisp_cpu_level)r->cpu), o->band, o->threads[t], v);
+		if (o->reference)
+			printf(" speedup=%.2f", v / (mpix / middle(tr, o->reps, NULL)));
+		/* Pixels per CPU-second: on a shared machine, what the threads did when they ran. */
+		printf(" cpu_mpix_s=%.1f", mpix / middle(co, o->reps, NULL));
+		/* The fastest repetition: the one the machine's other load disturbed least. */
+		printf(" best_mpix_s=%.1f\n", mpix / best);
+		fflush(stdout);
+	}
+	if (ret)
+		fprintf(stderr, "cisp bench: %s pipeline: %s\n", name, cisp_last_error());
+	cisp_image_free(&out);
+	cisp_isp_destroy(isp);
+	free(stats);
+	return ret;
+}
+
+/* ---- each stage alone, over whole frames ---- */
+
+/*
+ * Frame-sized planes for the stages: Bayer stages read the unpacked frame
+ * and write a second plane, RGB and YCbCr stages read its fast demosaic and
+ * write three more planes.
+ */
+struct stage_planes {
+	uint16_t *mem;
+	struct rgb16 bayer, rgb, out;
+	struct cisp_image nv12;
+};
+
+static int make_planes(struct cisp_isp *isp, const struct cisp_image *in, struct stage_planes *sp)
+{
+	const int w = (int)in->width, h = (int)in->height;
+	const size_t n = (size_t)w * h;
+	int ret = cisp_image_alloc(&sp->nv12, CISP_FMT_NV12, in->width, in->height);
+
+	if (ret)
+		return ret;
+	if (!(sp->mem = malloc(n * 7 * sizeof(uint16_t))))
+		return cisp_error(-ENOMEM, "out of memory for the stages' planes");
+	for (int c = 0; c < 3; c++) {
+		sp->bayer.c[c] = (struct plane16){ sp->mem, w, 0, w, h };
+		sp->rgb.c[c] = (struct plane16){ sp->mem + (1 + c) * n, w, 0, w, h };
+		sp->out.c[c] = (struct plane16){ sp->mem + (4 + c) * n, w, 0, w, h };
+	}
+	/* Plausible data everywhere: the frame unpacked (the first stage), RGB from a demosaic. */
+	for (unsigned i = 0; !ret && i < CISP_STAGE_COUNT; i++) {
+		const struct cisp_stage *s = cisp_stages[i];
+
+		if (s->source)
+			ret = cisp_reference_stage(isp, i, NULL, &(struct stage_io){ .image = in, .out = sp->bayer }, NULL,
+						   NULL);
+		else if (s->planes_in == 1 && s->planes_out == 3)
+			ret = cisp_reference_stage(isp, i, NULL, &(struct stage_io){ .in = sp->bayer, .out = sp->rgb },
+						   NULL, NULL);
+	}
+	return ret;
+}
+
+struct pack_job {
+	const struct cisp_dsp *dsp;
+	const struct rgb16 *src;
+	struct cisp_image *img;
+};
+
+static void pack_band(void *opaque, unsigned worker, int y0, int y1)
+{
+	const struct pack_job *p = opaque;
+
+	(void)worker;
+	cisp_output_pack_rows(p->dsp, p->src, p->img, y0, y1);
+}
+
+/* Print one figure line of @name from the repetitions' times (seconds). */
+static void print_stage(const struct run *r, const char *name, int threads, const double *tr, const double *to)
+{
+	const double mpix = (double)r->in->width * r->in->height / 1e6;
+	double ref = mpix / middle(tr, r->o->reps, NULL), opt = to ? mpix / middle(to, r->o->reps, NULL) : 0;
+
+	if (to)
+		printf("bench stage=%s threads=%d reference_mpix_s=%.1f optimized_mpix_s=%.1f speedup=%.2f\n", name,
+		       threads, ref, opt, opt / ref);
+	else
+		printf("bench stage=%s threads=%d reference_mpix_s=%.1f optimized=none\n", name, threads, ref);
+	fflush(stdout);
+}
+
+/*
+ * Each stage the canonical pipeline (with the chroma denoise) runs, alone:
+ * by its reference over whole frames, and in bands by the banded executor
+ * between frame-sized planes; then the NV12 packing of the outputs.
+ */
+static int bench_stages(const struct run *r)
+{
+	const struct isp_bench_options *o = r->o;
+	const struct cisp_isp_exec opt = { true, o->band, r->cpu };
+	struct stage_planes sp = { 0 };
+	struct cisp_stats *stats = malloc(sizeof(*stats));
+	struct cisp_param_state s;
+	struct cisp_isp *isp = NULL;
+	int ret = stats ? make_isp(&isp, r->in, false) : -ENOMEM;
+
+	canonical_state(&s, false);
+	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	if (!ret && !(ret = cisp_isp_set_state(isp, &s, ~0u)) && !(ret = cisp_isp_set_exec(isp, &opt)))
+		ret = make_planes(isp, r->in, &sp);
+	for (int t = 0; !ret && t < o->n_threads; t++) {
+		struct cisp_pool *pool;
+
+		if ((ret = cisp_pool_create(&pool, (unsigned)o->threads[t])))
+			break;
+		for (unsigned i = 0; !ret && i < CISP_STAGE_COUNT; i++) {
+			const struct cisp_stage *st = cisp_stages[i];
+			struct stage_ctx ctx = cisp_isp_stage_ctx(isp, i, NULL);
+			const struct stage_io io = { r->in, st->planes_in == 1 ? sp.bayer : sp.rgb, sp.out, NULL };
+			double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS];
+			bool banded = true;
+
+			if (st->merge || !stage_active(st, &ctx))
+				continue;
+			for (int k = 0; k < o->reps && !ret; k++) {
+				double t0 = now();
+
+				ret = cisp_reference_stage(isp, i, NULL, &io, stats, pool);
+				tr[k] = now() - t0;
+				t0 = now();
+				if (!ret && banded && (ret = cisp_banded_stage(isp, i, &io, stats, pool)) == 1)
+					ret = 0, banded = false;
+				to[k] = now() - t0;
+			}
+			if (!ret)
+				print_stage(r, st->name, o->threads[t], tr, banded ? to : NULL);
+		}
+		/* The outputs' packing (output.h): the reference rows against the row functions. */
+		if (!ret) {
+			double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS];
+			struct pack_job pj = { isp->dsp, &sp.rgb, &sp.nv12 };
+
+			for (int k = 0; k < o->reps && !ret; k++) {
+				double t0 = now();
+
+				ret = cisp_output_finish(isp, 0, &sp.rgb, &sp.nv12, pool);
+				tr[k] = now() - t0;
+				t0 = now();
+				cisp_frame_bands(pool, (int)r->in->height, pack_band, &pj);
+				to[k] = now() - t0;
+			}
+			if (!ret)
+				print_stage(r, "pack_nv12", o->threads[t], tr, to);
+		}
+		cisp_pool_destroy(pool);
+	}
+	if (ret)
+		fprintf(stderr, "cisp bench: stages: %s\n", cisp_last_error());
+	cisp_image_free(&sp.nv12);
+	free(sp.mem);
+	cisp_isp_destroy(isp);
+	free(stats);
+	return ret;
+}
+
+int isp_bench_run(const struct isp_bench_options *o)
+{
+	struct cisp_image in = { 0 };
+	struct run r = { o, o->cpu ? cisp_cpu_from_name(o->cpu) : (int)cisp_dsp()->level, &in };
+	enum cisp_cpu_level best = cisp_cpu_detect();
+	int ret;
+
+	/* Scalar, or a level up to the machine's of its architecture. */
+	if (r.cpu < 0 || r.cpu > (int)best || (r.cpu != CISP_CPU_SCALAR && (r.cpu == CISP_CPU_NEON) != (best == CISP_CPU_NEON))) {
+		fprintf(stderr, "cisp bench: --cpu %s: this machine has scalar up to %s\n", o->cpu, cisp_cpu_name(best));
+		return 2;
+	}
+	ret = o->input ? read_frame(o->input, o->format, &in) : cisp_image_alloc(&in, o->format, o->width, o->height);
+	if (ret) {
+		fprintf(stderr, "cisp bench: %s\n", cisp_last_error());
+		return 1;
+	}
+	if (!o->input)
+		make_frame(&in);
+	printf("bench frame=%ux%u format=%s input=%s cpu=%s reps=%d\n", in.width, in.height, cisp_format_name(o->format),
+	       o->input ? o->input : "synthetic", cisp_cpu_name((enum cisp_cpu_level)r.cpu), o->reps);
+	ret = bench_pipeline(&r, "canonical", false, true);
+	if (!ret)
+		ret = bench_pipeline(&r, "canonical", false, false);
+	if (!ret && o->quality)
+		ret = bench_pipeline(&r, "quality", true, false);
+	if (!ret && o->stages)
+		ret = bench_stages(&r);
+	cisp_image_free(&in);
+	return ret ? 1 : 0;
+}
