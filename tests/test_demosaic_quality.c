@@ -12,56 +12,7 @@
 #include "isp/demosaic.h"
 #include "isp/demosaic_quality.h"
 #include "test.h"
-
-/* A Bayer frame and the R, G, B planes of its demosaic. */
-struct frame {
-	int w, h;
-	uint16_t *mem;
-	struct plane16 bayer;
-	struct rgb16 rgb;
-};
-
-static void frame_init(struct frame *f, int w, int h)
-{
-	size_t n = (size_t)w * h;
-
-	f->w = w;
-	f->h = h;
-	f->mem = calloc(n * 4, sizeof(uint16_t));
-	f->bayer = (struct plane16){ f->mem, w, 0, w, h };
-	for (int c = 0; c < 3; c++)
-		f->rgb.c[c] = (struct plane16){ f->mem + (c + 1) * n, w, 0, w, h };
-}
-
-static uint16_t *px(const struct plane16 *p, int x, int y)
-{
-	return plane_row(p, y) + x;
-}
-
-/* The RGB index (0 R, 1 G, 2 B) of the colour site (x, y) sees. */
-static int site_rgb(enum cisp_cfa cfa, int x, int y)
-{
-	enum cisp_channel ch = cisp_cfa_channel(cfa, (unsigned)x, (unsigned)y);
-
-	return ch == CISP_CH_R ? 0 : ch == CISP_CH_B ? 2 : 1;
-}
-
-/* Sample a scene of scene[3][h][w] through the CFA into the Bayer plane. */
-static void mosaic(struct frame *f, enum cisp_cfa cfa, const uint16_t *scene)
-{
-	size_t n = (size_t)f->w * f->h;
-
-	for (int y = 0; y < f->h; y++)
-		for (int x = 0; x < f->w; x++)
-			*px(&f->bayer, x, y) = scene[site_rgb(cfa, x, y) * n + (size_t)y * f->w + x];
-}
-
-static void fill_random(struct frame *f)
-{
-	for (int y = 0; y < f->h; y++)
-		for (int x = 0; x < f->w; x++)
-			*px(&f->bayer, x, y) = (uint16_t)test_rand();
-}
+#include "test_demosaic.h"
 
 /* Smooth ramps, steps, fine lines and a few extremes. */
 static void fill_structured(struct frame *f)
@@ -83,31 +34,6 @@ static void run_quality(struct frame *f, enum cisp_cfa cfa, unsigned fc, struct 
 		return;
 	cisp_demosaic_run(dm, &f->bayer, cfa, &p, &f->rgb, pool);
 	cisp_demosaic_destroy(dm);
-}
-
-/* Largest |output - scene| over every pixel and channel. */
-static int max_error(const struct frame *f, const uint16_t *scene)
-{
-	size_t n = (size_t)f->w * f->h;
-	int worst = 0;
-
-	for (int c = 0; c < 3; c++)
-		for (int y = 0; y < f->h; y++)
-			for (int x = 0; x < f->w; x++) {
-				int d = abs(*px(&f->rgb.c[c], x, y) - scene[c * n + (size_t)y * f->w + x]);
-
-				worst = d > worst ? d : worst;
-			}
-	return worst;
-}
-
-static int same_rgb(const struct frame *a, const struct frame *b)
-{
-	for (int c = 0; c < 3; c++)
-		for (int y = 0; y < a->h; y++)
-			if (memcmp(px(&a->rgb.c[c], 0, y), px(&b->rgb.c[c], 0, y), (size_t)a->w * 2))
-				return 0;
-	return 1;
 }
 
 /* ------------------------------------------------------------------------ */
