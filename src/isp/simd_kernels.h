@@ -663,7 +663,8 @@ static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], u
 		       int w, int nx)
 {
 	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
-	const int xs = nx ? 1 : 2, xe = w - 2 - N16 - nx;
+	/* The first pair at column 2 or 3: the loads at x - 2 stay inside the row. */
+	const int xs = nx ? 3 : 2, xe = w - 2 - N16 - nx;
 
 	/* Pairs (red or blue site c, green site c + 1); the green site's neighbours are at offsets + 1. */
 	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
