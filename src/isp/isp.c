@@ -67,9 +67,8 @@ int cisp_isp_check_config(const struct cisp_isp_config *c)
 /* Rebuild the tables of the stages that read a block in @changed (CISP_BLOCK_BIT mask), in list order. */
 static int update_coeffs(struct cisp_isp *isp, uint32_t changed)
 {
-	const struct stage_env env = { &isp->state,	    isp->config.input_format, (int)isp->config.width,
-				       (int)isp->config.height, isp->cfa,		      isp->vendor,
-				       isp->coeffs };
+	const struct stage_env env = { &isp->state, isp->config.input_format, (int)isp->config.width,
+				       (int)isp->config.height, isp->cfa, isp->vendor, cisp_stages, isp->coeffs };
 	int ret;
 
 	for (unsigned i = 0; i < CISP_STAGE_COUNT; i++) {

@@ -24,9 +24,11 @@
 #ifndef CISP_ISP_STAGE_H
 #define CISP_ISP_STAGE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cisp/format.h>
 #include <cisp/image.h>
@@ -34,6 +36,7 @@
 #include <cisp/pool.h>
 #include <cisp/stats.h>
 
+#include "core/error_internal.h"
 #include "isp/plane.h"
 
 struct cisp_dsp;
@@ -47,7 +50,9 @@ struct stage_env {
 	int width, height;
 	enum cisp_cfa cfa;
 	struct vendor_instance *vendor; /* the instance's vendor stages, or NULL */
-	void *const *coeffs;            /* every stage's coefficients, by list index: stage_coeffs() */
+	/* The stages (cisp_stages) and their coefficients, by list index: stage_coeffs(). */
+	const struct cisp_stage *const *stages;
+	void *const *coeffs;
 };
 
 /* What every function of a stage runs with. */
@@ -177,10 +182,26 @@ enum {
 };
 extern const struct cisp_stage *const cisp_stages[CISP_STAGE_COUNT];
 
-/* The coefficients @stage's prepare() made, for a stage whose tables read another's. */
-const void *stage_coeffs(const struct stage_env *env, const struct cisp_stage *stage);
-/* *coeffs, or a new zeroed block of @size bytes there: prepare()'s start; 0 or -ENOMEM. */
-int stage_alloc(void **coeffs, size_t size, const char *what);
+/*
+ * The coefficients @stage's prepare() made, for a stage whose tables read
+ * another's (it comes earlier in the list, so they are made first).
+ */
+static inline const void *stage_coeffs(const struct stage_env *env, const struct cisp_stage *stage)
+{
+	for (unsigned i = 0; i < CISP_STAGE_COUNT; i++)
+		if (env->stages[i] == stage)
+			return env->coeffs[i];
+	return NULL;
+}
+
+/* *coeffs, or a new zeroed block of @size bytes there (prepare()'s start); 0 or -ENOMEM. */
+static inline int stage_alloc(void **coeffs, size_t size, const char *what)
+{
+	if (!*coeffs && !(*coeffs = calloc(1, size)))
+		return cisp_error(-ENOMEM, "out of memory for the %s tables", what);
+	return 0;
+}
+
 /* Whether @s runs on this frame by its enable bit and active(). */
 bool stage_active(const struct cisp_stage *s, const struct stage_ctx *c);
 
