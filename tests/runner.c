@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cisp/error.h>
@@ -83,6 +84,23 @@ const char *test_tmp_dir(void)
 		}
 	}
 	return path;
+}
+
+int test_run_cisp(const char *args, char *out, size_t size)
+{
+	char cmd[4096];
+	size_t len = 0;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s/tools/cisp %s 2>&1", CISP_BUILD_DIR, args);
+	if (!(p = popen(cmd, "r")))
+		return -1;
+	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
+		len += strlen(out + len);
+	out[len] = 0;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 bool test_comma_locale_begin(void)

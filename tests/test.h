@@ -31,6 +31,11 @@ const char *test_data_dir(void);
 /* A scratch folder for files a test writes (created once per run). */
 const char *test_tmp_dir(void);
 /*
+ * Run `cisp @args` of the build folder, its standard output and error into
+ * @out (NUL-terminated, cut at @size); its exit status, or -1.
+ */
+int test_run_cisp(const char *args, char *out, size_t size);
+/*
  * Switch LC_NUMERIC to a German locale (decimal comma), built with localedef
  * into the scratch folder, as GStreamer applications set the user's. Returns
  * false, after test_skip(), when it cannot be built or loaded.

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <cisp/error.h>
 #include <cisp/format.h>
@@ -382,20 +381,10 @@ TEST(demosaic_fast_kodak_cpsnr)
 /* Run `cisp demosaic ARGS`; stdout and stderr together into @out. Returns the exit status. */
 static int cisp_demosaic(const char *args, char *out, size_t size)
 {
-	char cmd[2048];
-	size_t len = 0;
-	FILE *p;
-	int status;
+	char cmd[3200];
 
-	snprintf(cmd, sizeof(cmd), "%s/tools/cisp demosaic %s 2>&1", CISP_BUILD_DIR, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
-		len += strlen(out + len);
-	out[len] = 0;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	snprintf(cmd, sizeof(cmd), "demosaic %s", args);
+	return test_run_cisp(cmd, out, size);
 }
 
 /* A flat mosaic of (r, g, b) at @maxval in @cfa, written to @name in the scratch folder. */

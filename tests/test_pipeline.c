@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <cisp/error.h>
 #include <cisp/isp.h>
@@ -338,25 +337,6 @@ TEST(pipeline_develops_real_raw)
 	cisp_raster_free(&r);
 }
 
-/* `cisp bench @args` in the build folder: its exit status, its output in @out. */
-static int cisp_bench(const char *args, char *out, size_t size)
-{
-	char cmd[512];
-	size_t len = 0;
-	FILE *p;
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "%s/tools/cisp bench %s 2>&1", CISP_BUILD_DIR, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
-		len += strlen(out + len);
-	out[len] = 0;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /*
  * The benchmark runs on a small frame: a figure line for each pipeline and
  * thread count, and one for each stage the canonical pipeline (with the
@@ -369,7 +349,7 @@ TEST(pipeline_bench_runs_every_stage)
 					      "ccm", "tone", "sharpen", "csc", "cnr", "pack_nv12" };
 	char *out = malloc(65536), line[96];
 
-	CHECK_EQ(cisp_bench("--size 64x48 --reps 1 --threads 1,2 --band 4", out, 65536), 0);
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1,2 --band 4", out, 65536), 0);
 	for (int t = 1; t <= 2; t++) {
 		for (int q = 0; q < 2; q++) {
 			snprintf(line, sizeof(line), "bench pipeline=%s exec=optimized cpu=", q ? "quality" : "canonical");
@@ -387,9 +367,9 @@ TEST(pipeline_bench_runs_every_stage)
 	CHECK(strstr(out, "bench memory pipeline=canonical"));
 	CHECK(!strstr(out, "optimized=none")); /* every stage it runs has a banded form */
 	/* Bad options: usage errors. */
-	CHECK_EQ(cisp_bench("--cpu pentium", out, 65536), 2);
+	CHECK_EQ(test_run_cisp("bench --cpu pentium", out, 65536), 2);
 	CHECK(strstr(out, "--cpu pentium"));
-	CHECK_EQ(cisp_bench("--band 3", out, 65536), 2);
+	CHECK_EQ(test_run_cisp("bench --band 3", out, 65536), 2);
 	CHECK(strstr(out, "an even number of rows"));
 	free(out);
 }

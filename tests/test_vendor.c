@@ -1441,28 +1441,11 @@ TEST(vendor_device_contexts_carry_on)
 
 /* ---- cisp info ---- */
 
-static int run_cisp(const char *args, char *out, size_t size)
-{
-	char cmd[1024];
-	size_t len = 0;
-	FILE *p;
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "%s/tools/cisp %s 2>&1", CISP_BUILD_DIR, args);
-	if (!(p = popen(cmd, "r")))
-		return -1;
-	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
-		len += strlen(out + len);
-	out[len] = 0;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 TEST(vendor_cisp_info)
 {
 	char args[1024], out[8192];
 
-	CHECK_EQ(run_cisp("info --size 64x48", out, sizeof(out)), 0);
+	CHECK_EQ(test_run_cisp("info --size 64x48", out, sizeof(out)), 0);
 	CHECK(strstr(out, "params ABI version 1 (buffers up to 1048576 bytes), statistics ABI version 1 (25784 bytes)"));
 	CHECK(strstr(out, "ISP instance: 64x48 SRGGB10\n"));
 	CHECK(strstr(out, "canonical blocks (supported-params-blocks mask 0x0000fffe):\n"));
@@ -1472,7 +1455,7 @@ TEST(vendor_cisp_info)
 
 	snprintf(args, sizeof(args), "info --vendor %s --trusted-vendor %s --time-limit 250", plugin("acme_effects"),
 		 plugin("probe_bayer"));
-	CHECK_EQ(run_cisp(args, out, sizeof(out)), 0);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
 	CHECK(strstr(out, "canonical blocks (supported-params-blocks mask 0x8000fffe):\n"));
 	CHECK(strstr(out, "vendor blocks (type 31, plugin ABI version 1): supported\n"));
 	CHECK(strstr(out, "  stage acme-colour-effects: vendor 0x454d4341 (ACME Imaging (example)), rgb tap, sandboxed, "
@@ -1482,8 +1465,8 @@ TEST(vendor_cisp_info)
 	CHECK(strstr(out, "    block 1 \"add\": versions 1..2, payload up to 64 bytes\n"));
 
 	snprintf(args, sizeof(args), "info --vendor %s", plugin("hostile_constructor"));
-	CHECK_EQ(run_cisp(args, out, sizeof(out)), 1);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 1);
 	CHECK(strstr(out, "hostile_constructor.so made a forbidden system call: socket"));
-	CHECK_EQ(run_cisp("info --bogus 1", out, sizeof(out)), 2);
+	CHECK_EQ(test_run_cisp("info --bogus 1", out, sizeof(out)), 2);
 	CHECK(strstr(out, "cisp info: unknown option --bogus"));
 }
