@@ -43,7 +43,7 @@ int test_run_cisp(const char *args, char *out, size_t size);
 bool test_comma_locale_begin(void);
 /* Back to the "C" numeric locale. */
 void test_comma_locale_end(void);
-/* Deterministic pseudo-random numbers (xorshift64*), seeded per test. */
+/* Deterministic pseudo-random numbers (xorshift64*), seeded per test from its name. */
 uint64_t test_rand(void);
 
 #define TEST(name)                                                          \
