@@ -248,8 +248,8 @@ static int bench_pipeline(const struct run *r, const char *name, bool quality, b
 			cisp_pool_destroy(pool);
 			printf("bench memory pipeline=%s exec=optimized threads=%d peak_rss_kib=%.0f isp_bytes=%zu "
 			       "frame_bytes_in=%zu frame_bytes_out=%zu\n",
-			       name, threads, peak_rss_kib(), cisp_isp_memory(isp),
-			       (size_t)r->in->plane[0].stride * r->in->height, (size_t)out.plane[0].stride * out.height * 3 / 2);
+			       name, threads, peak_rss_kib(), cisp_isp_memory(isp), (size_t)r->in->plane[0].stride * r->in->height,
+			       (size_t)out.plane[0].stride * out.height * 3 / 2);
 		}
 	}
 	for (int t = 0; !ret && !memory_only && t < o->n_threads; t++) {
@@ -456,7 +456,8 @@ int isp_bench_run(const struct isp_bench_options *o)
 	int ret;
 
 	/* Scalar, or a level up to the machine's of its architecture. */
-	if (r.cpu < 0 || r.cpu > (int)best || (r.cpu != CISP_CPU_SCALAR && (r.cpu == CISP_CPU_NEON) != (best == CISP_CPU_NEON))) {
+	if (r.cpu < 0 || r.cpu > (int)best ||
+	    (r.cpu != CISP_CPU_SCALAR && (r.cpu == CISP_CPU_NEON) != (best == CISP_CPU_NEON))) {
 		fprintf(stderr, "cisp bench: --cpu %s: this machine has scalar up to %s\n", o->cpu, cisp_cpu_name(best));
 		return 2;
 	}

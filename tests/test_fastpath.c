@@ -530,8 +530,9 @@ static void compare_each_stage(const struct cisp_isp_config *c, const struct cis
 					tested++;
 					if (stage->tap ? memcmp(&st[0], &st[1], sizeof(st[0])) != 0
 						       : !same_planes(&ref, &out, stage->planes_out))
-						test_fail(__FILE__, __LINE__, "stage %s alone: banded (%d rows, %d threads, %s) differs",
-							  stage->name, bands[b], t, cisp_cpu_name((enum cisp_cpu_level)levels[l]));
+						test_fail(__FILE__, __LINE__,
+							  "stage %s alone: banded (%d rows, %d threads, %s) differs", stage->name,
+							  bands[b], t, cisp_cpu_name((enum cisp_cpu_level)levels[l]));
 				}
 			}
 		}

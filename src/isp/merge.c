@@ -41,8 +41,8 @@ void cisp_merge_rows(const struct cisp_merge_coeffs *c, const struct plane16 *ac
 
 /* ---- the stage (stage.h): the executors fold a bracket's frames with it ---- */
 
-static void merge_step(uint32_t longer, uint32_t shorter, const struct plane16 *acc, const struct plane16 *frame, int y0,
-		       int y1)
+static void merge_step(uint32_t longer, uint32_t shorter, const struct plane16 *acc, const struct plane16 *frame,
+		       int y0, int y1)
 {
 	struct cisp_merge_coeffs c;
 

@@ -160,7 +160,10 @@ struct cisp_stage {
 	/* The reference: rows() on rows of whole-frame planes, or frame() on the whole frame. */
 	void (*rows)(const struct stage_ctx *c, const struct stage_io *io, int y0, int y1);
 	int (*frame)(const struct stage_ctx *c, const struct stage_io *io);
-	/* Bit p: plane p of its output may be its input's (the executors make it so where they can); a frame() with every bit set works in place. */
+	/*
+	 * Bit p: plane p of its output may be its input's (the executors make
+	 * it so where they can); a frame() with every bit set works in place.
+	 */
 	uint8_t in_place;
 
 	/* The banded form: a point function of one row (@in may be @out), or passes (0: none this frame). */
