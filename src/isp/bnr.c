@@ -288,7 +288,12 @@ static void guide_pass(const struct stage_ctx *c, const struct pass_io *io, int 
 	}
 }
 
-/* The fast filter's rows from the input rows and their guide (cisp_bnr_row_c()). */
+/*
+ * The fast filter's rows from the input rows and their guide (cisp_bnr_row_c()),
+ * handed on once all are made: a row's ten rows of support would push the
+ * tables of what runs on it next (lens shading's column weights) out of the
+ * first-level cache between one row and the next.
+ */
 static void fast_pass(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1)
 {
 	const struct plane16 *in = &io->in[0].c[0], *guide = &io->in[1].c[0];
@@ -304,8 +309,9 @@ static void fast_pass(const struct stage_ctx *c, const struct pass_io *io, int y
 		}
 		cisp_bnr_tables(c->coeffs, y, &tb);
 		c->dsp->bnr_row(r, g, plane_row(&io->out.c[0], y), c->width, &tb);
-		pass_emit(io, y, NULL);
 	}
+	for (int y = y0; y < y1; y++)
+		pass_emit(io, y, NULL);
 }
 
 /* The quality filter, tile by tile over the rows (it reads its input rows directly). */
