@@ -783,13 +783,21 @@ static size_t lay_out(struct plan *p, int width, int band, int capacity[])
 				bytes += (size_t)capacity[b] * p->buf[b].planes * width * sizeof(uint16_t);
 			}
 		}
+		/* The passes' scratch after the windows, the input node's bracket row last. */
 		for (int i = c->first; i < c->first + c->count; i++) {
 			struct node *n = &p->node[i];
-			size_t scratch = n->kind == N_SOURCE ? (size_t)width * sizeof(uint16_t) : n->pass.scratch;
 
-			bytes = (bytes + 63) & ~(size_t)63;
-			n->scratch = bytes;
-			bytes += scratch;
+			if (n->kind == N_PASS && n->pass.scratch) {
+				bytes = (bytes + 7) & ~(size_t)7;
+				n->scratch = bytes;
+				bytes += n->pass.scratch;
+			}
+		}
+		for (int i = c->first; i < c->first + c->count; i++) {
+			if (p->node[i].kind == N_SOURCE) {
+				p->node[i].scratch = bytes;
+				bytes += (size_t)width * sizeof(uint16_t);
+			}
 		}
 		most = bytes > most ? bytes : most;
 	}
