@@ -215,7 +215,8 @@ static int make_isp(struct cisp_isp **isp, const struct cisp_image *in, bool qua
 
 struct run {
 	const struct isp_bench_options *o;
-	int cpu; /* the row functions' level */
+	int cpu;   /* the row functions' level: --cpu, or -1 for cisp_dsp()'s */
+	int level; /* the level they run at */
 	const struct cisp_image *in;
 };
 
@@ -287,7 +288,7 @@ static int bench_pipeline(const struct run *r, const char *name, bool quality, b
 			printf("bench pipeline=%s exec=reference threads=%d mpix_s=%.1f\n", name, o->threads[t],
 			       mpix / middle(tr, o->reps, NULL));
 		printf("bench pipeline=%s exec=optimized cpu=%s band=%d threads=%d mpix_s=%.1f", name,
-		       cisp_cpu_name((enum cisp_cpu_level)r->cpu), o->band, o->threads[t], v);
+		       cisp_cpu_name((enum cisp_cpu_level)r->level), o->band, o->threads[t], v);
 		if (o->reference)
 			printf(" speedup=%.2f", v / (mpix / middle(tr, o->reps, NULL)));
 		/* Pixels per CPU-second: on a shared machine, what the threads did when they ran. */
@@ -451,13 +452,13 @@ static int bench_stages(const struct run *r)
 int isp_bench_run(const struct isp_bench_options *o)
 {
 	struct cisp_image in = { 0 };
-	struct run r = { o, o->cpu ? cisp_cpu_from_name(o->cpu) : (int)cisp_dsp()->level, &in };
+	struct run r = { o, o->cpu ? cisp_cpu_from_name(o->cpu) : -1, (int)cisp_dsp()->level, &in };
 	enum cisp_cpu_level best = cisp_cpu_detect();
 	int ret;
 
 	/* Scalar, or a level up to the machine's of its architecture. */
-	if (r.cpu < 0 || r.cpu > (int)best ||
-	    (r.cpu != CISP_CPU_SCALAR && (r.cpu == CISP_CPU_NEON) != (best == CISP_CPU_NEON))) {
+	if (o->cpu && (r.cpu < 0 || r.cpu > (int)best ||
+		       (r.cpu != CISP_CPU_SCALAR && (r.cpu == CISP_CPU_NEON) != (best == CISP_CPU_NEON)))) {
 		fprintf(stderr, "cisp bench: --cpu %s: this machine has scalar up to %s\n", o->cpu, cisp_cpu_name(best));
 		return 2;
 	}
@@ -466,10 +467,11 @@ int isp_bench_run(const struct isp_bench_options *o)
 		fprintf(stderr, "cisp bench: %s\n", cisp_last_error());
 		return 1;
 	}
+	r.level = r.cpu >= 0 ? r.cpu : r.level;
 	if (!o->input)
 		make_frame(&in);
 	printf("bench frame=%ux%u format=%s input=%s cpu=%s reps=%d\n", in.width, in.height, cisp_format_name(o->format),
-	       o->input ? o->input : "synthetic", cisp_cpu_name((enum cisp_cpu_level)r.cpu), o->reps);
+	       o->input ? o->input : "synthetic", cisp_cpu_name((enum cisp_cpu_level)r.level), o->reps);
 	ret = bench_pipeline(&r, "canonical", false, true);
 	if (!ret)
 		ret = bench_pipeline(&r, "canonical", false, false);
