@@ -127,3 +127,39 @@ void cisp_ctx_counters(struct cisp_ctx *ctx, struct cisp_isp_counters *c)
 	*c = ctx->counters;
 	spin_unlock_irq(&ctx->dev->lock);
 }
+
+void cisp_ctx_record_result(struct cisp_ctx *ctx, const struct cisp_kjob *job, int error)
+{
+	struct cisp_result *r = &ctx->results[job->sequence % CISP_ISP_RESULTS];
+
+	spin_lock_irq(&ctx->dev->lock);
+	r->sequence_1 = job->sequence + 1;
+	r->status = error;
+	r->selected = job->selected;
+	memcpy(r->sharpness, job->sharpness, sizeof(r->sharpness));
+	spin_unlock_irq(&ctx->dev->lock);
+}
+
+int cisp_ctx_result(struct cisp_ctx *ctx, struct cisp_isp_job_result *out)
+{
+	const u64 seq = out->sequence;
+	const struct cisp_result *r = &ctx->results[seq % CISP_ISP_RESULTS];
+	int ret = 0;
+
+	/* submit_lock: next_sequence does not move while we look. */
+	mutex_lock(&ctx->submit_lock);
+	spin_lock_irq(&ctx->dev->lock);
+	if (seq >= ctx->next_sequence) {
+		ret = -EINVAL;
+	} else if (r->sequence_1 == seq + 1) {
+		out->status = r->status;
+		out->selected = r->selected;
+		memcpy(out->sharpness, r->sharpness, sizeof(out->sharpness));
+	} else {
+		/* Jobs finish in sequence order: a later job in the slot means this one's was dropped. */
+		ret = r->sequence_1 > seq + 1 ? -ENODATA : -EBUSY;
+	}
+	spin_unlock_irq(&ctx->dev->lock);
+	mutex_unlock(&ctx->submit_lock);
+	return ret;
+}

@@ -5,7 +5,7 @@
  *   cisp_main.c     the module, /dev/cisp-isp and its ioctls
  *   cisp_context.c  contexts: a stream's ISP instance, its queue, its counters
  *   cisp_submit.c   CISP_IOC_SUBMIT: a job checked and resolved, then queued
- *   cisp_kjob.c      running a job on the pipe and completing it
+ *   cisp_job.c      running a job on the pipe and completing it
  *   cisp_sched.c    the pipe: a kernel thread that runs ready jobs, earliest
  *                   deadline first, across every context
  *   cisp_fence.c    out-fences: dma_fences handed out as sync_files
@@ -73,6 +73,14 @@ struct cisp_file {
 	struct xarray contexts;
 };
 
+/* A finished job's result, as CISP_IOC_JOB_RESULT reports it; sequence + 1, 0: none. */
+struct cisp_result {
+	u64 sequence_1;
+	int status;
+	u32 selected;
+	u64 sharpness[CISP_ISP_MAX_INPUTS];
+};
+
 /* A stream. */
 struct cisp_ctx {
 	struct cisp_dev *dev;
@@ -98,6 +106,7 @@ struct cisp_ctx {
 	bool dying;
 	u64 cost_ns; /* recent processing time (moving average) */
 	struct cisp_isp_counters counters;
+	struct cisp_result results[CISP_ISP_RESULTS]; /* by sequence % CISP_ISP_RESULTS */
 };
 
 /* One image of a job: a dma-buf (the ioctl) or memory the front-end mapped (V4L2). */
@@ -135,10 +144,16 @@ struct cisp_kjob {
 	u64 submit_ns;
 	u64 deadline_ns; /* U64_MAX: none */
 	u64 order;
+	/* Written when it ran, in select-sharpest mode: */
+	u32 selected;
+	u64 sharpness[CISP_ISP_MAX_INPUTS];
 	/* dev->lock: */
 	bool in_waiting; /* its in-fence has not signalled */
 	int error; /* set: it will not run, and fails with this */
 };
+
+/* cisp_main.c: the context @id of @file with a reference (cisp_ctx_put()), or NULL. */
+struct cisp_ctx *cisp_file_context(struct cisp_file *file, u32 id);
 
 /* cisp_context.c */
 int cisp_ctx_create(struct cisp_ctx **ctx, struct cisp_dev *dev,
@@ -147,6 +162,10 @@ int cisp_ctx_create(struct cisp_ctx **ctx, struct cisp_dev *dev,
 void cisp_ctx_destroy(struct cisp_ctx *ctx);
 void cisp_ctx_put(struct cisp_ctx *ctx);
 void cisp_ctx_counters(struct cisp_ctx *ctx, struct cisp_isp_counters *c);
+/* Keep a finished job's result (before its out-fence signals). */
+void cisp_ctx_record_result(struct cisp_ctx *ctx, const struct cisp_kjob *job, int error);
+/* The result of job @r->sequence into @r: 0, -EBUSY, -ENODATA or -EINVAL (cisp_isp_job_result). */
+int cisp_ctx_result(struct cisp_ctx *ctx, struct cisp_isp_job_result *r);
 
 /* cisp_submit.c */
 long cisp_submit_ioctl(struct cisp_file *file, void __user *arg);

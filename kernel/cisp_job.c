@@ -198,6 +198,11 @@ static int run_isp(struct cisp_kjob *job)
 		ret = cisp_isp_process(isp, frame.input[0], frame.output, stats, NULL);
 		break;
 	}
+	if (!ret && job->mode == CISP_JOB_SELECT_SHARPEST) {
+		BUILD_BUG_ON(sizeof(job->sharpness) != sizeof(frame.sharpness));
+		job->selected = frame.selected;
+		memcpy(job->sharpness, frame.sharpness, sizeof(job->sharpness));
+	}
 	if (!ret && stats) {
 		/* As the device API does: the statistics say which job of the context they are. */
 		stats->sequence = job->sequence;

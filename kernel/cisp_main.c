@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include <cisp/format.h>
@@ -152,6 +153,18 @@ static long destroy_context(struct cisp_file *file, void __user *arg)
 	return 0;
 }
 
+struct cisp_ctx *cisp_file_context(struct cisp_file *file, u32 id)
+{
+	struct cisp_ctx *ctx;
+
+	xa_lock(&file->contexts);
+	ctx = xa_load(&file->contexts, id);
+	if (ctx)
+		kref_get(&ctx->ref);
+	xa_unlock(&file->contexts);
+	return ctx;
+}
+
 static long read_counters(struct cisp_file *file, void __user *arg)
 {
 	struct cisp_isp_counters *c;
@@ -164,11 +177,7 @@ static long read_counters(struct cisp_file *file, void __user *arg)
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	xa_lock(&file->contexts);
-	ctx = xa_load(&file->contexts, id);
-	if (ctx)
-		kref_get(&ctx->ref);
-	xa_unlock(&file->contexts);
+	ctx = cisp_file_context(file, id);
 	if (ctx) {
 		cisp_ctx_counters(ctx, c);
 		cisp_ctx_put(ctx);
@@ -178,6 +187,26 @@ static long read_counters(struct cisp_file *file, void __user *arg)
 		ret = -ENOENT;
 	}
 	kfree(c);
+	return ret;
+}
+
+static long read_job_result(struct cisp_file *file, void __user *arg)
+{
+	struct cisp_isp_job_result r;
+	struct cisp_ctx *ctx;
+	long ret;
+
+	if (copy_from_user(&r, arg, sizeof(r)))
+		return -EFAULT;
+	if (r.reserved0 || memchr_inv(r.reserved, 0, sizeof(r.reserved)))
+		return -EINVAL;
+	ctx = cisp_file_context(file, r.context);
+	if (!ctx)
+		return -ENOENT;
+	ret = cisp_ctx_result(ctx, &r);
+	cisp_ctx_put(ctx);
+	if (!ret && copy_to_user(arg, &r, sizeof(r)))
+		ret = -EFAULT;
 	return ret;
 }
 
@@ -199,6 +228,8 @@ static long cisp_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		return read_counters(file, p);
 	case CISP_IOC_ALLOC_BUFFER:
 		return cisp_buffer_alloc_ioctl(file->dev, p);
+	case CISP_IOC_JOB_RESULT:
+		return read_job_result(file, p);
 	default:
 		return -ENOTTY;
 	}

@@ -23,18 +23,6 @@
 #include "cisp_dev.h"
 #include "cisp_error.h"
 
-static struct cisp_ctx *get_context(struct cisp_file *file, u32 id)
-{
-	struct cisp_ctx *ctx;
-
-	xa_lock(&file->contexts);
-	ctx = xa_load(&file->contexts, id);
-	if (ctx)
-		kref_get(&ctx->ref);
-	xa_unlock(&file->contexts);
-	return ctx;
-}
-
 static int check_description(const struct cisp_ctx *ctx, const struct cisp_isp_job *d)
 {
 	const unsigned int min_inputs = d->mode == CISP_JOB_SINGLE ? 1 : 2;
@@ -228,9 +216,14 @@ static int resolve(struct cisp_kjob *job, const struct cisp_isp_job *d, u64 *cop
 	return ret;
 }
 
-/* The job of a submission that was queued: signal its fence and free it (cisp_kjob_done_fn). */
+/*
+ * The job of a submission that was queued: keep its result, signal its fence
+ * and free it (cisp_kjob_done_fn). The result goes first, so that it can be
+ * read as soon as the fence says the job is done.
+ */
 static void uapi_job_done(struct cisp_kjob *job, int error)
 {
+	cisp_ctx_record_result(job->ctx, job, error);
 	cisp_kfence_done(job->out_fence, error);
 	cisp_kjob_free(job);
 }
@@ -265,7 +258,7 @@ static int queue(struct cisp_ctx *ctx, struct cisp_kjob *job, struct cisp_isp_jo
 static int submit(struct cisp_file *file, const struct cisp_isp_job *d,
 		  struct cisp_isp_job __user *arg)
 {
-	struct cisp_ctx *ctx = get_context(file, d->context);
+	struct cisp_ctx *ctx = cisp_file_context(file, d->context);
 	struct cisp_kjob *job;
 	u64 copy_ns = 0, check_ns = 0;
 	int ret;

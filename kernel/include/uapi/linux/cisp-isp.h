@@ -18,6 +18,10 @@
  * job is queued, and applies it atomically just before the job runs, in
  * submission order. A context's parameter state persists between jobs.
  *
+ * A job's out-fence says only whether it succeeded. What else it did (the
+ * input a select-sharpest job chose) is read after the fence signalled with
+ * CISP_IOC_JOB_RESULT, by the job's sequence number.
+ *
  * Contexts belong to the open file: closing it cancels their waiting jobs
  * (out-fences signalled with -ECANCELED) and frees them.
  *
@@ -266,6 +270,40 @@ struct cisp_isp_counters {
 	__u64 reserved[3];
 };
 
+/* A context keeps the results of its last this many finished jobs (CISP_IOC_JOB_RESULT). */
+#define CISP_ISP_RESULTS 32
+
+/**
+ * struct cisp_isp_job_result - what a finished job did (CISP_IOC_JOB_RESULT).
+ * It is readable once the job's out-fence has signalled, until the context
+ * has finished CISP_ISP_RESULTS later jobs. The call fails with -EBUSY for a
+ * job not finished yet, -ENODATA for one whose result is no longer kept and
+ * -EINVAL for a sequence not yet submitted.
+ * @context: the context's id (set by the caller).
+ * @reserved0: 0.
+ * @sequence: the job's sequence number (set by the caller; written by
+ *            CISP_IOC_SUBMIT in struct cisp_isp_job.sequence).
+ * @status: written by the call: 0 when the job succeeded, else the negative
+ *          errno its out-fence signalled.
+ * @selected: written by the call: a select-sharpest job that ran: the index
+ *            of the input it processed, the first of the highest
+ *            @sharpness; otherwise 0.
+ * @sharpness: written by the call: a select-sharpest job that ran: each
+ *             input's sharpness score (the sum over the context's AF
+ *             windows, or one centred window when it has none); otherwise
+ *             0.
+ * @reserved: 0.
+ */
+struct cisp_isp_job_result {
+	__u32 context;
+	__u32 reserved0;
+	__u64 sequence;
+	__s32 status;
+	__u32 selected;
+	__u64 sharpness[CISP_ISP_MAX_INPUTS];
+	__u32 reserved[8];
+};
+
 /**
  * struct cisp_isp_alloc - a dma-buf of the device's memory
  * (CISP_IOC_ALLOC_BUFFER), for images and statistics; it can be mapped with
@@ -289,5 +327,6 @@ struct cisp_isp_alloc {
 #define CISP_IOC_SUBMIT _IOWR(0xC5, 0x03, struct cisp_isp_job)
 #define CISP_IOC_COUNTERS _IOWR(0xC5, 0x04, struct cisp_isp_counters)
 #define CISP_IOC_ALLOC_BUFFER _IOWR(0xC5, 0x05, struct cisp_isp_alloc)
+#define CISP_IOC_JOB_RESULT _IOWR(0xC5, 0x06, struct cisp_isp_job_result)
 
 #endif /* _UAPI_LINUX_CISP_ISP_H */
