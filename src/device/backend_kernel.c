@@ -11,7 +11,9 @@
  * the params delta go to the kernel in that one call, which returns a
  * sync_file out-fence; the worker waits for it with poll(). The kernel
  * checks everything again and runs the same reference arithmetic, so the
- * results are the software ISP's bit for bit.
+ * results are the software ISP's bit for bit. A select-sharpest burst costs
+ * one more call after the fence, CISP_IOC_JOB_RESULT, for the input the
+ * kernel chose and the scores.
  *
  * The kernel takes images only as dma-bufs. The backend keeps one of the
  * device's buffers per input, output and statistics, mapped, and copies the
@@ -272,6 +274,23 @@ static int encode_delta(struct kernel_instance *k, size_t *size)
 	return ret ? cisp_error_prefix(ret, "kernel ISP delta") : 0;
 }
 
+/* A finished select-sharpest job: which input the kernel processed, and every input's score, into @f. */
+static int read_selection(struct kernel_instance *k, uint64_t sequence, struct cisp_device_frame *f)
+{
+	struct cisp_isp_job_result r = { .context = k->id, .sequence = sequence };
+
+	if (ioctl(k->fd, CISP_IOC_JOB_RESULT, &r))
+		return cisp_error(-errno, "kernel ISP: the result of job %llu: %s", (unsigned long long)sequence,
+				  strerror(errno));
+	if (r.selected >= f->num_inputs)
+		return cisp_error(-EPROTO, "kernel ISP: job %llu chose input %u of %u", (unsigned long long)sequence,
+				  r.selected, f->num_inputs);
+	f->selected = r.selected;
+	for (unsigned i = 0; i < CISP_JOB_MAX_INPUTS; i++)
+		f->sharpness[i] = i < f->num_inputs ? r.sharpness[i] : 0;
+	return 0;
+}
+
 /* Wait for the job's sync_file; 0 when it signalled ok, else its error. */
 static int wait_fence(int fd)
 {
@@ -333,6 +352,8 @@ static int kernel_process(void *instance, struct cisp_device_frame *f)
 		return cisp_error(ret, "kernel ISP: job %llu failed: %s", (unsigned long long)job.sequence,
 				  counters.last_error[0] ? counters.last_error : strerror(-ret));
 	}
+	if (f->mode == CISP_JOB_SELECT_SHARPEST && (ret = read_selection(k, job.sequence, f)))
+		return ret;
 	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
 		if (f->output[o])
 			copy_image(&staged[CISP_JOB_MAX_INPUTS + o], f->output[o]);
@@ -350,8 +371,7 @@ void device_backend_kernel(struct cisp_device_backend *backend, const char *path
 		.check_params = kernel_check_params,
 		.set_params = kernel_set_params,
 		.process = kernel_process,
-		/* Select-sharpest runs in the kernel, but the uAPI does not say which frame it chose. */
-		.modes = 1u << CISP_JOB_MERGE_HDR,
+		.modes = (1u << CISP_JOB_SELECT_SHARPEST) | (1u << CISP_JOB_MERGE_HDR),
 		.opaque = (void *)path,
 		.limits = kernel_limits,
 	};
