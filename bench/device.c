@@ -398,7 +398,8 @@ struct stream {
 	unsigned queue_limit;
 };
 
-static const struct stream streams[3] = {
+/* Their sizes divided by --size-divisor, for slow machines (an emulated VM). */
+static struct stream streams[3] = {
 	{ "1080p30", 1920, 1080, 30, 2, CISP_OVERLOAD_RUN_ALL, 4 },
 	{ "720p60", 1280, 720, 60, 1, CISP_OVERLOAD_DROP_OLDEST, 2 },
 	{ "2160p15", 3840, 2160, 15, 0, CISP_OVERLOAD_SKIP_LATE, 2 },
@@ -492,8 +493,9 @@ static void measure_costs(struct rig *r, unsigned rounds, bool proportional, dou
 		cisp_context_counters(r->ctx[c], &before[c]);
 	for (unsigned i = 0; i < rounds; i++) {
 		for (int c = 0; c < 3; c++) {
-			/* Fewer large frames: each context busy for about the same time. */
-			unsigned n = rounds * 921600u / (streams[c].width * streams[c].height);
+			/* Fewer large frames: each context busy for about the same time as the 720p one. */
+			unsigned n = rounds * (streams[1].width * streams[1].height) /
+				     (streams[c].width * streams[c].height);
 
 			if (i >= (n ? n : 1))
 				continue;
@@ -668,7 +670,7 @@ static void calibrate_work(double job_ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-device [--part all|submit|deadline] [--jobs N] [--frames N[,N2]] "
-			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp]\n");
+			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp] [--size-divisor D]\n");
 	exit(2);
 }
 
@@ -677,7 +679,7 @@ int main(int argc, char **argv)
 	struct options o = { .frames = { 10000, 10000 }, .loads = { 80, 150 }, .job_ms = 16, .latency_frames = 2,
 			     .pipeline = "synthetic" };
 	const char *part = "all";
-	unsigned jobs = 200000;
+	unsigned jobs = 200000, divisor = 1;
 	double loadavg[1] = { 0 };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -706,11 +708,19 @@ int main(int argc, char **argv)
 			o.latency_frames = atof(v);
 		else if (!strcmp(a, "--pipeline"))
 			o.pipeline = v;
+		else if (!strcmp(a, "--size-divisor"))
+			divisor = (unsigned)atoi(v);
 		else
 			usage();
 	}
-	if (jobs < 1000 || !o.frames[0] || !o.frames[1] || o.job_ms <= 0 || o.latency_frames <= 0)
+	if (jobs < 1000 || !o.frames[0] || !o.frames[1] || o.job_ms <= 0 || o.latency_frames <= 0 || divisor < 1 ||
+	    divisor > 16)
 		usage();
+	for (int c = 0; divisor > 1 && c < 3; c++) {
+		streams[c].width = (streams[c].width / divisor) & ~1u;
+		streams[c].height = (streams[c].height / divisor) & ~1u;
+		printf("# %s at 1/%u size: %ux%u\n", streams[c].name, divisor, streams[c].width, streams[c].height);
+	}
 	getloadavg(loadavg, 1);
 	printf("# bench-device: %d workers, %ld CPUs online, load average %.2f at start\n", WORKERS,
 	       sysconf(_SC_NPROCESSORS_ONLN), loadavg[0]);
