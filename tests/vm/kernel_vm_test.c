@@ -11,7 +11,9 @@
  * check (the default): the capabilities against the library's; jobs
  * bit-exact with the CPU backend, the device API on the software ISP (1000
  * small frames with params deltas that change every block, larger frames,
- * brackets, bursts, and the stages with the biggest working memory); hostile arguments and params, each refused with
+ * brackets, bursts, and the stages with the biggest working memory); the
+ * input a burst chose (CISP_IOC_JOB_RESULT) and bursts through the device
+ * API's kernel backend, both the CPU backend's; hostile arguments and params, each refused with
  * its errno and a message naming what was wrong; fence chains and merged
  * fences; errors and cancellation running down a chain; the queue limit;
  * another driver's fences (vgem's) as in-fences, the fence timeout, and a
@@ -40,6 +42,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,10 +453,10 @@ struct bitexact {
 /* @job as the device API's job on the CPU backend's context @cpu; waits for it. 0 or its error. */
 static int cpu_job(struct cisp_context *cpu, const struct bitexact *t, const struct cisp_isp_job *job,
 		   const struct kimage *in, struct cisp_image *const outs[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
-		   const void *delta, size_t size)
+		   const void *delta, size_t size, struct cisp_job_result *result)
 {
 	struct cisp_job j = { .mode = t->mode, .num_inputs = t->num_inputs, .stats = stats, .params = delta,
-			      .params_size = size };
+			      .params_size = size, .result = result };
 	struct cisp_fence *done;
 	int ret;
 
@@ -471,6 +474,26 @@ static int cpu_job(struct cisp_context *cpu, const struct bitexact *t, const str
 	return ret;
 }
 
+/* CISP_IOC_JOB_RESULT of job @sequence of context @ctx into @r: 0 or -errno. */
+static int job_result(int dev, uint32_t ctx, uint64_t sequence, struct cisp_isp_job_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->context = ctx;
+	r->sequence = sequence;
+	return ioctl(dev, CISP_IOC_JOB_RESULT, r) ? -errno : 0;
+}
+
+/* Whether the kernel's choice and scores of a burst are the CPU backend's. */
+static bool same_selection(const struct cisp_isp_job_result *k, const struct cisp_job_result *cpu, unsigned n)
+{
+	if (k->status || k->selected != cpu->selected)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (k->sharpness[i] != cpu->sharpness[i])
+			return false;
+	return true;
+}
+
 static int run_bitexact(int dev, const struct bitexact *t)
 {
 	struct kimage in[CISP_JOB_MAX_INPUTS], out[CISP_MAX_OUTPUTS], cpu_out[CISP_MAX_OUTPUTS];
@@ -481,6 +504,7 @@ static int run_bitexact(int dev, const struct bitexact *t)
 	struct cisp_context *cpu = NULL;
 	struct kbuf stats = { .fd = -1 };
 	unsigned mismatches = 0, failed = 0, with_delta = 0;
+	uint32_t chosen = 0; /* bit i: a burst chose input i */
 	size_t delta_bytes = 0;
 	uint32_t ctx;
 	int ret;
@@ -514,6 +538,8 @@ static int run_bitexact(int dev, const struct bitexact *t)
 
 	for (unsigned n = 0; n < t->frames; n++) {
 		struct cisp_isp_job job;
+		struct cisp_job_result cpu_result;
+		struct cisp_isp_job_result result;
 		void *delta = NULL;
 		size_t size = 0;
 		uint32_t diff;
@@ -563,7 +589,7 @@ static int run_bitexact(int dev, const struct bitexact *t)
 			break;
 		}
 		/* The same job on the CPU backend, which works while the kernel does. */
-		ret = cpu_job(cpu, t, &job, in, cpu_outs, cpu_stats, delta, size);
+		ret = cpu_job(cpu, t, &job, in, cpu_outs, cpu_stats, delta, size, &cpu_result);
 		free(delta);
 		status = fence_wait(job.out_fence_fd, 60000);
 		close(job.out_fence_fd);
@@ -572,6 +598,15 @@ static int run_bitexact(int dev, const struct bitexact *t)
 				EXPECT(0, "%s: frame %u: kernel status %d, library %d (%s)", t->name, n, status, ret,
 				       cisp_last_error());
 			continue;
+		}
+		if (t->mode == CISP_JOB_SELECT_SHARPEST) {
+			ret = job_result(dev, ctx, job.sequence, &result);
+			if (ret || !same_selection(&result, &cpu_result, t->num_inputs)) {
+				if (mismatches++ < 3)
+					EXPECT(0, "%s: frame %u: kernel chose input %u (%s), the library %u", t->name, n,
+					       result.selected, ret ? strerror(-ret) : "read", cpu_result.selected);
+			}
+			chosen |= 1u << cpu_result.selected;
 		}
 		for (int o = 0; o < CISP_MAX_OUTPUTS; o++) {
 			if (outs[o] && memcmp(out[o].buf.map, cpu_out[o].img.plane[0].data, image_bytes(outs[o]))) {
@@ -585,6 +620,11 @@ static int run_bitexact(int dev, const struct bitexact *t)
 	EXPECT(!mismatches && !failed,
 	       "%s: %u jobs (%u with a params delta, %zu bytes of deltas) bit-exact with the CPU backend",
 	       t->name, t->frames, with_delta, delta_bytes);
+	/* A burst test in which one input always wins would not show the choice is read back. */
+	if (t->mode == CISP_JOB_SELECT_SHARPEST)
+		EXPECT(__builtin_popcount(chosen) >= 2,
+		       "%s: the kernel's choice (CISP_IOC_JOB_RESULT) is the library's; inputs chosen: mask 0x%x",
+		       t->name, chosen);
 	for (unsigned i = 0; i < t->num_inputs; i++)
 		kimage_free(&in[i]);
 	for (int o = 0; o < CISP_MAX_OUTPUTS; o++) {
@@ -1002,6 +1042,166 @@ static void check_fences(int dev)
 	kimage_free(&a.out);
 	small_close(dev, &b);
 	gate_close(dev, &g);
+}
+
+/* CISP_IOC_JOB_RESULT: a job's result read back by its sequence; every bad argument refused with its errno. */
+static void check_job_result(int dev)
+{
+	struct cisp_isp_job_result r;
+	struct cisp_isp_job j;
+	struct small s;
+	struct gate g;
+	uint32_t late;
+	uint64_t first;
+	int fg, ret;
+
+	if (small_open(dev, &s, 0, 0) || gate_open(dev, &g) ||
+	    create_context_flags(dev, &small_config, 0, 0, CISP_ISP_CTX_SKIP_LATE, &late)) {
+		EXPECT(0, "job result: contexts");
+		return;
+	}
+	small_job(&j, &s);
+	submit(dev, &j);
+	first = j.sequence;
+	fence_wait(j.out_fence_fd, 30000);
+	close(j.out_fence_fd);
+	ret = job_result(dev, s.ctx, first, &r);
+	EXPECT(ret == 0 && r.status == 0 && r.selected == 0 && r.sharpness[0] == 0,
+	       "job result: a single job's: %s, status %d, input %u", ret ? strerror(-ret) : "read", r.status,
+	       r.selected);
+
+	/* A job that waits for the gate: not finished, then readable once its fence signalled. */
+	fg = gate_fence(dev, &g);
+	small_job(&j, &s);
+	j.in_fence_fd = fg;
+	submit(dev, &j);
+	ret = job_result(dev, s.ctx, j.sequence, &r);
+	EXPECT(ret == -EBUSY, "job result: a job not finished yet: %s", ret ? strerror(-ret) : "read");
+	ret = job_result(dev, s.ctx, j.sequence + 1, &r);
+	EXPECT(ret == -EINVAL, "job result: a sequence not submitted yet: %s", ret ? strerror(-ret) : "read");
+	ret = job_result(dev, s.ctx, UINT64_MAX, &r);
+	EXPECT(ret == -EINVAL, "job result: sequence 2^64-1: %s", ret ? strerror(-ret) : "read");
+	EXPECT(fence_wait(j.out_fence_fd, 120000) == 1 && job_result(dev, s.ctx, j.sequence, &r) == 0 && r.status == 0,
+	       "job result: readable once the job's fence signalled");
+	close(j.out_fence_fd);
+	close(fg);
+
+	/* A job that failed: its error. */
+	small_job(&j, &s);
+	j.context = late;
+	j.deadline_ns = 1;
+	submit(dev, &j);
+	fence_wait(j.out_fence_fd, 30000);
+	close(j.out_fence_fd);
+	ret = job_result(dev, late, j.sequence, &r);
+	EXPECT(ret == 0 && r.status == -ETIME, "job result: a job skipped as late: status %d (%s)", r.status,
+	       ret ? strerror(-ret) : "read");
+
+	/* Hostile arguments. */
+	ret = job_result(dev, 99, first, &r);
+	EXPECT(ret == -ENOENT, "job result: context 99: %s", ret ? strerror(-ret) : "read");
+	memset(&r, 0, sizeof(r));
+	r.context = s.ctx;
+	r.reserved0 = 1;
+	EXPECT(ioctl(dev, CISP_IOC_JOB_RESULT, &r) && errno == EINVAL, "job result: reserved0 set: EINVAL");
+	r.reserved0 = 0;
+	r.reserved[7] = 1;
+	EXPECT(ioctl(dev, CISP_IOC_JOB_RESULT, &r) && errno == EINVAL, "job result: reserved[7] set: EINVAL");
+	EXPECT(ioctl(dev, CISP_IOC_JOB_RESULT, (void *)16) && errno == EFAULT, "job result: a bad address: EFAULT");
+
+	/* Only the last CISP_ISP_RESULTS results are kept. */
+	for (unsigned k = 0; k < CISP_ISP_RESULTS; k++) {
+		small_job(&j, &s);
+		submit(dev, &j);
+		fence_wait(j.out_fence_fd, 30000);
+		close(j.out_fence_fd);
+	}
+	ret = job_result(dev, s.ctx, first, &r);
+	EXPECT(ret == -ENODATA, "job result: job %llu, %d jobs later: %s", (unsigned long long)first,
+	       CISP_ISP_RESULTS + 1, ret ? strerror(-ret) : "read");
+	ret = job_result(dev, s.ctx, j.sequence - (CISP_ISP_RESULTS - 1), &r);
+	EXPECT(ret == 0 && job_result(dev, s.ctx, j.sequence, &r) == 0,
+	       "job result: the last %d jobs' are kept: %s", CISP_ISP_RESULTS, ret ? strerror(-ret) : "read");
+	destroy_context(dev, late);
+	small_close(dev, &s);
+	gate_close(dev, &g);
+}
+
+/*
+ * Bursts through the device API as a program uses it, on the kernel backend
+ * (CISP_ISP, as cisp run --isp sets it) and on the software ISP: the same
+ * input chosen, the same scores, image and statistics.
+ */
+static void check_burst_backend(void)
+{
+	const struct cisp_isp_config ic = { CISP_FMT_SGRBG10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL };
+	static const unsigned sizes[] = { 2, 3, 5, 8, 4, 6 };
+	const unsigned bursts = sizeof(sizes) / sizeof(sizes[0]);
+	struct cisp_device *devs[2] = { NULL, NULL };
+	struct cisp_context *ctxs[2] = { NULL, NULL };
+	struct cisp_image in[CISP_JOB_MAX_INPUTS], out[2];
+	struct cisp_stats *stats = calloc(2, sizeof(*stats));
+	unsigned same = 0, chosen = 0;
+	int ret;
+
+	setenv("CISP_ISP", DEVICE, 1);
+	ret = cisp_device_create(&devs[0], &(struct cisp_device_config){ .workers = 1 });
+	unsetenv("CISP_ISP");
+	if (!ret)
+		ret = cisp_device_create(&devs[1], &(struct cisp_device_config){ .workers = 1 });
+	for (int k = 0; k < 2 && !ret; k++)
+		ret = cisp_context_create(&ctxs[k], devs[k],
+					  &(struct cisp_context_config){ .name = k ? "cpu" : "kernel", .isp = ic });
+	if (ret) {
+		EXPECT(0, "bursts on the kernel backend: %s", cisp_last_error());
+		goto out;
+	}
+	for (unsigned i = 0; i < CISP_JOB_MAX_INPUTS; i++)
+		packed_alloc(&in[i], ic.input_format, ic.width, ic.height);
+	for (int k = 0; k < 2; k++)
+		packed_alloc(&out[k], ic.output[0].format, ic.width, ic.height);
+	for (unsigned b = 0; b < bursts; b++) {
+		struct cisp_job_result res[2];
+
+		for (unsigned i = 0; i < sizes[b]; i++)
+			fill_raw(&in[i], 1000 + b * CISP_JOB_MAX_INPUTS + i);
+		for (int k = 0; k < 2 && !ret; k++) {
+			struct cisp_job j = { .mode = CISP_JOB_SELECT_SHARPEST, .num_inputs = sizes[b],
+					      .stats = &stats[k], .result = &res[k] };
+			struct cisp_fence *f;
+
+			for (unsigned i = 0; i < sizes[b]; i++)
+				j.input[i] = &in[i];
+			j.output[0] = &out[k];
+			ret = cisp_job_submit(ctxs[k], &j, &f);
+			if (!ret) {
+				ret = cisp_fence_wait(f, -1);
+				cisp_fence_unref(f);
+			}
+		}
+		if (ret) {
+			EXPECT(0, "burst %u of %u frames: %s", b, sizes[b], cisp_last_error());
+			break;
+		}
+		if (res[0].selected == res[1].selected &&
+		    !memcmp(res[0].sharpness, res[1].sharpness, sizes[b] * sizeof(res[0].sharpness[0])) &&
+		    !memcmp(out[0].plane[0].data, out[1].plane[0].data, image_bytes(&out[0])) &&
+		    !memcmp(&stats[0], &stats[1], sizeof(stats[0])))
+			same++;
+		chosen |= 1u << res[1].selected;
+	}
+	EXPECT(same == bursts && __builtin_popcount(chosen) >= 2,
+	       "%u of %u bursts of 2..8 frames through the device API on the kernel backend: the input chosen "
+	       "(inputs chosen: mask 0x%x), its scores, image and statistics are the software ISP's",
+	       same, bursts, chosen);
+	for (unsigned i = 0; i < CISP_JOB_MAX_INPUTS; i++)
+		free(in[i].plane[0].data);
+	for (int k = 0; k < 2; k++)
+		free(out[k].plane[0].data);
+out:
+	cisp_device_destroy(devs[0]);
+	cisp_device_destroy(devs[1]);
+	free(stats);
 }
 
 /* Jobs of four contexts, all ready at the same moment: they run by deadline, then priority. */
@@ -1832,6 +2032,8 @@ int main(int argc, char **argv)
 		TIMED(check_heavy(dev));
 		TIMED(check_hostile(dev));
 		TIMED(check_fences(dev));
+		TIMED(check_job_result(dev));
+		TIMED(check_burst_backend());
 		TIMED(check_deadlines(dev));
 		TIMED(check_skip_late(dev));
 		TIMED(check_foreign_fences(dev));

@@ -151,6 +151,7 @@ copy_program() {
 copy_program "$TEST"
 copy_program "$KTEST"
 [ -x "$BUILD/tools/cisp" ] && copy_program "$BUILD/tools/cisp"
+[ -x "$BUILD/bench/bench-device" ] && copy_program "$BUILD/bench/bench-device"
 mkdir -p "$IR/data/sensors" "$IR/data/tuning"
 cp data/sensors/cisp-test.yaml "$IR/data/sensors/"
 cp data/tuning/cisp-test.yaml "$IR/data/tuning/"
@@ -255,6 +256,17 @@ if insmod /lib/modules/cisp_isp.ko fence_timeout_ms=1500 && [ -c /dev/cisp-isp ]
 		cisp run --isp /dev/cisp-isp --camera virtual:cisp-test --mode 1 --frames 4 --quiet -o /tmp/kernel.y4m \
 			>> /tmp/run.txt 2>&1 && cmp /tmp/cpu.y4m /tmp/kernel.y4m && echo "@@ cisp run: the same video on both backends" ||
 			{ cat /tmp/run.txt; echo "@@ FAIL cisp run on the kernel backend"; RC=1; }
+	fi
+	# The device bench's deadline part on the canonical ISP, on the CPU backend and then on the kernel's,
+	# at 1/16 of its frame sizes (emulated CPUs): the same program, only CISP_ISP differs.
+	if [ -x /bin/bench-device ]; then
+		for isp in "" /dev/cisp-isp; do
+			BT0=$(cut -d' ' -f1 /proc/uptime)
+			CISP_ISP=$isp bench-device --part deadline --pipeline isp --size-divisor 16 --frames 24 \
+				--loads 80,150 > /tmp/bench.txt 2>&1 || { cat /tmp/bench.txt; echo "@@ FAIL bench-device"; RC=1; }
+			sed "s|^|@@ bench-device ${isp:-cpu}: |" /tmp/bench.txt
+			echo "@@ bench-device ${isp:-cpu} took $(echo "$(cut -d' ' -f1 /proc/uptime) $BT0" | awk '{print $1 - $2}') s"
+		done
 	fi
 	rmmod cisp_isp || { echo "@@ FAIL rmmod cisp_isp"; RC=1; }
 	dmesg | grep "cisp-isp: unloaded" || true
