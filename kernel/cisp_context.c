@@ -156,7 +156,7 @@ int cisp_ctx_result(struct cisp_ctx *ctx, struct cisp_isp_job_result *out)
 		out->selected = r->selected;
 		memcpy(out->sharpness, r->sharpness, sizeof(out->sharpness));
 	} else {
-		/* Jobs finish in sequence order: a later job in the slot means this one's was dropped. */
+		/* Jobs end in sequence order: a later job in the slot means this one's is gone. */
 		ret = r->sequence_1 > seq + 1 ? -ENODATA : -EBUSY;
 	}
 	spin_unlock_irq(&ctx->dev->lock);
