@@ -1121,7 +1121,8 @@ static void check_job_result(int dev)
 	       CISP_ISP_RESULTS + 1, ret ? strerror(-ret) : "read");
 	ret = job_result(dev, s.ctx, j.sequence - (CISP_ISP_RESULTS - 1), &r);
 	EXPECT(ret == 0 && job_result(dev, s.ctx, j.sequence, &r) == 0,
-	       "job result: the last %d jobs' are kept: %s", CISP_ISP_RESULTS, ret ? strerror(-ret) : "read");
+	       "job result: the last %d jobs' results are kept: %s", CISP_ISP_RESULTS,
+	       ret ? strerror(-ret) : "read");
 	destroy_context(dev, late);
 	small_close(dev, &s);
 	gate_close(dev, &g);
