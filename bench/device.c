@@ -670,7 +670,8 @@ static void calibrate_work(double job_ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-device [--part all|submit|deadline] [--jobs N] [--frames N[,N2]] "
-			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp] [--size-divisor D]\n");
+			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp]\n"
+			"       [--size-divisor D]   (the deadline streams' width and height divided by D, 1..16)\n");
 	exit(2);
 }
 
