@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,7 +29,7 @@ struct cisp_buffer;
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_buffer_alloc(struct cisp_buffer **buf, size_t size);
+CISP_API int cisp_buffer_alloc(struct cisp_buffer **buf, size_t size);
 
 /**
  * cisp_buffer_wrap() - use caller memory; the caller keeps ownership and
@@ -38,7 +40,7 @@ int cisp_buffer_alloc(struct cisp_buffer **buf, size_t size);
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_buffer_wrap(struct cisp_buffer **buf, void *data, size_t size);
+CISP_API int cisp_buffer_wrap(struct cisp_buffer **buf, void *data, size_t size);
 
 /**
  * cisp_buffer_memfd() - create a shareable buffer backed by a memfd, mapped
@@ -49,7 +51,7 @@ int cisp_buffer_wrap(struct cisp_buffer **buf, void *data, size_t size);
  *
  * Return: 0 or a negative errno from memfd_create/ftruncate/mmap.
  */
-int cisp_buffer_memfd(struct cisp_buffer **buf, size_t size, const char *name);
+CISP_API int cisp_buffer_memfd(struct cisp_buffer **buf, size_t size, const char *name);
 
 /**
  * cisp_buffer_import_fd() - map a file descriptor (memfd, dmabuf) read-write.
@@ -61,35 +63,35 @@ int cisp_buffer_memfd(struct cisp_buffer **buf, size_t size, const char *name);
  * Return: 0 or a negative errno (-EBADF for a closed fd, -EINVAL when the
  * object is smaller than @size).
  */
-int cisp_buffer_import_fd(struct cisp_buffer **buf, int fd, size_t size);
+CISP_API int cisp_buffer_import_fd(struct cisp_buffer **buf, int fd, size_t size);
 
 /**
  * cisp_buffer_data() - the buffer's bytes in this process.
  * @buf: the buffer.
  * Return: the first byte.
  */
-void *cisp_buffer_data(const struct cisp_buffer *buf);
+CISP_API void *cisp_buffer_data(const struct cisp_buffer *buf);
 
 /**
  * cisp_buffer_size() - the buffer's size.
  * @buf: the buffer.
  * Return: bytes.
  */
-size_t cisp_buffer_size(const struct cisp_buffer *buf);
+CISP_API size_t cisp_buffer_size(const struct cisp_buffer *buf);
 
 /**
  * cisp_buffer_fd() - the file descriptor behind the buffer.
  * @buf: the buffer.
  * Return: the fd (owned by the buffer), or -1 for heap and caller memory.
  */
-int cisp_buffer_fd(const struct cisp_buffer *buf);
+CISP_API int cisp_buffer_fd(const struct cisp_buffer *buf);
 
 /**
  * cisp_buffer_free() - release the buffer: unmap, close its fd, free heap
  * memory it allocated.
  * @buf: the buffer (may be NULL).
  */
-void cisp_buffer_free(struct cisp_buffer *buf);
+CISP_API void cisp_buffer_free(struct cisp_buffer *buf);
 
 #ifdef __cplusplus
 }

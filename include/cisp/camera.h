@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/control.h>
 #include <cisp/device.h>
 #include <cisp/image.h>
@@ -259,21 +260,15 @@ struct cisp_camera_request {
  * file that cannot be read) with a message naming the file, line and key
  * of a bad configuration file.
  */
-int cisp_camera_manager_create(struct cisp_camera_manager **m, const struct cisp_camera_manager_config *config);
+CISP_API int cisp_camera_manager_create(struct cisp_camera_manager **m,
+					const struct cisp_camera_manager_config *config);
 
 /**
  * cisp_camera_manager_destroy() - free a manager; every camera opened from
  * it must be closed first.
  * @m: the manager (may be NULL).
  */
-void cisp_camera_manager_destroy(struct cisp_camera_manager *m);
-
-/**
- * cisp_camera_manager_device() - the ISP device the cameras run on.
- * @m: the manager.
- * Return: the device.
- */
-struct cisp_device *cisp_camera_manager_device(struct cisp_camera_manager *m);
+CISP_API void cisp_camera_manager_destroy(struct cisp_camera_manager *m);
 
 /**
  * cisp_camera_list() - the cameras that can be opened: those of the
@@ -284,7 +279,7 @@ struct cisp_device *cisp_camera_manager_device(struct cisp_camera_manager *m);
  * @max: room in @list.
  * Return: the number of cameras (may exceed @max), or a negative errno.
  */
-int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *list, unsigned max);
+CISP_API int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *list, unsigned max);
 
 /**
  * cisp_camera_open() - open a camera: its sensor, its tuning and a control
@@ -301,15 +296,15 @@ int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *lis
  * Return: 0; -ENOENT for an unknown camera (the message lists the known
  * ones); -EINVAL for a bad option or tuning file; -ENOMEM.
  */
-int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, const char *name,
-		     const struct cisp_camera_options *options);
+CISP_API int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, const char *name,
+			      const struct cisp_camera_options *options);
 
 /**
  * cisp_camera_close() - stop the camera if needed (in-flight requests
  * complete with -ECANCELED, through the callback if there is one), free it.
  * @cam: the camera (may be NULL).
  */
-void cisp_camera_close(struct cisp_camera *cam);
+CISP_API void cisp_camera_close(struct cisp_camera *cam);
 
 /**
  * cisp_camera_sensor() - the camera's sensor, for its modes, control
@@ -319,14 +314,14 @@ void cisp_camera_close(struct cisp_camera *cam);
  * @cam: the camera.
  * Return: the sensor.
  */
-struct cisp_sensor *cisp_camera_sensor(struct cisp_camera *cam);
+CISP_API struct cisp_sensor *cisp_camera_sensor(struct cisp_camera *cam);
 
 /**
  * cisp_camera_tuning_name() - the tuning in use.
  * @cam: the camera.
  * Return: the tuning file's path, or "uncalibrated".
  */
-const char *cisp_camera_tuning_name(const struct cisp_camera *cam);
+CISP_API const char *cisp_camera_tuning_name(const struct cisp_camera *cam);
 
 /**
  * cisp_camera_default_config() - a configuration for a mode: the main
@@ -337,7 +332,7 @@ const char *cisp_camera_tuning_name(const struct cisp_camera *cam);
  * @config: receives the configuration.
  * Return: 0 or -ERANGE for a mode the sensor lacks.
  */
-int cisp_camera_default_config(struct cisp_camera *cam, unsigned mode, struct cisp_camera_config *config);
+CISP_API int cisp_camera_default_config(struct cisp_camera *cam, unsigned mode, struct cisp_camera_config *config);
 
 /**
  * cisp_camera_configure() - check and apply a configuration: set the
@@ -349,7 +344,7 @@ int cisp_camera_default_config(struct cisp_camera *cam, unsigned mode, struct ci
  * produce (nothing changes then: every check runs before the old
  * configuration is let go); -ENOMEM (the camera is left unconfigured).
  */
-int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_config *config);
+CISP_API int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_config *config);
 
 /**
  * cisp_camera_start() - start streaming: the control loop's starting
@@ -359,7 +354,7 @@ int cisp_camera_configure(struct cisp_camera *cam, const struct cisp_camera_conf
  * Return: 0; -EBUSY when already started; -EINVAL when not configured;
  * -EAGAIN when the thread cannot be started; or the sensor's error.
  */
-int cisp_camera_start(struct cisp_camera *cam);
+CISP_API int cisp_camera_start(struct cisp_camera *cam);
 
 /**
  * cisp_camera_stop() - stop streaming: wait for the frame in progress, then
@@ -369,7 +364,7 @@ int cisp_camera_start(struct cisp_camera *cam);
  * Return: 0 (also when already stopped); -EDEADLK from the camera's own
  * completion callback.
  */
-int cisp_camera_stop(struct cisp_camera *cam);
+CISP_API int cisp_camera_stop(struct cisp_camera *cam);
 
 /**
  * cisp_camera_queue() - hand a request to the camera (started or not).
@@ -382,7 +377,7 @@ int cisp_camera_stop(struct cisp_camera *cam);
  * fail the request when its turn comes: it completes with that status and
  * message, without a frame, and the camera goes on with the next one.
  */
-int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req);
+CISP_API int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req);
 
 /**
  * cisp_camera_wait() - take the oldest completed request (only without a
@@ -394,14 +389,14 @@ int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req);
  * completed and the camera is stopped or has nothing queued or in flight
  * (waiting would never end); -EINVAL with a completion callback.
  */
-int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_request **req, int64_t timeout_ns);
+CISP_API int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_request **req, int64_t timeout_ns);
 
 /**
  * cisp_camera_stream_name() - "main", "preview" or "raw".
  * @stream: enum cisp_camera_stream.
  * Return: the name, or "unknown".
  */
-const char *cisp_camera_stream_name(unsigned stream);
+CISP_API const char *cisp_camera_stream_name(unsigned stream);
 
 #ifdef __cplusplus
 }

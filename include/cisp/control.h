@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/params_state.h>
 #include <cisp/sensor.h>
 #include <cisp/stats.h>
@@ -202,13 +203,13 @@ struct cisp_control_result {
  * drive, a tuning that does not fit the mode among them (black and white
  * levels too close for the BLC block); -ENOMEM.
  */
-int cisp_control_create(struct cisp_control **c, const struct cisp_control_config *config);
+CISP_API int cisp_control_create(struct cisp_control **c, const struct cisp_control_config *config);
 
 /**
  * cisp_control_destroy() - free a loop.
  * @c: the loop (may be NULL).
  */
-void cisp_control_destroy(struct cisp_control *c);
+CISP_API void cisp_control_destroy(struct cisp_control *c);
 
 /**
  * cisp_control_request() - change modes and manual values; they take
@@ -221,7 +222,7 @@ void cisp_control_destroy(struct cisp_control *c);
  * Return: 0, or -EINVAL for an out-of-range value or a field the loop's
  * configuration has no algorithm for (nothing changes).
  */
-int cisp_control_request(struct cisp_control *c, const struct cisp_control_request *req);
+CISP_API int cisp_control_request(struct cisp_control *c, const struct cisp_control_request *req);
 
 /**
  * cisp_control_start() - the controls and parameters to start streaming
@@ -233,7 +234,7 @@ int cisp_control_request(struct cisp_control *c, const struct cisp_control_reque
  *       block the loop manages).
  * Return: 0 or a negative errno.
  */
-int cisp_control_start(struct cisp_control *c, struct cisp_control_result *out);
+CISP_API int cisp_control_start(struct cisp_control *c, struct cisp_control_result *out);
 
 /**
  * cisp_control_process() - run the algorithms on one frame's statistics.
@@ -247,15 +248,16 @@ int cisp_control_start(struct cisp_control *c, struct cisp_control_result *out);
  * Return: 0; -EINVAL for statistics without zones or out of order; the
  * loop's state is unchanged on error.
  */
-int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats, const struct cisp_sensor_metadata *md,
-			 struct cisp_control_result *out);
+CISP_API int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats,
+				  const struct cisp_sensor_metadata *md,
+				  struct cisp_control_result *out);
 
 /** Names for logs and JSON: "searching", "converged", ... */
-const char *cisp_ae_state_name(enum cisp_ae_state s);
+CISP_API const char *cisp_ae_state_name(enum cisp_ae_state s);
 /** Names for logs and JSON. */
-const char *cisp_awb_state_name(enum cisp_awb_state s);
+CISP_API const char *cisp_awb_state_name(enum cisp_awb_state s);
 /** Names for logs and JSON. */
-const char *cisp_af_state_name(enum cisp_af_state s);
+CISP_API const char *cisp_af_state_name(enum cisp_af_state s);
 
 #ifdef __cplusplus
 }

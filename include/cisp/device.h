@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/fence.h>
 #include <cisp/image.h>
 #include <cisp/isp.h>
@@ -325,7 +326,7 @@ struct cisp_context_counters {
  * Return: 0, -EINVAL with a message, -ENOMEM, or -EAGAIN when threads
  * cannot be started.
  */
-int cisp_device_create(struct cisp_device **dev, const struct cisp_device_config *config);
+CISP_API int cisp_device_create(struct cisp_device **dev, const struct cisp_device_config *config);
 
 /**
  * cisp_device_destroy() - destroy every context left (see
@@ -333,7 +334,7 @@ int cisp_device_create(struct cisp_device **dev, const struct cisp_device_config
  * caller still holds stay valid.
  * @dev: the device (may be NULL).
  */
-void cisp_device_destroy(struct cisp_device *dev);
+CISP_API void cisp_device_destroy(struct cisp_device *dev);
 
 /**
  * cisp_device_load() - the scheduler's estimate of the offered load.
@@ -344,13 +345,13 @@ void cisp_device_destroy(struct cisp_device *dev);
  * submissions (both moving averages), in percent of one worker: 150 means
  * the streams ask for one and a half workers.
  */
-unsigned cisp_device_load(struct cisp_device *dev);
+CISP_API unsigned cisp_device_load(struct cisp_device *dev);
 
 /**
  * cisp_device_clock_ns() - the clock of deadlines and time stamps.
  * Return: CLOCK_MONOTONIC in nanoseconds.
  */
-uint64_t cisp_device_clock_ns(void);
+CISP_API uint64_t cisp_device_clock_ns(void);
 
 /**
  * cisp_context_create() - add a stream to a device.
@@ -361,15 +362,15 @@ uint64_t cisp_device_clock_ns(void);
  *
  * Return: 0, -EINVAL, -ENOMEM, or the backend's error.
  */
-int cisp_context_create(struct cisp_context **ctx, struct cisp_device *dev,
-			const struct cisp_context_config *config);
+CISP_API int cisp_context_create(struct cisp_context **ctx, struct cisp_device *dev,
+				 const struct cisp_context_config *config);
 
 /**
  * cisp_context_destroy() - cancel the context's waiting jobs (their fences
  * are cancelled with -ECANCELED), wait for its running job, free it.
  * @ctx: the context (may be NULL).
  */
-void cisp_context_destroy(struct cisp_context *ctx);
+CISP_API void cisp_context_destroy(struct cisp_context *ctx);
 
 /**
  * cisp_context_limits() - what the context accepts in params buffers: the
@@ -383,14 +384,14 @@ void cisp_context_destroy(struct cisp_context *ctx);
  *          and its vendor host live.
  * Return: 0, or -ENOTSUP when the context's backend does not say.
  */
-int cisp_context_limits(struct cisp_context *ctx, struct cisp_params_limits *limits);
+CISP_API int cisp_context_limits(struct cisp_context *ctx, struct cisp_params_limits *limits);
 
 /**
  * cisp_context_counters() - read the context's counters.
  * @ctx: the context.
  * @counters: receives them.
  */
-void cisp_context_counters(struct cisp_context *ctx, struct cisp_context_counters *counters);
+CISP_API void cisp_context_counters(struct cisp_context *ctx, struct cisp_context_counters *counters);
 
 /**
  * cisp_job_submit() - validate a job and queue it; never blocks.
@@ -410,7 +411,7 @@ void cisp_context_counters(struct cisp_context *ctx, struct cisp_context_counter
  * the device's job slots or (policy CISP_OVERLOAD_RUN_ALL) the context's
  * queue limit are full.
  */
-int cisp_job_submit(struct cisp_context *ctx, const struct cisp_job *job, struct cisp_fence **out_fence);
+CISP_API int cisp_job_submit(struct cisp_context *ctx, const struct cisp_job *job, struct cisp_fence **out_fence);
 
 /**
  * cisp_job_cancel() - cancel a job that has not started.
@@ -423,7 +424,7 @@ int cisp_job_submit(struct cisp_context *ctx, const struct cisp_job *job, struct
  * Return: 0; -EBUSY if it is running; -EALREADY if it has completed;
  * -ENOENT if @out_fence is not the out-fence of a job of @ctx.
  */
-int cisp_job_cancel(struct cisp_context *ctx, struct cisp_fence *out_fence);
+CISP_API int cisp_job_cancel(struct cisp_context *ctx, struct cisp_fence *out_fence);
 
 /**
  * cisp_context_cancel_all() - cancel every job of the context that has not
@@ -431,7 +432,7 @@ int cisp_job_cancel(struct cisp_context *ctx, struct cisp_fence *out_fence);
  * @ctx: the context.
  * Return: how many jobs were cancelled.
  */
-unsigned cisp_context_cancel_all(struct cisp_context *ctx);
+CISP_API unsigned cisp_context_cancel_all(struct cisp_context *ctx);
 
 #ifdef __cplusplus
 }

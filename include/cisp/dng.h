@@ -16,6 +16,7 @@
 #ifndef CISP_DNG_H
 #define CISP_DNG_H
 
+#include <cisp/api.h>
 #include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
 
@@ -35,7 +36,7 @@ extern "C" {
  * write failure, with libtiff's message, or cisp_output_file_create()'s
  * and cisp_output_file_commit()'s errors).
  */
-int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame);
+CISP_API int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame);
 
 /**
  * cisp_dng_write_to() - cisp_dng_write() into an output file the caller
@@ -46,7 +47,7 @@ int cisp_dng_write(const char *path, const struct cisp_raw_frame *frame);
  *
  * Return: as cisp_dng_write(), without the output file's own errors.
  */
-int cisp_dng_write_to(struct cisp_output_file *out, const struct cisp_raw_frame *frame);
+CISP_API int cisp_dng_write_to(struct cisp_output_file *out, const struct cisp_raw_frame *frame);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@
 #ifndef CISP_ERROR_H
 #define CISP_ERROR_H
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,12 +24,34 @@ extern "C" {
  * Return: a NUL-terminated string owned by the library, valid until the next
  * cisp call on the same thread fails. Empty if no call has failed yet.
  */
-const char *cisp_last_error(void);
+CISP_API const char *cisp_last_error(void);
 
 /**
  * cisp_clear_error() - forget the message of the last failed call.
  */
-void cisp_clear_error(void);
+CISP_API void cisp_clear_error(void);
+
+/**
+ * cisp_error() - leave a message for cisp_last_error() and return @err.
+ * @err: the negative errno the caller returns.
+ * @fmt: printf format of the message.
+ *
+ * What every cisp function does when it fails, for code built on cisp that
+ * reports its own failures the same way (the cisp command, the GStreamer
+ * elements): `return cisp_error(-EINVAL, "%s: not a mosaic", path);`.
+ *
+ * Return: @err.
+ */
+CISP_API int cisp_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * cisp_error_prefix() - put "prefix: " in front of the current message.
+ * @err: the negative errno the caller returns.
+ * @fmt: printf format of the prefix: the caller's context, such as a file name.
+ *
+ * Return: @err.
+ */
+CISP_API int cisp_error_prefix(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,8 @@
 
 #include <stdint.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,7 +48,7 @@ enum cisp_fence_status {
  *
  * Return: 0 or -ENOMEM.
  */
-int cisp_fence_create(struct cisp_fence **fence);
+CISP_API int cisp_fence_create(struct cisp_fence **fence);
 
 /**
  * cisp_fence_import() - make a fence from any file descriptor; it is
@@ -59,7 +61,7 @@ int cisp_fence_create(struct cisp_fence **fence);
  * Return: 0, -EBADF (with a message) when @fd is not an open descriptor,
  * -EMFILE or -ENOMEM.
  */
-int cisp_fence_import(struct cisp_fence **fence, int fd);
+CISP_API int cisp_fence_import(struct cisp_fence **fence, int fd);
 
 /**
  * cisp_fence_signal() - signal a user fence.
@@ -70,20 +72,20 @@ int cisp_fence_import(struct cisp_fence **fence, int fd);
  * Return: 0; -EALREADY if it was signalled before (the first signal stays);
  * -EINVAL for a fence that is not a user fence or a positive @error.
  */
-int cisp_fence_signal(struct cisp_fence *fence, int error);
+CISP_API int cisp_fence_signal(struct cisp_fence *fence, int error);
 
 /**
  * cisp_fence_ref() - take one more reference.
  * @fence: the fence.
  * Return: @fence.
  */
-struct cisp_fence *cisp_fence_ref(struct cisp_fence *fence);
+CISP_API struct cisp_fence *cisp_fence_ref(struct cisp_fence *fence);
 
 /**
  * cisp_fence_unref() - drop a reference; the last one frees the fence.
  * @fence: the fence (may be NULL).
  */
-void cisp_fence_unref(struct cisp_fence *fence);
+CISP_API void cisp_fence_unref(struct cisp_fence *fence);
 
 /**
  * cisp_fence_status() - the fence's state now. For an imported fence this
@@ -103,14 +105,14 @@ enum cisp_fence_status cisp_fence_status(struct cisp_fence *fence);
  * meet its deadline), -EPIPE (an imported descriptor hung up), or the error
  * of the failed job or of the fence it waited on.
  */
-int cisp_fence_error(const struct cisp_fence *fence);
+CISP_API int cisp_fence_error(const struct cisp_fence *fence);
 
 /**
  * cisp_fence_timestamp() - when the fence was signalled.
  * @fence: the fence.
  * Return: CLOCK_MONOTONIC nanoseconds, or 0 while pending.
  */
-uint64_t cisp_fence_timestamp(const struct cisp_fence *fence);
+CISP_API uint64_t cisp_fence_timestamp(const struct cisp_fence *fence);
 
 /**
  * cisp_fence_wait() - wait until the fence is signalled or a timeout passes.
@@ -121,7 +123,7 @@ uint64_t cisp_fence_timestamp(const struct cisp_fence *fence);
  * Return: 0 when signalled ok; -ETIMEDOUT when still pending at the end;
  * otherwise the fence's cisp_fence_error() (for example -ECANCELED).
  */
-int cisp_fence_wait(struct cisp_fence *fence, int64_t timeout_ns);
+CISP_API int cisp_fence_wait(struct cisp_fence *fence, int64_t timeout_ns);
 
 /**
  * cisp_fence_fd() - a file descriptor that becomes readable (POLLIN) when
@@ -134,7 +136,7 @@ int cisp_fence_wait(struct cisp_fence *fence, int64_t timeout_ns);
  *
  * Return: the descriptor, or a negative errno (-EMFILE) with a message.
  */
-int cisp_fence_fd(struct cisp_fence *fence);
+CISP_API int cisp_fence_fd(struct cisp_fence *fence);
 
 #ifdef __cplusplus
 }

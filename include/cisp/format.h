@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -122,7 +124,7 @@ struct cisp_format_info {
  *
  * Return: the format's description, or NULL if cisp does not know it.
  */
-const struct cisp_format_info *cisp_format_info(uint32_t fourcc);
+CISP_API const struct cisp_format_info *cisp_format_info(uint32_t fourcc);
 
 /**
  * cisp_format_from_name() - look a format up by name.
@@ -132,7 +134,7 @@ const struct cisp_format_info *cisp_format_info(uint32_t fourcc);
  *
  * Return: the fourcc, or 0 (with a message for cisp_last_error()) if unknown.
  */
-uint32_t cisp_format_from_name(const char *name);
+CISP_API uint32_t cisp_format_from_name(const char *name);
 
 /**
  * cisp_format_name() - the V4L2 name of a format.
@@ -140,7 +142,7 @@ uint32_t cisp_format_from_name(const char *name);
  *
  * Return: the name, or "unknown" for codes cisp does not know.
  */
-const char *cisp_format_name(uint32_t fourcc);
+CISP_API const char *cisp_format_name(uint32_t fourcc);
 
 /**
  * cisp_bayer_format() - the Bayer format of a given CFA order and bit depth.
@@ -150,7 +152,7 @@ const char *cisp_format_name(uint32_t fourcc);
  *
  * Return: the fourcc, or 0 if no such format exists.
  */
-uint32_t cisp_bayer_format(enum cisp_cfa cfa, unsigned bits, bool packed);
+CISP_API uint32_t cisp_bayer_format(enum cisp_cfa cfa, unsigned bits, bool packed);
 
 /**
  * cisp_cfa_from_name() - parse "RGGB", "GRBG", "GBRG" or "BGGR".
@@ -159,7 +161,7 @@ uint32_t cisp_bayer_format(enum cisp_cfa cfa, unsigned bits, bool packed);
  *
  * Return: 0, or -EINVAL with a message.
  */
-int cisp_cfa_from_name(const char *name, enum cisp_cfa *cfa);
+CISP_API int cisp_cfa_from_name(const char *name, enum cisp_cfa *cfa);
 
 /**
  * cisp_cfa_channel() - which colour channel a pixel sees.

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,7 +28,7 @@ extern "C" {
  *
  * Return: 0, or -ENOMEM with a message.
  */
-int cisp_icc_srgb(bool linear, uint8_t **data, size_t *size);
+CISP_API int cisp_icc_srgb(bool linear, uint8_t **data, size_t *size);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,8 +57,8 @@ struct cisp_image {
  * Return: 0, or -EINVAL (unknown format, bad plane, size the format does
  * not allow such as an odd Bayer width, or over CISP_MAX_DIMENSION).
  */
-int cisp_image_plane_size(uint32_t format, uint32_t width, uint32_t height, unsigned plane,
-			  size_t *row_bytes, size_t *rows);
+CISP_API int cisp_image_plane_size(uint32_t format, uint32_t width, uint32_t height, unsigned plane,
+				   size_t *row_bytes, size_t *rows);
 
 /**
  * cisp_image_alloc() - allocate an image with 64-byte aligned rows.
@@ -67,7 +69,7 @@ int cisp_image_plane_size(uint32_t format, uint32_t width, uint32_t height, unsi
  *
  * Return: 0, -EINVAL for a size the format does not allow, -ENOMEM.
  */
-int cisp_image_alloc(struct cisp_image *img, uint32_t format, uint32_t width, uint32_t height);
+CISP_API int cisp_image_alloc(struct cisp_image *img, uint32_t format, uint32_t width, uint32_t height);
 
 /**
  * cisp_image_wrap() - describe caller memory holding a tightly packed image
@@ -82,8 +84,8 @@ int cisp_image_alloc(struct cisp_image *img, uint32_t format, uint32_t width, ui
  * Return: 0, -EINVAL for a bad size, or -EMSGSIZE when @size is not exactly
  * the size the image needs (the message gives both sizes).
  */
-int cisp_image_wrap(struct cisp_image *img, uint32_t format, uint32_t width, uint32_t height,
-		    void *data, size_t size);
+CISP_API int cisp_image_wrap(struct cisp_image *img, uint32_t format, uint32_t width, uint32_t height,
+			     void *data, size_t size);
 
 /**
  * cisp_image_packed_size() - bytes of a tightly packed image.
@@ -93,7 +95,7 @@ int cisp_image_wrap(struct cisp_image *img, uint32_t format, uint32_t width, uin
  *
  * Return: the size, or 0 for a size the format does not allow.
  */
-size_t cisp_image_packed_size(uint32_t format, uint32_t width, uint32_t height);
+CISP_API size_t cisp_image_packed_size(uint32_t format, uint32_t width, uint32_t height);
 
 /**
  * cisp_image_check() - check that a descriptor is usable: known format,
@@ -103,14 +105,14 @@ size_t cisp_image_packed_size(uint32_t format, uint32_t width, uint32_t height);
  *
  * Return: 0 or -EINVAL with a message naming @what and the problem.
  */
-int cisp_image_check(const struct cisp_image *img, const char *what);
+CISP_API int cisp_image_check(const struct cisp_image *img, const char *what);
 
 /**
  * cisp_image_free() - free an image made by cisp_image_alloc(); a no-op for
  * wrapped images. The descriptor is zeroed.
  * @img: the image (may be NULL).
  */
-void cisp_image_free(struct cisp_image *img);
+CISP_API void cisp_image_free(struct cisp_image *img);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 #include <cisp/output_file.h>
 #include <cisp/raw_frame.h>
@@ -34,7 +35,7 @@ extern "C" {
  * Return: the format, or 0 with a message when the extension is unknown
  * (or cannot hold 16 bits when @sixteen_bit is set).
  */
-uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit);
+CISP_API uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit);
 
 /**
  * cisp_image_write_file() - write an output image: RGB24/RGB48 as PNG or PPM,
@@ -48,7 +49,7 @@ uint32_t cisp_output_format_for_path(const char *path, bool sixteen_bit);
  *
  * Return: 0 or a negative errno with a message.
  */
-int cisp_image_write_file(const char *path, const struct cisp_image *img, bool full_range);
+CISP_API int cisp_image_write_file(const char *path, const struct cisp_image *img, bool full_range);
 
 /**
  * struct cisp_file_options - how cisp_image_write_file_opts() writes a file.
@@ -84,7 +85,8 @@ struct cisp_file_options {
  *
  * Return: 0 or a negative errno with a message naming the file.
  */
-int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, const struct cisp_file_options *opts);
+CISP_API int cisp_image_write_file_opts(const char *path, const struct cisp_image *img,
+					const struct cisp_file_options *opts);
 
 /**
  * cisp_image_write_to() - cisp_image_write_file_opts() into an output file
@@ -96,8 +98,8 @@ int cisp_image_write_file_opts(const char *path, const struct cisp_image *img, c
  *
  * Return: 0 or a negative errno with a message naming the final name.
  */
-int cisp_image_write_to(struct cisp_output_file *out, const struct cisp_image *img,
-			const struct cisp_file_options *opts);
+CISP_API int cisp_image_write_to(struct cisp_output_file *out, const struct cisp_image *img,
+				 const struct cisp_file_options *opts);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,7 +37,7 @@ extern "C" {
  * "PATH: not a regular file (a FIFO)" (a directory, a character device, a
  * block device, a socket).
  */
-int cisp_input_file_open(const char *path, FILE **file, uint64_t *size);
+CISP_API int cisp_input_file_open(const char *path, FILE **file, uint64_t *size);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 #include <cisp/params.h>
 
@@ -64,8 +65,9 @@ struct cisp_iq_ccm_fit {
  * Return: 0, or -EINVAL for bad input or patches that do not determine a
  * matrix (e.g. all grey).
  */
-int cisp_iq_fit_ccm(const double (*camera)[3], const double (*target)[3], const double white[3], unsigned count,
-		    const struct cisp_iq_ccm_fit_options *opt, struct cisp_iq_ccm_fit *fit);
+CISP_API int cisp_iq_fit_ccm(const double (*camera)[3], const double (*target)[3], const double white[3],
+			     unsigned count,
+			     const struct cisp_iq_ccm_fit_options *opt, struct cisp_iq_ccm_fit *fit);
 
 /**
  * cisp_iq_ccm_to_params() - express a matrix in the CCM block's fixed point
@@ -77,7 +79,7 @@ int cisp_iq_fit_ccm(const double (*camera)[3], const double (*target)[3], const 
  * Return: 0, or -ERANGE (with a message) when a coefficient or a row's sum
  * of magnitudes does not fit the block's range.
  */
-int cisp_iq_ccm_to_params(const double ccm[3][3], struct cisp_ccm_params *p);
+CISP_API int cisp_iq_ccm_to_params(const double ccm[3][3], struct cisp_ccm_params *p);
 
 /**
  * cisp_iq_fit_lsc() - a lens-shading correction grid from a raw picture of a
@@ -99,8 +101,8 @@ int cisp_iq_ccm_to_params(const double ccm[3][3], struct cisp_ccm_params *p);
  *
  * Return: 0, or -EINVAL (bad frame or grid, a dark node, a gain over 16).
  */
-int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, unsigned grid_w, unsigned grid_h,
-		    struct cisp_lsc_params *p);
+CISP_API int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, unsigned grid_w, unsigned grid_h,
+			     struct cisp_lsc_params *p);
 
 #ifdef __cplusplus
 }

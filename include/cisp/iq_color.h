@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include <cisp/api.h>
 #include <cisp/iq_image.h>
 
 #ifdef __cplusplus
@@ -21,9 +22,9 @@ extern "C" {
 #endif
 
 /** CIE D65 white, 2-degree observer, Y = 1 (as sRGB defines it). */
-extern const double cisp_iq_white_d65[3];
+CISP_API extern const double cisp_iq_white_d65[3];
 /** CIE D50 white, 2-degree observer, Y = 1 (the ICC connection space white). */
-extern const double cisp_iq_white_d50[3];
+CISP_API extern const double cisp_iq_white_d50[3];
 
 /**
  * cisp_iq_xyz_to_lab() - CIE 1976 L*a*b* of a colour.
@@ -31,7 +32,7 @@ extern const double cisp_iq_white_d50[3];
  * @white: the reference white (Y = 1).
  * @lab: receives L* (0..100), a*, b*.
  */
-void cisp_iq_xyz_to_lab(const double xyz[3], const double white[3], double lab[3]);
+CISP_API void cisp_iq_xyz_to_lab(const double xyz[3], const double white[3], double lab[3]);
 
 /**
  * cisp_iq_lab_to_xyz() - the inverse of cisp_iq_xyz_to_lab().
@@ -39,21 +40,21 @@ void cisp_iq_xyz_to_lab(const double xyz[3], const double white[3], double lab[3
  * @white: the reference white.
  * @xyz: receives the colour.
  */
-void cisp_iq_lab_to_xyz(const double lab[3], const double white[3], double xyz[3]);
+CISP_API void cisp_iq_lab_to_xyz(const double lab[3], const double white[3], double xyz[3]);
 
 /**
  * cisp_iq_srgb_to_xyz() - linear sRGB to XYZ (D65 white).
  * @rgb: linear R, G, B.
  * @xyz: receives X, Y, Z.
  */
-void cisp_iq_srgb_to_xyz(const double rgb[3], double xyz[3]);
+CISP_API void cisp_iq_srgb_to_xyz(const double rgb[3], double xyz[3]);
 
 /**
  * cisp_iq_xyz_to_srgb() - XYZ (D65 white) to linear sRGB (not clipped).
  * @xyz: X, Y, Z.
  * @rgb: receives linear R, G, B.
  */
-void cisp_iq_xyz_to_srgb(const double xyz[3], double rgb[3]);
+CISP_API void cisp_iq_xyz_to_srgb(const double xyz[3], double rgb[3]);
 
 /**
  * cisp_iq_adapt() - chromatic adaptation with the linear Bradford transform:
@@ -63,7 +64,7 @@ void cisp_iq_xyz_to_srgb(const double xyz[3], double rgb[3]);
  * @to: the destination white.
  * @out: receives the corresponding colour (may be @xyz).
  */
-void cisp_iq_adapt(const double xyz[3], const double from[3], const double to[3], double out[3]);
+CISP_API void cisp_iq_adapt(const double xyz[3], const double from[3], const double to[3], double out[3]);
 
 /**
  * cisp_iq_delta_e2000() - the CIEDE2000 colour difference, with the
@@ -72,7 +73,7 @@ void cisp_iq_adapt(const double xyz[3], const double from[3], const double to[3]
  * @lab2: the other.
  * Return: ΔE00 (symmetric in its arguments).
  */
-double cisp_iq_delta_e2000(const double lab1[3], const double lab2[3]);
+CISP_API double cisp_iq_delta_e2000(const double lab1[3], const double lab2[3]);
 
 /**
  * cisp_iq_delta_e76() - the CIE 1976 colour difference (Euclidean in L*a*b*).
@@ -80,7 +81,7 @@ double cisp_iq_delta_e2000(const double lab1[3], const double lab2[3]);
  * @lab2: the other.
  * Return: ΔE*ab.
  */
-double cisp_iq_delta_e76(const double lab1[3], const double lab2[3]);
+CISP_API double cisp_iq_delta_e76(const double lab1[3], const double lab2[3]);
 
 /**
  * cisp_iq_angular_error() - the angle between two RGB vectors, the usual
@@ -90,7 +91,7 @@ double cisp_iq_delta_e76(const double lab1[3], const double lab2[3]);
  * @b: the other.
  * Return: degrees, 0..180; 0 when either vector is zero.
  */
-double cisp_iq_angular_error(const double a[3], const double b[3]);
+CISP_API double cisp_iq_angular_error(const double a[3], const double b[3]);
 
 /** Patches of the ColorChecker Classic. */
 #define CISP_IQ_COLORCHECKER_PATCHES 24
@@ -112,7 +113,7 @@ struct cisp_iq_colorchecker_patch {
  * neutral row).
  * Return: CISP_IQ_COLORCHECKER_PATCHES entries.
  */
-const struct cisp_iq_colorchecker_patch *cisp_iq_colorchecker(void);
+CISP_API const struct cisp_iq_colorchecker_patch *cisp_iq_colorchecker(void);
 
 /** Most patches one colour evaluation takes. */
 #define CISP_IQ_MAX_PATCHES 64
@@ -200,9 +201,10 @@ struct cisp_iq_color_result {
  *
  * Return: 0, or -EINVAL with a message.
  */
-int cisp_iq_color_evaluate(const double (*measured)[3], const double (*reference)[3], const double ref_white[3],
-			   const char *const *names, const bool *neutral, unsigned count,
-			   const struct cisp_iq_color_options *opt, struct cisp_iq_color_result *result);
+CISP_API int cisp_iq_color_evaluate(const double (*measured)[3], const double (*reference)[3],
+				    const double ref_white[3],
+				    const char *const *names, const bool *neutral, unsigned count,
+				    const struct cisp_iq_color_options *opt, struct cisp_iq_color_result *result);
 
 /**
  * cisp_iq_colorchecker_evaluate() - cisp_iq_color_evaluate() against the
@@ -212,8 +214,8 @@ int cisp_iq_color_evaluate(const double (*measured)[3], const double (*reference
  * @result: receives the evaluation.
  * Return: 0 or -EINVAL.
  */
-int cisp_iq_colorchecker_evaluate(const double (*measured)[3], const struct cisp_iq_color_options *opt,
-				  struct cisp_iq_color_result *result);
+CISP_API int cisp_iq_colorchecker_evaluate(const double (*measured)[3], const struct cisp_iq_color_options *opt,
+					   struct cisp_iq_color_result *result);
 
 /**
  * cisp_iq_chart_patches() - the sampling rectangles of a grid chart from its
@@ -229,8 +231,8 @@ int cisp_iq_colorchecker_evaluate(const double (*measured)[3], const struct cisp
  * Each rectangle is the axis-aligned box inside the (projectively mapped)
  * cell's centre area.
  */
-void cisp_iq_chart_patches(const double corners[4][2], unsigned cols, unsigned rows, double fraction,
-			   struct cisp_iq_rect *rects);
+CISP_API void cisp_iq_chart_patches(const double corners[4][2], unsigned cols, unsigned rows, double fraction,
+				    struct cisp_iq_rect *rects);
 
 /**
  * cisp_iq_find_colorchecker() - find an upright ColorChecker in a picture.
@@ -249,7 +251,7 @@ void cisp_iq_chart_patches(const double corners[4][2], unsigned cols, unsigned r
  * Return: 0, or -ENOENT when nothing matches well (score above 0.25), or
  * -EINVAL for a grey or too small picture.
  */
-int cisp_iq_find_colorchecker(const struct cisp_iq_image *img, double corners[4][2], double *score);
+CISP_API int cisp_iq_find_colorchecker(const struct cisp_iq_image *img, double corners[4][2], double *score);
 
 #ifdef __cplusplus
 }

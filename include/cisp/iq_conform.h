@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/iq_lab.h>
 #include <cisp/iq_report.h>
 
@@ -69,7 +70,7 @@ struct cisp_iq_profile {
  * @profile: receives it.
  * Return: 0, -ENOENT, or -EINVAL with a message naming the file, key and problem.
  */
-int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *profile);
+CISP_API int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *profile);
 
 /**
  * cisp_iq_golden_dir() - the folder of the shipped golden vectors
@@ -77,7 +78,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *profile);
  * tree's tests/golden).
  * Return: the folder.
  */
-const char *cisp_iq_golden_dir(void);
+CISP_API const char *cisp_iq_golden_dir(void);
 
 /**
  * cisp_iq_golden_generate() - write the golden vectors from a reference
@@ -88,7 +89,7 @@ const char *cisp_iq_golden_dir(void);
  * @backend: the reference (normally cisp_iq_software_backend()).
  * Return: the number of vectors written, or a negative errno.
  */
-int cisp_iq_golden_generate(const char *dir, const struct cisp_iq_backend *backend);
+CISP_API int cisp_iq_golden_generate(const char *dir, const struct cisp_iq_backend *backend);
 
 /**
  * cisp_iq_golden_check() - run one golden vector on a backend and compare
@@ -101,8 +102,9 @@ int cisp_iq_golden_generate(const char *dir, const struct cisp_iq_backend *backe
  * Return: 1 pass, 0 mismatch (described in @detail), or a negative errno
  * when the vector cannot be run (missing files, backend error).
  */
-int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq_backend *backend, char *detail,
-			 size_t size);
+CISP_API int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq_backend *backend,
+				  char *detail,
+				  size_t size);
 
 /**
  * cisp_iq_conform() - check a backend against a profile: required blocks,
@@ -115,8 +117,8 @@ int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq
  * Return: 0 when everything ran (see cisp_iq_report_passed() for the
  * verdict), or a negative errno for an error that stopped it.
  */
-int cisp_iq_conform(const struct cisp_iq_profile *profile, const struct cisp_iq_backend *backend,
-		    const char *golden_dir, bool run_iq, struct cisp_iq_report *report);
+CISP_API int cisp_iq_conform(const struct cisp_iq_profile *profile, const struct cisp_iq_backend *backend,
+			     const char *golden_dir, bool run_iq, struct cisp_iq_report *report);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,8 +50,8 @@ struct cisp_iq_convergence {
  * @result: receives the analysis.
  * Return: 0 or -EINVAL.
  */
-int cisp_iq_convergence(const double *values, unsigned count, double target, double tolerance,
-			struct cisp_iq_convergence *result);
+CISP_API int cisp_iq_convergence(const double *values, unsigned count, double target, double tolerance,
+				 struct cisp_iq_convergence *result);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #ifndef CISP_IQ_FALSE_COLOR_H
 #define CISP_IQ_FALSE_COLOR_H
 
+#include <cisp/api.h>
 #include <cisp/iq_image.h>
 
 #ifdef __cplusplus
@@ -37,8 +38,8 @@ struct cisp_iq_false_color_result {
  * @result: receives the measurement.
  * Return: 0, or -EINVAL (also for a grey image).
  */
-int cisp_iq_false_color(const struct cisp_iq_image *img, const struct cisp_iq_rect *roi,
-			struct cisp_iq_false_color_result *result);
+CISP_API int cisp_iq_false_color(const struct cisp_iq_image *img, const struct cisp_iq_rect *roi,
+				 struct cisp_iq_false_color_result *result);
 
 #ifdef __cplusplus
 }

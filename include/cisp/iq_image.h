@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 #include <cisp/params.h>
 #include <cisp/raster.h>
@@ -64,14 +65,14 @@ struct cisp_iq_rect {
  * @channels: 1 or 3.
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_iq_image_alloc(struct cisp_iq_image *img, uint32_t width, uint32_t height, unsigned channels);
+CISP_API int cisp_iq_image_alloc(struct cisp_iq_image *img, uint32_t width, uint32_t height, unsigned channels);
 
 /**
  * cisp_iq_image_free() - free an image made by cisp_iq_image_alloc() or a
  * converter below, and zero the descriptor.
  * @img: the image (may be NULL).
  */
-void cisp_iq_image_free(struct cisp_iq_image *img);
+CISP_API void cisp_iq_image_free(struct cisp_iq_image *img);
 
 /**
  * cisp_iq_rect_check() - check that a rectangle lies inside an image and is
@@ -82,8 +83,8 @@ void cisp_iq_image_free(struct cisp_iq_image *img);
  * @what: a name for the message ("edge ROI").
  * Return: 0 or -EINVAL with a message naming @what.
  */
-int cisp_iq_rect_check(const struct cisp_iq_image *img, const struct cisp_iq_rect *r, int32_t min_size,
-		       const char *what);
+CISP_API int cisp_iq_rect_check(const struct cisp_iq_image *img, const struct cisp_iq_rect *r, int32_t min_size,
+				const char *what);
 
 /**
  * cisp_iq_linearize() - undo a transfer function: code value in 0..1 to
@@ -92,7 +93,7 @@ int cisp_iq_rect_check(const struct cisp_iq_image *img, const struct cisp_iq_rec
  * @v: the encoded value.
  * Return: the linear value (values outside 0..1 are extended symmetrically).
  */
-double cisp_iq_linearize(enum cisp_transfer transfer, double v);
+CISP_API double cisp_iq_linearize(enum cisp_transfer transfer, double v);
 
 /**
  * cisp_iq_encode() - apply a transfer function (the inverse of
@@ -101,7 +102,7 @@ double cisp_iq_linearize(enum cisp_transfer transfer, double v);
  * @v: linear light in 0..1.
  * Return: the code value in 0..1.
  */
-double cisp_iq_encode(enum cisp_transfer transfer, double v);
+CISP_API double cisp_iq_encode(enum cisp_transfer transfer, double v);
 
 /**
  * cisp_iq_image_from_cisp() - convert a processed ISP output to linear float RGB.
@@ -111,7 +112,8 @@ double cisp_iq_encode(enum cisp_transfer transfer, double v);
  *            undone here.
  * Return: 0, or -EINVAL for another format.
  */
-int cisp_iq_image_from_cisp(struct cisp_iq_image *out, const struct cisp_image *img, enum cisp_transfer transfer);
+CISP_API int cisp_iq_image_from_cisp(struct cisp_iq_image *out, const struct cisp_image *img,
+				     enum cisp_transfer transfer);
 
 /**
  * cisp_iq_image_from_raster() - convert a raster (a developed image read from
@@ -122,7 +124,8 @@ int cisp_iq_image_from_cisp(struct cisp_iq_image *out, const struct cisp_image *
  *            8-bit images), undone here.
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_iq_image_from_raster(struct cisp_iq_image *out, const struct cisp_raster *r, enum cisp_transfer transfer);
+CISP_API int cisp_iq_image_from_raster(struct cisp_iq_image *out, const struct cisp_raster *r,
+				       enum cisp_transfer transfer);
 
 /**
  * cisp_iq_image_from_bayer() - take one colour plane of a raw Bayer frame,
@@ -135,8 +138,8 @@ int cisp_iq_image_from_raster(struct cisp_iq_image *out, const struct cisp_raste
  *         (v - black) / (white - black).
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_iq_image_from_bayer(struct cisp_iq_image *out, const struct cisp_image *img, unsigned channel,
-			     double black, double white);
+CISP_API int cisp_iq_image_from_bayer(struct cisp_iq_image *out, const struct cisp_image *img, unsigned channel,
+				      double black, double white);
 
 /**
  * cisp_iq_image_to_raster() - encode a float image for viewing or saving.
@@ -146,8 +149,9 @@ int cisp_iq_image_from_bayer(struct cisp_iq_image *out, const struct cisp_image 
  * @gain: multiplier applied before encoding (1.0 for none).
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_iq_image_to_raster(struct cisp_raster *r, const struct cisp_iq_image *img, enum cisp_transfer transfer,
-			    double gain);
+CISP_API int cisp_iq_image_to_raster(struct cisp_raster *r, const struct cisp_iq_image *img,
+				     enum cisp_transfer transfer,
+				     double gain);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cisp/api.h>
 #include <cisp/isp.h>
 #include <cisp/iq_color.h>
 #include <cisp/iq_converge.h>
@@ -55,7 +56,7 @@ struct cisp_iq_backend {
  * cisp_iq_software_backend() - the reference software ISP as a backend.
  * Return: a static backend.
  */
-const struct cisp_iq_backend *cisp_iq_software_backend(void);
+CISP_API const struct cisp_iq_backend *cisp_iq_software_backend(void);
 
 /** What the lab's camera is calibrated with (struct cisp_iq_lab.calibration). */
 enum cisp_iq_lab_calibration {
@@ -149,8 +150,8 @@ struct cisp_iq_lab_color {
  * @out: receives the results; free the picture with cisp_iq_image_free().
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, bool keep_picture,
-		      struct cisp_iq_lab_color *out);
+CISP_API int cisp_iq_lab_color(const struct cisp_iq_lab *lab, const char *illuminant, bool keep_picture,
+			       struct cisp_iq_lab_color *out);
 
 /** Edges the sharpness shot measures. */
 #define CISP_IQ_LAB_EDGES 3
@@ -177,8 +178,9 @@ struct cisp_iq_lab_sharpness {
  * @out: receives the results.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
-			  struct cisp_iq_lab_sharpness *out);
+CISP_API int cisp_iq_lab_sharpness(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color,
+				   bool keep_picture,
+				   struct cisp_iq_lab_sharpness *out);
 
 /** Steps of the grey step chart. */
 #define CISP_IQ_LAB_STEPS 24
@@ -207,8 +209,8 @@ struct cisp_iq_lab_steps {
  * @out: receives the results.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_lab_steps(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
-		      struct cisp_iq_lab_steps *out);
+CISP_API int cisp_iq_lab_steps(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+			       struct cisp_iq_lab_steps *out);
 
 /**
  * struct cisp_iq_lab_star - the Siemens star (36 black/white cycles).
@@ -228,8 +230,8 @@ struct cisp_iq_lab_star {
  * @out: receives the results.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_lab_star(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
-		     struct cisp_iq_lab_star *out);
+CISP_API int cisp_iq_lab_star(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+			      struct cisp_iq_lab_star *out);
 
 /**
  * struct cisp_iq_lab_flat - a flat field with the lens's shading on.
@@ -253,8 +255,8 @@ struct cisp_iq_lab_flat {
  * @out: receives the results.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
-		     struct cisp_iq_lab_flat *out);
+CISP_API int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
+			      struct cisp_iq_lab_flat *out);
 
 /**
  * struct cisp_iq_lab_3a - the camera's own 3A loop and tuning on the
@@ -296,8 +298,8 @@ struct cisp_iq_lab_3a {
  * starts by itself.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_lab_3a(const struct cisp_iq_lab *lab, const char *illuminant, unsigned frames, bool keep_picture,
-		   struct cisp_iq_lab_3a *out);
+CISP_API int cisp_iq_lab_3a(const struct cisp_iq_lab *lab, const char *illuminant, unsigned frames, bool keep_picture,
+			    struct cisp_iq_lab_3a *out);
 
 #ifdef __cplusplus
 }

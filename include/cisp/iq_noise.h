@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include <cisp/api.h>
 #include <cisp/iq_image.h>
 
 #ifdef __cplusplus
@@ -53,8 +54,8 @@ struct cisp_iq_patch_stats {
  * @s: receives the statistics.
  * Return: 0 or -EINVAL.
  */
-int cisp_iq_patch_stats(const struct cisp_iq_image *img, const struct cisp_iq_rect *r, bool detrend,
-			struct cisp_iq_patch_stats *s);
+CISP_API int cisp_iq_patch_stats(const struct cisp_iq_image *img, const struct cisp_iq_rect *r, bool detrend,
+				 struct cisp_iq_patch_stats *s);
 
 /**
  * struct cisp_iq_noise_step - one grey step.
@@ -111,8 +112,8 @@ struct cisp_iq_noise_result {
  * @result: receives the measurement.
  * Return: 0 or -EINVAL.
  */
-int cisp_iq_noise(const struct cisp_iq_image *img, const struct cisp_iq_rect *rects, const double *levels,
-		  unsigned count, bool detrend, struct cisp_iq_noise_result *result);
+CISP_API int cisp_iq_noise(const struct cisp_iq_image *img, const struct cisp_iq_rect *rects, const double *levels,
+			   unsigned count, bool detrend, struct cisp_iq_noise_result *result);
 
 /**
  * cisp_iq_dynamic_range() - the dynamic range of measured steps.
@@ -121,8 +122,8 @@ int cisp_iq_noise(const struct cisp_iq_image *img, const struct cisp_iq_rect *re
  * @threshold: the SNR threshold.
  * @dr: receives the range.
  */
-void cisp_iq_dynamic_range(const struct cisp_iq_noise_step *steps, unsigned count, double threshold,
-			   struct cisp_iq_dynamic_range *dr);
+CISP_API void cisp_iq_dynamic_range(const struct cisp_iq_noise_step *steps, unsigned count, double threshold,
+				    struct cisp_iq_dynamic_range *dr);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <cisp/api.h>
 #include <cisp/iq_color.h>
 #include <cisp/iq_converge.h>
 #include <cisp/iq_false_color.h>
@@ -34,13 +35,13 @@ struct cisp_iq_report;
  * @title: its title.
  * Return: 0 or -ENOMEM.
  */
-int cisp_iq_report_create(struct cisp_iq_report **report, const char *title);
+CISP_API int cisp_iq_report_create(struct cisp_iq_report **report, const char *title);
 
 /**
  * cisp_iq_report_destroy() - free a report.
  * @report: the report (may be NULL).
  */
-void cisp_iq_report_destroy(struct cisp_iq_report *report);
+CISP_API void cisp_iq_report_destroy(struct cisp_iq_report *report);
 
 /**
  * cisp_iq_report_info() - add a line of context (camera, illuminant, command).
@@ -49,7 +50,7 @@ void cisp_iq_report_destroy(struct cisp_iq_report *report);
  * @value: its value.
  * Return: 0 or -ENOMEM.
  */
-int cisp_iq_report_info(struct cisp_iq_report *report, const char *key, const char *value);
+CISP_API int cisp_iq_report_info(struct cisp_iq_report *report, const char *key, const char *value);
 
 /*
  * Results. Each is copied into the report with a label that says what was
@@ -58,17 +59,19 @@ int cisp_iq_report_info(struct cisp_iq_report *report, const char *key, const ch
  */
 
 /** cisp_iq_report_color() - add a colour evaluation (swatches, a*b* plot). */
-int cisp_iq_report_color(struct cisp_iq_report *report, const char *label, const struct cisp_iq_color_result *r);
+CISP_API int cisp_iq_report_color(struct cisp_iq_report *report, const char *label,
+				  const struct cisp_iq_color_result *r);
 /** cisp_iq_report_sfr() - add an edge response (MTF and edge-profile plots). */
-int cisp_iq_report_sfr(struct cisp_iq_report *report, const char *label, const struct cisp_iq_sfr_result *r);
+CISP_API int cisp_iq_report_sfr(struct cisp_iq_report *report, const char *label, const struct cisp_iq_sfr_result *r);
 /** cisp_iq_report_noise() - add a grey-step measurement (SNR against level). */
-int cisp_iq_report_noise(struct cisp_iq_report *report, const char *label, const struct cisp_iq_noise_result *r);
+CISP_API int cisp_iq_report_noise(struct cisp_iq_report *report, const char *label,
+				  const struct cisp_iq_noise_result *r);
 /** cisp_iq_report_shading() - add a flat-field measurement (block map). */
-int cisp_iq_report_shading(struct cisp_iq_report *report, const char *label,
-			   const struct cisp_iq_shading_result *r);
+CISP_API int cisp_iq_report_shading(struct cisp_iq_report *report, const char *label,
+				    const struct cisp_iq_shading_result *r);
 /** cisp_iq_report_false_color() - add a false-colour measurement. */
-int cisp_iq_report_false_color(struct cisp_iq_report *report, const char *label,
-			       const struct cisp_iq_false_color_result *r);
+CISP_API int cisp_iq_report_false_color(struct cisp_iq_report *report, const char *label,
+					const struct cisp_iq_false_color_result *r);
 /**
  * cisp_iq_report_convergence() - add a 3A convergence record.
  * @report: the report.
@@ -77,8 +80,8 @@ int cisp_iq_report_false_color(struct cisp_iq_report *report, const char *label,
  * @r: the record.
  * Return: 0 or -ENOMEM.
  */
-int cisp_iq_report_convergence(struct cisp_iq_report *report, const char *label, const char *unit,
-			       const struct cisp_iq_convergence *r);
+CISP_API int cisp_iq_report_convergence(struct cisp_iq_report *report, const char *label, const char *unit,
+					const struct cisp_iq_convergence *r);
 
 /**
  * struct cisp_iq_plot_series - one series of an x-y plot.
@@ -121,8 +124,8 @@ int cisp_iq_report_plot(struct cisp_iq_report *report, const char *label, const 
  * @gain: multiplier before sRGB encoding (1.0 for none).
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_iq_report_image(struct cisp_iq_report *report, const char *label, const struct cisp_iq_image *img,
-			 double gain);
+CISP_API int cisp_iq_report_image(struct cisp_iq_report *report, const char *label, const struct cisp_iq_image *img,
+				  double gain);
 
 /**
  * cisp_iq_report_check() - add a numeric pass/fail check.
@@ -134,8 +137,8 @@ int cisp_iq_report_image(struct cisp_iq_report *report, const char *label, const
  * @limit: the threshold.
  * Return: whether the check passed (it is recorded either way).
  */
-bool cisp_iq_report_check(struct cisp_iq_report *report, const char *name, double value, const char *unit,
-			  const char *op, double limit);
+CISP_API bool cisp_iq_report_check(struct cisp_iq_report *report, const char *name, double value, const char *unit,
+				   const char *op, double limit);
 
 /**
  * cisp_iq_report_check_text() - add a pass/fail check that is not a number.
@@ -145,7 +148,7 @@ bool cisp_iq_report_check(struct cisp_iq_report *report, const char *name, doubl
  * @detail: why (shown beside it), or NULL.
  * Return: @pass.
  */
-bool cisp_iq_report_check_text(struct cisp_iq_report *report, const char *name, bool pass, const char *detail);
+CISP_API bool cisp_iq_report_check_text(struct cisp_iq_report *report, const char *name, bool pass, const char *detail);
 
 /**
  * cisp_iq_report_passed() - whether every check so far passed.
@@ -153,14 +156,14 @@ bool cisp_iq_report_check_text(struct cisp_iq_report *report, const char *name, 
  * @failed: receives the number of failed checks, or NULL.
  * Return: true when none failed (also when there are no checks).
  */
-bool cisp_iq_report_passed(const struct cisp_iq_report *report, unsigned *failed);
+CISP_API bool cisp_iq_report_passed(const struct cisp_iq_report *report, unsigned *failed);
 
 /**
  * cisp_iq_report_print_checks() - print the checks as a pass/fail table.
  * @report: the report.
  * @out: where to print.
  */
-void cisp_iq_report_print_checks(const struct cisp_iq_report *report, FILE *out);
+CISP_API void cisp_iq_report_print_checks(const struct cisp_iq_report *report, FILE *out);
 
 /**
  * cisp_iq_report_write_json() - write the report as JSON (docs/iq.md
@@ -170,7 +173,7 @@ void cisp_iq_report_print_checks(const struct cisp_iq_report *report, FILE *out)
  *        (output_file.h): nothing appears there on failure.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_report_write_json(const struct cisp_iq_report *report, const char *path);
+CISP_API int cisp_iq_report_write_json(const struct cisp_iq_report *report, const char *path);
 
 /**
  * cisp_iq_report_write_json_to() - cisp_iq_report_write_json() into an
@@ -179,7 +182,7 @@ int cisp_iq_report_write_json(const struct cisp_iq_report *report, const char *p
  * @out: the output file.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_report_write_json_to(const struct cisp_iq_report *report, struct cisp_output_file *out);
+CISP_API int cisp_iq_report_write_json_to(const struct cisp_iq_report *report, struct cisp_output_file *out);
 
 /**
  * cisp_iq_report_write_html() - write the report as one self-contained HTML
@@ -189,7 +192,7 @@ int cisp_iq_report_write_json_to(const struct cisp_iq_report *report, struct cis
  *        (output_file.h): nothing appears there on failure.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_report_write_html(const struct cisp_iq_report *report, const char *path);
+CISP_API int cisp_iq_report_write_html(const struct cisp_iq_report *report, const char *path);
 
 /**
  * cisp_iq_report_write_html_to() - cisp_iq_report_write_html() into an
@@ -198,7 +201,7 @@ int cisp_iq_report_write_html(const struct cisp_iq_report *report, const char *p
  * @out: the output file.
  * Return: 0 or a negative errno with a message.
  */
-int cisp_iq_report_write_html_to(const struct cisp_iq_report *report, struct cisp_output_file *out);
+CISP_API int cisp_iq_report_write_html_to(const struct cisp_iq_report *report, struct cisp_output_file *out);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 
+#include <cisp/api.h>
 #include <cisp/iq_image.h>
 
 #ifdef __cplusplus
@@ -76,8 +77,8 @@ struct cisp_iq_sfr_result {
  * Return: 0, or -EINVAL with a message for a bad region, no edge (too
  * little contrast), or an edge too close to the pixel grid.
  */
-int cisp_iq_sfr(const struct cisp_iq_image *img, const struct cisp_iq_rect *roi, int channel,
-		struct cisp_iq_sfr_result *result);
+CISP_API int cisp_iq_sfr(const struct cisp_iq_image *img, const struct cisp_iq_rect *roi, int channel,
+			 struct cisp_iq_sfr_result *result);
 
 /**
  * cisp_iq_sfr_at() - the MTF of a result at any frequency, interpolated.
@@ -85,7 +86,7 @@ int cisp_iq_sfr(const struct cisp_iq_image *img, const struct cisp_iq_rect *roi,
  * @freq: cycles per pixel, 0..1.
  * Return: the MTF.
  */
-double cisp_iq_sfr_at(const struct cisp_iq_sfr_result *result, double freq);
+CISP_API double cisp_iq_sfr_at(const struct cisp_iq_sfr_result *result, double freq);
 
 #ifdef __cplusplus
 }

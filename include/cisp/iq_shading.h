@@ -7,6 +7,7 @@
 #ifndef CISP_IQ_SHADING_H
 #define CISP_IQ_SHADING_H
 
+#include <cisp/api.h>
 #include <cisp/iq_image.h>
 
 #ifdef __cplusplus
@@ -46,7 +47,7 @@ struct cisp_iq_shading_result {
  * @result: receives the measurement.
  * Return: 0 or -EINVAL.
  */
-int cisp_iq_shading(const struct cisp_iq_image *img, unsigned grid, struct cisp_iq_shading_result *result);
+CISP_API int cisp_iq_shading(const struct cisp_iq_image *img, unsigned grid, struct cisp_iq_shading_result *result);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 #include <cisp/params.h>
 #include <cisp/params_state.h>
@@ -69,7 +70,7 @@ struct cisp_isp_config {
  *
  * Return: 0, or -EINVAL with the message cisp_isp_create() would give.
  */
-int cisp_isp_check_config(const struct cisp_isp_config *config);
+CISP_API int cisp_isp_check_config(const struct cisp_isp_config *config);
 
 /**
  * cisp_isp_create() - make an instance with the default parameter state.
@@ -78,20 +79,20 @@ int cisp_isp_check_config(const struct cisp_isp_config *config);
  *
  * Return: 0, -EINVAL with a message for a bad configuration, -ENOMEM.
  */
-int cisp_isp_create(struct cisp_isp **isp, const struct cisp_isp_config *config);
+CISP_API int cisp_isp_create(struct cisp_isp **isp, const struct cisp_isp_config *config);
 
 /**
  * cisp_isp_destroy() - free an instance.
  * @isp: the instance (may be NULL).
  */
-void cisp_isp_destroy(struct cisp_isp *isp);
+CISP_API void cisp_isp_destroy(struct cisp_isp *isp);
 
 /**
  * cisp_isp_limits() - what this instance accepts in params buffers.
  * @isp: the instance.
  * @limits: receives the frame size, supported blocks and algorithms.
  */
-void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_limits *limits);
+CISP_API void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_limits *limits);
 
 /**
  * cisp_isp_set_params() - validate a params buffer against this instance and
@@ -103,7 +104,7 @@ void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_limits *limi
  * Return: 0, or the validation error (see cisp_params_validate()) with the
  * state unchanged.
  */
-int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size);
+CISP_API int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size);
 
 /**
  * cisp_isp_set_state() - apply blocks of a parameter state: encode them as a
@@ -115,14 +116,14 @@ int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size);
  * Return: 0; -ENOMEM; or the error of encoding or validation, with the
  * instance's state unchanged.
  */
-int cisp_isp_set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks);
+CISP_API int cisp_isp_set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks);
 
 /**
  * cisp_isp_params() - the instance's current parameter state.
  * @isp: the instance.
  * Return: the state, valid until the next cisp_isp_set_params().
  */
-const struct cisp_param_state *cisp_isp_params(const struct cisp_isp *isp);
+CISP_API const struct cisp_param_state *cisp_isp_params(const struct cisp_isp *isp);
 
 /**
  * cisp_isp_process() - run the pipeline on one frame.
@@ -136,9 +137,9 @@ const struct cisp_param_state *cisp_isp_params(const struct cisp_isp *isp);
  * Return: 0, -EINVAL when an image does not match the configuration, or
  * the error of a vendor stage (docs/vendor.md).
  */
-int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
-		     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
-		     struct cisp_pool *pool);
+CISP_API int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
+			      struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+			      struct cisp_pool *pool);
 
 /** Most frames cisp_isp_process_bracket() merges. */
 #define CISP_BRACKET_MAX_FRAMES 8
@@ -167,10 +168,10 @@ int cisp_isp_process(struct cisp_isp *isp, const struct cisp_image *input,
  *
  * Return: 0, or -EINVAL with a message for a bad image, exposure or count.
  */
-int cisp_isp_process_bracket(struct cisp_isp *isp, const struct cisp_image *const input[],
-			     const uint32_t exposure[], unsigned count,
-			     struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
-			     struct cisp_pool *pool);
+CISP_API int cisp_isp_process_bracket(struct cisp_isp *isp, const struct cisp_image *const input[],
+				      const uint32_t exposure[], unsigned count,
+				      struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_stats *stats,
+				      struct cisp_pool *pool);
 
 /**
  * cisp_isp_statistics() - compute a frame's statistics without producing
@@ -188,8 +189,9 @@ int cisp_isp_process_bracket(struct cisp_isp *isp, const struct cisp_image *cons
  *
  * Return: 0, or -EINVAL with a message for a bad image or configuration.
  */
-int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input, const struct cisp_stats_params *config,
-			struct cisp_stats *stats, struct cisp_pool *pool);
+CISP_API int cisp_isp_statistics(struct cisp_isp *isp, const struct cisp_image *input,
+				 const struct cisp_stats_params *config,
+				 struct cisp_stats *stats, struct cisp_pool *pool);
 
 #ifdef __cplusplus
 }

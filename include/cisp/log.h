@@ -9,6 +9,8 @@
 #ifndef CISP_LOG_H
 #define CISP_LOG_H
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,21 +30,21 @@ typedef void (*cisp_log_fn)(enum cisp_log_level level, const char *message, void
  * cisp_log_set_level() - show messages up to and including @level.
  * @level: the most verbose level to show.
  */
-void cisp_log_set_level(enum cisp_log_level level);
+CISP_API void cisp_log_set_level(enum cisp_log_level level);
 
 /**
  * cisp_log_set_sink() - send messages to @fn instead of stderr.
  * @fn: the sink, or NULL for stderr.
  * @opaque: passed to @fn.
  */
-void cisp_log_set_sink(cisp_log_fn fn, void *opaque);
+CISP_API void cisp_log_set_sink(cisp_log_fn fn, void *opaque);
 
 /**
  * cisp_log() - emit a message if @level is enabled.
  * @level: the message's level.
  * @fmt: printf format.
  */
-void cisp_log(enum cisp_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+CISP_API void cisp_log(enum cisp_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

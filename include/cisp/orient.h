@@ -6,6 +6,7 @@
 #ifndef CISP_ORIENT_H
 #define CISP_ORIENT_H
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 
 #ifdef __cplusplus
@@ -27,7 +28,7 @@ extern "C" {
  *
  * Return: 0, -EINVAL (other format, orientation out of range), -ENOMEM.
  */
-int cisp_image_orient(const struct cisp_image *src, int orientation, struct cisp_image *dst);
+CISP_API int cisp_image_orient(const struct cisp_image *src, int orientation, struct cisp_image *dst);
 
 #ifdef __cplusplus
 }

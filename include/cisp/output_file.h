@@ -30,6 +30,8 @@
 
 #include <stdio.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -62,7 +64,7 @@ enum cisp_output_flags {
  * the error of creating a file in the folder (-ENOENT, -EACCES, -EROFS, ...),
  * -ENOMEM.
  */
-int cisp_output_file_create(struct cisp_output_file **out, const char *path, unsigned flags);
+CISP_API int cisp_output_file_create(struct cisp_output_file **out, const char *path, unsigned flags);
 
 /**
  * cisp_output_file_path() - the final name, as given to cisp_output_file_create().
@@ -70,7 +72,7 @@ int cisp_output_file_create(struct cisp_output_file **out, const char *path, uns
  *
  * Return: the name; valid until the file is committed or discarded.
  */
-const char *cisp_output_file_path(const struct cisp_output_file *file);
+CISP_API const char *cisp_output_file_path(const struct cisp_output_file *file);
 
 /**
  * cisp_output_file_stream() - a stdio stream on the file, for writers that use one.
@@ -84,7 +86,7 @@ const char *cisp_output_file_path(const struct cisp_output_file *file);
  * Return: the stream, the same one on every call, or NULL (-ENOMEM, with a
  * message) when it cannot be made.
  */
-FILE *cisp_output_file_stream(struct cisp_output_file *file);
+CISP_API FILE *cisp_output_file_stream(struct cisp_output_file *file);
 
 /**
  * cisp_output_file_fd() - the file descriptor, for writers that want one (libtiff).
@@ -95,7 +97,7 @@ FILE *cisp_output_file_stream(struct cisp_output_file *file);
  *
  * Return: the descriptor.
  */
-int cisp_output_file_fd(const struct cisp_output_file *file);
+CISP_API int cisp_output_file_fd(const struct cisp_output_file *file);
 
 /**
  * cisp_output_file_commit() - put the finished file in place and free @file.
@@ -109,13 +111,13 @@ int cisp_output_file_fd(const struct cisp_output_file *file);
  * or the write's own error (-ENOSPC, -EFBIG, ...) for data that did not
  * reach the disk, -EEXIST when the name exists (see the flags).
  */
-int cisp_output_file_commit(struct cisp_output_file *file);
+CISP_API int cisp_output_file_commit(struct cisp_output_file *file);
 
 /**
  * cisp_output_file_discard() - drop the file: nothing appears at its name.
  * @file: the file (may be NULL); freed.
  */
-void cisp_output_file_discard(struct cisp_output_file *file);
+CISP_API void cisp_output_file_discard(struct cisp_output_file *file);
 
 /**
  * cisp_output_file_finish() - commit @file when @status is 0, else discard it.
@@ -124,7 +126,7 @@ void cisp_output_file_discard(struct cisp_output_file *file);
  *
  * Return: @status when it is not 0, else cisp_output_file_commit()'s result.
  */
-int cisp_output_file_finish(struct cisp_output_file *file, int status);
+CISP_API int cisp_output_file_finish(struct cisp_output_file *file, int status);
 
 /**
  * cisp_output_file_remove_temporaries() - remove the hidden names of every
@@ -135,7 +137,7 @@ int cisp_output_file_finish(struct cisp_output_file *file, int status);
  * Output files are unusable afterwards: a hidden file another thread makes
  * later removes itself, and its creation fails with -EINTR.
  */
-void cisp_output_file_remove_temporaries(void);
+CISP_API void cisp_output_file_remove_temporaries(void);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/params.h>
 
 #ifdef __cplusplus
@@ -117,21 +118,21 @@ struct cisp_params_limits {
  * cisp_param_state_init() - set every block to its documented default.
  * @state: the state to initialise.
  */
-void cisp_param_state_init(struct cisp_param_state *state);
+CISP_API void cisp_param_state_init(struct cisp_param_state *state);
 
 /**
  * cisp_block_name() - short lower-case name of a block type ("blc", "lsc").
  * @type: enum cisp_block_type.
  * Return: the name, or "unknown".
  */
-const char *cisp_block_name(unsigned type);
+CISP_API const char *cisp_block_name(unsigned type);
 
 /**
  * cisp_block_type_from_name() - the block type of a short name.
  * @name: as returned by cisp_block_name().
  * Return: the type, or 0 if unknown.
  */
-unsigned cisp_block_type_from_name(const char *name);
+CISP_API unsigned cisp_block_type_from_name(const char *name);
 
 /**
  * cisp_params_validate() - check a whole params buffer.
@@ -163,7 +164,7 @@ unsigned cisp_block_type_from_name(const char *name);
  *    instance does not implement.
  *  - -ENOMEM: no memory for an aligned copy of an unaligned @buf.
  */
-int cisp_params_validate(const void *buf, size_t size, const struct cisp_params_limits *limits);
+CISP_API int cisp_params_validate(const void *buf, size_t size, const struct cisp_params_limits *limits);
 
 /**
  * cisp_param_state_apply() - validate a params buffer, then apply it.
@@ -174,8 +175,8 @@ int cisp_params_validate(const void *buf, size_t size, const struct cisp_params_
  *
  * Return: 0, or the error of cisp_params_validate() with @state unchanged.
  */
-int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size_t size,
-			   const struct cisp_params_limits *limits);
+CISP_API int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size_t size,
+				    const struct cisp_params_limits *limits);
 
 /**
  * cisp_params_encode() - write blocks of a state as a params buffer.
@@ -193,8 +194,8 @@ int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size
  * when @state holds a value the ABI does not allow (the message names it;
  * the written buffer is checked with cisp_params_validate()).
  */
-int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, void *buf,
-		       size_t capacity, size_t *size);
+CISP_API int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, void *buf,
+				size_t capacity, size_t *size);
 
 /**
  * cisp_params_diff() - the block types whose value or enabled state differs.
@@ -206,7 +207,7 @@ int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, vo
  *
  * Return: CISP_BLOCK_BIT() mask, ready for cisp_params_encode().
  */
-uint32_t cisp_params_diff(const struct cisp_param_state *a, const struct cisp_param_state *b);
+CISP_API uint32_t cisp_params_diff(const struct cisp_param_state *a, const struct cisp_param_state *b);
 
 /**
  * cisp_params_from_yaml() - encode the YAML form of a params buffer.
@@ -219,7 +220,7 @@ uint32_t cisp_params_diff(const struct cisp_param_state *a, const struct cisp_pa
  * problem ("line 7: blc.white: 70000 is out of range 0..65535"), or -ENOMEM.
  * The result has been validated (without limits).
  */
-int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *size);
+CISP_API int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *size);
 
 /**
  * cisp_params_to_yaml() - decode a params buffer into its YAML form.
@@ -229,7 +230,7 @@ int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *s
  *
  * Return: 0, the validation error (without limits), or -ENOMEM.
  */
-int cisp_params_to_yaml(const void *buf, size_t size, char **text);
+CISP_API int cisp_params_to_yaml(const void *buf, size_t size, char **text);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 #ifndef CISP_POOL_H
 #define CISP_POOL_H
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,14 +31,14 @@ typedef void (*cisp_task_fn)(void *opaque, unsigned task, unsigned worker);
  *
  * Return: 0, -EINVAL or -ENOMEM / -EAGAIN if threads cannot be started.
  */
-int cisp_pool_create(struct cisp_pool **pool, unsigned threads);
+CISP_API int cisp_pool_create(struct cisp_pool **pool, unsigned threads);
 
 /**
  * cisp_pool_threads() - how many threads run tasks.
  * @pool: the pool, or NULL (counts as 1).
  * Return: the thread count.
  */
-unsigned cisp_pool_threads(const struct cisp_pool *pool);
+CISP_API unsigned cisp_pool_threads(const struct cisp_pool *pool);
 
 /**
  * cisp_pool_run() - run @fn for tasks 0..@count-1 and wait for all of them.
@@ -47,13 +49,13 @@ unsigned cisp_pool_threads(const struct cisp_pool *pool);
  *
  * One pool runs one loop at a time; concurrent callers are serialised.
  */
-void cisp_pool_run(struct cisp_pool *pool, unsigned count, cisp_task_fn fn, void *opaque);
+CISP_API void cisp_pool_run(struct cisp_pool *pool, unsigned count, cisp_task_fn fn, void *opaque);
 
 /**
  * cisp_pool_destroy() - stop the threads and free the pool.
  * @pool: the pool (may be NULL).
  */
-void cisp_pool_destroy(struct cisp_pool *pool);
+CISP_API void cisp_pool_destroy(struct cisp_pool *pool);
 
 #ifdef __cplusplus
 }

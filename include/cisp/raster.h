@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/output_file.h>
 
 #ifdef __cplusplus
@@ -48,8 +49,8 @@ struct cisp_raster {
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_raster_alloc(struct cisp_raster *r, uint32_t width, uint32_t height, unsigned channels,
-		      unsigned maxval);
+CISP_API int cisp_raster_alloc(struct cisp_raster *r, uint32_t width, uint32_t height, unsigned channels,
+			       unsigned maxval);
 
 /**
  * cisp_raster_read() - read a PGM (P5), PPM (P6) or PNG file; the type is
@@ -69,7 +70,7 @@ int cisp_raster_alloc(struct cisp_raster *r, uint32_t width, uint32_t height, un
  * problem (-ENOENT, -EINVAL for a malformed or truncated file or a PNM
  * sample over the maximum value, -ENOTSUP for a kind of file not handled).
  */
-int cisp_raster_read(const char *path, struct cisp_raster *r);
+CISP_API int cisp_raster_read(const char *path, struct cisp_raster *r);
 
 /**
  * cisp_raster_read_memory() - cisp_raster_read() on a file's bytes in memory.
@@ -80,7 +81,7 @@ int cisp_raster_read(const char *path, struct cisp_raster *r);
  *
  * Return: as cisp_raster_read() (-EINVAL for an empty buffer).
  */
-int cisp_raster_read_memory(const void *data, size_t size, const char *name, struct cisp_raster *r);
+CISP_API int cisp_raster_read_memory(const void *data, size_t size, const char *name, struct cisp_raster *r);
 
 /**
  * cisp_raster_write() - write a raster; the type comes from the extension:
@@ -94,7 +95,7 @@ int cisp_raster_read_memory(const void *data, size_t size, const char *name, str
  *
  * Return: 0 or a negative errno with a message.
  */
-int cisp_raster_write(const char *path, const struct cisp_raster *r);
+CISP_API int cisp_raster_write(const char *path, const struct cisp_raster *r);
 
 /**
  * cisp_raster_write_to() - cisp_raster_write() into an output file the
@@ -105,13 +106,13 @@ int cisp_raster_write(const char *path, const struct cisp_raster *r);
  *
  * Return: 0 or a negative errno with a message.
  */
-int cisp_raster_write_to(struct cisp_output_file *out, const struct cisp_raster *r);
+CISP_API int cisp_raster_write_to(struct cisp_output_file *out, const struct cisp_raster *r);
 
 /**
  * cisp_raster_free() - free the samples and zero the descriptor.
  * @r: the raster (may be NULL).
  */
-void cisp_raster_free(struct cisp_raster *r);
+CISP_API void cisp_raster_free(struct cisp_raster *r);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 
+#include <cisp/api.h>
 #include <cisp/raw_frame.h>
 
 #ifdef __cplusplus
@@ -43,7 +44,7 @@ extern "C" {
  * for truncated or corrupt raw data, -EFBIG for a frame over
  * CISP_MAX_DIMENSION, -ENOMEM. LibRaw's own error text is included.
  */
-int cisp_raw_read_file(const char *path, struct cisp_raw_frame *frame);
+CISP_API int cisp_raw_read_file(const char *path, struct cisp_raw_frame *frame);
 
 /**
  * cisp_raw_read_memory() - read a camera raw file held in memory (the same
@@ -55,7 +56,7 @@ int cisp_raw_read_file(const char *path, struct cisp_raw_frame *frame);
  *
  * Return: as cisp_raw_read_file().
  */
-int cisp_raw_read_memory(const void *data, size_t size, const char *name, struct cisp_raw_frame *frame);
+CISP_API int cisp_raw_read_memory(const void *data, size_t size, const char *name, struct cisp_raw_frame *frame);
 
 #ifdef __cplusplus
 }

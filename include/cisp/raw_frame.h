@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/format.h>
 #include <cisp/image.h>
 #include <cisp/params_state.h>
@@ -89,8 +90,8 @@ struct cisp_raw_frame {
  * Return: 0, or a negative errno with a message (-EMSGSIZE when the file's
  * size does not match, giving both sizes and the size the format implies).
  */
-int cisp_raw_read_dump(const char *path, uint32_t format, uint32_t width, uint32_t height,
-		       struct cisp_raw_frame *frame);
+CISP_API int cisp_raw_read_dump(const char *path, uint32_t format, uint32_t width, uint32_t height,
+				struct cisp_raw_frame *frame);
 
 /**
  * cisp_raw_from_raster() - make a raw frame from a grey raster holding a
@@ -104,8 +105,8 @@ int cisp_raw_read_dump(const char *path, uint32_t format, uint32_t width, uint32
  *
  * Return: 0, or -EINVAL (not grey, odd size, black not below white...).
  */
-int cisp_raw_from_raster(const struct cisp_raster *raster, enum cisp_cfa cfa, unsigned black, unsigned white,
-			 struct cisp_raw_frame *frame);
+CISP_API int cisp_raw_from_raster(const struct cisp_raster *raster, enum cisp_cfa cfa, unsigned black, unsigned white,
+				  struct cisp_raw_frame *frame);
 
 /**
  * cisp_raw_frame_params() - set the blocks of a parameter state that the
@@ -117,13 +118,13 @@ int cisp_raw_from_raster(const struct cisp_raster *raster, enum cisp_cfa cfa, un
  * Return: 0, or -EINVAL when the levels are unusable (white - black too
  * small for the BLC block).
  */
-int cisp_raw_frame_params(const struct cisp_raw_frame *frame, struct cisp_param_state *state);
+CISP_API int cisp_raw_frame_params(const struct cisp_raw_frame *frame, struct cisp_param_state *state);
 
 /**
  * cisp_raw_frame_free() - free the frame's image.
  * @frame: the frame (may be NULL).
  */
-void cisp_raw_frame_free(struct cisp_raw_frame *frame);
+CISP_API void cisp_raw_frame_free(struct cisp_raw_frame *frame);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/format.h>
 #include <cisp/image.h>
 
@@ -159,7 +160,7 @@ struct cisp_sensor_mode {
  * @mode: the mode.
  * Return: line_length * 1e9 / pixel_rate, in nanoseconds.
  */
-double cisp_sensor_line_ns(const struct cisp_sensor_mode *mode);
+CISP_API double cisp_sensor_line_ns(const struct cisp_sensor_mode *mode);
 
 /** What cisp_sensor_enumerate() lists. */
 struct cisp_sensor_desc {
@@ -217,7 +218,7 @@ enum cisp_sensor_capture_flags {
  *
  * Return: the number of sensors found (may exceed @max), or a negative errno.
  */
-int cisp_sensor_enumerate(struct cisp_sensor_desc *list, unsigned max);
+CISP_API int cisp_sensor_enumerate(struct cisp_sensor_desc *list, unsigned max);
 
 /**
  * cisp_sensor_open() - open a sensor.
@@ -234,20 +235,20 @@ int cisp_sensor_enumerate(struct cisp_sensor_desc *list, unsigned max);
  * file or option (the message says which), -ENOMEM; V4L2 cameras also
  * -EACCES (no permission), -EBUSY, -ENODEV (not a capture node), -ENOTSUP.
  */
-int cisp_sensor_open(struct cisp_sensor **s, const char *name, const char *options);
+CISP_API int cisp_sensor_open(struct cisp_sensor **s, const char *name, const char *options);
 
 /**
  * cisp_sensor_close() - stop the sensor if needed and free it.
  * @s: the sensor (may be NULL).
  */
-void cisp_sensor_close(struct cisp_sensor *s);
+CISP_API void cisp_sensor_close(struct cisp_sensor *s);
 
 /**
  * cisp_sensor_info() - fixed facts about a sensor.
  * @s: the sensor.
  * Return: the facts, valid until the sensor is closed (NULL for no sensor).
  */
-const struct cisp_sensor_info *cisp_sensor_info(const struct cisp_sensor *s);
+CISP_API const struct cisp_sensor_info *cisp_sensor_info(const struct cisp_sensor *s);
 
 /**
  * cisp_sensor_get_mode() - describe a mode.
@@ -256,14 +257,14 @@ const struct cisp_sensor_info *cisp_sensor_info(const struct cisp_sensor *s);
  * @mode: receives the description.
  * Return: 0 or -ERANGE.
  */
-int cisp_sensor_get_mode(const struct cisp_sensor *s, unsigned index, struct cisp_sensor_mode *mode);
+CISP_API int cisp_sensor_get_mode(const struct cisp_sensor *s, unsigned index, struct cisp_sensor_mode *mode);
 
 /**
  * cisp_sensor_current_mode() - the index of the selected mode.
  * @s: the sensor.
  * Return: the index.
  */
-unsigned cisp_sensor_current_mode(const struct cisp_sensor *s);
+CISP_API unsigned cisp_sensor_current_mode(const struct cisp_sensor *s);
 
 /**
  * cisp_sensor_set_mode() - select a mode; only while stopped. Controls whose
@@ -273,7 +274,7 @@ unsigned cisp_sensor_current_mode(const struct cisp_sensor *s);
  * @index: the mode.
  * Return: 0, -ERANGE, or -EBUSY while streaming.
  */
-int cisp_sensor_set_mode(struct cisp_sensor *s, unsigned index);
+CISP_API int cisp_sensor_set_mode(struct cisp_sensor *s, unsigned index);
 
 /**
  * cisp_sensor_control_info() - limits and delay of a control in the current
@@ -283,8 +284,8 @@ int cisp_sensor_set_mode(struct cisp_sensor *s, unsigned index);
  * @info: receives the description.
  * Return: 0 or -EINVAL for an unknown control.
  */
-int cisp_sensor_control_info(const struct cisp_sensor *s, enum cisp_sensor_control id,
-			     struct cisp_sensor_control_info *info);
+CISP_API int cisp_sensor_control_info(const struct cisp_sensor *s, enum cisp_sensor_control id,
+				      struct cisp_sensor_control_info *info);
 
 /**
  * cisp_sensor_set_controls() - write controls now (see the delay model at
@@ -295,7 +296,7 @@ int cisp_sensor_control_info(const struct cisp_sensor *s, enum cisp_sensor_contr
  * Return: 0, -EINVAL for an unsupported control or unknown mask bit (then
  * nothing is written).
  */
-int cisp_sensor_set_controls(struct cisp_sensor *s, const struct cisp_sensor_controls *c);
+CISP_API int cisp_sensor_set_controls(struct cisp_sensor *s, const struct cisp_sensor_controls *c);
 
 /**
  * cisp_sensor_queue_controls() - ask for control values on one future frame.
@@ -311,7 +312,7 @@ int cisp_sensor_set_controls(struct cisp_sensor *s, const struct cisp_sensor_con
  * is queued); -EINVAL as cisp_sensor_set_controls(); -ENOSPC when 64
  * requests are already waiting.
  */
-int cisp_sensor_queue_controls(struct cisp_sensor *s, uint64_t sequence, const struct cisp_sensor_controls *c);
+CISP_API int cisp_sensor_queue_controls(struct cisp_sensor *s, uint64_t sequence, const struct cisp_sensor_controls *c);
 
 /**
  * cisp_sensor_predict_controls() - the values a future frame will use, from
@@ -322,7 +323,8 @@ int cisp_sensor_queue_controls(struct cisp_sensor *s, uint64_t sequence, const s
  *     exposure clamp of the delay model applied.
  * Return: 0, or -EINVAL for a frame already captured.
  */
-int cisp_sensor_predict_controls(const struct cisp_sensor *s, uint64_t sequence, struct cisp_sensor_controls *c);
+CISP_API int cisp_sensor_predict_controls(const struct cisp_sensor *s, uint64_t sequence,
+					  struct cisp_sensor_controls *c);
 
 /**
  * cisp_sensor_next_sequence() - the write point: the sequence of the frame
@@ -330,21 +332,21 @@ int cisp_sensor_predict_controls(const struct cisp_sensor *s, uint64_t sequence,
  * @s: the sensor.
  * Return: the sequence.
  */
-uint64_t cisp_sensor_next_sequence(const struct cisp_sensor *s);
+CISP_API uint64_t cisp_sensor_next_sequence(const struct cisp_sensor *s);
 
 /**
  * cisp_sensor_start() - start streaming from frame 0.
  * @s: the sensor.
  * Return: 0, -EBUSY if already streaming, or a backend error.
  */
-int cisp_sensor_start(struct cisp_sensor *s);
+CISP_API int cisp_sensor_start(struct cisp_sensor *s);
 
 /**
  * cisp_sensor_stop() - stop streaming; queued requests are dropped.
  * @s: the sensor.
  * Return: 0 (also when already stopped).
  */
-int cisp_sensor_stop(struct cisp_sensor *s);
+CISP_API int cisp_sensor_stop(struct cisp_sensor *s);
 
 /**
  * cisp_sensor_capture() - take the next frame.
@@ -363,8 +365,8 @@ int cisp_sensor_stop(struct cisp_sensor *s);
  * -ENODATA when not streaming; V4L2 cameras also -ETIMEDOUT (no frame in
  * time) and -ENODEV (unplugged: the stream has stopped).
  */
-int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct cisp_sensor_metadata *md,
-			unsigned flags);
+CISP_API int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct cisp_sensor_metadata *md,
+				 unsigned flags);
 
 /**
  * cisp_sensor_fd() - a file descriptor that polls readable (POLLIN) while a
@@ -372,7 +374,7 @@ int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct ci
  * @s: the sensor.
  * Return: the fd, or -ENOTSUP when the backend has none.
  */
-int cisp_sensor_fd(const struct cisp_sensor *s);
+CISP_API int cisp_sensor_fd(const struct cisp_sensor *s);
 
 /**
  * cisp_sensor_set_option() - set a backend option; takes effect from the
@@ -407,7 +409,7 @@ int cisp_sensor_fd(const struct cisp_sensor *s);
  * Return: 0, -EINVAL for a bad value, -ENOENT for an unknown key or a
  * missing scene file.
  */
-int cisp_sensor_set_option(struct cisp_sensor *s, const char *key, const char *value);
+CISP_API int cisp_sensor_set_option(struct cisp_sensor *s, const char *key, const char *value);
 
 /*
  * Ground truth of the virtual sensor, for tests and the image-quality lab.
@@ -435,7 +437,7 @@ struct cisp_vsensor_patch {
  * @patch: receives the patch.
  * Return: 0, -ERANGE, -ENODATA when the scene is not the chart, -ENOTSUP.
  */
-int cisp_vsensor_chart_patch(struct cisp_sensor *s, unsigned index, struct cisp_vsensor_patch *patch);
+CISP_API int cisp_vsensor_chart_patch(struct cisp_sensor *s, unsigned index, struct cisp_vsensor_patch *patch);
 
 /** Focus and noise facts of the virtual sensor in the current state. */
 struct cisp_vsensor_truth {
@@ -458,7 +460,7 @@ struct cisp_vsensor_truth {
  * @truth: receives them.
  * Return: 0 or -ENOTSUP.
  */
-int cisp_vsensor_truth(struct cisp_sensor *s, struct cisp_vsensor_truth *truth);
+CISP_API int cisp_vsensor_truth(struct cisp_sensor *s, struct cisp_vsensor_truth *truth);
 
 /**
  * cisp_vsensor_noise_model() - the variance of a pixel's code as a function of
@@ -473,8 +475,8 @@ int cisp_vsensor_truth(struct cisp_sensor *s, struct cisp_vsensor_truth *truth);
  * shot noise the a * s term covers.
  * Return: 0 or -ENOTSUP.
  */
-int cisp_vsensor_noise_model(struct cisp_sensor *s, int32_t analogue_gain, int32_t digital_gain, double *a,
-			     double *b);
+CISP_API int cisp_vsensor_noise_model(struct cisp_sensor *s, int32_t analogue_gain, int32_t digital_gain, double *a,
+				      double *b);
 
 /** A defective pixel. */
 struct cisp_vsensor_defect {
@@ -491,7 +493,7 @@ struct cisp_vsensor_defect {
  * @max: room in @list.
  * Return: the number of defects (may exceed @max), or -ENOTSUP.
  */
-int cisp_vsensor_defects(struct cisp_sensor *s, struct cisp_vsensor_defect *list, unsigned max);
+CISP_API int cisp_vsensor_defects(struct cisp_sensor *s, struct cisp_vsensor_defect *list, unsigned max);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/params.h>
 
 #ifdef __cplusplus
@@ -135,7 +136,7 @@ struct cisp_stats {
  * -EPROTONOSUPPORT for another version; -EINVAL with a message naming the
  * field otherwise.
  */
-int cisp_stats_validate(const void *buf, size_t size);
+CISP_API int cisp_stats_validate(const void *buf, size_t size);
 
 #ifdef __cplusplus
 }

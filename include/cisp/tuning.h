@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,7 +42,7 @@ struct cisp_tuning;
  * Return: 0; -EINVAL with a message naming the line and key for a malformed
  * or invalid file; -EPROTONOSUPPORT for another format version; -ENOMEM.
  */
-int cisp_tuning_parse(struct cisp_tuning **t, const char *text, size_t length, const char *name);
+CISP_API int cisp_tuning_parse(struct cisp_tuning **t, const char *text, size_t length, const char *name);
 
 /**
  * cisp_tuning_load() - read, parse and validate a tuning file.
@@ -49,7 +51,7 @@ int cisp_tuning_parse(struct cisp_tuning **t, const char *text, size_t length, c
  * Return: 0, -errno of a failed read (the message names the file), or as
  * cisp_tuning_parse().
  */
-int cisp_tuning_load(struct cisp_tuning **t, const char *path);
+CISP_API int cisp_tuning_load(struct cisp_tuning **t, const char *path);
 
 /**
  * cisp_tuning_find() - the tuning for a sensor model and lens.
@@ -62,21 +64,21 @@ int cisp_tuning_load(struct cisp_tuning **t, const char *path);
  * replaced silently.
  * Return: 0, or as cisp_tuning_load().
  */
-int cisp_tuning_find(struct cisp_tuning **t, const char *sensor_model, const char *lens);
+CISP_API int cisp_tuning_find(struct cisp_tuning **t, const char *sensor_model, const char *lens);
 
 /**
  * cisp_tuning_uncalibrated() - the built-in tuning for unknown sensors.
  * @t: receives the tuning.
  * Return: 0 or -ENOMEM.
  */
-int cisp_tuning_uncalibrated(struct cisp_tuning **t);
+CISP_API int cisp_tuning_uncalibrated(struct cisp_tuning **t);
 
 /**
  * cisp_tuning_name() - what the tuning is called.
  * @t: the tuning.
  * Return: the file's path, or "uncalibrated".
  */
-const char *cisp_tuning_name(const struct cisp_tuning *t);
+CISP_API const char *cisp_tuning_name(const struct cisp_tuning *t);
 
 /**
  * cisp_tuning_lsc_array() - the pixel array the lens shading tables span.
@@ -84,13 +86,13 @@ const char *cisp_tuning_name(const struct cisp_tuning *t);
  * @width: receives its width, 0 when the tables span each mode's frame.
  * @height: receives its height, 0 likewise.
  */
-void cisp_tuning_lsc_array(const struct cisp_tuning *t, uint32_t *width, uint32_t *height);
+CISP_API void cisp_tuning_lsc_array(const struct cisp_tuning *t, uint32_t *width, uint32_t *height);
 
 /**
  * cisp_tuning_free() - free a tuning.
  * @t: the tuning (may be NULL).
  */
-void cisp_tuning_free(struct cisp_tuning *t);
+CISP_API void cisp_tuning_free(struct cisp_tuning *t);
 
 #ifdef __cplusplus
 }

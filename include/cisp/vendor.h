@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/params.h>
 #include <cisp/params_state.h>
 
@@ -272,14 +273,14 @@ struct cisp_vendor_stage_info {
  * @config: its configuration, or NULL for the defaults.
  * Return: 0 or -ENOMEM.
  */
-int cisp_vendor_host_create(struct cisp_vendor_host **host, const struct cisp_vendor_host_config *config);
+CISP_API int cisp_vendor_host_create(struct cisp_vendor_host **host, const struct cisp_vendor_host_config *config);
 
 /**
  * cisp_vendor_host_destroy() - free a host. ISP instances using it must be
  * destroyed first.
  * @host: the host (may be NULL).
  */
-void cisp_vendor_host_destroy(struct cisp_vendor_host *host);
+CISP_API void cisp_vendor_host_destroy(struct cisp_vendor_host *host);
 
 /**
  * cisp_vendor_host_add() - load a plugin and check its declaration.
@@ -295,14 +296,14 @@ void cisp_vendor_host_destroy(struct cisp_vendor_host *host);
  * -EEXIST when a loaded stage already declares one of its blocks; the
  * errors of a failing helper (see docs/vendor.md); -ENOMEM.
  */
-int cisp_vendor_host_add(struct cisp_vendor_host *host, const struct cisp_vendor_stage_config *config);
+CISP_API int cisp_vendor_host_add(struct cisp_vendor_host *host, const struct cisp_vendor_stage_config *config);
 
 /**
  * cisp_vendor_host_stages() - number of loaded stages.
  * @host: the host.
  * Return: the count.
  */
-unsigned cisp_vendor_host_stages(const struct cisp_vendor_host *host);
+CISP_API unsigned cisp_vendor_host_stages(const struct cisp_vendor_host *host);
 
 /**
  * cisp_vendor_host_stage() - describe a loaded stage.
@@ -311,7 +312,8 @@ unsigned cisp_vendor_host_stages(const struct cisp_vendor_host *host);
  * @info: receives the description (valid while the host lives).
  * Return: 0, or -EINVAL for a bad index.
  */
-int cisp_vendor_host_stage(const struct cisp_vendor_host *host, unsigned index, struct cisp_vendor_stage_info *info);
+CISP_API int cisp_vendor_host_stage(const struct cisp_vendor_host *host, unsigned index,
+				    struct cisp_vendor_stage_info *info);
 
 /**
  * cisp_vendor_host_caps() - the vendor blocks of every loaded stage, in the
@@ -320,14 +322,15 @@ int cisp_vendor_host_stage(const struct cisp_vendor_host *host, unsigned index, 
  * @count: receives the number of entries.
  * Return: the entries (valid while the host lives and loads nothing more).
  */
-const struct cisp_vendor_block_caps *cisp_vendor_host_caps(const struct cisp_vendor_host *host, uint32_t *count);
+CISP_API const struct cisp_vendor_block_caps *cisp_vendor_host_caps(const struct cisp_vendor_host *host,
+								    uint32_t *count);
 
 /**
  * cisp_vendor_tap_name() - "bayer", "rgb" or "yuv".
  * @tap: enum cisp_vendor_tap.
  * Return: the name, or "unknown".
  */
-const char *cisp_vendor_tap_name(unsigned tap);
+CISP_API const char *cisp_vendor_tap_name(unsigned tap);
 
 #ifdef __cplusplus
 }

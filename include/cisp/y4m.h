@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 #include <cisp/output_file.h>
 
@@ -34,8 +35,8 @@ struct cisp_y4m_writer;
  *
  * Return: 0 or a negative errno with a message.
  */
-int cisp_y4m_open(struct cisp_y4m_writer **writer, const char *path, uint32_t width, uint32_t height,
-		  unsigned fps_num, unsigned fps_den, bool full_range);
+CISP_API int cisp_y4m_open(struct cisp_y4m_writer **writer, const char *path, uint32_t width, uint32_t height,
+			   unsigned fps_num, unsigned fps_den, bool full_range);
 
 /**
  * cisp_y4m_open_to() - cisp_y4m_open() into an output file the caller
@@ -50,8 +51,8 @@ int cisp_y4m_open(struct cisp_y4m_writer **writer, const char *path, uint32_t wi
  *
  * Return: 0 or a negative errno with a message.
  */
-int cisp_y4m_open_to(struct cisp_y4m_writer **writer, struct cisp_output_file *file, uint32_t width,
-		     uint32_t height, unsigned fps_num, unsigned fps_den, bool full_range);
+CISP_API int cisp_y4m_open_to(struct cisp_y4m_writer **writer, struct cisp_output_file *file, uint32_t width,
+			      uint32_t height, unsigned fps_num, unsigned fps_den, bool full_range);
 
 /**
  * cisp_y4m_write() - append one frame.
@@ -60,7 +61,7 @@ int cisp_y4m_open_to(struct cisp_y4m_writer **writer, struct cisp_output_file *f
  *
  * Return: 0, -EINVAL for a frame of another size or format, -EIO.
  */
-int cisp_y4m_write(struct cisp_y4m_writer *writer, const struct cisp_image *frame);
+CISP_API int cisp_y4m_write(struct cisp_y4m_writer *writer, const struct cisp_image *frame);
 
 /**
  * cisp_y4m_close() - finish the video and free the writer.
@@ -73,7 +74,7 @@ int cisp_y4m_write(struct cisp_y4m_writer *writer, const struct cisp_image *fram
  * Return: 0, or a negative errno with a message: -EIO if data could not be
  * written, or the output file's errors.
  */
-int cisp_y4m_close(struct cisp_y4m_writer *writer);
+CISP_API int cisp_y4m_close(struct cisp_y4m_writer *writer);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <cisp/buffer.h>
+#include <cisp/checked.h>
 
-#include "core/checked.h"
 #include "core/error_internal.h"
 
 enum buffer_kind { BUFFER_HEAP, BUFFER_USER, BUFFER_FD };

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * cisp_error() and cisp_error_prefix(), which every failing function calls,
+ * are public (cisp/error.h): code built on the library reports its failures
+ * the same way. The library's files include them under this name.
+ */
 #ifndef CISP_CORE_ERROR_INTERNAL_H
 #define CISP_CORE_ERROR_INTERNAL_H
 
-/*
- * Record the message of a failure for cisp_last_error() and return @err
- * (a negative errno), so callers can write: return cisp_error(-EINVAL, ...);
- */
-int cisp_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Put "prefix: " in front of the current message (context from a caller) and return @err. */
-int cisp_error_prefix(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <cisp/error.h>
 
 #endif

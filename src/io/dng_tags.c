@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cisp/checked.h>
 #include <cisp/image.h>
 
-#include "core/checked.h"
 #include "io/dng_tags.h"
 
 #define MAX_IFDS 64

@@ -12,7 +12,8 @@
 
 #include <linux/media-bus-format.h>
 
-#include "core/checked.h"
+#include <cisp/checked.h>
+
 #include "core/error_internal.h"
 #include "v4l2.h"
 
