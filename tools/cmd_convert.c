@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cisp/develop.h>
 #include <cisp/dng.h>
 #include <cisp/error.h>
 #include <cisp/output_file.h>
@@ -61,7 +62,7 @@ static int parse_list(const char *option, const char *text, int n, double *v)
 }
 
 struct convert_options {
-	struct raw_input in;
+	struct cisp_develop_source in;
 	const char *input, *output, *make, *model;
 	double matrix[9], neutral[3], crop[4], exposure;
 	bool has_matrix, has_neutral, has_crop, force;
@@ -94,8 +95,7 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 	int c, index;
 
 	memset(o, 0, sizeof(*o));
-	o->in.black = -1;
-	o->in.white = -1;
+	cisp_develop_source_init(&o->in);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, &index)) != -1) {
 		switch (c) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cisp/develop.h>
 #include <cisp/error.h>
 #include <cisp/image_file.h>
 #include <cisp/isp.h>
@@ -71,17 +72,13 @@ static void usage(FILE *out)
 		raw_input_usage);
 }
 
-enum awb_mode { AWB_CAMERA, AWB_GREY, AWB_NONE };
-
 struct develop_options {
-	struct raw_input in;
+	struct cisp_develop_source in;
+	struct cisp_develop_options develop; /* the library's options; params is loaded once */
 	char **inputs;
 	int n_inputs;
-	const char *output, *params, *demosaic, *type;
-	uint32_t out_w, out_h;
-	enum awb_mode awb;
-	bool awb_given, linear, force, no_crop;
-	double ev;
+	const char *output, *params, *type;
+	bool force;
 	unsigned depth, quality, threads, bench, jobs;
 	struct cisp_vendor_stage_config vendor[8];
 	unsigned n_vendor;
@@ -125,8 +122,7 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 	int c, index;
 
 	memset(o, 0, sizeof(*o));
-	o->in.black = -1;
-	o->in.white = -1;
+	cisp_develop_source_init(&o->in);
 	o->jobs = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:j:h", longopts, &index)) != -1) {
@@ -158,27 +154,26 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 				fprintf(stderr, "cisp develop: --demosaic takes fast or quality, not '%s'\n", optarg);
 				return 2;
 			}
-			o->demosaic = optarg;
+			o->develop.demosaic = !strcmp(optarg, "quality") ? CISP_DEMOSAIC_QUALITY : CISP_DEMOSAIC_FAST;
 			break;
 		case OPT_AWB:
 			if (!strcmp(optarg, "camera")) {
-				o->awb = AWB_CAMERA;
+				o->develop.awb = CISP_DEVELOP_AWB_CAMERA;
 			} else if (!strcmp(optarg, "grey") || !strcmp(optarg, "gray")) {
-				o->awb = AWB_GREY;
+				o->develop.awb = CISP_DEVELOP_AWB_GREY;
 			} else if (!strcmp(optarg, "none")) {
-				o->awb = AWB_NONE;
+				o->develop.awb = CISP_DEVELOP_AWB_NONE;
 			} else {
 				fprintf(stderr, "cisp develop: --awb takes camera, grey or none, not '%s'\n", optarg);
 				return 2;
 			}
-			o->awb_given = true;
 			break;
 		case OPT_EV:
-			if (parse_double("--ev", optarg, -4, 4, &o->ev))
+			if (parse_double("--ev", optarg, -4, 4, &o->develop.ev))
 				return 2;
 			break;
 		case OPT_LINEAR:
-			o->linear = true;
+			o->develop.linear = true;
 			break;
 		case OPT_DEPTH:
 			if (parse_uint("--depth", optarg, 8, 16, &v) || (v != 8 && v != 16)) {
@@ -193,10 +188,10 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 			o->quality = (unsigned)v;
 			break;
 		case OPT_NO_CROP:
-			o->no_crop = true;
+			o->develop.full_frame = true;
 			break;
 		case OPT_OUTPUT_SIZE:
-			if (parse_size("--output-size", optarg, &o->out_w, &o->out_h))
+			if (parse_size("--output-size", optarg, &o->develop.output_width, &o->develop.output_height))
 				return 2;
 			break;
 		case OPT_TYPE:
@@ -249,114 +244,6 @@ __attribute__((format(printf, 4, 5))) static int failf(char *err, size_t size, i
 	return status;
 }
 
-/* The part of the frame the output shows: the default crop (rounded inwards to even), or all of it. */
-static void output_window(const struct develop_options *o, const struct cisp_raw_frame *frame, uint32_t win[4])
-{
-	const struct cisp_image *img = &frame->image;
-	uint32_t x0 = (frame->crop.x + 1) & ~1u, y0 = (frame->crop.y + 1) & ~1u;
-	uint32_t x1 = (frame->crop.x + frame->crop.width) & ~1u, y1 = (frame->crop.y + frame->crop.height) & ~1u;
-
-	win[0] = 0;
-	win[1] = 0;
-	win[2] = img->width;
-	win[3] = img->height;
-	if (o->no_crop || !frame->crop.width || x1 < x0 + 2 || y1 < y0 + 2 || x1 > img->width || y1 > img->height)
-		return;
-	win[0] = x0;
-	win[1] = y0;
-	win[2] = x1 - x0;
-	win[3] = y1 - y0;
-}
-
-/* The default parameters of develop, then the frame's metadata, the crop, then the user's file. */
-static int build_params(const struct develop_options *o, const char *input, const struct cisp_raw_frame *frame,
-			const uint32_t win[4], struct cisp_isp *isp, char *err, size_t err_size)
-{
-	struct cisp_param_state state;
-	void *buf = NULL;
-	size_t size;
-	int ret;
-
-	cisp_param_state_init(&state);
-	state.dpc.threshold = 4096;
-	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
-	if (o->demosaic)
-		state.demosaic.algorithm = !strcmp(o->demosaic, "quality") ? CISP_DEMOSAIC_QUALITY : CISP_DEMOSAIC_FAST;
-	if (cisp_raw_frame_params(frame, &state))
-		return failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
-	/* Measurement output: no cosmetic stages (dynamic defect correction also flattens fine detail). */
-	if (o->linear)
-		state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
-				   CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN));
-	if (win[2] != frame->image.width || win[3] != frame->image.height) {
-		state.crop[0].output = 0;
-		state.crop[0].x = (uint16_t)win[0];
-		state.crop[0].y = (uint16_t)win[1];
-		state.crop[0].width = (uint16_t)win[2];
-		state.crop[0].height = (uint16_t)win[3];
-		state.crop_enabled |= 1u;
-	}
-	if (cisp_isp_set_state(isp, &state, ~0u))
-		return failf(err, err_size, 1, "cannot set the default parameters: %s", cisp_last_error());
-	if (o->params) {
-		if (load_params(o->params, PARAMS_ANY, &buf, &size))
-			return failf(err, err_size, 1, "%s", cisp_last_error());
-		ret = cisp_isp_set_params(isp, buf, size);
-		free(buf);
-		if (ret)
-			return failf(err, err_size, 1, "%s: %s", o->params, cisp_last_error());
-	}
-	return 0;
-}
-
-/* Grey world on the statistics of a first pass: scale R and B to G's mean. */
-static int grey_world(struct cisp_isp *isp, const struct cisp_image *input,
-		      struct cisp_image *const outputs[CISP_MAX_OUTPUTS], struct cisp_pool *pool)
-{
-	struct cisp_param_state state = *cisp_isp_params(isp);
-	struct cisp_stats *stats = calloc(1, sizeof(*stats));
-	double sum[3] = { 0, 0, 0 }, gain[3];
-	int ret;
-
-	if (!stats)
-		return -ENOMEM;
-	ret = cisp_isp_process(isp, input, outputs, stats, pool);
-	if (!ret && (stats->valid & CISP_STATS_ZONES)) {
-		for (unsigned i = 0; i < (unsigned)stats->zones_x * stats->zones_y; i++) {
-			const struct cisp_stats_zone *z = &stats->zone[i];
-			sum[0] += (double)z->r * z->count;
-			sum[1] += (double)z->g * z->count;
-			sum[2] += (double)z->b * z->count;
-		}
-	}
-	free(stats);
-	if (ret)
-		return ret;
-	for (int c = 0; c < 3; c++) {
-		gain[c] = sum[c] > 0 ? sum[1] / sum[c] : 1.0;
-		gain[c] = gain[c] < 0.25 ? 0.25 : gain[c] > 8 ? 8 : gain[c];
-	}
-	state.wb.gain[CISP_CH_R] = (uint16_t)(gain[0] * 4096 + 0.5 > 65535 ? 65535 : gain[0] * 4096 + 0.5);
-	state.wb.gain[CISP_CH_GR] = state.wb.gain[CISP_CH_GB] = (uint16_t)(gain[1] * 4096 + 0.5);
-	state.wb.gain[CISP_CH_B] = (uint16_t)(gain[2] * 4096 + 0.5 > 65535 ? 65535 : gain[2] * 4096 + 0.5);
-	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
-	return cisp_isp_set_state(isp, &state, CISP_BLOCK_BIT(CISP_BLOCK_WB));
-}
-
-/* Exposure compensation scales the white-balance gains. */
-static int apply_ev(struct cisp_isp *isp, double ev)
-{
-	struct cisp_param_state s = *cisp_isp_params(isp);
-	double scale = exp2(ev);
-
-	for (int c = 0; c < 4; c++) {
-		double g = s.wb.gain[c] * scale + 0.5;
-		s.wb.gain[c] = (uint16_t)(g > 65535 ? 65535 : g);
-	}
-	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
-	return cisp_isp_set_state(isp, &s, CISP_BLOCK_BIT(CISP_BLOCK_WB));
-}
-
 static const char *extension_of(const char *path)
 {
 	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
@@ -369,7 +256,7 @@ static bool sixteen_bit(const struct develop_options *o, const char *output)
 {
 	if (o->depth)
 		return o->depth == 16;
-	return o->linear || !strcasecmp(extension_of(output), "tif") || !strcasecmp(extension_of(output), "tiff");
+	return o->develop.linear || !strcasecmp(extension_of(output), "tif") || !strcasecmp(extension_of(output), "tiff");
 }
 
 /*
@@ -380,7 +267,7 @@ static bool sixteen_bit(const struct develop_options *o, const char *output)
  * pixel), PPM's samples (12), an upright copy of a turned RGB image.
  */
 static size_t develop_memory(const struct cisp_raw_frame *frame, const struct cisp_isp_config *cfg,
-			       const uint32_t win[4], const char *output)
+			     const struct cisp_develop_area *area, const char *output)
 {
 	const struct cisp_output_config *oc = &cfg->output[0];
 	size_t out_px = (size_t)oc->width * oc->height, image = mem_image(oc->format, oc->width, oc->height);
@@ -388,7 +275,7 @@ static size_t develop_memory(const struct cisp_raw_frame *frame, const struct ci
 	size_t need = mem_add(BASE_MEMORY, mem_image(frame->image.format, frame->image.width, frame->image.height));
 
 	need = mem_add(need, mem_mul(16, mem_mul(cfg->width, cfg->height)));
-	if (oc->width != win[2] || oc->height != win[3])
+	if (oc->width != area->width || oc->height != area->height)
 		need = mem_add(need, mem_mul(6, out_px));
 	need = mem_add(need, image);
 	if (!strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg"))
@@ -405,17 +292,17 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 			char *err, size_t err_size)
 {
 	struct cisp_raw_frame frame;
-	struct cisp_isp_config cfg = { 0 };
+	struct cisp_develop_options develop = o->develop;
+	struct cisp_develop_area area;
+	struct cisp_isp_config cfg;
 	struct cisp_isp *isp = NULL;
 	struct cisp_pool *pool = NULL;
 	struct cisp_image out = { 0 };
 	struct cisp_image *outputs[CISP_MAX_OUTPUTS] = { &out, NULL };
 	struct cisp_file_options fo = { 0 };
 	struct cisp_output_file *file;
-	bool params_wb = false, grey;
 	size_t memory = 0;
 	char what[512];
-	uint32_t win[4];
 	int ret;
 
 	/* Made first: an existing output, or one that cannot be created, fails before any work. */
@@ -426,21 +313,19 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 		return ret;
 	}
 
-	output_window(o, &frame, win);
-	cfg.vendor = o->vendor_host;
-	cfg.input_format = frame.image.format;
-	cfg.width = frame.image.width;
-	cfg.height = frame.image.height;
-	cfg.output[0].format = cisp_output_format_for_path(output, sixteen_bit(o, output));
-	cfg.output[0].width = o->out_w ? o->out_w : win[2];
-	cfg.output[0].height = o->out_h ? o->out_h : win[3];
-	if (!cfg.output[0].format) {
+	develop.output_format = cisp_output_format_for_path(output, sixteen_bit(o, output));
+	if (!develop.output_format) {
 		ret = failf(err, err_size, 2, "%s", cisp_last_error());
+		goto done;
+	}
+	area = cisp_develop_area(&frame, &develop);
+	if (cisp_develop_config(&frame, &develop, &cfg)) {
+		ret = failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
 		goto done;
 	}
 	snprintf(what, sizeof(what), "%s: developing %ux%u to %ux%u %s", input, cfg.width, cfg.height,
 		 cfg.output[0].width, cfg.output[0].height, cisp_format_name(cfg.output[0].format));
-	memory = develop_memory(&frame, &cfg, win, output);
+	memory = develop_memory(&frame, &cfg, &area, output);
 	if (memory_budget_take(o->memory, what, memory)) {
 		memory = 0;
 		ret = failf(err, err_size, 1, "%s", cisp_last_error());
@@ -448,27 +333,8 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	}
 	if (cisp_isp_create(&isp, &cfg) ||
 	    cisp_image_alloc(&out, cfg.output[0].format, cfg.output[0].width, cfg.output[0].height) ||
-	    cisp_pool_create(&pool, threads)) {
+	    cisp_pool_create(&pool, threads) || cisp_develop_prepare(isp, &frame, &develop, outputs, pool)) {
 		ret = failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
-		goto done;
-	}
-	if ((ret = build_params(o, input, &frame, win, isp, err, err_size)))
-		goto done;
-	if (o->params) {
-		/* A params file that sets white balance turns automatic white balance off. */
-		struct cisp_param_state defaults;
-		cisp_param_state_init(&defaults);
-		params_wb = memcmp(&defaults.wb.gain, &cisp_isp_params(isp)->wb.gain, sizeof(defaults.wb.gain)) != 0;
-	}
-	/* Grey world when asked, or as the last resort of the camera mode (nothing in the file or --params). */
-	grey = o->awb == AWB_GREY ||
-	       (o->awb == AWB_CAMERA && !frame.has_wb && !frame.has_matrix && !(params_wb && !o->awb_given));
-	if (grey && grey_world(isp, &frame.image, outputs, pool)) {
-		ret = failf(err, err_size, 1, "%s: automatic white balance failed: %s", input, cisp_last_error());
-		goto done;
-	}
-	if (o->ev != 0 && apply_ev(isp, o->ev)) {
-		ret = failf(err, err_size, 1, "%s", cisp_last_error());
 		goto done;
 	}
 
@@ -496,7 +362,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 		goto done;
 	}
 	fo.quality = (int)o->quality;
-	fo.linear = o->linear;
+	fo.linear = develop.linear;
 	fo.orientation = frame.orientation;
 	fo.full_range = cisp_isp_params(isp)->csc.range == CISP_RANGE_FULL;
 	fo.meta = &frame;
@@ -626,7 +492,7 @@ static int batch_outputs(const struct develop_options *o, const char *type, char
 static int develop_batch(const struct develop_options *o)
 {
 	struct batch b = { .o = o, .tty = isatty(STDERR_FILENO) == 1 };
-	const char *type = o->type ? o->type : o->linear ? "tif" : "jpg";
+	const char *type = o->type ? o->type : o->develop.linear ? "tif" : "jpg";
 	unsigned jobs = o->jobs < (unsigned)o->n_inputs ? o->jobs : (unsigned)o->n_inputs;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t *workers = NULL;
@@ -708,6 +574,7 @@ static int load_vendor(struct develop_options *o)
 fail:
 	fprintf(stderr, "cisp develop: %s\n", error_text());
 	cisp_vendor_host_destroy(o->vendor_host);
+	o->vendor_host = NULL;
 	return 1;
 }
 
@@ -734,6 +601,7 @@ int cmd_develop(int argc, char **argv)
 	struct memory_budget memory;
 	struct stat st;
 	char err[1024], shown[4096];
+	void *params = NULL;
 	size_t len;
 	int ret = parse_options(argc, argv, &o);
 
@@ -752,6 +620,14 @@ int cmd_develop(int argc, char **argv)
 	}
 	if (o.n_vendor && (ret = load_vendor(&o)))
 		goto out;
+	o.develop.vendor = o.vendor_host;
+	if (o.params && load_params(o.params, PARAMS_ANY, (void **)&params, &o.develop.params_size)) {
+		fprintf(stderr, "cisp develop: %s\n", error_text());
+		ret = 1;
+		goto out;
+	}
+	o.develop.params = params;
+	o.develop.params_name = o.params;
 	len = strlen(o.output);
 	if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode))) {
 		ret = develop_batch(&o);
@@ -764,8 +640,9 @@ int cmd_develop(int argc, char **argv)
 		if (ret)
 			fprintf(stderr, "cisp develop: %s\n", printable(err, shown, sizeof(shown)));
 	}
-	cisp_vendor_host_destroy(o.vendor_host);
 out:
+	cisp_vendor_host_destroy(o.vendor_host);
+	free(params);
 	free(o.protected);
 	memory_budget_destroy(&memory);
 	return ret;

@@ -6,19 +6,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cisp/develop.h>
 #include <cisp/error.h>
-#include <cisp/image.h>
+#include <cisp/format.h>
 #include <cisp/input_file.h>
 #include <cisp/output_file.h>
 #include <cisp/params.h>
-#include <cisp/params_state.h>
-#include <cisp/raster.h>
-#include <cisp/raw_file.h>
 #include <cisp/raw_frame.h>
 
 #include "options.h"
-#include "core/error_internal.h"
 
 int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h)
 {
@@ -282,109 +280,55 @@ const char raw_input_usage[] =
 	"  --white N               white level in the input's units (default: the file's; the format's\n"
 	"                          maximum for dumps, the largest sample for mosaics)\n";
 
-int raw_input_option(struct raw_input *in, const char *opt, const char *value)
+int raw_input_option(struct cisp_develop_source *src, const char *opt, const char *value)
 {
 	unsigned long v;
 
 	if (!strcmp(opt, "size"))
-		return parse_size("--size", value, &in->width, &in->height) ? 2 : 0;
+		return parse_size("--size", value, &src->width, &src->height) ? 2 : 0;
 	if (!strcmp(opt, "format")) {
-		in->format_name = value;
-		return 0;
+		src->dump_format = cisp_format_from_name(value);
+		if (src->dump_format)
+			return 0;
+		fprintf(stderr, "cisp: --format: %s\n", error_text());
+		return 2;
 	}
 	if (!strcmp(opt, "cfa")) {
-		in->cfa_name = value;
+		enum cisp_cfa cfa;
+
+		if (cisp_cfa_from_name(value, &cfa)) {
+			fprintf(stderr, "cisp: --cfa: %s\n", error_text());
+			return 2;
+		}
+		src->cfa = (int)cfa;
 		return 0;
 	}
 	if (!strcmp(opt, "black") || !strcmp(opt, "white")) {
 		bool black = opt[0] == 'b';
 		if (parse_uint(black ? "--black" : "--white", value, black ? 0 : 1, 65535, &v))
 			return 2;
-		*(black ? &in->black : &in->white) = (long)v;
+		*(black ? &src->black : &src->white) = (int32_t)v;
 		return 0;
 	}
 	return 1;
 }
 
-/* A PNG or a binary PGM/PPM, from the first bytes; everything else goes to LibRaw. */
-static bool looks_like_raster(const char *path)
-{
-	unsigned char head[8] = { 0 };
-	FILE *f;
-	size_t n;
-
-	if (cisp_input_file_open(path, &f, NULL))
-		return false; /* the reader says why */
-	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n >= 8 && !memcmp(head, "\x89PNG\r\n\x1a\n", 8))
-		return true;
-	return n >= 3 && head[0] == 'P' && (head[1] == '5' || head[1] == '6') &&
-	       (head[2] == ' ' || head[2] == '\n' || head[2] == '\r' || head[2] == '\t' || head[2] == '#');
-}
-
-static int fail(char *err, size_t err_size, const char *path, int status)
-{
-	/* Readers name the file themselves; add it only where they do not. */
-	const char *msg = cisp_last_error();
-
-	if (strstr(msg, path))
-		snprintf(err, err_size, "%s", msg);
-	else
-		snprintf(err, err_size, "%s: %s", path, msg);
-	return status;
-}
-
-int load_raw_input(const struct raw_input *in, const char *path, struct cisp_raw_frame *frame, char *err,
+int load_raw_input(const struct cisp_develop_source *src, const char *path, struct cisp_raw_frame *frame, char *err,
 		   size_t err_size)
 {
-	int ret;
+	bool dump = src->dump_format || src->width;
 
-	memset(frame, 0, sizeof(*frame));
-	if (in->format_name || in->width) {
-		uint32_t format;
-
-		if (!in->format_name || !in->width) {
-			snprintf(err, err_size, "a raw dump needs both --size WxH and --format NAME");
-			return 2;
-		}
-		format = cisp_format_from_name(in->format_name);
-		if (!format) {
-			snprintf(err, err_size, "%s", cisp_last_error());
-			return 2;
-		}
-		ret = cisp_raw_read_dump(path, format, in->width, in->height, frame);
-	} else if (looks_like_raster(path)) {
-		struct cisp_raster raster;
-		enum cisp_cfa cfa = CISP_CFA_RGGB;
-
-		if (in->cfa_name && cisp_cfa_from_name(in->cfa_name, &cfa)) {
-			snprintf(err, err_size, "%s", cisp_last_error());
-			return 2;
-		}
-		ret = cisp_raster_read(path, &raster);
-		if (!ret) {
-			ret = cisp_raw_from_raster(&raster, cfa, in->black >= 0 ? (unsigned)in->black : 0,
-						   in->white >= 0 ? (unsigned)in->white : 0, frame);
-			cisp_raster_free(&raster);
-		}
-		if (ret)
-			return fail(err, err_size, path, 1);
-		return 0;
-	} else {
-		if (in->cfa_name) {
-			snprintf(err, err_size, "%s: --cfa applies to PGM/PNG mosaics; a raw file carries its own", path);
-			return 2;
-		}
-		ret = cisp_raw_read_file(path, frame);
+	if (dump && (!src->dump_format || !src->width)) {
+		snprintf(err, err_size, "a raw dump needs both --size WxH and --format NAME");
+		return 2;
 	}
-	if (ret)
-		return fail(err, err_size, path, 1);
-	/* Levels given on the command line replace the file's (dumps: the format's defaults). */
-	for (int c = 0; c < 4 && in->black >= 0; c++)
-		frame->black[c] = (uint16_t)in->black;
-	if (in->white >= 0)
-		frame->white = (uint16_t)in->white;
-	frame->defaults &= ~((in->black >= 0 ? CISP_RAW_DEFAULT_BLACK : 0u) | (in->white >= 0 ? CISP_RAW_DEFAULT_WHITE : 0u));
+	if (!dump && src->cfa >= 0 && !cisp_develop_is_mosaic(path) && access(path, R_OK) == 0) {
+		snprintf(err, err_size, "%s: --cfa applies to PGM/PNG mosaics; a raw file carries its own", path);
+		return 2;
+	}
+	if (cisp_develop_read(path, src, frame)) {
+		snprintf(err, err_size, "%s", cisp_last_error());
+		return 1;
+	}
 	return 0;
 }

@@ -64,29 +64,22 @@ double now_seconds(void);
 /* Median of @n values (sorts them). */
 double median(double *values, int n);
 
+struct cisp_develop_source;
 struct cisp_raw_frame;
 
 /*
- * How a raw input is read (cisp develop and cisp convert): a headerless dump
- * when @width and @format_name are given, a grey PGM/PNG mosaic when the file
- * starts like one, otherwise a camera raw file (DNG, CR2, NEF, ...) through
- * LibRaw. @black and @white (-1: not given) override the levels.
+ * How a raw input is read (cisp develop and cisp convert): cisp_develop_read()
+ * with the options --size, --format, --cfa, --black and --white. Parse one of
+ * them into @src: 0, 1 if @opt is not one of them, 2 if bad (reported).
  */
-struct raw_input {
-	const char *format_name, *cfa_name;
-	uint32_t width, height;
-	long black, white;
-};
-
-/* Parse a --size, --format, --cfa, --black or --white option into @in; 1 if @opt is not one of them, 2 if bad. */
-int raw_input_option(struct raw_input *in, const char *opt, const char *value);
+int raw_input_option(struct cisp_develop_source *src, const char *opt, const char *value);
 /* The usage lines of those options. */
 extern const char raw_input_usage[];
 /*
- * Read @path into @frame; 0, 1 on failure or 2 for inconsistent options,
- * with the message (naming the file) in @err.
+ * Read @path into @frame; 0, 1 on failure or 2 for options that do not fit
+ * the file, with the message (naming the file) in @err.
  */
-int load_raw_input(const struct raw_input *in, const char *path, struct cisp_raw_frame *frame, char *err,
+int load_raw_input(const struct cisp_develop_source *src, const char *path, struct cisp_raw_frame *frame, char *err,
 		   size_t err_size);
 
 #endif
