@@ -62,11 +62,6 @@ void cisp_camera_manager_destroy(struct cisp_camera_manager *m)
 	free(m);
 }
 
-struct cisp_device *cisp_camera_manager_device(struct cisp_camera_manager *m)
-{
-	return m->device;
-}
-
 int cisp_camera_list(struct cisp_camera_manager *m, struct cisp_camera_desc *list, unsigned max)
 {
 	struct cisp_sensor_desc *sensors = NULL;

@@ -36,14 +36,6 @@ static const char *const control_names[CISP_SENSOR_NUM_CONTROLS] = {
 
 /* ---- timeline ---- */
 
-void sensor_timeline_reset(struct sensor_timeline *t, const int32_t values[CISP_SENSOR_NUM_CONTROLS])
-{
-	for (unsigned i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++) {
-		t->base[i] = values[i];
-		t->num_pending[i] = 0;
-	}
-}
-
 void sensor_timeline_write(struct sensor_timeline *t, unsigned id, uint64_t frame, int32_t value)
 {
 	unsigned n = t->num_pending[id];

@@ -28,8 +28,6 @@ struct sensor_timeline {
 	unsigned num_pending[CISP_SENSOR_NUM_CONTROLS];
 };
 
-/* Forget pending entries; every control holds @values from now on. */
-void sensor_timeline_reset(struct sensor_timeline *t, const int32_t values[CISP_SENSOR_NUM_CONTROLS]);
 /* Control @id takes @value from @frame on (replacing entries at or after @frame). */
 void sensor_timeline_write(struct sensor_timeline *t, unsigned id, uint64_t frame, int32_t value);
 /* The value of control @id on @frame. */
