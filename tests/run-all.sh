@@ -5,6 +5,10 @@ set -u
 build=${1:-build}
 status=0
 
+# The build's programs find this checkout's data and vendor helper, not an installed
+# one's: the CISP_* variables of `meson devenv`.
+eval "$(meson devenv -C "$build" --dump | grep -E '^(export )?CISP_')"
+
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 

@@ -177,7 +177,7 @@ static void write_variant(const char *path, const char *from, const char *to)
 {
 	char src[512];
 
-	snprintf(src, sizeof(src), "%s/cisp-test.yaml", CISP_SENSOR_SOURCE_DIR);
+	snprintf(src, sizeof(src), "%s/data/sensors/cisp-test.yaml", CISP_SOURCE_DIR);
 	edit_file(src, path, from, to);
 }
 
@@ -703,7 +703,7 @@ static void chart_against_tables(const char *illuminant, const double *spd)
 
 	snprintf(opts, sizeof(opts), "illuminant=%s,shading=off,defects=off,lux=1000", illuminant);
 	s = open_test(opts);
-	snprintf(path, sizeof(path), "%s/cisp-test.yaml", CISP_SENSOR_SOURCE_DIR);
+	snprintf(path, sizeof(path), "%s/data/sensors/cisp-test.yaml", CISP_SOURCE_DIR);
 	CHECK_EQ(vs_model_load(path, &model), 0);
 	if (!s)
 		return;
@@ -1092,7 +1092,7 @@ static void image_scene_ratios(const char *path, const uint8_t srgb[3])
 	s = open_test(opts);
 	if (!s)
 		return;
-	snprintf(opts, sizeof(opts), "%s/cisp-test.yaml", CISP_SENSOR_SOURCE_DIR);
+	snprintf(opts, sizeof(opts), "%s/data/sensors/cisp-test.yaml", CISP_SOURCE_DIR);
 	CHECK_EQ(vs_model_load(opts, &model), 0);
 	/* The pixel's spectrum is its linear sRGB weights on the smooth basis. */
 	for (int c = 0; c < 3; c++) {

@@ -87,7 +87,6 @@ int cisp_tuning_load(struct cisp_tuning **out, const char *path)
 static int search(const char *file, char *path, size_t size)
 {
 	const char *env = getenv("CISP_TUNING_PATH");
-	const char *fixed[] = { CISP_TUNING_INSTALL_DIR, CISP_TUNING_SOURCE_DIR };
 
 	if (env && *env) {
 		char *copy = strdup(env), *save = NULL;
@@ -104,12 +103,8 @@ static int search(const char *file, char *path, size_t size)
 		}
 		free(copy);
 	}
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, size, "%s/%s", fixed[i], file);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
+	snprintf(path, size, "%s/%s", CISP_TUNING_INSTALL_DIR, file);
+	return access(path, R_OK) == 0 ? 0 : -ENOENT;
 }
 
 int cisp_tuning_find(struct cisp_tuning **out, const char *model, const char *lens)
@@ -130,9 +125,9 @@ int cisp_tuning_find(struct cisp_tuning **out, const char *model, const char *le
 		ret = search(file, path, sizeof(path));
 	}
 	if (ret == -ENOENT) {
-		cisp_log(CISP_LOG_WARN, "no tuning for sensor %s%s%s (looked in CISP_TUNING_PATH, %s and %s): using the "
+		cisp_log(CISP_LOG_WARN, "no tuning for sensor %s%s%s (looked in CISP_TUNING_PATH and %s): using the "
 			 "uncalibrated tuning", model, lens && *lens ? " lens " : "", lens ? lens : "",
-			 CISP_TUNING_INSTALL_DIR, CISP_TUNING_SOURCE_DIR);
+			 CISP_TUNING_INSTALL_DIR);
 		return cisp_tuning_uncalibrated(out);
 	}
 	if (ret)

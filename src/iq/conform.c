@@ -131,7 +131,6 @@ static bool file_exists(const char *path)
 static int find_profile(const char *name, char *path, size_t size)
 {
 	const char *env = getenv("CISP_PROFILE_PATH");
-	const char *dirs[2] = { CISP_IQ_PROFILE_INSTALL_DIR, CISP_IQ_PROFILE_SOURCE_DIR };
 
 	if (strchr(name, '/') || strstr(name, ".yaml")) {
 		snprintf(path, size, "%s", name);
@@ -149,12 +148,11 @@ static int find_profile(const char *name, char *path, size_t size)
 		}
 		free(copy);
 	}
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, size, "%s/%s.yaml", dirs[i], name);
-		if (file_exists(path))
-			return 0;
-	}
-	return cisp_error(-ENOENT, "no profile '%s' (looked in CISP_PROFILE_PATH, %s and %s)", name, dirs[0], dirs[1]);
+	snprintf(path, size, "%s/%s.yaml", CISP_IQ_PROFILE_INSTALL_DIR, name);
+	if (file_exists(path))
+		return 0;
+	return cisp_error(-ENOENT, "no profile '%s' (looked in CISP_PROFILE_PATH and %s)", name,
+			  CISP_IQ_PROFILE_INSTALL_DIR);
 }
 
 static int load_threshold(struct ydoc *d, yaml_node_t *iq, const char *key, double *v)
@@ -267,13 +265,8 @@ out:
 const char *cisp_iq_golden_dir(void)
 {
 	const char *env = getenv("CISP_GOLDEN_PATH");
-	struct stat st;
 
-	if (env && *env)
-		return env;
-	if (stat(CISP_IQ_GOLDEN_INSTALL_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return CISP_IQ_GOLDEN_INSTALL_DIR;
-	return CISP_IQ_GOLDEN_SOURCE_DIR;
+	return env && *env ? env : CISP_IQ_GOLDEN_INSTALL_DIR;
 }
 
 /* ---- golden vectors ---- */

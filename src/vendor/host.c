@@ -39,7 +39,7 @@ const char *cisp_vendor_tap_name(unsigned tap)
 	return tap < CISP_VENDOR_TAP_COUNT ? names[tap] : "unknown";
 }
 
-/* The helper program: configured, from the environment, this build's, or the installed one. */
+/* The helper program: configured, from the environment, or the installed one. */
 static char *find_helper(const struct cisp_vendor_host_config *config)
 {
 	const char *env = secure_getenv("CISP_VENDOR_HELPER");
@@ -48,8 +48,6 @@ static char *find_helper(const struct cisp_vendor_host_config *config)
 		return strdup(config->helper_path);
 	if (env && *env)
 		return strdup(env);
-	if (!access(CISP_VENDOR_HELPER_BUILD, X_OK))
-		return strdup(CISP_VENDOR_HELPER_BUILD);
 	return strdup(CISP_VENDOR_HELPER_INSTALLED);
 }
 

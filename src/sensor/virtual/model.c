@@ -475,8 +475,6 @@ static int for_each_dir(int (*fn)(void *ctx, const char *dir), void *ctx)
 	}
 	if (!ret)
 		ret = fn(ctx, CISP_SENSOR_INSTALL_DIR);
-	if (!ret)
-		ret = fn(ctx, CISP_SENSOR_SOURCE_DIR);
 	return ret;
 }
 
@@ -503,8 +501,8 @@ int vs_model_find(const char *name, char *path, size_t size)
 		return cisp_error(-EINVAL, "sensor model name '%s' is not a plain name", name);
 	if (for_each_dir(find_in, &f) == 1)
 		return 0;
-	return cisp_error(-ENOENT, "no sensor model '%s' (looked in CISP_SENSOR_PATH, %s and %s)", name,
-			  CISP_SENSOR_INSTALL_DIR, CISP_SENSOR_SOURCE_DIR);
+	return cisp_error(-ENOENT, "no sensor model '%s' (looked in CISP_SENSOR_PATH and %s)", name,
+			  CISP_SENSOR_INSTALL_DIR);
 }
 
 struct list_ctx {
