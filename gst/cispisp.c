@@ -21,6 +21,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <cisp/checked.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/isp.h>
@@ -31,7 +32,6 @@
 
 #include "caps.h"
 #include "cispisp.h"
-#include "core/checked.h"
 #include "isp_loop.h"
 
 GST_DEBUG_CATEGORY_STATIC(cisp_isp_debug);

@@ -8,19 +8,6 @@
 
 #include "commands.h"
 
-/* Subcommands whose file is not part of this build are left out (weak references). */
-#pragma weak cmd_bench
-#pragma weak cmd_develop
-#pragma weak cmd_convert
-#pragma weak cmd_demosaic
-#pragma weak cmd_params
-#pragma weak cmd_iq
-#pragma weak cmd_conform
-#pragma weak cmd_info
-#pragma weak cmd_list
-#pragma weak cmd_run
-#pragma weak cmd_webcam
-
 static const struct {
 	const char *name;
 	cisp_command_fn fn;
@@ -47,8 +34,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: cisp COMMAND [OPTIONS...]\n\ncommands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (commands[i].fn)
-			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'cisp COMMAND --help' for the options of a command.\n"
 		     "Memory is limited to CISP_MAX_MEMORY (default 2G); outputs appear only when complete and\n"
 		     "replace nothing without --force (docs/cli.md).\n");
@@ -103,7 +89,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (commands[i].fn && !strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "cisp: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);

@@ -21,7 +21,6 @@
 #include <cisp/raw_frame.h>
 
 #include "commands.h"
-#include "core/error_internal.h"
 #include "options.h"
 
 static void usage(FILE *out)

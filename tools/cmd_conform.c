@@ -20,7 +20,6 @@
 #include "commands.h"
 #include "options.h"
 #include "webcam.h"
-#include "core/error_internal.h"
 
 static void usage(FILE *out)
 {

@@ -25,7 +25,6 @@
 
 #include "commands.h"
 #include "options.h"
-#include "core/error_internal.h"
 
 static void usage(FILE *out)
 {

@@ -11,7 +11,6 @@
 
 #include "commands.h"
 #include "options.h"
-#include "core/error_internal.h"
 
 static const char usage_text[] =
 	"usage: cisp params encode IN.yaml OUT.bin [--force]\n"

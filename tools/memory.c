@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cisp/checked.h>
+#include <cisp/error.h>
 #include <cisp/image.h>
 
 #include "memory.h"
-#include "core/checked.h"
-#include "core/error_internal.h"
 
 size_t mem_mul(size_t a, size_t b)
 {

@@ -15,7 +15,7 @@
 /* The program, its libraries and thread stacks before any image (about 7 MiB measured), rounded up. */
 #define BASE_MEMORY ((size_t)16 << 20)
 
-/* @a * @b, or SIZE_MAX when the product does not fit (core/checked.h does the arithmetic). */
+/* @a * @b, or SIZE_MAX when the product does not fit (cisp/checked.h does the arithmetic). */
 size_t mem_mul(size_t a, size_t b);
 /* @a + @b, or SIZE_MAX when the sum does not fit. */
 size_t mem_add(size_t a, size_t b);
