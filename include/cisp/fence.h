@@ -93,7 +93,7 @@ CISP_API void cisp_fence_unref(struct cisp_fence *fence);
  * @fence: the fence.
  * Return: an enum cisp_fence_status.
  */
-enum cisp_fence_status cisp_fence_status(struct cisp_fence *fence);
+CISP_API enum cisp_fence_status cisp_fence_status(struct cisp_fence *fence);
 
 /**
  * cisp_fence_error() - why a signalled fence did not end ok.

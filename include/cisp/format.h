@@ -171,7 +171,7 @@ CISP_API int cisp_cfa_from_name(const char *name, enum cisp_cfa *cfa);
  *
  * Return: CISP_CH_R, CISP_CH_GR, CISP_CH_GB or CISP_CH_B.
  */
-enum cisp_channel cisp_cfa_channel(enum cisp_cfa cfa, unsigned x, unsigned y);
+CISP_API enum cisp_channel cisp_cfa_channel(enum cisp_cfa cfa, unsigned x, unsigned y);
 
 #ifdef __cplusplus
 }
