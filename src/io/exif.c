@@ -4,7 +4,7 @@
 
 #include "io/exif.h"
 
-enum { T_BYTE = 1, T_ASCII = 2, T_SHORT = 3, T_LONG = 4, T_RATIONAL = 5 };
+enum { T_BYTE = 1, T_ASCII = 2, T_SHORT = 3, T_LONG = 4, T_RATIONAL = 5, T_UNDEFINED = 7 };
 
 struct entry {
 	uint16_t tag, type;
@@ -14,7 +14,7 @@ struct entry {
 };
 
 struct ifd {
-	struct entry e[12];
+	struct entry e[16];
 	int n;
 };
 
@@ -59,6 +59,14 @@ static void add_short(struct ifd *d, uint16_t tag, unsigned v)
 
 	put16(b, v);
 	add(d, tag, T_SHORT, 1, b, 2);
+}
+
+static void add_long(struct ifd *d, uint16_t tag, uint32_t v)
+{
+	uint8_t b[4];
+
+	put32(b, v);
+	add(d, tag, T_LONG, 1, b, 4);
 }
 
 static void add_rational(struct ifd *d, uint16_t tag, uint32_t num, uint32_t den)
@@ -106,7 +114,7 @@ static size_t write_ifd(uint8_t *buf, size_t off, const struct ifd *d, uint32_t 
 	return data;
 }
 
-size_t exif_build(const struct cisp_raw_frame *meta, uint8_t *buf)
+size_t exif_build(const struct cisp_raw_frame *meta, uint32_t width, uint32_t height, bool jpeg, uint8_t *buf)
 {
 	struct ifd ifd0 = { .n = 0 }, exif = { .n = 0 };
 	size_t exif_off;
@@ -116,8 +124,13 @@ size_t exif_build(const struct cisp_raw_frame *meta, uint8_t *buf)
 	add_ascii(&ifd0, 0x010f, meta->make);
 	add_ascii(&ifd0, 0x0110, meta->model);
 	add_short(&ifd0, 0x0112, 1);
+	add_rational(&ifd0, 0x011a, 72, 1); /* XResolution: no physical size, EXIF's default */
+	add_rational(&ifd0, 0x011b, 72, 1); /* YResolution */
+	add_short(&ifd0, 0x0128, 2);        /* ResolutionUnit: inches */
 	add_ascii(&ifd0, 0x0131, "cisp");
 	add_ascii(&ifd0, 0x0132, meta->datetime);
+	if (jpeg)
+		add_short(&ifd0, 0x0213, 1); /* YCbCrPositioning: centred, as libjpeg subsamples */
 	add(&ifd0, 0x8769, T_LONG, 1, ptr, 4); /* filled in below */
 
 	if (meta->exposure_s > 0)
@@ -126,10 +139,16 @@ size_t exif_build(const struct cisp_raw_frame *meta, uint8_t *buf)
 		add_rational(&exif, 0x829d, (uint32_t)lround(meta->fnumber * 100.0), 100);
 	if (meta->iso > 0)
 		add_short(&exif, 0x8827, meta->iso > 65535 ? 65535 : (unsigned)lround(meta->iso));
+	add(&exif, 0x9000, T_UNDEFINED, 4, "0232", 4); /* ExifVersion */
 	add_ascii(&exif, 0x9003, meta->datetime);
+	if (jpeg)
+		add(&exif, 0x9101, T_UNDEFINED, 4, "\1\2\3\0", 4); /* ComponentsConfiguration: Y, Cb, Cr */
 	if (meta->focal_mm > 0)
 		add_rational(&exif, 0x920a, (uint32_t)lround(meta->focal_mm * 100.0), 100);
-	add_short(&exif, 0xa001, 1); /* ColorSpace: sRGB */
+	add(&exif, 0xa000, T_UNDEFINED, 4, "0100", 4); /* FlashpixVersion */
+	add_short(&exif, 0xa001, 1);                    /* ColorSpace: sRGB */
+	add_long(&exif, 0xa002, width);                 /* PixelXDimension */
+	add_long(&exif, 0xa003, height);                /* PixelYDimension */
 
 	memcpy(buf, "II", 2);
 	put16(buf + 2, 42);

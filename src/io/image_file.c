@@ -152,7 +152,7 @@ int cisp_image_write_to(struct cisp_output_file *out, const struct cisp_image *i
 	if (!opts->no_icc && (ret = cisp_icc_srgb(opts->linear, &icc, &meta.icc_size)) == 0)
 		meta.icc = icc;
 	if (!ret && opts->meta && (jpeg || png)) {
-		meta.exif_size = exif_build(opts->meta, exif);
+		meta.exif_size = exif_build(opts->meta, img_out->width, img_out->height, jpeg, exif);
 		meta.exif = exif;
 	}
 	meta.frame = opts->meta;

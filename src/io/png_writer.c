@@ -77,7 +77,8 @@ int io_write_png(struct cisp_output_file *out, const struct cisp_image *img, con
 		}
 		png_write_row(png, row);
 	}
-	png_write_end(png, info);
+	/* Every chunk went before the pixels: libpng would write eXIf again after them from @info. */
+	png_write_end(png, NULL);
 	png_destroy_write_struct(&png, &info);
 	free(row);
 	return 0;

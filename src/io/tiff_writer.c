@@ -38,6 +38,10 @@ int io_write_tiff(struct cisp_output_file *out, const struct cisp_image *img, co
 	TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
 	TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
 	TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+	/* TIFF 6.0 requires a resolution: 72 dpi, EXIF's default, as the image has no physical size. */
+	TIFFSetField(tif, TIFFTAG_XRESOLUTION, 72.0f);
+	TIFFSetField(tif, TIFFTAG_YRESOLUTION, 72.0f);
+	TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
 	TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
 	TIFFSetField(tif, TIFFTAG_SOFTWARE, "cisp");
 	if (meta && meta->icc_size)
