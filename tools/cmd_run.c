@@ -804,6 +804,18 @@ static int write_video(struct run_state *st, const struct cisp_camera_metadata *
 	return r;
 }
 
+/* Queue @req for frame @n: its controls, and on the last frame its RGB and raw copies. */
+static int queue_frame(const struct run_options *o, struct run_state *st, struct cisp_camera *cam,
+		       struct cisp_camera_request *req, unsigned long n)
+{
+	bool last = n + 1 == o->frames;
+
+	frame_controls(o, n, &req->controls);
+	req->buffer[CISP_STREAM_PREVIEW] = last && o->png ? &st->rgb : NULL;
+	req->buffer[CISP_STREAM_RAW] = last && o->raw ? &st->raw : NULL;
+	return cisp_camera_queue(cam, req);
+}
+
 /* Stream the frames; 0 or 1 on failure. */
 static int stream(const struct run_options *o, struct cisp_camera *cam, struct run_state *st,
 		  const struct cisp_sensor_mode *mode)
@@ -814,8 +826,7 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 
 	st->ae_converged = st->awb_converged = st->af_focused = -1;
 	for (unsigned i = 0; i < NUM_REQUESTS && queued < o->frames; i++, queued++) {
-		frame_controls(o, queued, &st->req[i].controls);
-		if (cisp_camera_queue(cam, &st->req[i])) {
+		if (queue_frame(o, st, cam, &st->req[i], queued)) {
 			fprintf(stderr, "cisp run: %s\n", error_text());
 			return 1;
 		}
@@ -859,13 +870,7 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 			break;
 		}
 		if (queued < o->frames) {
-			bool last = queued + 1 == o->frames;
-
-			frame_controls(o, queued, &req->controls);
-			/* Only the last frame needs its RGB and raw copies. */
-			req->buffer[CISP_STREAM_PREVIEW] = last && o->png ? &st->rgb : NULL;
-			req->buffer[CISP_STREAM_RAW] = last && o->raw ? &st->raw : NULL;
-			if (cisp_camera_queue(cam, req)) {
+			if (queue_frame(o, st, cam, req, queued)) {
 				fprintf(stderr, "cisp run: %s\n", error_text());
 				failed = 1;
 				break;

@@ -221,8 +221,7 @@ struct cisp_vendor_host;
 /**
  * struct cisp_vendor_host_config - how a host runs its plugins.
  * @helper_path: the helper program that runs sandboxed plugins; NULL:
- *               $CISP_VENDOR_HELPER, else the one of this build, else the
- *               installed one.
+ *               $CISP_VENDOR_HELPER, else the installed one.
  */
 struct cisp_vendor_host_config {
 	const char *helper_path;
