@@ -1468,5 +1468,5 @@ TEST(vendor_cisp_info)
 	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 1);
 	CHECK(strstr(out, "hostile_constructor.so made a forbidden system call: socket"));
 	CHECK_EQ(test_run_cisp("info --bogus 1", out, sizeof(out)), 2);
-	CHECK(strstr(out, "cisp info: unknown option --bogus"));
+	CHECK(strstr(out, "cisp info: unknown option '--bogus'"));
 }

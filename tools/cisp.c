@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cisp: the command-line front end. One binary, one subcommand per job. */
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <cisp/output_file.h>
 
 #include "commands.h"
+#include "options.h"
 
 static const struct {
 	const char *name;
@@ -35,7 +37,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: cisp COMMAND [OPTIONS...]\n\ncommands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nRun 'cisp COMMAND --help' for the options of a command.\n"
+	fprintf(out, "\n'cisp help COMMAND' (or 'cisp COMMAND --help') prints the options of a command.\n"
 		     "Memory is limited to CISP_MAX_MEMORY (default 2G); outputs appear only when complete and\n"
 		     "replace nothing without --force (docs/cli.md).\n");
 }
@@ -73,6 +75,20 @@ static void handle_signals(void)
 	signal(SIGXFSZ, SIG_IGN);
 }
 
+static int run_command(const char *name, int argc, char **argv)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		if (!strcmp(name, commands[i].name)) {
+			command_name = commands[i].name;
+			/* Commands report refused options themselves, in one line (bad_option()). */
+			opterr = 0;
+			return commands[i].fn(argc, argv);
+		}
+	}
+	fprintf(stderr, "cisp: unknown command '%s'; 'cisp help' lists the commands\n", SHOWN(name));
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	handle_signals();
@@ -80,7 +96,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
 	}
@@ -88,10 +104,15 @@ int main(int argc, char **argv)
 		printf("cisp %s\n", CISP_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "cisp: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return 2;
+	/* cisp help COMMAND is cisp COMMAND --help. */
+	if (!strcmp(argv[1], "help")) {
+		char *help[] = { argv[2], "--help", NULL };
+
+		if (argc > 3) {
+			fprintf(stderr, "cisp help: one command at a time; 'cisp help' lists them\n");
+			return 2;
+		}
+		return run_command(argv[2], 2, help);
+	}
+	return run_command(argv[1], argc - 1, argv + 1);
 }

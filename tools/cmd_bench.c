@@ -134,7 +134,7 @@ static int parse(int argc, char **argv, struct isp_bench_options *o)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
+			bad_option(argv, "h");
 			return -EINVAL;
 		}
 	}

@@ -201,14 +201,13 @@ int cmd_conform(int argc, char **argv)
 		case OPT_FORCE: force = true; break;
 		case 'h': usage(stdout); return 0;
 		default:
-			fprintf(stderr, "cisp conform: unknown option '%s'\n\n", argv[optind - 1]);
-			usage(stderr);
+			bad_option(argv, "h");
 			return 2;
 		}
 	}
 	if (optind != argc || (!profile && !generate)) {
-		fprintf(stderr, "cisp conform: %s\n\n", optind != argc ? "unexpected argument" : "--profile is required");
-		usage(stderr);
+		fprintf(stderr, "cisp conform: %s; 'cisp help conform' lists the options\n",
+			optind != argc ? "unexpected argument" : "--profile is required");
 		return 2;
 	}
 	if (generate)

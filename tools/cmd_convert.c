@@ -154,14 +154,15 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
+			bad_option(argv, "o:h");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || !o->output) {
-		fprintf(stderr, "cisp convert: %s\n", optind >= argc ? "no input file given" :
-				    optind < argc - 1 ? "give one input file" : "no output file given (-o OUT.dng)");
-		usage(stderr);
+		fprintf(stderr, "cisp convert: %s; 'cisp help convert' lists the options\n",
+			optind >= argc	     ? "no input file given"
+			: optind < argc - 1 ? "give one input file"
+					     : "no output file given (-o OUT.dng)");
 		return 2;
 	}
 	if (strlen(o->output) < 4 || strcasecmp(o->output + strlen(o->output) - 4, ".dng")) {

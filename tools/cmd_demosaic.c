@@ -96,11 +96,7 @@ static int parse_options(int argc, char **argv, struct demosaic_options *o)
 			usage(stdout);
 			return 1;
 		default:
-			if (optopt)
-				fprintf(stderr, "cisp demosaic: option -%c is unknown or lacks its value\n", optopt);
-			else
-				fprintf(stderr, "cisp demosaic: option '%s' is unknown or lacks its value\n",
-					argv[optind - 1]);
+			bad_option(argv, "h");
 			return -EINVAL;
 		}
 	}

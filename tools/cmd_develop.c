@@ -49,7 +49,8 @@ static void usage(FILE *out)
 		"  --vendor PLUGIN.so      run a vendor stage, sandboxed (docs/vendor.md); its blocks\n"
 		"                          come in --params; repeatable\n"
 		"  --trusted-vendor PLUGIN.so  the same, loaded into this process\n"
-		"  --demosaic fast|quality demosaic algorithm (default fast)\n"
+		"  --demosaic fast|quality\n"
+		"                          demosaic algorithm (default fast)\n"
 		"  --awb camera|grey|none  white balance: the file's as-shot balance (daylight from\n"
 		"                          its colour matrix, else grey world, when it has none;\n"
 		"                          the default), grey world from the ISP statistics, or no\n"
@@ -219,13 +220,13 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
+			bad_option(argv, "o:j:h");
 			return 2;
 		}
 	}
 	if (optind >= argc || !o->output) {
-		fprintf(stderr, "cisp develop: %s\n", optind >= argc ? "no input file given" : "no output given (-o OUT)");
-		usage(stderr);
+		fprintf(stderr, "cisp develop: %s; 'cisp help develop' lists the options\n",
+			optind >= argc ? "no input file given" : "no output given (-o OUT)");
 		return 2;
 	}
 	o->inputs = argv + optind;

@@ -31,11 +31,13 @@ static const char usage_text[] =
 	"the vendor stages given (docs/vendor.md). Plugins are loaded as the ISP\n"
 	"loads them: in a sandboxed helper, or in-process with --trusted-vendor.\n"
 	"\n"
+	"options:\n"
 	"  --vendor PLUGIN.so          load a vendor stage, sandboxed\n"
 	"  --trusted-vendor PLUGIN.so  load a vendor stage into this process\n"
 	"  --time-limit MS             per-job limit of sandboxed stages (default 1000)\n"
 	"  --size WxH                  input frame size (default 1920x1080)\n"
-	"  --format FMT                input format (default SRGGB10)\n";
+	"  --format FMT                input format (default SRGGB10)\n"
+	"  -h, --help                  this help\n";
 
 static void print_blocks(const struct cisp_params_limits *lim)
 {
@@ -91,8 +93,13 @@ int cmd_info(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
+		if (strcmp(opt, "--vendor") && strcmp(opt, "--trusted-vendor") && strcmp(opt, "--time-limit") &&
+		    strcmp(opt, "--size") && strcmp(opt, "--format")) {
+			fprintf(stderr, "cisp info: unknown option '%s'; 'cisp help info' lists the options\n", SHOWN(opt));
+			return 2;
+		}
 		if (!value) {
-			fprintf(stderr, "cisp info: %s needs a value\n\n%s", opt, usage_text);
+			fprintf(stderr, "cisp info: option '%s' needs a value; 'cisp help info' lists the options\n", SHOWN(opt));
 			return 2;
 		}
 		i++;
@@ -115,9 +122,6 @@ int cmd_info(int argc, char **argv)
 				fprintf(stderr, "cisp info: unknown format '%s'\n", value);
 				return 2;
 			}
-		} else {
-			fprintf(stderr, "cisp info: unknown option %s\n\n%s", opt, usage_text);
-			return 2;
 		}
 	}
 	if (n && cisp_vendor_host_create(&host, NULL)) {

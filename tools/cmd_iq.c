@@ -191,8 +191,7 @@ static int parse_options(int argc, char **argv, struct iq_options *o)
 			break;
 		case 'h': usage(stdout); return 1;
 		default:
-			fprintf(stderr, "cisp iq: unknown option '%s'\n\n", argv[optind - 1]);
-			usage(stderr);
+			bad_option(argv, "h");
 			return -EINVAL;
 		}
 	}

@@ -15,9 +15,13 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: cisp list\n"
 		     "\n"
-		     "List the cameras 'cisp run --camera NAME' can open: every sensor found (virtual\n"
-		     "sensor models on CISP_SENSOR_PATH and in data/sensors), with its backend, model,\n"
-		     "tuning and modes (size, bit depth, CFA order, frame rate range).\n");
+		     "List the cameras 'cisp run --camera NAME' can open: the named cameras of the\n"
+		     "file CISP_CAMERA_CONFIG names, then every sensor found (virtual sensor models\n"
+		     "on CISP_SENSOR_PATH and where cisp is installed), with its backend, model,\n"
+		     "tuning and modes (size, bit depth, CFA order, frame rate range).\n"
+		     "\n"
+		     "options:\n"
+		     "  -h, --help   this help\n");
 }
 
 /* Names come from configuration files, sensor models and devices: printed through SHOWN(). */
@@ -62,8 +66,7 @@ int cmd_list(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "cisp list: unexpected argument '%s'\n", argv[1]);
-		usage(stderr);
+		fprintf(stderr, "cisp list: unexpected argument '%s'; 'cisp help list' lists the options\n", SHOWN(argv[1]));
 		return 2;
 	}
 	if (cisp_camera_manager_create(&mgr, &(struct cisp_camera_manager_config){

@@ -18,7 +18,21 @@ static const char usage_text[] =
 	"       cisp params validate IN.bin|IN.yaml [--size WxH]\n"
 	"\n"
 	"Convert ISP parameter buffers (ABI version 1, docs/abi.md) between their\n"
-	"YAML form and the binary buffer, and check them.\n";
+	"YAML form and the binary buffer, and check them.\n"
+	"\n"
+	"encode: the YAML form as the binary buffer, checked completely (field\n"
+	"ranges, sizes, flags) before anything is written; errors name the line and\n"
+	"key. decode: a binary buffer as its canonical YAML form, on standard output\n"
+	"or into OUT.yaml; encoding that YAML gives back the same bytes. validate:\n"
+	"check a buffer (binary, or YAML: told apart by the binary's magic) and list\n"
+	"its blocks; exit status 0 when valid, 1 otherwise.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE   decode: write the YAML to FILE\n"
+	"  --size WxH          validate: also check against a WxH input frame: crops,\n"
+	"                      defective pixels and AF windows inside it\n"
+	"  --force             replace an existing output file\n"
+	"  -h, --help          this help ('cisp params COMMAND --help': one subcommand's)\n";
 
 static const char encode_help[] =
 	"usage: cisp params encode IN.yaml OUT.bin [--force]\n"
@@ -83,12 +97,13 @@ static int cmd_encode(int argc, char **argv)
 		} else if (argv[i][0] != '-' && n < 2) {
 			files[n++] = argv[i];
 		} else {
-			fprintf(stderr, "cisp params encode: unexpected argument '%s'\n\n%s", argv[i], encode_help);
+			fprintf(stderr, "cisp params encode: unexpected argument '%s'; 'cisp help params' lists the options\n",
+				SHOWN(argv[i]));
 			return 2;
 		}
 	}
 	if (n != 2) {
-		fputs(encode_help, stderr);
+		fprintf(stderr, "cisp params encode: give IN.yaml and OUT.bin; 'cisp help params' lists the options\n");
 		return 2;
 	}
 	ret = load_params(files[0], PARAMS_YAML, &buf, &size);
@@ -123,12 +138,13 @@ static int cmd_decode(int argc, char **argv)
 		} else if (argv[i][0] != '-' && !in) {
 			in = argv[i];
 		} else {
-			fprintf(stderr, "cisp params decode: unexpected argument '%s'\n\n%s", argv[i], decode_help);
+			fprintf(stderr, "cisp params decode: unexpected argument '%s'; 'cisp help params' lists the options\n",
+				SHOWN(argv[i]));
 			return 2;
 		}
 	}
 	if (!in) {
-		fputs(decode_help, stderr);
+		fprintf(stderr, "cisp params decode: no input file given; 'cisp help params' lists the options\n");
 		return 2;
 	}
 	ret = load_params(in, PARAMS_BINARY, &data, &size);
@@ -173,12 +189,13 @@ static int cmd_validate(int argc, char **argv)
 		} else if (argv[i][0] != '-' && !in) {
 			in = argv[i];
 		} else {
-			fprintf(stderr, "cisp params validate: unexpected argument '%s'\n\n%s", argv[i], validate_help);
+			fprintf(stderr, "cisp params validate: unexpected argument '%s'; 'cisp help params' lists the options\n",
+				SHOWN(argv[i]));
 			return 2;
 		}
 	}
 	if (!in) {
-		fputs(validate_help, stderr);
+		fprintf(stderr, "cisp params validate: no input file given; 'cisp help params' lists the options\n");
 		return 2;
 	}
 	ret = load_params(in, PARAMS_ANY, &buf, &size);
@@ -204,7 +221,7 @@ static int cmd_validate(int argc, char **argv)
 int cmd_params(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs(usage_text, stderr);
+		fprintf(stderr, "cisp params: encode, decode or validate? 'cisp help params' says more\n");
 		return 2;
 	}
 	if (is_help(argv[1])) {
@@ -217,6 +234,6 @@ int cmd_params(int argc, char **argv)
 		return cmd_decode(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "validate"))
 		return cmd_validate(argc - 1, argv + 1);
-	fprintf(stderr, "cisp params: unknown subcommand '%s'\n\n%s", argv[1], usage_text);
+	fprintf(stderr, "cisp params: unknown subcommand '%s'; 'cisp help params' lists them\n", SHOWN(argv[1]));
 	return 2;
 }

@@ -431,7 +431,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		case O_QUIET: o->quiet = true; break;
 		case O_FORCE: o->force = true; break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return 2;
+		default: bad_option(argv, "o:h"); return 2;
 		}
 		if (r)
 			return 2;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,25 @@
 
 #include "options.h"
 
+const char *command_name = "";
+
+void bad_option(char **argv, const char *shortopts)
+{
+	const char *word = argv[optind - 1];
+	bool short_known = optopt > 0 && optopt < 256 && optopt != ':' && strchr(shortopts, optopt);
+
+	/* optopt is 0 for an unknown long option, the option itself for one that lacks its value. */
+	if (short_known || (optopt >= 256 && !strncmp(word, "--", 2)))
+		fprintf(stderr, "cisp %s: option '%s' needs a value; 'cisp help %s' lists the options\n", command_name,
+			SHOWN(word), command_name);
+	else if (optopt > 0 && optopt < 256 && strncmp(word, "--", 2))
+		fprintf(stderr, "cisp %s: unknown option '-%c'; 'cisp help %s' lists the options\n", command_name, optopt,
+			command_name);
+	else
+		fprintf(stderr, "cisp %s: unknown option '%s'; 'cisp help %s' lists the options\n", command_name,
+			SHOWN(word), command_name);
+}
+
 int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h)
 {
 	unsigned long a, b;
@@ -35,7 +55,8 @@ int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h)
 			return 0;
 		}
 	}
-	fprintf(stderr, "cisp: %s: '%s' is not a size WxH with both in 1..%d\n", option, text, CISP_MAX_DIMENSION);
+	fprintf(stderr, "cisp %s: %s: '%s' is not a size WxH with both in 1..%d\n", command_name, option, SHOWN(text),
+		CISP_MAX_DIMENSION);
 	return -EINVAL;
 }
 
@@ -47,7 +68,8 @@ int parse_uint(const char *option, const char *text, unsigned long min, unsigned
 	errno = 0;
 	v = strtoul(text, &end, 0);
 	if (errno || end == text || *end || text[0] == '-' || v < min || v > max) {
-		fprintf(stderr, "cisp: %s: '%s' is not a whole number in %lu..%lu\n", option, text, min, max);
+		fprintf(stderr, "cisp %s: %s: '%s' is not a whole number in %lu..%lu\n", command_name, option, SHOWN(text),
+			min, max);
 		return -EINVAL;
 	}
 	*value = v;
@@ -62,7 +84,8 @@ int parse_double(const char *option, const char *text, double min, double max, d
 	errno = 0;
 	v = strtod(text, &end);
 	if (errno || end == text || *end || !(v >= min && v <= max)) {
-		fprintf(stderr, "cisp: %s: '%s' is not a number in %g..%g\n", option, text, min, max);
+		fprintf(stderr, "cisp %s: %s: '%s' is not a number in %g..%g\n", command_name, option, SHOWN(text), min,
+			max);
 		return -EINVAL;
 	}
 	*value = v;
@@ -282,7 +305,7 @@ const char raw_input_usage[] =
 
 int raw_input_option(struct cisp_develop_source *src, const char *opt, const char *value)
 {
-	unsigned long v;
+	unsigned long v = 0;
 
 	if (!strcmp(opt, "size"))
 		return parse_size("--size", value, &src->width, &src->height) ? 2 : 0;
@@ -290,14 +313,14 @@ int raw_input_option(struct cisp_develop_source *src, const char *opt, const cha
 		src->dump_format = cisp_format_from_name(value);
 		if (src->dump_format)
 			return 0;
-		fprintf(stderr, "cisp: --format: %s\n", error_text());
+		fprintf(stderr, "cisp %s: --format: %s\n", command_name, error_text());
 		return 2;
 	}
 	if (!strcmp(opt, "cfa")) {
 		enum cisp_cfa cfa;
 
 		if (cisp_cfa_from_name(value, &cfa)) {
-			fprintf(stderr, "cisp: --cfa: %s\n", error_text());
+			fprintf(stderr, "cisp %s: --cfa: %s\n", command_name, error_text());
 			return 2;
 		}
 		src->cfa = (int)cfa;

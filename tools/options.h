@@ -7,6 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The running command's name ("develop"), set by main() before it runs.
+ * Every message of the cisp command starts with "cisp NAME: ".
+ */
+extern const char *command_name;
+
+/*
+ * Print the one line for an option getopt_long() refused (argv[optind - 1],
+ * optopt): unknown, or lacking its value, with the hint to `cisp help NAME`.
+ * @shortopts is the getopt string of the command.
+ */
+void bad_option(char **argv, const char *shortopts);
+
 /* Parse "WxH" with both in 1..max; prints an error naming @option on failure. */
 int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h);
 /* Parse an integer in [min, max]; prints an error naming @option on failure. */
