@@ -843,7 +843,7 @@ static gboolean gst_cisp_isp_start(GstBaseTransform *trans)
 	if (self->cur.tuning && *self->cur.tuning) {
 		struct cisp_tuning *t;
 
-		if (cisp_tuning_load(&t, self->cur.tuning)) {
+		if (cisp_tuning_open(&t, self->cur.tuning)) {
 			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Tuning file: %s", cisp_last_error()), (NULL));
 			goto fail;
 		}
@@ -1101,7 +1101,8 @@ static void gst_cisp_isp_class_init(GstCispIspClass *klass)
 		g_param_spec_string("params-file", "ISP parameters file", "File of ISP parameters, YAML or binary "
 				    "(docs/abi.md), applied over the properties and params", NULL, PARAM_FLAGS));
 	g_object_class_install_property(gobject_class, PROP_TUNING,
-		g_param_spec_string("tuning", "Tuning file", "Tuning file of the sensor and lens (docs/tuning.md): "
+		g_param_spec_string("tuning", "Tuning file", "Tuning file of the sensor and lens (docs/tuning.md), or a "
+				    "sensor model whose file is found as cispsrc finds it (cisp-8m10): "
 				    "the camera's 3A loop then runs on the statistics and sets black level, white balance "
 				    "(on the tuning's colour-temperature curve), digital gain, colour, lens shading, "
 				    "denoise, sharpening, defect correction and tone from it; awb, ae, ev, red-gain, "

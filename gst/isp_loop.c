@@ -41,7 +41,7 @@ int isp_loop_create(struct isp_loop **out, const char *path, uint32_t format, un
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	if (path && (ret = cisp_tuning_load(&l->tuning, path))) {
+	if (path && (ret = cisp_tuning_open(&l->tuning, path))) {
 		free(l);
 		return ret;
 	}

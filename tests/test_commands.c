@@ -15,6 +15,7 @@
 #include <cisp/develop.h>
 #include <cisp/error.h>
 #include <cisp/raster.h>
+#include <cisp/tuning.h>
 
 #include "cli.h"
 #include "test.h"
@@ -362,4 +363,24 @@ TEST(develop_files_metadata)
 		CHECK(xres == 72.0f && unit == RESUNIT_INCH);
 		TIFFClose(tif);
 	}
+}
+
+/* A tuning is named as users name it: a file, or a sensor model found on the search path. */
+TEST(tuning_open_by_path_or_model)
+{
+	struct cisp_tuning *t = NULL;
+	char path[1024];
+
+	CHECK_EQ(cisp_tuning_open(&t, "cisp-test"), 0);
+	CHECK(t && strstr(cisp_tuning_name(t), "cisp-test.yaml"));
+	cisp_tuning_free(t);
+	snprintf(path, sizeof(path), "%s/data/tuning/cisp-test.yaml", CISP_SOURCE_DIR);
+	CHECK_EQ(cisp_tuning_open(&t, path), 0);
+	cisp_tuning_free(t);
+	CHECK_ERR(cisp_tuning_open(&t, "no-such-model"), -ENOENT, "no tuning file for sensor model 'no-such-model'");
+	CHECK_ERR(cisp_tuning_open(&t, "missing.yaml"), -ENOENT, "missing.yaml");
+	CHECK_ERR(cisp_tuning_open(&t, ""), -EINVAL, "no file or sensor model");
+	/* cisp run --tuning takes a model's name as the camera option does. */
+	CHECK_EQ(cli_run("run --camera virtual:cisp-test --frames 2 --quiet --tuning cisp-test"), 0);
+	CHECK(strstr(cli_output, "cisp-test.yaml") != NULL);
 }

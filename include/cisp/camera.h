@@ -102,8 +102,9 @@ struct cisp_camera_desc {
  * @sensor_options: "key=value,..." options for the sensor backend (for the
  *                  virtual sensor: scene, illuminant, lux, seed, ...; see
  *                  cisp_sensor_set_option()), or NULL.
- * @tuning: path of a tuning file to use instead of the one found for the
- *          sensor model by cisp_tuning_find(), or NULL.
+ * @tuning: a tuning file, or another sensor model's name, to use instead of
+ *          the one found for the sensor model by cisp_tuning_find(), or
+ *          NULL (cisp_tuning_open() reads it).
  * @priority: the device context's priority under overload (device.h); 0 is
  *            normal.
  */

@@ -54,6 +54,19 @@ CISP_API int cisp_tuning_parse(struct cisp_tuning **t, const char *text, size_t 
 CISP_API int cisp_tuning_load(struct cisp_tuning **t, const char *path);
 
 /**
+ * cisp_tuning_open() - a tuning named as users name it: a file, or a sensor
+ * model whose file is on the search path.
+ * @t: receives the tuning.
+ * @name: a path (it holds a '/' or ends in ".yaml"), or a sensor model name
+ *        ("cisp-8m10"), whose "<model>.yaml" is looked for as
+ *        cisp_tuning_find() does.
+ * Return: 0; -ENOENT with a message naming where it looked when a model has
+ * no file (never the uncalibrated tuning: the name asked for a file); or as
+ * cisp_tuning_load().
+ */
+CISP_API int cisp_tuning_open(struct cisp_tuning **t, const char *name);
+
+/**
  * cisp_tuning_find() - the tuning for a sensor model and lens.
  * @t: receives the tuning.
  * @sensor_model: the sensor model (struct cisp_sensor_info.model).

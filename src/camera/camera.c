@@ -166,7 +166,7 @@ int cisp_camera_open(struct cisp_camera **cam, struct cisp_camera_manager *m, co
 	if (r)
 		goto fail;
 	if (tuning)
-		r = cisp_tuning_load(&c->tuning, tuning);
+		r = cisp_tuning_open(&c->tuning, tuning);
 	else
 		r = cisp_tuning_find(&c->tuning, cisp_sensor_info(c->sensor)->model, NULL);
 	if (r) {

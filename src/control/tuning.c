@@ -107,6 +107,26 @@ static int search(const char *file, char *path, size_t size)
 	return access(path, R_OK) == 0 ? 0 : -ENOENT;
 }
 
+int cisp_tuning_open(struct cisp_tuning **t, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	char file[80], path[1024];
+	int ret;
+
+	if (!n)
+		return cisp_error(-EINVAL, "tuning: no file or sensor model given");
+	if (strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".yaml")))
+		return cisp_tuning_load(t, name);
+	if (n > 63)
+		return cisp_error(-EINVAL, "tuning: sensor model '%s' is not a plain name", name);
+	snprintf(file, sizeof(file), "%s.yaml", name);
+	ret = search(file, path, sizeof(path));
+	if (ret == -ENOENT)
+		return cisp_error(ret, "tuning: no tuning file for sensor model '%s' (looked in CISP_TUNING_PATH and %s)",
+				  name, CISP_TUNING_INSTALL_DIR);
+	return ret ? cisp_error(ret, "tuning: out of memory") : cisp_tuning_load(t, path);
+}
+
 int cisp_tuning_find(struct cisp_tuning **out, const char *model, const char *lens)
 {
 	char file[160], path[1024];

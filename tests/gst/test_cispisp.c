@@ -618,18 +618,27 @@ GST_START_TEST(test_tuning_file)
 	GstBuffer *camera = last_frame("cispsrc camera=virtual:cisp-test num-buffers=20 ! video/x-raw,format=RGB ! "
 				       "appsink name=out sync=false");
 	GstBuffer *isp = last_frame(through);
-	GstMapInfo a, b;
+	/* The sensor model's name finds the same file on the tuning search path, as cispsrc does. */
+	GstBuffer *named = last_frame("cispsrc camera=virtual:cisp-test num-buffers=20 ! video/x-bayer ! "
+				      "cispisp tuning=cisp-test ! video/x-raw,format=RGB ! appsink name=out sync=false");
+	GstMapInfo a, b, c;
 
-	fail_unless(gst_buffer_map(camera, &a, GST_MAP_READ) && gst_buffer_map(isp, &b, GST_MAP_READ));
+	fail_unless(gst_buffer_map(camera, &a, GST_MAP_READ) && gst_buffer_map(isp, &b, GST_MAP_READ) &&
+		    gst_buffer_map(named, &c, GST_MAP_READ));
 	fail_unless_equals_uint64(a.size, b.size);
 	fail_unless(memcmp(a.data, b.data, a.size) == 0, "cispisp with the camera's tuning differs from the camera");
+	fail_unless_equals_uint64(b.size, c.size);
+	fail_unless(memcmp(b.data, c.data, b.size) == 0, "tuning=cisp-test differs from the file's path");
 	gst_buffer_unmap(camera, &a);
 	gst_buffer_unmap(isp, &b);
+	gst_buffer_unmap(named, &c);
 	gst_buffer_unref(camera);
 	gst_buffer_unref(isp);
+	gst_buffer_unref(named);
 	g_free(through);
 
 	expect_error("cispisp tuning=/nonexistent/t.yaml", "Tuning file: ");
+	expect_error("cispisp tuning=no-such-model", "no tuning file for sensor model 'no-such-model'");
 }
 GST_END_TEST;
 
