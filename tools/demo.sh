@@ -6,5 +6,6 @@
 set -eu
 build=${1:-build}
 mkdir -p out
-"$build/tools/cisp" run -o out/demo.y4m --png out/demo.png --metadata out/demo.jsonl
+# meson devenv: the build's cisp, with the sensor models and tuning files of this checkout.
+meson devenv -C "$build" -w "$PWD" cisp run -o out/demo.y4m --png out/demo.png --metadata out/demo.jsonl
 echo "demo: wrote out/demo.y4m (video), out/demo.png (last frame), out/demo.jsonl (metadata per frame)"
