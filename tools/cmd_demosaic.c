@@ -9,15 +9,16 @@
 
 #include <cisp/error.h>
 #include <cisp/format.h>
+#include <cisp/image.h>
+#include <cisp/isp.h>
 #include <cisp/output_file.h>
+#include <cisp/params_state.h>
 #include <cisp/pool.h>
 #include <cisp/raster.h>
 
 #include "commands.h"
 #include "memory.h"
 #include "options.h"
-#include "isp/demosaic.h"
-#include "isp/dsp.h"
 
 static void usage(FILE *out)
 {
@@ -110,28 +111,51 @@ static int parse_options(int argc, char **argv, struct demosaic_options *o)
 	return 0;
 }
 
-/* Run the demosaic once, or o->bench times printing the timings. */
-static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const struct plane16 *bayer,
-	       const struct rgb16 *rgb, struct cisp_pool *pool)
+/*
+ * An ISP instance that only demosaics: a 16-bit mosaic in, RGB48 out, every
+ * block that can be off off (docs/pipeline.md: each then passes its input
+ * through), so the output is the demosaic's own.
+ */
+static int demosaic_isp(const struct demosaic_options *o, uint32_t width, uint32_t height, struct cisp_isp **isp)
 {
-	const struct cisp_demosaic_params params = { .algorithm = (uint16_t)o->algorithm, .false_colour = 256 };
+	struct cisp_isp_config cfg = {
+		.input_format = cisp_bayer_format(o->cfa, 16, false),
+		.width = width,
+		.height = height,
+		.output = { { CISP_FMT_RGB48, width, height } },
+	};
+	struct cisp_param_state state;
+	int ret = cisp_isp_create(isp, &cfg);
+
+	if (ret)
+		return ret;
+	cisp_param_state_init(&state);
+	state.enabled = 0;
+	state.demosaic.algorithm = (uint16_t)o->algorithm;
+	return cisp_isp_set_state(*isp, &state, ~0u);
+}
+
+/* Run the demosaic once, or o->bench times printing the timings. */
+static int run(const struct demosaic_options *o, struct cisp_isp *isp, const struct cisp_image *bayer,
+	       struct cisp_image *rgb, struct cisp_pool *pool)
+{
+	struct cisp_image *outputs[CISP_MAX_OUTPUTS] = { rgb, NULL };
 	long runs = o->bench ? (long)o->bench : 1;
 	double *ms = malloc((size_t)runs * sizeof(double));
+	int ret = 0;
 
-	if (!ms) {
-		fprintf(stderr, "cisp demosaic: out of memory\n");
-		return -ENOMEM;
-	}
-	for (long i = 0; i < runs; i++) {
+	if (!ms)
+		return cisp_error(-ENOMEM, "out of memory");
+	for (long i = 0; i < runs && !ret; i++) {
 		double t0 = now_seconds();
 
-		cisp_demosaic_run_dsp(dm, bayer, o->cfa, &params, rgb, pool, cisp_dsp());
+		ret = cisp_isp_process(isp, bayer, outputs, NULL, pool);
 		ms[i] = (now_seconds() - t0) * 1e3;
 	}
-	if (o->bench) {
+	if (o->bench && !ret) {
 		double mpix = (double)bayer->width * bayer->height * 1e-6;
 
-		printf("demosaic %s, %dx%d, %u thread%s, %ld runs (ms):", o->algorithm ? "quality" : "fast",
+		printf("demosaic %s, %ux%u, %u thread%s, %ld runs (ms):", o->algorithm ? "quality" : "fast",
 		       bayer->width, bayer->height, cisp_pool_threads(pool), cisp_pool_threads(pool) == 1 ? "" : "s",
 		       runs);
 		for (long i = 0; i < runs; i++)
@@ -140,32 +164,30 @@ static int run(const struct demosaic_options *o, struct cisp_demosaic *dm, const
 		printf("\nmedian_ms %.3f\nMPix/s %.1f\n", median_ms, mpix / (median_ms * 1e-3));
 	}
 	free(ms);
-	return 0;
+	return ret;
 }
 
 /*
  * What the demosaic of a @width x @height mosaic holds at once (docs/cli.md):
- * the mosaic (2 bytes a pixel), the three demosaiced planes (6), the output
- * raster (6), and a PPM writer's samples (6) or PNG's rows.
+ * the mosaic read (2 bytes a pixel) and its 16-bit copy (2), the ISP's
+ * whole-frame planes (16), its RGB48 output (6), the output raster (6), and
+ * a PPM writer's samples (6) or PNG's rows.
  */
 static size_t demosaic_memory(uint32_t width, uint32_t height)
 {
-	return mem_add(BASE_MEMORY, mem_mul(20, mem_mul(width, height)));
+	return mem_add(BASE_MEMORY, mem_mul(38, mem_mul(width, height)));
 }
 
 int cmd_demosaic(int argc, char **argv)
 {
 	struct demosaic_options o;
 	struct cisp_raster in = { 0 }, out = { 0 };
-	struct cisp_demosaic *dm = NULL;
+	struct cisp_isp *isp = NULL;
 	struct cisp_pool *pool = NULL;
 	struct cisp_output_file *file = NULL;
+	struct cisp_image bayer = { 0 }, rgb = { 0 };
 	const char *inputs[2] = { NULL, NULL };
-	uint16_t *planes = NULL;
-	struct plane16 bayer;
-	struct rgb16 rgb;
 	char what[1100];
-	size_t n;
 	int ret, status = 1;
 
 	ret = parse_options(argc, argv, &o);
@@ -188,36 +210,36 @@ int cmd_demosaic(int argc, char **argv)
 		goto done;
 	}
 	snprintf(what + strlen(what), sizeof(what) - strlen(what), ": demosaicing %ux%u", in.width, in.height);
-	if (memory_check(what, demosaic_memory(in.width, in.height))) {
+	if (memory_check(what, demosaic_memory(in.width, in.height)) ||
+	    demosaic_isp(&o, in.width, in.height, &isp) || cisp_pool_create(&pool, (unsigned)o.threads) ||
+	    cisp_image_alloc(&bayer, cisp_bayer_format(o.cfa, 16, false), in.width, in.height) ||
+	    cisp_image_alloc(&rgb, CISP_FMT_RGB48, in.width, in.height) ||
+	    cisp_raster_alloc(&out, in.width, in.height, 3, in.maxval)) {
 		fprintf(stderr, "cisp demosaic: %s\n", error_text());
-		goto done;
-	}
-	if (cisp_demosaic_create(&dm, o.algorithm, (int)in.width, (int)in.height) ||
-	    cisp_pool_create(&pool, (unsigned)o.threads)) {
-		fprintf(stderr, "cisp demosaic: %s\n", error_text());
-		goto done;
-	}
-	n = (size_t)in.width * in.height;
-	planes = malloc(n * 3 * sizeof(uint16_t));
-	if (!planes || cisp_raster_alloc(&out, in.width, in.height, 3, in.maxval)) {
-		fprintf(stderr, "cisp demosaic: out of memory for a %ux%u image\n", in.width, in.height);
 		goto done;
 	}
 
 	/* Samples to 16-bit units, rounded: v * 65535 / maxval (exact for 8 and 16 bits). */
-	for (size_t i = 0; i < n; i++)
-		in.data[i] = (uint16_t)(((uint64_t)in.data[i] * 65535 + in.maxval / 2) / in.maxval);
-	bayer = (struct plane16){ in.data, (ptrdiff_t)in.width, 0, (int)in.width, (int)in.height };
-	for (int c = 0; c < 3; c++)
-		rgb.c[c] = (struct plane16){ planes + c * n, (ptrdiff_t)in.width, 0, (int)in.width, (int)in.height };
+	for (uint32_t y = 0; y < in.height; y++) {
+		uint16_t *row = (uint16_t *)(bayer.plane[0].data + y * bayer.plane[0].stride);
+		const uint16_t *src = in.data + (size_t)y * in.width;
 
-	if (run(&o, dm, &bayer, &rgb, pool))
+		for (uint32_t x = 0; x < in.width; x++)
+			row[x] = (uint16_t)(((uint64_t)src[x] * 65535 + in.maxval / 2) / in.maxval);
+	}
+	if (run(&o, isp, &bayer, &rgb, pool)) {
+		fprintf(stderr, "cisp demosaic: %s\n", error_text());
 		goto done;
+	}
 
-	/* Back to the input's scale, rounded, channels interleaved. */
-	for (size_t i = 0; i < n; i++)
-		for (int c = 0; c < 3; c++)
-			out.data[i * 3 + c] = (uint16_t)(((uint64_t)planes[c * n + i] * in.maxval + 32767) / 65535);
+	/* Back to the input's scale, rounded. */
+	for (uint32_t y = 0; y < in.height; y++) {
+		const uint16_t *row = (const uint16_t *)(rgb.plane[0].data + y * rgb.plane[0].stride);
+		uint16_t *dst = out.data + (size_t)y * in.width * 3;
+
+		for (uint32_t i = 0; i < in.width * 3; i++)
+			dst[i] = (uint16_t)(((uint64_t)row[i] * in.maxval + 32767) / 65535);
+	}
 	ret = finish_output(file, cisp_raster_write_to(file, &out), o.force);
 	file = NULL;
 	if (ret) {
@@ -227,9 +249,10 @@ int cmd_demosaic(int argc, char **argv)
 	status = 0;
 done:
 	cisp_output_file_discard(file);
-	free(planes);
 	cisp_pool_destroy(pool);
-	cisp_demosaic_destroy(dm);
+	cisp_isp_destroy(isp);
+	cisp_image_free(&bayer);
+	cisp_image_free(&rgb);
 	cisp_raster_free(&out);
 	cisp_raster_free(&in);
 	return status;
