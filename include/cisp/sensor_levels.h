@@ -10,6 +10,7 @@
 #ifndef CISP_SENSOR_LEVELS_H
 #define CISP_SENSOR_LEVELS_H
 
+#include <cisp/api.h>
 #include <cisp/params.h>
 
 #ifdef __cplusplus
@@ -31,7 +32,7 @@ extern "C" {
  * channel less than a quarter of the range (white - black below 16384 in
  * 16-bit units, the block's limit).
  */
-int cisp_blc_from_sensor_levels(struct cisp_blc_params *blc, const double black[4], double white, unsigned bits);
+CISP_API int cisp_blc_from_sensor_levels(struct cisp_blc_params *blc, const double black[4], double white, unsigned bits);
 
 #ifdef __cplusplus
 }
