@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cisp — `make demo` and `make test` do all the set-up on a fresh Debian 12
 # machine (as root): install missing Debian packages, configure, build, run.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Frames per second of cispisp against plugins-bad's bayer2rgb, measured in
 # the same run: one 8-bit RGGB frame made from a Kodak image by rgb2bayer,
 # looped by multifilesrc into each element, then fakesink sync=false.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Demosaic quality on the Kodak suite, or any folder of 8-bit RGB PNGs: each
 # image is mosaicked as RGGB 16-bit (v16 = v8 * 257), demosaicked with
 # `cisp demosaic --algo A`, and compared with the original on an 8-bit scale,

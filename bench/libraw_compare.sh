@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Colour of cisp develop --linear against LibRaw's own linear rendering.
 #
 #   bench/libraw_compare.sh [BUILD] [WORKDIR]

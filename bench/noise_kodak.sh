@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Denoise on the Kodak suite with simulated sensor noise (bench/noise_kodak.c):
 # each kodim*.png becomes an RGGB 16-bit mosaic, seeded Poisson-Gaussian noise
 # is added at the three levels of docs/stages/cnr.md (low, mid, high light),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Long fuzz runs (docs/fuzzing.md), one target at a time.
 #
 #   fuzz/long.sh [--build DIR] [--seconds N] [--runs N] TARGET...

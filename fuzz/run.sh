@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fuzz the decoders with libFuzzer (docs/fuzzing.md).
 #
 #   fuzz/run.sh [--seconds N] [--build DIR] [TARGET...]

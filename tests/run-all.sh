@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run every test program of a build folder; exit non-zero if any fails.
 # CISP_TESTS: test name substrings to run only those (as the runner's arguments).
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The job of `make demo`: a live virtual camera. `cisp run` streams the 8 MP
 # virtual sensor (colour chart, D65) through the ISP with the 3A loop, from a
 # start far too dark and too warm, and writes the video, the last frame and

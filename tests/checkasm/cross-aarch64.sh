@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build tests/checkasm for AArch64 with the Debian cross compiler and run it
 # under qemu-user: the NEON row functions against their C versions.
 # usage: tests/checkasm/cross-aarch64.sh [BUILD_DIR] [checkasm options...]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run the GStreamer element tests of a build folder: the check tests, then
 # gst-inspect-1.0 and gst-launch-1.0 on the plugin as a user runs them.
 set -u

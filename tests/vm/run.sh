@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The V4L2 backend against real kernel drivers, and the virtual canonical ISP
 # module: boot Debian's own kernel under qemu (software emulation), load vimc
 # and vivid, run cisp-v4l2-vm-test in the guest, then load cisp_isp.ko
