@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/format.h>
 #include <cisp/image.h>
 #include <cisp/iq_color.h>
@@ -49,7 +50,7 @@ enum cisp_calib_kind {
  * @kind: a kind.
  * Return: its name ("?" for another value).
  */
-const char *cisp_calib_kind_name(enum cisp_calib_kind kind);
+CISP_API const char *cisp_calib_kind_name(enum cisp_calib_kind kind);
 
 /**
  * struct cisp_calib_capture - one frame and what is known about it.
@@ -122,13 +123,13 @@ struct cisp_calib;
  * @setup: the sensor.
  * Return: 0, -EINVAL (a sensor name that is not plain) or -ENOMEM.
  */
-int cisp_calib_create(struct cisp_calib **c, const struct cisp_calib_setup *setup);
+CISP_API int cisp_calib_create(struct cisp_calib **c, const struct cisp_calib_setup *setup);
 
 /**
  * cisp_calib_destroy() - free a session.
  * @c: the session (may be NULL).
  */
-void cisp_calib_destroy(struct cisp_calib *c);
+CISP_API void cisp_calib_destroy(struct cisp_calib *c);
 
 /**
  * cisp_calib_add() - check a capture and gather what it says.
@@ -144,7 +145,7 @@ void cisp_calib_destroy(struct cisp_calib *c);
  * Return: 0, -EINVAL with a message naming the capture and what is wrong,
  * or -ENOMEM.
  */
-int cisp_calib_add(struct cisp_calib *c, const struct cisp_calib_capture *cap);
+CISP_API int cisp_calib_add(struct cisp_calib *c, const struct cisp_calib_capture *cap);
 
 /** struct cisp_calib_dark_group - darks of one exposure and gain. */
 struct cisp_calib_dark_group {
@@ -427,7 +428,7 @@ struct cisp_calib_result {
  * Return: 0, -ENODATA when nothing was added, -EINVAL (captures that do not
  * determine something, with a message), or -ENOMEM.
  */
-int cisp_calib_solve(struct cisp_calib *c, const struct cisp_calib_result **result);
+CISP_API int cisp_calib_solve(struct cisp_calib *c, const struct cisp_calib_result **result);
 
 /**
  * struct cisp_calib_provenance - where a tuning came from, for its
@@ -459,8 +460,8 @@ struct cisp_calib_provenance {
  * neither a measurement nor a base, with a message naming the capture that
  * is missing; the errors of loading @base; -EIO.
  */
-int cisp_calib_write_tuning(struct cisp_calib *c, const char *base, const struct cisp_calib_provenance *prov,
-			    struct cisp_output_file *out);
+CISP_API int cisp_calib_write_tuning(struct cisp_calib *c, const char *base, const struct cisp_calib_provenance *prov,
+				     struct cisp_output_file *out);
 
 /**
  * cisp_calib_report() - add the result to a report: the black levels, the
@@ -472,7 +473,7 @@ int cisp_calib_write_tuning(struct cisp_calib *c, const char *base, const struct
  * @r: the report.
  * Return: 0 or -ENOMEM.
  */
-int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r);
+CISP_API int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r);
 
 /**
  * cisp_calib_illuminant_ct() - the correlated colour temperature of a
@@ -486,7 +487,7 @@ int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r);
  *            not wanted).
  * Return: 0, or -EINVAL for a name that is not a light.
  */
-int cisp_calib_illuminant_ct(const char *name, double *ct, bool *on_locus);
+CISP_API int cisp_calib_illuminant_ct(const char *name, double *ct, bool *on_locus);
 
 /**
  * struct cisp_calib_camera - a lightbox session on a virtual sensor: what
@@ -522,8 +523,8 @@ struct cisp_calib_camera {
  * Return: 0, the sensor's errors, or -EINVAL for a mode that does not read
  * the whole pixel array (the shading tables must span it).
  */
-int cisp_calib_virtual_setup(const struct cisp_calib_camera *cam, struct cisp_calib_setup *setup, char *model,
-			     size_t size);
+CISP_API int cisp_calib_virtual_setup(const struct cisp_calib_camera *cam, struct cisp_calib_setup *setup, char *model,
+				      size_t size);
 
 /**
  * cisp_calib_capture_virtual() - photograph a calibration series with a
@@ -535,7 +536,7 @@ int cisp_calib_virtual_setup(const struct cisp_calib_camera *cam, struct cisp_ca
  * @cam: the session's camera.
  * Return: 0, or the errors of the sensor and of cisp_calib_add().
  */
-int cisp_calib_capture_virtual(struct cisp_calib *c, const struct cisp_calib_camera *cam);
+CISP_API int cisp_calib_capture_virtual(struct cisp_calib *c, const struct cisp_calib_camera *cam);
 
 /**
  * struct cisp_tuning_import - what an imported tuning needs that the file
@@ -572,7 +573,7 @@ struct cisp_tuning_import {
  * value of the wrong kind or count, a result cisp refuses), the errors of
  * reading the file and the base, or -ENOMEM.
  */
-int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, struct cisp_output_file *out);
+CISP_API int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, struct cisp_output_file *out);
 
 #ifdef __cplusplus
 }

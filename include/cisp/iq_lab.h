@@ -79,7 +79,7 @@ enum cisp_iq_lab_calibration {
  * @c: the calibration.
  * Return: its name.
  */
-const char *cisp_iq_lab_calibration_name(enum cisp_iq_lab_calibration c);
+CISP_API const char *cisp_iq_lab_calibration_name(enum cisp_iq_lab_calibration c);
 
 /**
  * struct cisp_iq_lab - what the lab photographs with.

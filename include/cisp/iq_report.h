@@ -112,8 +112,9 @@ struct cisp_iq_plot_series {
  * @count: how many, 1..8.
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int cisp_iq_report_plot(struct cisp_iq_report *report, const char *label, const char *xlabel, const char *ylabel,
-			bool log_x, bool log_y, const struct cisp_iq_plot_series *series, unsigned count);
+CISP_API int cisp_iq_report_plot(struct cisp_iq_report *report, const char *label, const char *xlabel,
+				 const char *ylabel, bool log_x, bool log_y, const struct cisp_iq_plot_series *series,
+				 unsigned count);
 
 /**
  * cisp_iq_report_image() - add a picture (shown scaled to at most 480

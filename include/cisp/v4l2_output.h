@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/api.h>
 #include <cisp/image.h>
 
 #ifdef __cplusplus
@@ -52,7 +53,7 @@ struct cisp_v4l2_output_config {
  * Return: the size, or 0 for a format or size the writer does not take
  * (cisp_v4l2_output_open() says why).
  */
-size_t cisp_v4l2_output_frame_size(const struct cisp_v4l2_output_config *config);
+CISP_API size_t cisp_v4l2_output_frame_size(const struct cisp_v4l2_output_config *config);
 
 /**
  * cisp_v4l2_output_pack() - an NV12 frame in the layout of @config.
@@ -67,8 +68,8 @@ size_t cisp_v4l2_output_frame_size(const struct cisp_v4l2_output_config *config)
  * Return: 0, or -EINVAL with a message for a frame of another format or
  * size, or too little room.
  */
-int cisp_v4l2_output_pack(const struct cisp_v4l2_output_config *config, const struct cisp_image *frame,
-			  uint8_t *dst, size_t size);
+CISP_API int cisp_v4l2_output_pack(const struct cisp_v4l2_output_config *config, const struct cisp_image *frame,
+				   uint8_t *dst, size_t size);
 
 /**
  * cisp_v4l2_output_find() - the first V4L2 output device of v4l2loopback.
@@ -77,7 +78,7 @@ int cisp_v4l2_output_pack(const struct cisp_v4l2_output_config *config, const st
  *
  * Return: 0, or -ENOENT with a message saying how to create one.
  */
-int cisp_v4l2_output_find(char *path, size_t size);
+CISP_API int cisp_v4l2_output_find(char *path, size_t size);
 
 /**
  * cisp_v4l2_output_open() - open an output device and set its format and
@@ -98,8 +99,8 @@ int cisp_v4l2_output_find(char *path, size_t size);
  * @config; the error of open(); -ENOTTY for a file that is not a character
  * device, or a device without video output and write() I/O; -EBUSY; -ENOMEM.
  */
-int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
-			  const struct cisp_v4l2_output_config *config);
+CISP_API int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
+				   const struct cisp_v4l2_output_config *config);
 
 /**
  * cisp_v4l2_output_write() - pack and write one frame.
@@ -112,13 +113,13 @@ int cisp_v4l2_output_open(struct cisp_v4l2_output **out, const char *path,
  * Return: 0, -EINVAL for a wrong frame, or -EIO (-errno) with a message
  * when the device refuses the frame.
  */
-int cisp_v4l2_output_write(struct cisp_v4l2_output *out, const struct cisp_image *frame);
+CISP_API int cisp_v4l2_output_write(struct cisp_v4l2_output *out, const struct cisp_image *frame);
 
 /**
  * cisp_v4l2_output_close() - close the device and free the writer.
  * @out: the writer (may be NULL).
  */
-void cisp_v4l2_output_close(struct cisp_v4l2_output *out);
+CISP_API void cisp_v4l2_output_close(struct cisp_v4l2_output *out);
 
 #ifdef __cplusplus
 }
