@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <cisp/calibrate.h>
+#include <cisp/develop.h>
 #include <cisp/dng.h>
 #include <cisp/error.h>
 #include <cisp/iq_report.h>
@@ -42,6 +43,13 @@ static void usage(FILE *out)
 		"whole series itself. A bad capture is an error and nothing is written.\n"
 		"\n"
 		"options:\n"
+		"  --dark FILE...        darks, the lens covered\n"
+		"  --flat FILE[@LIGHT]...\n"
+		"                        flats of an evenly lit diffuser\n"
+		"  --chart FILE@LIGHT[@LUX]...\n"
+		"                        ColorChecker charts under LIGHT, at LUX\n"
+		"  --edge FILE[@X,Y,W,H]...\n"
+		"                        slanted edges, in the area X,Y,W,H or found\n"
 		"  -o, --output FILE     the tuning file to write\n"
 		"  --base FILE           keep this tuning's values for what is not measured\n"
 		"  --sensor MODEL        the sensor model the tuning is for (default: the files')\n"
@@ -75,7 +83,7 @@ struct options {
 	const char *output, *base, *sensor, *report, *json, *camera, *illuminants, *sensor_options, *save_dir;
 	unsigned long mode, seed;
 	bool force;
-	struct raw_input raw;
+	struct cisp_develop_source raw;
 };
 
 /* "FILE@LIGHT@LUX", "FILE@X,Y,W,H" for edges. */
@@ -136,7 +144,7 @@ static int parse(int argc, char **argv, struct options *o)
 	int kind = -1;
 
 	memset(o, 0, sizeof(*o));
-	o->raw.black = o->raw.white = -1;
+	cisp_develop_source_init(&o->raw);
 	o->seed = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -145,7 +153,8 @@ static int parse(int argc, char **argv, struct options *o)
 
 		if (a[0] != '-' || !a[1]) {
 			if (kind < 0) {
-				fprintf(stderr, "cisp calibrate: '%s': name what it is (--dark, --flat, --chart or --edge)\n", a);
+				fprintf(stderr, "cisp calibrate: '%s': name what it is (--dark, --flat, --chart or --edge)\n",
+					SHOWN(a));
 				return 2;
 			}
 			if (parse_input(o, (enum cisp_calib_kind)kind, a)) {
@@ -169,7 +178,8 @@ static int parse(int argc, char **argv, struct options *o)
 			continue;
 		}
 		if (!v) {
-			fprintf(stderr, "cisp calibrate: %s needs a value\n", a);
+			fprintf(stderr, "cisp calibrate: option '%s' needs a value; 'cisp help calibrate' lists the options\n",
+				SHOWN(a));
 			return 2;
 		}
 		if (!strcmp(a, "-o") || !strcmp(a, "--output"))
@@ -203,14 +213,14 @@ static int parse(int argc, char **argv, struct options *o)
 			takes = false;
 		}
 		if (!takes) {
-			fprintf(stderr, "cisp calibrate: unknown option '%s'\n\n", a);
-			usage(stderr);
+			fprintf(stderr, "cisp calibrate: unknown option '%s'; 'cisp help calibrate' lists the options\n",
+				SHOWN(a));
 			return 2;
 		}
 		i++;
 	}
 	if (!o->output) {
-		fprintf(stderr, "cisp calibrate: -o TUNING.yaml is required\n");
+		fprintf(stderr, "cisp calibrate: -o TUNING.yaml is required; 'cisp help calibrate' lists the options\n");
 		return 2;
 	}
 	if (!!o->camera == !!o->count) {
@@ -267,8 +277,8 @@ static void errors_only(enum cisp_log_level level, const char *message, void *op
 		fprintf(stderr, "cisp: error: %s\n", message);
 }
 
-static int load_capture(const struct raw_input *raw, const char *path, struct cisp_raw_frame *frame, char *err,
-			size_t size)
+static int load_capture(const struct cisp_develop_source *raw, const char *path, struct cisp_raw_frame *frame,
+			char *err, size_t size)
 {
 	int ret;
 

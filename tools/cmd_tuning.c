@@ -50,8 +50,13 @@ int cmd_tuning(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc < 2 || strcmp(argv[1], "import")) {
-		usage(stderr);
+	if (argc < 2) {
+		fprintf(stderr, "cisp tuning: import what? 'cisp help tuning' says more\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "import")) {
+		fprintf(stderr, "cisp tuning: %s '%s'; 'cisp help tuning' lists the options\n",
+			argv[1][0] == '-' ? "unknown option" : "unknown subcommand", SHOWN(argv[1]));
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
@@ -65,14 +70,15 @@ int cmd_tuning(int argc, char **argv)
 			continue;
 		} else if (a[0] != '-') {
 			if (input) {
-				fprintf(stderr, "cisp tuning import: one file at a time\n");
+				fprintf(stderr, "cisp tuning import: one file at a time; 'cisp help tuning' lists the options\n");
 				return 2;
 			}
 			input = a;
 			continue;
 		}
 		if (!v) {
-			fprintf(stderr, "cisp tuning import: %s needs a value\n", SHOWN(a));
+			fprintf(stderr, "cisp tuning import: option '%s' needs a value; 'cisp help tuning' lists the options\n",
+				SHOWN(a));
 			return 2;
 		}
 		i++;
@@ -84,18 +90,17 @@ int cmd_tuning(int argc, char **argv)
 			opt.base = v;
 		} else if (!strcmp(a, "--bits") || !strcmp(a, "--array")) {
 			if (!strcmp(a, "--bits") ? parse_uint(a, v, 8, 16, &bits)
-						 : parse_size(a, v, &opt.array_width, &opt.array_height)) {
-				fprintf(stderr, "cisp tuning import: %s\n", error_text());
-				return 2;
-			}
+						 : parse_size(a, v, &opt.array_width, &opt.array_height))
+				return 2; /* the parser said why */
 		} else {
-			fprintf(stderr, "cisp tuning import: unknown option %s\n", SHOWN(a));
+			fprintf(stderr, "cisp tuning import: unknown option '%s'; 'cisp help tuning' lists the options\n",
+				SHOWN(a));
 			return 2;
 		}
 	}
 	if (!input || !output || !bits) {
-		fprintf(stderr, "cisp tuning import: give a FILE, --bits N and -o TUNING.yaml\n");
-		usage(stderr);
+		fprintf(stderr,
+			"cisp tuning import: give a FILE, --bits N and -o TUNING.yaml; 'cisp help tuning' lists the options\n");
 		return 2;
 	}
 	opt.bits = (unsigned)bits;

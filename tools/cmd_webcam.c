@@ -525,15 +525,16 @@ int cmd_webcam(int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); return 0;
-		default:
-			fprintf(stderr, "cisp webcam: unknown option '%s'\n\n", SHOWN(argv[optind - 1]));
-			usage(stderr);
-			return 2;
+		default: bad_option(argv, "h"); return 2;
 		}
 	}
-	if (optind != argc || !o.camera) {
-		fprintf(stderr, "cisp webcam: %s\n\n", optind != argc ? "unexpected argument" : "--camera is required");
-		usage(stderr);
+	if (optind != argc) {
+		fprintf(stderr, "cisp webcam: unexpected argument '%s'; 'cisp help webcam' lists the options\n",
+			SHOWN(argv[optind]));
+		return 2;
+	}
+	if (!o.camera) {
+		fprintf(stderr, "cisp webcam: --camera is required; 'cisp help webcam' lists the options\n");
 		return 2;
 	}
 	if (o.min_fps > o.fps) {
