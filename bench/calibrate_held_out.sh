@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The held-out-illuminant validation of cisp calibrate (docs/calibrate.md):
 # a virtual sensor is calibrated from its own lightbox captures under D65
 # and A only; then the whole camera (that tuning, AE and AWB) photographs the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cisp calibrate against the Raspberry Pi tuning tool (docs/calibrate.md): the
 # virtual sensor bench/rpi-imx477.yaml carries the black level, noise and lens
 # shading of the Pi's IMX477 calibration (Debian's libcamera-ipa); cisp

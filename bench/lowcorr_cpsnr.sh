@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Demosaic quality beyond Kodak: render the low inter-channel correlation sets
 # of bench/lowcorr.c (deterministic from the seed), print the mean correlation
 # of their channels' gradients (bench/gradcorr.c) and score every demosaic on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cisp's demosaic as a peer of ../shared/tools/peers: `peer_cisp.sh IN.pgm OUT.ppm`
 # runs `cisp demosaic --bench` PEER_RUNS times (default 1) on PEER_THREADS
 # threads (default 2) and prints each run and, last, `time_ms <median>`, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by tests/vm/run.sh while it fills the initramfs ($IR): the webcam
 # test's parts (docs/webcam.md). v4l2loopback is built out of tree from
 # Debian's v4l2loopback-dkms source, once per kernel version, as vimc is;

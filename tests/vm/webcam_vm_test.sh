@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: MIT
 # The webcam path in the VM of tests/vm/run.sh (docs/webcam.md): vimc's raw
 # sensor -> cisp webcam -> v4l2loopback -> cisp-webcam-reader, a plain V4L2
 # capture client as applications are. Checks the colour bars of vimc's test
