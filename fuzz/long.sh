@@ -78,8 +78,12 @@ for t in "$@"; do
 	grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^Done " "$log" || true
 	grep -E "^#[0-9]+" "$log" | tail -n 1 | sed 's/^/last status: /'
 	grep -E "^#[0-9]+" "$log" | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\).*/coverage: \1 edges, \2 features/p'
-	crashes=$(find "$build/artifacts" -name "$t-*" -newer "$build/long/$t.start" | sort)
+	# A slow unit is saved but is no failure: at nice 15 on a loaded machine a
+	# unit can wait seconds for a CPU. Rerun it alone to tell (printed apart).
+	crashes=$(find "$build/artifacts" -name "$t-*" ! -name "$t-slow-unit-*" -newer "$build/long/$t.start" | sort)
+	slow=$(find "$build/artifacts" -name "$t-slow-unit-*" -newer "$build/long/$t.start" | sort)
 	echo "crashes: $(printf '%s' "$crashes" | grep -c .)${crashes:+ ($(echo $crashes))}"
+	[ -z "$slow" ] || echo "slow units (rerun each alone to time it): $(echo $slow)"
 	echo "corpus: $(ls "$build/long/corpus-$t" | wc -l) new inputs; wall time $(($(date +%s) - start)) s"
 	sed -n '2s/^/cpu time (user, system): /p' "$build/long/$t.cpu" 2>/dev/null || true
 done
