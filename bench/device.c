@@ -101,13 +101,20 @@ static const struct cisp_device_backend trivial_backend = {
 /*
  * The synthetic pipeline: a fixed amount of integer work per pixel, so a
  * job's cost is proportional to the frame size and, like a real pipeline,
- * grows when the worker does not get a CPU.
+ * grows when the worker does not get a CPU. Like the software ISP it works
+ * in bands of SYNTHETIC_BAND_ROWS rows with a preemption point between them
+ * (cisp_device_preempt_point()), unless --preempt no.
  */
+#define SYNTHETIC_BAND_ROWS 16
+
 struct synthetic {
 	uint64_t iterations;
 	uint64_t sleep_ns;
+	uint32_t height;
 	uint64_t sink;
 };
+
+static bool preempt_points = true;
 
 static double iterations_per_pixel = 1.0;
 /* The hardware model: a job occupies its worker for a time proportional to its pixels, without a CPU. */
@@ -132,6 +139,7 @@ static int synthetic_create(void **instance, const struct cisp_isp_config *confi
 		return -ENOMEM;
 	s->iterations = (uint64_t)(iterations_per_pixel * config->width * config->height);
 	s->sleep_ns = (uint64_t)(sleep_ns_per_pixel * config->width * config->height);
+	s->height = config->height;
 	*instance = s;
 	return 0;
 }
@@ -152,7 +160,16 @@ static int synthetic_process(void *instance, struct cisp_device_frame *frame)
 			;
 		return 0;
 	}
-	s->sink = work(s->iterations, frame->sequence | 1);
+	uint64_t x = frame->sequence | 1;
+
+	for (uint32_t y = 0; y < s->height; y += SYNTHETIC_BAND_ROWS) {
+		uint32_t y1 = y + SYNTHETIC_BAND_ROWS < s->height ? y + SYNTHETIC_BAND_ROWS : s->height;
+
+		x = work(s->iterations * y1 / s->height - s->iterations * y / s->height, x);
+		if (preempt_points)
+			cisp_device_preempt_point();
+	}
+	s->sink = x;
 	return 0;
 }
 
@@ -229,18 +246,24 @@ static void bench_submit(unsigned jobs)
 }
 
 /*
- * The steady-state stream for counting system calls: every frame costs the
- * synthetic pipeline STEADY_WORK steps (a few hundred microseconds, far more than a
- * submission), the caller keeps STEADY_IN_FLIGHT frames in flight and
- * waits for the oldest before submitting the next, so the device always
- * has work queued. The caller waits in cisp_fence_wait() or, with @use_fd,
- * in poll() on the fence's descriptor.
+ * The streams for counting system calls: every frame costs the synthetic
+ * pipeline STEADY_WORK steps (a few hundred microseconds, far more than a
+ * submission). Busy (LOOP_WAIT, LOOP_FD): the caller keeps STEADY_IN_FLIGHT
+ * frames in flight and waits for the oldest before submitting the next, so
+ * the device always has work queued; it waits in cisp_fence_wait() or in
+ * poll() on the fence's descriptor. Idle (LOOP_IDLE): one frame at a time,
+ * waited for in cisp_fence_wait(), then IDLE_GAP_US of pause, longer than a
+ * worker spins, so every submission finds the workers asleep.
  */
 #define STEADY_IN_FLIGHT 32
 #define STEADY_WORK 300000
+#define IDLE_GAP_US 2000
 
-static void steady_loop(unsigned frames, bool use_fd)
+enum loop_mode { LOOP_WAIT, LOOP_FD, LOOP_IDLE };
+
+static void steady_loop(unsigned frames, enum loop_mode mode)
 {
+	const unsigned in_flight = mode == LOOP_IDLE ? 1 : STEADY_IN_FLIGHT;
 	struct cisp_device_config dc = { .workers = WORKERS, .max_jobs = 64 };
 	struct cisp_context_config cc = {
 		.name = "steady",
@@ -262,11 +285,11 @@ static void steady_loop(unsigned frames, bool use_fd)
 	cisp_image_alloc(&out, CISP_FMT_NV12, 16, 16);
 	job.input[0] = &in;
 	job.output[0] = &out;
-	for (unsigned i = 0; i < frames + STEADY_IN_FLIGHT; i++) {
-		struct cisp_fence **slot = &f[i % STEADY_IN_FLIGHT];
+	for (unsigned i = 0; i < frames + in_flight; i++) {
+		struct cisp_fence **slot = &f[i % in_flight];
 
 		if (*slot) {
-			if (use_fd) {
+			if (mode == LOOP_FD) {
 				struct pollfd p = { .fd = cisp_fence_fd(*slot), .events = POLLIN };
 
 				poll(&p, 1, -1);
@@ -275,6 +298,8 @@ static void steady_loop(unsigned frames, bool use_fd)
 			}
 			cisp_fence_unref(*slot);
 			*slot = NULL;
+			if (mode == LOOP_IDLE)
+				usleep(IDLE_GAP_US);
 		}
 		if (i < frames && cisp_job_submit(ctx, &job, slot))
 			die("submit");
@@ -286,7 +311,8 @@ static void steady_loop(unsigned frames, bool use_fd)
 
 /* System calls of a traced run, by what they are for. */
 struct syscall_tally {
-	long caller_wait; /* the caller's own waits: poll(), or a futex wait on a fence in its thread */
+	long caller_wait; /* the caller's own waits: poll(), a futex wait on a fence, its pause (idle loop) */
+	long wake;        /* futex wakes in the caller's thread: cisp_job_submit() waking a sleeping worker */
 	long signal;      /* out-fence signals: futex wake of a fence waiter, eventfd write */
 	long rearm;       /* eventfd read that re-arms a recycled fence descriptor */
 	long other;       /* anything else (locks, worker hand-over, start-up) */
@@ -319,6 +345,10 @@ static bool tally_strace(const char *path, struct syscall_tally *t)
 			t->caller_wait += caller, t->other += !caller;
 		else if (!strncmp(name, "futex(", 6) && strstr(name, "FUTEX_WAIT_BITSET_PRIVATE,") && caller)
 			t->caller_wait++;
+		else if (caller && (!strncmp(name, "clock_nanosleep(", 16) || !strncmp(name, "nanosleep(", 10)))
+			t->caller_wait++;
+		else if (caller && !strncmp(name, "futex(", 6) && strstr(name, "FUTEX_WAKE_PRIVATE"))
+			t->wake++;
 		else if (!strncmp(name, "futex(", 6) && strstr(name, "FUTEX_WAKE_BITSET_PRIVATE"))
 			t->signal++;
 		else if (!strncmp(name, "write(", 6))
@@ -333,8 +363,9 @@ static bool tally_strace(const char *path, struct syscall_tally *t)
 }
 
 /* Run this program's steady-state loop under strace -f. */
-static bool strace_run(const char *self, unsigned frames, bool use_fd, struct syscall_tally *t)
+static bool strace_run(const char *self, unsigned frames, enum loop_mode mode, struct syscall_tally *t)
 {
+	static const char *const loop_arg[] = { "--syscall-loop", "--syscall-loop-fd", "--syscall-loop-idle" };
 	char path[] = "/tmp/bench-device-strace-XXXXXX", arg[32];
 	int fd = mkstemp(path), status;
 	bool ok = false;
@@ -348,8 +379,7 @@ static bool strace_run(const char *self, unsigned frames, bool use_fd, struct sy
 	if (pid == 0) {
 		if (!freopen("/dev/null", "w", stderr))
 			_exit(127);
-		execlp("strace", "strace", "-f", "-qq", "-o", path, self, use_fd ? "--syscall-loop-fd" : "--syscall-loop",
-		       arg, (char *)NULL);
+		execlp("strace", "strace", "-f", "-qq", "-o", path, self, loop_arg[mode], arg, (char *)NULL);
 		_exit(127);
 	}
 	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -360,31 +390,42 @@ static bool strace_run(const char *self, unsigned frames, bool use_fd, struct sy
 
 static void bench_syscalls(void)
 {
-	const unsigned small = 1000, large = 5000, n = large - small;
-	const char *mode_name[2] = { "sleeps in cisp_fence_wait()", "poll()s cisp_fence_fd()" };
-	double device[2] = { 0 };
+	/* Frames of the short and the long traced run; the idle loop's frames take its pause each. */
+	static const unsigned small[3] = { 1000, 1000, 200 }, large[3] = { 5000, 5000, 1000 };
+	static const char *const mode_name[3] = {
+		"busy, caller sleeps in cisp_fence_wait()",
+		"busy, caller poll()s cisp_fence_fd()",
+		"idle device, caller sleeps in cisp_fence_wait()",
+	};
+	double device[3] = { 0 }, wake[3] = { 0 };
 	char self[4096];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	printf("# syscalls: strace -f, every thread, runs of %u and %u frames, per frame = difference / %u;\n"
-	       "#   steady state: the device always has work queued (%d frames in flight, synthetic job of %d steps)\n",
-	       small, large, n, STEADY_IN_FLIGHT, STEADY_WORK);
-	for (int mode = 0; mode < 2; mode++) {
+	printf("# syscalls: strace -f, every thread, a short and a long run, per frame = difference / their frames;\n"
+	       "#   busy: the device always has work queued (%d frames in flight, synthetic job of %d steps);\n"
+	       "#   idle: one frame at a time, %d us apart, so each submission finds the workers asleep\n",
+	       STEADY_IN_FLIGHT, STEADY_WORK, IDLE_GAP_US);
+	for (int mode = 0; mode < 3; mode++) {
 		struct syscall_tally a, b;
+		double n = large[mode] - small[mode];
 
-		if (len <= 0 || (self[len] = '\0', !strace_run(self, small, mode, &a)) ||
-		    !strace_run(self, large, mode, &b)) {
+		if (len <= 0 || (self[len] = '\0', !strace_run(self, small[mode], mode, &a)) ||
+		    !strace_run(self, large[mode], mode, &b)) {
 			printf("# syscalls: strace is missing or not permitted here\n");
 			printf("syscalls_per_frame nan\n");
 			return;
 		}
-		device[mode] = (double)(b.signal + b.rearm + b.other - a.signal - a.rearm - a.other) / n;
-		printf("#   caller %s: device %.3f per frame (out-fence signal %.3f, fd re-arm %.3f, other %.3f); "
-		       "the caller's own waits %.3f\n",
-		       mode_name[mode], device[mode], (double)(b.signal - a.signal) / n, (double)(b.rearm - a.rearm) / n,
-		       (double)(b.other - a.other) / n, (double)(b.caller_wait - a.caller_wait) / n);
+		wake[mode] = (b.wake - a.wake) / n;
+		device[mode] = (b.signal + b.rearm + b.wake + b.other - a.signal - a.rearm - a.wake - a.other) / n;
+		printf("#   %s, %u and %u frames: device %.3f per frame (submission wake %.3f, out-fence signal %.3f, "
+		       "fd re-arm %.3f, other %.3f); the caller's own waits %.3f\n",
+		       mode_name[mode], small[mode], large[mode], device[mode], wake[mode], (b.signal - a.signal) / n,
+		       (b.rearm - a.rearm) / n, (b.other - a.other) / n, (b.caller_wait - a.caller_wait) / n);
 	}
 	printf("syscalls_per_frame %.3f\n", device[0]);
+	printf("syscalls_per_frame_idle %.3f\n", device[2]);
+	printf("submit_syscalls_per_frame %.3f\n", wake[0]);
+	printf("submit_syscalls_per_frame_idle %.3f\n", wake[2]);
 }
 
 /* ---- (b) deadlines --------------------------------------------------------- */
@@ -670,7 +711,8 @@ static void calibrate_work(double job_ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-device [--part all|submit|deadline] [--jobs N] [--frames N[,N2]] "
-			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp]\n"
+			"[--loads L1,L2] [--job-ms MS] [--latency-frames K] [--pipeline synthetic|hw|isp] "
+			"[--preempt yes|no]\n"
 			"       [--size-divisor D]   (the deadline streams' width and height divided by D, 1..16)\n");
 	exit(2);
 }
@@ -687,8 +729,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if ((!strcmp(a, "--syscall-loop") || !strcmp(a, "--syscall-loop-fd")) && v) {
-			steady_loop((unsigned)atoi(v), !strcmp(a, "--syscall-loop-fd"));
+		if (!strncmp(a, "--syscall-loop", 14) && v) {
+			steady_loop((unsigned)atoi(v), !strcmp(a, "--syscall-loop-fd")     ? LOOP_FD
+						       : !strcmp(a, "--syscall-loop-idle") ? LOOP_IDLE
+											   : LOOP_WAIT);
 			return 0;
 		}
 		if (!v)
@@ -711,6 +755,8 @@ int main(int argc, char **argv)
 			o.pipeline = v;
 		else if (!strcmp(a, "--size-divisor"))
 			divisor = (unsigned)atoi(v);
+		else if (!strcmp(a, "--preempt") && (!strcmp(v, "yes") || !strcmp(v, "no")))
+			preempt_points = !strcmp(v, "yes");
 		else
 			usage();
 	}
@@ -738,6 +784,8 @@ int main(int argc, char **argv)
 			       "(a 3840x2160 job %.1f ms)\n", sleep_ns_per_pixel, o.job_ms);
 		} else if (!strcmp(o.pipeline, "synthetic")) {
 			calibrate_work(o.job_ms);
+			printf("# synthetic pipeline: bands of %d rows, %s\n", SYNTHETIC_BAND_ROWS,
+			       preempt_points ? "a preemption point between them" : "no preemption points (--preempt no)");
 		} else {
 			usage();
 		}

@@ -302,6 +302,8 @@ struct cisp_job_result {
  * @latency_p90_ns: 90th percentile.
  * @latency_p99_ns: 99th percentile.
  * @latency_max_ns: the largest.
+ * @preempted: times a running job of the context was stopped at a band
+ *             boundary for more urgent jobs (cisp_device_preempt_point()).
  */
 struct cisp_context_counters {
 	uint64_t submitted;
@@ -316,6 +318,7 @@ struct cisp_context_counters {
 	uint64_t latency_p90_ns;
 	uint64_t latency_p99_ns;
 	uint64_t latency_max_ns;
+	uint64_t preempted;
 };
 
 /**
@@ -346,6 +349,18 @@ CISP_API void cisp_device_destroy(struct cisp_device *dev);
  * the streams ask for one and a half workers.
  */
 CISP_API unsigned cisp_device_load(struct cisp_device *dev);
+
+/**
+ * cisp_device_preempt_point() - a point where a backend's @process may be
+ * preempted: if a job that goes before the one running (by the scheduler's
+ * order, at more than submission order) is ready, the calling worker runs it
+ * here and then returns, so @process goes on where it stopped. Call it only
+ * where the state of the frame in progress can wait (between the bands of
+ * a banded pipeline: the software ISP does). Off a device worker, or on a
+ * device whose jobs run on several threads (job_threads > 1), it does
+ * nothing.
+ */
+void cisp_device_preempt_point(void);
 
 /**
  * cisp_device_clock_ns() - the clock of deadlines and time stamps.

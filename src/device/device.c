@@ -14,6 +14,7 @@
 #include <cisp/pool.h>
 
 #include "core/error_internal.h"
+#include "core/preempt.h"
 #include "device/device_internal.h"
 
 #define DEFAULT_MAX_JOBS 256
@@ -54,11 +55,62 @@ static void spin_for_work(struct cisp_device *dev)
 	}
 }
 
+/*
+ * The worker's preemption point (core/preempt.h), between the bands of its
+ * job: when every worker is busy and a ready job goes before this one,
+ * run it here, on top of it, and come back. The stopped job's state stays
+ * where it is (its band buffers, this stack), so it goes on exactly where
+ * it stopped; the job run on top may be stopped in turn, at most once per
+ * context. Its time counts against the urgent job, not the stopped one.
+ */
+static void preempt_here(void *opaque)
+{
+	struct worker *w = opaque;
+	struct cisp_device *dev = w->dev;
+	struct job *self, *job;
+	uint64_t start;
+
+	if (!atomic_load_explicit(&dev->ready, memory_order_relaxed))
+		return;
+	start = fence_clock_ns();
+	pthread_mutex_lock(&dev->lock);
+	self = w->current;
+	if (dev->searching || dev->idle > dev->kept) {
+		/* A free worker takes it (woken in sched_push() if asleep). */
+		pthread_mutex_unlock(&dev->lock);
+		return;
+	}
+	if (!(job = sched_take_preempting(dev, self, start))) {
+		pthread_mutex_unlock(&dev->lock);
+		return;
+	}
+	self->ctx->counters.preempted++;
+	do {
+		w->current = job;
+		job_execute(job, NULL);
+		dev->searching--; /* job_execute() left this worker counted as looking for work */
+		w->current = self;
+	} while (!dev->preempt_always && !dev->stop && (job = sched_take_preempting(dev, self, fence_clock_ns())));
+	/* A job that became ready meanwhile (the next of a context that ran here) may want a sleeping worker. */
+	if (dev->idle && dev->num_ready > dev->searching)
+		pthread_cond_signal(&dev->work);
+	pthread_mutex_unlock(&dev->lock);
+	self->preempted_ns += fence_clock_ns() - start;
+}
+
+void cisp_device_preempt_point(void)
+{
+	preempt_point();
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct cisp_device *dev = w->dev;
 
+	/* A job on several threads cannot run another on top of it: the pool is busy with it. */
+	if (dev->job_threads <= 1)
+		preempt_hook_set(preempt_here, w);
 	pthread_mutex_lock(&dev->lock);
 	dev->searching++;
 	for (;;) {
@@ -73,7 +125,9 @@ static void *worker_main(void *arg)
 
 				dev->searching--;
 				dev->idle++;
+				dev->kept++;
 				pthread_cond_timedwait(&dev->work, &dev->lock, &ts);
+				dev->kept--;
 				dev->idle--;
 				dev->searching++;
 				continue;
@@ -96,7 +150,9 @@ static void *worker_main(void *arg)
 		if (!job)
 			break;
 		dev->searching--;
+		w->current = job;
 		job_execute(job, w->pool);
+		w->current = NULL;
 	}
 	dev->searching--;
 	pthread_mutex_unlock(&dev->lock);

@@ -64,6 +64,7 @@ struct job {
 	uint64_t submit_ns;
 	uint64_t deadline_ns;
 	uint64_t order; /* device-wide submission number: the last tie-break */
+	uint64_t preempted_ns; /* time the running job stood at a preemption point while more urgent jobs ran */
 	void *params;
 	size_t params_size;
 	bool params_allocated;
@@ -104,6 +105,7 @@ struct worker {
 	struct cisp_device *dev;
 	pthread_t thread;
 	struct cisp_pool *pool; /* for job_threads > 1 */
+	struct job *current;    /* the job it runs now, innermost when it preempted others (device lock) */
 	bool started;
 };
 
@@ -112,10 +114,12 @@ struct cisp_device {
 	pthread_cond_t work;    /* workers wait here for a ready job */
 	pthread_cond_t drained; /* a job of a dying context went away */
 	unsigned idle;          /* workers asleep on @work */
+	unsigned kept;          /* of @idle: kept free for the highest priority while lower jobs are ready */
 	unsigned searching;     /* workers awake and not running a job: they look at the ready list next */
 	bool spinning;          /* an idle worker spins briefly before sleeping (at most one) */
 	atomic_uint ready;      /* @num_ready, for the spinning worker to read without the lock */
 	bool stop;
+	bool preempt_always;    /* tests: at every preemption point run any ready job, one per point */
 	struct job *slots;
 	unsigned num_slots;
 	struct job *free;
@@ -148,6 +152,12 @@ void sched_remove(struct cisp_device *dev, struct job *job);
  * its context queue, and mark it running; NULL if there is none.
  */
 struct job *sched_take(struct cisp_device *dev, uint64_t now);
+/*
+ * The same, for a worker at a preemption point of @running: only a job that
+ * goes before @running for more than submission order (with
+ * preempt_always, any job); NULL if there is none.
+ */
+struct job *sched_take_preempting(struct cisp_device *dev, const struct job *running, uint64_t now);
 /* Make the context's head ready if it can run now; free no-op heads that need no worker. */
 void sched_kick(struct cisp_context *ctx);
 /*

@@ -343,7 +343,7 @@ void job_execute(struct job *job, struct cisp_pool *pool)
 
 	pthread_mutex_lock(&dev->lock);
 	if (run) {
-		uint64_t busy = end - start;
+		uint64_t busy = end - start - job->preempted_ns;
 
 		ctx->counters.busy_ns += busy;
 		ctx->cost_ns = ctx->cost_ns ? (3 * ctx->cost_ns + busy) / 4 : busy;

@@ -8,11 +8,13 @@
  *      priority breaking ties; when it does not: the highest priority, the
  *      earliest deadline within it (enum cisp_schedule);
  *   3. then the earliest submission.
- * EDF meets every deadline a feasible load allows as well as a
- * non-preemptive scheduler can; under overload, EDF would let every stream
- * miss, so priorities decide which ones do. Jobs are not preempted once
- * started. The overload policies act at submission (queue limit) and when a
- * job is taken (skip if late).
+ * Under overload, EDF would let every stream miss, so priorities decide
+ * which ones do. A running job is preempted between its bands (its
+ * pipeline's preemption points) when a ready job goes before it by this
+ * order for more than submission order and no worker is free for it: its
+ * worker runs the urgent job on top of it, then resumes it. The overload
+ * policies act at submission (queue limit) and when a job is taken (skip if
+ * late).
  */
 #include <errno.h>
 
@@ -35,6 +37,14 @@ static bool before(const struct job *a, const struct job *b, bool by_priority)
 	if (pa != pb)
 		return pa > pb;
 	return a->order < b->order;
+}
+
+/* Whether @a goes before @b for more than submission order: reason enough to stop @b for it. */
+static bool more_urgent(const struct job *a, const struct job *b, bool by_priority)
+{
+	return before(a, b, by_priority) &&
+	       (a->noop != b->noop || a->deadline_ns != b->deadline_ns ||
+		a->ctx->config.priority != b->ctx->config.priority);
 }
 
 void sched_submitted(struct cisp_context *ctx, uint64_t now)
@@ -71,9 +81,11 @@ unsigned sched_load(const struct cisp_device *dev, uint64_t now)
  * not already busy with lower-priority work. Otherwise a long low-priority
  * frame, started in a moment when nothing else was ready, would leave the
  * high-priority stream to share the remaining workers with everything else,
- * and since jobs are not preempted it would wait behind them.
+ * and wait behind them for a band at least (for a whole frame with a
+ * pipeline that has no preemption points). @replaced: the job the new one
+ * would preempt (its worker does not count as busy), or NULL.
  */
-static bool may_start(const struct cisp_device *dev, const struct job *job, uint64_t now)
+static bool may_start(const struct cisp_device *dev, const struct job *job, const struct job *replaced, uint64_t now)
 {
 	int top = job->ctx->config.priority;
 	unsigned lower = 0;
@@ -85,9 +97,12 @@ static bool may_start(const struct cisp_device *dev, const struct job *job, uint
 			top = c->config.priority;
 	if (top == job->ctx->config.priority)
 		return true;
-	for (const struct cisp_context *c = dev->contexts; c; c = c->next)
-		if (c->running && !c->running->noop && c->config.priority < top)
+	for (unsigned i = 0; i < dev->num_workers; i++) {
+		const struct job *r = dev->workers[i].current;
+
+		if (r && r != replaced && !r->noop && r->ctx->config.priority < top)
 			lower++;
+	}
 	return lower + 1 < dev->num_workers;
 }
 
@@ -123,10 +138,10 @@ void sched_remove(struct cisp_device *dev, struct job *job)
 	atomic_store_explicit(&dev->ready, dev->num_ready, memory_order_relaxed);
 }
 
-struct job *sched_take(struct cisp_device *dev, uint64_t now)
+/* The most urgent ready job that may start now, to replace @running (NULL: on a free worker). */
+static struct job *pick(struct cisp_device *dev, const struct job *running, uint64_t now)
 {
 	struct job *job = NULL;
-	struct cisp_context *ctx;
 	bool by_priority = dev->schedule == CISP_SCHEDULE_PRIORITY ||
 			   (dev->schedule == CISP_SCHEDULE_AUTO && dev->num_ready &&
 			    sched_load(dev, now) > 100 * dev->num_workers);
@@ -134,9 +149,19 @@ struct job *sched_take(struct cisp_device *dev, uint64_t now)
 	for (unsigned i = 0; i < dev->num_ready; i++) {
 		struct job *j = dev->ready_list[i];
 
-		if ((!job || before(j, job, by_priority)) && (!by_priority || may_start(dev, j, now)))
+		if ((!job || before(j, job, by_priority)) && (!by_priority || may_start(dev, j, running, now)))
 			job = j;
 	}
+	if (job && running && !dev->preempt_always && !more_urgent(job, running, by_priority))
+		return NULL;
+	return job;
+}
+
+/* Take @job (from pick()) off the ready list and its context queue, and mark it running. */
+static struct job *take(struct cisp_device *dev, struct job *job, uint64_t now)
+{
+	struct cisp_context *ctx;
+
 	if (!job)
 		return NULL;
 	ctx = job->ctx;
@@ -149,6 +174,7 @@ struct job *sched_take(struct cisp_device *dev, uint64_t now)
 		ctx->tail = NULL;
 	job->next = job->prev = NULL;
 	job->state = JOB_RUNNING;
+	job->preempted_ns = 0;
 	ctx->running = job;
 	if (!job->noop) {
 		ctx->waiting--;
@@ -161,6 +187,16 @@ struct job *sched_take(struct cisp_device *dev, uint64_t now)
 		}
 	}
 	return job;
+}
+
+struct job *sched_take(struct cisp_device *dev, uint64_t now)
+{
+	return take(dev, pick(dev, NULL, now), now);
+}
+
+struct job *sched_take_preempting(struct cisp_device *dev, const struct job *running, uint64_t now)
+{
+	return take(dev, pick(dev, running, now), now);
 }
 
 void sched_kick(struct cisp_context *ctx)

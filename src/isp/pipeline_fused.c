@@ -40,6 +40,7 @@
 #include <cisp/format.h>
 
 #include "core/error_internal.h"
+#include "core/preempt.h"
 #include "isp/pipeline_internal.h"
 
 /* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
@@ -713,8 +714,11 @@ static void run_task(void *opaque, unsigned task, unsigned worker)
 		/* A new part: the buffers hold no rows of it yet. */
 		for (int b = 0; b < j->plan->n_buffers; b++)
 			wk->win[b].lo = wk->win[b].done = 0;
-		while (take_band(j, (int)task, &s0, &s1))
+		while (take_band(j, (int)task, &s0, &s1)) {
 			run_band(j, wk, worker, s0, s1);
+			/* Between bands nothing is half made: a more urgent job may run here (preempt.h). */
+			preempt_point();
+		}
 	} while (take_half(j, (int)task));
 }
 
