@@ -57,17 +57,19 @@ static void spin_for_work(struct cisp_device *dev)
 
 /*
  * The worker's preemption point (core/preempt.h), between the bands of its
- * job: when every worker is busy and a ready job goes before this one,
- * run it here, on top of it, and come back. The stopped job's state stays
- * where it is (its band buffers, this stack), so it goes on exactly where
- * it stopped; the job run on top may be stopped in turn, at most once per
- * context. Its time counts against the urgent job, not the stopped one.
+ * job: while every worker is busy and a ready job goes before this one, run
+ * it here, on top of it, and come back. The stopped job's state stays where
+ * it is (its band buffers, this stack), so it goes on exactly where it
+ * stopped; a job run on top may be stopped in turn, at most once per
+ * context. As soon as a worker is free the stopped job goes on: it cannot
+ * move to that worker, the urgent jobs can.
  */
 static void preempt_here(void *opaque)
 {
 	struct worker *w = opaque;
 	struct cisp_device *dev = w->dev;
 	struct job *self, *job;
+	bool ran = false;
 	uint64_t start;
 
 	if (!atomic_load_explicit(&dev->ready, memory_order_relaxed))
@@ -75,27 +77,26 @@ static void preempt_here(void *opaque)
 	start = fence_clock_ns();
 	pthread_mutex_lock(&dev->lock);
 	self = w->current;
-	if (dev->searching || dev->idle > dev->kept) {
-		/* A free worker takes it (woken in sched_push() if asleep). */
-		pthread_mutex_unlock(&dev->lock);
-		return;
-	}
-	if (!(job = sched_take_preempting(dev, self, start))) {
-		pthread_mutex_unlock(&dev->lock);
-		return;
-	}
-	self->ctx->counters.preempted++;
-	do {
+	/* A worker looking for work or asleep takes it (sched_push() wakes one). */
+	while (!dev->searching && !dev->idle && !dev->stop &&
+	       (job = sched_take_preempting(dev, self, fence_clock_ns()))) {
+		ran = true;
 		w->current = job;
 		job_execute(job, NULL);
 		dev->searching--; /* job_execute() left this worker counted as looking for work */
 		w->current = self;
-	} while (!dev->preempt_always && !dev->stop && (job = sched_take_preempting(dev, self, fence_clock_ns())));
-	/* A job that became ready meanwhile (the next of a context that ran here) may want a sleeping worker. */
-	if (dev->idle && dev->num_ready > dev->searching)
-		pthread_cond_signal(&dev->work);
+		if (dev->preempt_always)
+			break;
+	}
+	if (ran) {
+		self->ctx->counters.preempted++;
+		/* A job that became ready meanwhile (the next of a context that ran here) may want a sleeping worker. */
+		if (dev->idle && dev->num_ready > dev->searching)
+			pthread_cond_signal(&dev->work);
+	}
 	pthread_mutex_unlock(&dev->lock);
-	self->preempted_ns += fence_clock_ns() - start;
+	if (ran)
+		self->preempted_ns += fence_clock_ns() - start;
 }
 
 void cisp_device_preempt_point(void)
@@ -125,9 +126,7 @@ static void *worker_main(void *arg)
 
 				dev->searching--;
 				dev->idle++;
-				dev->kept++;
 				pthread_cond_timedwait(&dev->work, &dev->lock, &ts);
-				dev->kept--;
 				dev->idle--;
 				dev->searching++;
 				continue;

@@ -114,7 +114,6 @@ struct cisp_device {
 	pthread_cond_t work;    /* workers wait here for a ready job */
 	pthread_cond_t drained; /* a job of a dying context went away */
 	unsigned idle;          /* workers asleep on @work */
-	unsigned kept;          /* of @idle: kept free for the highest priority while lower jobs are ready */
 	unsigned searching;     /* workers awake and not running a job: they look at the ready list next */
 	bool spinning;          /* an idle worker spins briefly before sleeping (at most one) */
 	atomic_uint ready;      /* @num_ready, for the spinning worker to read without the lock */
