@@ -113,7 +113,6 @@ static void *worker_main(void *arg)
 	if (dev->job_threads <= 1)
 		preempt_hook_set(preempt_here, w);
 	pthread_mutex_lock(&dev->lock);
-	dev->searching++;
 	for (;;) {
 		struct job *job;
 		bool spun = false;
@@ -180,9 +179,17 @@ static int start_workers(struct cisp_device *dev)
 		w->dev = dev;
 		if (dev->job_threads > 1 && (ret = cisp_pool_create(&w->pool, dev->job_threads)))
 			return ret;
+		/* Looking for work from now: a worker whose thread has not run yet is not busy. */
+		pthread_mutex_lock(&dev->lock);
+		dev->searching++;
+		pthread_mutex_unlock(&dev->lock);
 		ret = pthread_create(&w->thread, NULL, worker_main, w);
-		if (ret)
+		if (ret) {
+			pthread_mutex_lock(&dev->lock);
+			dev->searching--;
+			pthread_mutex_unlock(&dev->lock);
 			return cisp_error(-ret, "cannot start device worker %u: %s", i, strerror(ret));
+		}
 		w->started = true;
 	}
 	return 0;
