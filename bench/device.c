@@ -679,10 +679,11 @@ static void run_load(const struct options *o, int load_percent, unsigned frames)
 		printf("misses %s %d %" PRIu64 "\n", streams[c].name, load_percent,
 		       after[c].deadline_misses - before[c].deadline_misses);
 		printf("#   %s (priority %d, %s): %" PRIu64 " submitted, %u refused (queue full), %" PRIu64 " ran, %" PRIu64
-		       " dropped, %" PRIu64 " failed; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		       " dropped, %" PRIu64 " failed, %" PRIu64 " preempted; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
 		       streams[c].name, streams[c].priority, policy_name(streams[c].policy),
 		       after[c].submitted - before[c].submitted, rejected[c], after[c].completed - before[c].completed,
 		       after[c].dropped - before[c].dropped, after[c].failed - before[c].failed,
+		       after[c].preempted - before[c].preempted,
 		       n ? lat[n / 2] / 1e6 : 0.0, n ? lat[n * 99 / 100] / 1e6 : 0.0, n ? lat[n - 1] / 1e6 : 0.0);
 		free(lat);
 	}
