@@ -21,7 +21,10 @@
  *  - the jobs of one context run one at a time and complete in order;
  *  - the scheduler picks, among contexts whose next job is ready, the one
  *    with the earliest deadline while the load fits the workers, and the
- *    highest priority (then the earliest deadline) when it does not.
+ *    highest priority (then the earliest deadline) when it does not;
+ *  - when every worker is busy, a running job is stopped between two of its
+ *    bands for a ready job that goes before it, and goes on where it
+ *    stopped once that job is done (cisp_device_preempt_point()).
  */
 #ifndef CISP_DEVICE_H
 #define CISP_DEVICE_H
