@@ -153,11 +153,27 @@ static int synthetic_process(void *instance, struct cisp_device_frame *frame)
 {
 	struct synthetic *s = instance;
 
-	if (s->sleep_ns) {
+	if (s->sleep_ns && !preempt_points) {
 		struct timespec ts = { (time_t)(s->sleep_ns / 1000000000u), (long)(s->sleep_ns % 1000000000u) };
 
 		while (nanosleep(&ts, &ts) == EINTR)
 			;
+		return 0;
+	}
+	if (s->sleep_ns) {
+		/* A pipe that can stop between bands: each band ends at its share of the time, the stops not counted. */
+		uint64_t end = now_ns();
+
+		for (uint32_t y = 0; y < s->height; y += SYNTHETIC_BAND_ROWS) {
+			uint32_t y1 = y + SYNTHETIC_BAND_ROWS < s->height ? y + SYNTHETIC_BAND_ROWS : s->height;
+			uint64_t stop;
+
+			end += s->sleep_ns * y1 / s->height - s->sleep_ns * y / s->height;
+			sleep_until(end);
+			stop = now_ns();
+			cisp_device_preempt_point();
+			end += now_ns() - stop;
+		}
 		return 0;
 	}
 	uint64_t x = frame->sequence | 1;
