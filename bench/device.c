@@ -616,7 +616,7 @@ static void run_load(const struct options *o, int load_percent, unsigned frames)
 	double wall;
 	struct rig r;
 	double cost[3], demand = 0, scale;
-	uint64_t period[3], next[3], t0;
+	uint64_t period[3], next[3], t0, preempted_before[3];
 	struct cisp_context_counters before[3], after[3];
 	struct cisp_job_result *res = calloc(frames, sizeof(*res));
 	int *which = calloc(frames, sizeof(*which));
@@ -643,8 +643,10 @@ static void run_load(const struct options *o, int load_percent, unsigned frames)
 	}
 	printf("#   deadline = arrival + %.1f periods; %u frames\n", o->latency_frames, frames);
 
-	for (int c = 0; c < 3; c++)
+	for (int c = 0; c < 3; c++) {
 		cisp_context_counters(r.ctx[c], &before[c]);
+		preempted_before[c] = cisp_context_preemptions(r.ctx[c]);
+	}
 	cpu_times(&cpu0, &wait0);
 	start = now_ns();
 	t0 = start + 20000000;
@@ -699,7 +701,7 @@ static void run_load(const struct options *o, int load_percent, unsigned frames)
 		       streams[c].name, streams[c].priority, policy_name(streams[c].policy),
 		       after[c].submitted - before[c].submitted, rejected[c], after[c].completed - before[c].completed,
 		       after[c].dropped - before[c].dropped, after[c].failed - before[c].failed,
-		       after[c].preempted - before[c].preempted,
+		       cisp_context_preemptions(r.ctx[c]) - preempted_before[c],
 		       n ? lat[n / 2] / 1e6 : 0.0, n ? lat[n * 99 / 100] / 1e6 : 0.0, n ? lat[n - 1] / 1e6 : 0.0);
 		free(lat);
 	}

@@ -305,8 +305,6 @@ struct cisp_job_result {
  * @latency_p90_ns: 90th percentile.
  * @latency_p99_ns: 99th percentile.
  * @latency_max_ns: the largest.
- * @preempted: times a running job of the context was stopped at a band
- *             boundary for more urgent jobs (cisp_device_preempt_point()).
  */
 struct cisp_context_counters {
 	uint64_t submitted;
@@ -321,7 +319,6 @@ struct cisp_context_counters {
 	uint64_t latency_p90_ns;
 	uint64_t latency_p99_ns;
 	uint64_t latency_max_ns;
-	uint64_t preempted;
 };
 
 /**
@@ -363,7 +360,7 @@ CISP_API unsigned cisp_device_load(struct cisp_device *dev);
  * device whose jobs run on several threads (job_threads > 1), it does
  * nothing.
  */
-void cisp_device_preempt_point(void);
+CISP_API void cisp_device_preempt_point(void);
 
 /**
  * cisp_device_clock_ns() - the clock of deadlines and time stamps.
@@ -410,6 +407,17 @@ CISP_API int cisp_context_limits(struct cisp_context *ctx, struct cisp_params_li
  * @counters: receives them.
  */
 CISP_API void cisp_context_counters(struct cisp_context *ctx, struct cisp_context_counters *counters);
+
+/**
+ * cisp_context_preemptions() - how often a running job of the context was
+ * stopped at a preemption point for more urgent jobs
+ * (cisp_device_preempt_point()); counted once per stop, however many jobs
+ * ran on top of it.
+ * @ctx: the context.
+ *
+ * Return: the count since the context was created.
+ */
+CISP_API uint64_t cisp_context_preemptions(struct cisp_context *ctx);
 
 /**
  * cisp_job_submit() - validate a job and queue it; never blocks.

@@ -78,3 +78,13 @@ void cisp_context_counters(struct cisp_context *ctx, struct cisp_context_counter
 	out->latency_max_ns = ctx->latency.max;
 	pthread_mutex_unlock(&dev->lock);
 }
+
+uint64_t cisp_context_preemptions(struct cisp_context *ctx)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ctx->dev->lock);
+	n = ctx->preemptions;
+	pthread_mutex_unlock(&ctx->dev->lock);
+	return n;
+}

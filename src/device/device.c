@@ -89,7 +89,7 @@ static void preempt_here(void *opaque)
 			break;
 	}
 	if (ran) {
-		self->ctx->counters.preempted++;
+		self->ctx->preemptions++;
 		/* A job that became ready meanwhile (the next of a context that ran here) may want a sleeping worker. */
 		if (dev->idle && dev->num_ready > dev->searching)
 			pthread_cond_signal(&dev->work);

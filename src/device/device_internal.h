@@ -95,6 +95,7 @@ struct cisp_context {
 	uint64_t interval_ns;    /* recent time between submissions (for the load estimate) */
 	uint64_t last_submit_ns;
 	struct cisp_context_counters counters; /* all but the latency fields and @queued */
+	uint64_t preemptions;    /* cisp_context_preemptions() */
 	struct latency_hist latency;
 	bool dying;
 };
