@@ -259,14 +259,15 @@ TEST(abi_defaults)
 TEST(abi_block_names)
 {
 	static const char *const names[] = { "unknown", "blc", "dpc",   "noise",   "bnr", "lsc",  "wb",   "demosaic",
-					     "ccm",     "tone", "lut3d", "sharpen", "csc", "crop", "stats", "cnr" };
+					     "ccm",     "tone", "lut3d", "sharpen", "csc", "crop", "stats", "cnr",
+					     "highlights" };
 
 	for (unsigned t = 1; t < CISP_BLOCK_TYPE_COUNT; t++) {
 		CHECK(!strcmp(cisp_block_name(t), names[t]));
 		CHECK_EQ(cisp_block_type_from_name(names[t]), t);
 	}
 	CHECK(!strcmp(cisp_block_name(0), "unknown"));
-	CHECK(!strcmp(cisp_block_name(16), "unknown"));
+	CHECK(!strcmp(cisp_block_name(17), "unknown"));
 	CHECK(!strcmp(cisp_block_name(0xffff), "unknown"));
 	CHECK_EQ(cisp_block_type_from_name("unknown"), 0);
 	CHECK_EQ(cisp_block_type_from_name("LSC"), 0);
@@ -281,14 +282,14 @@ TEST(abi_encode_default_state)
 	uint8_t *buf = encode(s, ~0u, &size);
 	/* header, then each block: blc 24, dpc 16 (no pixels), noise 40, bnr 16, lsc 16 + 2*2*8, wb 16,
 	 * demosaic 16, ccm 40, tone 536, lut3d 16 + 8*6, sharpen 16, csc 16, crop 2 * 24, stats 88, cnr 16 */
-	const size_t expected = 16 + 24 + 16 + 40 + 16 + 48 + 16 + 16 + 40 + 536 + 64 + 16 + 16 + 48 + 88 + 16;
+	const size_t expected = 16 + 24 + 16 + 40 + 16 + 48 + 16 + 16 + 40 + 536 + 64 + 16 + 16 + 48 + 88 + 16 + 16;
 	static const struct {
 		uint16_t type, flags;
 		uint32_t size;
 	} blocks[] = { { 1, 2, 24 }, { 2, 1, 16 },  { 3, 0, 40 },  { 4, 1, 16 },  { 5, 1, 48 },
 		       { 6, 2, 16 }, { 7, 2, 16 },  { 8, 2, 40 },  { 9, 2, 536 }, { 10, 1, 64 },
 		       { 11, 1, 16 }, { 12, 2, 16 }, { 13, 1, 24 }, { 13, 1, 24 }, { 14, 2, 88 },
-		       { 15, 1, 16 } };
+		       { 15, 1, 16 }, { 16, 1, 16 } };
 	size_t off = 16;
 
 	CHECK_EQ(size, expected);
@@ -330,7 +331,7 @@ TEST(abi_encode_largest_state)
 	s->lut3d.size = CISP_LUT3D_MAX_SIZE;
 	buf = encode(s, ~0u, &size);
 	/* dpc 16 + 65536, lsc 16 + 32768, lut3d 16 + 215622 rounded to 215640 */
-	CHECK_EQ(size, 16 + 24 + 65552 + 40 + 16 + 32784 + 16 + 16 + 40 + 536 + 215640 + 16 + 16 + 48 + 88 + 16);
+	CHECK_EQ(size, 16 + 24 + 65552 + 40 + 16 + 32784 + 16 + 16 + 40 + 536 + 215640 + 16 + 16 + 48 + 88 + 16 + 16);
 	CHECK(size <= CISP_PARAMS_MAX_SIZE);
 	CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
 	CHECK(same_state(s, t));
@@ -655,8 +656,8 @@ TEST(abi_bad_framing)
 
 	p[0] = 0;
 	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 0");
-	p[0] = 16;
-	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 16");
+	p[0] = 17;
+	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 17");
 	p[0] = 0xff;
 	p[1] = 0xff;
 	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "unknown block type 65535");
@@ -945,7 +946,8 @@ TEST(abi_field_ranges_from_the_table)
 			}
 		}
 	}
-	CHECK_EQ(checked, 23 + 15 + 6); /* 23 bounded ranges, 15 reserved fields; CNR: 5 range ends, 1 reserved */
+	/* 23 bounded ranges, 15 reserved fields; CNR: 5 range ends, 1 reserved; highlights: 4 and 1 */
+	CHECK_EQ(checked, 23 + 15 + 6 + 5);
 	free(s);
 }
 

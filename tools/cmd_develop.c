@@ -55,6 +55,8 @@ static void usage(FILE *out)
 		"                          its colour matrix, else grey world, when it has none;\n"
 		"                          the default), grey world from the ISP statistics, or no\n"
 		"                          automatic balance (the file's or --params' gains)\n"
+		"  --highlights clip|blend|reconstruct|none  clipped highlights: white (the\n"
+		"                          default), neutral, the colour around them, or as clipped\n"
 		"  --ev N                  exposure compensation in stops, -4..4 (default 0)\n"
 		"  --linear                16-bit linear output in the output colour space, for\n"
 		"                          measurement: no defect correction, tone curve, 3D LUT or\n"
@@ -92,7 +94,8 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_CFA, OPT_BLACK, OPT_WHITE, OPT_PARAMS, OPT_DEMOSAIC, OPT_AWB,
 	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH, OPT_QUALITY, OPT_NO_CROP,
-	       OPT_TYPE, OPT_FORCE, OPT_VENDOR, OPT_TRUSTED_VENDOR };
+	       OPT_TYPE, OPT_FORCE, OPT_VENDOR, OPT_TRUSTED_VENDOR, OPT_HIGHLIGHTS };
+	static const char *const highlights[] = { "clip", "blend", "reconstruct", "none", NULL };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "size", required_argument, NULL, OPT_SIZE },
@@ -105,6 +108,7 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 		{ "trusted-vendor", required_argument, NULL, OPT_TRUSTED_VENDOR },
 		{ "demosaic", required_argument, NULL, OPT_DEMOSAIC },
 		{ "awb", required_argument, NULL, OPT_AWB },
+		{ "highlights", required_argument, NULL, OPT_HIGHLIGHTS },
 		{ "ev", required_argument, NULL, OPT_EV },
 		{ "linear", no_argument, NULL, OPT_LINEAR },
 		{ "depth", required_argument, NULL, OPT_DEPTH },
@@ -166,6 +170,16 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 				o->develop.awb = CISP_DEVELOP_AWB_NONE;
 			} else {
 				fprintf(stderr, "cisp develop: --awb takes camera, grey or none, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_HIGHLIGHTS: /* the names in enum cisp_develop_highlights' order */
+			for (o->develop.highlights = 0; highlights[o->develop.highlights] &&
+							strcmp(optarg, highlights[o->develop.highlights]);)
+				o->develop.highlights++;
+			if (!highlights[o->develop.highlights]) {
+				fprintf(stderr, "cisp develop: --highlights takes clip, blend, reconstruct or none, not '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;

@@ -106,11 +106,20 @@ enum cisp_develop_awb {
 	CISP_DEVELOP_AWB_NONE = 3,
 };
 
+/** Clipped highlights of cisp_develop() (docs/stages/highlights.md); 0..2 as enum cisp_highlights_mode. */
+enum cisp_develop_highlights {
+	CISP_DEVELOP_HIGHLIGHTS_CLIP = 0,        /**< towards white */
+	CISP_DEVELOP_HIGHLIGHTS_BLEND = 1,       /**< towards the neutral of the same brightness */
+	CISP_DEVELOP_HIGHLIGHTS_RECONSTRUCT = 2, /**< towards the colour of the unclipped pixels around */
+	CISP_DEVELOP_HIGHLIGHTS_NONE = 3,        /**< left as clipped: the stage is off */
+};
+
 /**
  * struct cisp_develop_options - how cisp_develop() develops a frame; all
  * zero is develop's default.
  * @demosaic: enum cisp_demosaic_algorithm (0: fast).
  * @awb: enum cisp_develop_awb.
+ * @highlights: enum cisp_develop_highlights.
  * @ev: exposure compensation in stops, -4..4: scales the white-balance gains.
  * @linear: output for measurement: 16-bit linear light in the output colour
  *          space, without defect correction, tone curve, 3D LUT or sharpening.
@@ -129,6 +138,7 @@ enum cisp_develop_awb {
 struct cisp_develop_options {
 	uint32_t demosaic;
 	uint32_t awb;
+	uint32_t highlights;
 	double ev;
 	bool linear;
 	bool full_frame;

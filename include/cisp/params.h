@@ -106,6 +106,7 @@ enum cisp_block_type {
 	CISP_BLOCK_CROP = 13,     /**< per-output crop, struct cisp_crop_params */
 	CISP_BLOCK_STATS = 14,    /**< statistics configuration, struct cisp_stats_params */
 	CISP_BLOCK_CNR = 15,      /**< chroma denoise, struct cisp_cnr_params */
+	CISP_BLOCK_HIGHLIGHTS = 16, /**< clipped highlights, struct cisp_highlights_params */
 	/**
 	 * a vendor block, struct cisp_vendor_params: an opaque payload for a
 	 * vendor stage. Not a canonical type: it takes the last bit of the
@@ -115,7 +116,7 @@ enum cisp_block_type {
 };
 
 /** One past the highest canonical block type of this version. */
-#define CISP_BLOCK_TYPE_COUNT 16
+#define CISP_BLOCK_TYPE_COUNT 17
 
 /* ------------------------------------------------------------------------ */
 
@@ -481,6 +482,36 @@ struct cisp_cnr_params {
 	uint16_t strength;
 	uint16_t luma_strength;
 	uint16_t radius;
+	uint16_t reserved;
+};
+
+/** Highlight modes (docs/stages/highlights.md). */
+enum cisp_highlights_mode {
+	CISP_HIGHLIGHTS_CLIP = 0,        /**< near the clip point, towards white */
+	CISP_HIGHLIGHTS_BLEND = 1,       /**< near the clip point, towards the neutral of the same brightness */
+	CISP_HIGHLIGHTS_RECONSTRUCT = 2, /**< near the clip point, towards the colour of the unclipped neighbours */
+};
+
+/**
+ * struct cisp_highlights_params - clipped highlights, after white balance
+ * (CISP_BLOCK_HIGHLIGHTS, 16 bytes).
+ * @header: type CISP_BLOCK_HIGHLIGHTS.
+ * @mode: enum cisp_highlights_mode.
+ * @white: the level at which the sensor clips, in the units of the black
+ *         level's output (65535: the white level of BLC), 1024..65535. The
+ *         stage clips at the lowest level any channel reaches after the
+ *         white-balance gains.
+ * @knee: where the roll-off starts, as a fraction of that clip level, Q4.12,
+ *        2048..4032 (0.5 to 0.984).
+ * @reserved: 0.
+ *
+ * Default: disabled, clip, white 65535, knee 3686 (0.9).
+ */
+struct cisp_highlights_params {
+	struct cisp_block_header header;
+	uint16_t mode;
+	uint16_t white;
+	uint16_t knee;
 	uint16_t reserved;
 };
 

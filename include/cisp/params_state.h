@@ -51,6 +51,8 @@ extern "C" {
  *        in @enabled is unused, @crop_enabled says which outputs crop.
  * @crop_enabled: bit n set when output n has a crop.
  * @stats: statistics configuration.
+ * @cnr: chroma denoise.
+ * @highlights: clipped highlights.
  */
 struct cisp_param_state {
 	uint32_t enabled;
@@ -70,6 +72,7 @@ struct cisp_param_state {
 	uint32_t crop_enabled;
 	struct cisp_stats_params stats;
 	struct cisp_cnr_params cnr;
+	struct cisp_highlights_params highlights;
 };
 
 /**

@@ -131,6 +131,12 @@ ASSERT_LAYOUT(cisp_cnr_params, luma_strength, 10);
 ASSERT_LAYOUT(cisp_cnr_params, radius, 12);
 ASSERT_LAYOUT(cisp_cnr_params, reserved, 14);
 
+ASSERT_SIZE(cisp_highlights_params, 16);
+ASSERT_LAYOUT(cisp_highlights_params, mode, 8);
+ASSERT_LAYOUT(cisp_highlights_params, white, 10);
+ASSERT_LAYOUT(cisp_highlights_params, knee, 12);
+ASSERT_LAYOUT(cisp_highlights_params, reserved, 14);
+
 ASSERT_SIZE(cisp_vendor_params, 24 + CISP_VENDOR_MAX_PAYLOAD);
 ASSERT_LAYOUT(cisp_vendor_params, vendor_id, 8);
 ASSERT_LAYOUT(cisp_vendor_params, type, 12);
@@ -182,7 +188,7 @@ _Static_assert(sizeof(struct cisp_param_state) ==
 			       sizeof(struct cisp_tone_params) + sizeof(struct cisp_lut3d_params) +
 			       sizeof(struct cisp_sharpen_params) + sizeof(struct cisp_csc_params) +
 			       CISP_MAX_OUTPUTS * sizeof(struct cisp_crop_params) + sizeof(struct cisp_stats_params) +
-			       sizeof(struct cisp_cnr_params),
+			       sizeof(struct cisp_cnr_params) + sizeof(struct cisp_highlights_params),
 	       "struct cisp_param_state has padding");
 
 /* ---- fields ---- */
@@ -245,6 +251,16 @@ static const struct abi_field bnr_fields[] = {
 	FIELD(cisp_bnr_params, mode, ABI_U16, 0, CISP_BNR_QUALITY, .names = algorithm_names,
 	      .flags = ABI_OPTIONAL),
 	RESERVED(cisp_bnr_params, reserved, ABI_U16),
+	{ 0 },
+};
+
+static const char *const highlights_mode_names[] = { "clip", "blend", "reconstruct", NULL };
+
+static const struct abi_field highlights_fields[] = {
+	FIELD(cisp_highlights_params, mode, ABI_U16, 0, CISP_HIGHLIGHTS_RECONSTRUCT, .names = highlights_mode_names),
+	FIELD(cisp_highlights_params, white, ABI_U16, 1024, 65535),
+	FIELD(cisp_highlights_params, knee, ABI_U16, 2048, 4032, .frac = 12),
+	RESERVED(cisp_highlights_params, reserved, ABI_U16),
 	{ 0 },
 };
 
@@ -445,6 +461,15 @@ static void cnr_defaults(void *block)
 	p->radius = 4;
 }
 
+static void highlights_defaults(void *block)
+{
+	struct cisp_highlights_params *p = block;
+
+	p->mode = CISP_HIGHLIGHTS_CLIP;
+	p->white = 65535;
+	p->knee = 3686;
+}
+
 static void lsc_defaults(void *block)
 {
 	struct cisp_lsc_params *p = block;
@@ -596,6 +621,8 @@ static const struct abi_block blocks[CISP_BLOCK_TYPE_COUNT] = {
 	BLOCK(CISP_BLOCK_STATS, cisp_stats_params, stats, .name = "stats", .fields = stats_fields,
 	      .check = abi_check_stats, .defaults = stats_defaults, .enabled_by_default = true),
 	BLOCK(CISP_BLOCK_CNR, cisp_cnr_params, cnr, .name = "cnr", .fields = cnr_fields, .defaults = cnr_defaults),
+	BLOCK(CISP_BLOCK_HIGHLIGHTS, cisp_highlights_params, highlights, .name = "highlights",
+	      .fields = highlights_fields, .defaults = highlights_defaults),
 };
 
 const struct abi_block *abi_block_info(unsigned type)

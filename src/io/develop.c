@@ -121,6 +121,9 @@ int cisp_develop_config(const struct cisp_raw_frame *frame, const struct cisp_de
 	if (opt->demosaic > CISP_DEMOSAIC_QUALITY || opt->awb > CISP_DEVELOP_AWB_NONE || !(fabs(opt->ev) <= 4))
 		return cisp_error(-EINVAL, "develop: demosaic %u, white balance %u or exposure %g stops out of range",
 				  opt->demosaic, opt->awb, opt->ev);
+	if (opt->highlights > CISP_DEVELOP_HIGHLIGHTS_NONE)
+		return cisp_error(-EINVAL, "develop: highlights %u out of range 0..%u", opt->highlights,
+				  CISP_DEVELOP_HIGHLIGHTS_NONE);
 	area = cisp_develop_area(frame, opt);
 	memset(config, 0, sizeof(*config));
 	config->input_format = frame->image.format;
@@ -148,6 +151,10 @@ static int set_params(struct cisp_isp *isp, const struct cisp_raw_frame *frame, 
 	state.demosaic.algorithm = (uint16_t)opt->demosaic;
 	if ((ret = cisp_raw_frame_params(frame, &state)))
 		return ret;
+	if (opt->highlights != CISP_DEVELOP_HIGHLIGHTS_NONE) {
+		state.highlights.mode = (uint16_t)opt->highlights;
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
+	}
 	/* Measurement output: no cosmetic stages (dynamic defect correction also flattens fine detail). */
 	if (opt->linear)
 		state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |

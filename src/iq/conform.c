@@ -369,6 +369,15 @@ static void v_wb(struct cisp_param_state *s)
 	s->wb.gain[CISP_CH_B] = 6144; /* 1.5 */
 }
 
+static void v_highlights(struct cisp_param_state *s)
+{
+	v_wb(s);
+	s->highlights.mode = CISP_HIGHLIGHTS_RECONSTRUCT;
+	s->highlights.white = 50000;
+	s->highlights.knee = 3072; /* 0.75 */
+	s->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
+}
+
 static void v_demosaic_quality(struct cisp_param_state *s)
 {
 	s->demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
@@ -444,6 +453,8 @@ static const struct vector vectors[] = {
 	{ "bnr", "Bayer denoise at 1.5 sigma of a given noise profile", CISP_FMT_RGB48, GV_W, GV_H, v_bnr },
 	{ "lsc", "a 5x4 lens-shading gain grid per channel", CISP_FMT_RGB48, GV_W, GV_H, v_lsc },
 	{ "wb", "white-balance gains R 1.9, Gb 1.006, B 1.5", CISP_FMT_RGB48, GV_W, GV_H, v_wb },
+	{ "highlights", "highlight reconstruction below a clip level of 50000, after the wb vector's gains",
+	  CISP_FMT_RGB48, GV_W, GV_H, v_highlights },
 	{ "demosaic-quality", "the edge-aware demosaic", CISP_FMT_RGB48, GV_W, GV_H, v_demosaic_quality },
 	{ "ccm", "a saturating colour matrix with offsets", CISP_FMT_RGB48, GV_W, GV_H, v_ccm },
 	{ "tone", "an S-shaped tone curve and the sRGB transfer", CISP_FMT_RGB48, GV_W, GV_H, v_tone },

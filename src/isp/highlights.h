@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Clipped highlights after white balance, in the Bayer domain (docs/stages/highlights.md). */
+#ifndef CISP_ISP_HIGHLIGHTS_H
+#define CISP_ISP_HIGHLIGHTS_H
+
+#include <stdint.h>
+
+#include <cisp/format.h>
+#include <cisp/params.h>
+
+#include "plane.h"
+
+/* Colours of the CFA sites, as the stage groups them (both greens are green). */
+enum { HL_RED, HL_GREEN, HL_BLUE };
+
+struct cisp_highlights_coeffs {
+	uint16_t mode;      /* enum cisp_highlights_mode */
+	uint16_t white;     /* W: the clip level, the lowest over the channels after their gains */
+	uint16_t knee;      /* K: where the roll-off starts */
+	uint32_t ramp;      /* round(2^24 / max(W - K, 1)): the roll-off's slope */
+	uint8_t colour[4];  /* HL_* per CFA site, index (y & 1) * 2 + (x & 1) */
+};
+
+/* The tables for @p, after the gains @wb (NULL: white balance is off). */
+void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp_highlights_params *p,
+			     const struct cisp_wb_params *wb, enum cisp_cfa cfa);
+/* Rows of support the stage reads above and below each row in @mode. */
+int cisp_highlights_radius(unsigned mode);
+/*
+ * Row @y of @w samples into @out, from @rows: the input rows y - 2 .. y + 2,
+ * reflected at the frame edges (rows[2] is row y).
+ */
+void cisp_highlights_row_c(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
+			   int w, int y);
+/* Rows [y0, y1) of @out from @in (whole-frame planes, not the same). */
+void cisp_highlights_rows(const struct cisp_highlights_coeffs *c, const struct plane16 *in,
+			  const struct plane16 *out, int y0, int y1);
+
+#endif
