@@ -308,7 +308,7 @@ TEST(abi_encode_default_state)
 	/* The crop blocks name their outputs, the LSC block its 2x2 grid. */
 	CHECK_EQ(abi_rd16(buf + 16 + 24 + 16 + 40 + 16 + 8), 2);
 	CHECK_EQ(abi_rd16(buf + 16 + 24 + 16 + 40 + 16 + 16), 4096);
-	CHECK_EQ(abi_rd16(buf + expected - 16 - 88 - 24 + 8), 1);
+	CHECK_EQ(abi_rd16(buf + expected - 16 - 16 - 88 - 24 + 8), 1);
 	CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
 	CHECK(same_state(s, t));
 	free(buf);

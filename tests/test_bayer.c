@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bayer-domain stages: unpack, black level, defective pixels, lens shading,
- * white balance, Bayer denoise. Known answers on synthetic frames, computed
+ * white balance, highlights, Bayer denoise. Known answers on synthetic frames, computed
  * here from the documented arithmetic, and row-band independence.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/image.h>
 #include <cisp/params.h>
+#include <cisp/params_state.h>
+#include <cisp/raster.h>
 
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/dpc.h"
+#include "isp/highlights.h"
 #include "isp/lsc.h"
 #include "isp/unpack.h"
 #include "isp/wb.h"
@@ -864,4 +868,291 @@ TEST(bnr_noisy_flat_and_step_edge)
 	}
 	free(in.base);
 	free(out.base);
+}
+
+/* ---- highlights ------------------------------------------------------------ */
+
+static void highlights_fn(const void *ctx, const struct plane16 *in, const struct plane16 *out, int y0, int y1)
+{
+	cisp_highlights_rows(ctx, in, out, y0, y1);
+}
+
+/* @mode, white 65535, knee 0.9 (the defaults: clip level 65535, knee 58975). */
+static struct cisp_highlights_coeffs highlights_coeffs(unsigned mode, const struct cisp_wb_params *wb,
+						       enum cisp_cfa cfa)
+{
+	struct cisp_highlights_params p = { .mode = (uint16_t)mode, .white = 65535, .knee = 3686 };
+	struct cisp_highlights_coeffs c;
+
+	cisp_highlights_prepare(&c, &p, wb, cfa);
+	return c;
+}
+
+/* A 16x16 frame of (r, g, b) by CFA colour; its output in @out. */
+static void highlights_flat(const struct cisp_highlights_coeffs *c, enum cisp_cfa cfa, const int rgb[3],
+			    struct plane16 *out)
+{
+	struct plane16 in = plane_new(16, 16);
+
+	for (int y = 0; y < 16; y++)
+		for (int x = 0; x < 16; x++) {
+			int ch = chan(cfa, x, y);
+
+			*px(&in, x, y) = (uint16_t)rgb[ch == 0 ? 0 : ch == 3 ? 2 : 1];
+		}
+	*out = plane_new(16, 16);
+	cisp_highlights_rows(c, &in, out, 0, 16);
+	free(in.base);
+}
+
+/* Pixels of @p that are not @v. */
+static int count_not(const struct plane16 *p, int v)
+{
+	int bad = 0;
+
+	for (int y = 0; y < p->height; y++)
+		for (int x = 0; x < p->width; x++)
+			bad += *px(p, x, y) != v;
+	return bad;
+}
+
+TEST(highlights_clipped_yellow_comes_out_neutral_every_mode)
+{
+	static const int yellow[3] = { 65535, 65535, 40000 };
+	/* clip: the brightest colour; blend and reconstruct (no unclipped R or G around): (R + 2G + B + 2) >> 2. */
+	static const int want[3] = { 65535, 59151, 59151 };
+
+	for (int cfa = 0; cfa < 4; cfa++) {
+		for (unsigned mode = 0; mode < 3; mode++) {
+			struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, cfa);
+			struct plane16 out;
+
+			CHECK_EQ(c.white, 65535);
+			CHECK_EQ(c.knee, 58975); /* (65535 * 3686 + 2048) >> 12 */
+			highlights_flat(&c, cfa, yellow, &out);
+			CHECK_EQ(count_not(&out, want[mode]), 0);
+			free(out.base);
+		}
+	}
+}
+
+TEST(highlights_clip_level_follows_the_wb_gains)
+{
+	/* Blue at 0.5: a sensor white of 65535 is 32768 after the gains, the lowest clip level. */
+	struct cisp_wb_params wb = { .gain = { 8192, 4096, 4096, 2048 } };
+	static const int clipped[3] = { 65535, 65535, 32768 };
+	struct cisp_highlights_coeffs c = highlights_coeffs(CISP_HIGHLIGHTS_CLIP, &wb, CISP_CFA_GBRG);
+	struct plane16 out;
+
+	CHECK_EQ(c.white, 32768);
+	CHECK_EQ(c.knee, 29488); /* (32768 * 3686 + 2048) >> 12 */
+	highlights_flat(&c, CISP_CFA_GBRG, clipped, &out);
+	CHECK_EQ(count_not(&out, 32768), 0);
+	free(out.base);
+}
+
+TEST(highlights_roll_off_known_answers)
+{
+	/* Red 1000 above the knee: amount (1000 * 2558 + 256) >> 9 = 4996 (Q15), 2558 = ceil(2^24 / 6560). */
+	static const int warm[3] = { 58975 + 1000, 40000, 40000 };
+	struct plane16 out;
+
+	for (unsigned mode = 0; mode < 3; mode++) {
+		struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, CISP_CFA_RGGB);
+
+		CHECK_EQ(c.ramp, 2558);
+		highlights_flat(&c, CISP_CFA_RGGB, warm, &out);
+		/* Red pulled towards itself or down to the level, green and blue towards red. */
+		if (mode == CISP_HIGHLIGHTS_CLIP) {
+			CHECK_EQ(*px(&out, 4, 4), 59975);
+			CHECK_EQ(*px(&out, 5, 4), 43046); /* 40000 + ((19975 * 4996 + 16384) >> 15) */
+		} else {
+			/* level (59975 + 2 * 40000 + 40000 + 2) >> 2 = 44994 (no red below the knee: reconstruct blends) */
+			CHECK_EQ(*px(&out, 4, 4), 59975 + ((-14981 * 4996 + 16384) >> 15));
+			CHECK_EQ(*px(&out, 5, 4), 40761); /* 40000 + ((4994 * 4996 + 16384) >> 15) */
+		}
+		CHECK_EQ(*px(&out, 5, 5), *px(&out, 5, 4));
+		free(out.base);
+	}
+}
+
+TEST(highlights_reconstruct_takes_the_colour_of_unclipped_neighbours)
+{
+	/* RGGB; G 30000, B 36000; R 58000 (below the knee) on rows 0, 4, 8, .., clipped on rows 2, 6, ... */
+	struct plane16 in = plane_new(16, 16), out = plane_new(16, 16);
+	static const int at_gr[3] = { 65535, 40384, 31468 }, at_r[3] = { 65535, 40384, 60838 };
+
+	for (int y = 0; y < 16; y++)
+		for (int x = 0; x < 16; x++) {
+			int ch = chan(CISP_CFA_RGGB, x, y);
+
+			*px(&in, x, y) = (uint16_t)(ch == 0 ? (y % 4 ? 65535 : 58000) : ch == 3 ? 36000 : 30000);
+		}
+	for (unsigned mode = 0; mode < 3; mode++) {
+		struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, CISP_CFA_RGGB);
+
+		cisp_highlights_rows(&c, &in, &out, 0, 16);
+		/*
+		 * Gr at (5, 6) between two clipped reds: R 65535, G 30000, B 36000,
+		 * level (65535 + 60000 + 36000 + 2) >> 2 = 40384, amount 1.0. The
+		 * 5x5 means below the knee: R 58000, G 30000, B 36000, so
+		 * reconstruct gives 40384 * 4 * 30000 / 154000 = 31468 and for the
+		 * clipped red at (6, 6) 40384 * 4 * 58000 / 154000 = 60838.
+		 */
+		CHECK_EQ(*px(&out, 5, 6), at_gr[mode]);
+		CHECK_EQ(*px(&out, 6, 6), at_r[mode]);
+		/* Row 4's reds are below the knee but next to clipped ones: pulled as well, never above 65535. */
+		CHECK(*px(&out, 4, 4) >= 31468);
+	}
+	free(in.base);
+	free(out.base);
+}
+
+TEST(highlights_below_the_knee_unchanged_and_bands)
+{
+	struct plane16 in = random_frame(22, 18), low = plane_new(22, 18), out = plane_new(22, 18);
+	long changed = 0;
+
+	for (int y = 0; y < 18; y++)
+		for (int x = 0; x < 22; x++)
+			*px(&low, x, y) = (uint16_t)(*px(&in, x, y) % 58976);
+	for (unsigned mode = 0; mode < 3; mode++) {
+		for (int cfa = 0; cfa < 4; cfa++) {
+			struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, cfa);
+
+			cisp_highlights_rows(&c, &low, &out, 0, 18);
+			for (int y = 0; y < 18; y++)
+				changed += memcmp(plane_row(&low, y), plane_row(&out, y), 22 * 2) != 0;
+			for (int h1 = 1; h1 < 18; h1 += 3)
+				CHECK_EQ(band_mismatch(highlights_fn, &c, &in, cisp_highlights_radius(mode), h1), 0);
+		}
+	}
+	CHECK_EQ(changed, 0);
+	free(in.base);
+	free(low.base);
+	free(out.base);
+}
+
+/* A params buffer of one highlights block; cisp_params_validate()'s result. */
+static int highlights_validate(uint16_t mode, uint16_t white, uint16_t knee, uint16_t reserved)
+{
+	struct {
+		struct cisp_params_header h;
+		struct cisp_highlights_params p;
+	} buf = { { CISP_PARAMS_MAGIC, CISP_PARAMS_VERSION, 0, sizeof(buf), 0 },
+		  { { CISP_BLOCK_HIGHLIGHTS, CISP_BLOCK_FL_ENABLE, 16 }, mode, white, knee, reserved } };
+	struct cisp_param_state s, before;
+	int ret = cisp_params_validate(&buf, sizeof(buf), NULL);
+
+	cisp_param_state_init(&s);
+	before = s;
+	CHECK_EQ(cisp_param_state_apply(&s, &buf, sizeof(buf), NULL), ret);
+	if (ret)
+		CHECK(!memcmp(&s, &before, sizeof(s)));
+	else
+		CHECK(s.enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS));
+	return ret;
+}
+
+TEST(highlights_hostile_params_refused)
+{
+	static const struct {
+		uint16_t mode, white, knee, reserved;
+		const char *needle;
+	} bad[] = {
+		{ 3, 65535, 3686, 0, "(highlights) at offset 16: mode = 3 is not a known value (0..2)" },
+		{ 0xffff, 65535, 3686, 0, "(highlights) at offset 16: mode = 65535 is not a known value" },
+		{ 0, 1023, 3686, 0, "(highlights) at offset 16: white = 1023 is out of range 1024..65535" },
+		{ 0, 0, 3686, 0, "(highlights) at offset 16: white = 0 is out of range" },
+		{ 1, 65535, 2047, 0, "(highlights) at offset 16: knee = " },
+		{ 2, 65535, 4033, 0, "(highlights) at offset 16: knee = " },
+		{ 2, 65535, 0xffff, 0, "(highlights) at offset 16: knee = " },
+		{ 0, 65535, 3686, 1, "(highlights) at offset 16: reserved" },
+	};
+
+	CHECK_EQ(highlights_validate(CISP_HIGHLIGHTS_RECONSTRUCT, 1024, 2048, 0), 0);
+	CHECK_EQ(highlights_validate(CISP_HIGHLIGHTS_BLEND, 65535, 4032, 0), 0);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(highlights_validate(bad[i].mode, bad[i].white, bad[i].knee, bad[i].reserved), -EINVAL);
+		if (!strstr(cisp_last_error(), bad[i].needle))
+			test_fail(__FILE__, __LINE__, "'%s' lacks '%s'", cisp_last_error(), bad[i].needle);
+	}
+}
+
+/* Mean and largest max - min of the RGB pixels of @path where @clipped is set. */
+static void clipped_chroma(const char *path, const uint8_t *clipped, double *mean, int *worst)
+{
+	struct cisp_raster r;
+	long sum = 0, n = 0;
+
+	*mean = -1;
+	*worst = -1;
+	if (cisp_raster_read(path, &r)) {
+		test_fail(__FILE__, __LINE__, "%s", cisp_last_error());
+		return;
+	}
+	CHECK(r.width == 768 && r.height == 512 && r.channels == 3);
+	for (size_t i = 0; i < (size_t)r.width * r.height; i++) {
+		const uint16_t *p = &r.data[3 * i];
+		int hi = p[0] > p[1] ? p[0] : p[1], lo = p[0] < p[1] ? p[0] : p[1];
+
+		hi = hi > p[2] ? hi : p[2];
+		lo = lo < p[2] ? lo : p[2];
+		if (clipped[i]) {
+			sum += hi - lo;
+			n++;
+			*worst = hi - lo > *worst ? hi - lo : *worst;
+		}
+	}
+	*mean = n ? (double)sum / (double)n : -1;
+	cisp_raster_free(&r);
+}
+
+TEST(highlights_rose_clipped_pixels_neutral)
+{
+	static const char *const modes[] = { "none", "clip", "blend", "reconstruct" };
+	char raw[600], args[2000], out[4096], path[700];
+	uint8_t *clipped = calloc(768 * 512, 1);
+	uint16_t *mosaic = malloc(768 * 512 * 2);
+	double mean[4];
+	int worst[4], n = 0;
+	FILE *f;
+
+	if (!clipped || !mosaic)
+		abort();
+	snprintf(raw, sizeof(raw), "%s/raw/nikon_rose_768x512_rggb14.raw", test_data_dir());
+	f = fopen(raw, "rb");
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	CHECK_EQ(fread(mosaic, 2, 768 * 512, f), 768 * 512);
+	fclose(f);
+	for (int i = 0; i < 768 * 512; i++) /* little-endian words at the white level, 15520 */
+		n += clipped[i] = ((const uint8_t *)&mosaic[i])[0] + 256 * ((const uint8_t *)&mosaic[i])[1] >= 15520;
+	CHECK_EQ(n, 517);
+	for (int m = 0; m < 4; m++) {
+		snprintf(path, sizeof(path), "%s/rose-%s.ppm", test_tmp_dir(), modes[m]);
+		snprintf(args, sizeof(args),
+			 "develop '%s' --size 768x512 --format SRGGB14 --black 600 --white 15520 --highlights %s "
+			 "-o '%s' --depth 16",
+			 raw, modes[m], path);
+		CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
+		clipped_chroma(path, clipped, &mean[m], &worst[m]);
+		printf("  rose, the 517 clipped pixels, --highlights %-11s: chroma (max - min of 16-bit sRGB) mean %.0f, "
+		       "largest %d\n",
+		       modes[m], mean[m], worst[m]);
+	}
+	/* As clipped they are tinted; every mode makes them about neutral. */
+	CHECK(mean[0] > 10000);
+	for (int m = 1; m < 4; m++)
+		CHECK(mean[m] >= 0 && mean[m] < mean[0] / 8);
+	/* A bad mode: exit status 2, a message, no file. */
+	snprintf(path, sizeof(path), "%s/rose-bad.ppm", test_tmp_dir());
+	snprintf(args, sizeof(args), "develop '%s' --size 768x512 --format SRGGB14 --highlights pink -o '%s'", raw, path);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 2);
+	CHECK(strstr(out, "--highlights takes clip, blend, reconstruct or none, not 'pink'") != NULL);
+	CHECK(access(path, F_OK) != 0);
+out:
+	free(clipped);
+	free(mosaic);
 }

@@ -553,8 +553,9 @@ TEST(fastpath_each_stage_matches_its_reference)
 
 	full_state(&s, true, true);
 	compare_each_stage(&c, &s);
-	/* The other Bayer denoise, a wider chroma denoise, another CFA order. */
+	/* The other Bayer denoise, a wider chroma denoise, another CFA order, the widest highlights mode. */
 	s.bnr.mode = CISP_BNR_QUALITY;
+	s.highlights.mode = CISP_HIGHLIGHTS_RECONSTRUCT;
 	s.cnr.radius = 4;
 	c.input_format = CISP_FMT_SBGGR12;
 	compare_each_stage(&c, &s);

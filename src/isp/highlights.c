@@ -35,7 +35,7 @@ void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp
 	c->white = (uint16_t)white;
 	c->knee = (uint16_t)((white * p->knee + 2048) >> 12);
 	range = c->white > c->knee ? (uint32_t)(c->white - c->knee) : 1u;
-	c->ramp = ((1u << 24) + range / 2) / range;
+	c->ramp = ((1u << 24) + range - 1) / range; /* rounded up: the amount reaches 1.0 at the clip level */
 }
 
 int cisp_highlights_radius(unsigned mode)

@@ -17,7 +17,7 @@ struct cisp_highlights_coeffs {
 	uint16_t mode;      /* enum cisp_highlights_mode */
 	uint16_t white;     /* W: the clip level, the lowest over the channels after their gains */
 	uint16_t knee;      /* K: where the roll-off starts */
-	uint32_t ramp;      /* round(2^24 / max(W - K, 1)): the roll-off's slope */
+	uint32_t ramp;      /* 2^24 / max(W - K, 1) rounded up: the roll-off's slope */
 	uint8_t colour[4];  /* HL_* per CFA site, index (y & 1) * 2 + (x & 1) */
 };
 
