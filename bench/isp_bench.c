@@ -158,7 +158,8 @@ static void canonical_state(struct cisp_param_state *s, bool quality)
 		     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE) |
 		     CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) |
 		     CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
-		     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+		     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS) |
+		     CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS); /* clip, as cisp develop and the camera run it */
 	s->blc.black[0] = s->blc.black[1] = s->blc.black[2] = s->blc.black[3] = 4096;
 	s->dpc.threshold = 4096;
 	s->lsc.grid_w = 17;
