@@ -43,10 +43,10 @@ int cisp_highlights_radius(unsigned mode)
 	return mode == CISP_HIGHLIGHTS_RECONSTRUCT ? 2 : 1;
 }
 
-/* Sample @x of @row, reflected at the edges, no higher than @white. */
-static inline uint32_t capped(const uint16_t *row, int x, int w, uint32_t white)
+/* Sample @x of @row (a column already reflected at the edges), no higher than @white. */
+static inline uint32_t capped(const uint16_t *row, int x, uint32_t white)
 {
-	uint32_t v = row[mirror(x, w)];
+	uint32_t v = row[x];
 
 	return v < white ? v : white;
 }
@@ -85,6 +85,23 @@ static uint32_t reconstruct_target(const struct cisp_highlights_coeffs *c, const
 	return t < c->white ? (uint32_t)t : c->white;
 }
 
+/* The largest sample of @up, @mid and @dn in [x0, x1): one loop the compiler vectorises. */
+static uint32_t rows_max(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, int x0, int x1)
+{
+	uint16_t m = 0;
+
+	for (int x = x0; x < x1; x++) {
+		uint16_t v = up[x] > mid[x] ? up[x] : mid[x];
+
+		v = v > dn[x] ? v : dn[x];
+		m = m > v ? m : v;
+	}
+	return m;
+}
+
+/* Pixels per run checked at once: a run whose 3x3 neighbourhoods stay below the knee is copied. */
+#define HL_RUN 64
+
 void cisp_highlights_row_c(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
 			   int w, int y)
 {
@@ -92,22 +109,37 @@ void cisp_highlights_row_c(const struct cisp_highlights_coeffs *c, const uint16_
 	const uint32_t white = c->white;
 
 	for (int x = 0; x < w; x++) {
+		/*
+		 * The three colours are means of samples no higher than these, so
+		 * where no sample of a run's neighbourhoods passes the knee its
+		 * pixels come out as they went in (step 2).
+		 */
+		if (x % HL_RUN == 0) {
+			int x1 = x + HL_RUN < w ? x + HL_RUN : w;
+
+			if (rows_max(up, mid, dn, x ? x - 1 : 0, x1 < w ? x1 + 1 : w) <= c->knee) {
+				memcpy(out + x, mid + x, (size_t)(x1 - x) * sizeof(*out));
+				x = x1 - 1;
+				continue;
+			}
+		}
 		int site = (y & 1) * 2 + (x & 1), own = c->colour[site];
+		int xl = mirror(x - 1, w), xr = mirror(x + 1, w);
 		uint32_t est[3], s = mid[x] < white ? mid[x] : white, top, level, target, amount;
 
 		/* The pixel's three colours from its 3x3 neighbourhood, as a bilinear demosaic would. */
 		est[own] = s;
 		if (own == HL_GREEN) {
 			est[c->colour[(y & 1) * 2 + ((x + 1) & 1)]] =
-				(capped(mid, x - 1, w, white) + capped(mid, x + 1, w, white) + 1) >> 1;
+				(capped(mid, xl, white) + capped(mid, xr, white) + 1) >> 1;
 			est[c->colour[((y + 1) & 1) * 2 + (x & 1)]] =
-				(capped(up, x, w, white) + capped(dn, x, w, white) + 1) >> 1;
+				(capped(up, x, white) + capped(dn, x, white) + 1) >> 1;
 		} else {
-			est[HL_GREEN] = (capped(mid, x - 1, w, white) + capped(mid, x + 1, w, white) +
-					 capped(up, x, w, white) + capped(dn, x, w, white) + 2) >> 2;
+			est[HL_GREEN] = (capped(mid, xl, white) + capped(mid, xr, white) +
+					 capped(up, x, white) + capped(dn, x, white) + 2) >> 2;
 			est[c->colour[((y + 1) & 1) * 2 + ((x + 1) & 1)]] =
-				(capped(up, x - 1, w, white) + capped(up, x + 1, w, white) +
-				 capped(dn, x - 1, w, white) + capped(dn, x + 1, w, white) + 2) >> 2;
+				(capped(up, xl, white) + capped(up, xr, white) +
+				 capped(dn, xl, white) + capped(dn, xr, white) + 2) >> 2;
 		}
 		top = est[0] > est[1] ? est[0] : est[1];
 		top = top > est[2] ? top : est[2];
