@@ -40,7 +40,8 @@ void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp
 
 int cisp_highlights_radius(unsigned mode)
 {
-	return mode == CISP_HIGHLIGHTS_RECONSTRUCT ? 2 : 1;
+	/* Any other value runs as reconstruct in the row function: it gets its rows too. */
+	return mode == CISP_HIGHLIGHTS_CLIP || mode == CISP_HIGHLIGHTS_BLEND ? 1 : 2;
 }
 
 /* Sample @x of @row (a column already reflected at the edges), no higher than @white. */
