@@ -119,11 +119,11 @@ enum cisp_develop_highlights {
  * zero is develop's default.
  * @demosaic: enum cisp_demosaic_algorithm (0: fast).
  * @awb: enum cisp_develop_awb.
- * @highlights: enum cisp_develop_highlights.
  * @ev: exposure compensation in stops, -4..4: scales the white-balance gains.
  * @linear: output for measurement: 16-bit linear light in the output colour
  *          space, without defect correction, tone curve, 3D LUT or sharpening.
  * @full_frame: develop the whole image area, ignoring the file's default crop.
+ * @highlights: enum cisp_develop_highlights (0: clip).
  * @output_format: CISP_FMT_RGB888, CISP_FMT_RGB48, CISP_FMT_NV12 or
  *                 CISP_FMT_I420; 0 takes RGB888 (RGB48 with @linear).
  * @output_width: output width (scaled); 0 takes the developed area's.
@@ -138,10 +138,10 @@ enum cisp_develop_highlights {
 struct cisp_develop_options {
 	uint32_t demosaic;
 	uint32_t awb;
-	uint32_t highlights;
 	double ev;
 	bool linear;
 	bool full_frame;
+	uint16_t highlights;
 	uint32_t output_format;
 	uint32_t output_width;
 	uint32_t output_height;
