@@ -265,6 +265,9 @@ TEST(develop_api_refuses)
 	CHECK_ERR(cisp_develop(&frame, &opt, &out, NULL), -EINVAL, "out of range");
 	CHECK(out.owned == NULL);
 	opt.ev = 0;
+	opt.highlights = CISP_DEVELOP_HIGHLIGHTS_NONE + 1;
+	CHECK_ERR(cisp_develop_config(&frame, &opt, &cfg), -EINVAL, "develop: highlights 4 out of range 0..3");
+	opt.highlights = CISP_DEVELOP_HIGHLIGHTS_RECONSTRUCT;
 	opt.params = bad_params;
 	opt.params_size = sizeof(bad_params);
 	opt.params_name = "mine.bin";
