@@ -6,8 +6,9 @@
  * Read a raw input (a camera raw file through LibRaw, a headerless dump or a
  * grey PGM/PNG mosaic) into a raw frame, then run the canonical pipeline on
  * it with develop's defaults: black level and colour from the file's
- * metadata, defect correction and sharpening on, the file's default crop,
- * white balance from the file (or grey world), a params buffer on top.
+ * metadata, defect correction and sharpening on, clipped highlights to
+ * white, the file's default crop, white balance from the file (or grey
+ * world), a params buffer on top.
  *
  *	struct cisp_develop_source src;
  *	struct cisp_develop_options opt = { .demosaic = CISP_DEMOSAIC_QUALITY };
