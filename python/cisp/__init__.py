@@ -23,6 +23,7 @@ __all__ = ['Error', 'develop', 'params_encode', 'params_decode', 'Camera', 'came
 _DEMOSAIC = {'fast': 0, 'quality': 1}
 # None: the default of `cisp develop` without --awb (the file's balance, a params buffer's gains, else grey world).
 _AWB = {None: 0, 'camera': 1, 'grey': 2, 'gray': 2, 'none': 3}
+_HIGHLIGHTS = {'clip': 0, 'blend': 1, 'reconstruct': 2, 'none': 3}
 
 
 def _array(image):
@@ -51,7 +52,7 @@ def _params_buffer(params):
 
 
 def develop(source, *, size=None, format=None, cfa=None, black=None, white=None, params=None, demosaic='fast',
-            awb=None, ev=0.0, linear=False, depth=None, no_crop=False, output_size=None, vendor=(),
+            awb=None, ev=0.0, highlights='clip', linear=False, depth=None, no_crop=False, output_size=None, vendor=(),
             trusted_vendor=(), threads=0):
     """Develop a raw file or a numpy mosaic; the options are those of `cisp develop`.
 
@@ -63,6 +64,7 @@ def develop(source, *, size=None, format=None, cfa=None, black=None, white=None,
         form), a params buffer (bytes) or a YAML/binary file.
     demosaic: 'fast' or 'quality'.  awb: None, 'camera', 'grey' or 'none'.
     ev: exposure compensation in stops.  linear: 16-bit linear output.
+    highlights: 'clip', 'blend', 'reconstruct' or 'none' (docs/stages/highlights.md).
     depth: 8 or 16 bits per channel (default 8, 16 with linear).
     no_crop: keep the whole image area.  output_size: (w, h) to scale to.
     vendor, trusted_vendor: vendor stage plugins, sandboxed or in-process.
@@ -74,6 +76,8 @@ def develop(source, *, size=None, format=None, cfa=None, black=None, white=None,
         raise ValueError("demosaic is 'fast' or 'quality', not %r" % (demosaic,))
     if awb not in _AWB:
         raise ValueError("awb is None, 'camera', 'grey' or 'none', not %r" % (awb,))
+    if highlights not in _HIGHLIGHTS:
+        raise ValueError("highlights is 'clip', 'blend', 'reconstruct' or 'none', not %r" % (highlights,))
     if depth not in (None, 8, 16):
         raise ValueError('depth is 8 or 16, not %r' % (depth,))
     sixteen = depth == 16 or (depth is None and linear)
@@ -85,6 +89,7 @@ def develop(source, *, size=None, format=None, cfa=None, black=None, white=None,
     image = _cisp.develop(source, dump_format=format, width=width, height=height, cfa=cfa,
                           black=-1 if black is None else black, white=-1 if white is None else white,
                           demosaic=_DEMOSAIC[demosaic], awb=_AWB[awb], ev=ev, linear=linear, full_frame=no_crop,
+                          highlights=_HIGHLIGHTS[highlights],
                           output_format='RGB48' if sixteen else 'RGB24', output_width=out_w, output_height=out_h,
                           params=buffer, params_name=name, vendor=list(vendor), trusted_vendor=list(trusted_vendor),
                           threads=threads)

@@ -310,12 +310,12 @@ fail:
 static PyObject *py_develop(PyObject *module, PyObject *args, PyObject *kw)
 {
 	static char *keywords[] = { "source", "dump_format", "width", "height", "cfa", "black", "white", "demosaic",
-				    "awb", "ev", "linear", "full_frame", "output_format", "output_width",
+				    "awb", "ev", "linear", "full_frame", "highlights", "output_format", "output_width",
 				    "output_height", "params", "params_name", "vendor", "trusted_vendor", "threads",
 				    NULL };
 	PyObject *source, *params_obj = Py_None, *vendor = NULL, *trusted = NULL, *result = NULL;
 	const char *dump_format = NULL, *cfa = NULL, *output_format = NULL, *params_name = NULL;
-	unsigned width = 0, height = 0, demosaic = 0, awb = 0, out_w = 0, out_h = 0, threads = 0;
+	unsigned width = 0, height = 0, demosaic = 0, awb = 0, highlights = 0, out_w = 0, out_h = 0, threads = 0;
 	int black = -1, white = -1, linear = 0, full_frame = 0;
 	double ev = 0;
 	Py_buffer params = { 0 };
@@ -327,9 +327,9 @@ static PyObject *py_develop(PyObject *module, PyObject *args, PyObject *kw)
 	int ret;
 
 	(void)module;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zIIziiIIdppzIIOzOOI", keywords, &source, &dump_format, &width,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zIIziiIIdppIzIIOzOOI", keywords, &source, &dump_format, &width,
 					 &height, &cfa, &black, &white, &demosaic, &awb, &ev, &linear, &full_frame,
-					 &output_format, &out_w, &out_h, &params_obj, &params_name, &vendor, &trusted,
+					 &highlights, &output_format, &out_w, &out_h, &params_obj, &params_name, &vendor, &trusted,
 					 &threads))
 		return NULL;
 	if (params_obj != Py_None && PyObject_GetBuffer(params_obj, &params, PyBUF_SIMPLE))
@@ -357,6 +357,11 @@ static PyObject *py_develop(PyObject *module, PyObject *args, PyObject *kw)
 	opt.ev = ev;
 	opt.linear = linear;
 	opt.full_frame = full_frame;
+	if (highlights > UINT16_MAX) {
+		raise_cisp(-EINVAL);
+		goto out;
+	}
+	opt.highlights = (uint16_t)highlights;
 	opt.output_width = out_w;
 	opt.output_height = out_h;
 	if (output_format && !(opt.output_format = cisp_format_from_name(output_format))) {

@@ -84,13 +84,19 @@ def test_develop_gives_views_not_copies():
 
 def test_develop_options_change_the_output():
     mosaic = rose_mosaic()
-    base = cisp.develop(mosaic, black=600, white=15520, awb='none')
-    brighter = cisp.develop(mosaic, black=600, white=15520, awb='none', ev=1.0)
+    # Highlights off: with clip, a larger red gain lowers the clip level and
+    # pulls more pixels to white, which moves blue too.
+    base = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none')
+    brighter = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none', ev=1.0)
     assert brighter.astype(int).sum() > base.astype(int).sum()
-    red = cisp.develop(mosaic, black=600, white=15520, awb='none',
+    red = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none',
                        params={'wb': {'enable': True, 'gain': [2.0, 1.0, 1.0, 1.0]}})
     assert red[..., 0].mean() > base[..., 0].mean() + 10
     assert abs(red[..., 2].astype(int).mean() - base[..., 2].astype(int).mean()) < 1
+    clipped = cisp.develop(mosaic, black=600, white=15520, awb='none')
+    assert not np.array_equal(clipped, base)
+    with pytest.raises(ValueError):
+        cisp.develop(mosaic, black=600, white=15520, highlights='purple')
 
 
 def test_params_round_trip_and_errors():
