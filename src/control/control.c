@@ -173,9 +173,6 @@ int cisp_control_create(struct cisp_control **out, const struct cisp_control_con
 			delay = c->ctx.controls[i].delay;
 	c->ctx.latency = 1 + delay;
 	cisp_param_state_init(&c->ps);
-	/* Clipped highlights come out white, not tinted (docs/stages/highlights.md): on in every camera. */
-	c->ps.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
-	c->blocks = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 
 	ret = c->self ? 0 : -ENOMEM;
 	FOR_EACH(c, i) {
