@@ -86,6 +86,25 @@ const char *test_tmp_dir(void)
 	return path;
 }
 
+char *test_read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	long n = 0;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) != (size_t)n) {
+		free(text);
+		text = NULL;
+	}
+	if (text)
+		text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
 int test_run_cisp(const char *args, char *out, size_t size)
 {
 	char cmd[4096];

@@ -35,6 +35,8 @@ const char *test_tmp_dir(void);
  * @out (NUL-terminated, cut at @size); its exit status, or -1.
  */
 int test_run_cisp(const char *args, char *out, size_t size);
+/* The whole file at @path, NUL-terminated (free() it), or NULL when it cannot be read. */
+char *test_read_text(const char *path);
 /*
  * Switch LC_NUMERIC to a German locale (decimal comma), built with localedef
  * into the scratch folder, as GStreamer applications set the user's. Returns

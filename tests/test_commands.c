@@ -39,26 +39,6 @@ static int command_names(char names[32][32])
 	return n;
 }
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (text) {
-		n = (long)fread(text, 1, (size_t)n, f);
-		text[n] = '\0';
-	}
-	fclose(f);
-	return text;
-}
-
 TEST(cli_help_command_is_command_help)
 {
 	char names[32][32], help[16384];
@@ -117,7 +97,7 @@ TEST(cli_docs_cover_every_option)
 	int n = command_names(names);
 
 	snprintf(path, sizeof(path), "%s/docs/cli.md", CISP_SOURCE_DIR);
-	doc = read_text(path);
+	doc = test_read_text(path);
 	CHECK(doc != NULL);
 	if (!doc)
 		return;
@@ -172,7 +152,7 @@ TEST(cli_man_pages_from_help)
 		char *page;
 
 		snprintf(path, sizeof(path), "%s/tools/cisp-%.31s.1", CISP_BUILD_DIR, names[i]);
-		page = read_text(path);
+		page = test_read_text(path);
 		if (!page) {
 			test_fail(__FILE__, __LINE__, "no man page %s", path);
 			continue;
@@ -341,7 +321,7 @@ TEST(develop_files_metadata)
 	CHECK(exif_at >= 0 && exif_at < idat);
 
 	/* JPEG: EXIF version 2.32, FlashpixVersion, the YCbCr layout and the make. */
-	jpeg = read_text(cli_tmp("meta.jpg"));
+	jpeg = test_read_text(cli_tmp("meta.jpg"));
 	CHECK(jpeg != NULL);
 	if (jpeg) {
 		long size = cli_size("meta.jpg");

@@ -17,28 +17,6 @@
 
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = 0;
-	fclose(f);
-	return buf;
-}
-
 static unsigned count(const char *hay, const char *needle)
 {
 	unsigned n = 0;
@@ -248,7 +226,7 @@ TEST(iq_report_json_and_html)
 	snprintf(html, sizeof(html), "%s/report.html", test_tmp_dir());
 	CHECK_EQ(cisp_iq_report_write_json(r, json), 0);
 	CHECK_EQ(cisp_iq_report_write_html(r, html), 0);
-	text = slurp(json);
+	text = test_read_text(json);
 	CHECK(text != NULL);
 	if (text) {
 		char want[64];
@@ -262,7 +240,7 @@ TEST(iq_report_json_and_html)
 		CHECK_EQ(count(text, "\"de00\""), 24);
 		free(text);
 	}
-	text = slurp(html);
+	text = test_read_text(html);
 	CHECK(text != NULL);
 	if (text) {
 		/* Self-contained: no scripts, no external references (the SVG namespace is a name, not a fetch). */
@@ -302,7 +280,7 @@ TEST(iq_report_numbers_ignore_the_locale)
 	snprintf(want, sizeof(want), "%.1f", 0.5);
 	CHECK(strcmp(want, "0,5") == 0); /* the locale is really in force here */
 	test_comma_locale_end();
-	text = slurp(json);
+	text = test_read_text(json);
 	CHECK(text != NULL);
 	if (text) {
 		CHECK(json_valid(text));
@@ -310,7 +288,7 @@ TEST(iq_report_numbers_ignore_the_locale)
 		CHECK(strstr(text, want) != NULL);
 		free(text);
 	}
-	text = slurp(html);
+	text = test_read_text(html);
 	CHECK(text != NULL);
 	if (text) {
 		char *point;
@@ -401,10 +379,10 @@ TEST(iq_report_renders_in_chromium)
 		 "timeout 120 '%s' " CHROMIUM_ARGS " --user-data-dir='%s' --dump-dom 'file://%s' >'%s' 2>'%s.log'",
 		 chromium, profile, html, dom, dom);
 	CHECK_EQ(run(cmd), 0);
-	text = slurp(dom);
+	text = test_read_text(dom);
 	CHECK(text != NULL);
 	if (text) {
-		char *orig = slurp(html);
+		char *orig = test_read_text(html);
 
 		CHECK(strstr(text, "</html>") != NULL);
 		CHECK(orig && count(text, "<svg") == count(orig, "<svg"));
