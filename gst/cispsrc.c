@@ -36,6 +36,8 @@ GST_DEBUG_CATEGORY_STATIC(cisp_src_debug);
 #define WAIT_STEP_NS (100 * 1000 * 1000)
 /* A frame later than this is an error (a stuck sensor), not a slow one. */
 #define FRAME_TIMEOUT_NS (10ll * 1000 * 1000 * 1000)
+/* A camera's name as messages show it: names come from devices and users, escapes are written out. */
+#define SHOWN(s) cisp_printable((s), (char[256]){ 0 }, 256)
 
 enum {
 	PROP_0,
@@ -467,7 +469,7 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 	mode = pick_mode(self, self->raw, self->raw_format, w, h, fps);
 	if (mode < 0) {
 		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-				  ("Camera '%s' has no mode for %dx%d at %.2f fps", self->camera_name, w, h, fps),
+				  ("Camera '%s' has no mode for %dx%d at %.2f fps", SHOWN(self->camera_name), w, h, fps),
 				  (NULL));
 		return FALSE;
 	}
@@ -519,12 +521,12 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 		self->changed |= CISP_REQ_FRAME_DURATION;
 	}
 	GST_OBJECT_UNLOCK(self);
-	GST_INFO_OBJECT(self, "camera %s mode %d (%s %ux%u) for %" GST_PTR_FORMAT, self->camera_name, mode, m.name,
+	GST_INFO_OBJECT(self, "camera %s mode %d (%s %ux%u) for %" GST_PTR_FORMAT, SHOWN(self->camera_name), mode, m.name,
 			m.width, m.height, caps);
 	return TRUE;
 fail:
 	GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Could not configure camera '%s' for %" GST_PTR_FORMAT,
-						   self->camera_name, caps),
+						   SHOWN(self->camera_name), caps),
 			  ("%s", cisp_last_error()));
 	return FALSE;
 }
@@ -604,7 +606,7 @@ static gboolean queue_slot(GstCispSrc *self, struct slot *sl)
 	self->changed = 0;
 	GST_OBJECT_UNLOCK(self);
 	if (cisp_camera_queue(self->camera, &sl->req)) {
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not queue a request on camera '%s'", self->camera_name),
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not queue a request on camera '%s'", SHOWN(self->camera_name)),
 				  ("%s", cisp_last_error()));
 		return FALSE;
 	}
@@ -630,7 +632,7 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 		for (int i = 0; i < SLOTS && ok; i++)
 			ok = queue_slot(self, &self->slot[i]);
 		if (ok && cisp_camera_start(self->camera)) {
-			GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not start camera '%s'", self->camera_name),
+			GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not start camera '%s'", SHOWN(self->camera_name)),
 					  ("%s", cisp_last_error()));
 			ok = FALSE;
 		}
@@ -650,13 +652,13 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 		waited += WAIT_STEP_NS;
 	} while (ret == -ETIMEDOUT && waited < FRAME_TIMEOUT_NS);
 	if (ret) {
-		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Camera '%s' delivered no frame", self->camera_name),
+		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Camera '%s' delivered no frame", SHOWN(self->camera_name)),
 				  ("%s", ret == -ETIMEDOUT ? "no frame within 10 seconds" : cisp_last_error()));
 		return GST_FLOW_ERROR;
 	}
 	sl = &self->slot[self->oldest];
 	if (req != &sl->req) {
-		GST_ELEMENT_ERROR(self, CORE, FAILED, ("Camera '%s' completed requests out of order", self->camera_name),
+		GST_ELEMENT_ERROR(self, CORE, FAILED, ("Camera '%s' completed requests out of order", SHOWN(self->camera_name)),
 				  (NULL));
 		return GST_FLOW_ERROR;
 	}
@@ -664,7 +666,7 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 	sl->queued = FALSE;
 	unmap_slot(sl);
 	if (req->status) {
-		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Camera '%s' failed on a frame", self->camera_name),
+		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Camera '%s' failed on a frame", SHOWN(self->camera_name)),
 				  ("%s", req->message[0] ? req->message : g_strerror(-req->status)));
 		return GST_FLOW_ERROR;
 	}
@@ -734,7 +736,7 @@ static gboolean open_camera(GstCispSrc *self, const gchar *name, const struct ci
 		return FALSE;
 	}
 	if (cisp_camera_open(&camera, self->manager, name, opt)) {
-		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not open camera '%s'", name),
+		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not open camera '%s'", SHOWN(name)),
 				  ("%s", cisp_last_error()));
 		cisp_camera_manager_destroy(self->manager);
 		self->manager = NULL;

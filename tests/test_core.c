@@ -166,3 +166,18 @@ TEST(pool_runs_every_task_once)
 		cisp_pool_destroy(pool);
 	}
 }
+
+/* Messages name files and devices: a hostile name cannot put escape sequences into one. */
+TEST(error_messages_are_printable)
+{
+	char small[16];
+
+	CHECK_EQ(cisp_error(-EINVAL, "%s: not a mosaic", "evil\x1b[31m\x07.dng"), -EINVAL);
+	CHECK(!strcmp(cisp_last_error(), "evil\\x1b[31m\\x07.dng: not a mosaic"));
+	CHECK_EQ(cisp_error_prefix(-EIO, "dir\x9b/\xc2\x9b%s", "x"), -EIO);
+	/* A lone 0x9b is not UTF-8's C1 encoding and is kept; the two-byte U+009B is written out. */
+	CHECK(!strcmp(cisp_last_error(), "dir\x9b/\\xc2\\x9bx: evil\\x1b[31m\\x07.dng: not a mosaic"));
+	CHECK(!strcmp(cisp_printable("caf\xc3\xa9\n", small, sizeof(small)), "caf\xc3\xa9\\x0a"));
+	CHECK(!strcmp(cisp_printable("\x1b\x1b", small, 4), ""));
+	CHECK(!strcmp(cisp_printable("abc", small, 1), ""));
+}

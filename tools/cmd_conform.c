@@ -64,7 +64,7 @@ static int generate_vectors(const char *dir, bool force)
 	char shown[1024];
 	int n;
 
-	printable(dir, shown, sizeof(shown));
+	cisp_printable(dir, shown, sizeof(shown));
 	if (!force && has_entries(dir)) {
 		fprintf(stderr, "cisp conform: %s holds files already (use --force to replace the vectors in it)\n",
 			shown);

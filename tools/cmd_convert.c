@@ -232,7 +232,7 @@ int cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	if ((ret = load_raw_input(&o.in, o.input, &frame, err, sizeof(err)))) {
-		fprintf(stderr, "cisp convert: %s\n", printable(err, shown, sizeof(shown)));
+		fprintf(stderr, "cisp convert: %s\n", cisp_printable(err, shown, sizeof(shown)));
 		cisp_output_file_discard(out);
 		return ret;
 	}

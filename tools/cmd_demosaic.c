@@ -199,7 +199,7 @@ int cmd_demosaic(int argc, char **argv)
 		fprintf(stderr, "cisp demosaic: %s\n", error_text());
 		goto done;
 	}
-	printable(o.input, what, sizeof(what));
+	cisp_printable(o.input, what, sizeof(what));
 	if (in.channels != 1) {
 		fprintf(stderr, "cisp demosaic: %s is an RGB image; a Bayer mosaic is a grey image\n", what);
 		goto done;

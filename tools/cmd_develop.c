@@ -434,7 +434,7 @@ static void batch_log(enum cisp_log_level level, const char *message, void *opaq
 	if (b->tty)
 		fprintf(stderr, "\r\033[K");
 	fprintf(stderr, "cisp: %s: %s\n", level == CISP_LOG_ERROR ? "error" : level == CISP_LOG_WARN ? "warning" : "info",
-		printable(message, shown, sizeof(shown)));
+		cisp_printable(message, shown, sizeof(shown)));
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -453,9 +453,9 @@ static void *batch_worker(void *arg)
 			return NULL;
 		err[0] = '\0';
 		ret = develop_file(b->o, b->o->inputs[i], b->outputs[i], b->threads, err, sizeof(err));
-		printable(err[0] ? err : "failed", shown, sizeof(shown));
-		printable(b->o->inputs[i], in, sizeof(in));
-		printable(b->outputs[i], out, sizeof(out));
+		cisp_printable(err[0] ? err : "failed", shown, sizeof(shown));
+		cisp_printable(b->o->inputs[i], in, sizeof(in));
+		cisp_printable(b->outputs[i], out, sizeof(out));
 		pthread_mutex_lock(&b->lock);
 		b->status[i] = ret;
 		b->done++;
@@ -653,7 +653,7 @@ int cmd_develop(int argc, char **argv)
 		err[0] = '\0';
 		ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err));
 		if (ret)
-			fprintf(stderr, "cisp develop: %s\n", printable(err, shown, sizeof(shown)));
+			fprintf(stderr, "cisp develop: %s\n", cisp_printable(err, shown, sizeof(shown)));
 	}
 out:
 	cisp_vendor_host_destroy(o.vendor_host);

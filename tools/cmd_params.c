@@ -206,7 +206,7 @@ static int cmd_validate(int argc, char **argv)
 		free(buf);
 		return 1;
 	}
-	printf("%s: valid, %zu bytes:", printable(in, name, sizeof(name)), size);
+	printf("%s: valid, %zu bytes:", cisp_printable(in, name, sizeof(name)), size);
 	for (size_t off = sizeof(struct cisp_params_header); off < size;) {
 		const struct cisp_block_header *h = (const void *)((const char *)buf + off);
 

@@ -249,30 +249,11 @@ void utc_date(char *buf, size_t size)
 
 /* ---- printing ---- */
 
-const char *printable(const char *s, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p && n + 9 < size; p++) {
-		if (*p < 0x20 || *p == 0x7f) {
-			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
-		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			/* The C1 controls, U+0080 to U+009F in UTF-8. */
-			n += (size_t)snprintf(buf + n, size - n, "\\xc2\\x%02x", p[1]);
-			p++;
-		} else {
-			buf[n++] = (char)*p;
-		}
-	}
-	buf[n < size ? n : size - 1] = '\0';
-	return buf;
-}
-
 const char *error_text(void)
 {
 	static _Thread_local char buf[4096];
 
-	return printable(cisp_last_error(), buf, sizeof(buf));
+	return cisp_printable(cisp_last_error(), buf, sizeof(buf));
 }
 
 double now_seconds(void)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cisp/error.h>
+
 /*
  * The running command's name ("develop"), set by main() before it runs.
  * Every message of the cisp command starts with "cisp NAME: ".
@@ -58,16 +60,14 @@ int create_output(struct cisp_output_file **out, const char *path, bool force, c
 /* cisp_output_file_finish() with the --force hint when the name appeared meanwhile. */
 int finish_output(struct cisp_output_file *out, int status, bool force);
 
-/*
- * @s with control characters (C0, DEL and C1) shown as \xHH, in @buf: for
- * printing names and messages that come from files, devices, plugins and the
- * command line, which must not move the cursor or recolour a terminal.
- */
-const char *printable(const char *s, char *buf, size_t size);
-/* printable() of cisp_last_error(), in a buffer of the calling thread. */
+/* cisp_printable() of cisp_last_error(), in a buffer of the calling thread. */
 const char *error_text(void);
-/* printable() into a buffer of its own (a compound literal): for an argument of one printf(). */
-#define SHOWN(s) printable((s), (char[512]){ 0 }, 512)
+/*
+ * cisp_printable() into a buffer of its own (a compound literal): for a name
+ * from a file, a device, a plugin or the command line as an argument of one
+ * printf(), so that it cannot move the cursor or recolour a terminal.
+ */
+#define SHOWN(s) cisp_printable((s), (char[512]){ 0 }, 512)
 /* The command line as one line ("cisp ARGV..."), malloc()ed, or NULL: what reports record. */
 char *command_line(int argc, char **argv);
 /* Now in UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into @buf; SOURCE_DATE_EPOCH's date when it is set. */

@@ -12,6 +12,8 @@
 #ifndef CISP_ERROR_H
 #define CISP_ERROR_H
 
+#include <stddef.h>
+
 #include <cisp/api.h>
 
 #ifdef __cplusplus
@@ -20,6 +22,9 @@ extern "C" {
 
 /**
  * cisp_last_error() - the message of the last failed call on this thread.
+ *
+ * Messages name files and devices; their control characters are written
+ * as \xNN (see cisp_printable()), so a message is safe to print.
  *
  * Return: a NUL-terminated string owned by the library, valid until the next
  * cisp call on the same thread fails. Empty if no call has failed yet.
@@ -52,6 +57,20 @@ CISP_API int cisp_error(int err, const char *fmt, ...) __attribute__((format(pri
  * Return: @err.
  */
 CISP_API int cisp_error_prefix(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * cisp_printable() - @s with its control characters written as \xNN.
+ * @s: text from outside (a file name, a device's name), NUL-terminated.
+ * @buf: where the printable copy goes.
+ * @size: bytes at @buf; the copy is cut to fit.
+ *
+ * C0 controls, DEL and the C1 controls (U+0080..U+009F in UTF-8) become
+ * "\x1b"-style text, so a hostile name cannot send escape sequences to
+ * the terminal it is printed on. Everything else, UTF-8 included, is kept.
+ *
+ * Return: @buf.
+ */
+CISP_API const char *cisp_printable(const char *s, char *buf, size_t size);
 
 #ifdef __cplusplus
 }
