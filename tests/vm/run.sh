@@ -172,6 +172,8 @@ done | awk '!seen[$0]++' | while read -r ko; do
 done
 # The webcam test: v4l2loopback, the reader and the guest script (tests/vm/webcam_vm_host.sh).
 . tests/vm/webcam_vm_host.sh
+# cispsrc on the kernel ISP: GStreamer and the plugin (tests/vm/gst_vm_host.sh).
+. tests/vm/gst_vm_host.sh
 cat > "$IR/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -269,6 +271,9 @@ if insmod /lib/modules/cisp_isp.ko fence_timeout_ms=1500 && [ -c /dev/cisp-isp ]
 			echo "@@ bench-device ${isp:-cpu} took $(echo "$(cut -d' ' -f1 /proc/uptime) $BT0" | awk '{print $1 - $2}') s"
 		done
 	fi
+	if [ -x /bin/gst_vm_test.sh ]; then
+		gst_vm_test.sh || RC=1
+	fi
 	rmmod cisp_isp || { echo "@@ FAIL rmmod cisp_isp"; RC=1; }
 	dmesg | grep "cisp-isp: unloaded" || true
 	dmesg | grep -q "cisp-isp: unloaded, nothing left allocated" || { echo "@@ FAIL cisp_isp left objects behind"; RC=1; }
@@ -286,6 +291,7 @@ poweroff -f
 EOF
 chmod +x "$IR/init"
 (cd "$IR" && find . | cpio -o -H newc --quiet | gzip -1 > "$CACHE/initramfs.cpio.gz")
+[ -z "$GST_ARCHIVE" ] || cat "$GST_ARCHIVE" >> "$CACHE/initramfs.cpio.gz"
 
 # ---- boot. KVM is not used: nested on these machines it aborts or hangs (docs/v4l2.md).
 say "booting $KVER under qemu (TCG), limit ${TIMEOUT}s"

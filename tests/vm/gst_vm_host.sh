@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+# Sourced by tests/vm/run.sh while it fills the initramfs ($IR): GStreamer in
+# the guest, for cispsrc on the kernel ISP (tests/vm/gst_vm_test.sh,
+# docs/gstreamer.md). gst-launch-1.0, the core elements (fakesink, filesink,
+# capsfilter) and the libraries ldd lists for them are packed into a
+# compressed cpio archive of their own, kept in $CACHE and made again only
+# when one of those files changes; run.sh appends it to the initramfs (the
+# kernel unpacks concatenated archives one over the other). The cisp plugin
+# comes from the build, so it is copied into $IR on every run.
+# Uses CACHE, BUILD, IR and say() of run.sh; sets GST_ARCHIVE
+# (empty when the test is left out).
+GST_ARCHIVE=
+GST_CISP=$BUILD/gst/libgstcisp.so
+GST_LAUNCH=$(command -v gst-launch-1.0 || true)
+GST_CORE=$(pkg-config --variable=pluginsdir gstreamer-1.0 2>/dev/null)/libgstcoreelements.so
+if [ ! -f "$GST_CISP" ] || [ -z "$GST_LAUNCH" ] || [ ! -f "$GST_CORE" ]; then
+	say "cispsrc test left out: $GST_CISP, gst-launch-1.0 or $GST_CORE is missing"
+	return 0
+fi
+# The files of the archive, and its name from their names, sizes and times.
+gst_files() {
+	echo "$GST_LAUNCH"
+	echo "$GST_CORE"
+	ldd "$GST_LAUNCH" "$GST_CORE" | awk '/=> \//{print $3} /^[ \t]*\/lib/{print $1}'
+}
+GST_KEY=$(gst_files | LC_ALL=C sort -u | xargs stat -L -c '%n %s %Y' | sha256sum | cut -c1-16)
+GST_ARCHIVE=$CACHE/gst-$GST_KEY.cpio.gz
+if [ ! -f "$GST_ARCHIVE" ]; then
+	say "packing GStreamer for the guest"
+	rm -rf "$CACHE"/gst-*.cpio.gz "$CACHE/gst-root"
+	mkdir -p "$CACHE/gst-root/bin" "$CACHE/gst-root/lib/gstreamer-1.0"
+	cp "$GST_LAUNCH" "$CACHE/gst-root/bin/"
+	cp "$GST_CORE" "$CACHE/gst-root/lib/gstreamer-1.0/"
+	gst_files | tail -n +3 | LC_ALL=C sort -u | while read -r lib; do
+		mkdir -p "$CACHE/gst-root$(dirname "$lib")"
+		cp -L "$lib" "$CACHE/gst-root$lib"
+	done
+	(cd "$CACHE/gst-root" && find . | cpio -o -H newc --quiet | gzip -1 > "$GST_ARCHIVE.tmp")
+	mv "$GST_ARCHIVE.tmp" "$GST_ARCHIVE"
+	say "GStreamer for the guest: $(du -sk "$CACHE/gst-root" | cut -f1) KiB, $(du -k "$GST_ARCHIVE" | cut -f1) KiB packed"
+	rm -rf "$CACHE/gst-root"
+fi
+# The plugin and the libraries it needs besides (libgstvideo, ORC, libpng, libyaml, ...); the
+# build's libcisp.so.0, which it finds beside it through its run path, goes to /lib, which the
+# dynamic loader searches.
+mkdir -p "$IR/lib/gstreamer-1.0"
+cp "$GST_CISP" "$IR/lib/gstreamer-1.0/"
+ldd "$GST_CISP" | awk '/=> \//{print $3} /^[ \t]*\/lib/{print $1}' | while read -r lib; do
+	case "$lib" in
+	/lib/* | /usr/lib/* | /lib64/*) mkdir -p "$IR$(dirname "$lib")"; cp -L "$lib" "$IR$lib" ;;
+	*) cp -L "$lib" "$IR/lib/" ;;
+	esac
+done
+cp tests/vm/gst_vm_test.sh "$IR/bin/gst_vm_test.sh"
+chmod +x "$IR/bin/gst_vm_test.sh"
