@@ -47,6 +47,7 @@ int ioctl(int fd, unsigned long request, ...)
 	void *arg;
 	int ret;
 
+	/* The third argument goes on as the pointer-sized word the kernel takes it as. */
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);

@@ -5,8 +5,8 @@
 # and vivid, run cisp-v4l2-vm-test in the guest, then load cisp_isp.ko
 # (kernel/) and run cisp-kernel-vm-test, v4l2-compliance on its V4L2 nodes,
 # the measurements under strace, `cisp run` and cispsrc on the kernel backend,
-# and unload it. Exit status 0 only when the guest's checks all passed; a guest that
-# hangs or panics ends the run after VM_TIMEOUT seconds.
+# and unload it. Exit status 0 only when the guest's checks all passed; a
+# guest that hangs or panics ends the run after VM_TIMEOUT seconds.
 #
 #   tests/vm/run.sh [BUILD]      BUILD: the meson build folder (default: build)
 #
