@@ -645,6 +645,10 @@ struct dng_layout {
 	uint32_t tile_width, tile_length; /* ... or, when set, tiles of this size */
 	bool has_black, has_white;       /* BlackLevel and WhiteLevel tags with these values */
 	uint32_t black, white;
+	bool has_baseline;               /* BaselineExposure of @baseline_hundredths / 100 stops */
+	int32_t baseline_hundredths;
+	const uint8_t *opcodes;          /* OpcodeList2 of @opcodes_size bytes, or NULL */
+	uint32_t opcodes_size;
 };
 
 /* Sample k (in row order) of every minimal_dng(). */
@@ -662,7 +666,7 @@ static unsigned minimal_sample(size_t k)
  */
 static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *layout, size_t *n)
 {
-	enum { MAX_ENTRIES = 16 };
+	enum { MAX_ENTRIES = 18 };
 	bool tiled = layout->tile_width > 0;
 	uint32_t cw = tiled ? layout->tile_width : w; /* a chunk (strip or tile): columns, rows */
 	uint32_t ch = tiled ? layout->tile_length : layout->rows_per_strip ? layout->rows_per_strip : h;
@@ -671,7 +675,9 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 	uint8_t *d, *e;
 	int i = 0;
 
-	*n = data + chunks * chunk;
+	size_t extra = data + chunks * chunk; /* BaselineExposure's SRATIONAL, then the opcode list */
+
+	*n = extra + 8 + layout->opcodes_size;
 	d = calloc(1, *n);
 	if (!d)
 		return NULL;
@@ -679,7 +685,7 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 #define ENTRY(tag, type, count, value)                                                              \
 	do {                                                                                        \
 		e = d + 10 + 12 * i++;                                                              \
-		e[0] = (uint8_t)(tag), e[1] = (uint8_t)((tag) >> 8), e[2] = (type), e[4] = (count); \
+		e[0] = (uint8_t)(tag), e[1] = (uint8_t)((tag) >> 8), e[2] = (type), e[4] = (uint8_t)(count), e[5] = (uint8_t)((count) >> 8); \
 		e[8] = (uint8_t)(value), e[9] = (uint8_t)((value) >> 8);                            \
 		e[10] = (uint8_t)((uint32_t)(value) >> 16), e[11] = (uint8_t)((uint32_t)(value) >> 24); \
 	} while (0)
@@ -708,7 +714,15 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 		ENTRY(50714, 4, 1, layout->black); /* BlackLevel */
 	if (layout->has_white)
 		ENTRY(50717, 4, 1, layout->white); /* WhiteLevel */
+	if (layout->has_baseline)
+		ENTRY(50730, 10, 1, extra); /* BaselineExposure */
+	if (layout->opcodes)
+		ENTRY(51009, 7, layout->opcodes_size, extra + 8); /* OpcodeList2 */
 #undef ENTRY
+	put32(d + extra, (uint32_t)layout->baseline_hundredths);
+	put32(d + extra + 4, 100);
+	if (layout->opcodes)
+		memcpy(d + extra + 8, layout->opcodes, layout->opcodes_size);
 	d[8] = (uint8_t)i;
 	for (uint32_t c = 0; c < chunks && chunks > 1; c++) {
 		put32(d + arrays + 4 * c, (uint32_t)(data + c * chunk));
@@ -1311,4 +1325,146 @@ TEST(rawio_minimal_and_truncated_dng)
 	CHECK_ERR(cisp_raw_read_file(tmp_path("cut.dng"), &f), -EIO,
 		  "rawio-cut.dng: the raw data runs past the end of the file (cut short, or a bad offset): strip 0 is "
 		  "6144 bytes at byte");
+}
+
+/* ---- opcode lists and BaselineExposure ---- */
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	for (int k = 0; k < 4; k++)
+		p[k] = (uint8_t)(v >> (24 - 8 * k));
+}
+
+static void put_be_double(uint8_t *p, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+/*
+ * A GainMap opcode at @p (76 + 4 * points_h bytes): the whole 64x48 image,
+ * one plane, pitch 1, a map of 1 x @points_h points spaced 1 / (points_h - 1)
+ * across, with @gains; returns its size.
+ */
+static size_t gain_map_opcode(uint8_t *p, uint32_t points_h, const float *gains)
+{
+	const uint32_t fixed[10] = { 0, 0, 48, 64, 0, 1, 1, 1, 1, points_h };
+	uint32_t bytes = 76 + 4 * points_h;
+
+	put_be32(p, 9);          /* GainMap */
+	put_be32(p + 4, 0x01030000); /* DNG 1.3 */
+	put_be32(p + 8, 0);      /* flags */
+	put_be32(p + 12, bytes);
+	for (int i = 0; i < 10; i++)
+		put_be32(p + 16 + 4 * i, fixed[i]);
+	put_be_double(p + 56, 1);                                        /* MapSpacingV */
+	put_be_double(p + 64, points_h > 1 ? 1.0 / (points_h - 1) : 1); /* MapSpacingH */
+	put_be_double(p + 72, 0);                                        /* MapOriginV */
+	put_be_double(p + 80, 0);                                        /* MapOriginH */
+	put_be32(p + 88, 1);                                             /* MapPlanes */
+	for (uint32_t i = 0; i < points_h; i++) {
+		uint32_t v;
+		memcpy(&v, &gains[i], 4);
+		put_be32(p + 92 + 4 * i, v);
+	}
+	return 16 + bytes;
+}
+
+/* A 64x48 minimal DNG (black 0) with OpcodeList2 @list and BaselineExposure +1.5. */
+static uint8_t *opcode_dng(const uint8_t *list, size_t list_size, size_t *n)
+{
+	struct dng_layout layout = { .has_baseline = true, .baseline_hundredths = 150, .opcodes = list,
+				     .opcodes_size = (uint32_t)list_size };
+
+	return minimal_dng(64, 48, &layout, n);
+}
+
+TEST(rawio_dng_gain_map_and_baseline_exposure)
+{
+	uint8_t list[1024];
+	const float twice[2] = { 2, 2 }, ramp[2] = { 1, 3 }, nan_gain[2] = { 1, NAN };
+	struct cisp_raw_frame f;
+	size_t size, n;
+	uint8_t *d;
+
+	/* Gain 2 everywhere: every sample doubles (black 0); BaselineExposure read as +1.5 stops. */
+	put_be32(list, 1);
+	size = 4 + gain_map_opcode(list + 4, 2, twice);
+	d = opcode_dng(list, size, &n);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_EQ(cisp_raw_read_memory(d, n, "gain2.dng", &f), 0);
+	CHECK(f.baseline_ev == 1.5f);
+	for (uint32_t y = 0; y < 48; y += 7)
+		for (uint32_t x = 0; x < 64; x += 5)
+			CHECK_EQ(get_sample(&f.image, x, y), 2 * minimal_sample((size_t)y * 64 + x));
+	cisp_raw_frame_free(&f);
+	write_bytes(tmp_path("gainmap.dng"), d, n); /* the fuzz corpus's raw_file/gainmap_64x48.dng */
+	free(d);
+
+	/* A ramp from 1 at the left edge to 3 at the right: column 32 (half way) gets 2. */
+	size = 4 + gain_map_opcode(list + 4, 2, ramp);
+	d = opcode_dng(list, size, &n);
+	if (!d)
+		return;
+	CHECK_EQ(cisp_raw_read_memory(d, n, "ramp.dng", &f), 0);
+	CHECK_EQ(get_sample(&f.image, 0, 3), minimal_sample(3 * 64));
+	CHECK_EQ(get_sample(&f.image, 32, 3), 2 * minimal_sample(3 * 64 + 32));
+	cisp_raw_frame_free(&f);
+	free(d);
+
+	/* Another opcode: named in a warning, the rest applied. */
+	put_be32(list, 2);
+	put_be32(list + 4, 1); /* WarpRectilinear, 8 bytes of parameters nobody reads */
+	put_be32(list + 8, 0x01030000);
+	put_be32(list + 12, 1);
+	put_be32(list + 16, 8);
+	memset(list + 20, 0, 8);
+	size = 28 + gain_map_opcode(list + 28, 2, twice);
+	d = opcode_dng(list, size, &n);
+	if (!d)
+		return;
+	warnings[0] = '\0';
+	cisp_log_set_sink(catch_log, NULL);
+	CHECK_EQ(cisp_raw_read_memory(d, n, "warp.dng", &f), 0);
+	cisp_log_set_sink(NULL, NULL);
+	CHECK(strstr(warnings, "warp.dng: OpcodeList2: not applied: WarpRectilinear (optional)") != NULL);
+	CHECK_EQ(get_sample(&f.image, 5, 5), 2 * minimal_sample(5 * 64 + 5));
+	cisp_raw_frame_free(&f);
+	free(d);
+
+	/* Malformed lists: refused with the reason, nothing decoded. */
+	put_be32(list, 1);
+	size = 4 + gain_map_opcode(list + 4, 2, nan_gain);
+	d = opcode_dng(list, size, &n);
+	expect_refused(d, n, "nan.dng", -EINVAL, "OpcodeList2's opcode 1: a GainMap gain of nan, not a number in 0..16");
+	free(d);
+	put_be32(list, 1000000); /* more opcodes than bytes */
+	size = 4 + gain_map_opcode(list + 4, 2, twice);
+	d = opcode_dng(list, size, &n);
+	expect_refused(d, n, "count.dng", -EINVAL, "OpcodeList2 says 1000000 opcodes, but opcode 2 starts past");
+	free(d);
+	put_be32(list, 1);
+	put_be32(list + 20 + 32, 4096); /* MapPointsV and H 4096 with the bytes of two points */
+	put_be32(list + 20 + 36, 4096);
+	d = opcode_dng(list, size, &n);
+	expect_refused(d, n, "points.dng", -EINVAL, "a GainMap of 4096x4096 points in 1 planes needs 67108940 bytes");
+	free(d);
+	size = 4 + gain_map_opcode(list + 4, 2, twice);
+	put_be32(list + 4 + 12, 0xfffffff0); /* parameters past the list */
+	d = opcode_dng(list, size, &n);
+	expect_refused(d, n, "bytes.dng", -EINVAL, "opcode 1 has 4294967280 bytes of parameters, past the list's end");
+	free(d);
+	size = 4 + gain_map_opcode(list + 4, 2, twice);
+	put_be_double(list + 20 + 48, -1); /* MapSpacingH */
+	d = opcode_dng(list, size, &n);
+	expect_refused(d, n, "spacing.dng", -EINVAL, "spacing must be positive");
+	free(d);
+	d = opcode_dng(list, 3, &n);
+	expect_refused(d, n, "short.dng", -EINVAL, "OpcodeList2 of 3 bytes has no count");
+	free(d);
 }

@@ -45,6 +45,8 @@ extern "C" {
  *        the image's pixel coordinates; width 0 means the whole image.
  * @defaults: CISP_RAW_DEFAULT_* bits of the values that the file did not
  *            carry and a stated default replaced (a warning was logged).
+ * @baseline_ev: exposure the file asks to add, in stops (a DNG's
+ *               BaselineExposure), 0 if none.
  */
 struct cisp_raw_frame {
 	struct cisp_image image;
@@ -66,6 +68,7 @@ struct cisp_raw_frame {
 		uint32_t x, y, width, height;
 	} crop;
 	unsigned defaults;
+	float baseline_ev;
 };
 
 /** The file had no black level; 0 was used. */

@@ -34,6 +34,7 @@ struct ifd_facts {
 	bool black, white, crop_origin, crop_size;
 	uint32_t white_level;
 	double black_max, crop[4];
+	struct dng_bytes opcodes[3]; /* OpcodeList1..3 */
 };
 
 struct walk {
@@ -66,7 +67,7 @@ static unsigned type_size(uint32_t type)
 	return type < 14 ? sizes[type] : 1;
 }
 
-/* Value @i of an entry of @type whose values start at @at: SHORT, LONG or RATIONAL; 0 for others. */
+/* Value @i of an entry of @type whose values start at @at: SHORT, LONG, RATIONAL or SRATIONAL; 0 for others. */
 static double number(const struct walk *w, uint32_t type, size_t at, uint32_t i)
 {
 	if (type == 3)
@@ -76,6 +77,10 @@ static double number(const struct walk *w, uint32_t type, size_t at, uint32_t i)
 	if (type == 5) {
 		uint32_t den = rd32(w, at + 8 * i + 4);
 		return den ? (double)rd32(w, at + 8 * i) / den : 0;
+	}
+	if (type == 10) {
+		int32_t num = (int32_t)rd32(w, at + 8 * i), den = (int32_t)rd32(w, at + 8 * i + 4);
+		return den ? (double)num / den : 0;
 	}
 	return 0;
 }
@@ -257,6 +262,15 @@ static int walk_ifd(struct walk *w, uint64_t off, int depth)
 				if ((f->white = n > 0))
 					f->white_level = first_integer(w, type, at);
 				break;
+			case 50730:
+				if (ifd0 && n >= 1 && (type == 10 || type == 5)) {
+					w->tags->baseline_exposure = number(w, type, at, 0);
+					w->tags->has_baseline_exposure = true;
+				}
+				break;
+			case 51008: case 51009: case 51022:
+				f->opcodes[tag == 51008 ? 0 : tag == 51009 ? 1 : 2] = (struct dng_bytes){ at, bytes };
+				break;
 			case 50721: case 50722: w->tags->has_matrix |= ifd0 && n >= 9; break;
 			case 50728: case 50729: w->tags->has_neutral |= ifd0 && n >= 2; break;
 			case 50719:
@@ -338,6 +352,7 @@ int dng_inspect(const void *data, size_t size, struct dng_tags *tags, char *why,
 			tags->raw_tiled = f->tiled;
 			tags->has_crop = f->crop_origin && f->crop_size;
 			memcpy(tags->crop, f->crop, sizeof(tags->crop));
+			memcpy(tags->opcodes, f->opcodes, sizeof(tags->opcodes));
 		}
 	}
 	return 0;

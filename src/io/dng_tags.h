@@ -30,13 +30,21 @@
  * raw_scattered: it is uncompressed but not one run of rows from its first
  * byte (strips out of order or apart, tiles other than one as wide as the
  * image), which LibRaw reads as one run all the same: 0.20 for strips and
- * tiles, later versions for strips.
+ * tiles, later versions for strips. baseline_exposure: IFD0's
+ * BaselineExposure in stops (has_baseline_exposure). opcodes: where the raw
+ * directory's OpcodeList1, 2 and 3 lie in the file (size 0: none), checked
+ * to be inside it.
  */
+struct dng_bytes {
+	size_t offset, size;
+};
+
 struct dng_tags {
 	bool is_dng, has_raw_ifd, has_black, has_white, has_matrix, has_neutral, has_crop;
-	bool raw_tiled, raw_scattered;
+	bool raw_tiled, raw_scattered, has_baseline_exposure;
 	uint32_t white;
-	double black_max, crop[4];
+	double black_max, crop[4], baseline_exposure;
+	struct dng_bytes opcodes[3];
 };
 
 /*

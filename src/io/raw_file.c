@@ -15,6 +15,7 @@
 #include <cisp/raw_file.h>
 
 #include "core/error_internal.h"
+#include "io/dng_opcodes.h"
 #include "io/dng_tags.h"
 
 /* Largest raw file read (LibRaw's own allocation limit is about the same). */
@@ -443,6 +444,18 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 		}
 	}
 	map_metadata(lr, name, &tags, frame);
+	if (tags.has_baseline_exposure) {
+		if (fabs(tags.baseline_exposure) <= 10)
+			frame->baseline_ev = (float)tags.baseline_exposure;
+		else
+			cisp_log(CISP_LOG_WARN, "%s: BaselineExposure %g stops is outside -10..10; ignored", name,
+				 tags.baseline_exposure);
+	}
+	for (int k = 0; k < 3; k++)
+		if (tags.opcodes[k].size &&
+		    (ret = dng_opcodes_apply((const uint8_t *)data + tags.opcodes[k].offset, tags.opcodes[k].size, k + 1,
+					     s->width, s->height, frame, name)))
+			return ret;
 	return 0;
 }
 
