@@ -483,7 +483,7 @@ TEST(files_memory_is_bounded)
 	cisp_raster_free(&r);
 
 	/* The review's case: a 6 KB dump to 16384x16384 is refused before anything is allocated. */
-	CHECK_EQ(cli_run("develop mem/d.raw %s --output-size 16384x16384 -o mem/huge.png", dump_args), 1);
+	CHECK_EQ(cli_run("develop mem/d.raw %s --output-size '16384x16384!' -o mem/huge.png", dump_args), 1);
 	CHECK(strstr(cli_output, "mem/d.raw: developing 64x48 to 16384x16384 RGB24 needs about ") != NULL);
 	CHECK(strstr(cli_output, "MiB of memory, over the limit of 2048 MiB (CISP_MAX_MEMORY=") != NULL);
 	CHECK_EQ(cli_run("run --size 16384x16384 --frames 2 --quiet"), 1);

@@ -207,13 +207,15 @@ TEST(develop_api_refuses)
 	src.height = 48;
 	CHECK_ERR(cisp_develop_read(cli_tmp("dump.raw"), &src, &frame), -EINVAL, "needs both its size and its format");
 	src.dump_format = CISP_FMT_SRGGB16;
-	src.cfa = CISP_CFA_GRBG; /* a dump ignores it */
+	src.cfa = CISP_CFA_GRBG; /* replaces the dump format's order */
 	CHECK_EQ(cisp_develop_read(cli_tmp("dump.raw"), &src, &frame), 0);
 	CHECK_EQ(frame.image.width, 64);
+	CHECK_EQ(frame.image.format, CISP_FMT_SGRBG16);
 	cisp_raw_frame_free(&frame);
+	src.black = 300;
+	src.white = 300;
+	CHECK_ERR(cisp_develop_read(cli_tmp("dump.raw"), &src, &frame), -EINVAL, "black level 300 is not below the white level 300");
 	cisp_develop_source_init(&src);
-	src.cfa = CISP_CFA_BGGR;
-	CHECK_ERR(cisp_develop_read(cli_tmp("dump.raw"), &src, &frame), -EINVAL, "a CFA order applies to PGM/PNG");
 	src.cfa = 7;
 	CHECK_ERR(cisp_develop_read(cli_tmp("dump.raw"), &src, &frame), -EINVAL, "out of range");
 

@@ -107,8 +107,9 @@ TEST(rawio_cli_develop_raw_file)
 	CHECK(!cli_exists("lin.jpg"));
 	CHECK_EQ(cli_run("develop cam.dng --awb sometimes -o x.jpg"), 2);
 	CHECK(strstr(cli_output, "--awb takes camera, grey or none") != NULL);
-	CHECK_EQ(cli_run("develop cam.dng --cfa GRBG -o x.jpg"), 2);
-	CHECK(strstr(cli_output, "--cfa applies to PGM/PNG mosaics") != NULL);
+	/* A CFA order given replaces the file's, with a warning. */
+	CHECK_EQ(cli_run("develop cam.dng --cfa GRBG -o x.jpg"), 0);
+	CHECK(strstr(cli_output, "cam.dng: CFA order GRBG given replaces the file's RGGB") != NULL);
 }
 
 /* An existing output is kept unless --force, and a failed develop leaves no output behind. */

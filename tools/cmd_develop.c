@@ -43,7 +43,8 @@ static void usage(FILE *out)
 		"An existing output is never replaced unless --force is given.\n"
 		"\n"
 		"options:\n"
-		"  -o, --output FILE|DIR   the developed image, or the folder for several\n"
+		"  -o, --output FILE|DIR|-  the developed image, the folder for several, or - for\n"
+		"                          standard output (--type, default jpg; never a terminal)\n"
 		"%s"
 		"  --params FILE           ISP parameters (YAML or binary) applied over the defaults\n"
 		"  --vendor PLUGIN.so      run a vendor stage, sandboxed (docs/vendor.md); its blocks\n"
@@ -51,20 +52,32 @@ static void usage(FILE *out)
 		"  --trusted-vendor PLUGIN.so  the same, loaded into this process\n"
 		"  --demosaic fast|quality\n"
 		"                          demosaic algorithm (default fast)\n"
-		"  --awb camera|grey|none  white balance: the file's as-shot balance (daylight from\n"
+		"  --wb camera|auto|daylight|<K>K[,<tint>]|<r>,<g>,<b>|box:X,Y,W,H\n"
+		"                          white balance: the file's as-shot balance (daylight from\n"
 		"                          its colour matrix, else grey world, when it has none;\n"
-		"                          the default), grey world from the ISP statistics, or no\n"
-		"                          automatic balance (the file's or --params' gains)\n"
+		"                          the default), grey world, daylight (D65) through the\n"
+		"                          file's matrix, a colour temperature 2000..25000 K with a\n"
+		"                          tint -100..100 (positive: magenta), multipliers, or the\n"
+		"                          neutral of a rectangle of the picture (as written, before\n"
+		"                          --crop)\n"
+		"  --awb camera|grey|none  the older form: as --wb camera or auto, or no automatic\n"
+		"                          balance (the file's or --params' gains)\n"
 		"  --highlights clip|blend|reconstruct|none  clipped highlights: white (the\n"
 		"                          default), neutral, the colour around them, or as clipped\n"
-		"  --ev N                  exposure compensation in stops, -4..4 (default 0)\n"
+		"  --ev N                  exposure by hand: the file's BaselineExposure plus N\n"
+		"                          stops, -4..4 (default: automatic exposure)\n"
+		"  --no-auto-exposure      the file's BaselineExposure only\n"
+		"  --tone standard|filmic|linear  tone curve: a highlight shoulder (the default),\n"
+		"                          a longer shoulder with a toe, or none\n"
 		"  --linear                16-bit linear output in the output colour space, for\n"
 		"                          measurement: no defect correction, tone curve, 3D LUT or\n"
 		"                          sharpening\n"
 		"  --depth 8|16            bits per channel of PNG/TIFF/PPM output\n"
 		"  --quality N             JPEG quality 1..100 (default 92)\n"
 		"  --no-crop               keep the whole image area (ignore a DNG's default crop)\n"
-		"  --output-size WxH       scale the output to this size\n"
+		"  --crop X,Y,W,H          develop this rectangle of the picture (as written)\n"
+		"  --output-size WxH[!]    scale the output to fit inside WxH, keeping its aspect\n"
+		"                          ratio; WxH! stretches it to exactly WxH\n"
 		"  --type EXT              output type for a folder: jpg (default; tif with --linear),\n"
 		"                          png, tif, ppm, y4m, ...\n"
 		"  -j, --jobs N            develop N files at once (default 1)\n"
@@ -90,11 +103,91 @@ struct develop_options {
 	struct memory_budget *memory;
 };
 
+/* X,Y,W,H: four whole numbers, the size at least 1x1. */
+static int parse_rect(const char *option, const char *text, struct cisp_develop_area *r)
+{
+	unsigned long v[4];
+	const char *p = text;
+	char *end;
+
+	for (int i = 0; i < 4; i++) {
+		errno = 0;
+		v[i] = strtoul(p, &end, 10);
+		if (errno || end == p || *p == '-' || *p == '+' || v[i] > CISP_MAX_DIMENSION || (i >= 2 && !v[i]) ||
+		    *end != (i < 3 ? ',' : '\0')) {
+			fprintf(stderr, "cisp develop: %s: '%s' is not X,Y,W,H (whole numbers up to %d, W and H at "
+				"least 1)\n", option, SHOWN(text), CISP_MAX_DIMENSION);
+			return -EINVAL;
+		}
+		p = end + 1;
+	}
+	*r = (struct cisp_develop_area){ (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3] };
+	return 0;
+}
+
+/* --wb camera|auto|daylight|<K>K[,<tint>]|<r>,<g>,<b>|box:X,Y,W,H */
+static int parse_wb(const char *text, struct cisp_develop_options *d)
+{
+	double v[3];
+	char *end;
+	int n = 0;
+
+	if (!strcmp(text, "camera")) {
+		d->awb = CISP_DEVELOP_AWB_CAMERA;
+		return 0;
+	}
+	if (!strcmp(text, "auto")) {
+		d->awb = CISP_DEVELOP_AWB_GREY;
+		return 0;
+	}
+	if (!strcmp(text, "daylight")) {
+		d->awb = CISP_DEVELOP_AWB_DAYLIGHT;
+		return 0;
+	}
+	if (!strncmp(text, "box:", 4)) {
+		d->awb = CISP_DEVELOP_AWB_BOX;
+		return parse_rect("--wb box:", text + 4, &d->wb_box);
+	}
+	/* <K>K[,<tint>] */
+	v[0] = strtod(text, &end);
+	if (end != text && (*end == 'K' || *end == 'k')) {
+		const char *tint = end + 2;
+
+		d->awb = CISP_DEVELOP_AWB_TEMPERATURE;
+		d->wb_kelvin = v[0];
+		d->wb_tint = 0;
+		if (end[1] == ',' && (d->wb_tint = strtod(tint, &end), end == tint))
+			end = (char *)"?";
+		else if (end[1] != ',')
+			end++;
+		if (!*end && v[0] >= 2000 && v[0] <= 25000 && fabs(d->wb_tint) <= 100)
+			return 0;
+	} else {
+		/* <r>,<g>,<b> */
+		for (const char *p = text; n < 3; p = end + 1) {
+			v[n] = strtod(p, &end);
+			if (end == p || !(v[n] >= 0.01 && v[n] <= 100) || *end != (n < 2 ? ',' : '\0'))
+				break;
+			n++;
+		}
+		if (n == 3) {
+			d->awb = CISP_DEVELOP_AWB_GAINS;
+			memcpy(d->wb_gains, v, sizeof(v));
+			return 0;
+		}
+	}
+	fprintf(stderr, "cisp develop: --wb takes camera, auto, daylight, <K>K[,<tint>] (2000..25000 K, tint "
+		"-100..100), <r>,<g>,<b> (each 0.01..100) or box:X,Y,W,H, not '%s'\n", SHOWN(text));
+	return -EINVAL;
+}
+
 static int parse_options(int argc, char **argv, struct develop_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_CFA, OPT_BLACK, OPT_WHITE, OPT_PARAMS, OPT_DEMOSAIC, OPT_AWB,
 	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH, OPT_QUALITY, OPT_NO_CROP,
-	       OPT_TYPE, OPT_FORCE, OPT_VENDOR, OPT_TRUSTED_VENDOR, OPT_HIGHLIGHTS };
+	       OPT_TYPE, OPT_FORCE, OPT_VENDOR, OPT_TRUSTED_VENDOR, OPT_HIGHLIGHTS, OPT_WB, OPT_TONE, OPT_NO_AE,
+	       OPT_CROP };
+	static const char *const tones[] = { "standard", "filmic", "linear", NULL };
 	static const char *const highlights[] = { "clip", "blend", "reconstruct", "none", NULL };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -108,6 +201,10 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 		{ "trusted-vendor", required_argument, NULL, OPT_TRUSTED_VENDOR },
 		{ "demosaic", required_argument, NULL, OPT_DEMOSAIC },
 		{ "awb", required_argument, NULL, OPT_AWB },
+		{ "wb", required_argument, NULL, OPT_WB },
+		{ "tone", required_argument, NULL, OPT_TONE },
+		{ "no-auto-exposure", no_argument, NULL, OPT_NO_AE },
+		{ "crop", required_argument, NULL, OPT_CROP },
 		{ "highlights", required_argument, NULL, OPT_HIGHLIGHTS },
 		{ "ev", required_argument, NULL, OPT_EV },
 		{ "linear", no_argument, NULL, OPT_LINEAR },
@@ -183,8 +280,29 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 				return 2;
 			}
 			break;
+		case OPT_WB:
+			if (parse_wb(optarg, &o->develop))
+				return 2;
+			break;
+		case OPT_TONE: /* the names in enum cisp_develop_tone's order */
+			for (o->develop.tone = 0; tones[o->develop.tone] && strcmp(optarg, tones[o->develop.tone]);)
+				o->develop.tone++;
+			if (!tones[o->develop.tone]) {
+				fprintf(stderr, "cisp develop: --tone takes standard, filmic or linear, not '%s'\n",
+					SHOWN(optarg));
+				return 2;
+			}
+			break;
 		case OPT_EV:
 			if (parse_double("--ev", optarg, -4, 4, &o->develop.ev))
+				return 2;
+			o->develop.manual_exposure = true;
+			break;
+		case OPT_NO_AE:
+			o->develop.manual_exposure = true;
+			break;
+		case OPT_CROP:
+			if (parse_rect("--crop", optarg, &o->develop.crop))
 				return 2;
 			break;
 		case OPT_LINEAR:
@@ -206,7 +324,8 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 			o->develop.full_frame = true;
 			break;
 		case OPT_OUTPUT_SIZE:
-			if (parse_size("--output-size", optarg, &o->develop.output_width, &o->develop.output_height))
+			if (parse_output_size("--output-size", optarg, &o->develop.output_width, &o->develop.output_height,
+					      &o->develop.output_stretch))
 				return 2;
 			break;
 		case OPT_TYPE:
@@ -302,6 +421,49 @@ static size_t develop_memory(const struct cisp_raw_frame *frame, const struct ci
 	return need;
 }
 
+/*
+ * Standard output (-o -): the image is written to a file of a private
+ * temporary folder, then copied out; the folder is removed either way.
+ */
+struct stdout_file {
+	char dir[4096], path[4200];
+};
+
+static int stdout_file_make(struct stdout_file *t, const char *type)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(t->dir, sizeof(t->dir), "%s/cisp-develop-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(t->dir))
+		return cisp_error(-errno, "cannot make a temporary folder in %s for standard output: %s",
+				  tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	snprintf(t->path, sizeof(t->path), "%s/out.%s", t->dir, type);
+	return 0;
+}
+
+/* Copy the finished file to standard output (when @status is 0), then remove it and its folder. */
+static int stdout_file_finish(struct stdout_file *t, int status)
+{
+	FILE *f = status ? NULL : fopen(t->path, "rb");
+	char buf[65536];
+	size_t n;
+
+	if (!status && !f)
+		status = cisp_error(-errno, "cannot read back %s: %s", t->path, strerror(errno));
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			status = cisp_error(-EIO, "cannot write to standard output: %s", strerror(errno));
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!status && fflush(stdout))
+		status = cisp_error(-EIO, "cannot write to standard output: %s", strerror(errno));
+	unlink(t->path);
+	rmdir(t->dir);
+	return status;
+}
+
 /* Develop one file; 0, 1 (failed) or 2 (bad usage), with the message in @err. */
 static int develop_file(const struct develop_options *o, const char *input, const char *output, unsigned threads,
 			char *err, size_t err_size)
@@ -317,12 +479,23 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	struct cisp_file_options fo = { 0 };
 	struct cisp_output_file *file;
 	size_t memory = 0;
+	struct stdout_file tmp;
+	bool to_stdout = !strcmp(output, "-");
 	char what[512];
 	int ret;
 
+	if (to_stdout) {
+		if (stdout_file_make(&tmp, o->type ? o->type : o->develop.linear ? "tif" : "jpg"))
+			return failf(err, err_size, 1, "%s", cisp_last_error());
+		output = tmp.path;
+	}
 	/* Made first: an existing output, or one that cannot be created, fails before any work. */
-	if (create_output(&file, output, o->force, o->protected))
-		return failf(err, err_size, 1, "%s", cisp_last_error());
+	if (create_output(&file, output, o->force, o->protected)) {
+		ret = failf(err, err_size, 1, "%s", cisp_last_error());
+		if (to_stdout)
+			stdout_file_finish(&tmp, -1);
+		return ret;
+	}
 	if ((ret = load_raw_input(&o->in, input, &frame, err, err_size))) {
 		cisp_output_file_discard(file);
 		return ret;
@@ -386,6 +559,8 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	file = NULL;
 done:
 	cisp_output_file_discard(file);
+	if (to_stdout && stdout_file_finish(&tmp, ret) && !ret)
+		ret = failf(err, err_size, 1, "%s", cisp_last_error());
 	if (memory)
 		memory_budget_give(o->memory, memory);
 	cisp_pool_destroy(pool);
@@ -644,7 +819,18 @@ int cmd_develop(int argc, char **argv)
 	o.develop.params = params;
 	o.develop.params_name = o.params;
 	len = strlen(o.output);
-	if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode))) {
+	if (!strcmp(o.output, "-")) {
+		ret = 2;
+		if (isatty(STDOUT_FILENO))
+			fprintf(stderr, "cisp develop: -o - writes the image to standard output, which is a terminal; "
+				"redirect it to a file or a pipe\n");
+		else if (o.n_inputs > 1)
+			fprintf(stderr, "cisp develop: -o - takes one input file\n");
+		else if (o.bench)
+			fprintf(stderr, "cisp develop: --bench prints to standard output; it cannot be used with -o -\n");
+		else if ((ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err))))
+			fprintf(stderr, "cisp develop: %s\n", printable(err, shown, sizeof(shown)));
+	} else if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode))) {
 		ret = develop_batch(&o);
 	} else if (o.type) {
 		fprintf(stderr, "cisp develop: --type applies when developing into a folder\n");

@@ -45,7 +45,8 @@ static void usage(FILE *out)
 		"  --camera NAME          a camera from 'cisp list' (default " DEFAULT_CAMERA ")\n"
 		"  --frames N             frames to stream (default 60)\n"
 		"  --mode NAME|INDEX      sensor mode (default: the smallest)\n"
-		"  --size WxH             main output size, scaled from the frame (default: the mode's)\n"
+		"  --size WxH[!]          main output size: the frame scaled to fit inside WxH,\n"
+		"                         or to exactly WxH with ! (default: the mode's)\n"
 		"  --scene NAME           virtual sensor scene: colorchart (default), resolution,\n"
 		"                         gradient, hdr, dominant[:patch], star, steps, flat,\n"
 		"                         deadleaves, or an image file\n"
@@ -90,6 +91,7 @@ struct run_options {
 	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning, *scene, *isp;
 	unsigned long frames;
 	uint32_t width, height;
+	bool stretch; /* --size WxH!: exactly that size */
 	char sensor_options[1024];
 	bool start_auto, quiet, force;
 	double start_exposure_us, start_ct;
@@ -394,7 +396,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		case O_FRAMES: r = parse_uint("--frames", optarg, 1, 1000000, &o->frames); break;
 		case O_MODE: o->mode = optarg; break;
 		case O_ISP: o->isp = optarg; break;
-		case O_SIZE: r = parse_size("--size", optarg, &o->width, &o->height); break;
+		case O_SIZE: r = parse_output_size("--size", optarg, &o->width, &o->height, &o->stretch); break;
 		case O_SCENE:
 			o->scene = optarg;
 			r = add_sensor_option(o, "scene", optarg);
@@ -942,6 +944,8 @@ int cmd_run(int argc, char **argv)
 	cisp_camera_default_config(cam, index, &cfg);
 	cisp_sensor_get_mode(cisp_camera_sensor(cam), index, &mode);
 	if (o.width) {
+		if (!o.stretch)
+			fit_inside(cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height, &o.width, &o.height);
 		cfg.stream[CISP_STREAM_MAIN].width = o.width;
 		cfg.stream[CISP_STREAM_MAIN].height = o.height;
 	}

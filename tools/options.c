@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,28 @@ int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h)
 	fprintf(stderr, "cisp %s: %s: '%s' is not a size WxH with both in 1..%d\n", command_name, option, SHOWN(text),
 		CISP_MAX_DIMENSION);
 	return -EINVAL;
+}
+
+int parse_output_size(const char *option, const char *text, uint32_t *w, uint32_t *h, bool *stretch)
+{
+	char buf[64];
+	size_t len = strlen(text);
+
+	*stretch = len && text[len - 1] == '!';
+	if (*stretch && len < sizeof(buf)) {
+		memcpy(buf, text, len - 1);
+		buf[len - 1] = '\0';
+		text = buf;
+	}
+	return parse_size(option, text, w, h);
+}
+
+void fit_inside(uint32_t width, uint32_t height, uint32_t *w, uint32_t *h)
+{
+	double scale = fmin((double)*w / width, (double)*h / height);
+
+	*w = (uint32_t)fmax(1, round(width * scale));
+	*h = (uint32_t)fmax(1, round(height * scale));
 }
 
 int parse_uint(const char *option, const char *text, unsigned long min, unsigned long max, unsigned long *value)
@@ -324,10 +347,6 @@ int load_raw_input(const struct cisp_develop_source *src, const char *path, stru
 
 	if (dump && (!src->dump_format || !src->width)) {
 		snprintf(err, err_size, "a raw dump needs both --size WxH and --format NAME");
-		return 2;
-	}
-	if (!dump && src->cfa >= 0 && !cisp_develop_is_mosaic(path) && access(path, R_OK) == 0) {
-		snprintf(err, err_size, "%s: --cfa applies to PGM/PNG mosaics; a raw file carries its own", path);
 		return 2;
 	}
 	if (cisp_develop_read(path, src, frame)) {

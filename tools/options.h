@@ -24,6 +24,10 @@ void bad_option(char **argv, const char *shortopts);
 
 /* Parse "WxH" with both in 1..max; prints an error naming @option on failure. */
 int parse_size(const char *option, const char *text, uint32_t *w, uint32_t *h);
+/* WxH, or WxH! (@stretch: exactly that size; otherwise the picture is fitted inside it). */
+int parse_output_size(const char *option, const char *text, uint32_t *w, uint32_t *h, bool *stretch);
+/* Scale @width x @height to fit inside *@w x *@h, keeping the aspect ratio (ImageMagick's WxH). */
+void fit_inside(uint32_t width, uint32_t height, uint32_t *w, uint32_t *h);
 /* Parse an integer in [min, max]; prints an error naming @option on failure. */
 int parse_uint(const char *option, const char *text, unsigned long min, unsigned long max, unsigned long *value);
 /* Parse a decimal number in [min, max]. */

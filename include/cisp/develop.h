@@ -48,9 +48,11 @@ extern "C" {
  *               @width and @height); 0 otherwise.
  * @width: pixels of a dump.
  * @height: rows of a dump.
- * @cfa: enum cisp_cfa of a PGM/PNG mosaic, or -1 for RGGB; a camera raw
- *       file carries its own, and one given for it is refused.
- * @black: black level in the input's units replacing the file's, or -1.
+ * @cfa: enum cisp_cfa of a PGM/PNG mosaic (-1 for RGGB), or one replacing
+ *       a raw file's or dump's own order (-1 keeps it; a warning says when
+ *       a file's order is replaced).
+ * @black: black level in the input's units replacing the file's, or -1 (a
+ *         warning says when a file's own level is replaced).
  * @white: white level in the input's units replacing the file's, or -1
  *         (dumps: the format's largest value; mosaics: the largest sample).
  */
@@ -89,8 +91,8 @@ CISP_API bool cisp_develop_is_mosaic(const char *path);
  * @frame: receives the frame; free with cisp_raw_frame_free().
  *
  * Return: 0, or a negative errno with a message naming the file (-EINVAL
- * also for a dump without its size, or a CFA order given for a camera raw
- * file).
+ * also for a dump without its size, or levels given that leave the black
+ * level at or above the white).
  */
 CISP_API int cisp_develop_read(const char *path, const struct cisp_develop_source *src, struct cisp_raw_frame *frame);
 
@@ -105,51 +107,23 @@ enum cisp_develop_awb {
 	CISP_DEVELOP_AWB_GREY = 2,
 	/** No automatic balance: the file's or the params buffer's gains. */
 	CISP_DEVELOP_AWB_NONE = 3,
+	/** Daylight (D65) through the file's colour matrix (camera RGB taken as
+	 *  linear sRGB without one). */
+	CISP_DEVELOP_AWB_DAYLIGHT = 4,
+	/** The white of a colour temperature and tint (wb_kelvin, wb_tint)
+	 *  through the file's colour matrix (docs/raw.md). */
+	CISP_DEVELOP_AWB_TEMPERATURE = 5,
+	/** The multipliers wb_gains, divided by the green one. */
+	CISP_DEVELOP_AWB_GAINS = 6,
+	/** The neutral of the rectangle wb_box of the picture. */
+	CISP_DEVELOP_AWB_BOX = 7,
 };
 
-/** Clipped highlights of cisp_develop() (docs/stages/highlights.md); 0..2 as enum cisp_highlights_mode. */
-enum cisp_develop_highlights {
-	CISP_DEVELOP_HIGHLIGHTS_CLIP = 0,        /**< towards white */
-	CISP_DEVELOP_HIGHLIGHTS_BLEND = 1,       /**< towards the neutral of the same brightness */
-	CISP_DEVELOP_HIGHLIGHTS_RECONSTRUCT = 2, /**< towards the colour of the unclipped pixels around */
-	CISP_DEVELOP_HIGHLIGHTS_NONE = 3,        /**< left as clipped: the stage is off */
-};
-
-/**
- * struct cisp_develop_options - how cisp_develop() develops a frame; all
- * zero is develop's default.
- * @demosaic: enum cisp_demosaic_algorithm (0: fast).
- * @awb: enum cisp_develop_awb.
- * @ev: exposure compensation in stops, -4..4: scales the white-balance gains.
- * @linear: output for measurement: 16-bit linear light in the output colour
- *          space, without defect correction, tone curve, 3D LUT or sharpening.
- * @full_frame: develop the whole image area, ignoring the file's default crop.
- * @highlights: enum cisp_develop_highlights (0: clip).
- * @output_format: CISP_FMT_RGB888, CISP_FMT_RGB48, CISP_FMT_NV12 or
- *                 CISP_FMT_I420; 0 takes RGB888 (RGB48 with @linear).
- * @output_width: output width (scaled); 0 takes the developed area's.
- * @output_height: output height; 0 takes the developed area's.
- * @params: a params buffer (params.h) applied over develop's defaults and
- *          the file's metadata, or NULL.
- * @params_size: its size in bytes.
- * @params_name: what messages call the params buffer (its file's name), or
- *               NULL for "params buffer".
- * @vendor: vendor stages to run (vendor.h), or NULL; it must outlive the ISP.
- */
-struct cisp_develop_options {
-	uint32_t demosaic;
-	uint32_t awb;
-	double ev;
-	bool linear;
-	bool full_frame;
-	uint16_t highlights;
-	uint32_t output_format;
-	uint32_t output_width;
-	uint32_t output_height;
-	const void *params;
-	size_t params_size;
-	const char *params_name;
-	struct cisp_vendor_host *vendor;
+/** Tone curve of cisp_develop() (docs/raw.md gives the formulas). */
+enum cisp_develop_tone {
+	CISP_DEVELOP_TONE_STANDARD = 0, /**< mid-tones lifted, a highlight shoulder into white */
+	CISP_DEVELOP_TONE_FILMIC = 1,   /**< a longer shoulder and a toe: more contrast in the mid-tones */
+	CISP_DEVELOP_TONE_LINEAR = 2,   /**< no curve: the transfer function only */
 };
 
 /**
@@ -166,6 +140,77 @@ struct cisp_develop_area {
 	uint32_t height;
 };
 
+/** Clipped highlights of cisp_develop() (docs/stages/highlights.md); 0..2 as enum cisp_highlights_mode. */
+enum cisp_develop_highlights {
+	CISP_DEVELOP_HIGHLIGHTS_CLIP = 0,        /**< towards white */
+	CISP_DEVELOP_HIGHLIGHTS_BLEND = 1,       /**< towards the neutral of the same brightness */
+	CISP_DEVELOP_HIGHLIGHTS_RECONSTRUCT = 2, /**< towards the colour of the unclipped pixels around */
+	CISP_DEVELOP_HIGHLIGHTS_NONE = 3,        /**< left as clipped: the stage is off */
+};
+
+/**
+ * struct cisp_develop_options - how cisp_develop() develops a frame; all
+ * zero is develop's default.
+ * @demosaic: enum cisp_demosaic_algorithm (0: fast).
+ * @awb: enum cisp_develop_awb.
+ * @ev: exposure compensation in stops, -4..4, added to the automatic exposure
+ *      (or to the file's BaselineExposure with @manual_exposure): scales the
+ *      white-balance gains.
+ * @linear: output for measurement: 16-bit linear light in the output colour
+ *          space, without defect correction, tone curve, 3D LUT or sharpening.
+ * @full_frame: develop the whole image area, ignoring the file's default crop.
+ * @highlights: enum cisp_develop_highlights (0: clip).
+ * @output_format: CISP_FMT_RGB888, CISP_FMT_RGB48, CISP_FMT_NV12 or
+ *                 CISP_FMT_I420; 0 takes RGB888 (RGB48 with @linear).
+ * @output_width: width of the written picture (upright); 0 takes the
+ *                developed area's. With @output_height, the picture is
+ *                scaled to fit inside both, keeping its aspect ratio,
+ *                unless @output_stretch.
+ * @output_height: height of the written picture; 0 takes the developed area's.
+ * @params: a params buffer (params.h) applied over develop's defaults and
+ *          the file's metadata, or NULL.
+ * @params_size: its size in bytes.
+ * @params_name: what messages call the params buffer (its file's name), or
+ *               NULL for "params buffer".
+ * @vendor: vendor stages to run (vendor.h), or NULL; it must outlive the ISP.
+ * @tone: enum cisp_develop_tone (0: standard).
+ * @manual_exposure: no automatic exposure: the exposure is the file's
+ *                   BaselineExposure plus @ev (with @linear: @ev only).
+ * @output_stretch: scale to exactly @output_width x @output_height.
+ * @wb_kelvin: colour temperature of CISP_DEVELOP_AWB_TEMPERATURE, 2000..25000 K.
+ * @wb_tint: its tint, -100..100: positive is magenta, the white point moved
+ *           by tint / 3000 in CIE 1960 uv across the Planckian locus.
+ * @wb_gains: multipliers R, G, B of CISP_DEVELOP_AWB_GAINS, each 0.01..100.
+ * @wb_box: the rectangle of CISP_DEVELOP_AWB_BOX, in the picture as written
+ *          without @crop (upright, after the default crop).
+ * @crop: the part of the picture to develop, in the same coordinates
+ *        (moved inwards to even rows and columns of the mosaic); width 0
+ *        for the whole picture.
+ */
+struct cisp_develop_options {
+	uint32_t demosaic;
+	uint32_t awb;
+	double ev;
+	bool linear;
+	bool full_frame;
+	uint16_t highlights;
+	uint32_t output_format;
+	uint32_t output_width;
+	uint32_t output_height;
+	const void *params;
+	size_t params_size;
+	const char *params_name;
+	struct cisp_vendor_host *vendor;
+	uint16_t tone;
+	bool manual_exposure;
+	bool output_stretch;
+	double wb_kelvin;
+	double wb_tint;
+	double wb_gains[3];
+	struct cisp_develop_area wb_box;
+	struct cisp_develop_area crop;
+};
+
 /**
  * cisp_develop_area() - the part of a frame cisp_develop() develops.
  * @frame: the raw frame.
@@ -173,7 +218,9 @@ struct cisp_develop_area {
  *
  * Return: the frame's default crop with its edges moved inwards to even
  * coordinates (so that it starts on the CFA's first colour), or the whole
- * image with @opt's full_frame or when the frame has no usable crop.
+ * image with @opt's full_frame or when the frame has no usable crop; then
+ * @opt's crop within it, its edges moved inwards to even coordinates too.
+ * A crop that does not lie inside the picture leaves the area empty (width 0).
  */
 CISP_API struct cisp_develop_area cisp_develop_area(const struct cisp_raw_frame *frame,
 						    const struct cisp_develop_options *opt);
