@@ -151,16 +151,16 @@ static int parse_wb(const char *text, struct cisp_develop_options *d)
 	/* <K>K[,<tint>] */
 	v[0] = strtod(text, &end);
 	if (end != text && (*end == 'K' || *end == 'k')) {
-		const char *tint = end + 2;
+		const char *rest = end + 1;
 
 		d->awb = CISP_DEVELOP_AWB_TEMPERATURE;
 		d->wb_kelvin = v[0];
 		d->wb_tint = 0;
-		if (end[1] == ',' && (d->wb_tint = strtod(tint, &end), end == tint))
-			end = (char *)"?";
-		else if (end[1] != ',')
-			end++;
-		if (!*end && v[0] >= 2000 && v[0] <= 25000 && fabs(d->wb_tint) <= 100)
+		if (*rest == ',') {
+			d->wb_tint = strtod(rest + 1, &end);
+			rest = end == rest + 1 ? "?" : end;
+		}
+		if (!*rest && v[0] >= 2000 && v[0] <= 25000 && fabs(d->wb_tint) <= 100)
 			return 0;
 	} else {
 		/* <r>,<g>,<b> */

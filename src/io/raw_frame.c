@@ -155,8 +155,9 @@ static int matrix_to_ccm(const float xyz_to_cam[9], double ccm[9], double daylig
 			a[3 * i + j] /= sum;
 		daylight_gains[i] = 1.0 / sum;
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i += 2) /* green last: each divided by the same green */
 		daylight_gains[i] /= daylight_gains[1];
+	daylight_gains[1] = 1;
 	return invert3(a, ccm);
 }
 
