@@ -412,27 +412,18 @@ TEST(develop_bad_controls)
 
 TEST(develop_to_standard_output)
 {
-	FILE *a, *b;
-	int same = 0;
+	struct cisp_raster a = { 0 }, b = { 0 };
 
 	crop_dng("s.dng", 1);
+	/* The same picture as into a file (the files' times of writing differ). */
 	CHECK_EQ(cli_run("develop s.dng -o file.png"), 0);
 	CHECK_EQ(cli_run("develop s.dng --type png -o - > piped.png"), 0);
-	a = fopen(cli_tmp("file.png"), "rb");
-	b = fopen(cli_tmp("piped.png"), "rb");
-	if (a && b) {
-		int ca, cb;
-		do {
-			ca = getc(a);
-			cb = getc(b);
-		} while (ca == cb && ca != EOF);
-		same = ca == cb;
-	}
-	CHECK(same && cli_size("piped.png") > 100);
-	if (a)
-		fclose(a);
-	if (b)
-		fclose(b);
+	CHECK_EQ(cisp_raster_read(cli_tmp("file.png"), &a), 0);
+	CHECK_EQ(cisp_raster_read(cli_tmp("piped.png"), &b), 0);
+	CHECK(a.data && b.data && a.width == 80 && a.height == 56 && b.width == a.width && b.height == a.height &&
+	      !memcmp(a.data, b.data, (size_t)a.width * a.height * 3 * sizeof(uint16_t)));
+	cisp_raster_free(&a);
+	cisp_raster_free(&b);
 	/* Never to a terminal (script(1) gives the command one), never several files. */
 	CHECK_EQ(cli_sh("script -qec \"\\\"$CISP\\\" develop s.dng -o -\" /dev/null"), 2);
 	CHECK(strstr(cli_output, "standard output, which is a terminal") != NULL);

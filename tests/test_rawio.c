@@ -677,7 +677,7 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 
 	size_t extra = data + chunks * chunk; /* BaselineExposure's SRATIONAL, then the opcode list */
 
-	*n = extra + 8 + layout->opcodes_size;
+	*n = extra + (layout->has_baseline || layout->opcodes ? 8 + layout->opcodes_size : 0);
 	d = calloc(1, *n);
 	if (!d)
 		return NULL;
@@ -719,8 +719,10 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 	if (layout->opcodes)
 		ENTRY(51009, 7, layout->opcodes_size, extra + 8); /* OpcodeList2 */
 #undef ENTRY
-	put32(d + extra, (uint32_t)layout->baseline_hundredths);
-	put32(d + extra + 4, 100);
+	if (*n > extra) {
+		put32(d + extra, (uint32_t)layout->baseline_hundredths);
+		put32(d + extra + 4, 100);
+	}
 	if (layout->opcodes)
 		memcpy(d + extra + 8, layout->opcodes, layout->opcodes_size);
 	d[8] = (uint8_t)i;

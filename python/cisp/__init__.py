@@ -24,6 +24,30 @@ _DEMOSAIC = {'fast': 0, 'quality': 1}
 # None: the default of `cisp develop` without --awb (the file's balance, a params buffer's gains, else grey world).
 _AWB = {None: 0, 'camera': 1, 'grey': 2, 'gray': 2, 'none': 3}
 _HIGHLIGHTS = {'clip': 0, 'blend': 1, 'reconstruct': 2, 'none': 3}
+_TONE = {'standard': 0, 'filmic': 1, 'linear': 2}
+_WB_NAMES = {'camera': 1, 'auto': 2, 'daylight': 4}
+
+
+def _wb_options(wb):
+    """The library's white-balance fields of a `cisp develop --wb` value (a string, or (r, g, b))."""
+    if isinstance(wb, (tuple, list)) and len(wb) == 3:
+        return {'awb': 6, 'wb_gains': tuple(float(v) for v in wb)}
+    text = str(wb)
+    if text in _WB_NAMES:
+        return {'awb': _WB_NAMES[text]}
+    if text.startswith('box:'):
+        box = tuple(int(v) for v in text[4:].split(','))
+        if len(box) == 4:
+            return {'awb': 7, 'wb_box': box}
+    elif text[:1].isdigit():
+        kelvin, _, tint = text.partition(',')
+        if kelvin[-1:] in ('K', 'k'):
+            return {'awb': 5, 'wb_kelvin': float(kelvin[:-1]), 'wb_tint': float(tint) if tint else 0.0}
+        gains = tuple(float(v) for v in text.split(','))
+        if len(gains) == 3:
+            return {'awb': 6, 'wb_gains': gains}
+    raise ValueError("wb is 'camera', 'auto', 'daylight', '<K>K[,<tint>]', '<r>,<g>,<b>' or 'box:X,Y,W,H', not %r"
+                     % (wb,))
 
 
 def _array(image):
@@ -52,8 +76,9 @@ def _params_buffer(params):
 
 
 def develop(source, *, size=None, format=None, cfa=None, black=None, white=None, params=None, demosaic='fast',
-            awb=None, ev=0.0, highlights='clip', linear=False, depth=None, no_crop=False, output_size=None, vendor=(),
-            trusted_vendor=(), threads=0):
+            awb=None, wb=None, ev=None, auto_exposure=True, tone='standard', highlights='clip', linear=False,
+            depth=None, no_crop=False, crop=None, output_size=None, stretch=False, vendor=(), trusted_vendor=(),
+            threads=0):
     """Develop a raw file or a numpy mosaic; the options are those of `cisp develop`.
 
     source: a path (camera raw file, PGM/PNG mosaic, or a headerless dump with
@@ -63,10 +88,15 @@ def develop(source, *, size=None, format=None, cfa=None, black=None, white=None,
     params: ISP parameters over develop's defaults: a dict (params_decode()'s
         form), a params buffer (bytes) or a YAML/binary file.
     demosaic: 'fast' or 'quality'.  awb: None, 'camera', 'grey' or 'none'.
-    ev: exposure compensation in stops.  linear: 16-bit linear output.
+    wb: as `cisp develop --wb`: 'camera', 'auto', 'daylight', '5200K,-10',
+        '2,1,1.5' or (2, 1, 1.5), 'box:X,Y,W,H'; replaces awb.
+    ev: exposure by hand, the file's BaselineExposure plus ev stops (as
+        `--ev N`); auto_exposure=False is ev=0; neither: automatic exposure.
+    tone: 'standard', 'filmic' or 'linear'.  linear: 16-bit linear output.
     highlights: 'clip', 'blend', 'reconstruct' or 'none' (docs/stages/highlights.md).
     depth: 8 or 16 bits per channel (default 8, 16 with linear).
-    no_crop: keep the whole image area.  output_size: (w, h) to scale to.
+    no_crop: keep the whole image area.  crop: (x, y, w, h) of the picture.
+    output_size: (w, h) to fit inside; stretch=True scales to exactly that.
     vendor, trusted_vendor: vendor stage plugins, sandboxed or in-process.
     threads: worker threads (0: one per CPU).
 
@@ -76,6 +106,11 @@ def develop(source, *, size=None, format=None, cfa=None, black=None, white=None,
         raise ValueError("demosaic is 'fast' or 'quality', not %r" % (demosaic,))
     if awb not in _AWB:
         raise ValueError("awb is None, 'camera', 'grey' or 'none', not %r" % (awb,))
+    if tone not in _TONE:
+        raise ValueError("tone is 'standard', 'filmic' or 'linear', not %r" % (tone,))
+    extra = _wb_options(wb) if wb is not None else {'awb': _AWB[awb]}
+    if crop is not None:
+        extra['crop'] = tuple(int(v) for v in crop)
     if highlights not in _HIGHLIGHTS:
         raise ValueError("highlights is 'clip', 'blend', 'reconstruct' or 'none', not %r" % (highlights,))
     if depth not in (None, 8, 16):
@@ -88,11 +123,12 @@ def develop(source, *, size=None, format=None, cfa=None, black=None, white=None,
         source = np.asarray(source)
     image = _cisp.develop(source, dump_format=format, width=width, height=height, cfa=cfa,
                           black=-1 if black is None else black, white=-1 if white is None else white,
-                          demosaic=_DEMOSAIC[demosaic], awb=_AWB[awb], ev=ev, linear=linear, full_frame=no_crop,
-                          highlights=_HIGHLIGHTS[highlights],
+                          demosaic=_DEMOSAIC[demosaic], ev=0.0 if ev is None else ev, linear=linear, full_frame=no_crop,
+                          highlights=_HIGHLIGHTS[highlights], tone=_TONE[tone], manual_exposure=ev is not None or not auto_exposure,
+                          output_stretch=stretch,
                           output_format='RGB48' if sixteen else 'RGB24', output_width=out_w, output_height=out_h,
                           params=buffer, params_name=name, vendor=list(vendor), trusted_vendor=list(trusted_vendor),
-                          threads=threads)
+                          threads=threads, **extra)
     return _array(image)
 
 

@@ -312,12 +312,15 @@ static PyObject *py_develop(PyObject *module, PyObject *args, PyObject *kw)
 	static char *keywords[] = { "source", "dump_format", "width", "height", "cfa", "black", "white", "demosaic",
 				    "awb", "ev", "linear", "full_frame", "highlights", "output_format", "output_width",
 				    "output_height", "params", "params_name", "vendor", "trusted_vendor", "threads",
-				    NULL };
+				    "tone", "manual_exposure", "output_stretch", "wb_kelvin", "wb_tint", "wb_gains", "wb_box",
+				    "crop", NULL };
 	PyObject *source, *params_obj = Py_None, *vendor = NULL, *trusted = NULL, *result = NULL;
 	const char *dump_format = NULL, *cfa = NULL, *output_format = NULL, *params_name = NULL;
 	unsigned width = 0, height = 0, demosaic = 0, awb = 0, highlights = 0, out_w = 0, out_h = 0, threads = 0;
-	int black = -1, white = -1, linear = 0, full_frame = 0;
-	double ev = 0;
+	unsigned tone = 0;
+	int black = -1, white = -1, linear = 0, full_frame = 0, manual_exposure = 0, stretch = 0;
+	double ev = 0, kelvin = 0, tint = 0, gains[3] = { 1, 1, 1 };
+	unsigned box[4] = { 0, 0, 0, 0 }, crop[4] = { 0, 0, 0, 0 };
 	Py_buffer params = { 0 };
 	struct cisp_develop_source src;
 	struct cisp_develop_options opt = { 0 };
@@ -327,10 +330,12 @@ static PyObject *py_develop(PyObject *module, PyObject *args, PyObject *kw)
 	int ret;
 
 	(void)module;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zIIziiIIdppIzIIOzOOI", keywords, &source, &dump_format, &width,
-					 &height, &cfa, &black, &white, &demosaic, &awb, &ev, &linear, &full_frame,
-					 &highlights, &output_format, &out_w, &out_h, &params_obj, &params_name, &vendor, &trusted,
-					 &threads))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zIIziiIIdppIzIIOzOOIIppdd(ddd)(IIII)(IIII)", keywords, &source,
+					 &dump_format, &width, &height, &cfa, &black, &white, &demosaic, &awb, &ev, &linear,
+					 &full_frame, &highlights, &output_format, &out_w, &out_h, &params_obj, &params_name,
+					 &vendor, &trusted, &threads, &tone, &manual_exposure, &stretch, &kelvin, &tint,
+					 &gains[0], &gains[1], &gains[2], &box[0], &box[1], &box[2], &box[3], &crop[0],
+					 &crop[1], &crop[2], &crop[3]))
 		return NULL;
 	if (params_obj != Py_None && PyObject_GetBuffer(params_obj, &params, PyBUF_SIMPLE))
 		return NULL;
@@ -362,6 +367,14 @@ static PyObject *py_develop(PyObject *module, PyObject *args, PyObject *kw)
 		goto out;
 	}
 	opt.highlights = (uint16_t)highlights;
+	opt.tone = (uint16_t)(tone > UINT16_MAX ? UINT16_MAX : tone);
+	opt.manual_exposure = manual_exposure;
+	opt.output_stretch = stretch;
+	opt.wb_kelvin = kelvin;
+	opt.wb_tint = tint;
+	memcpy(opt.wb_gains, gains, sizeof(gains));
+	opt.wb_box = (struct cisp_develop_area){ box[0], box[1], box[2], box[3] };
+	opt.crop = (struct cisp_develop_area){ crop[0], crop[1], crop[2], crop[3] };
 	opt.output_width = out_w;
 	opt.output_height = out_h;
 	if (output_format && !(opt.output_format = cisp_format_from_name(output_format))) {

@@ -76,7 +76,7 @@ def test_develop_a_numpy_mosaic_as_the_file():
 
 def test_develop_gives_views_not_copies():
     """A padded output (100 RGB pixels: 300 bytes a row, 320 with padding) is the library's memory."""
-    rgb = cisp.develop(rose_mosaic(), black=600, white=15520, output_size=(100, 80))
+    rgb = cisp.develop(rose_mosaic(), black=600, white=15520, output_size=(100, 80), stretch=True)
     assert rgb.shape == (80, 100, 3) and rgb.strides == (320, 3, 1)
     assert not rgb.flags['OWNDATA'] and not rgb.flags['C_CONTIGUOUS']
     assert rgb.flags['WRITEABLE']
@@ -86,17 +86,34 @@ def test_develop_options_change_the_output():
     mosaic = rose_mosaic()
     # Highlights off: with clip, a larger red gain lowers the clip level and
     # pulls more pixels to white, which moves blue too.
-    base = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none')
+    # Exposure by hand: the automatic one would answer a larger red gain with less exposure.
+    base = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none', auto_exposure=False)
     brighter = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none', ev=1.0)
     assert brighter.astype(int).sum() > base.astype(int).sum()
-    red = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none',
+    red = cisp.develop(mosaic, black=600, white=15520, awb='none', highlights='none', auto_exposure=False,
                        params={'wb': {'enable': True, 'gain': [2.0, 1.0, 1.0, 1.0]}})
     assert red[..., 0].mean() > base[..., 0].mean() + 10
     assert abs(red[..., 2].astype(int).mean() - base[..., 2].astype(int).mean()) < 1
-    clipped = cisp.develop(mosaic, black=600, white=15520, awb='none')
+    clipped = cisp.develop(mosaic, black=600, white=15520, awb='none', auto_exposure=False)
     assert not np.array_equal(clipped, base)
     with pytest.raises(ValueError):
         cisp.develop(mosaic, black=600, white=15520, highlights='purple')
+    # The controls of issue 24: white balance forms, tone, crop, fit and stretch.
+    box = cisp.develop(mosaic, black=600, white=15520, wb='box:0,0,64,64', tone='filmic')
+    assert box.shape == (512, 768, 3)
+    assert not np.array_equal(box, cisp.develop(mosaic, black=600, white=15520, wb='5000K,10'))
+    assert np.array_equal(cisp.develop(mosaic, black=600, white=15520, wb=(2, 1, 1.5)),
+                          cisp.develop(mosaic, black=600, white=15520, wb='4,2,3'))
+    assert cisp.develop(mosaic, black=600, white=15520, crop=(10, 10, 100, 50)).shape == (50, 100, 3)
+    assert cisp.develop(mosaic, black=600, white=15520, output_size=(100, 100)).shape == (67, 100, 3)
+    assert cisp.develop(mosaic, black=600, white=15520, output_size=(100, 100), stretch=True).shape == (100, 100, 3)
+    for bad in ('purple', '5000', 'box:1,2', '1,2'):
+        with pytest.raises(ValueError):
+            cisp.develop(mosaic, black=600, white=15520, wb=bad)
+    with pytest.raises(cisp.Error):
+        cisp.develop(mosaic, black=600, white=15520, wb='1000K')
+    with pytest.raises(ValueError):
+        cisp.develop(mosaic, black=600, white=15520, tone='soft')
 
 
 def test_params_round_trip_and_errors():
