@@ -8,7 +8,8 @@
  * it with develop's defaults: black level and colour from the file's
  * metadata, defect correction and sharpening on, clipped highlights to
  * white, the file's default crop, white balance from the file (or grey
- * world), a params buffer on top.
+ * world), automatic exposure and the standard tone curve (docs/raw.md), a
+ * params buffer on top.
  *
  *	struct cisp_develop_source src;
  *	struct cisp_develop_options opt = { .demosaic = CISP_DEMOSAIC_QUALITY };
@@ -240,7 +241,8 @@ CISP_API int cisp_develop_config(const struct cisp_raw_frame *frame, const struc
 /**
  * cisp_develop_prepare() - set an ISP instance's parameters as cisp_develop()
  * does: develop's defaults, the frame's metadata (cisp_raw_frame_params()),
- * the crop, @opt's params buffer, then white balance and exposure.
+ * the crop and the tone curve, @opt's params buffer, then white balance and
+ * exposure (automatic, or by hand: scaling the white-balance gains).
  * @isp: an instance made with cisp_develop_config()'s configuration.
  * @frame: the raw frame.
  * @opt: the options, or NULL for the defaults.
@@ -248,8 +250,9 @@ CISP_API int cisp_develop_config(const struct cisp_raw_frame *frame, const struc
  *          into them for its statistics.
  * @pool: worker pool, or NULL.
  *
- * Return: 0, or a negative errno with a message (a params buffer the ISP
- * refuses, levels the black-level block cannot hold).
+ * Return: 0, or a negative errno with a message (options out of range, a
+ * params buffer the ISP refuses, levels the black-level block cannot hold,
+ * a white-balance box with no unclipped sample of a colour).
  */
 CISP_API int cisp_develop_prepare(struct cisp_isp *isp, const struct cisp_raw_frame *frame,
 				  const struct cisp_develop_options *opt, struct cisp_image *const output[CISP_MAX_OUTPUTS],
