@@ -302,8 +302,10 @@ double median(double *values, int n)
 const char raw_input_usage[] =
 	"  --size WxH              size of a headerless raw dump\n"
 	"  --format NAME           V4L2 Bayer format of a raw dump (SRGGB10P, SGRBG12, ...)\n"
-	"  --cfa ORDER             CFA order of a PGM/PNG mosaic: RGGB (default), GRBG, GBRG, BGGR\n"
-	"  --black N               black level in the input's units (default: the file's, else 0)\n"
+	"  --cfa ORDER             CFA order of a PGM/PNG mosaic: RGGB (default), GRBG, GBRG, BGGR;\n"
+	"                          for a raw file or dump, replaces its own (with a warning)\n"
+	"  --black N               black level in the input's units (default: the file's, else 0;\n"
+	"                          replacing a raw file's is logged)\n"
 	"  --white N               white level in the input's units (default: the file's; the format's\n"
 	"                          maximum for dumps, the largest sample for mosaics)\n";
 
