@@ -829,7 +829,7 @@ int cmd_develop(int argc, char **argv)
 		else if (o.bench)
 			fprintf(stderr, "cisp develop: --bench prints to standard output; it cannot be used with -o -\n");
 		else if ((ret = develop_file(&o, o.inputs[0], o.output, o.threads, err, sizeof(err))))
-			fprintf(stderr, "cisp develop: %s\n", printable(err, shown, sizeof(shown)));
+			fprintf(stderr, "cisp develop: %s\n", cisp_printable(err, shown, sizeof(shown)));
 	} else if (o.n_inputs > 1 || (len && o.output[len - 1] == '/') || (stat(o.output, &st) == 0 && S_ISDIR(st.st_mode))) {
 		ret = develop_batch(&o);
 	} else if (o.type) {
