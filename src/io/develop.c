@@ -9,8 +9,8 @@
 #include <cisp/develop.h>
 #include <cisp/error.h>
 #include <cisp/input_file.h>
-#include <cisp/raster.h>
 #include <cisp/log.h>
+#include <cisp/raster.h>
 #include <cisp/raw_file.h>
 
 #include "io/develop_internal.h"
