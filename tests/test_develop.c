@@ -427,6 +427,8 @@ TEST(develop_to_standard_output)
 	/* Never to a terminal (script(1) gives the command one), never several files. */
 	CHECK_EQ(cli_sh("script -qec \"\\\"$CISP\\\" develop s.dng -o -\" /dev/null"), 2);
 	CHECK(strstr(cli_output, "standard output, which is a terminal") != NULL);
+	CHECK_EQ(cli_run("develop s.dng --type ../x.png -o - > slash.png"), 1);
+	CHECK(strstr(cli_output, "--type ./x.png is not a file type") != NULL && cli_size("slash.png") == 0);
 	CHECK_EQ(cli_run("develop s.dng s.dng -o - > two.png"), 2);
 	CHECK(strstr(cli_output, "-o - takes one input file") != NULL);
 }

@@ -433,6 +433,8 @@ static int stdout_file_make(struct stdout_file *t, const char *type)
 {
 	const char *tmp = getenv("TMPDIR");
 
+	if (strchr(type, '/'))
+		return cisp_error(-EINVAL, "--type %s is not a file type", type);
 	snprintf(t->dir, sizeof(t->dir), "%s/cisp-develop-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(t->dir))
 		return cisp_error(-errno, "cannot make a temporary folder in %s for standard output: %s",
