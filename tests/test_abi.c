@@ -260,14 +260,14 @@ TEST(abi_block_names)
 {
 	static const char *const names[] = { "unknown", "blc", "dpc",   "noise",   "bnr", "lsc",  "wb",   "demosaic",
 					     "ccm",     "tone", "lut3d", "sharpen", "csc", "crop", "stats", "cnr",
-					     "highlights" };
+					     "highlights", "ltm" };
 
 	for (unsigned t = 1; t < CISP_BLOCK_TYPE_COUNT; t++) {
 		CHECK(!strcmp(cisp_block_name(t), names[t]));
 		CHECK_EQ(cisp_block_type_from_name(names[t]), t);
 	}
 	CHECK(!strcmp(cisp_block_name(0), "unknown"));
-	CHECK(!strcmp(cisp_block_name(17), "unknown"));
+	CHECK(!strcmp(cisp_block_name(18), "unknown"));
 	CHECK(!strcmp(cisp_block_name(0xffff), "unknown"));
 	CHECK_EQ(cisp_block_type_from_name("unknown"), 0);
 	CHECK_EQ(cisp_block_type_from_name("LSC"), 0);
@@ -281,15 +281,16 @@ TEST(abi_encode_default_state)
 	size_t size;
 	uint8_t *buf = encode(s, ~0u, &size);
 	/* header, then each block: blc 24, dpc 16 (no pixels), noise 40, bnr 16, lsc 16 + 2*2*8, wb 16,
-	 * demosaic 16, ccm 40, tone 536, lut3d 16 + 8*6, sharpen 16, csc 16, crop 2 * 24, stats 88, cnr 16 */
-	const size_t expected = 16 + 24 + 16 + 40 + 16 + 48 + 16 + 16 + 40 + 536 + 64 + 16 + 16 + 48 + 88 + 16 + 16;
+	 * demosaic 16, ccm 40, tone 536, lut3d 16 + 8*6, sharpen 16, csc 16, crop 2 * 24, stats 88, cnr 16,
+	 * highlights 16, ltm 16 + 2*2*4 */
+	const size_t expected = 16 + 24 + 16 + 40 + 16 + 48 + 16 + 16 + 40 + 536 + 64 + 16 + 16 + 48 + 88 + 16 + 16 + 32;
 	static const struct {
 		uint16_t type, flags;
 		uint32_t size;
 	} blocks[] = { { 1, 2, 24 }, { 2, 1, 16 },  { 3, 0, 40 },  { 4, 1, 16 },  { 5, 1, 48 },
 		       { 6, 2, 16 }, { 7, 2, 16 },  { 8, 2, 40 },  { 9, 2, 536 }, { 10, 1, 64 },
 		       { 11, 1, 16 }, { 12, 2, 16 }, { 13, 1, 24 }, { 13, 1, 24 }, { 14, 2, 88 },
-		       { 15, 1, 16 }, { 16, 1, 16 } };
+		       { 15, 1, 16 }, { 16, 1, 16 }, { 17, 1, 32 } };
 	size_t off = 16;
 
 	CHECK_EQ(size, expected);
@@ -308,7 +309,7 @@ TEST(abi_encode_default_state)
 	/* The crop blocks name their outputs, the LSC block its 2x2 grid. */
 	CHECK_EQ(abi_rd16(buf + 16 + 24 + 16 + 40 + 16 + 8), 2);
 	CHECK_EQ(abi_rd16(buf + 16 + 24 + 16 + 40 + 16 + 16), 4096);
-	CHECK_EQ(abi_rd16(buf + expected - 16 - 16 - 88 - 24 + 8), 1);
+	CHECK_EQ(abi_rd16(buf + expected - 32 - 16 - 16 - 88 - 24 + 8), 1);
 	CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
 	CHECK(same_state(s, t));
 	free(buf);
@@ -329,9 +330,13 @@ TEST(abi_encode_largest_state)
 	}
 	s->lsc.grid_w = s->lsc.grid_h = CISP_LSC_MAX_GRID;
 	s->lut3d.size = CISP_LUT3D_MAX_SIZE;
+	s->ltm.grid_w = s->ltm.grid_h = CISP_LTM_MAX_GRID;
+	for (unsigned i = 0; i < CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID; i++)
+		s->ltm.node[CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID + i] = 256;
 	buf = encode(s, ~0u, &size);
-	/* dpc 16 + 65536, lsc 16 + 32768, lut3d 16 + 215622 rounded to 215640 */
-	CHECK_EQ(size, 16 + 24 + 65552 + 40 + 16 + 32784 + 16 + 16 + 40 + 536 + 215640 + 16 + 16 + 48 + 88 + 16 + 16);
+	/* dpc 16 + 65536, lsc 16 + 32768, lut3d 16 + 215622 rounded to 215640, ltm 16 + 4096 */
+	CHECK_EQ(size,
+		 16 + 24 + 65552 + 40 + 16 + 32784 + 16 + 16 + 40 + 536 + 215640 + 16 + 16 + 48 + 88 + 16 + 16 + 4112);
 	CHECK(size <= CISP_PARAMS_MAX_SIZE);
 	CHECK_EQ(cisp_param_state_apply(t, buf, size, NULL), 0);
 	CHECK(same_state(s, t));
@@ -656,8 +661,8 @@ TEST(abi_bad_framing)
 
 	p[0] = 0;
 	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 0");
-	p[0] = 17;
-	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 17");
+	p[0] = 18;
+	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "params block 1 (unknown) at offset 40: unknown block type 18");
 	p[0] = 0xff;
 	p[1] = 0xff;
 	CHECK_REJECT(b.data, b.size, NULL, -EINVAL, "unknown block type 65535");
@@ -922,6 +927,10 @@ TEST(abi_field_ranges_from_the_table)
 
 		for (const struct abi_field *f = info->fields; f->name; f++) {
 			unsigned bytes = f->type == ABI_U32 || f->type == ABI_I32 ? 4 : 2;
+			/* A field that is part of a shared array (LTM gains) starts where its span does. */
+			struct abi_span span = abi_field_span(f, abi_state_block_const(info, s, 0));
+			uint32_t offset = f->offset + span.first * bytes;
+			const char *index = f->count > 1 ? (f->row || span.row ? "[0][0]" : "[0]") : "";
 			int64_t lo = f->type == ABI_U16 ? 0 : f->type == ABI_I16 ? INT16_MIN : f->type == ABI_U32 ? 0 : INT32_MIN;
 			int64_t hi = f->type == ABI_U16 ? UINT16_MAX : f->type == ABI_I16 ? INT16_MAX : f->type == ABI_U32 ? UINT32_MAX : INT32_MAX;
 			char needle[96];
@@ -933,21 +942,19 @@ TEST(abi_field_ranges_from_the_table)
 				continue;
 			}
 			if (f->min > lo) {
-				snprintf(needle, sizeof(needle), "%s%s = %lld is ", f->name, f->count > 1 ? (f->row ? "[0][0]" : "[0]") : "",
-					 (long long)(f->min - 1));
-				expect_field_error(s, t, f->offset, f->min - 1, bytes, -EINVAL, needle);
+				snprintf(needle, sizeof(needle), "%s%s = %lld is ", f->name, index, (long long)(f->min - 1));
+				expect_field_error(s, t, offset, f->min - 1, bytes, -EINVAL, needle);
 				checked++;
 			}
 			if (f->max < hi) {
-				snprintf(needle, sizeof(needle), "%s%s = %lld is ", f->name, f->count > 1 ? (f->row ? "[0][0]" : "[0]") : "",
-					 (long long)(f->max + 1));
-				expect_field_error(s, t, f->offset, f->max + 1, bytes, -EINVAL, needle);
+				snprintf(needle, sizeof(needle), "%s%s = %lld is ", f->name, index, (long long)(f->max + 1));
+				expect_field_error(s, t, offset, f->max + 1, bytes, -EINVAL, needle);
 				checked++;
 			}
 		}
 	}
-	/* 23 bounded ranges, 15 reserved fields; CNR: 5 range ends, 1 reserved; highlights: 4 and 1 */
-	CHECK_EQ(checked, 23 + 15 + 6 + 5);
+	/* 23 bounded ranges, 15 reserved fields; CNR: 5 range ends, 1 reserved; highlights: 4 and 1; LTM: 9 and 1 */
+	CHECK_EQ(checked, 23 + 15 + 6 + 5 + 10);
 	free(s);
 }
 

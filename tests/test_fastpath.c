@@ -87,6 +87,13 @@ static void full_state(struct cisp_param_state *s, bool sharpen, bool cnr)
 	for (int i = 0; i < 27; i++)
 		for (int k = 0; k < 3; k++)
 			s->lut3d.table[i][k] = (uint16_t)((i * 2400 + k * 5000) % 65536);
+	s->ltm.grid_w = 5;
+	s->ltm.grid_h = 3;
+	s->ltm.range = 300;
+	for (int i = 0; i < 15; i++) {
+		s->ltm.node[i] = (uint16_t)(2400 + (i * 331) % 1600);
+		s->ltm.node[15 + i] = (uint16_t)(150 + (i * 277) % 900);
+	}
 	s->sharpen.strength = 700;
 	s->sharpen.coring = 100;
 	s->sharpen.limit = 9000;

@@ -50,7 +50,7 @@ TEST(iq_profiles_load)
 static int count_vectors(const char *dir, char names[][32], int max)
 {
 	static const char *const all[] = { "demosaic-fast", "blc", "dpc", "bnr", "lsc", "wb", "demosaic-quality",
-					   "ccm", "tone", "lut3d", "sharpen", "csc", "crop", "highlights" };
+					   "ccm", "tone", "lut3d", "sharpen", "csc", "crop", "highlights", "ltm" };
 	int n = 0;
 
 	(void)dir;

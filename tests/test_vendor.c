@@ -1386,7 +1386,7 @@ TEST(vendor_device_contexts_carry_on)
 		struct cisp_params_limits lim;
 
 		CHECK_EQ(cisp_context_limits(ctx[0], &lim), 0);
-		CHECK_EQ(lim.blocks, 0x8001fffeu);
+		CHECK_EQ(lim.blocks, 0x8003fffeu);
 		CHECK_EQ(lim.width, 64);
 		CHECK_EQ(lim.num_vendor, 2);
 		CHECK_EQ(lim.vendor[0].vendor_id, HOSTILE_VENDOR(2));
@@ -1448,7 +1448,7 @@ TEST(vendor_cisp_info)
 	CHECK_EQ(test_run_cisp("info --size 64x48", out, sizeof(out)), 0);
 	CHECK(strstr(out, "params ABI version 1 (buffers up to 1048576 bytes), statistics ABI version 1 (25784 bytes)"));
 	CHECK(strstr(out, "ISP instance: 64x48 SRGGB10\n"));
-	CHECK(strstr(out, "canonical blocks (supported-params-blocks mask 0x0001fffe):\n"));
+	CHECK(strstr(out, "canonical blocks (supported-params-blocks mask 0x0003fffe):\n"));
 	CHECK(strstr(out, "   1 blc        supported\n"));
 	CHECK(strstr(out, "  15 cnr        supported\n"));
 	CHECK(strstr(out, "vendor blocks (type 31, plugin ABI version 1): none (no vendor stage loaded)\n"));
@@ -1456,7 +1456,7 @@ TEST(vendor_cisp_info)
 	snprintf(args, sizeof(args), "info --vendor %s --trusted-vendor %s --time-limit 250", plugin("acme_effects"),
 		 plugin("probe_bayer"));
 	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
-	CHECK(strstr(out, "canonical blocks (supported-params-blocks mask 0x8001fffe):\n"));
+	CHECK(strstr(out, "canonical blocks (supported-params-blocks mask 0x8003fffe):\n"));
 	CHECK(strstr(out, "vendor blocks (type 31, plugin ABI version 1): supported\n"));
 	CHECK(strstr(out, "  stage acme-colour-effects: vendor 0x454d4341 (ACME Imaging (example)), rgb tap, sandboxed, "
 			  "250 ms per job\n"));

@@ -107,6 +107,7 @@ enum cisp_block_type {
 	CISP_BLOCK_STATS = 14,    /**< statistics configuration, struct cisp_stats_params */
 	CISP_BLOCK_CNR = 15,      /**< chroma denoise, struct cisp_cnr_params */
 	CISP_BLOCK_HIGHLIGHTS = 16, /**< clipped highlights, struct cisp_highlights_params */
+	CISP_BLOCK_LTM = 17,        /**< local tone mapping, struct cisp_ltm_params */
 	/**
 	 * a vendor block, struct cisp_vendor_params: an opaque payload for a
 	 * vendor stage. Not a canonical type: it takes the last bit of the
@@ -116,7 +117,7 @@ enum cisp_block_type {
 };
 
 /** One past the highest canonical block type of this version. */
-#define CISP_BLOCK_TYPE_COUNT 17
+#define CISP_BLOCK_TYPE_COUNT 18
 
 /* ------------------------------------------------------------------------ */
 
@@ -513,6 +514,39 @@ struct cisp_highlights_params {
 	uint16_t white;
 	uint16_t knee;
 	uint16_t reserved;
+};
+
+/** Largest local tone mapping grid per dimension (the statistics' largest zone grid). */
+#define CISP_LTM_MAX_GRID 32
+
+/**
+ * struct cisp_ltm_params - local tone mapping, on linear RGB after the
+ * colour matrix (CISP_BLOCK_LTM; docs/stages/ltm.md).
+ * @header: type CISP_BLOCK_LTM; size 16 + 4 * @grid_w * @grid_h.
+ * @grid_w: grid nodes across, 2..CISP_LTM_MAX_GRID. Node (i, j) stands for
+ *          the region around pixel ((i + 1/2) W / grid_w, (j + 1/2) H /
+ *          grid_h): the centre of statistics zone (i, j) when the grids match.
+ * @grid_h: grid nodes down, 2..CISP_LTM_MAX_GRID.
+ * @range: how far in brightness a pixel still takes a node's gain, in
+ *         1/256 stop, 64..1024 (a quarter stop to four stops): a node's
+ *         weight falls linearly from full at the node's level to 0 at
+ *         @range away from it.
+ * @reserved: 0.
+ * @node: @grid_w * @grid_h levels then as many gains, each row-major
+ *        (the gains start at entry @grid_w * @grid_h). A level is the
+ *        region's luminance as log2 of the 16-bit value in 1/256 stop,
+ *        0..4095 (docs/stages/ltm.md, "Levels"); a gain is what the
+ *        region is multiplied by, Q8.8 (256 = 1.0), 16..4095.
+ *
+ * Default: disabled, a 2x2 grid of level 0 and gain 1.0, range 384.
+ */
+struct cisp_ltm_params {
+	struct cisp_block_header header;
+	uint16_t grid_w;
+	uint16_t grid_h;
+	uint16_t range;
+	uint16_t reserved;
+	uint16_t node[2 * CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID];
 };
 
 /** Largest AE/AWB zone grid per dimension. */

@@ -53,6 +53,7 @@ extern "C" {
  * @stats: statistics configuration.
  * @cnr: chroma denoise.
  * @highlights: clipped highlights.
+ * @ltm: local tone mapping.
  */
 struct cisp_param_state {
 	uint32_t enabled;
@@ -73,6 +74,7 @@ struct cisp_param_state {
 	struct cisp_stats_params stats;
 	struct cisp_cnr_params cnr;
 	struct cisp_highlights_params highlights;
+	struct cisp_ltm_params ltm;
 };
 
 /**

@@ -137,6 +137,13 @@ ASSERT_LAYOUT(cisp_highlights_params, white, 10);
 ASSERT_LAYOUT(cisp_highlights_params, knee, 12);
 ASSERT_LAYOUT(cisp_highlights_params, reserved, 14);
 
+ASSERT_SIZE(cisp_ltm_params, 16 + 4 * CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID);
+ASSERT_LAYOUT(cisp_ltm_params, grid_w, 8);
+ASSERT_LAYOUT(cisp_ltm_params, grid_h, 10);
+ASSERT_LAYOUT(cisp_ltm_params, range, 12);
+ASSERT_LAYOUT(cisp_ltm_params, reserved, 14);
+ASSERT_LAYOUT(cisp_ltm_params, node, 16);
+
 ASSERT_SIZE(cisp_vendor_params, 24 + CISP_VENDOR_MAX_PAYLOAD);
 ASSERT_LAYOUT(cisp_vendor_params, vendor_id, 8);
 ASSERT_LAYOUT(cisp_vendor_params, type, 12);
@@ -188,7 +195,8 @@ _Static_assert(sizeof(struct cisp_param_state) ==
 			       sizeof(struct cisp_tone_params) + sizeof(struct cisp_lut3d_params) +
 			       sizeof(struct cisp_sharpen_params) + sizeof(struct cisp_csc_params) +
 			       CISP_MAX_OUTPUTS * sizeof(struct cisp_crop_params) + sizeof(struct cisp_stats_params) +
-			       sizeof(struct cisp_cnr_params) + sizeof(struct cisp_highlights_params),
+			       sizeof(struct cisp_cnr_params) + sizeof(struct cisp_highlights_params) +
+			       sizeof(struct cisp_ltm_params),
 	       "struct cisp_param_state has padding");
 
 /* ---- fields ---- */
@@ -333,6 +341,54 @@ static const struct abi_field lsc_fields[] = {
 	{ 0 },
 };
 
+/* Grid nodes, with the grid clamped to its range so a bad state never reads past node[]. */
+static uint32_t ltm_nodes(const struct cisp_ltm_params *p, uint32_t *w)
+{
+	uint32_t h = p->grid_h < CISP_LTM_MAX_GRID ? p->grid_h : CISP_LTM_MAX_GRID;
+
+	*w = p->grid_w < CISP_LTM_MAX_GRID ? p->grid_w : CISP_LTM_MAX_GRID;
+	return *w * h;
+}
+
+static struct abi_span ltm_levels(const void *block)
+{
+	uint32_t w, n = ltm_nodes(block, &w);
+
+	return (struct abi_span){ 0, n, w };
+}
+
+static struct abi_span ltm_gains(const void *block)
+{
+	uint32_t w, n = ltm_nodes(block, &w);
+
+	return (struct abi_span){ n, n, w };
+}
+
+static uint32_t ltm_used(const void *block)
+{
+	uint32_t w;
+
+	return offsetof(struct cisp_ltm_params, node) + 4 * ltm_nodes(block, &w);
+}
+
+/* Levels and gains share node[]; each is a field of its own in the YAML form. */
+#define LTM_GRID(key, lo, hi, q, fn)                                                                          \
+	{                                                                                                     \
+		.name = key, .offset = offsetof(struct cisp_ltm_params, node), .type = ABI_U16, .frac = q,    \
+		.flags = ABI_GRID, .count = 2 * CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID, .min = lo, .max = hi, \
+		.span = fn                                                                                    \
+	}
+
+static const struct abi_field ltm_fields[] = {
+	FIELD(cisp_ltm_params, grid_w, ABI_U16, 2, CISP_LTM_MAX_GRID, .flags = ABI_COUNT),
+	FIELD(cisp_ltm_params, grid_h, ABI_U16, 2, CISP_LTM_MAX_GRID, .flags = ABI_COUNT),
+	FIELD(cisp_ltm_params, range, ABI_U16, 64, 1024),
+	RESERVED(cisp_ltm_params, reserved, ABI_U16),
+	LTM_GRID("level", 0, 4095, 0, ltm_levels),
+	LTM_GRID("gain", 16, 4095, 8, ltm_gains),
+	{ 0 },
+};
+
 static const struct abi_field wb_fields[] = {
 	FIELD(cisp_wb_params, gain, ABI_U16, 0, 65535, .frac = 12),
 	{ 0 },
@@ -468,6 +524,17 @@ static void highlights_defaults(void *block)
 	p->mode = CISP_HIGHLIGHTS_CLIP;
 	p->white = 65535;
 	p->knee = 3686;
+}
+
+static void ltm_defaults(void *block)
+{
+	struct cisp_ltm_params *p = block;
+
+	p->grid_w = 2;
+	p->grid_h = 2;
+	p->range = 384;
+	for (int i = 0; i < 4; i++)
+		p->node[4 + i] = 256;
 }
 
 static void lsc_defaults(void *block)
@@ -623,6 +690,8 @@ static const struct abi_block blocks[CISP_BLOCK_TYPE_COUNT] = {
 	BLOCK(CISP_BLOCK_CNR, cisp_cnr_params, cnr, .name = "cnr", .fields = cnr_fields, .defaults = cnr_defaults),
 	BLOCK(CISP_BLOCK_HIGHLIGHTS, cisp_highlights_params, highlights, .name = "highlights",
 	      .fields = highlights_fields, .defaults = highlights_defaults),
+	BLOCK(CISP_BLOCK_LTM, cisp_ltm_params, ltm, .name = "ltm", .fields = ltm_fields, .used_size = ltm_used,
+	      .defaults = ltm_defaults),
 };
 
 const struct abi_block *abi_block_info(unsigned type)

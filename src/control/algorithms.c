@@ -24,6 +24,7 @@ const struct control_algorithm *const control_camera_algorithms[] = {
 	&noise_profile_algorithm,
 	&denoise_algorithm,
 	&tone_curve_algorithm,
+	&ltm_algorithm,
 	&provenance_section,
 	NULL,
 };

@@ -16,6 +16,8 @@
 #include <cisp/params.h>
 #include <cisp/tuning.h>
 
+#include "ltm_grid.h"
+
 #define TUNING_MAX_CT 16   /* colour temperatures in a table */
 #define TUNING_MAX_GAIN 16 /* gains in a table */
 #define TUNING_LSC_GRID 17 /* lens shading tables are 17 x 17 nodes */
@@ -121,6 +123,7 @@ struct cisp_tuning {
 	unsigned denoise_count;                        /* at least 1 */
 	struct tuning_denoise denoise[TUNING_MAX_GAIN]; /* sorted by gain */
 
+	struct ltm_tuning ltm;   /* ltm (ltm.c): local tone mapping */
 	double gamma;            /* gamma (tone_curve.c): 0 = the sRGB curve, else a pure power 1/gamma */
 	double defect_threshold; /* defect_threshold (defects.c): dynamic defect correction, 16-bit units; 0: off */
 

@@ -378,6 +378,21 @@ static void v_highlights(struct cisp_param_state *s)
 	s->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 }
 
+/* A 3x2 grid raising its darker regions and lowering its brighter ones. */
+static void v_ltm(struct cisp_param_state *s)
+{
+	static const uint16_t level[6] = { 2600, 3100, 3600, 2900, 3400, 3900 };
+	static const uint16_t gain[6] = { 1024, 512, 230, 768, 384, 180 };
+
+	s->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LTM);
+	s->ltm.grid_w = 3;
+	s->ltm.grid_h = 2;
+	s->ltm.range = 512;
+	memset(s->ltm.node, 0, sizeof(s->ltm.node));
+	memcpy(s->ltm.node, level, sizeof(level));
+	memcpy(s->ltm.node + 6, gain, sizeof(gain));
+}
+
 static void v_demosaic_quality(struct cisp_param_state *s)
 {
 	s->demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
@@ -457,6 +472,7 @@ static const struct vector vectors[] = {
 	  CISP_FMT_RGB48, GV_W, GV_H, v_highlights },
 	{ "demosaic-quality", "the edge-aware demosaic", CISP_FMT_RGB48, GV_W, GV_H, v_demosaic_quality },
 	{ "ccm", "a saturating colour matrix with offsets", CISP_FMT_RGB48, GV_W, GV_H, v_ccm },
+	{ "ltm", "local tone mapping on a 3x2 grid, gains 0.7 to 4", CISP_FMT_RGB48, GV_W, GV_H, v_ltm },
 	{ "tone", "an S-shaped tone curve and the sRGB transfer", CISP_FMT_RGB48, GV_W, GV_H, v_tone },
 	{ "lut3d", "a 5x5x5 3D LUT mixing channels", CISP_FMT_RGB48, GV_W, GV_H, v_lut3d },
 	{ "sharpen", "luma sharpening 2.5x with coring and a limit", CISP_FMT_RGB48, GV_W, GV_H, v_sharpen },

@@ -20,6 +20,7 @@
 #include "isp/pack.h"
 #include "isp/sharpen.h"
 #include "isp/statistics.h"
+#include "isp/ltm.h"
 #include "isp/tone.h"
 #include "isp/unpack.h"
 #include "isp/wb.h"
@@ -72,6 +73,7 @@ static void init_c(struct cisp_dsp *d)
 	d->green_row = cisp_demosaic_green_row_c;
 	d->rb_row = cisp_demosaic_rb_row_c;
 	d->ccm_row = cisp_ccm_row_c;
+	d->ltm_row = cisp_ltm_row_c;
 	d->tone_row = cisp_tone_row_c;
 	d->luma_row = cisp_sharpen_luma_row_c;
 	d->sharpen_row = cisp_sharpen_row_c;

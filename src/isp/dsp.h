@@ -23,6 +23,7 @@ struct cisp_bnr_quality;
 struct cisp_bnr_row_tables;
 struct cisp_cnr_row_tables;
 struct cisp_lsc_row;
+struct cisp_ltm_coeffs;
 struct cisp_tone_coeffs;
 struct plane16;
 struct rgb16;
@@ -68,6 +69,9 @@ struct cisp_dsp {
 	/* Colour matrix: out_c = clamp(((sum m[3c+k] in_k + 2048) >> 12) + off[c]); in may be out. */
 	void (*ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3],
 			uint16_t *const out[3], int w);
+	/* Local tone mapping of row @y (cisp_ltm_row_c() in ltm.h); in may be out. */
+	void (*ltm_row)(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int w,
+			int y);
 	/* The tone function (cisp_tone_at() in tone.h) of each sample; s may be d. */
 	void (*tone_row)(const struct cisp_tone_coeffs *c, const uint16_t *s, uint16_t *d, int w);
 	/* Sharpening luma (871 r + 2929 g + 296 b + 2048) >> 12. */
