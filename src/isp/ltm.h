@@ -34,11 +34,12 @@ struct cisp_ltm_coeffs {
  */
 static inline uint32_t cisp_ltm_level(uint32_t v)
 {
-	uint32_t e = 0;
+	uint32_t e;
 
-	while (v >> (e + 1))
-		e++;
-	return v ? 256 * e + (e <= 8 ? v << (8 - e) : v >> (e - 8)) - 256 : 0;
+	if (!v)
+		return 0;
+	e = 31 - (uint32_t)__builtin_clz(v);
+	return 256 * e + (e <= 8 ? v << (8 - e) : v >> (e - 8)) - 256;
 }
 
 /* The luminance the levels measure: (77 R + 150 G + 29 B + 128) >> 8. */
