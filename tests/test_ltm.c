@@ -255,11 +255,9 @@ TEST(ltm_lifts_local_contrast_in_the_dark_of_an_hdr_scene)
 	CHECK_EQ(cisp_isp_process(isp, &raw, outs, NULL, NULL), 0);
 	diff[1] = mean_green(&out, l + 0.1 * side, 0.60, l + 0.7 * side, 0.68) -
 		  mean_green(&out, l + 0.1 * side, 0.74, l + 0.7 * side, 0.84);
-	/* Wall against patch, in 8-bit codes: LTM at least doubles it. */
+	/* Wall against patch, in 8-bit codes (2.95 without LTM, 19.6 with): LTM at least doubles it. */
 	CHECK(diff[0] > 0);
 	CHECK(diff[1] > 2 * diff[0]);
-	if (getenv("LTM_PRINT"))
-		fprintf(stderr, "    wall - patch: %.2f codes without LTM, %.2f with\n", diff[0], diff[1]);
 	/* Statistics without zones give no grid. */
 	st->valid = 0;
 	CHECK_ERR(control_ltm_grid(st, wb, 0.18, &t, &s->ltm), -EINVAL, "no zone grid");
