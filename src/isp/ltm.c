@@ -52,8 +52,12 @@ int cisp_ltm_prepare(struct cisp_ltm_coeffs *c, const struct cisp_ltm_params *p,
 	c->grid_h = gh;
 	c->range = p->range;
 	c->rscale = (1u << 22) / p->range;
-	for (int x = 0; x < width; x++)
+	for (int i = 0; i < CISP_LTM_MAX_GRID; i++)
+		c->node_end[i] = 0;
+	for (int x = 0; x < width; x++) {
 		cisp_ltm_node_pos(x, width, gw, &c->col_node[x], &c->col_pos[x]);
+		c->node_end[c->col_node[x]] = x + 1;
+	}
 	for (int y = 0; y < height; y++)
 		cisp_ltm_node_pos(y, height, gh, &c->row_node[y], &c->row_pos[y]);
 	return 0;
@@ -90,7 +94,13 @@ uint32_t cisp_ltm_gain_at(const struct cisp_ltm_coeffs *c, uint32_t luma, int x,
 void cisp_ltm_row_c(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int w,
 		    int y)
 {
-	for (int x = 0; x < w; x++) {
+	cisp_ltm_span_c(c, in, out, 0, w, y);
+}
+
+void cisp_ltm_span_c(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int x0,
+		     int x1, int y)
+{
+	for (int x = x0; x < x1; x++) {
 		uint32_t r = in[0][x], g = in[1][x], b = in[2][x];
 		uint32_t gain = cisp_ltm_gain_at(c, cisp_ltm_luma(r, g, b), x, y);
 		uint32_t v[3] = { (r * gain + 128) >> 8, (g * gain + 128) >> 8, (b * gain + 128) >> 8 };

@@ -26,6 +26,8 @@ struct cisp_ltm_coeffs {
 	/* Per frame column: the node on the left (0..grid_w - 2) and the position past it (0..64). */
 	uint8_t col_node[CISP_MAX_DIMENSION], col_pos[CISP_MAX_DIMENSION];
 	uint8_t row_node[CISP_MAX_DIMENSION], row_pos[CISP_MAX_DIMENSION];
+	/* The column after the last whose left node is i: runs of columns that share their four nodes. */
+	int node_end[CISP_LTM_MAX_GRID];
 };
 
 /*
@@ -54,6 +56,9 @@ void cisp_ltm_node_pos(int x, int n, int nodes, uint8_t *node, uint8_t *pos);
 int cisp_ltm_prepare(struct cisp_ltm_coeffs *c, const struct cisp_ltm_params *p, int width, int height);
 /* The gain of a pixel of luminance @luma at column @x of row @y, Q8.8. */
 uint32_t cisp_ltm_gain_at(const struct cisp_ltm_coeffs *c, uint32_t luma, int x, int y);
+/* Columns [x0, x1) of row @y: in[k] to out[k] (in may be out). */
+void cisp_ltm_span_c(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int x0,
+		     int x1, int y);
 /* Row @y of @w pixels: in[k] to out[k] (in may be out): the dsp.h entry's C version. */
 void cisp_ltm_row_c(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int w,
 		    int y);

@@ -23,6 +23,7 @@
 #include "isp/dpc.h"
 #include "isp/dsp.h"
 #include "isp/lsc.h"
+#include "isp/ltm.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
 #include "isp/statistics.h"
@@ -202,6 +203,97 @@ static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
 		st32(r + i, recip32(ld32(n + i)));
 	cisp_recip_row_c(n + i, r + i, count - i);
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+#define VEC_HAS_LTM 1
+/* cisp_ltm_level() of 32-bit lanes below 2^24: the float's exponent and top 8 mantissa bits are e and the fraction. */
+V_INLINE vs32 ltm_level_vec(vs32 v)
+{
+#if VEC_BITS == 128
+	vs32 bits = _mm_castps_si128(_mm_cvtepi32_ps(v));
+#elif VEC_BITS == 256
+	vs32 bits = _mm256_castps_si256(_mm256_cvtepi32_ps(v));
+#else
+	vs32 bits = _mm512_castps_si512(_mm512_cvtepi32_ps(v));
+#endif
+	return max32(sub32(srl32(bits, 15), set32(127 << 8)), set32(0));
+}
+
+/*
+ * The gain of N32 pixels of luminance @luma whose four nodes are @lev and @gain, at horizontal
+ * positions @px (0..64) of a row at @py: cisp_ltm_gain_at(). The quotient comes from a float
+ * division (its error is below one unit: the sum is below 2^30, the quotient below 4096) and is
+ * corrected to the floor by its remainder.
+ */
+V_INLINE vs32 ltm_gain_vec(const struct cisp_ltm_coeffs *c, vs32 luma, vs32 px, int py, const vs32 lev[4],
+			   const vs32 gain[4])
+{
+	const vs32 one = set32(LTM_POS_ONE), zero = set32(0), range = set32((int32_t)c->range);
+	const vs32 rscale = set32((int32_t)c->rscale), qy = set32(LTM_POS_ONE - py), y1 = set32(py);
+	const vs32 qx = sub32(one, px);
+	const vs32 s[4] = { mul32(qx, qy), mul32(px, qy), mul32(qx, y1), mul32(px, y1) };
+	vs32 l = ltm_level_vec(luma), sum = zero, acc = zero, acc_s = zero, any, num, q, rem;
+
+	for (int k = 0; k < 4; k++) {
+		vs32 r = srl32(mul32(max32(sub32(range, abs32(sub32(l, lev[k]))), zero), rscale), 16);
+		vs32 w = mul32(s[k], r);
+
+		sum = add32(sum, w);
+		acc = add32(acc, mul32(w, gain[k]));
+		acc_s = add32(acc_s, mul32(s[k], gain[k]));
+	}
+	/* No node within range: the nodes by distance alone. */
+	any = gt32(sum, zero);
+	acc = vor(vand(any, acc), vandn(any, acc_s));
+	sum = vor(vand(any, sum), vandn(any, set32(LTM_POS_ONE * LTM_POS_ONE)));
+	num = add32(acc, srl32(sum, 1));
+	q = X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(num), X(cvtepi32_ps)(sum)));
+	rem = sub32(num, mul32(q, sum));
+	q = sub32(q, gt32(rem, sub32(sum, set32(1))));
+	return add32(q, gt32(zero, rem));
+}
+
+/* Local tone mapping, a run of columns at a time: within a run the four nodes are the same. */
+static void FN(ltm_row)(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int w,
+			int y)
+{
+	const int py = c->row_pos[y], k0 = c->row_node[y] * c->grid_w;
+	int x = 0;
+
+	for (int nx = 0; nx < c->grid_w - 1 && x < w; nx++) {
+		/* A node with no columns of its own (a grid finer than the frame) has an empty run. */
+		const int k = k0 + nx, end = c->node_end[nx] < w ? c->node_end[nx] : w, xe = end > x ? end : x;
+		const int nodes[4] = { k, k + 1, k + c->grid_w, k + c->grid_w + 1 };
+		vs32 lev[4], gain[4];
+
+		for (int i = 0; i < 4; i++) {
+			lev[i] = set32(c->level[nodes[i]]);
+			gain[i] = set32(c->gain[nodes[i]]);
+		}
+		for (; x + N16 <= xe; x += N16) {
+			const vu16 r = ld(in[0] + x), g = ld(in[1] + x), b = ld(in[2] + x), pos = ld8(c->col_pos + x);
+			const vs32 round = set32(128);
+			vs32 lum[2], gn[2];
+
+			lum[0] = srl32(add32(add32(add32(mul32(wlo(r), set32(77)), mul32(wlo(g), set32(150))),
+						   mul32(wlo(b), set32(29))), round), 8);
+			lum[1] = srl32(add32(add32(add32(mul32(whi(r), set32(77)), mul32(whi(g), set32(150))),
+						   mul32(whi(b), set32(29))), round), 8);
+			gn[0] = ltm_gain_vec(c, lum[0], wlo(pos), py, lev, gain);
+			gn[1] = ltm_gain_vec(c, lum[1], whi(pos), py, lev, gain);
+			st(out[0] + x, packus32(srl32(add32(mul32(wlo(r), gn[0]), round), 8),
+						srl32(add32(mul32(whi(r), gn[1]), round), 8)));
+			st(out[1] + x, packus32(srl32(add32(mul32(wlo(g), gn[0]), round), 8),
+						srl32(add32(mul32(whi(g), gn[1]), round), 8)));
+			st(out[2] + x, packus32(srl32(add32(mul32(wlo(b), gn[0]), round), 8),
+						srl32(add32(mul32(whi(b), gn[1]), round), 8)));
+		}
+		cisp_ltm_span_c(c, in, out, x, xe, y);
+		x = xe;
+	}
+	cisp_ltm_span_c(c, in, out, x, w, y);
+}
+#endif
 
 #ifdef VEC_HAS_TONE
 /* The tone function computed from the segment tables: no 128 KiB table in the cache. */
@@ -943,6 +1035,9 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);
+#ifdef VEC_HAS_LTM
+	d->ltm_row = FN(ltm_row);
+#endif
 #ifdef VEC_HAS_TONE
 	d->tone_row = FN(tone_row);
 #endif

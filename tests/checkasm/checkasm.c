@@ -22,6 +22,7 @@
 #include "isp/csc.h"
 #include "isp/dsp.h"
 #include "isp/lsc.h"
+#include "isp/ltm.h"
 #include "isp/tone.h"
 
 #define MAXW 4200
@@ -491,6 +492,39 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		}
 		break;
 	}
+	case 23: { /* local tone mapping: a random grid over a frame of this width, a random row; in place or not */
+		static struct cisp_ltm_coeffs ltm;
+		static struct cisp_ltm_params p;
+		static int made_for_bench;
+		const int h = 64;
+		int y = (int)(rnd() % h);
+
+		if (!bench_mode || !made_for_bench) {
+			p.grid_w = (uint16_t)(bench_mode ? 16 : 2 + rnd() % (CISP_LTM_MAX_GRID - 1));
+			p.grid_h = (uint16_t)(bench_mode ? 12 : 2 + rnd() % 8);
+			p.range = (uint16_t)(64 + rnd() % 961);
+			for (int k = 0; k < p.grid_w * p.grid_h; k++) {
+				p.node[k] = (uint16_t)(rnd() % 4096);
+				p.node[p.grid_w * p.grid_h + k] = (uint16_t)(16 + rnd() % 4080);
+			}
+			if (cisp_ltm_prepare(&ltm, &p, w, h))
+				return 0;
+			made_for_bench = bench_mode;
+		}
+		if (!bench_mode && rnd() & 1) {
+			for (int k = 0; k < 3; k++) {
+				memcpy(o.pc[k], in.p[k], (size_t)w * sizeof(uint16_t));
+				memcpy(o.pt[k], in.p[k], (size_t)w * sizeof(uint16_t));
+			}
+			ref->ltm_row(&ltm, (const uint16_t *const *)o.pc, o.pc, w, y);
+			t->ltm_row(&ltm, (const uint16_t *const *)o.pt, o.pt, w, y);
+		} else {
+			ref->ltm_row(&ltm, in.p, o.pc, w, y);
+			t->ltm_row(&ltm, in.p, o.pt, w, y);
+		}
+		ok = check_outs(&o, 3, w, "ltm_row", lv, w);
+		break;
+	}
 	case 12: { /* chroma, interleaved and planar */
 		for (int step = 1; step <= 2 && ok; step++) {
 			uint8_t *c8 = (uint8_t *)o.pc[0], *t8 = (uint8_t *)o.pt[0];
@@ -511,10 +545,10 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 static const char *const fn_names[] = { "blc_row", "wb_row", "lsc_row", "dpc_row", "green_row", "rb_row", "ccm_row",
 					"csc_row", "tone_row", "luma_row", "sharpen_row", "to8_row", "chroma420_row",
 					"bnr_guide_row", "bnr_row", "stats_cells", "unpack16_row", "cnr_h_row", "cnr_v_row", "unpack8_row", "rgb888_row",
-					"xbgr32_row", "stats_run_sums" };
+					"xbgr32_row", "stats_run_sums", "ltm_row" };
 #define N_FNS (int)(sizeof(fn_names) / sizeof(fn_names[0]))
 /* Functions that take any width (the others need even widths of at least 16). */
-static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1 };
+static const int any_width[N_FNS] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0 };
 
 static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int fn)
 {
@@ -524,14 +558,14 @@ static int entry_differs(const struct cisp_dsp *a, const struct cisp_dsp *b, int
 					(void *)a->to8_row, (void *)a->chroma420_row, (void *)a->bnr_guide_row,
 					(void *)a->bnr_row, (void *)a->stats_cells, (void *)a->unpack16_row,
 					(void *)a->cnr_h_row, (void *)a->cnr_v_row, (void *)a->unpack8_row, (void *)a->rgb888_row,
-					(void *)a->xbgr32_row, (void *)a->stats_run_sums };
+					(void *)a->xbgr32_row, (void *)a->stats_run_sums, (void *)a->ltm_row };
 	const void *const pb[N_FNS] = { (void *)b->blc_row, (void *)b->wb_row, (void *)b->lsc_row, (void *)b->dpc_row,
 					(void *)b->green_row, (void *)b->rb_row, (void *)b->ccm_row, (void *)b->csc_row,
 					(void *)b->tone_row, (void *)b->luma_row, (void *)b->sharpen_row,
 					(void *)b->to8_row, (void *)b->chroma420_row, (void *)b->bnr_guide_row,
 					(void *)b->bnr_row, (void *)b->stats_cells, (void *)b->unpack16_row,
 					(void *)b->cnr_h_row, (void *)b->cnr_v_row, (void *)b->unpack8_row, (void *)b->rgb888_row,
-					(void *)b->xbgr32_row, (void *)b->stats_run_sums };
+					(void *)b->xbgr32_row, (void *)b->stats_run_sums, (void *)b->ltm_row };
 	return pa[fn] != pb[fn];
 }
 
@@ -544,7 +578,7 @@ static double now(void)
 }
 
 /* Calls of the function per case (phases, matrices, layouts), twice (as C and as tested). */
-static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2, 2, 2 };
+static const int calls[] = { 2, 2, 2, 2, 4, 4, 2, 12, 2, 2, 2, 2, 4, 2, 18, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 
 uint32_t checkasm_rnd(void)
 {
