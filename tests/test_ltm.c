@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cisp/error.h>
+#include <cisp/control.h>
 #include <cisp/isp.h>
 #include <cisp/params_state.h>
 #include <cisp/sensor.h>
@@ -267,4 +268,77 @@ TEST(ltm_lifts_local_contrast_in_the_dark_of_an_hdr_scene)
 	cisp_sensor_close(sensor);
 	free(st);
 	free(s);
+}
+
+/* The algorithm in the loop: off without statistics or strength, then the grid of the frame's statistics. */
+TEST(ltm_control_loop_writes_the_grid)
+{
+	struct cisp_sensor *sensor = NULL;
+	struct cisp_tuning *t = NULL, *off = NULL;
+	struct cisp_control *loop = NULL, *loop_off = NULL;
+	struct cisp_control_config cfg = { 0 };
+	struct cisp_control_result res, res_off;
+	struct cisp_sensor_metadata md;
+	struct cisp_image raw = { 0 };
+	struct cisp_stats *st = calloc(1, sizeof(*st));
+	struct cisp_isp *isp = NULL;
+	struct cisp_ltm_params *expect = calloc(1, sizeof(*expect));
+	const struct ltm_tuning lt = { .strength = 0.6, .boost = 4, .cut = 1, .range = 1.5 };
+
+	CHECK_EQ(tuning_with("ltm:\n  strength: 0.6\n  boost: 4\n", &t), 0);
+	CHECK_EQ(tuning_with("", &off), 0);
+	CHECK_EQ(cisp_sensor_open(&sensor, "virtual:cisp-test", "scene=hdr,seed=4"), 0);
+	if (!t || !off || !sensor)
+		return;
+	CHECK_EQ(cisp_sensor_get_mode(sensor, 0, &cfg.mode), 0);
+	for (int i = 0; i < CISP_SENSOR_NUM_CONTROLS; i++)
+		CHECK_EQ(cisp_sensor_control_info(sensor, (enum cisp_sensor_control)i, &cfg.controls[i]), 0);
+	cfg.tuning = t;
+	CHECK_EQ(cisp_control_create(&loop, &cfg), 0);
+	cfg.tuning = off;
+	CHECK_EQ(cisp_control_create(&loop_off, &cfg), 0);
+	CHECK_EQ(cisp_control_start(loop, &res), 0);
+	CHECK_EQ(cisp_control_start(loop_off, &res_off), 0);
+	CHECK(!(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM)));
+
+	struct cisp_isp_config ic = { cfg.mode.format, cfg.mode.width, cfg.mode.height,
+				      { { CISP_FMT_NV12, cfg.mode.width, cfg.mode.height } } };
+
+	CHECK_EQ(cisp_isp_create(&isp, &ic), 0);
+	CHECK_EQ(cisp_image_alloc(&raw, cfg.mode.format, cfg.mode.width, cfg.mode.height), 0);
+	CHECK_EQ(cisp_isp_set_state(isp, res.params, ~0u), 0);
+	CHECK_EQ(cisp_sensor_set_controls(sensor, &res.sensor), 0);
+	CHECK_EQ(cisp_sensor_start(sensor), 0);
+	CHECK_EQ(cisp_sensor_capture(sensor, &raw, &md, 0), 0);
+	cisp_sensor_stop(sensor);
+	CHECK_EQ(cisp_isp_statistics(isp, &raw, NULL, st, NULL), 0);
+	CHECK_EQ(cisp_control_process(loop, st, &md, &res), 0);
+	CHECK_EQ(cisp_control_process(loop_off, st, &md, &res_off), 0);
+	/* With the strength: on, and the grid is control_ltm_grid()'s for this frame's gains. */
+	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM));
+	CHECK(res.params_changed & CISP_BLOCK_BIT(CISP_BLOCK_LTM));
+	{
+		const struct cisp_param_state *p = res.params;
+		const double wb[3] = { res.state.colour_gains[0], 1, res.state.colour_gains[1] };
+		int n = st->zones_x * st->zones_y, same = 1;
+
+		CHECK_EQ(control_ltm_grid(st, wb, t->ae.target, &lt, expect), 0);
+		CHECK_EQ(p->ltm.grid_w, st->zones_x);
+		CHECK_EQ(p->ltm.grid_h, st->zones_y);
+		/* Zone means are before white balance: the grid takes AWB's new gains, those of the frame it is for. */
+		for (int k = 0; k < 2 * n; k++)
+			same &= p->ltm.node[k] == expect->node[k];
+		CHECK(same);
+	}
+	/* Without the section: off. */
+	CHECK(!(res_off.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM)));
+	cisp_isp_destroy(isp);
+	cisp_image_free(&raw);
+	cisp_control_destroy(loop);
+	cisp_control_destroy(loop_off);
+	cisp_sensor_close(sensor);
+	cisp_tuning_free(t);
+	cisp_tuning_free(off);
+	free(expect);
+	free(st);
 }
