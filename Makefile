@@ -15,7 +15,8 @@ DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-confi
 	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales \
 	libcamera-ipa \
 	abigail-tools pngcheck libimage-exiftool-perl libtiff-tools \
-	python3-dev python3-numpy python3-yaml python3-pytest python3-venv python3-pip
+	python3-dev python3-numpy python3-yaml python3-pytest python3-venv python3-pip \
+	libopencv-photo-dev
 
 .PHONY: all deps build demo test test-vm tunings rpi-tunings clean
 

@@ -202,11 +202,9 @@ static void column_profile(const struct cisp_image *out, double *p)
 }
 
 /*
- * Overshoot at the edge: how far the bright side near the edge rises above
- * the bright side's level at the same distance from the edge where the
- * whole frame is bright... here the far plateau, 1/8 of the width away, and
- * likewise the dark side below its far plateau; as a fraction of the
- * step between the plateaus.
+ * Overshoot at the edge: how far the columns near the edge go above the
+ * bright side's level (the mean of its outer eighth) or below the dark
+ * side's, as a fraction of the step between the two levels.
  */
 static int halo_figures(void)
 {
