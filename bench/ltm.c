@@ -152,11 +152,14 @@ static void band_texture(const struct cisp_image *out, int b, double *bright, do
 	*dark = sum[0] / n[0];
 }
 
-/* A band keeps detail when its squares differ by at least one 8-bit code and 2 % Michelson contrast. */
+/*
+ * A band keeps detail when its squares differ by at least one 8-bit code and 2 % Michelson
+ * contrast; the range is the bands kept from the brightest down to the first that is not.
+ */
 static int range_figures(void)
 {
 	struct cisp_image in, out[2];
-	int kept[2] = { 0, 0 }, lowest[2] = { BANDS, BANDS };
+	int kept[2] = { 0, 0 }, ok[2][BANDS];
 
 	if (cisp_image_alloc(&in, CISP_FMT_SRGGB12, BANDS * BAND_W, CHART_H) ||
 	    cisp_image_alloc(&out[0], CISP_FMT_RGB888, BANDS * BAND_W, CHART_H) ||
@@ -170,20 +173,19 @@ static int range_figures(void)
 		printf("%4d  %+5.0f", b, log2(band_level(b) / 0.18));
 		for (int k = 0; k < 2; k++) {
 			double hi, lo, m;
-			int ok;
 
 			band_texture(&out[k], b, &hi, &lo);
 			m = hi + lo > 0 ? (hi - lo) / (hi + lo) : 0;
-			ok = hi - lo >= 1 && m >= 0.02;
-			kept[k] += ok;
-			if (ok && b < lowest[k])
-				lowest[k] = b;
-			printf("   %s %6.1f %6.1f %6.3f%s", k ? "  " : "", hi, lo, m, ok ? " kept" : "     ");
+			ok[k][b] = hi - lo >= 1 && m >= 0.02;
+			printf("   %s %6.1f %6.1f %6.3f%s", k ? "  " : "", hi, lo, m, ok[k][b] ? " kept" : "     ");
 		}
 		printf("\n");
 	}
-	printf("stops of scene luminance with visible texture: %d without LTM (from %+.0f), %d with LTM (from %+.0f)\n",
-	       kept[0], log2(band_level(lowest[0]) / 0.18), kept[1], log2(band_level(lowest[1]) / 0.18));
+	for (int k = 0; k < 2; k++)
+		while (kept[k] < BANDS && ok[k][BANDS - 1 - kept[k]])
+			kept[k]++;
+	printf("stops of scene luminance kept from the brightest down: %d without LTM (to %+.0f), %d with LTM (to %+.0f)\n",
+	       kept[0], log2(band_level(BANDS - kept[0]) / 0.18), kept[1], log2(band_level(BANDS - kept[1]) / 0.18));
 	cisp_image_free(&in);
 	cisp_image_free(&out[0]);
 	cisp_image_free(&out[1]);
