@@ -3,7 +3,8 @@
 // The peer of bench-ltm speed: OpenCV's tone-mapping operators (photo
 // module: Reinhard, Mantiuk, Drago) on a W x H linear RGB float image of
 // the same kind of content, milliseconds per frame, best of FRAMES, on one
-// thread. bench/ltm_peer.sh runs both and prints the ratios.
+// thread. bench/ltm_peer.sh runs both and prints the ratios; a fourth argument (reinhard,
+// mantiuk, drago) runs one operator.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +25,7 @@ static double now_ms()
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		std::fprintf(stderr, "usage: bench-ltm-opencv WIDTH HEIGHT [FRAMES]\n");
+		std::fprintf(stderr, "usage: bench-ltm-opencv WIDTH HEIGHT [FRAMES [OPERATOR]]\n");
 		return 2;
 	}
 	const int w = std::atoi(argv[1]), h = std::atoi(argv[2]), frames = argc > 3 ? std::atoi(argv[3]) : 5;
@@ -45,6 +46,9 @@ int main(int argc, char **argv)
 	for (const auto &op : ops) {
 		double best = 1e30;
 
+		// One operator only (its name without "opencv-"), for instruction counts under callgrind.
+		if (argc > 4 && std::string("opencv-") + argv[4] != op.first)
+			continue;
 		for (int f = 0; f < frames; f++) {
 			double t0 = now_ms();
 

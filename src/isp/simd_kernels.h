@@ -222,8 +222,8 @@ V_INLINE vs32 ltm_level_vec(vs32 v)
 /*
  * The gain of N32 pixels of luminance @luma whose four nodes are @lev and @gain, at horizontal
  * positions @px (0..64) of a row at @py: cisp_ltm_gain_at(). The quotient comes from a float
- * division (its error is below one unit: the sum is below 2^30, the quotient below 4096) and is
- * corrected to the floor by its remainder.
+ * division (its error is below one unit: the sum is below 2^30, the quotient below 4096),
+ * corrected to the integer quotient of the rounded sum by its remainder.
  */
 V_INLINE vs32 ltm_gain_vec(const struct cisp_ltm_coeffs *c, vs32 luma, vs32 px, int py, const vs32 lev[4],
 			   const vs32 gain[4])
