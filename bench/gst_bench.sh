@@ -6,8 +6,11 @@
 #
 #   bench/gst_bench.sh [-a] [-b BUILD] [-n FRAMES] [-r RUNS] [-s WxH] [-t THREADS]
 #
-# Prints, per configuration, the median fps of RUNS interleaved runs (and
-# their range) and the ratio to bayer2rgb. "source only" is the loop alone.
+# Prints the CPU model and the load before and after, then per configuration
+# the median fps of RUNS interleaved runs (and their range) with its ratio to
+# bayer2rgb's median beside it. The runs go through the configurations in
+# turn, forwards then backwards (A B B A), so a drift of the machine's load
+# touches them alike. "source only" is the loop alone.
 # -a adds the slower configurations (denoise, quality demosaic).
 set -eu
 build=build
@@ -24,7 +27,7 @@ while getopts ab:n:r:s:t: opt; do
 	r) runs=$OPTARG ;;
 	s) size=$OPTARG ;;
 	t) threads=$OPTARG ;;
-	*) sed -n '2,11p' "$0"; exit 2 ;;
+	*) sed -n '2,14p' "$0"; exit 2 ;;
 	esac
 done
 w=${size%x*}
@@ -67,26 +70,32 @@ run_one() {
 		awk '{ printf "%.6f\n", $1 * 3600 + $2 * 60 + $3 }'
 }
 
-echo "gst_bench: ${w}x${h} RGGB 8-bit, $frames frames a run, $runs runs, cispisp threads=$threads, $(nproc) CPUs"
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "gst_bench: ${w}x${h} RGGB 8-bit, $frames frames a run, $runs runs, cispisp threads=$threads"
+echo "gst_bench: cpu model: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs, load before: $(loadavg)"
 echo "$configs" | while IFS='|' read -r label elements; do : > "$tmp/$(echo "$label" | cksum | cut -d' ' -f1)"; done
 i=0
 while [ "$i" -lt "$runs" ]; do
-	echo "$configs" | while IFS='|' read -r label elements; do
+	# Odd runs take the configurations backwards.
+	if [ $((i % 2)) = 0 ]; then echo "$configs"; else echo "$configs" | sed -n '1!G;h;$p'; fi |
+	while IFS='|' read -r label elements; do
 		t=$(run_one "$elements")
 		[ -n "$t" ] || { echo "error: '$label' did not run: gst-launch-1.0 $src ! $elements ! fakesink" >&2; exit 1; }
 		echo "$t" >> "$tmp/$(echo "$label" | cksum | cut -d' ' -f1)"
 	done
 	i=$((i + 1))
 done
-ref=""
+# The median of a configuration's run times (seconds).
+median() { sort -g "$tmp/$(echo "$1" | cksum | cut -d' ' -f1)" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
+b=$(median bayer2rgb)
 echo "$configs" | while IFS='|' read -r label elements; do
 	f="$tmp/$(echo "$label" | cksum | cut -d' ' -f1)"
-	sort -g "$f" | awk -v n="$frames" -v label="$label" -v w="$w" -v h="$h" '
+	sort -g "$f" | awk -v n="$frames" -v label="$label" -v w="$w" -v h="$h" -v b="$b" '
 		{ t[NR] = $1 }
 		END {
 			med = t[int((NR + 1) / 2)]
-			printf "%-52s %8.1f fps  (%.1f..%.1f)  %7.1f MPix/s\n", label, n / med, n / t[NR], n / t[1], n * w * h / med / 1e6
+			printf "%-52s %8.1f fps  %6.3fx bayer2rgb  (%.1f..%.1f fps)  %7.1f MPix/s\n", label, n / med, b / med,
+			       n / t[NR], n / t[1], n * w * h / med / 1e6
 		}'
-done | tee "$tmp/results"
-b=$(awk '/^bayer2rgb /{ print $2 }' "$tmp/results")
-awk -v b="$b" '/^cispisp/{ printf "ratio to bayer2rgb: %.3f  %s\n", $(NF-4) / b, substr($0, 1, 52) }' "$tmp/results" | sed 's/ *$//'
+done
+echo "gst_bench: load after: $(loadavg)"

@@ -11,6 +11,8 @@
  * Every figure is one line "bench key=value ...", machine-readable. The two
  * executions alternate within each repetition and figures are medians, so
  * the ratios hold on a noisy machine even when the absolute figures move.
+ * The peer (peer.h: OpenCV's edge-aware demosaic of the same frame) runs
+ * between them, in the order A B B A, and every figure has its ratio to it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cisp/error.h>
 #include <cisp/format.h>
@@ -30,6 +33,7 @@
 #include "isp/dsp.h"
 #include "isp/pipeline_internal.h"
 #include "isp_bench.h"
+#include "peer.h"
 
 /* ---- timing ---- */
 
@@ -151,7 +155,13 @@ static int read_frame(const char *path, uint32_t format, struct cisp_image *img)
 }
 
 /* The canonical pipeline: BLC, DPC, LSC, WB, Bayer denoise, fast demosaic, CCM, tone, sharpen, CSC, statistics. */
-static void canonical_state(struct cisp_param_state *s, bool quality)
+/*
+ * The pipelines: the canonical one, with the quality demosaic and the chroma
+ * denoise ("quality"), and that with the quality Bayer denoise too.
+ */
+enum pipeline { CANONICAL, QUALITY, QUALITY_BNR };
+
+static void canonical_state(struct cisp_param_state *s, enum pipeline p)
 {
 	cisp_param_state_init(s);
 	s->enabled = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
@@ -180,17 +190,19 @@ static void canonical_state(struct cisp_param_state *s, bool quality)
 	s->sharpen.strength = 384;
 	s->sharpen.coring = 64;
 	s->sharpen.limit = 4096;
-	if (quality) {
+	if (p != CANONICAL) {
 		s->demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
 		s->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 	}
+	if (p == QUALITY_BNR)
+		s->bnr.mode = CISP_BNR_QUALITY;
 }
 
 /*
  * An instance for @in with one NV12 output of its size and the canonical
  * state; 1 (and none) when the build lacks its demosaic.
  */
-static int make_isp(struct cisp_isp **isp, const struct cisp_image *in, bool quality)
+static int make_isp(struct cisp_isp **isp, const struct cisp_image *in, enum pipeline p)
 {
 	struct cisp_isp_config c = { in->format, in->width, in->height, { { CISP_FMT_NV12, in->width, in->height } } };
 	struct cisp_params_limits limits;
@@ -199,7 +211,7 @@ static int make_isp(struct cisp_isp **isp, const struct cisp_image *in, bool qua
 
 	if (ret)
 		return ret;
-	canonical_state(&s, quality);
+	canonical_state(&s, p);
 	cisp_isp_limits(*isp, &limits);
 	if (!(limits.demosaic_algorithms & (1u << s.demosaic.algorithm)))
 		ret = 1;
@@ -219,9 +231,42 @@ struct run {
 	int cpu;   /* the row functions' level: --cpu, or -1 for cisp_dsp()'s */
 	int level; /* the level they run at */
 	const struct cisp_image *in;
+	struct bench_peer *peer; /* the yardstick, or NULL */
 };
 
-static int bench_pipeline(const struct run *r, const char *name, bool quality, bool memory_only)
+/*
+ * Repetition @k (-1: the untimed first) of the peer at @threads threads
+ * into @tp[k]. A peer that fails is stopped, loudly, and the figures go on
+ * without a ratio.
+ */
+static void time_peer(struct run *r, int threads, int k, double *tp)
+{
+	double t;
+
+	if (!r->peer)
+		return;
+	if (bench_peer_time(r->peer, threads, &t, NULL)) {
+		fprintf(stderr, "\n*** NO PEER from here on: %s\n\n", cisp_last_error());
+		bench_peer_stop(r->peer);
+		r->peer = NULL;
+		return;
+	}
+	if (k >= 0)
+		tp[k] = t;
+}
+
+/* " peer_mpix_s=P ratio=V/P" for a figure @v, when the peer ran every repetition of @tp. */
+static void print_ratio(const struct run *r, double v, const double *tp)
+{
+	double peer;
+
+	if (!r->peer)
+		return;
+	peer = (double)r->in->width * r->in->height / 1e6 / middle(tp, r->o->reps, NULL);
+	printf(" peer_mpix_s=%.1f ratio=%.3f", peer, v / peer);
+}
+
+static int bench_pipeline(struct run *r, const char *name, enum pipeline p, bool memory_only)
 {
 	const struct isp_bench_options *o = r->o;
 	const double mpix = (double)r->in->width * r->in->height / 1e6;
@@ -232,7 +277,7 @@ static int bench_pipeline(const struct run *r, const char *name, bool quality, b
 	const struct cisp_isp_exec ref = { false, 0, CISP_CPU_SCALAR }, opt = { true, o->band, r->cpu };
 	int ret = stats ? 0 : -ENOMEM;
 
-	if (!ret && (ret = make_isp(&isp, r->in, quality)) == 1) {
+	if (!ret && (ret = make_isp(&isp, r->in, p)) == 1) {
 		free(stats);
 		return 0; /* not part of this build */
 	}
@@ -256,14 +301,17 @@ static int bench_pipeline(const struct run *r, const char *name, bool quality, b
 	}
 	for (int t = 0; !ret && !memory_only && t < o->n_threads; t++) {
 		struct cisp_pool *pool;
-		double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS], co[ISP_BENCH_MAX_REPS], best, v;
+		double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS], co[ISP_BENCH_MAX_REPS], tp[ISP_BENCH_MAX_REPS];
+		double best, v;
 
 		if ((ret = cisp_pool_create(&pool, (unsigned)o->threads[t])))
 			break;
-		/* One untimed frame of each (first-frame set-up), then alternate. */
+		/* One untimed frame of each (first-frame set-up), then alternate: the peer between, A B B A. */
 		for (int k = -1; k < o->reps && !ret; k++) {
 			double t0, c0;
 
+			if (k % 2)
+				time_peer(r, o->threads[t], k, tp);
 			ret = cisp_isp_set_exec(isp, &opt);
 			c0 = cpu_seconds();
 			t0 = now();
@@ -272,6 +320,8 @@ static int bench_pipeline(const struct run *r, const char *name, bool quality, b
 				to[k] = now() - t0;
 				co[k] = cpu_seconds() - c0;
 			}
+			if (!(k % 2))
+				time_peer(r, o->threads[t], k, tp);
 			if (!o->reference)
 				continue;
 			if (!ret)
@@ -285,11 +335,16 @@ static int bench_pipeline(const struct run *r, const char *name, bool quality, b
 		if (ret)
 			break;
 		v = mpix / middle(to, o->reps, &best);
-		if (o->reference)
-			printf("bench pipeline=%s exec=reference threads=%d mpix_s=%.1f\n", name, o->threads[t],
-			       mpix / middle(tr, o->reps, NULL));
+		if (o->reference) {
+			double vr = mpix / middle(tr, o->reps, NULL);
+
+			printf("bench pipeline=%s exec=reference threads=%d mpix_s=%.1f", name, o->threads[t], vr);
+			print_ratio(r, vr, tp);
+			printf("\n");
+		}
 		printf("bench pipeline=%s exec=optimized cpu=%s band=%d threads=%d mpix_s=%.1f", name,
 		       cisp_cpu_name((enum cisp_cpu_level)r->level), o->band, o->threads[t], v);
+		print_ratio(r, v, tp);
 		if (o->reference)
 			printf(" speedup=%.2f", v / (mpix / middle(tr, o->reps, NULL)));
 		/* Pixels per CPU-second: on a shared machine, what the threads did when they ran. */
@@ -363,16 +418,22 @@ static void pack_band(void *opaque, unsigned worker, int y0, int y1)
 }
 
 /* Print one figure line of @name from the repetitions' times (seconds). */
-static void print_stage(const struct run *r, const char *name, int threads, const double *tr, const double *to)
+static void print_stage(const struct run *r, const char *name, int threads, const double *tr, const double *to,
+			const double *tp)
 {
 	const double mpix = (double)r->in->width * r->in->height / 1e6;
 	double ref = mpix / middle(tr, r->o->reps, NULL), opt = to ? mpix / middle(to, r->o->reps, NULL) : 0;
 
-	if (to)
-		printf("bench stage=%s threads=%d reference_mpix_s=%.1f optimized_mpix_s=%.1f speedup=%.2f\n", name,
-		       threads, ref, opt, opt / ref);
-	else
-		printf("bench stage=%s threads=%d reference_mpix_s=%.1f optimized=none\n", name, threads, ref);
+	printf("bench stage=%s threads=%d reference_mpix_s=%.1f", name, threads, ref);
+	if (r->peer)
+		printf(" reference_ratio=%.3f", ref / (mpix / middle(tp, r->o->reps, NULL)));
+	if (to) {
+		printf(" optimized_mpix_s=%.1f", opt);
+		print_ratio(r, opt, tp);
+		printf(" speedup=%.2f\n", opt / ref);
+	} else {
+		printf(" optimized=none\n");
+	}
 	fflush(stdout);
 }
 
@@ -381,7 +442,7 @@ static void print_stage(const struct run *r, const char *name, int threads, cons
  * by its reference over whole frames, and in bands by the banded executor
  * between frame-sized planes; then the NV12 packing of the outputs.
  */
-static int bench_stages(const struct run *r)
+static int bench_stages(struct run *r)
 {
 	const struct isp_bench_options *o = r->o;
 	const struct cisp_isp_exec opt = { true, o->band, r->cpu };
@@ -389,9 +450,9 @@ static int bench_stages(const struct run *r)
 	struct cisp_stats *stats = malloc(sizeof(*stats));
 	struct cisp_param_state s;
 	struct cisp_isp *isp = NULL;
-	int ret = stats ? make_isp(&isp, r->in, false) : -ENOMEM;
+	int ret = stats ? make_isp(&isp, r->in, CANONICAL) : -ENOMEM;
 
-	canonical_state(&s, false);
+	canonical_state(&s, CANONICAL);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 	if (!ret && !(ret = cisp_isp_set_state(isp, &s, ~0u)) && !(ret = cisp_isp_set_exec(isp, &opt)))
 		ret = make_planes(isp, r->in, &sp);
@@ -404,13 +465,16 @@ static int bench_stages(const struct run *r)
 			const struct cisp_stage *st = cisp_stages[i];
 			struct stage_ctx ctx = cisp_isp_stage_ctx(isp, i, NULL);
 			const struct stage_io io = { r->in, st->planes_in == 1 ? sp.bayer : sp.rgb, sp.out, NULL };
-			double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS];
+			double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS], tp[ISP_BENCH_MAX_REPS];
 			bool banded = true;
 
 			if (st->merge || !stage_active(st, &ctx))
 				continue;
 			for (int k = 0; k < o->reps && !ret; k++) {
-				double t0 = now();
+				double t0;
+
+				time_peer(r, o->threads[t], k, tp);
+				t0 = now();
 
 				ret = cisp_reference_stage(isp, i, NULL, &io, stats, pool);
 				tr[k] = now() - t0;
@@ -420,15 +484,18 @@ static int bench_stages(const struct run *r)
 				to[k] = now() - t0;
 			}
 			if (!ret)
-				print_stage(r, st->name, o->threads[t], tr, banded ? to : NULL);
+				print_stage(r, st->name, o->threads[t], tr, banded ? to : NULL, tp);
 		}
 		/* The outputs' packing (output.h): the reference rows against the row functions. */
 		if (!ret) {
-			double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS];
+			double tr[ISP_BENCH_MAX_REPS], to[ISP_BENCH_MAX_REPS], tp[ISP_BENCH_MAX_REPS];
 			struct pack_job pj = { isp->dsp, &sp.rgb, &sp.nv12 };
 
 			for (int k = 0; k < o->reps && !ret; k++) {
-				double t0 = now();
+				double t0;
+
+				time_peer(r, o->threads[t], k, tp);
+				t0 = now();
 
 				ret = cisp_output_finish(isp, 0, &sp.rgb, &sp.nv12, pool);
 				tr[k] = now() - t0;
@@ -437,7 +504,7 @@ static int bench_stages(const struct run *r)
 				to[k] = now() - t0;
 			}
 			if (!ret)
-				print_stage(r, "pack_nv12", o->threads[t], tr, to);
+				print_stage(r, "pack_nv12", o->threads[t], tr, to, tp);
 		}
 		cisp_pool_destroy(pool);
 	}
@@ -453,8 +520,9 @@ static int bench_stages(const struct run *r)
 int isp_bench_run(const struct isp_bench_options *o)
 {
 	struct cisp_image in = { 0 };
-	struct run r = { o, o->cpu ? cisp_cpu_from_name(o->cpu) : -1, (int)cisp_dsp()->level, &in };
+	struct run r = { o, o->cpu ? cisp_cpu_from_name(o->cpu) : -1, (int)cisp_dsp()->level, &in, NULL };
 	enum cisp_cpu_level best = cisp_cpu_detect();
+	char model[256], load[64];
 	int ret;
 
 	/* Scalar, or a level up to the machine's of its architecture. */
@@ -471,15 +539,32 @@ int isp_bench_run(const struct isp_bench_options *o)
 	r.level = r.cpu >= 0 ? r.cpu : r.level;
 	if (!o->input)
 		make_frame(&in);
+	bench_cpu_model(model, sizeof(model));
+	bench_loadavg(load, sizeof(load));
+	printf("bench machine cpu_model=\"%s\" cpus=%ld loadavg_before=\"%s\"\n", model, sysconf(_SC_NPROCESSORS_ONLN),
+	       load);
 	printf("bench frame=%ux%u format=%s input=%s cpu=%s reps=%d\n", in.width, in.height, cisp_format_name(o->format),
 	       o->input ? o->input : "synthetic", cisp_cpu_name((enum cisp_cpu_level)r.level), o->reps);
-	ret = bench_pipeline(&r, "canonical", false, true);
+	fflush(stdout);
+	ret = bench_pipeline(&r, "canonical", CANONICAL, true);
+	if (!ret && o->peer && (ret = bench_peer_start(&r.peer, &in)))
+		fprintf(stderr, "cisp bench: %s\n", cisp_last_error());
+	if (r.peer)
+		printf("bench peer=\"%s\" ratio=figure/peer (MPix/s over MPix/s, the peer timed between, A B B A)\n",
+		       bench_peer_name(r.peer));
+	else
+		printf("bench peer=none (no ratios)\n");
 	if (!ret)
-		ret = bench_pipeline(&r, "canonical", false, false);
+		ret = bench_pipeline(&r, "canonical", CANONICAL, false);
 	if (!ret && o->quality)
-		ret = bench_pipeline(&r, "quality", true, false);
+		ret = bench_pipeline(&r, "quality", QUALITY, false);
+	if (!ret && o->quality)
+		ret = bench_pipeline(&r, "quality_bnr", QUALITY_BNR, false);
 	if (!ret && o->stages)
 		ret = bench_stages(&r);
+	bench_peer_stop(r.peer);
+	bench_loadavg(load, sizeof(load));
+	printf("bench machine loadavg_after=\"%s\"\n", load);
 	cisp_image_free(&in);
 	return ret ? 1 : 0;
 }

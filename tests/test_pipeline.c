@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cisp/error.h>
 #include <cisp/isp.h>
@@ -371,5 +374,90 @@ TEST(pipeline_bench_runs_every_stage)
 	CHECK(strstr(out, "--cpu pentium"));
 	CHECK_EQ(test_run_cisp("bench --band 3", out, 65536), 2);
 	CHECK(strstr(out, "an even number of rows"));
+	free(out);
+}
+
+/* Whether every figure line of `cisp bench` output @out has its ratio to a peer that took @peer_mpix_s. */
+static bool every_figure_has_ratio(const char *out, const char *peer_mpix_s)
+{
+	int figures = 0;
+
+	for (const char *l = out; (l = strstr(l, "bench ")); l++) {
+		const char *end = strchr(l, '\n'), *r = strstr(l, peer_mpix_s);
+
+		if (strncmp(l, "bench pipeline=", 15) && strncmp(l, "bench stage=", 12))
+			continue;
+		figures++;
+		if (!r || (end && r > end) || !strstr(r, " ratio="))
+			return false;
+	}
+	return figures > 0;
+}
+
+/*
+ * The benchmark's yardstick (bench/peer.h): a peer program that answers every
+ * run in 1 ms gives each figure its ratio to 64x48 / 1 ms = 3.1 MPix/s; a
+ * peer that is absent, or stops answering, leaves the figures without a
+ * ratio and says so, and the benchmark still runs; the OpenCV peer, where
+ * the build made it, gives every figure a ratio too.
+ */
+TEST(pipeline_bench_ratios_to_its_peer)
+{
+	char *out = malloc(65536), peer[600], opencv[600], cmd[1400];
+	FILE *f;
+
+	snprintf(peer, sizeof(peer), "%s/fake-peer.sh", test_tmp_dir());
+	CHECK((f = fopen(peer, "w")) != NULL);
+	fputs("#!/bin/sh\necho 'peer fake one-millisecond'\nwhile read cmd threads; do\n"
+	      "  [ \"$cmd\" = run ] && [ \"$threads\" -ge 1 ] || exit 1\n  echo 'time 0.001 0.001'\ndone\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "chmod +x '%s'", peer);
+	CHECK_EQ(system(cmd), 0);
+	setenv("CISP_BENCH_PEER", peer, 1);
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 2 --threads 1,2 --band 4", out, 65536), 0);
+	CHECK(strstr(out, "bench peer=\"fake one-millisecond\""));
+	CHECK(strstr(out, "bench machine cpu_model=\""));
+	CHECK(strstr(out, "loadavg_before=\""));
+	CHECK(strstr(out, "bench machine loadavg_after=\""));
+	CHECK(strstr(out, "bench pipeline=quality_bnr exec=optimized"));
+	CHECK(every_figure_has_ratio(out, "peer_mpix_s=3.1 "));
+	CHECK(!strstr(out, "NO PEER"));
+
+	/* A peer that answers once, then ends: the rest without a ratio, loudly. */
+	CHECK((f = fopen(peer, "w")) != NULL);
+	fputs("#!/bin/sh\necho 'peer fake once'\nread cmd threads\necho 'time 0.001 0.001'\n", f);
+	fclose(f);
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1 --no-stages", out, 65536), 0);
+	CHECK(strstr(out, "*** NO PEER from here on"));
+	CHECK(strstr(out, "bench pipeline=quality exec=optimized"));
+
+	/* No peer at all. */
+	setenv("CISP_BENCH_PEER", "/nonexistent/peer", 1);
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1 --no-stages --no-quality", out, 65536), 0);
+	CHECK(strstr(out, "*** NO PEER: /nonexistent/peer does not start"));
+	CHECK(strstr(out, "bench peer=none"));
+	CHECK(strstr(out, "bench pipeline=canonical exec=optimized"));
+	CHECK(!strstr(out, "ratio="));
+	setenv("CISP_BENCH_PEER", "", 1);
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1 --no-stages --no-quality", out, 65536), 0);
+	CHECK(strstr(out, "*** NO PEER: CISP_BENCH_PEER is empty"));
+	CHECK(!strstr(out, "ratio="));
+	unsetenv("CISP_BENCH_PEER");
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1 --no-stages --no-quality --no-peer", out, 65536), 0);
+	CHECK(!strstr(out, "NO PEER") && !strstr(out, "ratio="));
+
+	/* OpenCV's demosaic, where this build has it; a bad size or CFA is refused. */
+	snprintf(opencv, sizeof(opencv), "%s/bench/cisp-bench-peer-opencv", CISP_BUILD_DIR);
+	if (access(opencv, X_OK) == 0) {
+		CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1,2 --no-quality", out, 65536), 0);
+		CHECK(strstr(out, "bench peer=\"opencv-"));
+		CHECK(every_figure_has_ratio(out, "peer_mpix_s="));
+		snprintf(cmd, sizeof(cmd), "'%s' /dev/null 0 48 RGGB 2>/dev/null </dev/null", opencv);
+		CHECK_EQ(WEXITSTATUS(system(cmd)), 2);
+		snprintf(cmd, sizeof(cmd), "'%s' /dev/null 64 48 RGBG 2>/dev/null </dev/null", opencv);
+		CHECK_EQ(WEXITSTATUS(system(cmd)), 2);
+		snprintf(cmd, sizeof(cmd), "'%s' /dev/null 64 48 RGGB 2>/dev/null </dev/null", opencv);
+		CHECK_EQ(WEXITSTATUS(system(cmd)), 1); /* too short */
+	}
 	free(out);
 }

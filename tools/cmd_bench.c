@@ -23,7 +23,11 @@ static void usage(FILE *out)
 		"Time the ISP on a synthetic frame (or a mosaic from a file): each stage and\n"
 		"the whole pipeline, the reference executor against the optimised one, at 1\n"
 		"and 2 threads; print one 'bench key=value ...' line per figure and the peak\n"
-		"memory.\n"
+		"memory. A peer, OpenCV's edge-aware demosaic of the same frame, runs in the\n"
+		"same process's turns (A B B A with the optimised pipeline) and each figure\n"
+		"has its ratio to it (ratio=); the CPU model and the load before and after\n"
+		"go with them. The peer is the program in $CISP_BENCH_PEER, else the one the\n"
+		"build made when it found OpenCV; without one the figures have no ratio.\n"
 		"\n"
 		"options:\n"
 		"  --size WxH        frame size (default 4000x3000)\n"
@@ -36,8 +40,10 @@ static void usage(FILE *out)
 		"  --cpu LEVEL       row functions: scalar, sse4, avx2, avx512, neon (default: best)\n"
 		"  --band N          rows per band of the optimised executor (default 16)\n"
 		"  --no-stages       the pipelines only\n"
-		"  --no-quality      skip the pipeline with the quality demosaic and chroma denoise\n"
+		"  --no-quality      skip the quality pipelines (quality demosaic and chroma\n"
+		"                    denoise; with the fast and with the quality Bayer denoise)\n"
 		"  --no-reference    time the optimised executor only (for profiling)\n"
+		"  --no-peer         no peer and no ratios\n"
 		"  -h, --help        this help\n");
 }
 
@@ -63,19 +69,22 @@ static int parse_threads(const char *text, struct isp_bench_options *o)
 static int parse(int argc, char **argv, struct isp_bench_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_REPS, OPT_THREADS, OPT_CPU, OPT_BAND, OPT_NO_STAGES, OPT_NO_QUALITY,
-	       OPT_NO_REFERENCE, OPT_INPUT };
+	       OPT_NO_REFERENCE, OPT_INPUT, OPT_NO_PEER };
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, OPT_SIZE },	     { "format", required_argument, NULL, OPT_FORMAT },
 		{ "reps", required_argument, NULL, OPT_REPS },	     { "threads", required_argument, NULL, OPT_THREADS },
 		{ "cpu", required_argument, NULL, OPT_CPU },	     { "band", required_argument, NULL, OPT_BAND },
 		{ "no-stages", no_argument, NULL, OPT_NO_STAGES }, { "no-quality", no_argument, NULL, OPT_NO_QUALITY },
 		{ "no-reference", no_argument, NULL, OPT_NO_REFERENCE }, { "input", required_argument, NULL, OPT_INPUT },
+		{ "no-peer", no_argument, NULL, OPT_NO_PEER },
 		{ "help", no_argument, NULL, 'h' },		     { NULL, 0, NULL, 0 }
 	};
 	unsigned long v;
 	int opt;
 
-	*o = (struct isp_bench_options){ NULL, 4000, 3000, CISP_FMT_SRGGB10, 5, 16, NULL, true, true, true, { 1, 2 }, 2 };
+	*o = (struct isp_bench_options){ .width = 4000, .height = 3000, .format = CISP_FMT_SRGGB10, .reps = 5, .band = 16,
+					 .stages = true, .quality = true, .reference = true, .peer = true,
+					 .threads = { 1, 2 }, .n_threads = 2 };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -126,6 +135,9 @@ static int parse(int argc, char **argv, struct isp_bench_options *o)
 			break;
 		case OPT_NO_REFERENCE:
 			o->reference = false;
+			break;
+		case OPT_NO_PEER:
+			o->peer = false;
 			break;
 		case OPT_INPUT:
 			o->input = optarg;

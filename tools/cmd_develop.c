@@ -23,6 +23,7 @@
 
 #include "commands.h"
 #include "memory.h"
+#include "peer.h"
 #include "options.h"
 
 static void usage(FILE *out)
@@ -83,7 +84,9 @@ static void usage(FILE *out)
 		"  -j, --jobs N            develop N files at once (default 1)\n"
 		"  --force                 replace existing outputs\n"
 		"  --threads N             worker threads per file (default: the CPUs shared by the jobs)\n"
-		"  --bench N               run the pipeline N times and print 'MPix/s <median>' last\n"
+		"  --bench N               run the pipeline N times and print 'MPix/s <median>' last,\n"
+		"                          with its ratio to OpenCV's demosaic of the frame, timed\n"
+		"                          between the runs (cisp bench's peer)\n"
 		"  -h, --help              this help\n",
 		raw_input_usage);
 }
@@ -529,20 +532,47 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	}
 
 	if (o->bench) {
-		double *times = calloc(o->bench, sizeof(double));
+		double *times = calloc(2 * (size_t)o->bench, sizeof(double)), *peer_times = times + o->bench;
 		double mpix = (double)cfg.width * cfg.height / 1e6;
+		struct bench_peer *peer = NULL;
+		char model[256], load[64];
 
-		for (unsigned i = 0; times && i < o->bench; i++) {
-			double t0 = now_seconds();
+		bench_cpu_model(model, sizeof(model));
+		bench_loadavg(load, sizeof(load));
+		printf("cpu model: %s, %ld CPUs, load before: %s\n", model, sysconf(_SC_NPROCESSORS_ONLN), load);
+		ret = times ? bench_peer_start(&peer, &frame.image) : cisp_error(-ENOMEM, "out of memory");
+		/* The peer between the runs, A B B A. */
+		for (unsigned i = 0; !ret && i < o->bench; i++) {
+			double t0;
+
+			if (peer && i % 2 && (ret = bench_peer_time(peer, (int)cisp_pool_threads(pool), &peer_times[i], NULL)))
+				break;
+			t0 = now_seconds();
 			ret = cisp_isp_process(isp, &frame.image, outputs, NULL, pool);
 			times[i] = now_seconds() - t0;
 			if (ret)
 				break;
-			printf("run %u: %.2f ms\n", i + 1, times[i] * 1e3);
+			if (peer && !(i % 2) &&
+			    (ret = bench_peer_time(peer, (int)cisp_pool_threads(pool), &peer_times[i], NULL)))
+				break;
+			printf("run %u: %.2f ms", i + 1, times[i] * 1e3);
+			if (peer)
+				printf(", peer %.2f ms", peer_times[i] * 1e3);
+			printf("\n");
 		}
-		if (times && !ret)
-			printf("%ux%u, %u threads\nMPix/s %.1f\n", cfg.width, cfg.height, cisp_pool_threads(pool),
-			       mpix / median(times, (int)o->bench));
+		bench_loadavg(load, sizeof(load));
+		if (times && !ret) {
+			double v = mpix / median(times, (int)o->bench);
+
+			printf("%ux%u, %u threads, load after: %s\n", cfg.width, cfg.height, cisp_pool_threads(pool), load);
+			if (peer)
+				printf("peer: %s, MPix/s %.1f\nMPix/s %.1f ratio %.3f\n", bench_peer_name(peer),
+				       mpix / median(peer_times, (int)o->bench), v,
+				       v / (mpix / median(peer_times, (int)o->bench)));
+			else
+				printf("MPix/s %.1f (no peer, no ratio)\n", v);
+		}
+		bench_peer_stop(peer);
 		free(times);
 	} else {
 		ret = cisp_isp_process(isp, &frame.image, outputs, NULL, pool);

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmarks' yardstick (peer.h): the peer program runs as a child
+ * process with its stdin and stdout on two pipes; it reads the mosaic from
+ * a temporary file once, then times one demosaic per "run" line it is sent.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cisp/error.h>
+#include <cisp/format.h>
+
+#include "isp/unpack.h"
+#include "peer.h"
+
+extern char **environ;
+
+struct bench_peer {
+	pid_t pid;
+	FILE *to;   /* the peer's stdin */
+	FILE *from; /* the peer's stdout */
+	char name[160];
+};
+
+static const char *cfa_name(enum cisp_cfa cfa)
+{
+	static const char *const names[] = { "RGGB", "GRBG", "GBRG", "BGGR" };
+
+	return (unsigned)cfa < 4 ? names[cfa] : "RGGB";
+}
+
+/* The mosaic as 16-bit samples into a new temporary file; its name in @path. */
+static int write_mosaic(const struct cisp_image *bayer, char *path, size_t size)
+{
+	const int w = (int)bayer->width, h = (int)bayer->height;
+	const char *dir = getenv("TMPDIR");
+	uint16_t *rows = malloc((size_t)w * h * sizeof(*rows));
+	int fd, ret = 0;
+	FILE *f;
+
+	if (!rows)
+		return cisp_error(-ENOMEM, "out of memory for the peer's mosaic");
+	cisp_unpack_rows(bayer, &(struct plane16){ rows, w, 0, w, h }, 0, h);
+	snprintf(path, size, "%s/cisp-bench-peer-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (!f || fwrite(rows, sizeof(*rows), (size_t)w * h, f) != (size_t)w * h)
+		ret = cisp_error(-errno ? -errno : -EIO, "%s: cannot write the peer's mosaic: %s", path, strerror(errno));
+	if (f && fclose(f) && !ret)
+		ret = cisp_error(-EIO, "%s: cannot write the peer's mosaic", path);
+	if (!f && fd >= 0)
+		close(fd);
+	if (ret && fd >= 0)
+		unlink(path);
+	free(rows);
+	return ret;
+}
+
+/* The program: $CISP_BENCH_PEER, else the build's; NULL (and why in @why) for none. */
+static const char *peer_program(const char **why)
+{
+	const char *env = getenv("CISP_BENCH_PEER");
+
+	if (env) {
+		*why = "CISP_BENCH_PEER is empty";
+		return *env ? env : NULL;
+	}
+#ifdef CISP_BENCH_PEER_PATH
+	if (access(CISP_BENCH_PEER_PATH, X_OK) == 0)
+		return CISP_BENCH_PEER_PATH;
+	*why = CISP_BENCH_PEER_PATH " is absent (set CISP_BENCH_PEER to the program)";
+#else
+	*why = "this build found no OpenCV (install libopencv-imgproc-dev, reconfigure; or set CISP_BENCH_PEER)";
+#endif
+	return NULL;
+}
+
+static void absent(const char *why)
+{
+	fprintf(stderr, "\n*** NO PEER: %s.\n*** The figures below have no ratio to OpenCV's demosaic.\n\n", why);
+}
+
+int bench_peer_start(struct bench_peer **peer, const struct cisp_image *bayer)
+{
+	const struct cisp_format_info *f = cisp_format_info(bayer->format);
+	const char *why = NULL, *program = peer_program(&why);
+	char path[4096], width[16], height[16], line[160];
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	posix_spawn_file_actions_t fa;
+	struct bench_peer *p;
+	int ret;
+
+	*peer = NULL;
+	/* A peer that dies makes the next write fail (EPIPE) instead of ending this process. */
+	signal(SIGPIPE, SIG_IGN);
+	if (!program) {
+		absent(why);
+		return 0;
+	}
+	if (!f || f->kind != CISP_KIND_BAYER) {
+		absent("the input is not a Bayer frame");
+		return 0;
+	}
+	if (!(p = calloc(1, sizeof(*p))))
+		return cisp_error(-ENOMEM, "out of memory for the peer");
+	if ((ret = write_mosaic(bayer, path, sizeof(path)))) {
+		free(p);
+		return ret;
+	}
+	snprintf(width, sizeof(width), "%u", bayer->width);
+	snprintf(height, sizeof(height), "%u", bayer->height);
+	if (pipe(in) || pipe(out)) {
+		ret = cisp_error(-errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	ret = posix_spawn(&p->pid, program, &fa, NULL,
+			  (char *[]){ (char *)program, path, width, height, (char *)cfa_name(f->cfa), NULL }, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	if (ret) {
+		snprintf(line, sizeof(line), "%s does not start: %s", program, strerror(ret));
+		absent(line);
+		ret = 0;
+		goto fail;
+	}
+	p->to = fdopen(in[1], "w");
+	p->from = fdopen(out[0], "r");
+	if (!p->to || !p->from) {
+		ret = cisp_error(-ENOMEM, "out of memory for the peer's pipes");
+		goto fail;
+	}
+	in[1] = out[0] = -1;
+	/* Its first line comes once it has read the mosaic. */
+	if (!fgets(line, sizeof(line), p->from) || strncmp(line, "peer ", 5)) {
+		snprintf(line, sizeof(line), "%s failed on the frame (its message above)", program);
+		absent(line);
+		goto fail;
+	}
+	line[strcspn(line, "\n")] = 0;
+	snprintf(p->name, sizeof(p->name), "%s", line + 5);
+	unlink(path);
+	*peer = p;
+	return 0;
+
+fail:
+	unlink(path);
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+	bench_peer_stop(p);
+	return ret;
+}
+
+int bench_peer_time(struct bench_peer *peer, int threads, double *seconds, double *cpu_seconds)
+{
+	char line[128];
+	double wall, cpu;
+
+	if (!peer || !peer->to)
+		return cisp_error(-EPIPE, "the peer is not running");
+	if (fprintf(peer->to, "run %d\n", threads) < 0 || fflush(peer->to) || !fgets(line, sizeof(line), peer->from) ||
+	    sscanf(line, "time %lf %lf", &wall, &cpu) != 2) {
+		fclose(peer->to);
+		peer->to = NULL;
+		return cisp_error(-EPIPE, "the peer (%s) stopped answering", peer->name);
+	}
+	*seconds = wall;
+	if (cpu_seconds)
+		*cpu_seconds = cpu;
+	return 0;
+}
+
+const char *bench_peer_name(const struct bench_peer *peer)
+{
+	return peer ? peer->name : "none";
+}
+
+void bench_peer_stop(struct bench_peer *peer)
+{
+	if (!peer)
+		return;
+	/* End of its input ends it. */
+	if (peer->to)
+		fclose(peer->to);
+	if (peer->from)
+		fclose(peer->from);
+	if (peer->pid > 0)
+		waitpid(peer->pid, NULL, 0);
+	free(peer);
+}
+
+/* The value of the first line of @path that starts with @key (after its ':'), or of the first line when @key is NULL. */
+static void read_value(const char *path, const char *key, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+
+	snprintf(buf, size, "unknown");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *v = line;
+
+		if (key) {
+			if (strncmp(line, key, strlen(key)) || !(v = strchr(line, ':')))
+				continue;
+			v += 1 + strspn(v + 1, " \t");
+		}
+		snprintf(buf, size, "%.*s", (int)strcspn(v, "\n"), v);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+void bench_cpu_model(char *buf, size_t size)
+{
+	read_value("/proc/cpuinfo", "model name", buf, size);
+}
+
+void bench_loadavg(char *buf, size_t size)
+{
+	char line[128];
+	double a[3];
+
+	read_value("/proc/loadavg", NULL, line, sizeof(line));
+	/* The three averages, not the task counts after them. */
+	if (sscanf(line, "%lf %lf %lf", &a[0], &a[1], &a[2]) == 3)
+		snprintf(buf, size, "%.2f %.2f %.2f", a[0], a[1], a[2]);
+	else
+		snprintf(buf, size, "unknown");
+}
