@@ -154,10 +154,11 @@ static int read_frame(const char *path, uint32_t format, struct cisp_image *img)
 	return ret;
 }
 
-/* The canonical pipeline: BLC, DPC, LSC, WB, Bayer denoise, fast demosaic, CCM, tone, sharpen, CSC, statistics. */
 /*
- * The pipelines: the canonical one, with the quality demosaic and the chroma
- * denoise ("quality"), and that with the quality Bayer denoise too.
+ * The pipelines: the canonical one (BLC, DPC, LSC, WB, highlights, Bayer
+ * denoise, fast demosaic, CCM, tone, sharpen, CSC, statistics), that with
+ * the quality demosaic and the chroma denoise ("quality"), and that with the
+ * quality Bayer denoise too ("quality_bnr").
  */
 enum pipeline { CANONICAL, QUALITY, QUALITY_BNR };
 

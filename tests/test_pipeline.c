@@ -422,6 +422,29 @@ TEST(pipeline_bench_ratios_to_its_peer)
 	CHECK(strstr(out, "bench pipeline=quality_bnr exec=optimized"));
 	CHECK(every_figure_has_ratio(out, "peer_mpix_s=3.1 "));
 	CHECK(!strstr(out, "NO PEER"));
+	/* develop --bench: the same peer, its figure and the ratio last. */
+	{
+		struct cisp_raster m;
+		char in[600], args[1400];
+		double mpix = 0, ratio = 0;
+		const char *last;
+
+		snprintf(in, sizeof(in), "%s/bench-mosaic.pgm", test_tmp_dir());
+		CHECK_EQ(cisp_raster_alloc(&m, 64, 48, 1, 1023), 0);
+		for (int i = 0; i < 64 * 48; i++)
+			m.data[i] = (uint16_t)((i * 37) % 1024);
+		CHECK_EQ(cisp_raster_write(in, &m), 0);
+		cisp_raster_free(&m);
+		snprintf(args, sizeof(args), "develop '%s' --bench 3 --force -o '%s/bench-out.ppm'", in, test_tmp_dir());
+		CHECK_EQ(test_run_cisp(args, out, 65536), 0);
+		CHECK(strstr(out, "cpu model: "));
+		CHECK(strstr(out, "load after: "));
+		CHECK(strstr(out, "peer: fake one-millisecond, MPix/s 3.1\n"));
+		CHECK((last = strstr(out, "\nMPix/s ")) != NULL);
+		CHECK_EQ(sscanf(last, "\nMPix/s %lf ratio %lf", &mpix, &ratio), 2);
+		/* The figure is printed to 0.05 MPix/s. */
+		CHECK(fabs(ratio - mpix / 3.072) < 0.02 + 0.002 * ratio);
+	}
 
 	/* A peer that answers once, then ends: the rest without a ratio, loudly. */
 	CHECK((f = fopen(peer, "w")) != NULL);

@@ -23,8 +23,8 @@
 
 #include "commands.h"
 #include "memory.h"
-#include "peer.h"
 #include "options.h"
+#include "peer.h"
 
 static void usage(FILE *out)
 {
@@ -532,7 +532,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	}
 
 	if (o->bench) {
-		double *times = calloc(2 * (size_t)o->bench, sizeof(double)), *peer_times = times + o->bench;
+		double *times = calloc(2 * (size_t)o->bench, sizeof(double)), *peer_times = times ? times + o->bench : NULL;
 		double mpix = (double)cfg.width * cfg.height / 1e6;
 		struct bench_peer *peer = NULL;
 		char model[256], load[64];
