@@ -136,13 +136,15 @@ int bench_peer_start(struct bench_peer **peer, const struct cisp_image *bayer)
 		ret = 0;
 		goto fail;
 	}
-	p->to = fdopen(in[1], "w");
-	p->from = fdopen(out[0], "r");
+	/* Each descriptor belongs to its stream from here on. */
+	if ((p->to = fdopen(in[1], "w")))
+		in[1] = -1;
+	if ((p->from = fdopen(out[0], "r")))
+		out[0] = -1;
 	if (!p->to || !p->from) {
 		ret = cisp_error(-ENOMEM, "out of memory for the peer's pipes");
 		goto fail;
 	}
-	in[1] = out[0] = -1;
 	/* Its first line comes once it has read the mosaic. */
 	if (!fgets(line, sizeof(line), p->from) || strncmp(line, "peer ", 5)) {
 		snprintf(line, sizeof(line), "%s failed on the frame (its message above)", program);
