@@ -16,6 +16,7 @@
 #include "isp/demosaic_quality.h"
 #include "isp/dpc.h"
 #include "isp/dsp.h"
+#include "isp/highlights.h"
 #include "isp/lsc.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
@@ -64,6 +65,7 @@ static void init_c(struct cisp_dsp *d)
 	d->unpack8_row = cisp_unpack8_row_c;
 	d->blc_row = cisp_blc_row_c;
 	d->wb_row = cisp_wb_row_c;
+	d->highlights_row = cisp_highlights_row_c;
 	d->lsc_row = cisp_lsc_row_c;
 	d->dpc_row = cisp_dpc_row_c;
 	d->bnr_guide_row = cisp_bnr_guide_row_c;
@@ -127,11 +129,18 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
 		cisp_dsp_init_bnrq_avx2(d);
 	if (level >= CISP_CPU_AVX512)
 		cisp_dsp_init_bnrq_avx512(d);
+	if (level >= CISP_CPU_SSE4)
+		cisp_dsp_init_highlights_sse4(d);
+	if (level >= CISP_CPU_AVX2)
+		cisp_dsp_init_highlights_avx2(d);
+	if (level >= CISP_CPU_AVX512)
+		cisp_dsp_init_highlights_avx512(d);
 #endif
 #ifdef HAVE_NEON_SIMD
 	cisp_dsp_init_neon(d);
 	cisp_dsp_init_dmq_neon(d);
 	cisp_dsp_init_bnrq_neon(d);
+	cisp_dsp_init_highlights_neon(d);
 #endif
 	d->level = level;
 	return 0;

@@ -22,6 +22,7 @@
 struct cisp_bnr_quality;
 struct cisp_bnr_row_tables;
 struct cisp_cnr_row_tables;
+struct cisp_highlights_coeffs;
 struct cisp_lsc_row;
 struct cisp_ltm_coeffs;
 struct cisp_tone_coeffs;
@@ -46,6 +47,9 @@ struct cisp_dsp {
 			uint16_t white);
 	/* White balance: clamp((s * gain + 2048) >> 12). */
 	void (*wb_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t gain[2]);
+	/* Clipped highlights of row y from the input rows r[0..4] (y-2..y+2; r[0], r[4] only in reconstruct). */
+	void (*highlights_row)(const struct cisp_highlights_coeffs *c, const uint16_t *const r[5], uint16_t *d, int w,
+			       int y);
 	/* Lens shading of columns [0, w) with the gains of the row (struct cisp_lsc_row in lsc.h); s may be d. */
 	void (*lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp_lsc_row *r);
 	/* Dynamic defect detection on rows y-2, y, y+2 (threshold > 0). */
@@ -158,6 +162,11 @@ void cisp_dsp_init_dmq_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_dmq_avx2(struct cisp_dsp *d);
 void cisp_dsp_init_dmq_avx512(struct cisp_dsp *d);
 void cisp_dsp_init_dmq_neon(struct cisp_dsp *d);
+/* The highlights entry of each level (simd_highlights.h). */
+void cisp_dsp_init_highlights_sse4(struct cisp_dsp *d);
+void cisp_dsp_init_highlights_avx2(struct cisp_dsp *d);
+void cisp_dsp_init_highlights_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_highlights_neon(struct cisp_dsp *d);
 /* The quality Bayer denoise's entries of each level (simd_bnr_quality.h). */
 void cisp_dsp_init_bnrq_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_bnrq_avx2(struct cisp_dsp *d);

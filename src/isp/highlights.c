@@ -8,9 +8,11 @@
  * white (clip), the neutral of the same brightness (blend), or the colour of
  * the unclipped samples around (reconstruct).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "isp/dsp.h"
 #include "isp/stage.h"
 #include "highlights.h"
 
@@ -52,13 +54,27 @@ static inline uint32_t capped(const uint16_t *row, int x, uint32_t white)
 	return v < white ? v : white;
 }
 
+/* @s moved towards @target by @amount (Q15); |target - s| * amount < 2^31, >> rounds towards minus infinity. */
+static inline uint16_t pull(uint32_t s, uint32_t target, uint32_t amount)
+{
+	return (uint16_t)((int32_t)s + (((int32_t)(target - s) * (int32_t)amount + 16384) >> 15));
+}
+
+/* Q15: 0 at the knee, 1.0 at the clip level, for a colour @v above the knee. */
+static inline uint32_t amount_above_knee(const struct cisp_highlights_coeffs *c, uint32_t v)
+{
+	uint32_t a = ((v - c->knee) * c->ramp + 256) >> 9;
+
+	return a < 32768 ? a : 32768;
+}
+
 /*
- * Reconstruct's target: the neutral @level given the colour of the 5x5
- * samples below the knee, for a pixel of colour @own; @level where a colour
- * has none.
+ * Reconstruct's target in @target: the colour of the 5x5 samples below the
+ * knee at the neutral @level, for a pixel of colour @own. False where a
+ * colour has none there: the colour around cannot be measured.
  */
-static uint32_t reconstruct_target(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], int x,
-				   int w, int y, int own, uint32_t level)
+static bool reconstruct_target(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], int x, int w,
+			       int y, int own, uint32_t level, uint32_t *target)
 {
 	uint32_t sum[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 }, mean[3], den;
 	uint64_t t;
@@ -76,14 +92,15 @@ static uint32_t reconstruct_target(const struct cisp_highlights_coeffs *c, const
 	}
 	for (int k = 0; k < 3; k++) {
 		if (!n[k])
-			return level;
+			return false;
 		mean[k] = sum[k] / n[k];
 	}
 	den = mean[HL_RED] + 2 * mean[HL_GREEN] + mean[HL_BLUE];
 	if (!den)
-		return level;
+		return false;
 	t = (uint64_t)level * 4 * mean[own] / den;
-	return t < c->white ? (uint32_t)t : c->white;
+	*target = t < c->white ? (uint32_t)t : c->white;
+	return true;
 }
 
 /* The largest sample of @up, @mid and @dn in [x0, x1): one loop the compiler vectorises. */
@@ -100,68 +117,81 @@ static uint32_t rows_max(const uint16_t *up, const uint16_t *mid, const uint16_t
 	return m;
 }
 
+/* Pixel @x of row @y (steps 1 to 4 of docs/stages/highlights.md). */
+static uint16_t highlights_pixel(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], int x, int w,
+				 int y)
+{
+	const uint16_t *up = rows[1], *mid = rows[2], *dn = rows[3];
+	const uint32_t white = c->white;
+	int site = (y & 1) * 2 + (x & 1), own = c->colour[site];
+	int xl = mirror(x - 1, w), xr = mirror(x + 1, w);
+	uint32_t est[3], s = mid[x] < white ? mid[x] : white, top, low, level, target;
+
+	/* clip and blend move a pixel only where every colour is above the knee, its own included. */
+	if (s <= c->knee && c->mode != CISP_HIGHLIGHTS_RECONSTRUCT)
+		return (uint16_t)s;
+	/* The pixel's three colours from its 3x3 neighbourhood, as a bilinear demosaic would. */
+	est[own] = s;
+	if (own == HL_GREEN) {
+		est[c->colour[(y & 1) * 2 + ((x + 1) & 1)]] = (capped(mid, xl, white) + capped(mid, xr, white) + 1) >> 1;
+		est[c->colour[((y + 1) & 1) * 2 + (x & 1)]] = (capped(up, x, white) + capped(dn, x, white) + 1) >> 1;
+	} else {
+		est[HL_GREEN] = (capped(mid, xl, white) + capped(mid, xr, white) + capped(up, x, white) +
+				 capped(dn, x, white) + 2) >> 2;
+		est[c->colour[((y + 1) & 1) * 2 + ((x + 1) & 1)]] =
+			(capped(up, xl, white) + capped(up, xr, white) + capped(dn, xl, white) +
+			 capped(dn, xr, white) + 2) >> 2;
+	}
+	top = est[0] > est[1] ? est[0] : est[1];
+	top = top > est[2] ? top : est[2];
+	low = est[0] < est[1] ? est[0] : est[1];
+	low = low < est[2] ? low : est[2];
+	level = (est[HL_RED] + 2 * est[HL_GREEN] + est[HL_BLUE] + 2) >> 2;
+	if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT && top > c->knee) {
+		/* Any colour near clipping: the colour around, where it can be measured. */
+		if (reconstruct_target(c, rows, x, w, y, own, level, &target))
+			return pull(s, target, amount_above_knee(c, top));
+	}
+	/*
+	 * Neutral only where every colour nears the clip level: a saturated
+	 * colour with one clipped channel keeps its hue.
+	 */
+	if (low <= c->knee)
+		return (uint16_t)s;
+	return pull(s, c->mode == CISP_HIGHLIGHTS_BLEND ? level : top, amount_above_knee(c, low));
+}
+
 /* Pixels per run checked at once: a run whose 3x3 neighbourhoods stay below the knee is copied. */
 #define HL_RUN 64
+
+void cisp_highlights_span_c(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
+			    int w, int y, int x0, int x1)
+{
+	const uint16_t *up = rows[1], *mid = rows[2], *dn = rows[3];
+
+	for (int x = x0; x < x1; x++) {
+		/*
+		 * Every colour is a mean of samples no higher than these, so
+		 * where no sample of a run's neighbourhoods passes the knee its
+		 * pixels come out as they went in.
+		 */
+		if ((x - x0) % HL_RUN == 0) {
+			int xe = x + HL_RUN < x1 ? x + HL_RUN : x1;
+
+			if (rows_max(up, mid, dn, x ? x - 1 : 0, xe < w ? xe + 1 : w) <= c->knee) {
+				memcpy(out + x, mid + x, (size_t)(xe - x) * sizeof(*out));
+				x = xe - 1;
+				continue;
+			}
+		}
+		out[x] = highlights_pixel(c, rows, x, w, y);
+	}
+}
 
 void cisp_highlights_row_c(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
 			   int w, int y)
 {
-	const uint16_t *up = rows[1], *mid = rows[2], *dn = rows[3];
-	const uint32_t white = c->white;
-
-	for (int x = 0; x < w; x++) {
-		/*
-		 * The three colours are means of samples no higher than these, so
-		 * where no sample of a run's neighbourhoods passes the knee its
-		 * pixels come out as they went in (step 2).
-		 */
-		if (x % HL_RUN == 0) {
-			int x1 = x + HL_RUN < w ? x + HL_RUN : w;
-
-			if (rows_max(up, mid, dn, x ? x - 1 : 0, x1 < w ? x1 + 1 : w) <= c->knee) {
-				memcpy(out + x, mid + x, (size_t)(x1 - x) * sizeof(*out));
-				x = x1 - 1;
-				continue;
-			}
-		}
-		int site = (y & 1) * 2 + (x & 1), own = c->colour[site];
-		int xl = mirror(x - 1, w), xr = mirror(x + 1, w);
-		uint32_t est[3], s = mid[x] < white ? mid[x] : white, top, level, target, amount;
-
-		/* The pixel's three colours from its 3x3 neighbourhood, as a bilinear demosaic would. */
-		est[own] = s;
-		if (own == HL_GREEN) {
-			est[c->colour[(y & 1) * 2 + ((x + 1) & 1)]] =
-				(capped(mid, xl, white) + capped(mid, xr, white) + 1) >> 1;
-			est[c->colour[((y + 1) & 1) * 2 + (x & 1)]] =
-				(capped(up, x, white) + capped(dn, x, white) + 1) >> 1;
-		} else {
-			est[HL_GREEN] = (capped(mid, xl, white) + capped(mid, xr, white) +
-					 capped(up, x, white) + capped(dn, x, white) + 2) >> 2;
-			est[c->colour[((y + 1) & 1) * 2 + ((x + 1) & 1)]] =
-				(capped(up, xl, white) + capped(up, xr, white) +
-				 capped(dn, xl, white) + capped(dn, xr, white) + 2) >> 2;
-		}
-		top = est[0] > est[1] ? est[0] : est[1];
-		top = top > est[2] ? top : est[2];
-		if (top <= c->knee) {
-			out[x] = (uint16_t)s;
-			continue;
-		}
-		/* Q15: 0 at the knee, 1.0 at the clip level. */
-		amount = ((top - c->knee) * c->ramp + 256) >> 9;
-		if (amount > 32768)
-			amount = 32768;
-		level = (est[HL_RED] + 2 * est[HL_GREEN] + est[HL_BLUE] + 2) >> 2;
-		if (c->mode == CISP_HIGHLIGHTS_CLIP)
-			target = top;
-		else if (c->mode == CISP_HIGHLIGHTS_BLEND)
-			target = level;
-		else
-			target = reconstruct_target(c, rows, x, w, y, own, level);
-		/* |target - s| * amount < 2^31; >> rounds towards minus infinity. */
-		out[x] = (uint16_t)((int32_t)s + (((int32_t)(target - s) * (int32_t)amount + 16384) >> 15));
-	}
+	cisp_highlights_span_c(c, rows, out, w, y, 0, w);
 }
 
 /* Rows y - 2 .. y + 2 of @in reflected at the edges; rows outside @radius are NULL. */
@@ -208,7 +238,7 @@ static void highlights_pass(const struct stage_ctx *c, const struct pass_io *io,
 
 	for (int y = y0; y < y1; y++) {
 		support_rows(&io->in[0].c[0], y, cisp_highlights_radius(hl->mode), rows);
-		cisp_highlights_row_c(hl, rows, plane_row(&io->out.c[0], y), c->width, y);
+		c->dsp->highlights_row(hl, rows, plane_row(&io->out.c[0], y), c->width, y);
 		pass_emit(io, y, NULL);
 	}
 }

@@ -28,10 +28,14 @@ void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp
 int cisp_highlights_radius(unsigned mode);
 /*
  * Row @y of @w samples into @out, from @rows: the input rows y - 2 .. y + 2,
- * reflected at the frame edges (rows[2] is row y).
+ * reflected at the frame edges (rows[2] is row y; rows[0] and rows[4] are
+ * read only in reconstruct). The reference of dsp.h's highlights_row.
  */
 void cisp_highlights_row_c(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
 			   int w, int y);
+/* Columns [x0, x1) of that row: what the optimised rows leave to C. */
+void cisp_highlights_span_c(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
+			    int w, int y, int x0, int x1);
 /* Rows [y0, y1) of @out from @in (whole-frame planes, not the same). */
 void cisp_highlights_rows(const struct cisp_highlights_coeffs *c, const struct plane16 *in,
 			  const struct plane16 *out, int y0, int y1);

@@ -709,6 +709,7 @@ int main(int argc, char **argv)
 	check_recip(&ref, levels, have);
 	checkasm_dmq(&ref, levels, have, bench, &passed, &failed);
 	checkasm_bnrq(&ref, levels, have, bench, &passed, &failed);
+	checkasm_highlights(&ref, levels, have, bench, &passed, &failed);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

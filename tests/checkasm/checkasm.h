@@ -20,4 +20,8 @@ void checkasm_dmq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], co
 void checkasm_bnrq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[], int bench,
 		   unsigned *passed, unsigned *failed);
 
+/* The highlights row in every mode, the same way. */
+void checkasm_highlights(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[], int bench,
+			 unsigned *passed, unsigned *failed);
+
 #endif

@@ -6,3 +6,4 @@
 #include "isp/simd_kernels.h"
 #include "isp/simd_demosaic_quality.h"
 #include "isp/simd_bnr_quality.h"
+#include "isp/simd_highlights.h"
