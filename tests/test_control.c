@@ -18,6 +18,7 @@
 #include <cisp/sensor.h>
 
 #include "control/ae.h"
+#include "control/algorithm.h"
 #include "control/af.h"
 #include "control/flicker.h"
 #include "control/tuning.h"
@@ -970,7 +971,8 @@ TEST(control_errors_and_names)
 
 /*
  * The start result carries every block the loop writes, defect correction
- * included; highlights stays off in cameras (docs/stages/highlights.md).
+ * and highlights included: clip, at the sensor's white level (the test
+ * tuning has no saturation, and cisp-test's mode clips at 1023).
  */
 TEST(control_start_reports_every_managed_block)
 {
@@ -984,8 +986,57 @@ TEST(control_start_reports_every_managed_block)
 	CHECK(res.params_changed & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
 	CHECK_EQ(res.params->dpc.threshold, 4096);
 	CHECK(res.params_changed & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
-	CHECK(!(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS)));
+	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS));
+	CHECK(res.params_changed & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS));
+	CHECK_EQ(res.params->highlights.mode, CISP_HIGHLIGHTS_CLIP);
+	CHECK_EQ(res.params->highlights.white, 65535);
 	loop_close(&l);
+}
+
+/*
+ * The highlights block's clip level: the tuning's saturation (codes at the
+ * mode's bit depth) above black, over the range from black to the white
+ * level, times the sensor gain, up to the full scale; the mode's white
+ * level without the key. A saturation at or below black is refused.
+ */
+TEST(control_highlights_white_from_the_sensor)
+{
+	struct cisp_tuning *t = make_tuning();
+	struct cisp_param_state *ps = calloc(1, sizeof(*ps));
+	struct cisp_sensor_mode m = { .width = 320, .height = 240, .bits = 10, .crop_width = 320, .crop_height = 240,
+				      .binning = 1, .black_level = 64, .white_level = 1023 };
+	const double gains[2] = { 2, 1.5 };
+	/* cisp-test's full well at gain x1 (its tuning: 839): (839 - 64) / 959 of 65535, and twice that at x2 */
+	static const struct {
+		double saturation, gain;
+		int white;
+	} cases[] = {
+		{ -1, 1, 65535 },  { 839, 1, 52961 },  { 839, 1.2, 63553 }, { 839, 2, 65535 },
+		{ 1023, 1, 65535 }, { 2000, 1, 65535 }, { 65, 1, 1024 },
+	};
+
+	if (!ps)
+		abort();
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cisp_param_state_init(ps);
+		t->saturation = cases[i].saturation;
+		CHECK(control_prepare_params(t, &m, gains, 5000, cases[i].gain, 1, ps) >= 0);
+		CHECK(ps->enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS));
+		CHECK_EQ(ps->highlights.mode, CISP_HIGHLIGHTS_CLIP);
+		CHECK_EQ(ps->highlights.white, cases[i].white);
+		CHECK_EQ(ps->highlights.knee, 3686);
+	}
+	/* The tuning's black level counts: (839 - 100) / 923. */
+	for (int c = 0; c < 4; c++)
+		t->black_level[c] = 100;
+	t->saturation = 839;
+	CHECK(control_prepare_params(t, &m, gains, 5000, 1, 1, ps) >= 0);
+	CHECK_EQ(ps->highlights.white, 52471);
+	t->saturation = 100;
+	CHECK_ERR(control_prepare_params(t, &m, gains, 5000, 1, 1, ps), -EINVAL,
+		  "saturation 100 is not above the black level 100");
+	free(ps);
+	free(t);
 }
 
 TEST(control_loop_af_fails_on_flat_scene)

@@ -239,6 +239,8 @@ static const struct range_rule rules[] = {
 	{ AFTER_SENSOR, "sensor: mysensor\nblack_level: [%s, 0, 0, 0]", "black_level[0]", 0, 65535, false, true,
 	  "Top level", "black_level" },
 	{ AFTER_SENSOR, "sensor: mysensor\ngamma: %s", "gamma", 1, 10, false, true, "Top level", "gamma" },
+	{ AFTER_SENSOR, "sensor: mysensor\nsaturation: %s", "saturation", 1, 65535, false, true, "Top level",
+	  "saturation" },
 	{ AFTER_SENSOR, "sensor: mysensor\ndefect_threshold: %s", "defect_threshold", 0, 65535, true, true,
 	  "Top level", "defect_threshold" },
 	{ AFTER_SENSOR, "sensor: mysensor\nae: {target: %s}", "ae.target", 0.01, 0.5, false, true, "`ae`", "target" },

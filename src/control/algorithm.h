@@ -116,6 +116,7 @@ extern const struct control_algorithm noise_profile_algorithm; /* noise_profile.
 extern const struct control_algorithm denoise_algorithm;       /* denoise.c: BNR, CNR, SHARPEN */
 extern const struct control_algorithm tone_curve_algorithm;    /* tone_curve.c: TONE */
 extern const struct control_algorithm ltm_algorithm;           /* ltm.c: LTM */
+extern const struct control_algorithm highlights_algorithm;      /* highlights.c: HIGHLIGHTS */
 extern const struct control_algorithm grey_world_algorithm;    /* grey_world.c: WB for a stream without a sensor */
 extern const struct control_algorithm provenance_section;      /* provenance.c: the calibration's record, no blocks */
 

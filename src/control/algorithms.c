@@ -25,6 +25,7 @@ const struct control_algorithm *const control_camera_algorithms[] = {
 	&denoise_algorithm,
 	&tone_curve_algorithm,
 	&ltm_algorithm,
+	&highlights_algorithm,
 	&provenance_section,
 	NULL,
 };

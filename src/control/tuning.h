@@ -124,6 +124,9 @@ struct cisp_tuning {
 	struct tuning_denoise denoise[TUNING_MAX_GAIN]; /* sorted by gain */
 
 	struct ltm_tuning ltm;   /* ltm (ltm.c): local tone mapping */
+	/* saturation (highlights.c): where the sensor clips at gain x1, codes of the mode's bit depth; < 0: its white level */
+	double saturation;
+
 	double gamma;            /* gamma (tone_curve.c): 0 = the sRGB curve, else a pure power 1/gamma */
 	double defect_threshold; /* defect_threshold (defects.c): dynamic defect correction, 16-bit units; 0: off */
 
