@@ -2,11 +2,13 @@
 /*
  * Clipped highlights (docs/stages/highlights.md). After white balance a
  * sensor's clipped white is no longer the same level in every channel, so a
- * region where some channels clipped and others did not comes out coloured
- * (yellow, magenta). Near the lowest clip level the stage pulls each sample
- * towards a target that is the same for every colour of the neighbourhood:
- * white (clip), the neutral of the same brightness (blend), or the colour of
- * the unclipped samples around (reconstruct).
+ * region where every channel clipped comes out coloured (yellow, magenta).
+ * The stage clips every channel at the lowest clip level and, where every
+ * colour of the neighbourhood nears it, pulls each sample towards a target
+ * the same for every colour: white (clip) or the neutral of the same
+ * brightness (blend). A saturated colour that clips in one channel keeps its
+ * hue. reconstruct takes, where any colour nears clipping, the colour of the
+ * unclipped samples around, and does as clip where it cannot measure it.
  */
 #include <stdbool.h>
 #include <stdlib.h>
