@@ -4,8 +4,9 @@
  * order, row parities, clip levels from random sensor whites and gains,
  * knees from the lowest to the highest the ABI takes, on rows of random,
  * extreme and near-clipping samples (the roll-off between knee and clip
- * level is where the arithmetic is) at every width from 2 to 40 and wide
- * ones; guard samples after each output row must stay untouched.
+ * level is where the arithmetic is) at every even width from 16 (the least
+ * dsp.h allows) to 72 and wide ones; guard samples after each output row
+ * must stay untouched.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ void checkasm_highlights(const struct cisp_dsp *ref, const struct cisp_dsp level
 			continue;
 		for (unsigned mode = 0; ok && mode < 3; mode++) {
 			for (int f = 0; ok && f < F_KINDS; f++) {
-				for (int w = 2; ok && w <= 40; w += 2)
+				for (int w = 16; ok && w <= 72; w += 2)
 					for (int rep = 0; ok && rep < 4; rep++) {
 						struct cisp_highlights_coeffs c;
 
