@@ -124,6 +124,7 @@ struct cisp_tuning {
 	struct tuning_denoise denoise[TUNING_MAX_GAIN]; /* sorted by gain */
 
 	struct ltm_tuning ltm;   /* ltm (ltm.c): local tone mapping */
+
 	/* saturation (highlights.c): where the sensor clips at gain x1, codes of the mode's bit depth; < 0: its white level */
 	double saturation;
 
