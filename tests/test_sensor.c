@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cisp/error.h>
 #include <cisp/raster.h>
@@ -1240,4 +1241,112 @@ TEST(sensor_real_models_open)
 		CHECK_EQ(ci.delay, i == 0 ? 1 : 2);
 		cisp_sensor_close(s);
 	}
+}
+
+/*
+ * A frame taken ahead (to overlap capture with processing) leaves the write
+ * point at itself: a control with a delay still reaches the frame it was
+ * meant for, one without delay the frame after the one taken.
+ */
+TEST(sensor_frame_taken_ahead_keeps_the_write_point)
+{
+	struct cisp_sensor *s = open_test("noise=off");
+	struct cisp_sensor_controls c = { 0 }, p;
+	struct cisp_sensor_metadata md;
+	struct cisp_image img, view;
+
+	if (!s)
+		return;
+	alloc_for(s, &img);
+	CHECK_EQ(cisp_sensor_start(s), 0);
+	CHECK_EQ(cisp_sensor_capture(s, &img, &md, 0), 0);
+	CHECK_EQ(cisp_sensor_next_sequence(s), 1);
+	CHECK_EQ(cisp_sensor_capture(s, &img, &md, CISP_SENSOR_AHEAD), 0);
+	CHECK_EQ(md.sequence, 1);
+	CHECK_EQ(cisp_sensor_next_sequence(s), 1);
+	/* Exposure (delay 2) for frame 3 is written at write point 1: still possible. */
+	cisp_sensor_controls_set(&c, CISP_SENSOR_EXPOSURE, 60);
+	CHECK_EQ(cisp_sensor_queue_controls(s, 3, &c), 0);
+	/* Frame 1 is captured: neither a queue nor a prediction reaches it. */
+	c.mask = 0;
+	cisp_sensor_controls_set(&c, CISP_SENSOR_TEST_PATTERN, CISP_SENSOR_PATTERN_SOLID);
+	CHECK_ERR(cisp_sensor_queue_controls(s, 1, &c), -EAGAIN, "test_pattern");
+	CHECK_ERR(cisp_sensor_predict_controls(s, 1, &p), -EINVAL, "already captured");
+	/* Without delay, written now: frame 2, not the frame taken. */
+	CHECK_EQ(cisp_sensor_set_controls(s, &c), 0);
+	CHECK_EQ(cisp_sensor_predict_controls(s, 2, &p), 0);
+	CHECK_EQ(p.value[CISP_SENSOR_TEST_PATTERN], CISP_SENSOR_PATTERN_SOLID);
+	CHECK_EQ(p.value[CISP_SENSOR_EXPOSURE], 100);
+	CHECK_EQ(cisp_sensor_capture(s, &img, &md, 0), 0);
+	CHECK(md.sequence == 2 && md.controls[CISP_SENSOR_TEST_PATTERN] == CISP_SENSOR_PATTERN_SOLID &&
+	      md.controls[CISP_SENSOR_EXPOSURE] == 100);
+	CHECK_EQ(cisp_sensor_next_sequence(s), 3);
+	CHECK_EQ(cisp_sensor_capture(s, &img, &md, 0), 0);
+	CHECK(md.sequence == 3 && md.controls[CISP_SENSOR_EXPOSURE] == 60);
+	CHECK_EQ(cisp_sensor_dropped(s), 0);
+	/* The virtual sensor renders into the caller's image: it lends nothing, and takes no frame. */
+	CHECK_ERR(cisp_sensor_acquire(s, img.format, &view, &md, 0), -ENOTSUP, "no buffers of its own");
+	CHECK_EQ(cisp_sensor_next_sequence(s), 4);
+	CHECK_ERR(cisp_sensor_release(s, &img), -EINVAL, "did not lend");
+	cisp_image_free(&img);
+	cisp_sensor_close(s);
+}
+
+/*
+ * In real time a consumer slower than the sensor gets the frames that found
+ * a free buffer, then a gap: frames ending while every buffer was full are
+ * dropped and counted, so the queue never holds more than its buffers.
+ */
+TEST(sensor_realtime_drops_frames_when_no_buffer_is_free)
+{
+	struct cisp_sensor *s = open_test("noise=off,realtime=on,buffers=2");
+	struct cisp_sensor_metadata md;
+	struct cisp_image img;
+	struct timespec nap, now;
+	uint64_t last, gaps = 0, looked_ns;
+	unsigned waiting = 0;
+	int r;
+
+	if (!s)
+		return;
+	CHECK_ERR(cisp_sensor_set_option(s, "buffers", "0"), -EINVAL, "buffers");
+	CHECK_ERR(cisp_sensor_set_option(s, "buffers", "2.5"), -EINVAL, "whole number");
+	CHECK_EQ(cisp_sensor_set_mode(s, 1), 0);
+	alloc_for(s, &img);
+	set1(s, CISP_SENSOR_FRAME_LENGTH, 130); /* 13 ms frames */
+	CHECK_EQ(cisp_sensor_start(s), 0);
+	CHECK_ERR(cisp_sensor_set_option(s, "buffers", "3"), -EBUSY, "while stopped");
+	CHECK_EQ(cisp_sensor_capture(s, &img, &md, 0), 0);
+	CHECK_EQ(md.sequence, 0);
+	last = 0;
+	/* Away for ten frames: two fill the buffers, the others are dropped. */
+	nap = (struct timespec){ 0, (long)(10 * md.frame_duration_ns) };
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	looked_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	while ((r = cisp_sensor_capture(s, &img, &md, CISP_SENSOR_NONBLOCK)) == 0) {
+		/* Frames that had ended when we looked were in the queue together. */
+		if (md.timestamp_ns + md.frame_duration_ns <= looked_ns)
+			waiting++;
+		/* The oldest frames stayed in the buffers: frame 1 first. */
+		if (!last)
+			CHECK_EQ(md.sequence, 1);
+		CHECK(md.sequence > last);
+		gaps += md.sequence - last - 1;
+		last = md.sequence;
+	}
+	CHECK_EQ(r, -EAGAIN);
+	CHECK(waiting >= 1 && waiting <= 2);
+	CHECK_EQ(cisp_sensor_capture(s, &img, &md, 0), 0);
+	CHECK(md.sequence > last);
+	gaps += md.sequence - last - 1;
+	/* The frames after them were dropped: a gap. */
+	CHECK(md.sequence >= 10);
+	CHECK(gaps >= 7);
+	CHECK_EQ(cisp_sensor_dropped(s), gaps);
+	CHECK_EQ(cisp_sensor_stop(s), 0);
+	CHECK_EQ(cisp_sensor_start(s), 0);
+	CHECK_EQ(cisp_sensor_dropped(s), 0);
+	cisp_image_free(&img);
+	cisp_sensor_close(s);
 }

@@ -34,6 +34,18 @@
  *  - cisp_sensor_predict_controls() gives the values frame n will use given
  *    everything written and queued so far; the metadata of a captured frame
  *    (struct cisp_sensor_metadata.controls) gives the values it did use.
+ *  - A frame taken with CISP_SENSOR_AHEAD leaves the write point at
+ *    itself until the next frame is taken: a caller that takes frame n + 1
+ *    before it has looked at frame n (to overlap capture with processing)
+ *    still writes at write point n + 1, as if it had not. Its content does
+ *    not change: controls with a delay of 1 or more written at n + 1 reach
+ *    frame n + 1 + delay at the earliest; one without delay reaches n + 2.
+ *    (On a real sensor the write point moves at the next start of frame,
+ *    not at the end of readout.)
+ *  - Frames a sensor drops (no buffer free: a real-time sensor whose
+ *    consumer is slower than the frame rate) leave gaps in the sequence;
+ *    they still count as frames for the delays. cisp_sensor_dropped()
+ *    counts them.
  *  - cisp_sensor_stop() drops queued requests not yet written; values
  *    already written stay programmed for the next start. Sequences restart
  *    at 0 on each start; timestamps never go back.
@@ -185,6 +197,11 @@ enum cisp_sensor_metadata_flags {
 	/** The controls were reported by the sensor itself (embedded data),
 	 *  not reconstructed from the writes and the delay model. */
 	CISP_SENSOR_MD_CONTROLS_REPORTED = 1u << 0,
+	/** The frame was copied out of the device's buffer into the caller's
+	 *  image (cisp_sensor_capture() of a V4L2 camera; never set by
+	 *  cisp_sensor_acquire(), nor by the virtual sensor, which renders
+	 *  into the caller's image). */
+	CISP_SENSOR_MD_COPIED = 1u << 1,
 };
 
 /** Per-frame metadata. */
@@ -203,6 +220,9 @@ struct cisp_sensor_metadata {
 enum cisp_sensor_capture_flags {
 	/** Return -EAGAIN instead of waiting when no frame is ready. */
 	CISP_SENSOR_NONBLOCK = 1u << 0,
+	/** The frame is taken ahead: the write point stays at it until the
+	 *  next frame is taken (see the delay model at the top of this file). */
+	CISP_SENSOR_AHEAD = 1u << 1,
 };
 
 /**
@@ -369,6 +389,47 @@ CISP_API int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, 
 				 unsigned flags);
 
 /**
+ * cisp_sensor_acquire() - take the next frame in the sensor's own buffer,
+ * without a copy (V4L2 cameras: the driver's mmapped buffer).
+ * @s: the sensor (streaming).
+ * @format: the format the caller reads; the device must deliver it as is.
+ * @img: receives a view of the buffer: @format, the mode's size, the
+ *       driver's row stride; rows may be padded. Only read it, and only
+ *       until cisp_sensor_release().
+ * @md: receives the frame's metadata (may be NULL).
+ * @flags: enum cisp_sensor_capture_flags.
+ *
+ * The buffer is not given back to the device until cisp_sensor_release():
+ * while the caller holds it the device has one buffer less, and when it has
+ * none left it drops frames. Give every frame back before cisp_sensor_stop().
+ *
+ * Return: 0; -ENOTSUP (nothing taken) when the backend has no buffers of its
+ * own (the virtual sensor renders into the caller's image: use
+ * cisp_sensor_capture()) or delivers another format than @format; the
+ * errors of cisp_sensor_capture() otherwise.
+ */
+CISP_API int cisp_sensor_acquire(struct cisp_sensor *s, uint32_t format, struct cisp_image *img,
+				 struct cisp_sensor_metadata *md, unsigned flags);
+
+/**
+ * cisp_sensor_release() - give a frame of cisp_sensor_acquire() back to the
+ * device.
+ * @s: the sensor.
+ * @img: the view cisp_sensor_acquire() filled.
+ * Return: 0, -EINVAL for a view the sensor did not lend, or a device error.
+ */
+CISP_API int cisp_sensor_release(struct cisp_sensor *s, const struct cisp_image *img);
+
+/**
+ * cisp_sensor_dropped() - frames dropped since the stream started: gaps in
+ * the sequence of the frames taken (a real-time sensor with no free buffer
+ * drops the new frame, as a V4L2 driver does).
+ * @s: the sensor.
+ * Return: the count (0 for no sensor).
+ */
+CISP_API uint64_t cisp_sensor_dropped(const struct cisp_sensor *s);
+
+/**
  * cisp_sensor_fd() - a file descriptor that polls readable (POLLIN) while a
  * frame is ready to capture; owned by the sensor.
  * @s: the sensor.
@@ -401,7 +462,10 @@ CISP_API int cisp_sensor_fd(const struct cisp_sensor *s);
  *  - noise, shading, blur, defects = on|off: switch a part of the model
  *    (all on by default) to get ground truth.
  *  - realtime=on|off: pace frames to their durations on CLOCK_MONOTONIC
- *    (default off: a frame is ready whenever asked).
+ *    (default off: a frame is ready whenever asked). In real time the
+ *    sensor fills a queue of buffers as frames end, as a V4L2 driver does;
+ *    a frame that ends while every buffer is full is dropped.
+ *  - buffers=N: that queue's length, 1..32 (default 4).
  *
  * Options of V4L2 cameras (pipeline, pattern, control.<name>, delay.<control>,
  * black_level, buffers, timeout_ms): docs/v4l2.md.

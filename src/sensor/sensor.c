@@ -174,18 +174,32 @@ static int check_controls(const struct cisp_sensor *s, const struct cisp_sensor_
 	return 0;
 }
 
-/* Write clamped @values of @mask now: into the timeline and to the device. */
+/*
+ * Write clamped @values of @mask now: into the timeline and to the device.
+ * A frame taken ahead is captured already, so a control without delay
+ * reaches the frame after it.
+ */
 static int write_now(struct cisp_sensor *s, uint32_t mask, const int32_t values[CISP_SENSOR_NUM_CONTROLS])
 {
+	uint64_t w = s->next_sequence;
+	uint32_t late = 0;
+	int ret;
+
 	for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++) {
 		if (!(mask & (1u << id)))
 			continue;
+		if (s->ahead && s->controls[id].delay == 0)
+			late |= 1u << id;
 		if (s->streaming)
-			sensor_timeline_write(&s->timeline, id, s->next_sequence + s->controls[id].delay, values[id]);
+			sensor_timeline_write(&s->timeline, id, w + s->controls[id].delay + !!(late & (1u << id)),
+					      values[id]);
 		else
 			s->timeline.base[id] = values[id];
 	}
-	return mask ? s->ops->write_controls(s->priv, mask, values) : 0;
+	ret = mask & ~late ? s->ops->write_controls(s->priv, w, mask & ~late, values) : 0;
+	if (!ret && late)
+		ret = s->ops->write_controls(s->priv, w + 1, late, values);
+	return ret;
 }
 
 static int write_defaults(struct cisp_sensor *s, uint32_t mask)
@@ -336,7 +350,10 @@ int cisp_sensor_set_controls(struct cisp_sensor *s, const struct cisp_sensor_con
 	return write_now(s, c->mask, values);
 }
 
-/* Write the queued values due at write point @w, and drop what is done. */
+/*
+ * Write the queued values due at write point @w (or before it: frames the
+ * sensor dropped skip write points), and drop what is done.
+ */
 static int flush_queue(struct cisp_sensor *s, uint64_t w)
 {
 	int32_t values[CISP_SENSOR_NUM_CONTROLS] = { 0 };
@@ -347,7 +364,7 @@ static int flush_queue(struct cisp_sensor *s, uint64_t w)
 		struct cisp_sensor_controls *c = &s->queue[i].c;
 
 		for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++) {
-			if ((c->mask & (1u << id)) && s->queue[i].sequence - s->controls[id].delay == w) {
+			if ((c->mask & (1u << id)) && s->queue[i].sequence - s->controls[id].delay <= w) {
 				values[id] = c->value[id];
 				mask |= 1u << id;
 				c->mask &= ~(1u << id);
@@ -373,7 +390,8 @@ int cisp_sensor_queue_controls(struct cisp_sensor *s, uint64_t sequence, const s
 	for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++) {
 		unsigned d = s->controls[id].delay;
 
-		if ((c->mask & (1u << id)) && (sequence < d || sequence - d < w))
+		/* A frame taken ahead is captured: not even a control without delay reaches it. */
+		if ((c->mask & (1u << id)) && (sequence < d || sequence - d < w || sequence < w + s->ahead))
 			return cisp_error(-EAGAIN,
 					  "queue controls: %s (delay %u) for frame %llu had to be written by frame %lld; "
 					  "the next frame is %llu",
@@ -398,7 +416,7 @@ int cisp_sensor_predict_controls(const struct cisp_sensor *s, uint64_t sequence,
 	NEED_SENSOR(s, "predict controls");
 	if (!c)
 		return cisp_error(-EINVAL, "predict controls: no output given");
-	next = s->streaming ? s->next_sequence : 0;
+	next = s->streaming ? s->next_sequence + s->ahead : 0;
 	if (sequence < next)
 		return cisp_error(-EINVAL, "predict controls: frame %llu was already captured (next is %llu)",
 				  (unsigned long long)sequence, (unsigned long long)next);
@@ -447,6 +465,8 @@ int cisp_sensor_start(struct cisp_sensor *s)
 		return ret;
 	s->streaming = true;
 	s->next_sequence = 0;
+	s->ahead = false;
+	s->dropped = 0;
 	return flush_queue(s, 0);
 }
 
@@ -457,6 +477,7 @@ int cisp_sensor_stop(struct cisp_sensor *s)
 		return 0;
 	s->ops->stop(s->priv);
 	s->streaming = false;
+	s->ahead = false;
 	s->queue_len = 0;
 	sensor_timeline_settle(&s->timeline);
 	return 0;
@@ -468,17 +489,61 @@ static bool format_accepted(const struct cisp_sensor_mode *m, uint32_t format)
 	       ((m->bits == 10 || m->bits == 12) && format == cisp_bayer_format(m->cfa, m->bits, true));
 }
 
+/*
+ * Before taking a frame: a frame taken ahead stops holding the write point,
+ * and what was queued for the next one is written.
+ */
+static int begin_frame(struct cisp_sensor *s, const char *what)
+{
+	if (!s->streaming)
+		return cisp_error(-ENODATA, "sensor %s: %s while not streaming", s->info.model, what);
+	if (!s->ahead)
+		return 0;
+	s->ahead = false;
+	s->next_sequence++;
+	return flush_queue(s, s->next_sequence);
+}
+
+/* After taking a frame: its controls (when the device did not report them), the write point, drops. */
+static int end_frame(struct cisp_sensor *s, struct cisp_sensor_metadata *md, uint32_t format, unsigned flags)
+{
+	const struct cisp_sensor_mode *m = cur_mode(s);
+	double line_ns;
+
+	md->mode = s->mode;
+	md->format = format;
+	if (!(md->flags & CISP_SENSOR_MD_CONTROLS_REPORTED)) {
+		for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++)
+			md->controls[id] = sensor_timeline_value(&s->timeline, id, md->sequence);
+		sensor_apply_frame_rules(m, md->controls);
+	}
+	line_ns = cisp_sensor_line_ns(m);
+	md->exposure_ns = (uint64_t)llround(md->controls[CISP_SENSOR_EXPOSURE] * line_ns);
+	md->frame_duration_ns = (uint64_t)llround(md->controls[CISP_SENSOR_FRAME_LENGTH] * line_ns);
+	/* A gap in the sequence is frames the device dropped (no buffer was free). */
+	if (md->sequence > s->next_sequence)
+		s->dropped += md->sequence - s->next_sequence;
+	s->next_sequence = md->sequence + 1;
+	sensor_timeline_retire(&s->timeline, s->next_sequence);
+	if (flags & CISP_SENSOR_AHEAD) {
+		/* The write point stays at this frame until the next one is taken. */
+		s->next_sequence = md->sequence;
+		s->ahead = true;
+	}
+	return flush_queue(s, s->next_sequence);
+}
+
 int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct cisp_sensor_metadata *md,
 			unsigned flags)
 {
 	const struct cisp_sensor_mode *m;
 	struct cisp_sensor_metadata local;
-	double line_ns;
 	int ret;
 
 	NEED_SENSOR(s, "capture");
-	if (!s->streaming)
-		return cisp_error(-ENODATA, "sensor %s: capture while not streaming", s->info.model);
+	ret = begin_frame(s, "capture");
+	if (ret < 0)
+		return ret;
 	m = cur_mode(s);
 	ret = cisp_image_check(img, "sensor capture image");
 	if (ret < 0)
@@ -493,19 +558,48 @@ int cisp_sensor_capture(struct cisp_sensor *s, struct cisp_image *img, struct ci
 	ret = s->ops->capture(s->priv, img, md, flags);
 	if (ret < 0)
 		return ret;
-	md->mode = s->mode;
-	md->format = img->format;
-	if (!(md->flags & CISP_SENSOR_MD_CONTROLS_REPORTED)) {
-		for (unsigned id = 0; id < CISP_SENSOR_NUM_CONTROLS; id++)
-			md->controls[id] = sensor_timeline_value(&s->timeline, id, md->sequence);
-		sensor_apply_frame_rules(m, md->controls);
-	}
-	line_ns = cisp_sensor_line_ns(m);
-	md->exposure_ns = (uint64_t)llround(md->controls[CISP_SENSOR_EXPOSURE] * line_ns);
-	md->frame_duration_ns = (uint64_t)llround(md->controls[CISP_SENSOR_FRAME_LENGTH] * line_ns);
-	s->next_sequence = md->sequence + 1;
-	sensor_timeline_retire(&s->timeline, s->next_sequence);
-	return flush_queue(s, s->next_sequence);
+	return end_frame(s, md, img->format, flags);
+}
+
+int cisp_sensor_acquire(struct cisp_sensor *s, uint32_t format, struct cisp_image *img,
+			struct cisp_sensor_metadata *md, unsigned flags)
+{
+	struct cisp_sensor_metadata local;
+	int ret;
+
+	NEED_SENSOR(s, "acquire");
+	if (!img)
+		return cisp_error(-EINVAL, "sensor acquire: no image given");
+	memset(img, 0, sizeof(*img));
+	if (!s->ops->acquire)
+		return cisp_error(-ENOTSUP, "sensor %s (%s) has no buffers of its own to lend", s->info.model,
+				  s->info.backend);
+	ret = begin_frame(s, "acquire");
+	if (ret < 0)
+		return ret;
+	if (!md)
+		md = &local;
+	memset(md, 0, sizeof(*md));
+	ret = s->ops->acquire(s->priv, format, img, md, flags);
+	if (ret < 0)
+		return ret;
+	ret = end_frame(s, md, img->format, flags);
+	if (ret < 0)
+		s->ops->release(s->priv, img);
+	return ret;
+}
+
+int cisp_sensor_release(struct cisp_sensor *s, const struct cisp_image *img)
+{
+	NEED_SENSOR(s, "release");
+	if (!img || !s->ops->release)
+		return cisp_error(-EINVAL, "sensor %s: release of a frame it did not lend", s->info.model);
+	return s->ops->release(s->priv, img);
+}
+
+uint64_t cisp_sensor_dropped(const struct cisp_sensor *s)
+{
+	return s ? s->dropped : 0;
 }
 
 int cisp_sensor_fd(const struct cisp_sensor *s)

@@ -50,10 +50,12 @@ struct sensor_ops {
 	int (*stop)(void *priv);
 	/*
 	 * Write controls to the device now. @values are already clamped; only
-	 * controls in @mask are meant. While streaming they take effect at the
-	 * device's write point plus their delay; while stopped from frame 0.
+	 * controls in @mask are meant. While streaming they take effect on frame
+	 * @write_point plus their delay (a device that latches by itself may
+	 * ignore @write_point); while stopped from frame 0.
 	 */
-	int (*write_controls)(void *priv, uint32_t mask, const int32_t values[CISP_SENSOR_NUM_CONTROLS]);
+	int (*write_controls)(void *priv, uint64_t write_point, uint32_t mask,
+			      const int32_t values[CISP_SENSOR_NUM_CONTROLS]);
 	/*
 	 * Produce the next frame into @img (checked against the mode by the
 	 * generic layer: size and an accepted format). Fill @md's sequence,
@@ -62,6 +64,15 @@ struct sensor_ops {
 	 * CISP_SENSOR_NONBLOCK and no frame is ready.
 	 */
 	int (*capture)(void *priv, struct cisp_image *img, struct cisp_sensor_metadata *md, unsigned flags);
+	/*
+	 * Optional: lend the next frame in the device's own buffer (no copy),
+	 * as a view of @format (the device's format, or -ENOTSUP before
+	 * taking a frame); fill @md as capture() does. The buffer stays the
+	 * caller's until release() gets the same view back.
+	 */
+	int (*acquire)(void *priv, uint32_t format, struct cisp_image *img, struct cisp_sensor_metadata *md,
+		       unsigned flags);
+	int (*release)(void *priv, const struct cisp_image *img);
 	/* A pollable fd, or -ENOTSUP. */
 	int (*fd)(void *priv);
 	/* Backend options; -ENOENT for unknown keys. */
@@ -81,6 +92,8 @@ struct cisp_sensor {
 
 	bool streaming;
 	uint64_t next_sequence;
+	bool ahead;       /* the last frame was taken ahead (CISP_SENSOR_AHEAD): it is next_sequence */
+	uint64_t dropped; /* frames missing from the sequence since start */
 	struct sensor_timeline timeline;
 	struct {
 		uint64_t sequence;

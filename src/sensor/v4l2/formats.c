@@ -166,22 +166,33 @@ static void u16_to_row(const struct cisp_format_info *f, unsigned bits, const ui
 	}
 }
 
+int v4l2_check_payload(const struct v4l2_bayer *b, size_t stride, size_t bytes, uint32_t width, uint32_t height)
+{
+	size_t row = v4l2_bayer_row_bytes(b, width), need;
+
+	/* The driver's stride may be anything: a sum that wraps needs more than any buffer holds. */
+	if (!cisp_size_mul_add(stride, height - 1, row, &need))
+		need = SIZE_MAX;
+	if (stride < row || bytes < need)
+		return cisp_error(-EINVAL, "v4l2: the buffer holds %zu bytes, a %ux%u %s frame with %zu-byte rows needs %zu",
+				  bytes, width, height, cisp_format_name(b->fourcc), stride, need);
+	return 0;
+}
+
 int v4l2_copy_frame(const struct v4l2_bayer *b, const uint8_t *src, size_t stride, size_t bytes,
 		    struct cisp_image *dst)
 {
 	const struct cisp_format_info *f = cisp_format_info(dst->format);
-	size_t row = v4l2_bayer_row_bytes(b, dst->width), need;
+	size_t row = v4l2_bayer_row_bytes(b, dst->width);
 	uint16_t buf[CISP_MAX_DIMENSION];
+	int ret;
 
 	if (!f || f->kind != CISP_KIND_BAYER || f->cfa != b->cfa || (f->bits != b->bits && f->bits != 16))
 		return cisp_error(-EINVAL, "v4l2: cannot copy %s frames into %s images",
 				  cisp_format_name(b->fourcc), cisp_format_name(dst->format));
-	/* The driver's stride may be anything: a sum that wraps needs more than any buffer holds. */
-	if (!cisp_size_mul_add(stride, dst->height - 1, row, &need))
-		need = SIZE_MAX;
-	if (stride < row || bytes < need)
-		return cisp_error(-EINVAL, "v4l2: the buffer holds %zu bytes, a %ux%u %s frame with %zu-byte rows needs %zu",
-				  bytes, dst->width, dst->height, cisp_format_name(b->fourcc), stride, need);
+	ret = v4l2_check_payload(b, stride, bytes, dst->width, dst->height);
+	if (ret < 0)
+		return ret;
 	for (uint32_t y = 0; y < dst->height; y++) {
 		const uint8_t *s = src + (size_t)y * stride;
 		uint8_t *d = dst->plane[0].data + (size_t)y * dst->plane[0].stride;

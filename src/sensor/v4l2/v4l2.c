@@ -67,6 +67,7 @@ struct v4l2cam {
 	size_t len[MAX_BUFFERS];
 	int dmabuf[MAX_BUFFERS];
 	unsigned num_mem;
+	bool lent[MAX_BUFFERS]; /* given to the caller by cisp_sensor_acquire(), not queued */
 	bool dmabuf_ok;
 	bool have_seq0;
 	uint32_t seq0;
@@ -505,12 +506,14 @@ static void declare_controls(struct v4l2cam *c)
 		declare(s, CISP_SENSOR_VFLIP, 0, 1, (int32_t)q.default_value, 1);
 }
 
-static int cam_write_controls(void *priv, uint32_t mask, const int32_t v[CISP_SENSOR_NUM_CONTROLS])
+/* The device latches controls by itself: the write point is the generic layer's bookkeeping. */
+static int cam_write_controls(void *priv, uint64_t write_point, uint32_t mask, const int32_t v[CISP_SENSOR_NUM_CONTROLS])
 {
 	struct v4l2cam *c = priv;
 	const struct cisp_sensor_mode *m = &c->modes[c->mode];
 	int ret = 0;
 
+	(void)write_point;
 	if (c->unplugged)
 		return cisp_error(-ENODEV, "v4l2: %s was unplugged", c->video);
 	/* Frame length first: it bounds the exposure the driver accepts. */
@@ -811,6 +814,7 @@ static int cam_start(void *priv)
 	}
 	c->streaming = true;
 	c->have_seq0 = false;
+	memset(c->lent, 0, sizeof(c->lent));
 	return 0;
 fail:
 	release_buffers(c);
@@ -839,19 +843,19 @@ static int unplugged(struct v4l2cam *c)
 			  c->video);
 }
 
-static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_metadata *md, unsigned flags)
+/*
+ * Dequeue the next good frame: its buffer in @vb (multi-planar: @plane), its
+ * payload in @data and @used, its sequence and timestamp in @md.
+ */
+static int dequeue(struct v4l2cam *c, unsigned flags, struct v4l2_buffer *vb, struct v4l2_plane *plane,
+		   const uint8_t **data, size_t *used, struct cisp_sensor_metadata *md)
 {
-	struct v4l2cam *c = priv;
-
 	if (c->unplugged || !c->streaming)
 		return cisp_error(-ENODEV, "v4l2: %s was unplugged", c->video);
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		struct v4l2_plane plane;
-		struct v4l2_buffer vb = buffer_desc(c, 0, &plane);
-		const uint8_t *data;
-		size_t used, offset;
-		int r = poll(&p, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : c->timeout_ms), ret;
+		size_t offset;
+		int r = poll(&p, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : c->timeout_ms);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -861,46 +865,125 @@ static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_me
 			return (flags & CISP_SENSOR_NONBLOCK)
 				       ? -EAGAIN
 				       : cisp_error(-ETIMEDOUT, "v4l2: %s: no frame within %d ms", c->video, c->timeout_ms);
-		if (xioctl(c->fd, VIDIOC_DQBUF, &vb) < 0) {
+		*vb = buffer_desc(c, 0, plane);
+		if (xioctl(c->fd, VIDIOC_DQBUF, vb) < 0) {
 			if (errno == EAGAIN)
 				continue;
 			if (errno == ENODEV || errno == EPIPE || (p.revents & POLLERR))
 				return unplugged(c);
 			return cisp_error(-errno, "v4l2: %s: DQBUF: %s", c->video, strerror(errno));
 		}
-		if (vb.index >= c->num_mem)
-			return cisp_error(-EIO, "v4l2: %s: the driver returned buffer %u of %u", c->video, vb.index, c->num_mem);
-		if (vb.flags & V4L2_BUF_FLAG_ERROR) {
+		if (vb->index >= c->num_mem)
+			return cisp_error(-EIO, "v4l2: %s: the driver returned buffer %u of %u", c->video, vb->index,
+					  c->num_mem);
+		if (vb->flags & V4L2_BUF_FLAG_ERROR) {
 			/* A corrupt frame: give it back and wait for the next. */
-			if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0)
+			if (xioctl(c->fd, VIDIOC_QBUF, vb) < 0)
 				return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
 			continue;
 		}
 		/* The plane's payload starts data_offset bytes in. */
 		if (c->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE)
-			used = v4l2_payload(c->len[vb.index], plane.bytesused, plane.data_offset, &offset);
+			*used = v4l2_payload(c->len[vb->index], plane->bytesused, plane->data_offset, &offset);
 		else
-			used = v4l2_payload(c->len[vb.index], vb.bytesused, 0, &offset);
-		data = (const uint8_t *)c->mem[vb.index] + offset;
-		ret = v4l2_copy_frame(c->cm[c->mode].dev, data, c->bytesperline, used, img);
+			*used = v4l2_payload(c->len[vb->index], vb->bytesused, 0, &offset);
+		*data = (const uint8_t *)c->mem[vb->index] + offset;
 		if (!c->have_seq0) {
-			c->seq0 = vb.sequence;
+			c->seq0 = vb->sequence;
 			c->have_seq0 = true;
 		}
-		md->sequence = (uint64_t)(vb.sequence - c->seq0);
-		md->timestamp_ns = (uint64_t)vb.timestamp.tv_sec * 1000000000ull + (uint64_t)vb.timestamp.tv_usec * 1000ull;
+		md->sequence = (uint64_t)(vb->sequence - c->seq0);
+		md->timestamp_ns = (uint64_t)vb->timestamp.tv_sec * 1000000000ull + (uint64_t)vb->timestamp.tv_usec * 1000ull;
 		/* cisp stamps the start of readout; most drivers stamp the end of the frame. */
-		if ((vb.flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK) != V4L2_BUF_FLAG_TSTAMP_SRC_SOE) {
+		if ((vb->flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK) != V4L2_BUF_FLAG_TSTAMP_SRC_SOE) {
 			const struct cisp_sensor_mode *m = &c->modes[c->mode];
 			/* Compared as doubles: a driver's tiny pixel rate makes it too long for 64 bits. */
 			double readout = (double)m->height * cisp_sensor_line_ns(m);
 
 			md->timestamp_ns = (double)md->timestamp_ns > readout ? md->timestamp_ns - (uint64_t)readout : 0;
 		}
-		if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0 && ret == 0)
-			return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
+		return 0;
+	}
+}
+
+/* Give buffer @vb back to the driver. */
+static int requeue(struct v4l2cam *c, struct v4l2_buffer *vb)
+{
+	if (xioctl(c->fd, VIDIOC_QBUF, vb) < 0)
+		return errno == ENODEV ? unplugged(c) : cisp_error(-errno, "v4l2: QBUF: %s", strerror(errno));
+	return 0;
+}
+
+static int cam_capture(void *priv, struct cisp_image *img, struct cisp_sensor_metadata *md, unsigned flags)
+{
+	struct v4l2cam *c = priv;
+	struct v4l2_plane plane;
+	struct v4l2_buffer vb;
+	const uint8_t *data;
+	size_t used;
+	int ret = dequeue(c, flags, &vb, &plane, &data, &used, md), r;
+
+	if (ret < 0)
+		return ret;
+	ret = v4l2_copy_frame(c->cm[c->mode].dev, data, c->bytesperline, used, img);
+	md->flags |= CISP_SENSOR_MD_COPIED;
+	r = requeue(c, &vb);
+	return ret < 0 ? ret : r;
+}
+
+static int cam_acquire(void *priv, uint32_t format, struct cisp_image *img, struct cisp_sensor_metadata *md,
+		       unsigned flags)
+{
+	struct v4l2cam *c = priv;
+	const struct v4l2_bayer *b = c->cm[c->mode].dev;
+	const struct cisp_sensor_mode *m = &c->modes[c->mode];
+	struct v4l2_plane plane;
+	struct v4l2_buffer vb;
+	const uint8_t *data;
+	size_t used;
+	int ret;
+
+	if (format != b->fourcc)
+		return cisp_error(-ENOTSUP, "v4l2: %s delivers %s, not %s: the frame must be converted", c->video,
+				  cisp_format_name(b->fourcc), cisp_format_name(format));
+	ret = dequeue(c, flags, &vb, &plane, &data, &used, md);
+	if (ret < 0)
+		return ret;
+	/* The driver's stride and payload are not trusted: the view must lie inside the mapping. */
+	ret = v4l2_check_payload(b, c->bytesperline, used, m->width, m->height);
+	if (ret < 0) {
+		requeue(c, &vb);
 		return ret;
 	}
+	memset(img, 0, sizeof(*img));
+	img->format = format;
+	img->width = m->width;
+	img->height = m->height;
+	img->num_planes = 1;
+	img->plane[0].data = (uint8_t *)data;
+	img->plane[0].stride = c->bytesperline;
+	c->lent[vb.index] = true;
+	return 0;
+}
+
+static int cam_release(void *priv, const struct cisp_image *img)
+{
+	struct v4l2cam *c = priv;
+
+	for (unsigned i = 0; i < c->num_mem; i++) {
+		const uint8_t *start = c->mem[i];
+		struct v4l2_plane plane;
+		struct v4l2_buffer vb;
+
+		if (!c->lent[i] || img->plane[0].data < start || img->plane[0].data >= start + c->len[i])
+			continue;
+		c->lent[i] = false;
+		if (!c->streaming || c->unplugged)
+			return 0;
+		vb = buffer_desc(c, i, &plane);
+		return requeue(c, &vb);
+	}
+	return cisp_error(-EINVAL, "v4l2: %s: release of a buffer it did not lend", c->video);
 }
 
 static int cam_fd(void *priv)
@@ -1073,6 +1156,8 @@ static const struct sensor_ops cam_ops = {
 	.stop = cam_stop,
 	.write_controls = cam_write_controls,
 	.capture = cam_capture,
+	.acquire = cam_acquire,
+	.release = cam_release,
 	.fd = cam_fd,
 	.set_option = cam_set_option,
 };

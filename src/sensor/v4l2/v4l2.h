@@ -40,6 +40,12 @@ const char *v4l2_fourcc_str(uint32_t fourcc, char buf[8]);
 size_t v4l2_bayer_row_bytes(const struct v4l2_bayer *b, uint32_t width);
 
 /*
+ * Check that @bytes of a device buffer with rows @stride bytes apart hold a
+ * @width x @height frame of @b (overflow-safe: the driver's numbers are not
+ * trusted). Returns 0 or -EINVAL.
+ */
+int v4l2_check_payload(const struct v4l2_bayer *b, size_t stride, size_t bytes, uint32_t width, uint32_t height);
+/*
  * Copy a frame from a device buffer (@src, rows @stride bytes apart, format
  * @b) into @dst, which has the same size and CFA and is in @b's format, its
  * packed or unpacked variant, or the 16-bit format (samples shifted up by

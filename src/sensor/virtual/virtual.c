@@ -11,6 +11,11 @@
  * rendered once ("sharp"); per blur width it is blurred, shaded and sampled
  * through the CFA into a mosaic of electron rates ("clean", a few cached);
  * per frame only exposure, flicker, lux and noise are applied, row by row.
+ *
+ * In real time frames end on CLOCK_MONOTONIC whether anyone takes them or
+ * not, and go into a queue of buffers as in a V4L2 driver: a frame that ends
+ * while every buffer is full is dropped, so a slow consumer sees gaps in
+ * the sequence and frames at most a queue old, never a growing backlog.
  */
 #include <errno.h>
 #include <math.h>
@@ -41,6 +46,15 @@ struct clean_entry {
 	uint64_t last_used;
 };
 
+/* The real-time queue's most buffers. */
+#define VS_MAX_BUFFERS 32
+
+/* A frame that ended and waits in a buffer (real time). */
+struct vs_filled {
+	uint64_t sequence;
+	uint64_t timestamp;
+};
+
 struct vsensor {
 	struct vs_model model;
 	unsigned mode;
@@ -56,13 +70,16 @@ struct vsensor {
 
 	/* the register pipeline and the clock */
 	bool streaming;
-	uint64_t sequence;
+	uint64_t sequence; /* the next frame to be read out; clock_ns is its timestamp */
 	uint64_t frames; /* frames rendered since open: the noise never repeats across restarts */
 	double clock_ns;
 	struct sensor_timeline regs;
 	int timer_fd;
 	struct timespec anchor;
 	double anchor_clock_ns;
+	unsigned num_buffers;                   /* the real-time queue's length */
+	struct vs_filled filled[VS_MAX_BUFFERS]; /* frames waiting, oldest first */
+	unsigned num_filled;
 
 	/* renders; generation changes whenever they must be redone */
 	uint64_t generation;
@@ -504,7 +521,7 @@ static void arm_timer(struct vsensor *vs, bool now_or_later)
 		timerfd_settime(vs->timer_fd, 0, &its, NULL); /* disarm */
 		return;
 	}
-	if (!vs->realtime) {
+	if (!vs->realtime || vs->num_filled) {
 		its.it_value.tv_nsec = 1; /* due at once */
 		timerfd_settime(vs->timer_fd, 0, &its, NULL);
 		return;
@@ -556,6 +573,7 @@ static int vs_start(void *priv)
 
 	vs->streaming = true;
 	vs->sequence = 0;
+	vs->num_filled = 0;
 	clock_gettime(CLOCK_MONOTONIC, &vs->anchor);
 	/* In real time the timestamps are on CLOCK_MONOTONIC, as a V4L2 sensor's (never going back). */
 	if (vs->realtime)
@@ -570,12 +588,14 @@ static int vs_stop(void *priv)
 	struct vsensor *vs = priv;
 
 	vs->streaming = false;
+	vs->num_filled = 0;
 	sensor_timeline_settle(&vs->regs);
 	arm_timer(vs, false);
 	return 0;
 }
 
-static int vs_write_controls(void *priv, uint32_t mask, const int32_t values[CISP_SENSOR_NUM_CONTROLS])
+static int vs_write_controls(void *priv, uint64_t write_point, uint32_t mask,
+			     const int32_t values[CISP_SENSOR_NUM_CONTROLS])
 {
 	struct vsensor *vs = priv;
 
@@ -583,7 +603,7 @@ static int vs_write_controls(void *priv, uint32_t mask, const int32_t values[CIS
 		if (!(mask & (1u << id)))
 			continue;
 		if (vs->streaming)
-			sensor_timeline_write(&vs->regs, id, vs->sequence + vs->model.delay[id], values[id]);
+			sensor_timeline_write(&vs->regs, id, write_point + vs->model.delay[id], values[id]);
 		else
 			vs->regs.base[id] = values[id];
 	}
@@ -593,39 +613,92 @@ static int vs_write_controls(void *priv, uint32_t mask, const int32_t values[CIS
 	return 0;
 }
 
+/* The frame being read out ends: its duration on, the next one starts. */
+static void end_readout(struct vsensor *vs)
+{
+	int32_t v[CISP_SENSOR_NUM_CONTROLS];
+
+	frame_controls(vs, vs->sequence, v);
+	vs->clock_ns += v[CISP_SENSOR_FRAME_LENGTH] * cisp_sensor_line_ns(vmode(vs));
+	vs->sequence++;
+}
+
+/*
+ * Real time: every frame that has ended by now goes into a free buffer, or
+ * is dropped when none is free (a V4L2 driver's rule).
+ */
+static void fill_buffers(struct vsensor *vs)
+{
+	struct timespec now;
+	double now_clock;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_clock = vs->anchor_clock_ns + (double)(now.tv_sec - vs->anchor.tv_sec) * 1e9 +
+		    (double)(now.tv_nsec - vs->anchor.tv_nsec);
+	for (;;) {
+		int32_t v[CISP_SENSOR_NUM_CONTROLS];
+		uint64_t timestamp = (uint64_t)llround(vs->clock_ns);
+
+		frame_controls(vs, vs->sequence, v);
+		if (vs->clock_ns + v[CISP_SENSOR_FRAME_LENGTH] * cisp_sensor_line_ns(vmode(vs)) > now_clock)
+			return;
+		if (vs->num_filled < vs->num_buffers)
+			vs->filled[vs->num_filled++] = (struct vs_filled){ vs->sequence, timestamp };
+		end_readout(vs);
+	}
+}
+
+/* The next frame to deliver: the oldest waiting (real time) or a new one. -EAGAIN while none has ended. */
+static int next_frame(struct vsensor *vs, struct vs_filled *f)
+{
+	if (!vs->realtime) {
+		*f = (struct vs_filled){ vs->sequence, (uint64_t)llround(vs->clock_ns) };
+		end_readout(vs);
+		return 0;
+	}
+	fill_buffers(vs);
+	if (!vs->num_filled)
+		return -EAGAIN;
+	*f = vs->filled[0];
+	memmove(&vs->filled[0], &vs->filled[1], --vs->num_filled * sizeof(vs->filled[0]));
+	return 0;
+}
+
 static int vs_capture(void *priv, struct cisp_image *img, struct cisp_sensor_metadata *md, unsigned flags)
 {
 	struct vsensor *vs = priv;
 	struct pollfd pfd = { .fd = vs->timer_fd, .events = POLLIN };
 	int32_t v[CISP_SENSOR_NUM_CONTROLS];
-	uint64_t expirations, timestamp;
+	struct vs_filled f;
+	uint64_t expirations;
 	int ret;
 
-	while ((ret = poll(&pfd, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : -1)) < 0 && errno == EINTR)
-		;
-	if (ret == 0)
-		return cisp_error(-EAGAIN, "virtual sensor: frame %llu is not ready yet",
-				  (unsigned long long)vs->sequence);
-	if (ret < 0)
-		return cisp_error(-errno, "virtual sensor: poll: %s", strerror(errno));
-	if (read(vs->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-		return cisp_error(-errno, "virtual sensor: timer: %s", strerror(errno));
-	frame_controls(vs, vs->sequence, v);
-	timestamp = (uint64_t)llround(vs->clock_ns);
-	ret = render(vs, v, timestamp, img);
-	if (ret < 0) {
-		arm_timer(vs, true);
-		return ret;
+	for (;;) {
+		while ((ret = poll(&pfd, 1, (flags & CISP_SENSOR_NONBLOCK) ? 0 : -1)) < 0 && errno == EINTR)
+			;
+		if (ret == 0)
+			return cisp_error(-EAGAIN, "virtual sensor: frame %llu is not ready yet",
+					  (unsigned long long)vs->sequence);
+		if (ret < 0)
+			return cisp_error(-errno, "virtual sensor: poll: %s", strerror(errno));
+		if (read(vs->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+			return cisp_error(-errno, "virtual sensor: timer: %s", strerror(errno));
+		if (next_frame(vs, &f) == 0)
+			break;
+		arm_timer(vs, true); /* woken a little early: wait for the frame's end */
 	}
-	md->sequence = vs->sequence;
-	md->timestamp_ns = timestamp;
+	frame_controls(vs, f.sequence, v);
+	ret = render(vs, v, f.timestamp, img);
+	arm_timer(vs, true);
+	if (ret < 0)
+		return ret;
+	md->sequence = f.sequence;
+	md->timestamp_ns = f.timestamp;
 	memcpy(md->controls, v, sizeof(md->controls));
 	md->flags |= CISP_SENSOR_MD_CONTROLS_REPORTED;
-	vs->clock_ns += v[CISP_SENSOR_FRAME_LENGTH] * cisp_sensor_line_ns(vmode(vs));
-	vs->sequence++;
 	vs->frames++;
-	sensor_timeline_retire(&vs->regs, vs->sequence);
-	arm_timer(vs, true);
+	/* Writes from now on land on later frames: those in the buffers have not been delivered. */
+	sensor_timeline_retire(&vs->regs, f.sequence + 1);
 	return 0;
 }
 
@@ -707,6 +780,15 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 		ret = parse_number(key, value, 0, 1, &vs->flicker_depth);
 		if (ret < 0)
 			return ret;
+	} else if (!strcmp(key, "buffers")) {
+		ret = parse_number(key, value, 1, VS_MAX_BUFFERS, &d);
+		if (ret < 0)
+			return ret;
+		if (d != floor(d) || vs->streaming)
+			return cisp_error(vs->streaming ? -EBUSY : -EINVAL,
+					  "virtual sensor option buffers=%s: %s", value,
+					  vs->streaming ? "only while stopped" : "expected a whole number");
+		vs->num_buffers = (unsigned)d;
 	} else if (!strcmp(key, "defect_density")) {
 		ret = parse_number(key, value, 0, 0.01, &vs->model.defect_density);
 		if (ret == 0)
@@ -731,6 +813,7 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 			vs->show_defects = b;
 		} else {
 			vs->realtime = b;
+			vs->num_filled = 0; /* frames waiting are dropped */
 			if (vs->streaming) {
 				clock_gettime(CLOCK_MONOTONIC, &vs->anchor);
 				vs->anchor_clock_ns = vs->clock_ns;
@@ -740,7 +823,7 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 	} else {
 		return cisp_error(-ENOENT,
 				  "virtual sensor has no option '%s' (seed, scene, illuminant, lux, distance, flicker, "
-				  "flicker_depth, noise, shading, blur, defects, defect_density, realtime)",
+				  "flicker_depth, noise, shading, blur, defects, defect_density, realtime, buffers)",
 				  key);
 	}
 	return 0;
@@ -826,6 +909,7 @@ static int vs_open(struct cisp_sensor *s, const char *id)
 	}
 	vs->seed = 1;
 	vs->lux = 400;
+	vs->num_buffers = 4;
 	vs->flicker_depth = 0.3;
 	vs->noise = vs->shading = vs->blur = vs->show_defects = true;
 	memcpy(vs->spd, vs_d65, sizeof(vs->spd));
