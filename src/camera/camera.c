@@ -196,7 +196,8 @@ static void unconfigure(struct cisp_camera *cam)
 {
 	cisp_context_destroy(cam->ctx);
 	cisp_control_destroy(cam->loop);
-	cisp_image_free(&cam->raw);
+	cisp_image_free(&cam->raw[0]);
+	cisp_image_free(&cam->raw[1]);
 	for (unsigned i = 0; i < CISP_MAX_OUTPUTS; i++)
 		cisp_image_free(&cam->scratch[i]);
 	free(cam->stats);
@@ -284,7 +285,9 @@ static int make_pipeline(struct cisp_camera *cam, const struct cisp_camera_confi
 	if (r)
 		return cisp_error_prefix(r, "camera %s: control loop", cam->name);
 
-	r = cisp_image_alloc(&cam->raw, cam->raw_format, cam->mode.width, cam->mode.height);
+	r = cisp_image_alloc(&cam->raw[0], cam->raw_format, cam->mode.width, cam->mode.height);
+	if (!r)
+		r = cisp_image_alloc(&cam->raw[1], cam->raw_format, cam->mode.width, cam->mode.height);
 	for (unsigned o = 0; !r && o < CISP_MAX_OUTPUTS; o++)
 		if (config->stream[o].format)
 			r = cisp_image_alloc(&cam->scratch[o], config->stream[o].format, config->stream[o].width,
@@ -353,26 +356,72 @@ static void deliver(struct cisp_camera *cam, struct cisp_camera_request *req)
 	pthread_mutex_unlock(&cam->lock);
 }
 
+/* The next request to start, made the current one; NULL when the camera stops. */
+static struct cisp_camera_request *next_request(struct cisp_camera *cam)
+{
+	struct cisp_camera_request *req = NULL;
+
+	pthread_mutex_lock(&cam->lock);
+	while (!cam->stopping && !cam->pending.count)
+		pthread_cond_wait(&cam->cond, &cam->lock);
+	if (!cam->stopping)
+		req = cam->current = fifo_pop(&cam->pending);
+	pthread_mutex_unlock(&cam->lock);
+	return req;
+}
+
+/*
+ * The request whose frame may be taken while the ISP works on the current
+ * one, or NULL: none is waiting, the camera stops, or the request has
+ * controls (the loop must take or refuse them before its frame is taken,
+ * so that a refused request takes no frame).
+ */
+static struct cisp_camera_request *request_ahead(struct cisp_camera *cam)
+{
+	struct cisp_camera_request *req = NULL;
+
+	pthread_mutex_lock(&cam->lock);
+	if (!cam->stopping && cam->pending.count && !cam->pending.item[cam->pending.head]->controls.mask)
+		req = cam->ahead = fifo_pop(&cam->pending);
+	pthread_mutex_unlock(&cam->lock);
+	return req;
+}
+
+/*
+ * Frames overlap: frame n + 1 is taken from the sensor while the ISP works
+ * on frame n, and taken "ahead" so that the loop's decisions after frame n
+ * still reach the sensor at the write point of frame n + 1 (sensor.h).
+ * The ISP jobs themselves run one at a time: each carries the parameters
+ * the loop chose after the one before.
+ */
 static void *camera_thread(void *arg)
 {
 	struct cisp_camera *cam = arg;
+	struct camera_frame frames[2] = { { .slot = 0 }, { .slot = 1 } };
+	struct camera_frame *cur = &frames[0], *next = &frames[1], *t;
 
-	pthread_mutex_lock(&cam->lock);
 	for (;;) {
-		struct cisp_camera_request *req;
-
-		while (!cam->stopping && !cam->pending.count)
-			pthread_cond_wait(&cam->cond, &cam->lock);
-		if (cam->stopping)
-			break;
-		req = fifo_pop(&cam->pending);
-		cam->current = req;
-		pthread_mutex_unlock(&cam->lock);
-		camera_frame_run(cam, req);
-		deliver(cam, req);
+		if (!cur->req) {
+			cur->req = next_request(cam);
+			if (!cur->req)
+				break;
+			camera_frame_take(cam, cur, 0);
+		}
+		camera_frame_submit(cam, cur);
+		next->req = request_ahead(cam);
+		if (next->req)
+			camera_frame_take(cam, next, CISP_SENSOR_AHEAD);
+		camera_frame_finish(cam, cur);
+		deliver(cam, cur->req);
 		pthread_mutex_lock(&cam->lock);
+		cam->current = cam->ahead;
+		cam->ahead = NULL;
+		pthread_mutex_unlock(&cam->lock);
+		cur->req = NULL;
+		t = cur;
+		cur = next;
+		next = t;
 	}
-	pthread_mutex_unlock(&cam->lock);
 	return NULL;
 }
 
@@ -459,7 +508,8 @@ int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req)
 	if (req->controls.mask & ~((CISP_REQ_FRAME_DURATION << 1) - 1))
 		return cisp_error(-EINVAL, "request controls: unknown mask bits 0x%x", req->controls.mask);
 	pthread_mutex_lock(&cam->lock);
-	if (cam->current == req || fifo_contains(&cam->pending, req) || fifo_contains(&cam->done, req)) {
+	if (cam->current == req || cam->ahead == req || fifo_contains(&cam->pending, req) ||
+	    fifo_contains(&cam->done, req)) {
 		pthread_mutex_unlock(&cam->lock);
 		return cisp_error(-EBUSY, "request is already queued");
 	}
@@ -491,7 +541,7 @@ int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_request **req, 
 	}
 	pthread_mutex_lock(&cam->lock);
 	while (!cam->done.count) {
-		if (!cam->started || (!cam->pending.count && !cam->current)) {
+		if (!cam->started || (!cam->pending.count && !cam->current && !cam->ahead)) {
 			r = -ENODATA;
 			break;
 		}

@@ -52,7 +52,7 @@ struct cisp_camera {
 	uint32_t raw_format;            /* the ISP's input format */
 	struct cisp_context *ctx;
 	struct cisp_control *loop;
-	struct cisp_image raw;          /* the frame when a request has no raw buffer */
+	struct cisp_image raw[2];       /* frames copied when a request has no raw buffer, one per frame in flight */
 	struct cisp_image scratch[CISP_MAX_OUTPUTS]; /* outputs a request does not want */
 	struct cisp_stats *stats;
 
@@ -69,6 +69,7 @@ struct cisp_camera {
 	struct request_fifo pending;    /* queued, not started */
 	struct request_fifo done;       /* completed, for cisp_camera_wait() */
 	struct cisp_camera_request *current; /* the one being processed */
+	struct cisp_camera_request *ahead;   /* the next one, its frame taken while the ISP works on current */
 	bool started, stopping;
 	pthread_t thread;
 };
@@ -92,11 +93,35 @@ int camera_config_file_load(struct cisp_camera_manager *m, const char *path);
 /* The configured camera called @name, or NULL. */
 const struct camera_entry *camera_config_file_find(const struct cisp_camera_manager *m, const char *name);
 
+/* A frame on its way through the camera thread: taken from the sensor, then through the ISP. */
+struct camera_frame {
+	struct cisp_camera_request *req;
+	unsigned slot;                 /* which of cam->raw[] it may use */
+	struct cisp_image *raw;        /* what the ISP reads */
+	struct cisp_image view;        /* the sensor's own buffer, when it lent one */
+	bool lent;
+	struct cisp_sensor_metadata md;
+	struct cisp_fence *fence;      /* the ISP job's, once submitted */
+	struct cisp_job_result result;
+};
+
 /* src/camera/frame.c */
 /* Program the sensor and the first params delta from the loop's start result. */
 int camera_frame_start(struct cisp_camera *cam);
-/* Capture, process and run the loop for one request; fills its status and metadata. */
-void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req);
+/*
+ * Give @f->req's controls to the loop and take its frame from the sensor:
+ * imported from the sensor's buffer when it lends one, else captured.
+ * @flags: CISP_SENSOR_AHEAD for a frame taken while the previous one is in
+ * the ISP. A failure completes the request's status and message.
+ */
+void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags);
+/* Submit @f's ISP job with the parameter changes the loop asked for so far (nothing after a failure). */
+void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f);
+/*
+ * Wait for @f's job, give the sensor its buffer back, run the loop on the
+ * statistics and apply its decisions; fills the request's metadata.
+ */
+void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f);
 
 /* src/camera/config.c */
 /* The ISP configuration of camera configuration @config in sensor mode @mode. */

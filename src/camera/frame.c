@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One frame of a camera: capture from the sensor, one ISP job through the
- * device with the parameter changes the control loop asked for, the loop
- * on the frame's statistics, the loop's sensor controls queued for the
- * frame they are meant for, and the request's metadata.
+ * One frame of a camera, in three steps the camera thread overlaps with the
+ * next frame's: take it from the sensor (imported from the sensor's own
+ * buffer when it lends one), one ISP job through the device with the
+ * parameter changes the control loop asked for, then the loop on the
+ * frame's statistics, its sensor controls queued for the frame they are
+ * meant for, and the request's metadata.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -138,52 +140,93 @@ static void fail(struct cisp_camera_request *req, int r)
 	snprintf(req->message, sizeof(req->message), "%s", cisp_last_error());
 }
 
-void camera_frame_run(struct cisp_camera *cam, struct cisp_camera_request *req)
+void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags)
 {
-	struct cisp_image *raw = req->buffer[CISP_STREAM_RAW] ? req->buffer[CISP_STREAM_RAW] : &cam->raw;
-	struct cisp_job job = { 0 };
-	struct cisp_job_result jr = { 0 };
-	struct cisp_control_result res;
-	struct cisp_sensor_metadata md;
-	struct cisp_fence *fence = NULL;
-	int r, r2;
+	struct cisp_camera_request *req = f->req;
+	int r;
 
 	cisp_clear_error();
+	f->raw = NULL;
+	f->lent = false;
+	f->fence = NULL;
 	if (req->controls.mask) {
 		r = cisp_control_request(cam->loop, &req->controls);
 		if (r)
 			return fail(req, cisp_error_prefix(r, "request controls"));
 	}
-	r = cisp_sensor_capture(cam->sensor, raw, &md, 0);
+	if (req->buffer[CISP_STREAM_RAW]) {
+		f->raw = req->buffer[CISP_STREAM_RAW];
+	} else {
+		/* Without a copy when the sensor lends its buffer in the ISP's input format. */
+		r = cisp_sensor_acquire(cam->sensor, cam->raw_format, &f->view, &f->md, flags);
+		if (!r) {
+			f->raw = &f->view;
+			f->lent = true;
+			return;
+		}
+		if (r != -ENOTSUP)
+			return fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
+		cisp_clear_error();
+		f->raw = &cam->raw[f->slot];
+	}
+	r = cisp_sensor_capture(cam->sensor, f->raw, &f->md, flags);
 	if (r)
-		return fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
-	fill_metadata(cam, &req->metadata, &md);
+		fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
+}
 
+void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
+{
+	struct cisp_camera_request *req = f->req;
+	struct cisp_job job = { 0 };
+	int r;
+
+	if (req->status)
+		return;
+	/* The colour is the loop's decision after the previous frame: known only now. */
+	fill_metadata(cam, &req->metadata, &f->md);
+	memset(&f->result, 0, sizeof(f->result));
 	job.mode = CISP_JOB_SINGLE;
 	job.num_inputs = 1;
-	job.input[0] = raw;
+	job.input[0] = f->raw;
 	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
 		if (cam->config.stream[o].format)
 			job.output[o] = req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
 	job.stats = cam->stats;
 	job.params = cam->delta_size ? cam->delta : NULL;
 	job.params_size = cam->delta_size;
-	job.result = &jr;
-	r = cisp_job_submit(cam->ctx, &job, &fence);
+	job.result = &f->result;
+	r = cisp_job_submit(cam->ctx, &job, &f->fence);
 	if (r)
 		return fail(req, cisp_error_prefix(r, "camera %s: ISP job", cam->name));
 	cam->delta_size = 0; /* the device applies the delta in its turn, whether the job runs or not */
-	r = cisp_fence_wait(fence, -1);
-	cisp_fence_unref(fence);
-	req->metadata.isp_ns = jr.end_ns > jr.submit_ns ? jr.end_ns - jr.submit_ns : 0;
+}
+
+void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f)
+{
+	struct cisp_camera_request *req = f->req;
+	struct cisp_control_result res;
+	int r = 0, r2;
+
+	if (f->fence) {
+		r = cisp_fence_wait(f->fence, -1);
+		cisp_fence_unref(f->fence);
+		f->fence = NULL;
+		req->metadata.isp_ns = f->result.end_ns > f->result.submit_ns ? f->result.end_ns - f->result.submit_ns : 0;
+	}
+	/* The ISP is done reading it: the sensor may fill the buffer again. */
+	if (f->lent && cisp_sensor_release(cam->sensor, &f->view) && !req->status && !r)
+		fail(req, cisp_error_prefix(-EIO, "camera %s: giving the sensor its buffer back", cam->name));
+	f->lent = false;
+	if (req->status)
+		return;
 	if (r) {
 		req->status = r;
 		snprintf(req->message, sizeof(req->message), "ISP job failed: %.100s",
-			 jr.message[0] ? jr.message : "no message");
+			 f->result.message[0] ? f->result.message : "no message");
 		return;
 	}
 
-	r = cisp_control_process(cam->loop, cam->stats, &md, &res);
+	r = cisp_control_process(cam->loop, cam->stats, &f->md, &res);
 	if (r)
 		return fail(req, cisp_error_prefix(r, "camera %s: control loop", cam->name));
 	req->metadata.control = res.state;
