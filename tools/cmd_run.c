@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cisp/camera.h>
@@ -27,8 +28,9 @@
 #include "options.h"
 
 #define DEFAULT_CAMERA "virtual:cisp-8m10"
-/* Requests in flight: enough to keep the sensor, the ISP and the writer busy. */
+/* Requests in flight by default: enough to keep the sensor, the ISP and the writer busy. */
 #define NUM_REQUESTS 4
+#define MAX_REQUESTS 8
 #define MAX_SETS 64
 
 static void usage(FILE *out)
@@ -75,6 +77,8 @@ static void usage(FILE *out)
 		"                         auto: the loop's own start\n"
 		"  --tuning FILE|MODEL    tuning file, or a sensor model whose file is used\n"
 		"                         (default: found by the camera's sensor model)\n"
+		"  --requests N           requests in flight, 1..8 (default 4); with 1 the camera\n"
+		"                         cannot take a frame while the ISP works on the one before\n"
 		"  --isp DEVICE           run the ISP on a kernel ISP device (/dev/cisp-isp) instead of\n"
 		"                         the software one; the same as CISP_ISP=DEVICE\n"
 		"  --quiet                no per-frame progress\n"
@@ -89,7 +93,7 @@ struct set_control {
 
 struct run_options {
 	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning, *scene, *isp;
-	unsigned long frames;
+	unsigned long frames, requests;
 	uint32_t width, height;
 	bool stretch; /* --size WxH!: exactly that size */
 	char sensor_options[1024];
@@ -357,7 +361,7 @@ static void frame_controls(const struct run_options *o, unsigned long n, struct 
 static int parse_args(int argc, char **argv, struct run_options *o)
 {
 	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
-	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP };
+	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP, O_REQUESTS };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, O_CAMERA },
 		{ "frames", required_argument, NULL, O_FRAMES },
@@ -377,6 +381,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "isp", required_argument, NULL, O_ISP },
+		{ "requests", required_argument, NULL, O_REQUESTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -385,6 +390,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 
 	o->camera = DEFAULT_CAMERA;
 	o->frames = 60;
+	o->requests = NUM_REQUESTS;
 	o->start_exposure_us = 7200;
 	o->start_ct = 2800;
 	optind = 1;
@@ -396,6 +402,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		case O_FRAMES: r = parse_uint("--frames", optarg, 1, 1000000, &o->frames); break;
 		case O_MODE: o->mode = optarg; break;
 		case O_ISP: o->isp = optarg; break;
+		case O_REQUESTS: r = parse_uint("--requests", optarg, 1, MAX_REQUESTS, &o->requests); break;
 		case O_SIZE: r = parse_output_size("--size", optarg, &o->width, &o->height, &o->stretch); break;
 		case O_SCENE:
 			o->scene = optarg;
@@ -483,8 +490,8 @@ static int pick_mode(struct cisp_sensor *s, const char *name, unsigned *index)
 }
 
 struct run_state {
-	struct cisp_camera_request req[NUM_REQUESTS];
-	struct cisp_image main[NUM_REQUESTS];
+	struct cisp_camera_request req[MAX_REQUESTS];
+	struct cisp_image main[MAX_REQUESTS];
 	struct cisp_image rgb;        /* preview stream: the last frame in RGB for --png */
 	struct cisp_image raw;        /* raw stream: the last frame for --save-raw */
 	/* The output files, made before the first frame and put in place after the last. */
@@ -495,6 +502,11 @@ struct run_state {
 	struct cisp_camera_metadata first, last;
 	double isp_ms_total;
 	double *ae_error, *ct; /* per frame: measured / target brightness, the colour temperature applied */
+	double *latency_ms;    /* per frame: sensor readout start to the frame here */
+	bool clock_ok;         /* the sensor's timestamps are on CLOCK_MONOTONIC */
+	unsigned long copied;  /* raw frames copied out of the sensor's buffers */
+	double cpu_s;          /* CPU time of the whole process while streaming */
+	uint64_t dropped;      /* frames the sensor dropped */
 	double period_ns, video_ns; /* the video's frame period, and the time its frames cover so far */
 };
 
@@ -590,6 +602,15 @@ static void summary(const struct run_options *o, const struct run_state *st, uns
 
 	printf("\nsummary: %lu frames in %.2f s (%.1f frames/s, ISP %.1f ms a frame)\n", frames, seconds,
 	       frames / seconds, st->isp_ms_total / (double)frames);
+	if (st->clock_ok)
+		printf("  latency, sensor readout start to the frame here: p50 %.1f ms, p99 %.1f ms\n",
+		       quantile(st->latency_ms, (unsigned)frames, 0.5), quantile(st->latency_ms, (unsigned)frames, 0.99));
+	else
+		printf("  latency not measured: the sensor's clock is not CLOCK_MONOTONIC (a virtual sensor without "
+		       "realtime=on)\n");
+	printf("  CPU %.1f ms a frame (all threads), %llu frames dropped by the sensor, %lu of %lu raw frames "
+	       "copied out of its buffers\n", st->cpu_s * 1e3 / (double)frames, (unsigned long long)st->dropped,
+	       st->copied, frames);
 	print_converged("AE", st->ae_converged, "converged");
 	print_converged("AWB", st->awb_converged, "converged");
 	print_converged("AF", st->af_focused, "focused");
@@ -770,11 +791,12 @@ static int prepare(const struct run_options *o, struct run_state *st, const stru
 
 	st->ae_error = calloc(o->frames, sizeof(double));
 	st->ct = calloc(o->frames, sizeof(double));
-	if (!st->ae_error || !st->ct) {
+	st->latency_ms = calloc(o->frames, sizeof(double));
+	if (!st->ae_error || !st->ct || !st->latency_ms) {
 		fprintf(stderr, "cisp run: out of memory\n");
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; !r && i < NUM_REQUESTS; i++) {
+	for (unsigned i = 0; !r && i < o->requests; i++) {
 		r = cisp_image_alloc(&st->main[i], ms->format, ms->width, ms->height);
 		st->req[i].buffer[CISP_STREAM_MAIN] = &st->main[i];
 	}
@@ -819,16 +841,26 @@ static int queue_frame(const struct run_options *o, struct run_state *st, struct
 	return cisp_camera_queue(cam, req);
 }
 
+/* CPU time of the process so far (every thread: the camera's, the ISP workers'), seconds. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
 /* Stream the frames; 0 or 1 on failure. */
 static int stream(const struct run_options *o, struct cisp_camera *cam, struct run_state *st,
 		  const struct cisp_sensor_mode *mode)
 {
 	unsigned long queued = 0, done = 0;
-	double t0 = now_seconds();
+	double t0 = now_seconds(), cpu0 = cpu_seconds();
 	int failed = 0;
 
 	st->ae_converged = st->awb_converged = st->af_focused = -1;
-	for (unsigned i = 0; i < NUM_REQUESTS && queued < o->frames; i++, queued++) {
+	st->clock_ok = true;
+	for (unsigned i = 0; i < o->requests && queued < o->frames; i++, queued++) {
 		if (queue_frame(o, st, cam, &st->req[i], queued)) {
 			fprintf(stderr, "cisp run: %s\n", error_text());
 			return 1;
@@ -854,6 +886,11 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 			break;
 		}
 		m = &req->metadata;
+		/* Readout start to here, where the sensor's clock is CLOCK_MONOTONIC (V4L2, real-time virtual). */
+		st->latency_ms[done - 1] = (now_seconds() * 1e9 - (double)m->timestamp_ns) / 1e6;
+		if (st->latency_ms[done - 1] < 0 || (double)m->timestamp_ns < (t0 - 1) * 1e9)
+			st->clock_ok = false; /* another clock: a frame before the start, or in the future */
+		st->copied += (m->sensor.flags & CISP_SENSOR_MD_COPIED) != 0;
 		if (done == 1)
 			st->first = *m;
 		st->ae_error[done - 1] = m->control.ae_error;
@@ -882,6 +919,8 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 		}
 	}
 	cisp_camera_stop(cam);
+	st->cpu_s = cpu_seconds() - cpu0;
+	st->dropped = cisp_sensor_dropped(cisp_camera_sensor(cam));
 	if (failed)
 		return 1;
 	summary(o, st, done, now_seconds() - t0);
@@ -976,12 +1015,13 @@ out:
 			fprintf(stderr, "cisp run: %s\n", error_text());
 			r = 1;
 		}
-		for (unsigned i = 0; i < NUM_REQUESTS; i++)
+		for (unsigned i = 0; i < MAX_REQUESTS; i++)
 			cisp_image_free(&st->main[i]);
 		cisp_image_free(&st->rgb);
 		cisp_image_free(&st->raw);
 		free(st->ae_error);
 		free(st->ct);
+		free(st->latency_ms);
 		free(st);
 	}
 	if (!r) {

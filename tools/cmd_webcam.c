@@ -244,20 +244,6 @@ fail:
 	return r;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The @q quantile of @n values (sorted in place). */
-static double quantile(double *v, unsigned n, double q)
-{
-	qsort(v, n, sizeof(*v), compare_double);
-	return v[(unsigned)fmin(n - 1, floor(q * n))];
-}
-
 /* The device, or nothing for "none": where the frames go. */
 struct sink {
 	struct cisp_v4l2_output *out;

@@ -299,6 +299,12 @@ double median(double *values, int n)
 	return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+double quantile(double *values, unsigned n, double q)
+{
+	qsort(values, n, sizeof(double), compare_double);
+	return values[(unsigned)fmin(n - 1, floor(q * n))];
+}
+
 const char raw_input_usage[] =
 	"  --size WxH              size of a headerless raw dump\n"
 	"  --format NAME           V4L2 Bayer format of a raw dump (SRGGB10P, SGRBG12, ...)\n"

@@ -80,6 +80,8 @@ void utc_date(char *buf, size_t size);
 double now_seconds(void);
 /* Median of @n values (sorts them). */
 double median(double *values, int n);
+/* The @q quantile of @n values, 0 < @n (sorts them): the value with floor(@q * @n) below it. */
+double quantile(double *values, unsigned n, double q);
 
 struct cisp_develop_source;
 struct cisp_raw_frame;
