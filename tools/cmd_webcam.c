@@ -207,10 +207,12 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 	    (r = cisp_sensor_set_option(cisp_camera_sensor(c->cam), "realtime", "1")))
 		goto fail;
 	/*
-	 * A V4L2 camera with two buffers: frames wait in the driver while the ISP
-	 * is busy, and a webcam wants the newest one, not one of four queued.
+	 * Two buffers (V4L2 and real-time virtual sensors alike): frames wait in
+	 * the driver while the ISP is busy, and a webcam wants the newest one,
+	 * not one of four queued.
 	 */
-	if (!strncmp(o->camera, "v4l2:", 5) && !(o->sensor_options && strstr(o->sensor_options, "buffers")) &&
+	if ((!strncmp(o->camera, "v4l2:", 5) || !strncmp(o->camera, "virtual:", 8)) &&
+	    !(o->sensor_options && strstr(o->sensor_options, "buffers")) &&
 	    (r = cisp_sensor_set_option(cisp_camera_sensor(c->cam), "buffers", "2")))
 		goto fail;
 	if ((r = pick_mode(cisp_camera_sensor(c->cam), o->mode, o->width, o->height, o->fps, &index)))
@@ -413,6 +415,11 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			status = 1;
 			break;
 		}
+	}
+	/* Frames the sensor dropped itself (no free buffer while the ISP was busy) were left out too. */
+	if (cam.cam) {
+		cisp_camera_stop(cam.cam);
+		rep->dropped += cisp_sensor_dropped(cisp_camera_sensor(cam.cam));
 	}
 	struct rusage ru;
 	if (rep->written && !getrusage(RUSAGE_SELF, &ru))

@@ -152,6 +152,7 @@ copy_program() {
 copy_program "$TEST"
 copy_program "$KTEST"
 [ -x "$BUILD/tools/cisp" ] && copy_program "$BUILD/tools/cisp"
+cp tests/vm/camera_vm_test.sh "$IR/bin/camera_vm_test.sh" && chmod +x "$IR/bin/camera_vm_test.sh"
 [ -x "$BUILD/bench/bench-device" ] && copy_program "$BUILD/bench/bench-device"
 mkdir -p "$IR/data/sensors" "$IR/data/tuning"
 cp data/sensors/cisp-test.yaml "$IR/data/sensors/"
@@ -221,6 +222,8 @@ if [ -x /bin/cisp ] && cisp run --help >/dev/null 2>&1; then
 		RC=1
 	fi
 fi
+# Latency and CPU of the camera path on vimc, overlap off and on; raw frames imported (tests/vm/camera_vm_test.sh).
+[ -x /bin/cisp ] && { camera_vm_test.sh || RC=1; }
 # The virtual canonical ISP (docs/kernel-uapi.md): load, check, measure, unload.
 KT0=$(cut -d' ' -f1 /proc/uptime)
 echo "@@ cisp_isp.ko at $KT0 s"
