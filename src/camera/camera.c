@@ -5,12 +5,14 @@
  * (frame.c); the queues are guarded by the camera's lock.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <cisp/error.h>
+#include <cisp/fence.h>
 #include <cisp/format.h>
 
 #include "camera_internal.h"
@@ -371,25 +373,51 @@ static struct cisp_camera_request *next_request(struct cisp_camera *cam)
 }
 
 /*
- * The request whose frame may be taken while the ISP works on the current
- * one, or NULL: none is waiting, the camera stops, or the request has
- * controls (the loop must take or refuse them before its frame is taken,
- * so that a refused request takes no frame).
+ * Whether the sensor has a frame ready before the ISP is done with @cur.
+ * Only then is the next frame taken ahead: waiting for a frame still being
+ * read out would hold back the one in the ISP by up to a frame period.
  */
-static struct cisp_camera_request *request_ahead(struct cisp_camera *cam)
+static bool frame_ready_first(struct cisp_camera *cam, struct camera_frame *cur)
+{
+	struct pollfd p[2] = { { .fd = cisp_sensor_fd(cam->sensor), .events = POLLIN },
+			       { .fd = cur->fence ? cisp_fence_fd(cur->fence) : -1, .events = POLLIN } };
+
+	if (p[0].fd < 0 || p[1].fd < 0) {
+		cisp_clear_error();
+		return false;
+	}
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	return p[0].revents && !p[1].revents;
+}
+
+/*
+ * The request whose frame is taken while the ISP works on @cur, or NULL:
+ * none is waiting, the camera stops, the request has controls (the loop
+ * must take or refuse them before its frame is taken, so that a refused
+ * request takes no frame), or the ISP is done before the sensor has a frame.
+ */
+static struct cisp_camera_request *request_ahead(struct cisp_camera *cam, struct camera_frame *cur)
 {
 	struct cisp_camera_request *req = NULL;
+	bool candidate;
 
 	pthread_mutex_lock(&cam->lock);
-	if (!cam->stopping && cam->pending.count && !cam->pending.item[cam->pending.head]->controls.mask)
-		req = cam->ahead = fifo_pop(&cam->pending);
+	candidate = !cam->stopping && cam->pending.count && !cam->pending.item[cam->pending.head]->controls.mask;
+	pthread_mutex_unlock(&cam->lock);
+	if (!candidate || !frame_ready_first(cam, cur))
+		return NULL;
+	/* Only this thread takes requests off the queue: the head is still there. */
+	pthread_mutex_lock(&cam->lock);
+	req = cam->ahead = fifo_pop(&cam->pending);
 	pthread_mutex_unlock(&cam->lock);
 	return req;
 }
 
 /*
  * Frames overlap: frame n + 1 is taken from the sensor while the ISP works
- * on frame n, and taken "ahead" so that the loop's decisions after frame n
+ * on frame n when the sensor has it ready first, and taken "ahead" so that
+ * the loop's decisions after frame n
  * still reach the sensor at the write point of frame n + 1 (sensor.h).
  * The ISP jobs themselves run one at a time: each carries the parameters
  * the loop chose after the one before.
@@ -408,7 +436,7 @@ static void *camera_thread(void *arg)
 			camera_frame_take(cam, cur, 0);
 		}
 		camera_frame_submit(cam, cur);
-		next->req = request_ahead(cam);
+		next->req = request_ahead(cam, cur);
 		if (next->req)
 			camera_frame_take(cam, next, CISP_SENSOR_AHEAD);
 		camera_frame_finish(cam, cur);
