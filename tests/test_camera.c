@@ -87,17 +87,31 @@ static int configure(struct cisp_camera *cam, unsigned mode, struct cisp_camera_
 	return cisp_camera_configure(cam, cfg);
 }
 
+static uint64_t hash_plane0(const struct cisp_image *img)
+{
+	size_t row = 0, rows = 0;
+	uint64_t h = 1469598103934665603ull;
+
+	cisp_image_plane_size(img->format, img->width, img->height, 0, &row, &rows);
+	for (size_t y = 0; y < rows; y++)
+		for (size_t i = 0; i < row; i++)
+			h = (h ^ img->plane[0].data[y * img->plane[0].stride + i]) * 1099511628211ull;
+	return h;
+}
+
 /*
- * Stream @frames frames with the NREQ requests, re-queueing each when it
- * completes; @md receives every frame's metadata in completion order. The
+ * Stream @frames frames with the first @in_flight of the NREQ requests,
+ * re-queueing each when it completes; @md receives every frame's metadata
+ * in completion order, @hash (when given) a hash of its main buffer. The
  * controls of frame n are @controls(n) when given.
  */
-static int stream(struct cisp_camera *cam, struct requests *r, unsigned frames, struct cisp_camera_metadata *md,
-		  void (*controls)(unsigned n, struct cisp_control_request *c))
+static int stream_in_flight(struct cisp_camera *cam, struct requests *r, unsigned in_flight, unsigned frames,
+			    struct cisp_camera_metadata *md, uint64_t *hash,
+			    void (*controls)(unsigned n, struct cisp_control_request *c))
 {
 	unsigned queued = 0, done = 0, next_req = 0;
 
-	for (int i = 0; i < NREQ && queued < frames; i++, queued++) {
+	for (unsigned i = 0; i < in_flight && queued < frames; i++, queued++) {
 		memset(&r->req[i].controls, 0, sizeof(r->req[i].controls));
 		if (controls)
 			controls(queued, &r->req[i].controls);
@@ -113,9 +127,11 @@ static int stream(struct cisp_camera *cam, struct requests *r, unsigned frames, 
 		}
 		/* Requests come back in the order they were queued. */
 		CHECK(req == &r->req[next_req]);
-		next_req = (next_req + 1) % NREQ;
+		next_req = (next_req + 1) % in_flight;
 		if (req->status)
 			test_fail(__FILE__, __LINE__, "frame %u: %d %s", done, req->status, req->message);
+		if (hash)
+			hash[done] = hash_plane0(req->buffer[CISP_STREAM_MAIN]);
 		md[done++] = req->metadata;
 		if (queued < frames) {
 			memset(&req->controls, 0, sizeof(req->controls));
@@ -127,6 +143,13 @@ static int stream(struct cisp_camera *cam, struct requests *r, unsigned frames, 
 	}
 	CHECK_EQ(cisp_camera_stop(cam), 0);
 	return (int)done;
+}
+
+/* stream_in_flight() with every request. */
+static int stream(struct cisp_camera *cam, struct requests *r, unsigned frames, struct cisp_camera_metadata *md,
+		  void (*controls)(unsigned n, struct cisp_control_request *c))
+{
+	return stream_in_flight(cam, r, NREQ, frames, md, NULL, controls);
 }
 
 TEST(camera_list_and_open)
@@ -964,18 +987,6 @@ out:
 	cisp_camera_manager_destroy(m);
 }
 
-static uint64_t hash_plane0(const struct cisp_image *img)
-{
-	size_t row = 0, rows = 0;
-	uint64_t h = 1469598103934665603ull;
-
-	cisp_image_plane_size(img->format, img->width, img->height, 0, &row, &rows);
-	for (size_t y = 0; y < rows; y++)
-		for (size_t i = 0; i < row; i++)
-			h = (h ^ img->plane[0].data[y * img->plane[0].stride + i]) * 1099511628211ull;
-	return h;
-}
-
 /*
  * @frames frames with @in_flight requests queued: one gives the camera no
  * next request to take while the ISP works (frames one after the other),
@@ -988,7 +999,6 @@ static void run_in_flight(unsigned in_flight, unsigned frames, struct cisp_camer
 	struct cisp_camera_config cfg;
 	struct cisp_sensor_mode mode;
 	struct requests r;
-	unsigned queued = 0, done = 0;
 
 	if (!cam) {
 		cisp_camera_manager_destroy(m);
@@ -996,23 +1006,7 @@ static void run_in_flight(unsigned in_flight, unsigned frames, struct cisp_camer
 	}
 	CHECK_EQ(configure(cam, 1, &cfg, &mode), 0);
 	requests_alloc(&r, &cfg, &mode);
-	for (; queued < in_flight; queued++)
-		CHECK_EQ(cisp_camera_queue(cam, &r.req[queued]), 0);
-	CHECK_EQ(cisp_camera_start(cam), 0);
-	while (done < frames) {
-		struct cisp_camera_request *req = NULL;
-
-		if (cisp_camera_wait(cam, &req, 10 * 1000000000LL)) {
-			test_fail(__FILE__, __LINE__, "wait: %s", cisp_last_error());
-			break;
-		}
-		CHECK_EQ(req->status, 0);
-		md[done] = req->metadata;
-		hash[done++] = hash_plane0(req->buffer[CISP_STREAM_MAIN]);
-		if (queued++ < frames)
-			CHECK_EQ(cisp_camera_queue(cam, req), 0);
-	}
-	cisp_camera_stop(cam);
+	CHECK_EQ(stream_in_flight(cam, &r, in_flight, frames, md, hash, NULL), (int)frames);
 	cisp_camera_close(cam);
 	requests_free(&r);
 	cisp_camera_manager_destroy(m);
