@@ -708,21 +708,23 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
 
 /*
  * What streaming holds at once (docs/cli.md), in bytes measured on the
- * virtual sensors and rounded up: 36 a sensor pixel (the sensor's frames,
- * the ISP's planes), 14 an output pixel (the requests' buffers, the scaled
- * planes), 14 more with --png (the preview stream), 4 a sensor pixel with
- * --save-raw, and 16 a frame for the summary.
+ * virtual sensors and rounded up: 38 a sensor pixel (the sensor's frames,
+ * two of them while one is taken ahead, the ISP's planes), 14 an output
+ * pixel (four requests' buffers, the scaled planes) and 2 more for each
+ * request beyond four, 14 more with --png (the preview stream), 4 a sensor
+ * pixel with --save-raw, and 24 a frame for the summary.
  */
 static size_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
 			   const struct cisp_stream_config *ms)
 {
 	size_t sensor_px = mem_mul(mode->width, mode->height), out_px = mem_mul(ms->width, ms->height);
-	size_t need = mem_add(BASE_MEMORY, mem_mul(36, sensor_px));
+	size_t need = mem_add(BASE_MEMORY, mem_mul(38, sensor_px));
+	size_t extra = o->requests > NUM_REQUESTS ? 2 * (o->requests - NUM_REQUESTS) : 0;
 
-	need = mem_add(need, mem_mul(o->png ? 28 : 14, out_px));
+	need = mem_add(need, mem_mul((o->png ? 28 : 14) + extra, out_px));
 	if (o->raw)
 		need = mem_add(need, mem_mul(4, sensor_px));
-	return mem_add(need, mem_mul(16, o->frames));
+	return mem_add(need, mem_mul(24, o->frames));
 }
 
 /* Create the output files (none replacing an input) and start the video and the log. */
