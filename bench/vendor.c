@@ -27,7 +27,7 @@
 #include <cisp/isp.h>
 #include <cisp/vendor.h>
 
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/vendor_internal.h"
 
 static double now(void)
 {
@@ -57,7 +57,7 @@ static struct timing summarise(double *v, int n)
 
 static struct cisp_vendor_host *host_with(const char *plugin, bool trusted)
 {
-	struct cisp_vendor_host_config hc = { CISP_BUILD_DIR "/src/vendor/cisp-vendor-helper" };
+	struct cisp_vendor_host_config hc = { CISP_BUILD_DIR "/src/vendor_stage/cisp-vendor-helper" };
 	struct cisp_vendor_stage_config sc = { plugin, trusted, 5000 };
 	struct cisp_vendor_host *host;
 

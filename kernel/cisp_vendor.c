@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Vendor stages in the module: none. In user space a vendor stage is a
- * shared object run in a sandboxed helper process (src/vendor); the kernel
+ * shared object run in a sandboxed helper process (src/vendor_stage); the kernel
  * loads no such code. Every context is created without a vendor host, so
  * its limits list no vendor blocks and params validation refuses every
  * vendor block (-EOPNOTSUPP, naming it) before a job is queued. These are
@@ -9,7 +9,7 @@
  */
 #include <linux/errno.h>
 
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/vendor_internal.h"
 
 int vendor_instance_create(struct vendor_instance **vi, struct cisp_vendor_host *host,
 			   u32 width, u32 height, unsigned int cfa)

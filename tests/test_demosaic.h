@@ -7,7 +7,7 @@
 
 #include <cisp/format.h>
 
-#include "isp/plane.h"
+#include "core/plane.h"
 
 /* A Bayer frame and the R, G, B planes of its demosaic. */
 struct frame {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Vendor stages (include/cisp/vendor.h, src/vendor): loading and declaration
+ * Vendor stages (include/cisp/vendor.h, src/vendor_stage): loading and declaration
  * checks, block state, every tap point trusted and sandboxed, the example
  * plugin through the whole pipeline, and every hostile test plugin
  * (tests/plugins/hostile.c) contained: the job fails with its reason, the
@@ -35,7 +35,7 @@
 #include "isp/demosaic.h"
 #include "isp/pipeline_internal.h"
 #include "test.h"
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/vendor_internal.h"
 
 #define W 32
 #define H 16
@@ -58,7 +58,7 @@ static const char *plugin(const char *name)
 
 static struct cisp_vendor_host *new_host(void)
 {
-	struct cisp_vendor_host_config c = { CISP_BUILD_DIR "/src/vendor/cisp-vendor-helper" };
+	struct cisp_vendor_host_config c = { CISP_BUILD_DIR "/src/vendor_stage/cisp-vendor-helper" };
 	struct cisp_vendor_host *host = NULL;
 
 	CHECK_EQ(cisp_vendor_host_create(&host, &c), 0);
@@ -806,7 +806,7 @@ TEST(vendor_helper_dies_with_its_library)
 	CHECK_EQ(pipe(pipefd), 0);
 	library = fork();
 	if (library == 0) {
-		struct cisp_vendor_host_config hc = { CISP_BUILD_DIR "/src/vendor/cisp-vendor-helper" };
+		struct cisp_vendor_host_config hc = { CISP_BUILD_DIR "/src/vendor_stage/cisp-vendor-helper" };
 		struct cisp_vendor_stage_config sc = { plugin("hostile_spin"), false, 60000 };
 		struct cisp_vendor_host *host;
 		struct vendor_instance *vi;

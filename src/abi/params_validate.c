@@ -449,7 +449,7 @@ int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size
 		unsigned output = 0;
 
 		if (b->flags & ABI_VENDOR) {
-			off += bsize; /* kept by the vendor stages (src/vendor) */
+			off += bsize; /* kept by the vendor stages (src/vendor_stage) */
 			continue;
 		}
 		if (b->flags & ABI_PER_OUTPUT)

@@ -6,7 +6,7 @@
 #include <cisp/format.h>
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 struct cisp_blc_coeffs {
 	uint16_t black[4]; /* per CFA site, index (y & 1) * 2 + (x & 1) */

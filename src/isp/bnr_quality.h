@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Rows of vertical support above and below an output row (the transform's; the patch filter needs 5). */
 #define CISP_BNR_QUALITY_RADIUS 7

@@ -5,7 +5,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Rows [y0, y1); @in and @out may be the same planes. */
 void cisp_ccm_rows(const struct cisp_ccm_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,

@@ -5,7 +5,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 struct cisp_cnr_coeffs;
 

@@ -10,7 +10,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Cb and Cr of a grey: 128 * 257. */
 #define CISP_CSC_CHROMA_ZERO 32896

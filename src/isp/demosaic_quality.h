@@ -17,7 +17,7 @@
 
 #include <cisp/format.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Bayer rows pass 1 reads above and below an output row (reflected at the frame edges). */
 #define CISP_DMQ_GREEN_RADIUS 7

@@ -5,7 +5,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 struct cisp_dpc_coeffs {
 	uint16_t threshold;                 /* 0: dynamic detection off */

@@ -11,7 +11,7 @@
 
 #include <cisp/pool.h>
 
-#include "isp/plane.h"
+#include "core/plane.h"
 
 struct cisp_isp;
 

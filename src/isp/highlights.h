@@ -8,7 +8,7 @@
 #include <cisp/format.h>
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Colours of the CFA sites, as the stage groups them (both greens are green). */
 enum { HL_RED, HL_GREEN, HL_BLUE };

@@ -19,7 +19,7 @@
 #include "core/error_internal.h"
 #include "isp/pipeline_internal.h"
 #include "isp/statistics.h"
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/vendor_internal.h"
 
 /* ---- configuration ---- */
 

@@ -6,7 +6,7 @@
 #include <cisp/format.h>
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 struct cisp_lsc_coeffs;
 

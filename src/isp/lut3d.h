@@ -5,7 +5,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Rows [y0, y1); @in and @out may be the same planes. */
 void cisp_lut3d_rows(const struct cisp_lut3d_params *p, const struct rgb16 *in, const struct rgb16 *out, int y0,

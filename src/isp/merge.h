@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Below the knee the longer exposure is kept; from knee + 2^CISP_MERGE_WIDTH_SHIFT the shorter one. */
 #define CISP_MERGE_KNEE 57344

@@ -12,7 +12,7 @@
 #include <cisp/image.h>
 #include <cisp/pool.h>
 
-#include "isp/plane.h"
+#include "core/plane.h"
 
 struct cisp_dsp;
 struct cisp_isp;

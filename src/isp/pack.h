@@ -8,7 +8,7 @@
 
 #include <cisp/image.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* 16-bit to 8-bit: round(v * 255 / 65535). */
 static inline uint8_t cisp_to8(uint32_t v)

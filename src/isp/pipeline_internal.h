@@ -19,7 +19,7 @@
 #include "isp/dsp.h"
 #include "isp/frame.h"
 #include "isp/output.h"
-#include "isp/plane.h"
+#include "core/plane.h"
 #include "isp/stage.h"
 
 struct cisp_fused;
@@ -33,7 +33,7 @@ struct cisp_isp {
 
 	void *coeffs[CISP_STAGE_COUNT]; /* each stage's tables, from its prepare() */
 	struct output_state out[CISP_MAX_OUTPUTS];
-	struct vendor_instance *vendor; /* vendor stages (src/vendor), or NULL */
+	struct vendor_instance *vendor; /* vendor stages (src/vendor_stage), or NULL */
 
 	/* CISP_FRAME_PLANES frame-sized planes (frame.h), made the first time a frame needs them */
 	uint16_t *memory;

@@ -3,7 +3,7 @@
 #ifndef CISP_ISP_SCALE_H
 #define CISP_ISP_SCALE_H
 
-#include "plane.h"
+#include "core/plane.h"
 
 struct cisp_scaler;
 

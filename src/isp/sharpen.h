@@ -5,7 +5,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Rows of vertical support above and below an output row. */
 #define CISP_SHARPEN_RADIUS 2

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "isp/bnr_quality.h"
-#include "isp/plane.h"
+#include "core/plane.h"
 
 /*
  * Per architecture: N32 samples of 16 bits widened to 32-bit lanes and

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "isp/demosaic_quality.h"
-#include "isp/plane.h"
+#include "core/plane.h"
 
 /*
  * The per-architecture part: N32 samples of 16 bits widened to 32-bit lanes

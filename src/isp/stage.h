@@ -37,7 +37,7 @@
 #include <cisp/stats.h>
 
 #include "core/error_internal.h"
-#include "isp/plane.h"
+#include "core/plane.h"
 
 struct cisp_dsp;
 struct cisp_stage;

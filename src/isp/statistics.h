@@ -14,7 +14,7 @@
 #include <cisp/params.h>
 #include <cisp/stats.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 struct cisp_stats_acc;
 

@@ -8,7 +8,7 @@
 
 #include <cisp/params.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Segments of the tone function; tables are padded to 128 entries for two-register permutes. */
 #define TONE_SEGMENTS 112

@@ -10,7 +10,7 @@
 
 #include <cisp/image.h>
 
-#include "plane.h"
+#include "core/plane.h"
 
 /* Unpack rows [y0, y1) of @in into @out (same size as @in). */
 void cisp_unpack_rows(const struct cisp_image *in, const struct plane16 *out, int y0, int y1);

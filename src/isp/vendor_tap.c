@@ -2,12 +2,12 @@
 /*
  * The vendor stages' tap points (docs/vendor.md) as stages of the pipeline:
  * at each, the vendor stages with an enabled block run in place on the whole
- * frame (src/vendor). The banded executor stops its bands there.
+ * frame (src/vendor_stage). The banded executor stops its bands there.
  */
 #include <stdlib.h>
 
 #include "isp/stage.h"
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/vendor_internal.h"
 
 struct vendor_tap {
 	struct vendor_instance *vendor;

@@ -16,7 +16,7 @@
 #include "checkasm.h"
 #include "isp/bnr_quality.h"
 #include "isp/dsp.h"
-#include "isp/plane.h"
+#include "core/plane.h"
 
 #define MAXS 150
 #define DSTRIDE (CISP_BNR_TILE_W + 8)

@@ -15,7 +15,7 @@
 #include "checkasm.h"
 #include "isp/demosaic_quality.h"
 #include "isp/dsp.h"
-#include "isp/plane.h"
+#include "core/plane.h"
 
 #define CHUNK 16
 

@@ -24,7 +24,7 @@
 
 #include <cisp/vendor.h>
 
-#include "vendor/protocol.h"
+#include "vendor_stage/protocol.h"
 
 #define HOSTILE_OVERFLOW 1    /* writes one sample past the end of its output */
 #define HOSTILE_CRASH 2       /* dereferences NULL */
@@ -209,11 +209,11 @@ static int misbehave(const struct cisp_vendor_frame *f)
 	case HOSTILE_ABORT:
 		abort();
 	case HOSTILE_CHATTER:
-		return write(3, "X", 1) == 1 ? 0 : -errno; /* the socket is descriptor 3 (src/vendor/protocol.h) */
+		return write(3, "X", 1) == 1 ? 0 : -errno; /* the socket is descriptor 3 (src/vendor_stage/protocol.h) */
 	case HOSTILE_SCRIBBLE: {
 		/*
 		 * The control memfd starts a page below the message buffer it holds
-		 * (src/vendor/protocol.h): overwrite its geometry and payload offsets
+		 * (src/vendor_stage/protocol.h): overwrite its geometry and payload offsets
 		 * with huge values, keeping the answer's own fields, as an attacker
 		 * who wants the library to copy out of bounds would.
 		 */

@@ -7,7 +7,7 @@
  */
 #include <unistd.h>
 
-#include "vendor/protocol.h"
+#include "vendor_stage/protocol.h"
 
 int main(void)
 {

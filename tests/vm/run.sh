@@ -92,8 +92,8 @@ fi
 
 # ---- cisp_isp.ko, once per kernel version and content of the sources it compiles
 TK=$(date +%s.%N)
-KHASH=$( (cd "$ROOT" && find kernel src/isp src/abi src/core src/device src/vendor/vendor_internal.h \
-	src/vendor/protocol.h include/cisp -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -c1-16)
+KHASH=$( (cd "$ROOT" && find kernel src/isp src/abi src/core src/device src/vendor_stage/vendor_internal.h \
+	src/vendor_stage/protocol.h include/cisp -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -c1-16)
 CISP_KO=$CACHE/cisp_isp-$KVER-$KHASH.ko
 if [ ! -f "$CISP_KO" ]; then
 	say "building cisp_isp.ko for $KVER"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/error_internal.h"
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/vendor_internal.h"
 
 struct stage_run {
 	const struct vendor_stage *stage;

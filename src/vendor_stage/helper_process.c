@@ -35,8 +35,8 @@
 
 #include <cisp/error.h>
 
-#include "vendor/helper_process.h"
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/helper_process.h"
+#include "vendor_stage/vendor_internal.h"
 
 uint64_t helper_now_ms(void)
 {

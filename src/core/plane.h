@@ -8,8 +8,8 @@
  * reflect coordinates at the frame edges with mirror(), which keeps the CFA
  * colour of a Bayer pixel because frame sizes are even.
  */
-#ifndef CISP_ISP_PLANE_H
-#define CISP_ISP_PLANE_H
+#ifndef CISP_CORE_PLANE_H
+#define CISP_CORE_PLANE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,4 +42,4 @@ static inline int mirror(int i, int n)
 	return i;
 }
 
-#endif /* CISP_ISP_PLANE_H */
+#endif /* CISP_CORE_PLANE_H */

@@ -18,8 +18,8 @@
 #include <cisp/vendor.h>
 
 #include "core/error_internal.h"
-#include "vendor/vendor_internal.h"
-#include "vendor/vendor_paths.h"
+#include "vendor_stage/vendor_internal.h"
+#include "vendor_stage/vendor_paths.h"
 
 /* Most stages one host loads. */
 #define MAX_STAGES 16

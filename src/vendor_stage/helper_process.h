@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "vendor/protocol.h"
+#include "vendor_stage/protocol.h"
 
 struct helper_process {
 	pid_t pid; /* -1: none */

@@ -28,8 +28,8 @@
 #include <cisp/log.h>
 
 #include "core/error_internal.h"
-#include "vendor/helper_process.h"
-#include "vendor/vendor_internal.h"
+#include "vendor_stage/helper_process.h"
+#include "vendor_stage/vendor_internal.h"
 
 /* Loading a plugin and creating its instance may take this long beyond the job limit. */
 #define STARTUP_MS 5000u

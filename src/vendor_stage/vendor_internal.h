@@ -14,8 +14,8 @@
 #include <cisp/params_state.h>
 #include <cisp/vendor.h>
 
-#include "isp/plane.h"
-#include "vendor/protocol.h"
+#include "core/plane.h"
+#include "vendor_stage/protocol.h"
 
 /* ---- for the pipeline ---- */
 
