@@ -496,9 +496,9 @@ static uint32_t awb_prepare(void *self, const struct control_context *ctx, struc
 	(void)self;
 	memset(&wb, 0, sizeof(wb));
 	wb.header = ps->wb.header;
-	wb.gain[CISP_CH_R] = control_q16(ctx->state.colour_gains[0] * dgain, 4096);
-	wb.gain[CISP_CH_GR] = wb.gain[CISP_CH_GB] = control_q16(dgain, 4096);
-	wb.gain[CISP_CH_B] = control_q16(ctx->state.colour_gains[1] * dgain, 4096);
+	wb.gain[CISP_CH_R] = abi_fixed_u16(ctx->state.colour_gains[0] * dgain, 4096);
+	wb.gain[CISP_CH_GR] = wb.gain[CISP_CH_GB] = abi_fixed_u16(dgain, 4096);
+	wb.gain[CISP_CH_B] = abi_fixed_u16(ctx->state.colour_gains[1] * dgain, 4096);
 	return control_write_block(&ps->wb, &wb, sizeof(wb), CISP_BLOCK_WB) |
 	       control_enable_block(ps, CISP_BLOCK_WB, true);
 }

@@ -1,16 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Writing params blocks: block.h. */
-#include <math.h>
 #include <string.h>
 
 #include "block.h"
-
-uint16_t control_q16(double v, double one)
-{
-	double q = round(v * one);
-
-	return (uint16_t)(q < 0 ? 0 : q > 65535 ? 65535 : q);
-}
 
 uint32_t control_write_block(void *dst, const void *src, size_t size, unsigned type)
 {

@@ -13,8 +13,7 @@
 
 #include <cisp/params_state.h>
 
-/* @v in units of 1 / @one (4096: Q4.12 gains), rounded to nearest and clamped to 0..65535. */
-uint16_t control_q16(double v, double one);
+#include "abi/fixed_point.h" /* abi_fixed_u16(): the values blocks hold */
 
 /* Copy block @src over @dst (@size bytes, of type @type): CISP_BLOCK_BIT(@type) when that changed it, else 0. */
 uint32_t control_write_block(void *dst, const void *src, size_t size, unsigned type);

@@ -74,7 +74,7 @@ static uint32_t defects_prepare(void *self, const struct control_context *ctx, s
 	struct defects *d = self;
 
 	d->dpc.header = ps->dpc.header;
-	d->dpc.threshold = control_q16(ctx->tuning->defect_threshold, 1);
+	d->dpc.threshold = abi_fixed_u16(ctx->tuning->defect_threshold, 1);
 	return control_write_block(&ps->dpc, &d->dpc, sizeof(d->dpc), CISP_BLOCK_DPC) |
 	       control_enable_block(ps, CISP_BLOCK_DPC, ctx->tuning->defect_threshold > 0 || d->dpc.count);
 }

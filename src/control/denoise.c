@@ -83,17 +83,17 @@ static uint32_t denoise_prepare(void *self, const struct control_context *ctx, s
 	uint32_t changed = 0;
 
 	(void)self;
-	bnr.strength = control_q16(fmin(table_lerp(d0->bnr_strength, d1->bnr_strength, b.f), 4.0), 256);
+	bnr.strength = abi_fixed_u16(fmin(table_lerp(d0->bnr_strength, d1->bnr_strength, b.f), 4.0), 256);
 	bnr.mode = (uint16_t)(b.f >= 1 ? d1 : d0)->bnr_mode;
 	changed |= control_write_block(&ps->bnr, &bnr, sizeof(bnr), CISP_BLOCK_BNR);
 	changed |= control_enable_block(ps, CISP_BLOCK_BNR, ps->bnr.strength > 0);
 
-	cnr.strength = control_q16(fmin(table_lerp(d0->cnr_strength, d1->cnr_strength, b.f), 16.0), 256);
+	cnr.strength = abi_fixed_u16(fmin(table_lerp(d0->cnr_strength, d1->cnr_strength, b.f), 16.0), 256);
 	changed |= control_write_block(&ps->cnr, &cnr, sizeof(cnr), CISP_BLOCK_CNR);
 	changed |= control_enable_block(ps, CISP_BLOCK_CNR, ps->cnr.strength > 0);
 
-	sharpen.strength = control_q16(fmin(table_lerp(d0->sharpen_strength, d1->sharpen_strength, b.f), 8.0), 256);
-	sharpen.coring = control_q16(table_lerp(d0->sharpen_coring, d1->sharpen_coring, b.f), 1);
+	sharpen.strength = abi_fixed_u16(fmin(table_lerp(d0->sharpen_strength, d1->sharpen_strength, b.f), 8.0), 256);
+	sharpen.coring = abi_fixed_u16(table_lerp(d0->sharpen_coring, d1->sharpen_coring, b.f), 1);
 	changed |= control_write_block(&ps->sharpen, &sharpen, sizeof(sharpen), CISP_BLOCK_SHARPEN);
 	return changed | control_enable_block(ps, CISP_BLOCK_SHARPEN, ps->sharpen.strength > 0);
 }

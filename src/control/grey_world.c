@@ -169,9 +169,9 @@ static uint32_t grey_world_prepare(void *self, const struct control_context *ctx
 	struct cisp_wb_params wb = ps->wb;
 
 	(void)ctx;
-	wb.gain[CISP_CH_R] = control_q16(g->red * g->gain, 4096);
-	wb.gain[CISP_CH_GR] = wb.gain[CISP_CH_GB] = control_q16(g->gain, 4096);
-	wb.gain[CISP_CH_B] = control_q16(g->blue * g->gain, 4096);
+	wb.gain[CISP_CH_R] = abi_fixed_u16(g->red * g->gain, 4096);
+	wb.gain[CISP_CH_GR] = wb.gain[CISP_CH_GB] = abi_fixed_u16(g->gain, 4096);
+	wb.gain[CISP_CH_B] = abi_fixed_u16(g->blue * g->gain, 4096);
 	return control_write_block(&ps->wb, &wb, sizeof(wb), CISP_BLOCK_WB) |
 	       control_enable_block(ps, CISP_BLOCK_WB, true);
 }

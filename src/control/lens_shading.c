@@ -115,7 +115,7 @@ static void make_lsc(const struct cisp_tuning *t, const struct cisp_sensor_mode 
 					v = ay * (n - 1) / (t->lsc_array_height - 1.0);
 				}
 				gain = table_lerp(table_at(g0, u, v), table_at(g1, u, v), b.f);
-				p->gain[c * n * n + j * n + i] = control_q16(gain, 4096);
+				p->gain[c * n * n + j * n + i] = abi_fixed_u16(gain, 4096);
 			}
 		}
 	}

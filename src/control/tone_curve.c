@@ -44,7 +44,7 @@ static uint32_t tone_curve_prepare(void *self, const struct control_context *ctx
 
 		if (gamma > 0)
 			x = pow(x, 1.0 / gamma);
-		tone.curve[i] = control_q16(x > 1 ? 1 : x, 65535);
+		tone.curve[i] = abi_fixed_u16(x > 1 ? 1 : x, 65535);
 	}
 	return control_write_block(&ps->tone, &tone, sizeof(tone), CISP_BLOCK_TONE) |
 	       control_enable_block(ps, CISP_BLOCK_TONE, true);

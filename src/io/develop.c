@@ -13,6 +13,7 @@
 #include <cisp/raster.h>
 #include <cisp/raw_file.h>
 
+#include "abi/fixed_point.h"
 #include "io/develop_internal.h"
 
 void cisp_develop_source_init(struct cisp_develop_source *src)
@@ -312,22 +313,14 @@ static int set_params(struct cisp_isp *isp, const struct cisp_raw_frame *frame, 
 	return 0;
 }
 
-/* A gain as Q4.12, rounded, at most 65535. */
-static uint16_t q12_gain(double gain)
-{
-	double q = gain * 4096 + 0.5;
-
-	return (uint16_t)(q > 65535 ? 65535 : q);
-}
-
 /* White-balance gains R, G, B into the ISP. */
 static int set_wb(struct cisp_isp *isp, const double gain[3])
 {
 	struct cisp_param_state state = *cisp_isp_params(isp);
 
-	state.wb.gain[CISP_CH_R] = q12_gain(gain[0]);
-	state.wb.gain[CISP_CH_GR] = state.wb.gain[CISP_CH_GB] = q12_gain(gain[1]);
-	state.wb.gain[CISP_CH_B] = q12_gain(gain[2]);
+	state.wb.gain[CISP_CH_R] = abi_fixed_u16(gain[0], 4096);
+	state.wb.gain[CISP_CH_GR] = state.wb.gain[CISP_CH_GB] = abi_fixed_u16(gain[1], 4096);
+	state.wb.gain[CISP_CH_B] = abi_fixed_u16(gain[2], 4096);
 	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
 	return cisp_isp_set_state(isp, &state, CISP_BLOCK_BIT(CISP_BLOCK_WB));
 }
@@ -379,7 +372,7 @@ static int apply_exposure(struct cisp_isp *isp, double ev)
 		scale = 65535.0 / top;
 	}
 	for (int c = 0; c < 4; c++)
-		s.wb.gain[c] = q12_gain(s.wb.gain[c] * scale / 4096);
+		s.wb.gain[c] = abi_fixed_u16(s.wb.gain[c] * scale / 4096, 4096);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
 	return cisp_isp_set_state(isp, &s, CISP_BLOCK_BIT(CISP_BLOCK_WB));
 }

@@ -15,6 +15,7 @@
 #include <cisp/raw_file.h>
 
 #include "core/error_internal.h"
+#include "core/matrix3.h"
 #include "io/dng_opcodes.h"
 #include "io/dng_tags.h"
 
@@ -191,26 +192,6 @@ static unsigned depth_for(unsigned white)
 	return 16;
 }
 
-/* Everything but the pixels and the levels: colour, orientation, crop, camera and exposure. */
-static int invert3(const double m[9], double out[9])
-{
-	double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-		     m[2] * (m[3] * m[7] - m[4] * m[6]);
-
-	if (!(fabs(det) > 1e-12))
-		return -1;
-	out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
-	out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
-	out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
-	out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
-	out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
-	out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
-	out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
-	out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
-	out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
-	return 0;
-}
-
 /*
  * The XYZ-to-camera matrix LibRaw actually uses. LibRaw picks one of a
  * DNG's matrices (by illuminant) or its own table for other files, folds
@@ -225,19 +206,19 @@ static int libraw_matrix(const libraw_colordata_t *col, float xyz_to_cam[9])
 {
 	static const double xyz_to_srgb[9] = { 3.2404542, -1.5371385, -0.4985314, -0.9692660, 1.8760108,
 					       0.0415560, 0.0556434, -0.2040259, 1.0572252 };
-	double rgb_cam[9], a[9];
+	double rgb_cam[3][3], a[3][3];
 
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
-			rgb_cam[3 * i + j] = col->rgb_cam[i][j];
-	if (invert3(rgb_cam, a))
+			rgb_cam[i][j] = col->rgb_cam[i][j];
+	if (!(fabs(matrix3_invert(rgb_cam, a)) > 1e-12))
 		return -1;
 	for (int i = 0; i < 3; i++) {
 		double scale = col->pre_mul[i] > 0 && isfinite(col->pre_mul[i]) ? 1.0 / col->pre_mul[i] : 1.0;
 		for (int j = 0; j < 3; j++) {
 			double v = 0;
 			for (int k = 0; k < 3; k++)
-				v += scale * a[3 * i + k] * xyz_to_srgb[3 * k + j];
+				v += scale * a[i][k] * xyz_to_srgb[3 * k + j];
 			if (!isfinite(v))
 				return -1;
 			xyz_to_cam[3 * i + j] = (float)v;

@@ -9,7 +9,9 @@
 #include <cisp/input_file.h>
 #include <cisp/raw_frame.h>
 
+#include "abi/fixed_point.h"
 #include "core/error_internal.h"
+#include "core/matrix3.h"
 
 static void default_levels(struct cisp_raw_frame *frame, unsigned bits)
 {
@@ -109,25 +111,6 @@ int cisp_raw_from_raster(const struct cisp_raster *raster, enum cisp_cfa cfa, un
 	return 0;
 }
 
-static int invert3(const double m[9], double out[9])
-{
-	double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-		     m[2] * (m[3] * m[7] - m[4] * m[6]);
-
-	if (fabs(det) < 1e-12)
-		return -1;
-	out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
-	out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
-	out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
-	out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
-	out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
-	out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
-	out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
-	out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
-	out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
-	return 0;
-}
-
 /*
  * Camera to linear sRGB from an XYZ-to-camera matrix: A = xyz_to_cam *
  * srgb_to_xyz maps sRGB to camera RGB; scaling its rows to sum to 1 makes
@@ -135,43 +118,37 @@ static int invert3(const double m[9], double out[9])
  * its inverse is the CCM. The row sums themselves are the camera's response
  * to D65 white, whose reciprocals are the daylight white-balance gains.
  */
-static int matrix_to_ccm(const float xyz_to_cam[9], double ccm[9], double daylight_gains[3])
+static int matrix_to_ccm(const float xyz_to_cam[9], double ccm[3][3], double daylight_gains[3])
 {
 	static const double srgb_to_xyz[9] = { 0.4124564, 0.3575761, 0.1804375, 0.2126729, 0.7151522,
 					       0.0721750, 0.0193339, 0.1191920, 0.9503041 };
-	double a[9];
+	double a[3][3];
 
 	for (int i = 0; i < 3; i++) {
 		double sum = 0;
 		for (int j = 0; j < 3; j++) {
-			a[3 * i + j] = 0;
+			a[i][j] = 0;
 			for (int k = 0; k < 3; k++)
-				a[3 * i + j] += xyz_to_cam[3 * i + k] * srgb_to_xyz[3 * k + j];
-			sum += a[3 * i + j];
+				a[i][j] += xyz_to_cam[3 * i + k] * srgb_to_xyz[3 * k + j];
+			sum += a[i][j];
 		}
 		if (sum <= 1e-9)
 			return -1;
 		for (int j = 0; j < 3; j++)
-			a[3 * i + j] /= sum;
+			a[i][j] /= sum;
 		daylight_gains[i] = 1.0 / sum;
 	}
 	for (int i = 0; i < 3; i += 2) /* green last: each divided by the same green */
 		daylight_gains[i] /= daylight_gains[1];
 	daylight_gains[1] = 1;
-	return invert3(a, ccm);
-}
-
-static uint16_t q12_gain(double g)
-{
-	long v = lround(g * 4096.0);
-	return (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+	return fabs(matrix3_invert(a, ccm)) >= 1e-12 ? 0 : -1;
 }
 
 int cisp_raw_frame_params(const struct cisp_raw_frame *frame, struct cisp_param_state *state)
 {
 	const struct cisp_format_info *f = cisp_format_info(frame->image.format);
 	unsigned shift = f ? 16 - f->bits : 0;
-	double ccm[9], daylight[3], wb[3] = { 1, 1, 1 };
+	double ccm[3][3], daylight[3], wb[3] = { 1, 1, 1 };
 	bool set_wb = frame->has_wb;
 	uint32_t white16;
 
@@ -197,14 +174,14 @@ int cisp_raw_frame_params(const struct cisp_raw_frame *frame, struct cisp_param_
 		for (int i = 0; i < 3; i++) {
 			double row = 0;
 			for (int j = 0; j < 3; j++)
-				row += fabs(ccm[3 * i + j]);
+				row += fabs(ccm[i][j]);
 			limit = row > limit ? row : limit;
 		}
 		if (limit < 7.99) {
 			for (int i = 0; i < 3; i++) {
 				int sum = 0;
 				for (int j = 0; j < 3; j++) {
-					state->ccm.coeff[3 * i + j] = (int16_t)lround(ccm[3 * i + j] * 4096.0);
+					state->ccm.coeff[3 * i + j] = (int16_t)lround(ccm[i][j] * 4096.0);
 					sum += state->ccm.coeff[3 * i + j];
 				}
 				/* Keep white exactly white: each row sums to 1.0. */
@@ -222,10 +199,10 @@ int cisp_raw_frame_params(const struct cisp_raw_frame *frame, struct cisp_param_
 		for (int i = 0; i < 3; i++)
 			wb[i] = frame->wb_gains[i];
 	if (set_wb) {
-		state->wb.gain[CISP_CH_R] = q12_gain(wb[0]);
-		state->wb.gain[CISP_CH_GR] = q12_gain(wb[1]);
-		state->wb.gain[CISP_CH_GB] = q12_gain(wb[1]);
-		state->wb.gain[CISP_CH_B] = q12_gain(wb[2]);
+		state->wb.gain[CISP_CH_R] = abi_fixed_u16(wb[0], 4096);
+		state->wb.gain[CISP_CH_GR] = abi_fixed_u16(wb[1], 4096);
+		state->wb.gain[CISP_CH_GB] = abi_fixed_u16(wb[1], 4096);
+		state->wb.gain[CISP_CH_B] = abi_fixed_u16(wb[2], 4096);
 		state->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_WB);
 	}
 	return 0;

@@ -9,31 +9,20 @@
 #include <cisp/iq_calib.h>
 #include <cisp/iq_color.h>
 
+#include "abi/fixed_point.h"
 #include "core/error_internal.h"
+#include "core/matrix3.h"
+#include "plane_fit.h"
 
 /* Invert a 3x3 matrix; return false when it is (nearly) singular. */
 static bool inv3(const double a[3][3], double out[3][3])
 {
-	double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-		     a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-		     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
 	double scale = 0;
 
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
 			scale = fmax(scale, fabs(a[i][j]));
-	if (scale == 0 || fabs(det) < 1e-12 * scale * scale * scale)
-		return false;
-	out[0][0] = (a[1][1] * a[2][2] - a[1][2] * a[2][1]) / det;
-	out[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) / det;
-	out[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) / det;
-	out[1][0] = (a[1][2] * a[2][0] - a[1][0] * a[2][2]) / det;
-	out[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) / det;
-	out[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) / det;
-	out[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) / det;
-	out[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) / det;
-	out[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) / det;
-	return true;
+	return scale > 0 && fabs(matrix3_invert(a, out)) >= 1e-12 * scale * scale * scale;
 }
 
 struct fit_data {
@@ -304,11 +293,10 @@ int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, un
 				/* Node (i, j) sits at input pixel (i (W-1) / (gw-1), j (H-1) / (gh-1)); in the half-size plane: */
 				double cx = (i * (raw->width - 1.0) / (gw - 1) - ox) / 2;
 				double cy = (j * (raw->height - 1.0) / (gh - 1) - oy) / 2;
-				double hx = plane.width / (2.0 * (gw - 1)), hy = plane.height / (2.0 * (gh - 1)), s, n = 0;
+				double hx = plane.width / (2.0 * (gw - 1)), hy = plane.height / (2.0 * (gh - 1)), s;
 				int x0 = (int)fmax(0, floor(cx - hx)), x1 = (int)fmin(plane.width - 1, ceil(cx + hx));
 				int y0 = (int)fmax(0, floor(cy - hy)), y1 = (int)fmin(plane.height - 1, ceil(cy + hy));
-
-				double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sv = 0, svx = 0, svy = 0, m[3][3], mi[3][3];
+				struct plane_fit fit = { 0 };
 
 				/*
 				 * A least-squares plane over the window, evaluated at the node: the mean for
@@ -316,26 +304,9 @@ int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, un
 				 * windows that the frame's edges cut in half.
 				 */
 				for (int y = y0; y <= y1; y++)
-					for (int x = x0; x <= x1; x++) {
-						double v = plane.data[(size_t)y * plane.stride + x], dx = x - cx, dy = y - cy;
-
-						n++;
-						sx += dx;
-						sy += dy;
-						sxx += dx * dx;
-						syy += dy * dy;
-						sxy += dx * dy;
-						sv += v;
-						svx += v * dx;
-						svy += v * dy;
-					}
-				m[0][0] = n, m[0][1] = sx, m[0][2] = sy;
-				m[1][0] = sx, m[1][1] = sxx, m[1][2] = sxy;
-				m[2][0] = sy, m[2][1] = sxy, m[2][2] = syy;
-				if (inv3(m, mi))
-					s = mi[0][0] * sv + mi[0][1] * svx + mi[0][2] * svy;
-				else
-					s = sv / n;
+					for (int x = x0; x <= x1; x++)
+						plane_fit_add(&fit, x - cx, y - cy, plane.data[(size_t)y * plane.stride + x]);
+				s = plane_fit_at_origin(&fit);
 				mean[j * gw + i] = s;
 				top = fmax(top, s);
 			}
@@ -346,7 +317,7 @@ int cisp_iq_fit_lsc(const struct cisp_image *raw, double black, double white, un
 			if (!(g * 4096 <= 65535))
 				return cisp_error(-EINVAL, "flat field: channel %u node %u needs a gain of %.1f (over 16); is "
 							   "it lit?", c, k, g);
-			p->gain[c * gw * gh + k] = (uint16_t)lrint(g * 4096);
+			p->gain[c * gw * gh + k] = abi_fixed_u16(g, 4096);
 		}
 	}
 	return 0;

@@ -20,6 +20,7 @@
 
 #include "calibrate_internal.h"
 #include "core/error_internal.h"
+#include "core/matrix3.h"
 
 #define PATCHES CISP_IQ_COLORCHECKER_PATCHES
 /* The neutral patches that give the grey: white 9.5 to neutral 3.5 (black 2 is mostly noise and flare). */
@@ -40,23 +41,6 @@ static void names_and_neutrals(const char *names[PATCHES], bool neutral[PATCHES]
 		names[i] = cisp_iq_colorchecker()[i].name;
 		neutral[i] = i >= 18;
 	}
-}
-
-/* Invert a 3x3 matrix; false when it is singular. */
-static bool invert3(const double a[3][3], double out[3][3])
-{
-	double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-		     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-
-	if (fabs(det) < 1e-12)
-		return false;
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
-
-			out[i][j] = (a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0]) / det;
-		}
-	return true;
 }
 
 static void apply(const double m[3][3], const double in[3], double out[3])
@@ -135,7 +119,7 @@ static int solve_chart(const struct calib_chart_shot *s, const double black[4], 
 				      &fit_options, &fit);
 		if (ret)
 			return cisp_error_prefix(ret, "chart %s", s->name);
-		if (!invert3(fit.ccm, inv))
+		if (!(fabs(matrix3_invert(fit.ccm, inv)) >= 1e-12))
 			break;
 		for (int i = GREY_FIRST; i <= GREY_LAST; i++) {
 			double xyz65[3], srgb[3];

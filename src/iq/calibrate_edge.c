@@ -19,6 +19,7 @@
 #include <cisp/params_state.h>
 #include <cisp/sensor_levels.h>
 
+#include "abi/fixed_point.h"
 #include "calibrate_internal.h"
 #include "core/error_internal.h"
 
@@ -65,7 +66,7 @@ static int develop(const struct cisp_image *raw, const struct calib_planes *pl, 
 	cisp_param_state_init(st);
 	ret = cisp_blc_from_sensor_levels(&st->blc, black, white, fi->bits);
 	for (unsigned c = 0; c < 4; c++)
-		st->wb.gain[c] = (uint16_t)fmin(lrint(4096 * (mean[1] + mean[2]) / 2 / mean[c]), 65535);
+		st->wb.gain[c] = abi_fixed_u16((mean[1] + mean[2]) / 2 / mean[c], 4096);
 	st->demosaic.algorithm = CISP_DEMOSAIC_QUALITY;
 	st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_WB);
 	st->enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |

@@ -16,6 +16,7 @@
 
 #include "calibrate_internal.h"
 #include "core/error_internal.h"
+#include "plane_fit.h"
 
 /* A block departing this much from the median of its neighbours is not flat. */
 #define NOT_FLAT 0.03
@@ -53,31 +54,17 @@ static bool same(double a, double b)
  */
 static double neighbours_level(const double *m, unsigned gw, unsigned gh, unsigned i, unsigned j)
 {
-	double s1 = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sv = 0, sxv = 0, syv = 0, det;
+	struct plane_fit fit = { 0 };
 
 	for (int dj = -2; dj <= 2; dj++)
 		for (int di = -2; di <= 2; di++) {
 			int x = (int)i + di, y = (int)j + dj;
-			double v;
 
 			if ((!di && !dj) || x < 0 || y < 0 || x >= (int)gw || y >= (int)gh)
 				continue;
-			v = m[y * gw + x];
-			s1++;
-			sx += di;
-			sy += dj;
-			sxx += di * di;
-			syy += dj * dj;
-			sxy += di * dj;
-			sv += v;
-			sxv += di * v;
-			syv += dj * v;
+			plane_fit_add(&fit, di, dj, m[y * gw + x]);
 		}
-	/* Solve for the plane a + b x + c y by Cramer's rule; the value at the centre is a. */
-	det = s1 * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy);
-	if (fabs(det) < 1e-9)
-		return s1 ? sv / s1 : 0;
-	return (sv * (sxx * syy - sxy * sxy) - sx * (sxv * syy - sxy * syv) + sy * (sxv * sxy - sxx * syv)) / det;
+	return plane_fit_at_origin(&fit);
 }
 
 /*

@@ -20,6 +20,7 @@
 #include <cisp/output_file.h>
 #include <cisp/params_state.h>
 
+#include "abi/fixed_point.h"
 #include "core/error_internal.h"
 #include "core/number.h"
 #include "core/yaml_depth.h"
@@ -357,7 +358,7 @@ static void v_lsc(struct cisp_param_state *s)
 			for (int i = 0; i < 5; i++) {
 				double r2 = (i - 2) * (i - 2) / 4.0 + (j - 1.5) * (j - 1.5) / 2.25;
 
-				s->lsc.gain[(c * 4 + j) * 5 + i] = (uint16_t)lrint(4096 * (1 + (0.4 + 0.05 * c) * r2));
+				s->lsc.gain[(c * 4 + j) * 5 + i] = abi_fixed_u16(1 + (0.4 + 0.05 * c) * r2, 4096);
 			}
 }
 

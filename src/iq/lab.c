@@ -24,6 +24,7 @@
 #include <cisp/sensor.h>
 #include <cisp/tuning.h>
 
+#include "abi/fixed_point.h"
 #include "control/tuning.h"
 #include "core/error_internal.h"
 #include "core/number.h"
@@ -214,9 +215,9 @@ static int develop(const struct cisp_iq_lab *lab, const struct cisp_image *raw, 
 		st->blc.black[c] = (uint16_t)(m->black_level << shift);
 	st->blc.white = (uint16_t)(m->white_level << shift);
 	st->dpc.threshold = 4096;
-	st->wb.gain[CISP_CH_R] = (uint16_t)fmin(lrint(wb[0] * 4096), 65535);
-	st->wb.gain[CISP_CH_GR] = st->wb.gain[CISP_CH_GB] = (uint16_t)fmin(lrint(wb[1] * 4096), 65535);
-	st->wb.gain[CISP_CH_B] = (uint16_t)fmin(lrint(wb[2] * 4096), 65535);
+	st->wb.gain[CISP_CH_R] = abi_fixed_u16(wb[0], 4096);
+	st->wb.gain[CISP_CH_GR] = st->wb.gain[CISP_CH_GB] = abi_fixed_u16(wb[1], 4096);
+	st->wb.gain[CISP_CH_B] = abi_fixed_u16(wb[2], 4096);
 	st->demosaic.algorithm = (uint16_t)lab->demosaic;
 	ret = cisp_iq_ccm_to_params(ccm, &st->ccm);
 	st->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_WB) |

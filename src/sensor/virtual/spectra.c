@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "core/error_internal.h"
+#include "core/matrix3.h"
 #include "core/number.h"
 #include "spectra.h"
 
@@ -215,20 +216,6 @@ static void srgb_of(const double *refl, double rgb[3])
 	}
 }
 
-static void invert3(const double a[3][3], double out[3][3])
-{
-	double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-		     a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-		     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
-
-			out[i][j] = (a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0]) / det;
-		}
-}
-
 /*
  * Three smooth bands that add up to 1 at every wavelength (blue below
  * 490 nm, red above 585 nm, logistic edges 12 nm wide), then mixed by the
@@ -253,7 +240,7 @@ static void make_basis(void)
 		for (int c = 0; c < 3; c++)
 			a[c][k] = rgb[c];
 	}
-	invert3(a, inv);
+	matrix3_invert(a, inv); /* the three band colours are independent */
 	for (int j = 0; j < 3; j++)
 		for (int i = 0; i < VS_BANDS; i++)
 			basis[j][i] = inv[0][j] * band[0][i] + inv[1][j] * band[1][i] + inv[2][j] * band[2][i];
