@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The params buffer ABI: layout, defaults, encode/apply round trips, diff, and hostile buffers. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cisp/error.h>
 #include <cisp/params_state.h>
 
+#include "abi/fixed_point.h"
 #include "abi/params_internal.h"
 #include "test.h"
 #include "test_abi.h"
@@ -437,6 +440,74 @@ TEST(abi_subsets_apply_only_their_blocks)
 	free(a);
 	free(b);
 	free(t);
+}
+
+TEST(abi_copy_is_applying_the_encoded_blocks)
+{
+	struct cisp_param_state *a = new_state(), *b = new_state(), *applied = new_state(), *copied = new_state();
+
+	for (int i = 0; i < 100; i++) {
+		uint32_t mask = i ? (uint32_t)test_rand() & ALL_BLOCKS : ~0u;
+		size_t size;
+		uint8_t *buf;
+
+		abi_random_state(a);
+		abi_random_state(b);
+		/* Stale entries past the counts: the buffer carries zeros there, and so does the copy. */
+		if (b->dpc.count < CISP_DPC_MAX_PIXELS)
+			b->dpc.pixels[b->dpc.count].x = 7;
+		buf = encode(b, mask, &size);
+		*applied = *a;
+		CHECK_EQ(cisp_param_state_apply(applied, buf, size, NULL), 0);
+		*copied = *a;
+		CHECK_EQ(cisp_param_state_copy(copied, b, mask, NULL), 0);
+		CHECK(!memcmp(applied, copied, sizeof(*copied)));
+		free(buf);
+	}
+	free(a);
+	free(b);
+	free(applied);
+	free(copied);
+}
+
+TEST(abi_copy_refuses_an_invalid_block_and_changes_nothing)
+{
+	struct cisp_param_state *src = new_state(), *dst = new_state(), *before = new_state();
+	struct cisp_params_limits no_lsc = { 0, 0, ALL_BLOCKS & ~BIT(LSC), 3 };
+
+	abi_random_state(dst);
+	*before = *dst;
+	src->wb.gain[0] = 8192;
+	src->blc.black[2] = 60000; /* above the white level */
+	CHECK_ERR(cisp_param_state_copy(dst, src, BIT(WB) | BIT(BLC), NULL), -EINVAL, "state block blc: white - black[2]");
+	CHECK(!memcmp(dst, before, sizeof(*dst))); /* not even the valid WB block */
+	cisp_param_state_init(src);
+	src->lsc.grid_w = 65;
+	CHECK_ERR(cisp_param_state_copy(dst, src, BIT(LSC), NULL), -EINVAL, "state block lsc: grid_w = 65 is out of range 2..64");
+	cisp_param_state_init(src);
+	CHECK_ERR(cisp_param_state_copy(dst, src, BIT(LSC), &no_lsc), -ENOTSUP, "does not implement lsc blocks");
+	src->crop[1].width = 3; /* odd */
+	CHECK(cisp_param_state_copy(dst, src, BIT(CROP), NULL) < 0);
+	CHECK(strstr(cisp_last_error(), "state block crop of output preview") != NULL);
+	CHECK(!memcmp(dst, before, sizeof(*dst)));
+	free(src);
+	free(dst);
+	free(before);
+}
+
+TEST(abi_fixed_u16_rounds_half_away_and_clamps)
+{
+	CHECK_EQ(abi_fixed_u16(1.0, 4096), 4096);
+	CHECK_EQ(abi_fixed_u16(0.5 / 4096, 4096), 1);       /* a half rounds up */
+	CHECK_EQ(abi_fixed_u16(2.5, 1), 3);                  /* not to even */
+	CHECK_EQ(abi_fixed_u16(0.49999 / 4096, 4096), 0);
+	CHECK_EQ(abi_fixed_u16(15.99976, 4096), 65535);     /* the largest Q4.12 gain */
+	CHECK_EQ(abi_fixed_u16(16.0, 4096), 65535);         /* clamped */
+	CHECK_EQ(abi_fixed_u16(1e300, 4096), 65535);
+	CHECK_EQ(abi_fixed_u16(-0.3, 4096), 0);
+	CHECK_EQ(abi_fixed_u16(-1e300, 4096), 0);
+	CHECK_EQ(abi_fixed_u16(NAN, 4096), 0);
+	CHECK_EQ(abi_fixed_u16(0.1628, 256), 42);           /* 41.68: a Q8.8 strength */
 }
 
 TEST(abi_diff)

@@ -10,7 +10,30 @@
 #include <cisp/image.h>
 #include <cisp/pool.h>
 
+#include "core/matrix3.h"
 #include "test.h"
+
+TEST(matrix3_inverse)
+{
+	const double a[3][3] = { { 2, 1, 0 }, { 1, 3, 1 }, { 0, 1, 4 } };
+	const double singular[3][3] = { { 1, 2, 3 }, { 2, 4, 6 }, { 0, 1, 1 } };
+	double inv[3][3], untouched[3][3] = { { 7 } };
+
+	CHECK_NEAR(matrix3_invert(a, inv), 18, 1e-12);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			double p = a[i][0] * inv[0][j] + a[i][1] * inv[1][j] + a[i][2] * inv[2][j];
+
+			CHECK_NEAR(p, i == j, 1e-12);
+		}
+	CHECK_NEAR(inv[0][0], 11.0 / 18, 1e-15);
+	CHECK_NEAR(inv[0][2], 1.0 / 18, 1e-15);
+	CHECK_EQ(matrix3_invert(singular, untouched), 0);
+	CHECK_EQ(untouched[0][0], 7); /* left as it was */
+	const double huge[3][3] = { { 1e300, 0, 0 }, { 0, 1e300, 0 }, { 0, 0, 1e300 } };
+	CHECK_EQ(matrix3_invert(huge, untouched), 0); /* the determinant overflows */
+	CHECK_EQ(untouched[0][0], 7);
+}
 
 TEST(format_names_round_trip)
 {

@@ -6,6 +6,7 @@
 #include <cisp/error.h>
 #include <cisp/iq.h>
 
+#include "iq/plane_fit.h"
 #include "test.h"
 
 /*
@@ -313,4 +314,20 @@ TEST(iq_find_colorchecker_synthetic)
 		img.data[i] = 0.3f + 0.01f * (float)(test_rand() % 3);
 	CHECK_ERR(cisp_iq_find_colorchecker(&img, corners, &score), -ENOENT, "no ColorChecker found");
 	cisp_iq_image_free(&img);
+}
+
+TEST(iq_plane_fit_at_origin)
+{
+	struct plane_fit f = { 0 }, line = { 0 }, none = { 0 };
+
+	/* v = 10 + 2 dx - 3 dy on a window cut by an edge (not centred on the origin). */
+	for (int dy = -1; dy <= 2; dy++)
+		for (int dx = 0; dx <= 3; dx++)
+			plane_fit_add(&f, dx, dy, 10 + 2 * dx - 3 * dy);
+	CHECK_NEAR(plane_fit_at_origin(&f), 10, 1e-9);
+	/* Samples on one line span no plane: their mean. */
+	for (int dx = -2; dx <= 3; dx++)
+		plane_fit_add(&line, dx, 0, dx);
+	CHECK_NEAR(plane_fit_at_origin(&line), 0.5, 1e-12);
+	CHECK_EQ(plane_fit_at_origin(&none), 0);
 }

@@ -107,13 +107,14 @@ CISP_API void cisp_isp_limits(const struct cisp_isp *isp, struct cisp_params_lim
 CISP_API int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size);
 
 /**
- * cisp_isp_set_state() - apply blocks of a parameter state: encode them as a
- * params buffer (cisp_params_encode()) and apply it (cisp_isp_set_params()).
+ * cisp_isp_set_state() - apply blocks of a parameter state: validate them
+ * and copy them into the instance's state (cisp_param_state_copy() with the
+ * instance's limits), as cisp_isp_set_params() would apply them encoded.
  * @isp: the instance.
  * @state: the state to take the blocks from.
  * @blocks: CISP_BLOCK_BIT() mask of the blocks to apply; ~0u for all.
  *
- * Return: 0; -ENOMEM; or the error of encoding or validation, with the
+ * Return: 0, or the validation error (see cisp_param_state_copy()) with the
  * instance's state unchanged.
  */
 CISP_API int cisp_isp_set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks);

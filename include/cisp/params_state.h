@@ -203,6 +203,26 @@ CISP_API int cisp_params_encode(const struct cisp_param_state *state, uint32_t b
 				size_t capacity, size_t *size);
 
 /**
+ * cisp_param_state_copy() - validate blocks of one state, then copy them into
+ * another: what applying cisp_params_encode(@src, @blocks) to @dst does,
+ * without the buffer.
+ * @dst: the state to update.
+ * @src: the state to take the blocks from.
+ * @blocks: CISP_BLOCK_BIT() of the block types to copy, each with its enabled
+ *          state; ~0u copies the whole state. Bits of types that are not
+ *          block types, and CISP_BLOCK_VENDOR (a state holds no vendor
+ *          blocks), are ignored.
+ * @limits: as for cisp_params_validate().
+ *
+ * Entries past the counts of a variable-length block become 0 in @dst.
+ *
+ * Return: 0, or -EINVAL/-EMSGSIZE/-ENOTSUP naming the block ("state block
+ * lsc: ...") and field, with @dst unchanged.
+ */
+CISP_API int cisp_param_state_copy(struct cisp_param_state *dst, const struct cisp_param_state *src, uint32_t blocks,
+				   const struct cisp_params_limits *limits);
+
+/**
  * cisp_params_diff() - the block types whose value or enabled state differs.
  * @a: one state.
  * @b: the other.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing blocks of a parameter state as a params buffer, and the difference of two states. */
+/* Writing blocks of a parameter state as a params buffer or into another state, and the difference of two states. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +73,58 @@ int cisp_params_encode(const struct cisp_param_state *state, uint32_t blocks, vo
 	/* A state is only ever written as a valid buffer. */
 	ret = cisp_params_validate(buf, total, NULL);
 	return ret ? cisp_error_prefix(ret, "the state to encode is invalid") : 0;
+}
+
+int cisp_param_state_copy(struct cisp_param_state *dst, const struct cisp_param_state *src, uint32_t blocks,
+			  const struct cisp_params_limits *limits)
+{
+	int ret;
+
+	/* Every block first, as a buffer is validated whole before any of it applies. */
+	for (unsigned t = 0; t < CISP_BLOCK_TYPE_COUNT; t++) {
+		const struct abi_block *b = abi_block_info(t);
+
+		if (!b || !(blocks & CISP_BLOCK_BIT(t)) || (b->flags & ABI_VENDOR))
+			continue;
+		for (unsigned o = 0; o < abi_block_instances(b); o++) {
+			const void *blk = abi_state_block_const(b, src, o);
+			struct abi_ctx ctx = { .limits = limits, .in_state = true };
+
+			snprintf(ctx.where, sizeof(ctx.where), "state block %s%s%s", b->name,
+				 (b->flags & ABI_PER_OUTPUT) ? " of output " : "",
+				 (b->flags & ABI_PER_OUTPUT) ? abi_output_names[o] : "");
+			/* The used size follows from the counts: check those before trusting it. */
+			if ((ret = abi_check_counts(&ctx, b, blk, b->size)) ||
+			    (ret = abi_check_block(&ctx, t, block_flags(b, src, o), blk, abi_block_encoded_size(b, blk))))
+				return ret;
+		}
+	}
+	/* What applying cisp_params_encode(src, blocks) does: the entries in use, zeros past them, the flags. */
+	for (unsigned t = 0; t < CISP_BLOCK_TYPE_COUNT; t++) {
+		const struct abi_block *b = abi_block_info(t);
+
+		if (!b || !(blocks & CISP_BLOCK_BIT(t)) || (b->flags & ABI_VENDOR))
+			continue;
+		for (unsigned o = 0; o < abi_block_instances(b); o++) {
+			const uint8_t *from = abi_state_block_const(b, src, o);
+			uint8_t *to = abi_state_block(dst, b, o);
+			uint32_t used = b->used_size ? b->used_size(from) : b->size;
+			const size_t head = sizeof(struct cisp_block_header);
+
+			memcpy(to + head, from + head, used - head);
+			memset(to + used, 0, b->size - used);
+			if (b->flags & ABI_NO_FLAGS)
+				continue;
+			if (b->flags & ABI_PER_OUTPUT)
+				dst->crop_enabled = abi_state_enabled(b, src, o) ? dst->crop_enabled | 1u << o
+										  : dst->crop_enabled & ~(1u << o);
+			else
+				dst->enabled = (block_flags(b, src, o) & CISP_BLOCK_FL_ENABLE)
+						       ? dst->enabled | CISP_BLOCK_BIT(t)
+						       : dst->enabled & ~CISP_BLOCK_BIT(t);
+		}
+	}
+	return 0;
 }
 
 uint32_t cisp_params_diff(const struct cisp_param_state *a, const struct cisp_param_state *b)

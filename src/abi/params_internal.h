@@ -92,6 +92,9 @@ struct abi_block {
 struct abi_ctx {
 	char where[128];
 	const struct cisp_params_limits *limits; /* NULL: no instance checks */
+	/* Checking a block inside a struct cisp_param_state: the bytes past a variable-length block's used
+	 * entries are not looked at (a buffer carries them as 0; cisp_param_state_copy() writes them so). */
+	bool in_state;
 };
 
 /* The block type's description, or NULL for an unknown type. */

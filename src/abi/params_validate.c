@@ -127,7 +127,7 @@ int abi_check_payload(const struct abi_ctx *ctx, const struct abi_block *b, cons
 	for (const struct abi_field *f = b->fields; f->name; f++)
 		if (!(f->flags & ABI_COUNT) && (ret = check_field(ctx, b, f, block, size)))
 			return ret;
-	if (b->used_size) {
+	if (b->used_size && !ctx->in_state) {
 		const uint8_t *p = block;
 
 		for (uint32_t i = b->used_size(block); i < size; i++)

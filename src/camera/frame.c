@@ -65,10 +65,13 @@ static int encode_delta(struct cisp_camera *cam, uint32_t blocks)
 	return 0;
 }
 
-/* Take the loop's parameter state, keep the camera's crops, encode what changed. */
+/* Take what changed in the loop's parameter state, keep the camera's crops, encode it. */
 static int take_params(struct cisp_camera *cam, const struct cisp_control_result *res, uint32_t changed)
 {
-	cam->params = *res->params;
+	int r = cisp_param_state_copy(&cam->params, res->params, changed, NULL);
+
+	if (r)
+		return r;
 	apply_crops(cam);
 	cam->next_ct = res->state.colour_temperature;
 	cam->next_gains[0] = res->state.colour_gains[0];

@@ -190,20 +190,11 @@ int cisp_isp_set_params(struct cisp_isp *isp, const void *buf, size_t size)
 
 int cisp_isp_set_state(struct cisp_isp *isp, const struct cisp_param_state *state, uint32_t blocks)
 {
-	size_t size;
-	void *buf;
-	int ret = cisp_params_encode(state, blocks, NULL, 0, &size);
+	int ret = cisp_param_state_copy(&isp->state, state, blocks, &isp->limits);
 
 	if (ret)
 		return ret;
-	buf = malloc(size);
-	if (!buf)
-		return cisp_error(-ENOMEM, "out of memory for a params buffer of %zu bytes", size);
-	ret = cisp_params_encode(state, blocks, buf, size, &size);
-	if (!ret)
-		ret = cisp_isp_set_params(isp, buf, size);
-	free(buf);
-	return ret;
+	return update_coeffs(isp, blocks);
 }
 
 /* ---- execution ---- */
