@@ -227,26 +227,26 @@ static const char *const ae_keys[] = { "target", "tolerance", "highlight_fractio
  * there in tens of frames even where highlight protection moves the aim
  * by 5% a frame.
  */
-static int ae_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int ae_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 0.01, 0.5, &t->ae.target);
-	case 1: return tuning_number(r, v, k, 0.01, 0.5, &t->ae.tolerance);
-	case 2: return tuning_number(r, v, k, 0, 0.5, &t->ae.highlight_fraction);
-	case 3: return tuning_number(r, v, k, 0.1, 1, &t->ae.highlight_level);
-	case 4: return tuning_number(r, v, k, 0.1, 1, &t->ae.speed);
-	case 5: return tuning_number(r, v, k, 1, 1e7, &t->ae.max_exposure_us);
-	case 6: return tuning_number(r, v, k, 1, 256, &t->ae.max_analogue_gain);
-	case 7: return tuning_number(r, v, k, 1, 256, &t->ae.max_digital_gain);
-	default: return tuning_number(r, v, k, 0, 1e12, &t->ae.lux_scale);
+	case 0: return yaml_reader_number(r, v, k, 0.01, 0.5, &t->ae.target);
+	case 1: return yaml_reader_number(r, v, k, 0.01, 0.5, &t->ae.tolerance);
+	case 2: return yaml_reader_number(r, v, k, 0, 0.5, &t->ae.highlight_fraction);
+	case 3: return yaml_reader_number(r, v, k, 0.1, 1, &t->ae.highlight_level);
+	case 4: return yaml_reader_number(r, v, k, 0.1, 1, &t->ae.speed);
+	case 5: return yaml_reader_number(r, v, k, 1, 1e7, &t->ae.max_exposure_us);
+	case 6: return yaml_reader_number(r, v, k, 1, 256, &t->ae.max_analogue_gain);
+	case 7: return yaml_reader_number(r, v, k, 1, 256, &t->ae.max_digital_gain);
+	default: return yaml_reader_number(r, v, k, 0, 1e12, &t->ae.lux_scale);
 	}
 }
 
-static int ae_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int ae_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_map(r, v, key, ae_keys, 0, ae_key, t);
+	return yaml_reader_map(r, v, key, ae_keys, 0, ae_key, t);
 }
 
 static void ae_defaults(struct cisp_tuning *t, bool uncalibrated)

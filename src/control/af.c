@@ -268,7 +268,7 @@ int32_t af_process(struct af *af, double sharpness, double luma, int32_t frame_p
 static const char *const af_keys[] = { "position_range", "coarse_steps", "fine_steps", "scene_change",
 				       "min_contrast", NULL };
 
-static int af_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int af_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 	double d[2];
@@ -276,33 +276,33 @@ static int af_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k,
 
 	switch (i) {
 	case 0:
-		ret = tuning_numbers(r, v, k, 2, -1e6, 1e6, d);
+		ret = yaml_reader_numbers(r, v, k, 2, -1e6, 1e6, d);
 		if (ret)
 			return ret;
 		if ((d[0] != floor(d[0]) || d[1] != floor(d[1])))
-			return tuning_fail(r, v, k, "positions must be whole numbers");
+			return yaml_reader_fail(r, v, k, "positions must be whole numbers");
 		if (!(d[1] > d[0]))
-			return tuning_fail(r, v, k, "the maximum %g must be above the minimum %g", d[1], d[0]);
+			return yaml_reader_fail(r, v, k, "the maximum %g must be above the minimum %g", d[1], d[0]);
 		t->af.position_min = (int32_t)d[0];
 		t->af.position_max = (int32_t)d[1];
 		return 0;
 	case 1:
-		ret = tuning_whole(r, v, k, 2, 256, d);
+		ret = yaml_reader_whole(r, v, k, 2, 256, d);
 		t->af.coarse_steps = ret ? 0 : (unsigned)d[0];
 		return ret;
 	case 2:
-		ret = tuning_whole(r, v, k, 0, 256, d);
+		ret = yaml_reader_whole(r, v, k, 0, 256, d);
 		t->af.fine_steps = ret ? 0 : (unsigned)d[0];
 		return ret;
 	/* Above the figure's frame-to-frame noise (about 2%), or continuous AF never holds focus. */
-	case 3: return tuning_number(r, v, k, 0.05, 10, &t->af.scene_change);
-	default: return tuning_number(r, v, k, 1, 1000, &t->af.min_contrast);
+	case 3: return yaml_reader_number(r, v, k, 0.05, 10, &t->af.scene_change);
+	default: return yaml_reader_number(r, v, k, 1, 1000, &t->af.min_contrast);
 	}
 }
 
-static int af_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int af_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_map(r, v, key, af_keys, 0, af_key, t);
+	return yaml_reader_map(r, v, key, af_keys, 0, af_key, t);
 }
 
 static void af_defaults(struct cisp_tuning *t, bool uncalibrated)

@@ -89,7 +89,7 @@ struct control_algorithm {
 	uint32_t blocks;     /* CISP_BLOCK_BIT() of the params blocks it writes */
 	uint32_t requests;   /* enum cisp_control_request_bits it handles */
 
-	int (*parse)(struct tuning_reader *r, const yaml_node_t *section, const char *key, struct cisp_tuning *t);
+	int (*parse)(struct yaml_reader *r, const yaml_node_t *section, const char *key, struct cisp_tuning *t);
 	void (*defaults)(struct cisp_tuning *t, bool uncalibrated);
 	/* init and configure: 0, or a negative errno with a message (the loop is not made). */
 	int (*init)(void *self, const struct control_context *ctx);

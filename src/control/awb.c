@@ -66,22 +66,22 @@ struct awb {
 
 static const char *const ct_keys[] = { "ct", "r_over_g", "b_over_g", NULL };
 
-static int ct_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int ct_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct tuning_ct_point *c = ctx;
 
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 1000, 20000, &c->ct);
+	case 0: return yaml_reader_number(r, v, k, 1000, 20000, &c->ct);
 	/* Greys from 1/16 to 16 times green: gains the WB block holds (Q4.12, below 16). */
-	case 1: return tuning_number(r, v, k, 0.0625, 16, &c->r_over_g);
-	default: return tuning_number(r, v, k, 0.0625, 16, &c->b_over_g);
+	case 1: return yaml_reader_number(r, v, k, 0.0625, 16, &c->r_over_g);
+	default: return yaml_reader_number(r, v, k, 0.0625, 16, &c->b_over_g);
 	}
 }
 
-static int ct_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int ct_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
-	int ret = tuning_map(r, item, k, ct_keys, 7, ct_key, &t->awb.ct[i]);
+	int ret = yaml_reader_map(r, item, k, ct_keys, 7, ct_key, &t->awb.ct[i]);
 
 	return ret ? ret : tuning_sorted(r, item, k, "ct", i ? t->awb.ct[i - 1].ct : 0, t->awb.ct[i].ct, i);
 }
@@ -89,23 +89,23 @@ static int ct_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k
 static const char *const awb_keys[] = { "ct", "prior_weight", "max_curve_distance", "speed", "default_ct",
 					"transverse", NULL };
 
-static int awb_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int awb_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 
 	switch (i) {
-	case 0: return tuning_list(r, v, k, TUNING_MAX_CT, &t->awb.ct_count, ct_item, t);
-	case 1: return tuning_number(r, v, k, 0, 1, &t->awb.prior_weight);
-	case 2: return tuning_number(r, v, k, 0.01, 4, &t->awb.max_curve_distance);
-	case 3: return tuning_number(r, v, k, 0.05, 1, &t->awb.speed);
-	case 4: return tuning_number(r, v, k, 1000, 20000, &t->awb.default_ct);
-	default: return tuning_number(r, v, k, 0, 4, &t->awb.transverse);
+	case 0: return yaml_reader_list(r, v, k, TUNING_MAX_CT, &t->awb.ct_count, ct_item, t);
+	case 1: return yaml_reader_number(r, v, k, 0, 1, &t->awb.prior_weight);
+	case 2: return yaml_reader_number(r, v, k, 0.01, 4, &t->awb.max_curve_distance);
+	case 3: return yaml_reader_number(r, v, k, 0.05, 1, &t->awb.speed);
+	case 4: return yaml_reader_number(r, v, k, 1000, 20000, &t->awb.default_ct);
+	default: return yaml_reader_number(r, v, k, 0, 4, &t->awb.transverse);
 	}
 }
 
-static int awb_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int awb_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	int ret = tuning_map(r, v, key, awb_keys, 1, awb_key, t);
+	int ret = yaml_reader_map(r, v, key, awb_keys, 1, awb_key, t);
 
 	if (!ret && t->awb.default_ct == 0)
 		t->awb.default_ct = t->awb.ct[t->awb.ct_count / 2].ct;

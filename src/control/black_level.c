@@ -19,9 +19,9 @@ struct black_level {
 	struct cisp_blc_params blc; /* the levels for the mode */
 };
 
-static int black_level_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int black_level_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_numbers(r, v, key, 4, 0, 65535, t->black_level);
+	return yaml_reader_numbers(r, v, key, 4, 0, 65535, t->black_level);
 }
 
 static void black_level_defaults(struct cisp_tuning *t, bool uncalibrated)

@@ -23,23 +23,23 @@
 
 static const char *const ccm_keys[] = { "ct", "matrix", NULL };
 
-static int ccm_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int ccm_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct tuning_ccm *c = ctx;
 	char key[160];
 	unsigned row = 0;
 
 	if (i == 0)
-		return tuning_number(r, v, k, 1000, 20000, &c->ct);
+		return yaml_reader_number(r, v, k, 1000, 20000, &c->ct);
 	if (!v || v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.top - v->data.sequence.items.start != 3)
-		return tuning_fail(r, v, k, "must be a list of 3 rows of 3 numbers");
+		return yaml_reader_fail(r, v, k, "must be a list of 3 rows of 3 numbers");
 	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, row++) {
-		yaml_node_t *n = tuning_node(r, *it);
+		yaml_node_t *n = yaml_reader_node(r, *it);
 		double sum = 0, mag = 0;
 		int ret;
 
-		tuning_place(key, sizeof(key), "%s[%u]", k, row);
-		ret = tuning_numbers(r, n, key, 3, -MAX_COEFF, MAX_COEFF, c->m[row]);
+		yaml_reader_place(key, sizeof(key), "%s[%u]", k, row);
+		ret = yaml_reader_numbers(r, n, key, 3, -MAX_COEFF, MAX_COEFF, c->m[row]);
 		if (ret)
 			return ret;
 		for (int j = 0; j < 3; j++) {
@@ -48,24 +48,24 @@ static int ccm_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k
 		}
 		/* Rows sum to 1 so that white-balanced greys stay grey. */
 		if (fabs(sum - 1) > 0.01)
-			return tuning_fail(r, n, key, "the row sums to %g; it must sum to 1", sum);
+			return yaml_reader_fail(r, n, key, "the row sums to %g; it must sum to 1", sum);
 		if (mag > MAX_ROW_MAGNITUDE)
-			return tuning_fail(r, n, key, "the magnitudes add up to %g, over %g (Q3.12)", mag, MAX_ROW_MAGNITUDE);
+			return yaml_reader_fail(r, n, key, "the magnitudes add up to %g, over %g (Q3.12)", mag, MAX_ROW_MAGNITUDE);
 	}
 	return 0;
 }
 
-static int ccm_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int ccm_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
-	int ret = tuning_map(r, item, k, ccm_keys, 3, ccm_key, &t->ccm[i]);
+	int ret = yaml_reader_map(r, item, k, ccm_keys, 3, ccm_key, &t->ccm[i]);
 
 	return ret ? ret : tuning_sorted(r, item, k, "ct", i ? t->ccm[i - 1].ct : 0, t->ccm[i].ct, i);
 }
 
-static int colour_matrix_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int colour_matrix_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_list(r, v, key, TUNING_MAX_CT, &t->ccm_count, ccm_item, t);
+	return yaml_reader_list(r, v, key, TUNING_MAX_CT, &t->ccm_count, ccm_item, t);
 }
 
 static void colour_matrix_defaults(struct cisp_tuning *t, bool uncalibrated)

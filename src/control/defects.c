@@ -17,9 +17,9 @@ struct defects {
 	struct cisp_dpc_params dpc; /* the static list of the mode (configure), and the threshold (prepare) */
 };
 
-static int defects_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int defects_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_whole(r, v, key, 0, 65535, &t->defect_threshold);
+	return yaml_reader_whole(r, v, key, 0, 65535, &t->defect_threshold);
 }
 
 static void defects_defaults(struct cisp_tuning *t, bool uncalibrated)
@@ -91,29 +91,29 @@ const struct control_algorithm defects_algorithm = {
 
 /* ---- the defect_pixels section ---- */
 
-static int pixel_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int pixel_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
 	double v[2];
-	int ret = tuning_numbers(r, item, k, 2, 0, 65535, v);
+	int ret = yaml_reader_numbers(r, item, k, 2, 0, 65535, v);
 
 	if (ret)
 		return ret;
 	if (v[0] != (uint16_t)v[0] || v[1] != (uint16_t)v[1])
-		return tuning_fail(r, item, k, "must be whole numbers of pixels");
+		return yaml_reader_fail(r, item, k, "must be whole numbers of pixels");
 	t->defects[i].x = (uint16_t)v[0];
 	t->defects[i].y = (uint16_t)v[1];
 	/* Sorted by row, then column, each pixel once: what the DPC block takes. */
 	if (i > 0 && (t->defects[i].y < t->defects[i - 1].y ||
 		      (t->defects[i].y == t->defects[i - 1].y && t->defects[i].x <= t->defects[i - 1].x)))
-		return tuning_fail(r, item, k, "[%g, %g] must come after the previous pixel (sorted by row, then column)",
+		return yaml_reader_fail(r, item, k, "[%g, %g] must come after the previous pixel (sorted by row, then column)",
 				   v[0], v[1]);
 	return 0;
 }
 
-static int defect_pixels_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int defect_pixels_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_list(r, v, key, TUNING_MAX_DEFECTS, &t->defect_count, pixel_item, t);
+	return yaml_reader_list(r, v, key, TUNING_MAX_DEFECTS, &t->defect_count, pixel_item, t);
 }
 
 const struct control_algorithm defect_pixels_section = {

@@ -20,38 +20,38 @@
 
 static const char *const denoise_keys[] = { "gain", "bnr", "cnr", "sharpen", "coring", "bnr_mode", NULL };
 
-static int denoise_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int denoise_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct tuning_denoise *d = ctx;
 
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 1, 65536, &d->gain);
-	case 1: return tuning_number(r, v, k, 0, 4, &d->bnr_strength);
-	case 2: return tuning_number(r, v, k, 0, 16, &d->cnr_strength);
-	case 3: return tuning_number(r, v, k, 0, 8, &d->sharpen_strength);
-	case 4: return tuning_number(r, v, k, 0, 65535, &d->sharpen_coring);
+	case 0: return yaml_reader_number(r, v, k, 1, 65536, &d->gain);
+	case 1: return yaml_reader_number(r, v, k, 0, 4, &d->bnr_strength);
+	case 2: return yaml_reader_number(r, v, k, 0, 16, &d->cnr_strength);
+	case 3: return yaml_reader_number(r, v, k, 0, 8, &d->sharpen_strength);
+	case 4: return yaml_reader_number(r, v, k, 0, 65535, &d->sharpen_coring);
 	default: {
-		const char *s = tuning_scalar(v);
+		const char *s = yaml_reader_scalar(v);
 
 		if (!s || (strcmp(s, "fast") && strcmp(s, "quality")))
-			return tuning_fail(r, v, k, "'%s' is not one of fast, quality", s ? s : "");
+			return yaml_reader_fail(r, v, k, "'%s' is not one of fast, quality", s ? s : "");
 		d->bnr_mode = strcmp(s, "fast") ? CISP_BNR_QUALITY : CISP_BNR_FAST;
 		return 0;
 	}
 	}
 }
 
-static int denoise_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int denoise_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
-	int ret = tuning_map(r, item, k, denoise_keys, 31, denoise_key, &t->denoise[i]);
+	int ret = yaml_reader_map(r, item, k, denoise_keys, 31, denoise_key, &t->denoise[i]);
 
 	return ret ? ret : tuning_sorted(r, item, k, "gain", i ? t->denoise[i - 1].gain : 0, t->denoise[i].gain, i);
 }
 
-static int denoise_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int denoise_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_list(r, v, key, TUNING_MAX_GAIN, &t->denoise_count, denoise_item, t);
+	return yaml_reader_list(r, v, key, TUNING_MAX_GAIN, &t->denoise_count, denoise_item, t);
 }
 
 static void denoise_defaults(struct cisp_tuning *t, bool uncalibrated)

@@ -214,17 +214,17 @@ void flicker_process(struct flicker *f, const struct cisp_stats *stats, const st
 
 static const char *const flicker_keys[] = { "detect_threshold", NULL };
 
-static int flicker_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int flicker_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 
 	(void)i;
-	return tuning_number(r, v, k, 0.005, 1, &t->flicker.detect_threshold);
+	return yaml_reader_number(r, v, k, 0.005, 1, &t->flicker.detect_threshold);
 }
 
-static int flicker_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int flicker_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_map(r, v, key, flicker_keys, 0, flicker_key, t);
+	return yaml_reader_map(r, v, key, flicker_keys, 0, flicker_key, t);
 }
 
 static void flicker_defaults(struct cisp_tuning *t, bool uncalibrated)

@@ -18,51 +18,51 @@
 
 static const char *const table_keys[] = { "ct", "r", "gr", "gb", "b", NULL };
 
-static int table_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int table_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct tuning_lsc *l = ctx;
 	double g[TUNING_LSC_GRID * TUNING_LSC_GRID];
 	int ret;
 
 	if (i == 0)
-		return tuning_number(r, v, k, 1000, 20000, &l->ct);
-	ret = tuning_numbers(r, v, k, TUNING_LSC_GRID * TUNING_LSC_GRID, 1, 65535.0 / 4096, g);
+		return yaml_reader_number(r, v, k, 1000, 20000, &l->ct);
+	ret = yaml_reader_numbers(r, v, k, TUNING_LSC_GRID * TUNING_LSC_GRID, 1, 65535.0 / 4096, g);
 	for (unsigned j = 0; !ret && j < TUNING_LSC_GRID * TUNING_LSC_GRID; j++)
 		l->gain[i - 1][j] = (float)g[j];
 	return ret;
 }
 
-static int table_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int table_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
-	int ret = tuning_map(r, item, k, table_keys, 31, table_key, &t->lsc[i]);
+	int ret = yaml_reader_map(r, item, k, table_keys, 31, table_key, &t->lsc[i]);
 
 	return ret ? ret : tuning_sorted(r, item, k, "ct", i ? t->lsc[i - 1].ct : 0, t->lsc[i].ct, i);
 }
 
 static const char *const section_keys[] = { "array", "tables", NULL };
 
-static int section_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int section_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 	double d[2];
 	int ret;
 
 	if (i == 1)
-		return tuning_list(r, v, k, TUNING_MAX_CT, &t->lsc_count, table_item, t);
-	ret = tuning_numbers(r, v, k, 2, 2, 65535, d);
+		return yaml_reader_list(r, v, k, TUNING_MAX_CT, &t->lsc_count, table_item, t);
+	ret = yaml_reader_numbers(r, v, k, 2, 2, 65535, d);
 	if (ret)
 		return ret;
 	if (d[0] != floor(d[0]) || d[1] != floor(d[1]))
-		return tuning_fail(r, v, k, "must be whole numbers of pixels");
+		return yaml_reader_fail(r, v, k, "must be whole numbers of pixels");
 	t->lsc_array_width = (uint32_t)d[0];
 	t->lsc_array_height = (uint32_t)d[1];
 	return 0;
 }
 
-static int lens_shading_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int lens_shading_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_map(r, v, key, section_keys, 2, section_key, t);
+	return yaml_reader_map(r, v, key, section_keys, 2, section_key, t);
 }
 
 /* ---- the LSC block ---- */

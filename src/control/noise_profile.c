@@ -19,28 +19,28 @@
 
 static const char *const noise_keys[] = { "gain", "a", "b", NULL };
 
-static int noise_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int noise_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct tuning_noise *n = ctx;
 
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 1, 65536, &n->gain);
-	case 1: return tuning_numbers(r, v, k, 4, 0, 65535, n->a);
-	default: return tuning_numbers(r, v, k, 4, 0, 4294967295.0, n->b);
+	case 0: return yaml_reader_number(r, v, k, 1, 65536, &n->gain);
+	case 1: return yaml_reader_numbers(r, v, k, 4, 0, 65535, n->a);
+	default: return yaml_reader_numbers(r, v, k, 4, 0, 4294967295.0, n->b);
 	}
 }
 
-static int noise_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int noise_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
-	int ret = tuning_map(r, item, k, noise_keys, 7, noise_key, &t->noise[i]);
+	int ret = yaml_reader_map(r, item, k, noise_keys, 7, noise_key, &t->noise[i]);
 
 	return ret ? ret : tuning_sorted(r, item, k, "gain", i ? t->noise[i - 1].gain : 0, t->noise[i].gain, i);
 }
 
-static int noise_profile_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int noise_profile_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_list(r, v, key, TUNING_MAX_GAIN, &t->noise_count, noise_item, t);
+	return yaml_reader_list(r, v, key, TUNING_MAX_GAIN, &t->noise_count, noise_item, t);
 }
 
 static void noise_profile_defaults(struct cisp_tuning *t, bool uncalibrated)

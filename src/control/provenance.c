@@ -13,17 +13,17 @@
 #include "algorithm.h"
 
 /* Text meant for people: any characters but control characters, shorter than @size. */
-static int free_text(struct tuning_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
+static int free_text(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
 {
-	const char *s = tuning_scalar(n);
+	const char *s = yaml_reader_scalar(n);
 
 	if (!s)
-		return tuning_fail(r, n, key, "must be text");
+		return yaml_reader_fail(r, n, key, "must be text");
 	if (strlen(s) >= size)
-		return tuning_fail(r, n, key, "is longer than %zu characters", size - 1);
+		return yaml_reader_fail(r, n, key, "is longer than %zu characters", size - 1);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
-			return tuning_fail(r, n, key, "holds a control character");
+			return yaml_reader_fail(r, n, key, "holds a control character");
 	if (out)
 		snprintf(out, size, "%s", s);
 	return 0;
@@ -32,7 +32,7 @@ static int free_text(struct tuning_reader *r, const yaml_node_t *n, const char *
 static const char *const kinds[] = { "dark", "flat", "chart", "edge", NULL };
 static const char *const input_keys[] = { "kind", "file", "illuminant", "exposure_s", "gain", "lux", NULL };
 
-static int input_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int input_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	char text[4096];
 	double d;
@@ -45,24 +45,24 @@ static int input_key(struct tuning_reader *r, void *ctx, unsigned i, const char 
 		for (unsigned j = 0; !ret && kinds[j]; j++)
 			if (!strcmp(kinds[j], text))
 				return 0;
-		return ret ? ret : tuning_fail(r, v, k, "'%s' is not dark, flat, chart or edge", text);
+		return ret ? ret : yaml_reader_fail(r, v, k, "'%s' is not dark, flat, chart or edge", text);
 	case 1: return free_text(r, v, k, NULL, 4096);
 	case 2: return free_text(r, v, k, NULL, 32);
-	case 3: return tuning_number(r, v, k, 0, 3600, &d);
-	case 4: return tuning_number(r, v, k, 0, 65536, &d);
-	default: return tuning_number(r, v, k, 0, 1000000, &d);
+	case 3: return yaml_reader_number(r, v, k, 0, 3600, &d);
+	case 4: return yaml_reader_number(r, v, k, 0, 65536, &d);
+	default: return yaml_reader_number(r, v, k, 0, 1000000, &d);
 	}
 }
 
-static int input_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int input_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	(void)i;
-	return tuning_map(r, item, k, input_keys, 3, input_key, ctx);
+	return yaml_reader_map(r, item, k, input_keys, 3, input_key, ctx);
 }
 
 static const char *const chart_keys[] = { "illuminant", "ct", "fit_mean_de00", "fit_max_de00", "loo_mean_de00", NULL };
 
-static int chart_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int chart_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 	double d;
@@ -71,40 +71,40 @@ static int chart_key(struct tuning_reader *r, void *ctx, unsigned i, const char 
 	case 0:
 		return free_text(r, v, k, t->provenance.chart[t->provenance.chart_count].illuminant,
 				 sizeof(t->provenance.chart[0].illuminant));
-	case 1: return tuning_number(r, v, k, 1000, 25000, &t->provenance.chart[t->provenance.chart_count].ct);
-	default: return tuning_number(r, v, k, 0, 100, &d);
+	case 1: return yaml_reader_number(r, v, k, 1000, 25000, &t->provenance.chart[t->provenance.chart_count].ct);
+	default: return yaml_reader_number(r, v, k, 0, 100, &d);
 	}
 }
 
-static int chart_item(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+static int chart_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
 {
 	struct cisp_tuning *t = ctx;
 	int ret;
 
 	t->provenance.chart_count = i;
-	ret = tuning_map(r, item, k, chart_keys, 3, chart_key, t);
+	ret = yaml_reader_map(r, item, k, chart_keys, 3, chart_key, t);
 	t->provenance.chart_count = i + 1;
 	return ret;
 }
 
 static const char *const fit_keys[] = { "black_spread", "shading_residual_pct", "noise_fit_rms", "defects", NULL };
 
-static int fit_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int fit_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	double d;
 
 	(void)ctx;
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 0, 65535, &d);
-	case 1: return tuning_number(r, v, k, 0, 100, &d);
-	case 2: return tuning_number(r, v, k, 0, 100, &d);
-	default: return tuning_whole(r, v, k, 0, TUNING_MAX_DEFECTS, &d);
+	case 0: return yaml_reader_number(r, v, k, 0, 65535, &d);
+	case 1: return yaml_reader_number(r, v, k, 0, 100, &d);
+	case 2: return yaml_reader_number(r, v, k, 0, 100, &d);
+	default: return yaml_reader_whole(r, v, k, 0, TUNING_MAX_DEFECTS, &d);
 	}
 }
 
 static const char *const keys[] = { "tool", "date", "command", "inputs", "charts", "fits", NULL };
 
-static int provenance_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int provenance_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct cisp_tuning *t = ctx;
 	unsigned count;
@@ -113,16 +113,16 @@ static int provenance_key(struct tuning_reader *r, void *ctx, unsigned i, const 
 	case 0: return free_text(r, v, k, NULL, 256);
 	case 1: return free_text(r, v, k, NULL, 64);
 	case 2: return free_text(r, v, k, NULL, 65536);
-	case 3: return tuning_list(r, v, k, 4096, &count, input_item, t);
-	case 4: return tuning_list(r, v, k, TUNING_MAX_CHARTS, &count, chart_item, t);
-	default: return tuning_map(r, v, k, fit_keys, 0, fit_key, t);
+	case 3: return yaml_reader_list(r, v, k, 4096, &count, input_item, t);
+	case 4: return yaml_reader_list(r, v, k, TUNING_MAX_CHARTS, &count, chart_item, t);
+	default: return yaml_reader_map(r, v, k, fit_keys, 0, fit_key, t);
 	}
 }
 
-static int provenance_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int provenance_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
 	t->provenance.present = true;
-	return tuning_map(r, v, key, keys, 1, provenance_key, t);
+	return yaml_reader_map(r, v, key, keys, 1, provenance_key, t);
 }
 
 const struct control_algorithm provenance_section = {

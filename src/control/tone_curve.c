@@ -10,15 +10,15 @@
 #include "algorithm.h"
 #include "block.h"
 
-static int tone_curve_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int tone_curve_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
 	double g;
-	int ret = tuning_number(r, v, key, -INFINITY, INFINITY, &g);
+	int ret = yaml_reader_number(r, v, key, -INFINITY, INFINITY, &g);
 
 	if (ret)
 		return ret;
 	if (g != 0 && !(g >= 1 && g <= 10))
-		return tuning_fail(r, v, key, "%s is outside 1..10 (or 0, the sRGB curve)", tuning_scalar(v));
+		return yaml_reader_fail(r, v, key, "%s is outside 1..10 (or 0, the sRGB curve)", yaml_reader_scalar(v));
 	t->gamma = g;
 	return 0;
 }

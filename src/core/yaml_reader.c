@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading cisp's YAML files: yaml_reader.h. Every message names the file,
+ * the line and the key ("tuning.yaml:12: awb.ct[2].r_over_g: 0 is outside
+ * 0.0625..16").
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "number.h"
+#include "yaml_depth.h"
+#include "yaml_reader.h"
+
+int yaml_reader_load(struct yaml_reader *r, const char *name, const char *text, size_t length, yaml_node_t **root)
+{
+	yaml_parser_t yp;
+	int ret;
+
+	r->name = name;
+	ret = cisp_yaml_check_depth_string(name, text, length);
+	if (ret)
+		return ret;
+	if (!yaml_parser_initialize(&yp))
+		return cisp_error(-ENOMEM, "%s: out of memory", name);
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, length);
+	if (!yaml_parser_load(&yp, &r->doc)) {
+		ret = cisp_error(-EINVAL, "%s:%lu: %s", name, (unsigned long)yp.problem_mark.line + 1,
+				 yp.problem ? yp.problem : "not valid YAML");
+		yaml_parser_delete(&yp);
+		return ret;
+	}
+	yaml_parser_delete(&yp);
+	*root = yaml_document_get_root_node(&r->doc);
+	if (!*root) {
+		yaml_document_delete(&r->doc);
+		return cisp_error(-EINVAL, "%s:1: the file is empty", name);
+	}
+	return 0;
+}
+
+void yaml_reader_free(struct yaml_reader *r)
+{
+	yaml_document_delete(&r->doc);
+}
+
+yaml_node_t *yaml_reader_node(struct yaml_reader *r, yaml_node_item_t id)
+{
+	return yaml_document_get_node(&r->doc, id);
+}
+
+unsigned long yaml_reader_line(const yaml_node_t *n)
+{
+	return n ? (unsigned long)n->start_mark.line + 1 : 0;
+}
+
+int yaml_reader_fail(struct yaml_reader *r, const yaml_node_t *n, const char *key, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cisp_error(-EINVAL, "%s:%lu: %s: %s", r->name, yaml_reader_line(n), key, msg);
+}
+
+void yaml_reader_place(char *k, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k, size, fmt, ap);
+	va_end(ap);
+}
+
+const char *yaml_reader_format(char *buf, size_t size, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.10g", v);
+	return buf;
+}
+
+const char *yaml_reader_scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+int yaml_reader_number(struct yaml_reader *r, const yaml_node_t *n, const char *key, double min, double max, double *out)
+{
+	const char *s = yaml_reader_scalar(n);
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return yaml_reader_fail(r, n, key, "must be a number");
+	v = cisp_strtod(s, &end);
+	if (end == s || *end || !isfinite(v))
+		return yaml_reader_fail(r, n, key, "'%s' is not a number", s);
+	if (!(v >= min && v <= max)) {
+		char lo[32], hi[32];
+
+		return yaml_reader_fail(r, n, key, "%s is outside %s..%s", s, yaml_reader_format(lo, sizeof(lo), min),
+				   yaml_reader_format(hi, sizeof(hi), max));
+	}
+	*out = v;
+	return 0;
+}
+
+int yaml_reader_whole(struct yaml_reader *r, const yaml_node_t *n, const char *key, double min, double max, double *out)
+{
+	int ret = yaml_reader_number(r, n, key, min, max, out);
+
+	if (!ret && *out != floor(*out))
+		return yaml_reader_fail(r, n, key, "must be a whole number (is %g)", *out);
+	return ret;
+}
+
+int yaml_reader_numbers(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned count, double min,
+		   double max, double *out)
+{
+	char k[128];
+	unsigned i = 0;
+
+	if (!n || n->type != YAML_SEQUENCE_NODE)
+		return yaml_reader_fail(r, n, key, "must be a list of %u numbers", count);
+	if (n->data.sequence.items.top - n->data.sequence.items.start != (ptrdiff_t)count)
+		return yaml_reader_fail(r, n, key, "must have %u numbers (has %ld)", count,
+				   (long)(n->data.sequence.items.top - n->data.sequence.items.start));
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
+		int ret;
+
+		yaml_reader_place(k, sizeof(k), "%s[%u]", key, i);
+		ret = yaml_reader_number(r, yaml_reader_node(r, *it), k, min, max, &out[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int yaml_reader_text(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
+{
+	const char *s = yaml_reader_scalar(n);
+
+	if (!s)
+		return yaml_reader_fail(r, n, key, "must be text");
+	if (strlen(s) >= size)
+		return yaml_reader_fail(r, n, key, "is longer than %zu characters", size - 1);
+	if (strchr(s, '/'))
+		return yaml_reader_fail(r, n, key, "'%s' must be a plain name (no '/')", s);
+	snprintf(out, size, "%s", s);
+	return 0;
+}
+
+int yaml_reader_map(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *const *keys,
+	       uint32_t required, yaml_key_fn fn, void *ctx)
+{
+	uint32_t seen = 0;
+	char k[128];
+
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return yaml_reader_fail(r, map, where, "must be a mapping of keys");
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
+		yaml_node_t *kn = yaml_reader_node(r, pr->key);
+		const char *name = yaml_reader_scalar(kn);
+		unsigned i;
+		int ret;
+
+		if (!name)
+			return yaml_reader_fail(r, kn, where, "keys must be plain text");
+		for (i = 0; keys[i] && strcmp(keys[i], name); i++)
+			;
+		yaml_reader_place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", name);
+		if (!keys[i])
+			return yaml_reader_fail(r, kn, k, "unknown key");
+		if (seen & (1u << i))
+			return yaml_reader_fail(r, kn, k, "appears twice");
+		seen |= 1u << i;
+		ret = fn(r, ctx, i, k, yaml_reader_node(r, pr->value));
+		if (ret)
+			return ret;
+	}
+	for (unsigned i = 0; keys[i]; i++) {
+		if ((required & (1u << i)) && !(seen & (1u << i))) {
+			yaml_reader_place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", keys[i]);
+			return yaml_reader_fail(r, map, k, "missing (required)");
+		}
+	}
+	return 0;
+}
+
+int yaml_reader_list(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max, unsigned *count,
+		yaml_item_fn fn, void *ctx)
+{
+	char k[128];
+	unsigned i = 0;
+
+	if (!n || n->type != YAML_SEQUENCE_NODE)
+		return yaml_reader_fail(r, n, key, "must be a list");
+	if (n->data.sequence.items.top == n->data.sequence.items.start)
+		return yaml_reader_fail(r, n, key, "must have at least one entry");
+	if (n->data.sequence.items.top - n->data.sequence.items.start > (ptrdiff_t)max)
+		return yaml_reader_fail(r, n, key, "has more than %u entries", max);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
+		int ret;
+
+		yaml_reader_place(k, sizeof(k), "%s[%u]", key, i);
+		ret = fn(r, ctx, i, k, yaml_reader_node(r, *it));
+		if (ret)
+			return ret;
+	}
+	*count = i;
+	return 0;
+}
