@@ -7,91 +7,86 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "camera_internal.h"
 #include "core/error_internal.h"
 #include "core/text_file.h"
-#include "core/yaml_depth.h"
+#include "core/yaml_reader.h"
 
 /* More than any machine has; it bounds the work of the duplicate-name check. */
 #define CONFIG_MAX_CAMERAS 256
 
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 /* Copy a scalar into @dst; -EINVAL naming @key when it is not one or too long. */
 static int take(const char *path, const yaml_node_t *v, const char *key, char *dst, size_t size)
 {
-	const char *s = scalar(v);
+	const char *s = yaml_reader_scalar(v);
 
 	if (!s)
-		return cisp_error(-EINVAL, "%s:%zu: '%s' must be a string", path, v->start_mark.line + 1, key);
+		return cisp_error(-EINVAL, "%s:%lu: '%s' must be a string", path, yaml_reader_line(v), key);
 	if (strlen(s) >= size)
-		return cisp_error(-EINVAL, "%s:%zu: '%s' is longer than %zu characters", path, v->start_mark.line + 1,
+		return cisp_error(-EINVAL, "%s:%lu: '%s' is longer than %zu characters", path, yaml_reader_line(v),
 				  key, size - 1);
 	snprintf(dst, size, "%s", s);
 	return 0;
 }
 
-static int parse_camera(const char *path, yaml_document_t *doc, const yaml_node_t *node, struct camera_entry *e)
+static int parse_camera(struct yaml_reader *r, const char *path, const yaml_node_t *node, struct camera_entry *e)
 {
 	if (node->type != YAML_MAPPING_NODE)
-		return cisp_error(-EINVAL, "%s:%zu: a camera must be a mapping (name, sensor, options, tuning, description)",
-				  path, node->start_mark.line + 1);
+		return cisp_error(-EINVAL, "%s:%lu: a camera must be a mapping (name, sensor, options, tuning, description)",
+				  path, yaml_reader_line(node));
 	memset(e, 0, sizeof(*e));
 	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		const yaml_node_t *v = yaml_document_get_node(doc, p->value);
-		const char *key = scalar(k) ? scalar(k) : "";
-		int r;
+		const yaml_node_t *k = yaml_reader_node(r, p->key);
+		const yaml_node_t *v = yaml_reader_node(r, p->value);
+		const char *key = yaml_reader_scalar(k) ? yaml_reader_scalar(k) : "";
+		int ret;
 
 		if (!strcmp(key, "name"))
-			r = take(path, v, key, e->name, sizeof(e->name));
+			ret = take(path, v, key, e->name, sizeof(e->name));
 		else if (!strcmp(key, "sensor"))
-			r = take(path, v, key, e->sensor, sizeof(e->sensor));
+			ret = take(path, v, key, e->sensor, sizeof(e->sensor));
 		else if (!strcmp(key, "options"))
-			r = take(path, v, key, e->options, sizeof(e->options));
+			ret = take(path, v, key, e->options, sizeof(e->options));
 		else if (!strcmp(key, "tuning"))
-			r = take(path, v, key, e->tuning, sizeof(e->tuning));
+			ret = take(path, v, key, e->tuning, sizeof(e->tuning));
 		else if (!strcmp(key, "description"))
-			r = take(path, v, key, e->description, sizeof(e->description));
+			ret = take(path, v, key, e->description, sizeof(e->description));
 		else
-			r = cisp_error(-EINVAL, "%s:%zu: unknown key '%s' (name, sensor, options, tuning, description)",
-				       path, k->start_mark.line + 1, key);
-		if (r)
-			return r;
+			ret = cisp_error(-EINVAL, "%s:%lu: unknown key '%s' (name, sensor, options, tuning, description)",
+				       path, yaml_reader_line(k), key);
+		if (ret)
+			return ret;
 	}
 	if (!e->name[0] || !e->sensor[0])
-		return cisp_error(-EINVAL, "%s:%zu: a camera needs a 'name' and a 'sensor'", path,
-				  node->start_mark.line + 1);
+		return cisp_error(-EINVAL, "%s:%lu: a camera needs a 'name' and a 'sensor'", path,
+				  yaml_reader_line(node));
 	return 0;
 }
 
-static int parse_document(struct cisp_camera_manager *m, const char *path, yaml_document_t *doc)
+static int parse_document(struct cisp_camera_manager *m, struct yaml_reader *r, const char *path,
+			  const yaml_node_t *root)
 {
-	const yaml_node_t *root = yaml_document_get_root_node(doc), *cams = NULL;
+	const yaml_node_t *cams = NULL;
 	bool version = false;
 
-	if (!root || root->type != YAML_MAPPING_NODE)
+	if (root->type != YAML_MAPPING_NODE)
 		return cisp_error(-EINVAL, "%s: not a mapping with 'version: 1' and 'cameras'", path);
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		const yaml_node_t *v = yaml_document_get_node(doc, p->value);
-		const char *key = scalar(k) ? scalar(k) : "";
+		const yaml_node_t *k = yaml_reader_node(r, p->key);
+		const yaml_node_t *v = yaml_reader_node(r, p->value);
+		const char *key = yaml_reader_scalar(k) ? yaml_reader_scalar(k) : "";
 
 		if (!strcmp(key, "version")) {
-			if (!scalar(v) || strcmp(scalar(v), "1"))
-				return cisp_error(-EPROTONOSUPPORT, "%s:%zu: version must be 1", path,
-						  v->start_mark.line + 1);
+			if (!yaml_reader_scalar(v) || strcmp(yaml_reader_scalar(v), "1"))
+				return cisp_error(-EPROTONOSUPPORT, "%s:%lu: version must be 1", path,
+						  yaml_reader_line(v));
 			version = true;
 		} else if (!strcmp(key, "cameras") && v->type == YAML_SEQUENCE_NODE) {
 			cams = v;
 		} else {
-			return cisp_error(-EINVAL, "%s:%zu: unknown key '%s' (version, cameras: a list)", path,
-					  k->start_mark.line + 1, key);
+			return cisp_error(-EINVAL, "%s:%lu: unknown key '%s' (version, cameras: a list)", path,
+					  yaml_reader_line(k), key);
 		}
 	}
 	if (!version || !cams)
@@ -100,14 +95,14 @@ static int parse_document(struct cisp_camera_manager *m, const char *path, yaml_
 		return cisp_error(-E2BIG, "%s: more than %d cameras", path, CONFIG_MAX_CAMERAS);
 	for (yaml_node_item_t *i = cams->data.sequence.items.start; i < cams->data.sequence.items.top; i++) {
 		struct camera_entry *e = realloc(m->entries, (m->num_entries + 1) * sizeof(*e));
-		int r;
+		int ret;
 
 		if (!e)
 			return cisp_error(-ENOMEM, "out of memory reading %s", path);
 		m->entries = e;
-		r = parse_camera(path, doc, yaml_document_get_node(doc, *i), &e[m->num_entries]);
-		if (r)
-			return r;
+		ret = parse_camera(r, path, yaml_reader_node(r, *i), &e[m->num_entries]);
+		if (ret)
+			return ret;
 		for (unsigned j = 0; j < m->num_entries; j++)
 			if (!strcmp(e[j].name, e[m->num_entries].name))
 				return cisp_error(-EINVAL, "%s: camera '%s' is named twice", path, e[j].name);
@@ -118,22 +113,14 @@ static int parse_document(struct cisp_camera_manager *m, const char *path, yaml_
 
 int camera_config_parse(struct cisp_camera_manager *m, const char *path, const char *text, size_t length)
 {
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	int r = cisp_yaml_check_depth_string(path, text, length);
+	struct yaml_reader reader;
+	yaml_node_t *root;
+	int r = yaml_reader_load(&reader, path, text, length, &root);
 
 	if (r)
 		return r;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
-	if (!yaml_parser_load(&parser, &doc)) {
-		r = cisp_error(-EINVAL, "%s:%zu: YAML syntax: %s", path, parser.problem_mark.line + 1,
-			       parser.problem ? parser.problem : "error");
-	} else {
-		r = parse_document(m, path, &doc);
-		yaml_document_delete(&doc);
-	}
-	yaml_parser_delete(&parser);
+	r = parse_document(m, &reader, path, root);
+	yaml_reader_free(&reader);
 	return r;
 }
 
