@@ -8,10 +8,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error_internal.h"
 #include "number.h"
+#include "text_file.h"
 #include "yaml_depth.h"
 #include "yaml_reader.h"
 
@@ -45,6 +47,32 @@ int yaml_reader_load(struct yaml_reader *r, const char *name, const char *text, 
 void yaml_reader_free(struct yaml_reader *r)
 {
 	yaml_document_delete(&r->doc);
+}
+
+int yaml_reader_load_file(struct yaml_reader *r, const char *path, size_t max_bytes, yaml_node_t **root)
+{
+	char *text;
+	size_t length;
+	int ret = cisp_read_text_file(path, max_bytes, &text, &length);
+
+	if (ret)
+		return ret;
+	ret = yaml_reader_load(r, path, text, length, root);
+	free(text);
+	return ret;
+}
+
+yaml_node_t *yaml_reader_get(struct yaml_reader *r, const yaml_node_t *map, const char *key)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *name = yaml_reader_scalar(yaml_reader_node(r, p->key));
+
+		if (name && !strcmp(name, key))
+			return yaml_reader_node(r, p->value);
+	}
+	return NULL;
 }
 
 yaml_node_t *yaml_reader_node(struct yaml_reader *r, yaml_node_item_t id)

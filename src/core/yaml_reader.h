@@ -29,6 +29,12 @@ struct yaml_reader {
 int yaml_reader_load(struct yaml_reader *r, const char *name, const char *text, size_t length, yaml_node_t **root);
 void yaml_reader_free(struct yaml_reader *r);
 
+/*
+ * Load the file @path (at most @max_bytes; cisp_read_text_file()'s errors)
+ * as yaml_reader_load() does; @path is kept for the messages.
+ */
+int yaml_reader_load_file(struct yaml_reader *r, const char *path, size_t max_bytes, yaml_node_t **root);
+
 /* The line of @n, from 1 (0 for NULL). */
 unsigned long yaml_reader_line(const yaml_node_t *n);
 
@@ -41,6 +47,9 @@ void yaml_reader_place(char *k, size_t size, const char *fmt, ...) __attribute__
 
 /* The node @id of the document. */
 yaml_node_t *yaml_reader_node(struct yaml_reader *r, yaml_node_item_t id);
+
+/* The value of @key in mapping @map, or NULL (no such key, or @map is not a mapping). */
+yaml_node_t *yaml_reader_get(struct yaml_reader *r, const yaml_node_t *map, const char *key);
 
 /* The text of a scalar node, or NULL for any other node. */
 const char *yaml_reader_scalar(const yaml_node_t *n);

@@ -23,95 +23,43 @@
 #include "abi/fixed_point.h"
 #include "core/error_internal.h"
 #include "core/number.h"
-#include "core/yaml_depth.h"
+#include "core/yaml_reader.h"
 #include "iq/iq_config.h"
 
-/* ---- a little YAML reading ---- */
+/* ---- YAML (core/yaml_reader.h) ---- */
 
-struct ydoc {
-	yaml_document_t doc;
-	const char *path;
-};
+/* Profiles and vector descriptions are a few kilobytes. */
+#define CONFORM_YAML_MAX (1 << 20)
 
-static int ydoc_load(struct ydoc *d, const char *path)
+/* Load @path; its root must be a mapping. */
+static int ydoc_load(struct yaml_reader *d, const char *path, yaml_node_t **root)
 {
-	yaml_parser_t p;
-	FILE *f;
-	int ok;
+	int ret = yaml_reader_load_file(d, path, CONFORM_YAML_MAX, root);
 
-	d->path = path;
-	if ((ok = cisp_input_file_open(path, &f, NULL)))
-		return ok;
-	ok = cisp_yaml_check_depth_file(path, f);
-	if (ok) {
-		fclose(f);
-		return ok;
-	}
-	yaml_parser_initialize(&p);
-	yaml_parser_set_input_file(&p, f);
-	ok = yaml_parser_load(&p, &d->doc);
-	if (!ok) {
-		int line = (int)p.problem_mark.line + 1;
-
-		yaml_parser_delete(&p);
-		fclose(f);
-		return cisp_error(-EINVAL, "%s:%d: not valid YAML (%s)", path, line, p.problem ? p.problem : "?");
-	}
-	yaml_parser_delete(&p);
-	fclose(f);
-	if (!yaml_document_get_root_node(&d->doc) ||
-	    yaml_document_get_root_node(&d->doc)->type != YAML_MAPPING_NODE) {
-		yaml_document_delete(&d->doc);
+	if (ret)
+		return ret;
+	if ((*root)->type != YAML_MAPPING_NODE) {
+		yaml_reader_free(d);
 		return cisp_error(-EINVAL, "%s: the document is not a mapping", path);
 	}
 	return 0;
 }
 
-/* The value of @key in mapping @map (NULL: the root), or NULL. */
-static yaml_node_t *yget(struct ydoc *d, yaml_node_t *map, const char *key)
+/* A number anywhere in the range of doubles. */
+static int ynumber(struct yaml_reader *d, yaml_node_t *n, const char *key, double *v)
 {
-	if (!map)
-		map = yaml_document_get_root_node(&d->doc);
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
-			return yaml_document_get_node(&d->doc, p->value);
-	}
-	return NULL;
-}
-
-static const char *yscalar(yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static int ynumber(struct ydoc *d, yaml_node_t *n, const char *key, double *v)
-{
-	const char *s = yscalar(n);
-	char *end;
-
-	if (!s)
-		return cisp_error(-EINVAL, "%s:%d: %s must be a number", d->path, n ? (int)n->start_mark.line + 1 : 0,
-				  key);
-	*v = cisp_strtod(s, &end);
-	if (end == s || *end)
-		return cisp_error(-EINVAL, "%s:%d: %s: '%s' is not a number", d->path, (int)n->start_mark.line + 1,
-				  key, s);
-	return 0;
+	return yaml_reader_number(d, n, key, -HUGE_VAL, HUGE_VAL, v);
 }
 
 /* Items of a sequence node, or -1 if @n is not a sequence of scalars. */
-static int yitems(struct ydoc *d, yaml_node_t *n, const char **items, int max)
+static int yitems(struct yaml_reader *d, yaml_node_t *n, const char **items, int max)
 {
 	int k = 0;
 
 	if (!n || n->type != YAML_SEQUENCE_NODE)
 		return -1;
 	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
-		const char *s = yscalar(yaml_document_get_node(&d->doc, *i));
+		const char *s = yaml_reader_scalar(yaml_reader_node(d, *i));
 
 		if (!s || k == max)
 			return -1;
@@ -156,9 +104,9 @@ static int find_profile(const char *name, char *path, size_t size)
 			  CISP_IQ_PROFILE_INSTALL_DIR);
 }
 
-static int load_threshold(struct ydoc *d, yaml_node_t *iq, const char *key, double *v)
+static int load_threshold(struct yaml_reader *d, yaml_node_t *iq, const char *key, double *v)
 {
-	yaml_node_t *n = yget(d, iq, key);
+	yaml_node_t *n = yaml_reader_get(d, iq, key);
 
 	if (!n)
 		return 0;
@@ -168,7 +116,8 @@ static int load_threshold(struct ydoc *d, yaml_node_t *iq, const char *key, doub
 int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 {
 	char path[1024];
-	struct ydoc d;
+	struct yaml_reader d;
+	yaml_node_t *root;
 	const char *items[CISP_IQ_PROFILE_MAX_VECTORS];
 	yaml_node_t *n, *iq;
 	int ret, k;
@@ -177,17 +126,17 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 	ret = find_profile(name, path, sizeof(path));
 	if (ret)
 		return ret;
-	ret = ydoc_load(&d, path);
+	ret = ydoc_load(&d, path, &root);
 	if (ret)
 		return ret;
-	if (!yscalar(yget(&d, NULL, "name"))) {
+	if (!yaml_reader_scalar(yaml_reader_get(&d, root, "name"))) {
 		ret = cisp_error(-EINVAL, "%s: the profile has no name", path);
 		goto out;
 	}
-	snprintf(p->name, sizeof(p->name), "%s", yscalar(yget(&d, NULL, "name")));
+	snprintf(p->name, sizeof(p->name), "%s", yaml_reader_scalar(yaml_reader_get(&d, root, "name")));
 	snprintf(p->description, sizeof(p->description), "%s",
-		 yscalar(yget(&d, NULL, "description")) ? yscalar(yget(&d, NULL, "description")) : "");
-	n = yget(&d, NULL, "required_blocks");
+		 yaml_reader_scalar(yaml_reader_get(&d, root, "description")) ? yaml_reader_scalar(yaml_reader_get(&d, root, "description")) : "");
+	n = yaml_reader_get(&d, root, "required_blocks");
 	k = n ? yitems(&d, n, items, CISP_IQ_PROFILE_MAX_VECTORS) : 0;
 	if (k < 0) {
 		ret = cisp_error(-EINVAL, "%s: required_blocks must be a list of block names", path);
@@ -202,7 +151,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 		}
 		p->required_blocks |= CISP_BLOCK_BIT(t);
 	}
-	n = yget(&d, NULL, "required_demosaic");
+	n = yaml_reader_get(&d, root, "required_demosaic");
 	k = n ? yitems(&d, n, items, CISP_IQ_PROFILE_MAX_VECTORS) : 0;
 	for (int i = 0; i < k; i++) {
 		if (!strcmp(items[i], "fast"))
@@ -216,7 +165,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 		ret = cisp_error(-EINVAL, "%s: required_demosaic must list fast and/or quality", path);
 		goto out;
 	}
-	n = yget(&d, NULL, "golden");
+	n = yaml_reader_get(&d, root, "golden");
 	k = n ? yitems(&d, n, items, CISP_IQ_PROFILE_MAX_VECTORS) : 0;
 	if (k < 0) {
 		ret = cisp_error(-EINVAL, "%s: golden must be a list of at most %d vector names", path,
@@ -226,15 +175,15 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 	for (int i = 0; i < k; i++)
 		snprintf(p->golden[i], sizeof(p->golden[i]), "%s", items[i]);
 	p->num_golden = (unsigned)k;
-	iq = yget(&d, NULL, "iq");
+	iq = yaml_reader_get(&d, root, "iq");
 	if (iq) {
 		double v;
 
-		if (!yscalar(yget(&d, iq, "sensor"))) {
+		if (!yaml_reader_scalar(yaml_reader_get(&d, iq, "sensor"))) {
 			ret = cisp_error(-EINVAL, "%s: iq.sensor (a virtual sensor model) is missing", path);
 			goto out;
 		}
-		snprintf(p->sensor, sizeof(p->sensor), "%s", yscalar(yget(&d, iq, "sensor")));
+		snprintf(p->sensor, sizeof(p->sensor), "%s", yaml_reader_scalar(yaml_reader_get(&d, iq, "sensor")));
 		v = 0;
 		if ((ret = load_threshold(&d, iq, "mode", &v)))
 			goto out;
@@ -242,7 +191,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 		p->lux = 400;
 		if ((ret = load_threshold(&d, iq, "lux", &p->lux)))
 			goto out;
-		k = yitems(&d, yget(&d, iq, "illuminants"), items, CISP_IQ_PROFILE_MAX_ILLUMINANTS);
+		k = yitems(&d, yaml_reader_get(&d, iq, "illuminants"), items, CISP_IQ_PROFILE_MAX_ILLUMINANTS);
 		if (k <= 0) {
 			ret = cisp_error(-EINVAL, "%s: iq.illuminants must list 1..%d illuminants", path,
 					 CISP_IQ_PROFILE_MAX_ILLUMINANTS);
@@ -259,7 +208,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 			goto out;
 	}
 out:
-	yaml_document_delete(&d.doc);
+	yaml_reader_free(&d);
 	return ret;
 }
 
@@ -642,19 +591,19 @@ int cisp_iq_golden_generate(const char *dir, const struct cisp_iq_backend *be)
 }
 
 /* An image description from a golden vector's input/output mapping. */
-static int vector_image(struct ydoc *d, yaml_node_t *m, const char *what, const char *dir, uint32_t *format,
+static int vector_image(struct yaml_reader *d, yaml_node_t *m, const char *what, const char *dir, uint32_t *format,
 			uint32_t *w, uint32_t *h, char *path, size_t size)
 {
 	double dw, dh;
-	const char *fmt = yscalar(yget(d, m, "format")), *file = yscalar(yget(d, m, "file"));
+	const char *fmt = yaml_reader_scalar(yaml_reader_get(d, m, "format")), *file = yaml_reader_scalar(yaml_reader_get(d, m, "file"));
 	int ret;
 
 	if (!m || !fmt || !file)
-		return cisp_error(-EINVAL, "%s: %s needs format, width, height and file", d->path, what);
+		return cisp_error(-EINVAL, "%s: %s needs format, width, height and file", d->name, what);
 	*format = cisp_format_from_name(fmt);
 	if (!*format)
-		return cisp_error(-EINVAL, "%s: %s format '%s' is unknown", d->path, what, fmt);
-	if ((ret = ynumber(d, yget(d, m, "width"), "width", &dw)) || (ret = ynumber(d, yget(d, m, "height"), "height", &dh)))
+		return cisp_error(-EINVAL, "%s: %s format '%s' is unknown", d->name, what, fmt);
+	if ((ret = ynumber(d, yaml_reader_get(d, m, "width"), "width", &dw)) || (ret = ynumber(d, yaml_reader_get(d, m, "height"), "height", &dh)))
 		return ret;
 	*w = (uint32_t)dw;
 	*h = (uint32_t)dh;
@@ -666,7 +615,8 @@ int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq
 			 size_t dsize)
 {
 	char path[1024], in_path[1024], out_path[1024];
-	struct ydoc d;
+	struct yaml_reader d;
+	yaml_node_t *root;
 	struct cisp_image in = { 0 }, out = { 0 };
 	struct cisp_isp_config cfg = { 0 };
 	uint32_t ofmt = 0, ow = 0, oh = 0;
@@ -678,24 +628,24 @@ int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq
 
 	snprintf(detail, dsize, "not run");
 	snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);
-	ret = ydoc_load(&d, path);
+	ret = ydoc_load(&d, path, &root);
 	if (ret) {
 		snprintf(detail, dsize, "%s", cisp_last_error());
 		return ret;
 	}
-	ret = vector_image(&d, yget(&d, NULL, "input"), "input", dir, &cfg.input_format, &cfg.width, &cfg.height,
+	ret = vector_image(&d, yaml_reader_get(&d, root, "input"), "input", dir, &cfg.input_format, &cfg.width, &cfg.height,
 			   in_path, sizeof(in_path));
 	if (!ret)
-		ret = vector_image(&d, yget(&d, NULL, "output"), "output", dir, &ofmt, &ow, &oh, out_path,
+		ret = vector_image(&d, yaml_reader_get(&d, root, "output"), "output", dir, &ofmt, &ow, &oh, out_path,
 				   sizeof(out_path));
-	if (!ret && !yscalar(yget(&d, NULL, "params")))
+	if (!ret && !yaml_reader_scalar(yaml_reader_get(&d, root, "params")))
 		ret = cisp_error(-EINVAL, "%s: params (the params file) is missing", path);
 	if (!ret) {
 		char ppath[1024];
 		FILE *f;
 		long n;
 
-		snprintf(ppath, sizeof(ppath), "%s/%s", dir, yscalar(yget(&d, NULL, "params")));
+		snprintf(ppath, sizeof(ppath), "%s/%s", dir, yaml_reader_scalar(yaml_reader_get(&d, root, "params")));
 		if (!(ret = cisp_input_file_open(ppath, &f, NULL))) {
 			fseek(f, 0, SEEK_END);
 			n = ftell(f);
@@ -712,7 +662,7 @@ int cisp_iq_golden_check(const char *dir, const char *name, const struct cisp_iq
 				ret = cisp_error_prefix(ret, "%s", ppath);
 		}
 	}
-	yaml_document_delete(&d.doc);
+	yaml_reader_free(&d);
 	cfg.output[0] = (struct cisp_output_config){ ofmt, ow, oh };
 	isize = cisp_image_packed_size(cfg.input_format, cfg.width, cfg.height);
 	osize = ret ? 0 : cisp_image_packed_size(ofmt, ow, oh);
