@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cisp/buffer.h>
@@ -11,6 +12,7 @@
 #include <cisp/pool.h>
 
 #include "core/matrix3.h"
+#include "core/yaml_reader.h"
 #include "test.h"
 
 TEST(matrix3_inverse)
@@ -203,4 +205,113 @@ TEST(error_messages_are_printable)
 	CHECK(!strcmp(cisp_printable("caf\xc3\xa9\n", small, sizeof(small)), "caf\xc3\xa9\\x0a"));
 	CHECK(!strcmp(cisp_printable("\x1b\x1b", small, 4), ""));
 	CHECK(!strcmp(cisp_printable("abc", small, 1), ""));
+}
+
+/* ---- the shared YAML reader ---- */
+
+static const char *const reader_keys[] = { "gain", "table", "name", NULL };
+
+struct reader_seen {
+	double gain, table[3];
+	char name[8];
+};
+
+static int reader_key(struct yaml_reader *r, void *ctx, unsigned i, const char *key, yaml_node_t *v)
+{
+	struct reader_seen *seen = ctx;
+
+	switch (i) {
+	case 0: return yaml_reader_whole(r, v, key, 1, 64, &seen->gain);
+	case 1: return yaml_reader_numbers(r, v, key, 3, 0, 1, seen->table);
+	default: return yaml_reader_text(r, v, key, seen->name, sizeof(seen->name));
+	}
+}
+
+/* Parse @text as file "t.yaml" with the keys above ("gain" required); 0 or the error. */
+static int reader_parse(const char *text, struct reader_seen *seen)
+{
+	struct yaml_reader r;
+	yaml_node_t *root;
+	int ret = yaml_reader_load(&r, "t.yaml", text, strlen(text), &root);
+
+	if (ret)
+		return ret;
+	ret = yaml_reader_map(&r, root, "top", reader_keys, 1u << 0, reader_key, seen);
+	yaml_reader_free(&r);
+	return ret;
+}
+
+TEST(yaml_reader_values_and_their_errors)
+{
+	struct reader_seen seen = { 0 };
+	char deep[200];
+
+	CHECK_EQ(reader_parse("gain: 4\ntable: [0, 0.5, 1]\nname: ab\n", &seen), 0);
+	CHECK_EQ(seen.gain, 4);
+	CHECK_EQ(seen.table[1], 0.5);
+	CHECK(!strcmp(seen.name, "ab"));
+	CHECK_ERR(reader_parse("gain: [1\n", &seen), -EINVAL, "t.yaml:2: ");
+	CHECK_ERR(reader_parse("", &seen), -EINVAL, "t.yaml:1: the file is empty");
+	memset(deep, '[', sizeof(deep) - 1);
+	deep[sizeof(deep) - 1] = 0;
+	CHECK_ERR(reader_parse(deep, &seen), -EINVAL, "t.yaml:1: nested more than 32 levels deep");
+	CHECK_ERR(reader_parse("gain: 65\n", &seen), -EINVAL, "t.yaml:1: top.gain: 65 is outside 1..64");
+	CHECK_ERR(reader_parse("gain: 2.5\n", &seen), -EINVAL, "t.yaml:1: top.gain: must be a whole number (is 2.5)");
+	CHECK_ERR(reader_parse("gain: x1\n", &seen), -EINVAL, "t.yaml:1: top.gain: 'x1' is not a number");
+	CHECK_ERR(reader_parse("gain: nan\n", &seen), -EINVAL, "top.gain: 'nan' is not a number");
+	CHECK_ERR(reader_parse("gain: {a: 1}\n", &seen), -EINVAL, "top.gain: must be a number");
+	CHECK_ERR(reader_parse("gain: 1\ntable: [0, 2, 1]\n", &seen), -EINVAL, "t.yaml:2: top.table[1]: 2 is outside 0..1");
+	CHECK_ERR(reader_parse("gain: 1\ntable: [0, 1]\n", &seen), -EINVAL, "t.yaml:2: top.table: must have 3 numbers (has 2)");
+	CHECK_ERR(reader_parse("gain: 1\ntable: 0\n", &seen), -EINVAL, "top.table: must be a list of 3 numbers");
+	CHECK_ERR(reader_parse("gain: 1\nname: abcdefghij\n", &seen), -EINVAL, "top.name: is longer than 7 characters");
+	CHECK_ERR(reader_parse("gain: 1\nname: a/b\n", &seen), -EINVAL, "top.name: 'a/b' must be a plain name");
+	CHECK_ERR(reader_parse("gain: 1\ngian: 2\n", &seen), -EINVAL, "t.yaml:2: top.gian: unknown key");
+	CHECK_ERR(reader_parse("gain: 1\ngain: 2\n", &seen), -EINVAL, "t.yaml:2: top.gain: appears twice");
+	CHECK_ERR(reader_parse("name: a\n", &seen), -EINVAL, "t.yaml:1: top.gain: missing (required)");
+	CHECK_ERR(reader_parse("- 1\n", &seen), -EINVAL, "top: must be a mapping of keys");
+}
+
+static int reader_item(struct yaml_reader *r, void *ctx, unsigned i, const char *key, yaml_node_t *v)
+{
+	double *out = ctx;
+
+	return yaml_reader_number(r, v, key, 0, 10, &out[i]);
+}
+
+TEST(yaml_reader_lists_lookups_and_files)
+{
+	struct yaml_reader r;
+	yaml_node_t *root;
+	double v[2];
+	unsigned n = 0;
+	char path[256];
+	FILE *f;
+
+	const char *text = "a: [3, 4]\nb: []\nc: [1, 2, 3]\n";
+
+	if (yaml_reader_load(&r, "l.yaml", text, strlen(text), &root))
+		return test_fail(__FILE__, __LINE__, "%s", cisp_last_error());
+	CHECK_EQ(yaml_reader_list(&r, yaml_reader_get(&r, root, "a"), "a", 2, &n, reader_item, v), 0);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(v[1], 4);
+	CHECK_ERR(yaml_reader_list(&r, yaml_reader_get(&r, root, "b"), "b", 2, &n, reader_item, v), -EINVAL,
+		  "l.yaml:2: b: must have at least one entry");
+	CHECK_ERR(yaml_reader_list(&r, yaml_reader_get(&r, root, "c"), "c", 2, &n, reader_item, v), -EINVAL,
+		  "l.yaml:3: c: has more than 2 entries");
+	CHECK(yaml_reader_get(&r, root, "d") == NULL);
+	CHECK(yaml_reader_get(&r, yaml_reader_get(&r, root, "a"), "a") == NULL); /* not a mapping */
+	CHECK_EQ(yaml_reader_line(yaml_reader_get(&r, root, "c")), 3);
+	yaml_reader_free(&r);
+
+	CHECK_ERR(yaml_reader_load_file(&r, "/no/such/file.yaml", 1024, &root), -ENOENT, "/no/such/file.yaml");
+	snprintf(path, sizeof(path), "%s/yaml-reader-%d.yaml", test_tmp_dir(), (int)getpid());
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs("a: 1\nb: x\n", f);
+	fclose(f);
+	CHECK_ERR(yaml_reader_load_file(&r, path, 4, &root), -EFBIG, path);
+	CHECK_EQ(yaml_reader_load_file(&r, path, 1024, &root), 0);
+	CHECK_ERR(yaml_reader_number(&r, yaml_reader_get(&r, root, "b"), "b", 0, 1, v), -EINVAL, ":2: b: 'x' is not a number");
+	yaml_reader_free(&r);
+	unlink(path);
 }
