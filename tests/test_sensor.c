@@ -207,7 +207,7 @@ TEST(sensor_model_file_errors)
 	write_variant(path, "array: [320, 240] ", "array: [1e92, 240] ");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "array");
 	write_file(path, "name: x\n  bad: [indent\n");
-	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml: line");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:2: mapping values are not allowed");
 	/* Hostile nesting: refused at once, not scanned for hours. */
 	{
 		char deep[4096];

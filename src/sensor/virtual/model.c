@@ -16,31 +16,24 @@
 #include "core/error_internal.h"
 #include "core/number.h"
 #include "core/text_file.h"
-#include "core/yaml_depth.h"
+#include "core/yaml_reader.h"
 #include "model.h"
 #include "sensor/sensor_config.h"
 
+/* The file being read (core/yaml_reader.h) and its path for the messages. */
 struct ctx {
 	const char *path;
-	yaml_document_t doc;
+	struct yaml_reader reader;
 };
 
 static yaml_node_t *node(struct ctx *c, yaml_node_item_t id)
 {
-	return yaml_document_get_node(&c->doc, id);
+	return yaml_reader_node(&c->reader, id);
 }
 
 static yaml_node_t *map_get(struct ctx *c, yaml_node_t *map, const char *key)
 {
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node(c, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
-			return node(c, p->value);
-	}
-	return NULL;
+	return yaml_reader_get(&c->reader, map, key);
 }
 
 /* Every key of @map must be in the NULL-terminated @known list. */
@@ -308,7 +301,7 @@ static int load_camera(struct ctx *c, yaml_node_t *root, struct vs_model *m)
 
 static int load(struct ctx *c, struct vs_model *m)
 {
-	yaml_node_t *root = yaml_document_get_root_node(&c->doc), *n;
+	yaml_node_t *root = yaml_document_get_root_node(&c->reader.doc), *n;
 	static const char *const defect_keys[] = { "density", "hot_fraction", "seed", NULL };
 	char cfa[8] = "";
 	double v = 0, pair[2] = { 0, 0 };
@@ -408,27 +401,16 @@ static int load(struct ctx *c, struct vs_model *m)
 
 int vs_model_parse(const char *text, size_t length, const char *path, struct vs_model *m)
 {
-	yaml_parser_t parser;
 	struct ctx c = { .path = path };
+	yaml_node_t *root;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	ret = cisp_yaml_check_depth_string(path, text, length);
+	ret = yaml_reader_load(&c.reader, path, text, length, &root);
 	if (ret)
-		return ret;
-	if (!yaml_parser_initialize(&parser))
-		return cisp_error(-ENOMEM, "sensor model %s: out of memory", path);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
-	if (!yaml_parser_load(&parser, &c.doc)) {
-		ret = cisp_error(-EINVAL, "sensor model %s: line %zu: %s", path, parser.problem_mark.line + 1,
-				 parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
-		return ret;
-	}
-	ret = yaml_document_get_root_node(&c.doc) ? load(&c, m)
-						  : cisp_error(-EINVAL, "sensor model %s: empty file", path);
-	yaml_document_delete(&c.doc);
-	yaml_parser_delete(&parser);
+		return cisp_error_prefix(ret, "sensor model");
+	ret = load(&c, m);
+	yaml_reader_free(&c.reader);
 	if (ret < 0)
 		vs_model_free(m);
 	return ret;
