@@ -18,6 +18,7 @@
 #include "core/matrix3.h"
 #include "io/dng_opcodes.h"
 #include "io/dng_tags.h"
+#include "io/raw_samples.h"
 
 /* Largest raw file read (LibRaw's own allocation limit is about the same). */
 #define MAX_FILE_SIZE ((size_t)2 << 30)
@@ -182,16 +183,6 @@ static int orientation_of(int flip)
 	return flip >= 0 && flip < 8 ? exif[flip] : 1;
 }
 
-static unsigned depth_for(unsigned white)
-{
-	static const unsigned depths[] = { 8, 10, 12, 14, 16 };
-
-	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++)
-		if ((1u << depths[i]) - 1 >= white)
-			return depths[i];
-	return 16;
-}
-
 /*
  * The XYZ-to-camera matrix LibRaw actually uses. LibRaw picks one of a
  * DNG's matrices (by illuminant) or its own table for other files, folds
@@ -339,7 +330,7 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 	const libraw_image_sizes_t *s = &lr->sizes;
 	struct dng_tags tags;
 	uint32_t width, height, format;
-	unsigned bits, limit;
+	unsigned bits;
 	enum cisp_cfa cfa;
 	char why[160];
 	int ret;
@@ -405,25 +396,14 @@ static int decode(libraw_data_t *lr, const void *data, size_t size, const char *
 	cfa = cfa_of(lr);
 	if ((ret = map_levels(lr, name, &tags, cfa, frame)))
 		return ret;
-	bits = depth_for(frame->white);
+	bits = raw_depth_for(frame->white);
 	format = cisp_bayer_format(cfa, bits, false);
 	if ((ret = cisp_image_alloc(&frame->image, format, width, height)))
 		return cisp_error_prefix(ret, "%s", name);
-	limit = (1u << bits) - 1;
-	for (uint32_t y = 0; y < height; y++) {
-		const uint16_t *src =
-			lr->rawdata.raw_image + (size_t)(y + s->top_margin) * (s->raw_pitch / 2) + s->left_margin;
-		uint8_t *dst = frame->image.plane[0].data + y * frame->image.plane[0].stride;
-		for (uint32_t x = 0; x < width; x++) {
-			unsigned v = src[x] > limit ? limit : src[x];
-			if (bits == 8) {
-				dst[x] = (uint8_t)v;
-			} else {
-				dst[2 * x] = (uint8_t)v;
-				dst[2 * x + 1] = (uint8_t)(v >> 8);
-			}
-		}
-	}
+	for (uint32_t y = 0; y < height; y++)
+		raw_store_row(frame->image.plane[0].data + y * frame->image.plane[0].stride,
+			      lr->rawdata.raw_image + (size_t)(y + s->top_margin) * (s->raw_pitch / 2) + s->left_margin,
+			      width, bits);
 	map_metadata(lr, name, &tags, frame);
 	if (tags.has_baseline_exposure) {
 		if (fabs(tags.baseline_exposure) <= 10)

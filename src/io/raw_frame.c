@@ -12,6 +12,7 @@
 #include "abi/fixed_point.h"
 #include "core/error_internal.h"
 #include "core/matrix3.h"
+#include "raw_samples.h"
 
 static void default_levels(struct cisp_raw_frame *frame, unsigned bits)
 {
@@ -60,12 +61,37 @@ int cisp_raw_read_dump(const char *path, uint32_t format, uint32_t width, uint32
 	return 0;
 }
 
+unsigned raw_depth_for(unsigned white)
+{
+	static const unsigned depths[] = { 8, 10, 12, 14, 16 };
+
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++)
+		if ((1u << depths[i]) - 1 >= white)
+			return depths[i];
+	return 16;
+}
+
+void raw_store_row(uint8_t *dst, const uint16_t *src, uint32_t width, unsigned bits)
+{
+	const unsigned limit = (1u << bits) - 1;
+
+	for (uint32_t x = 0; x < width; x++) {
+		unsigned v = src[x] > limit ? limit : src[x];
+
+		if (bits == 8) {
+			dst[x] = (uint8_t)v;
+		} else {
+			dst[2 * x] = (uint8_t)v;
+			dst[2 * x + 1] = (uint8_t)(v >> 8);
+		}
+	}
+}
+
 int cisp_raw_from_raster(const struct cisp_raster *raster, enum cisp_cfa cfa, unsigned black, unsigned white,
 			 struct cisp_raw_frame *frame)
 {
-	static const unsigned depths[] = { 8, 10, 12, 14, 16 };
 	size_t n = (size_t)raster->width * raster->height;
-	unsigned bits = 16, limit;
+	unsigned bits;
 	uint32_t format;
 	int ret;
 
@@ -80,30 +106,14 @@ int cisp_raw_from_raster(const struct cisp_raster *raster, enum cisp_cfa cfa, un
 			white = raster->data[i] > white ? raster->data[i] : white;
 	if (white > 65535 || black >= white)
 		return cisp_error(-EINVAL, "black level %u must be below the white level %u", black, white);
-	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
-		if ((1u << depths[i]) - 1 >= white) {
-			bits = depths[i];
-			break;
-		}
-	}
+	bits = raw_depth_for(white);
 	format = cisp_bayer_format(cfa, bits, false);
 	ret = cisp_image_alloc(&frame->image, format, raster->width, raster->height);
 	if (ret)
 		return ret;
-	limit = (1u << bits) - 1;
-	for (uint32_t y = 0; y < raster->height; y++) {
-		const uint16_t *src = raster->data + (size_t)y * raster->width;
-		uint8_t *dst = frame->image.plane[0].data + y * frame->image.plane[0].stride;
-		for (uint32_t x = 0; x < raster->width; x++) {
-			unsigned v = src[x] > limit ? limit : src[x];
-			if (bits == 8) {
-				dst[x] = (uint8_t)v;
-			} else {
-				dst[2 * x] = (uint8_t)v;
-				dst[2 * x + 1] = (uint8_t)(v >> 8);
-			}
-		}
-	}
+	for (uint32_t y = 0; y < raster->height; y++)
+		raw_store_row(frame->image.plane[0].data + y * frame->image.plane[0].stride,
+			      raster->data + (size_t)y * raster->width, raster->width, bits);
 	default_levels(frame, bits);
 	frame->white = (uint16_t)white;
 	for (int c = 0; c < 4; c++)
