@@ -20,6 +20,7 @@
 #include <cisp/raw_frame.h>
 #include <cisp/sensor.h>
 
+#include "core/matrix3.h"
 #include "test.h"
 
 /* The camera: cisp-test with its shipped tuning (calibrated under six lights, not F11 nor F2). */
@@ -349,19 +350,6 @@ TEST(iq_cli_chart_photo)
 	free(c);
 }
 
-static void invert3(const double m[3][3], double out[3][3])
-{
-	double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-		     m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			int a = (j + 1) % 3, b = (j + 2) % 3, c = (i + 1) % 3, d = (i + 2) % 3;
-
-			out[i][j] = (m[a][c] * m[b][d] - m[a][d] * m[b][c]) / det;
-		}
-}
-
 /*
  * cisp iq on a camera raw file: a virtual shot of the chart saved as a DNG
  * carrying the lab's calibration as its colour matrix and white balance
@@ -401,7 +389,7 @@ TEST(iq_cli_chart_dng)
 
 				cam_to_xyz[i][j] += srgb_to_xyz[i][k] * c->ccm[k][j] * c->wb_gain[j];
 			}
-	invert3((const double(*)[3])cam_to_xyz, xyz_to_cam);
+	matrix3_invert((const double(*)[3])cam_to_xyz, xyz_to_cam);
 	frame.has_matrix = true;
 	frame.has_wb = true;
 	for (int i = 0; i < 9; i++)

@@ -111,7 +111,7 @@ int cisp_param_state_copy(struct cisp_param_state *dst, const struct cisp_param_
 			uint32_t used = b->used_size ? b->used_size(from) : b->size;
 			const size_t head = sizeof(struct cisp_block_header);
 
-			memcpy(to + head, from + head, used - head);
+			memmove(to + head, from + head, used - head); /* @dst may be @src */
 			memset(to + used, 0, b->size - used);
 			if (b->flags & ABI_NO_FLAGS)
 				continue;
