@@ -113,7 +113,7 @@ static void commit_shape(struct cisp_calib *c, const struct cisp_calib_capture *
 		c->shape.p[k] = NULL;
 }
 
-static bool same(double a, double b)
+bool calib_same(double a, double b)
 {
 	return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
 }
@@ -148,8 +148,8 @@ static bool pairs_with_pending(const struct cisp_calib *c, const struct cisp_cal
 {
 	const struct cisp_calib_capture *p = &c->pending_cap;
 
-	return c->have_pending && p->kind == cap->kind && same(p->exposure_s, cap->exposure_s) &&
-	       same(p->gain > 0 ? p->gain : 1, cap->gain > 0 ? cap->gain : 1) &&
+	return c->have_pending && p->kind == cap->kind && calib_same(p->exposure_s, cap->exposure_s) &&
+	       calib_same(p->gain > 0 ? p->gain : 1, cap->gain > 0 ? cap->gain : 1) &&
 	       !strcmp(p->illuminant ? p->illuminant : "", cap->illuminant ? cap->illuminant : "") &&
 	       (cap->kind == CISP_CALIB_DARK || calib_same_level(c->pending_level, level));
 }

@@ -22,16 +22,11 @@
 #define REGIONS_X 8
 #define REGIONS_Y 6
 
-static bool same(double a, double b)
-{
-	return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
-}
-
 /* The group of darks of this exposure and gain (a new one when there is room), or NULL. */
 static struct calib_dark_group *group_of(struct calib_dark *d, double exposure_s, double gain)
 {
 	for (unsigned i = 0; i < d->groups; i++)
-		if (same(d->group[i].exposure_s, exposure_s) && same(d->group[i].gain, gain))
+		if (calib_same(d->group[i].exposure_s, exposure_s) && calib_same(d->group[i].gain, gain))
 			return &d->group[i];
 	if (d->groups == CISP_CALIB_MAX_TABLE)
 		return NULL;
@@ -189,7 +184,7 @@ int calib_dark_solve(const struct calib_dark *d, const struct calib_planes *shap
 	qsort(out->group, out->groups, sizeof(out->group[0]), cmp_group);
 	/* The lowest gain: level = black + dark current x exposure, by least squares over its groups. */
 	g0 = out->group[0].gain;
-	for (unsigned i = 0; i < out->groups && same(out->group[i].gain, g0); i++) {
+	for (unsigned i = 0; i < out->groups && calib_same(out->group[i].gain, g0); i++) {
 		const struct cisp_calib_dark_group *g = &out->group[i];
 
 		sx += g->frames * g->exposure_s;

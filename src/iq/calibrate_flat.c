@@ -41,11 +41,6 @@
 #define SHADING_MAX 0.9
 #define SHADING_CLIPPED 0.001
 
-static bool same(double a, double b)
-{
-	return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
-}
-
 /*
  * What block (i, j) should be from its surroundings: a least-squares plane
  * through the blocks of the 5 x 5 window around it (cut by the edges),
@@ -192,7 +187,7 @@ int calib_flat_add(struct calib_flat *f, const struct calib_planes *pl, const st
 	}
 	/* A group: one exposure, gain and light, and one level (a lightbox's dimmer changes the level alone). */
 	for (unsigned i = 0; i < f->groups && !ret && !g; i++)
-		if (same(f->group[i].exposure_s, cap->exposure_s) && same(f->group[i].gain, cap->gain > 0 ? cap->gain : 1) &&
+		if (calib_same(f->group[i].exposure_s, cap->exposure_s) && calib_same(f->group[i].gain, cap->gain > 0 ? cap->gain : 1) &&
 		    !strcmp(f->group[i].illuminant, light) && calib_same_level(f->group[i].level, level))
 			g = &f->group[i];
 	if (!ret && !g) {
@@ -228,7 +223,7 @@ int calib_flat_add(struct calib_flat *f, const struct calib_planes *pl, const st
 	 */
 	if (g->frames == 1 && clipped <= SHADING_CLIPPED && level >= SHADING_MIN && level <= SHADING_MAX &&
 	    (f->pixel_group < 0 || g->gain < f->group[f->pixel_group].gain / 1.001 ||
-	     (same(g->gain, f->group[f->pixel_group].gain) &&
+	     (calib_same(g->gain, f->group[f->pixel_group].gain) &&
 	      fabs(level - 0.5) < fabs(f->group[f->pixel_group].level - 0.5)))) {
 		f->pixel_group = (int)(g - f->group);
 		f->pixel_frames = 0;

@@ -27,6 +27,9 @@ struct calib_planes {
 	float *p[4];
 };
 
+/* Two exposures or gains the same to within 0.1% (of the larger). */
+bool calib_same(double a, double b);
+
 /* Split @raw into its channel planes. Return 0, -EINVAL or -ENOMEM. */
 int calib_planes_from(struct calib_planes *pl, const struct cisp_image *raw);
 void calib_planes_free(struct calib_planes *pl);

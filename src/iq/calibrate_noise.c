@@ -22,11 +22,6 @@
 /* Tiles deviating from the line by more than this (relative) are past the turn-over. */
 #define TURN_OVER 0.5
 
-static bool same(double a, double b)
-{
-	return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
-}
-
 static int add_point(struct calib_noise *n, double gain, unsigned c, double raw, double var)
 {
 	if (n->count == n->capacity) {
@@ -112,7 +107,7 @@ int calib_noise_add_pair(struct calib_noise *n, const struct calib_planes *a, co
 		bool seen = false;
 
 		for (unsigned i = 0; i < n->clip_gains && !seen; i++)
-			seen = same(n->clip_gain[i], gain);
+			seen = calib_same(n->clip_gain[i], gain);
 		if (!seen && n->clip_gains < CISP_CALIB_MAX_TABLE)
 			n->clip_gain[n->clip_gains++] = gain;
 	}
@@ -131,7 +126,7 @@ static bool fit_line(const struct cisp_calib_ptc_point *p, unsigned count, doubl
 	for (unsigned i = 0; i < count; i++) {
 		double w;
 
-		if (!same(p[i].gain, gain) || p[i].channel != c || p[i].signal > top || !(p[i].variance > 0))
+		if (!calib_same(p[i].gain, gain) || p[i].channel != c || p[i].signal > top || !(p[i].variance > 0))
 			continue;
 		w = 1 / (p[i].variance * p[i].variance);
 		sw += w;
@@ -169,7 +164,7 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 		bool seen = false;
 
 		for (unsigned k = 0; k < out->count && !seen; k++)
-			seen = same(out->gain[k].gain, gain);
+			seen = calib_same(out->gain[k].gain, gain);
 		if (seen)
 			continue;
 		if (out->count == CISP_CALIB_MAX_TABLE)
@@ -182,7 +177,7 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 			bool turned = false;
 
 			for (unsigned k = 0; k < n->count; k++)
-				if (same(n->points[k].gain, gain) && n->points[k].channel == c)
+				if (calib_same(n->points[k].gain, gain) && n->points[k].channel == c)
 					top = fmax(top, n->points[k].signal);
 			/*
 			 * A first line through the lower 60 % of the levels, then the
@@ -198,7 +193,7 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 			for (unsigned k = 0; k < n->count; k++) {
 				const struct cisp_calib_ptc_point *p = &n->points[k];
 
-				if (!same(p->gain, gain) || p->channel != c)
+				if (!calib_same(p->gain, gain) || p->channel != c)
 					continue;
 				if (p->variance >= (1 - TURN_OVER) * (a * p->signal + b))
 					sat = fmax(sat, p->signal);
@@ -206,7 +201,7 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 			for (unsigned k = 0; k < n->count; k++) {
 				const struct cisp_calib_ptc_point *p = &n->points[k];
 
-				turned |= same(p->gain, gain) && p->channel == c && p->signal > sat &&
+				turned |= calib_same(p->gain, gain) && p->channel == c && p->signal > sat &&
 					  p->variance < (1 - TURN_OVER) * (a * p->signal + b);
 			}
 			if (turned && !fit_line(n->points, n->count, gain, c, 0.9 * sat, &a, &b))
@@ -225,7 +220,7 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 				const struct cisp_calib_ptc_point *p = &n->points[k];
 				double e;
 
-				if (!same(p->gain, gain) || p->channel != c || p->signal > (turned ? 0.9 * sat : top))
+				if (!calib_same(p->gain, gain) || p->channel != c || p->signal > (turned ? 0.9 * sat : top))
 					continue;
 				e = p->variance / (a * p->signal + b) - 1;
 				rms += e * e;
@@ -234,7 +229,7 @@ int calib_noise_solve(struct calib_noise *n, const double black[4], double white
 		}
 		/* A pair that reached the white level: the ADC clips, at or before the full well. */
 		for (unsigned k = 0; k < n->clip_gains; k++)
-			if (same(n->clip_gain[k], gain)) {
+			if (calib_same(n->clip_gain[k], gain)) {
 				g->saturation = white - (black[0] + black[1] + black[2] + black[3]) / 4;
 				g->saturated = true;
 			}
