@@ -53,21 +53,21 @@ int control_ltm_grid(const struct cisp_stats *st, const double wb[3], double tar
 
 static const char *const ltm_keys[] = { "strength", "boost", "cut", "range", NULL };
 
-static int ltm_key(struct tuning_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+static int ltm_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
 	struct ltm_tuning *l = &((struct cisp_tuning *)ctx)->ltm;
 
 	switch (i) {
-	case 0: return tuning_number(r, v, k, 0, 1, &l->strength);
-	case 1: return tuning_number(r, v, k, 0, 4, &l->boost);
-	case 2: return tuning_number(r, v, k, 0, 4, &l->cut);
-	default: return tuning_number(r, v, k, 0.25, 4, &l->range);
+	case 0: return yaml_reader_number(r, v, k, 0, 1, &l->strength);
+	case 1: return yaml_reader_number(r, v, k, 0, 4, &l->boost);
+	case 2: return yaml_reader_number(r, v, k, 0, 4, &l->cut);
+	default: return yaml_reader_number(r, v, k, 0.25, 4, &l->range);
 	}
 }
 
-static int ltm_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int ltm_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_map(r, v, key, ltm_keys, 0, ltm_key, t);
+	return yaml_reader_map(r, v, key, ltm_keys, 0, ltm_key, t);
 }
 
 static void ltm_defaults(struct cisp_tuning *t, bool uncalibrated)
