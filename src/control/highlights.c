@@ -21,9 +21,9 @@ struct highlights {
 	double fraction; /* where the sensor clips at gain x1, of the range between black and white level */
 };
 
-static int highlights_parse(struct tuning_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
+static int highlights_parse(struct yaml_reader *r, const yaml_node_t *v, const char *key, struct cisp_tuning *t)
 {
-	return tuning_number(r, v, key, 1, 65535, &t->saturation);
+	return yaml_reader_number(r, v, key, 1, 65535, &t->saturation);
 }
 
 static void highlights_defaults(struct cisp_tuning *t, bool uncalibrated)
@@ -58,7 +58,7 @@ static uint32_t highlights_prepare(void *self, const struct control_context *ctx
 
 	p.mode = CISP_HIGHLIGHTS_CLIP;
 	/* The ABI's lowest clip level, 1024, is far below any sensor's saturation. */
-	p.white = (uint16_t)fmax(1024, control_q16(fmin(1, h->fraction * gain), 65535));
+	p.white = (uint16_t)fmax(1024, abi_fixed_u16(fmin(1, h->fraction * gain), 65535));
 	return control_write_block(&ps->highlights, &p, sizeof(p), CISP_BLOCK_HIGHLIGHTS) |
 	       control_enable_block(ps, CISP_BLOCK_HIGHLIGHTS, true);
 }
