@@ -62,6 +62,32 @@ static int write_mosaic(const struct cisp_image *bayer, char *path, size_t size)
 	return ret;
 }
 
+#ifdef CISP_BENCH_PEER_BUILT
+/*
+ * The build's peer, found from where this program is (build/tools/cisp and
+ * build/bench/ both reach build/bench/), so that no path of the checkout is
+ * written into the program; an installed cisp has no peer beside it.
+ */
+static const char *built_peer(void)
+{
+	static char path[4200];
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if ((size_t)snprintf(path, sizeof(path), "%s/../bench/cisp-bench-peer-opencv", exe) >= sizeof(path))
+		return NULL;
+	return access(path, X_OK) == 0 ? path : NULL;
+}
+#endif
+
 /* The program: $CISP_BENCH_PEER, else the build's; NULL (and why in @why) for none. */
 static const char *peer_program(const char **why)
 {
@@ -71,10 +97,13 @@ static const char *peer_program(const char **why)
 		*why = "CISP_BENCH_PEER is empty";
 		return *env ? env : NULL;
 	}
-#ifdef CISP_BENCH_PEER_PATH
-	if (access(CISP_BENCH_PEER_PATH, X_OK) == 0)
-		return CISP_BENCH_PEER_PATH;
-	*why = CISP_BENCH_PEER_PATH " is absent (set CISP_BENCH_PEER to the program)";
+#ifdef CISP_BENCH_PEER_BUILT
+	const char *built = built_peer();
+
+	if (built)
+		return built;
+	*why = "no bench/cisp-bench-peer-opencv beside this program (an installed cisp has none: "
+	       "set CISP_BENCH_PEER to the program)";
 #else
 	*why = "this build found no OpenCV (install libopencv-imgproc-dev, reconfigure; or set CISP_BENCH_PEER)";
 #endif
@@ -90,7 +119,7 @@ int bench_peer_start(struct bench_peer **peer, const struct cisp_image *bayer)
 {
 	const struct cisp_format_info *f = cisp_format_info(bayer->format);
 	const char *why = NULL, *program = peer_program(&why);
-	char path[4096], width[16], height[16], line[160];
+	char path[4096], width[16], height[16], line[160], message[4400];
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
 	struct bench_peer *p;
@@ -131,8 +160,8 @@ int bench_peer_start(struct bench_peer **peer, const struct cisp_image *bayer)
 	close(out[1]);
 	in[0] = out[1] = -1;
 	if (ret) {
-		snprintf(line, sizeof(line), "%s does not start: %s", program, strerror(ret));
-		absent(line);
+		snprintf(message, sizeof(message), "%s does not start: %s", program, strerror(ret));
+		absent(message);
 		ret = 0;
 		goto fail;
 	}
@@ -147,8 +176,8 @@ int bench_peer_start(struct bench_peer **peer, const struct cisp_image *bayer)
 	}
 	/* Its first line comes once it has read the mosaic. */
 	if (!fgets(line, sizeof(line), p->from) || strncmp(line, "peer ", 5)) {
-		snprintf(line, sizeof(line), "%s failed on the frame (its message above)", program);
-		absent(line);
+		snprintf(message, sizeof(message), "%s failed on the frame (its message above)", program);
+		absent(message);
 		goto fail;
 	}
 	line[strcspn(line, "\n")] = 0;
