@@ -649,6 +649,7 @@ struct dng_layout {
 	int32_t baseline_hundredths;
 	const uint8_t *opcodes;          /* OpcodeList2 of @opcodes_size bytes, or NULL */
 	uint32_t opcodes_size;
+	bool opcodes_list3;              /* @opcodes as OpcodeList3 (after demosaic: R, G, B planes) */
 };
 
 /* Sample k (in row order) of every minimal_dng(). */
@@ -717,7 +718,7 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 	if (layout->has_baseline)
 		ENTRY(50730, 10, 1, extra); /* BaselineExposure */
 	if (layout->opcodes)
-		ENTRY(51009, 7, layout->opcodes_size, extra + 8); /* OpcodeList2 */
+		ENTRY(layout->opcodes_list3 ? 51022 : 51009, 7, layout->opcodes_size, extra + 8); /* OpcodeList2/3 */
 #undef ENTRY
 	if (*n > extra) {
 		put32(d + extra, (uint32_t)layout->baseline_hundredths);
@@ -1438,6 +1439,38 @@ TEST(rawio_dng_gain_map_and_baseline_exposure)
 	CHECK_EQ(get_sample(&f.image, 5, 5), 2 * minimal_sample(5 * 64 + 5));
 	cisp_raw_frame_free(&f);
 	free(d);
+
+	/*
+	 * OpcodeList3 on planes 0..2 with a map of two planes (gains 2, then 3):
+	 * red takes the first, green and blue the map's last plane (DNG), and
+	 * nothing reads past the map.
+	 */
+	{
+		const float two_planes[4] = { 2, 3, 2, 3 }; /* 1 x 2 points, 2 planes each */
+		struct dng_layout layout = { .opcodes = list, .opcodes_list3 = true };
+
+		put_be32(list, 1);
+		size = 4 + gain_map_opcode(list + 4, 2, two_planes);
+		put_be32(list + 4 + 12, 76 + 16);     /* four floats of gains */
+		put_be32(list + 20 + 20, 3);          /* Planes */
+		put_be32(list + 20 + 72, 2);          /* MapPlanes */
+		size += 8;
+		for (int i = 0; i < 4; i++) {
+			uint32_t v;
+			memcpy(&v, &two_planes[i], 4);
+			put_be32(list + 20 + 76 + 4 * i, v);
+		}
+		layout.opcodes_size = (uint32_t)size;
+		d = minimal_dng(64, 48, &layout, &n);
+		if (!d)
+			return;
+		CHECK_EQ(cisp_raw_read_memory(d, n, "planes.dng", &f), 0);
+		CHECK_EQ(get_sample(&f.image, 4, 6), 2 * minimal_sample(6 * 64 + 4)); /* R of RGGB */
+		CHECK_EQ(get_sample(&f.image, 5, 6), 3 * minimal_sample(6 * 64 + 5)); /* G */
+		CHECK_EQ(get_sample(&f.image, 5, 7), 3 * minimal_sample(7 * 64 + 5)); /* B */
+		cisp_raw_frame_free(&f);
+		free(d);
+	}
 
 	/* Malformed lists: refused with the reason, nothing decoded. */
 	put_be32(list, 1);

@@ -140,11 +140,14 @@ static void apply_gain_map(const struct gain_map *m, int list, uint32_t width, u
 			enum cisp_channel ch = cisp_cfa_channel(fi->cfa, x, y);
 			uint32_t colour = ch == CISP_CH_R ? 0 : ch == CISP_CH_B ? 2 : 1, plane = list == 3 ? colour : 0;
 			unsigned v = fi->bits == 8 ? row[x] : (unsigned)(row[2 * x] | row[2 * x + 1] << 8);
+			uint32_t map_plane;
 			double g, out;
 
 			if (plane < m->plane || plane - m->plane >= m->planes || v >= frame->white || v <= frame->black[ch])
 				continue;
-			g = gain_at(m, (double)y / height, (double)x / width, m->map_planes > 1 ? plane - m->plane : 0);
+			/* Planes past the map's last take its last plane (DNG): never an index past the map. */
+			map_plane = plane - m->plane < m->map_planes ? plane - m->plane : m->map_planes - 1;
+			g = gain_at(m, (double)y / height, (double)x / width, map_plane);
 			out = frame->black[ch] + (v - frame->black[ch]) * g + 0.5;
 			v = out >= frame->white ? frame->white : (unsigned)out;
 			if (fi->bits == 8) {
