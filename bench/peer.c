@@ -5,11 +5,14 @@
  * a temporary file once, then times one demosaic per "run" line it is sent.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,9 +27,34 @@ extern char **environ;
 struct bench_peer {
 	pid_t pid;
 	FILE *to;   /* the peer's stdin */
-	FILE *from; /* the peer's stdout */
+	FILE *from; /* the peer's stdout, unbuffered so that poll() on it tells the truth */
+	double slowest; /* the longest a "run" took to be answered, seconds */
 	char name[160];
 };
+
+/* How long the peer may take to read the mosaic, and at least to answer a "run". */
+#define PEER_START_MS 60000
+#define PEER_RUN_MS 5000
+
+/* Whether the peer has written within @ms milliseconds: one that hangs must not hang the benchmark. */
+static bool answers(const struct bench_peer *p, int ms)
+{
+	struct pollfd pfd = { .fd = fileno(p->from), .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&pfd, 1, ms);
+	while (n < 0 && errno == EINTR);
+	return n > 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static const char *cfa_name(enum cisp_cfa cfa)
 {
@@ -168,14 +196,16 @@ int bench_peer_start(struct bench_peer **peer, const struct cisp_image *bayer)
 	/* Each descriptor belongs to its stream from here on. */
 	if ((p->to = fdopen(in[1], "w")))
 		in[1] = -1;
-	if ((p->from = fdopen(out[0], "r")))
+	if ((p->from = fdopen(out[0], "r"))) {
 		out[0] = -1;
+		setvbuf(p->from, NULL, _IONBF, 0);
+	}
 	if (!p->to || !p->from) {
 		ret = cisp_error(-ENOMEM, "out of memory for the peer's pipes");
 		goto fail;
 	}
 	/* Its first line comes once it has read the mosaic. */
-	if (!fgets(line, sizeof(line), p->from) || strncmp(line, "peer ", 5)) {
+	if (!answers(p, PEER_START_MS) || !fgets(line, sizeof(line), p->from) || strncmp(line, "peer ", 5)) {
 		snprintf(message, sizeof(message), "%s failed on the frame (its message above)", program);
 		absent(message);
 		goto fail;
@@ -203,14 +233,26 @@ int bench_peer_time(struct bench_peer *peer, int threads, double *seconds, doubl
 	char line[128];
 	double wall, cpu;
 
+	/* Five seconds, or twenty times its slowest answer so far. */
+	double limit = peer ? (20 * peer->slowest > PEER_RUN_MS / 1000.0 ? 20 * peer->slowest : PEER_RUN_MS / 1000.0) : 0;
+	double asked = now();
+
 	if (!peer || !peer->to)
 		return cisp_error(-EPIPE, "the peer is not running");
-	if (fprintf(peer->to, "run %d\n", threads) < 0 || fflush(peer->to) || !fgets(line, sizeof(line), peer->from) ||
-	    sscanf(line, "time %lf %lf", &wall, &cpu) != 2) {
+	if (fprintf(peer->to, "run %d\n", threads) < 0 || fflush(peer->to) || !answers(peer, (int)(limit * 1000)) ||
+	    !fgets(line, sizeof(line), peer->from) || sscanf(line, "time %lf %lf", &wall, &cpu) != 2) {
+		bool hung = now() - asked >= limit;
+
 		fclose(peer->to);
 		peer->to = NULL;
+		if (hung)
+			kill(peer->pid, SIGKILL);
+		if (hung)
+			return cisp_error(-EPIPE, "the peer (%s) gave no answer within %.0f s", peer->name, limit);
 		return cisp_error(-EPIPE, "the peer (%s) stopped answering", peer->name);
 	}
+	if (now() - asked > peer->slowest)
+		peer->slowest = now() - asked;
 	*seconds = wall;
 	if (cpu_seconds)
 		*cpu_seconds = cpu;

@@ -454,6 +454,15 @@ TEST(pipeline_bench_ratios_to_its_peer)
 	CHECK(strstr(out, "*** NO PEER from here on"));
 	CHECK(strstr(out, "bench pipeline=quality exec=optimized"));
 
+	/* A peer that answers once, then hangs: given up on after five seconds, killed, the rest without a ratio. */
+	CHECK((f = fopen(peer, "w")) != NULL);
+	fputs("#!/bin/sh\necho 'peer fake hangs'\nread cmd threads\necho 'time 0.001 0.001'\nread cmd threads\n"
+	      "exec sleep 600\n", f);
+	fclose(f);
+	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1 --no-stages --no-quality", out, 65536), 0);
+	CHECK(strstr(out, "*** NO PEER from here on: the peer (fake hangs) gave no answer within 5 s"));
+	CHECK(strstr(out, "bench pipeline=canonical exec=optimized"));
+
 	/* No peer at all. */
 	setenv("CISP_BENCH_PEER", "/nonexistent/peer", 1);
 	CHECK_EQ(test_run_cisp("bench --size 64x48 --reps 1 --threads 1 --no-stages --no-quality", out, 65536), 0);
