@@ -113,6 +113,9 @@ static void set_tags(TIFF *tif, const struct cisp_raw_frame *frame, const struct
 			neutral[c] = (float)(frame->wb_gains[1] / frame->wb_gains[c]);
 		TIFFSetField(tif, TIFFTAG_ASSHOTNEUTRAL, 3, neutral);
 	}
+	/* The exposure the frame asks to add: develop reads it back as the file's own (raw_frame.h). */
+	if (frame->baseline_ev != 0 && isfinite(frame->baseline_ev))
+		TIFFSetField(tif, TIFFTAG_BASELINEEXPOSURE, (double)frame->baseline_ev);
 	if (frame->crop.width && frame->crop.height) {
 		float origin[2] = { (float)frame->crop.x, (float)frame->crop.y };
 		float size[2] = { (float)frame->crop.width, (float)frame->crop.height };
