@@ -140,6 +140,7 @@ static void random_frame(struct cisp_raw_frame *f, uint32_t format, uint32_t w, 
 	f->crop.y = 4;
 	f->crop.width = w - 6;
 	f->crop.height = h - 8;
+	f->baseline_ev = -0.75f;
 }
 
 /* A DNG written by cisp and decoded by LibRaw gives back the frame: every sample and every field. */
@@ -196,6 +197,7 @@ TEST(rawio_dng_round_trip)
 		CHECK_EQ(b.crop.width, 58);
 		CHECK_EQ(b.crop.height, 40);
 		CHECK_EQ(b.defaults, 0);
+		CHECK(b.baseline_ev == -0.75f); /* BaselineExposure, an SRATIONAL that holds it exactly */
 
 		/* The memory front end decodes the same bytes to the same frame. */
 		bytes = read_bytes(path, &n);
@@ -650,6 +652,7 @@ struct dng_layout {
 	const uint8_t *opcodes;          /* OpcodeList2 of @opcodes_size bytes, or NULL */
 	uint32_t opcodes_size;
 	bool opcodes_list3;              /* @opcodes as OpcodeList3 (after demosaic: R, G, B planes) */
+	const uint16_t *samples;         /* the w x h samples in row order, or NULL for minimal_sample() */
 };
 
 /* Sample k (in row order) of every minimal_dng(). */
@@ -735,7 +738,8 @@ static uint8_t *minimal_dng(uint32_t w, uint32_t h, const struct dng_layout *lay
 	for (uint32_t y = 0; y < h; y++) {
 		for (uint32_t x = 0; x < w; x++) {
 			size_t at = data + ((y / ch) * across + x / cw) * chunk + ((y % ch) * cw + x % cw) * 2;
-			unsigned v = minimal_sample((size_t)y * w + x);
+			unsigned v = layout->samples ? layout->samples[(size_t)y * w + x]
+						     : minimal_sample((size_t)y * w + x);
 			d[at] = (uint8_t)v;
 			d[at + 1] = (uint8_t)(v >> 8);
 		}
@@ -1422,7 +1426,7 @@ TEST(rawio_dng_gain_map_and_baseline_exposure)
 
 	/* Another opcode: named in a warning, the rest applied. */
 	put_be32(list, 2);
-	put_be32(list + 4, 1); /* WarpRectilinear, 8 bytes of parameters nobody reads */
+	put_be32(list + 4, 4); /* FixBadPixelsConstant, 8 bytes of parameters nobody reads */
 	put_be32(list + 8, 0x01030000);
 	put_be32(list + 12, 1);
 	put_be32(list + 16, 8);
@@ -1433,9 +1437,9 @@ TEST(rawio_dng_gain_map_and_baseline_exposure)
 		return;
 	warnings[0] = '\0';
 	cisp_log_set_sink(catch_log, NULL);
-	CHECK_EQ(cisp_raw_read_memory(d, n, "warp.dng", &f), 0);
+	CHECK_EQ(cisp_raw_read_memory(d, n, "other.dng", &f), 0);
 	cisp_log_set_sink(NULL, NULL);
-	CHECK(strstr(warnings, "warp.dng: OpcodeList2: not applied: WarpRectilinear (optional)") != NULL);
+	CHECK(strstr(warnings, "other.dng: OpcodeList2: not applied: FixBadPixelsConstant (optional)") != NULL);
 	CHECK_EQ(get_sample(&f.image, 5, 5), 2 * minimal_sample(5 * 64 + 5));
 	cisp_raw_frame_free(&f);
 	free(d);
@@ -1502,4 +1506,302 @@ TEST(rawio_dng_gain_map_and_baseline_exposure)
 	d = opcode_dng(list, 3, &n);
 	expect_refused(d, n, "short.dng", -EINVAL, "OpcodeList2 of 3 bytes has no count");
 	free(d);
+}
+
+/* ---- lens corrections: WarpRectilinear, WarpFisheye, FixVignetteRadial ---- */
+
+/* Opcode @id's 16-byte header at @p for @bytes of parameters (flags: optional); returns where they go. */
+static uint8_t *opcode_header(uint8_t *p, uint32_t id, uint32_t bytes)
+{
+	put_be32(p, id);
+	put_be32(p + 4, 0x01030000); /* DNG 1.3 */
+	put_be32(p + 8, 1);
+	put_be32(p + 12, bytes);
+	return p + 16;
+}
+
+/*
+ * A list at @list of one warp @id (1 rectilinear, 2 fisheye) for @planes
+ * planes, each with coefficients @k (6 per plane for 1, 4 for 2), centred at
+ * @cx, @cy; returns the list's size.
+ */
+static size_t warp_list(uint8_t *list, uint32_t id, uint32_t planes, const double *k, double cx, double cy)
+{
+	uint32_t per_plane = id == 1 ? 6 : 4, bytes = 4 + 8 * per_plane * planes + 16;
+	uint8_t *p;
+
+	put_be32(list, 1);
+	p = opcode_header(list + 4, id, bytes);
+	put_be32(p, planes);
+	for (uint32_t i = 0; i < per_plane * planes; i++)
+		put_be_double(p + 4 + 8 * i, k[i]);
+	put_be_double(p + bytes - 16, cx);
+	put_be_double(p + bytes - 8, cy);
+	return 20 + bytes;
+}
+
+/* A list of one FixVignetteRadial with @k0..k4 about the image's centre. */
+static size_t vignette_list(uint8_t *list, const double k[5])
+{
+	uint8_t *p;
+
+	put_be32(list, 1);
+	p = opcode_header(list + 4, 3, 56);
+	for (int i = 0; i < 5; i++)
+		put_be_double(p + 8 * i, k[i]);
+	put_be_double(p + 40, 0.5);
+	put_be_double(p + 48, 0.5);
+	return 20 + 56;
+}
+
+/* Reads @w x @h @samples with @list (OpcodeList3 if @list3) into @f; 0 or the reader's error. */
+static int read_with_list(uint32_t w, uint32_t h, const uint16_t *samples, const uint8_t *list, size_t size,
+			  bool list3, const char *name, struct cisp_raw_frame *f)
+{
+	struct dng_layout layout = { .opcodes = list, .opcodes_size = (uint32_t)size, .opcodes_list3 = list3,
+				     .samples = samples, .has_white = true, .white = 65535 };
+	size_t n;
+	uint8_t *d = minimal_dng(w, h, &layout, &n);
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	if (!d)
+		return -ENOMEM;
+	ret = cisp_raw_read_memory(d, n, name, f);
+	write_bytes(tmp_path(name), d, n); /* the fuzz corpus's raw_file/<name> */
+	free(d);
+	return ret;
+}
+
+/* Samples of @a and @b that differ, for those of the CFA site @site (0 R, 1 Gr, 2 Gb, 3 B of RGGB; -1 all). */
+static unsigned count_changed(const struct cisp_image *a, const struct cisp_image *b, int site)
+{
+	unsigned changed = 0;
+
+	for (uint32_t y = 0; y < a->height; y++)
+		for (uint32_t x = 0; x < a->width; x++)
+			if ((site < 0 || (int)((y & 1) * 2 + (x & 1)) == site) && get_sample(a, x, y) != get_sample(b, x, y))
+				changed++;
+	return changed;
+}
+
+/* Identity coefficients leave every sample as it was; three planes take their own coefficients. */
+TEST(rawio_dng_warp_identity)
+{
+	static const double rect_identity[6] = { 1, 0, 0, 0, 0, 0 }, vignette_none[5] = { 0, 0, 0, 0, 0 };
+	/* Lateral chromatic aberration: red 1 % larger, green and blue as they are. */
+	static const double lateral[18] = { 1.01, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 };
+	uint8_t list[256];
+	struct cisp_raw_frame plain, f;
+	size_t size;
+
+	CHECK_EQ(read_with_list(64, 48, NULL, NULL, 0, false, "plain.dng", &plain), 0);
+	if (!plain.image.plane[0].data)
+		return;
+	size = warp_list(list, 1, 1, rect_identity, 0.5, 0.5);
+	CHECK_EQ(read_with_list(64, 48, NULL, list, size, false, "warp_identity.dng", &f), 0);
+	CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
+	cisp_raw_frame_free(&f);
+	/* Off centre too: the source of every sample is the sample itself. */
+	size = warp_list(list, 1, 1, rect_identity, 0.2, 0.9);
+	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "warp_identity_list3.dng", &f), 0);
+	CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
+	cisp_raw_frame_free(&f);
+	size = vignette_list(list, vignette_none);
+	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "vignette_identity.dng", &f), 0);
+	CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
+	cisp_raw_frame_free(&f);
+
+	size = warp_list(list, 1, 3, lateral, 0.5, 0.5);
+	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "warp_lateral.dng", &f), 0);
+	CHECK(count_changed(&plain.image, &f.image, 0) > 64 * 48 / 8); /* red moved */
+	CHECK_EQ(count_changed(&plain.image, &f.image, 1), 0);
+	CHECK_EQ(count_changed(&plain.image, &f.image, 2), 0);
+	CHECK_EQ(count_changed(&plain.image, &f.image, 3), 0);
+	cisp_raw_frame_free(&f);
+	cisp_raw_frame_free(&plain);
+}
+
+/* FixVignetteRadial: gain 1 + k0 r^2 with r 1 at the corners; the centre as it was. */
+TEST(rawio_dng_vignette_radial)
+{
+	static const double k[5] = { 1, 0, 0, 0, 0 };
+	uint16_t samples[64 * 48];
+	uint8_t list[128];
+	struct cisp_raw_frame f;
+
+	for (size_t i = 0; i < 64 * 48; i++)
+		samples[i] = 1000;
+	CHECK_EQ(read_with_list(64, 48, samples, list, vignette_list(list, k), false, "vignette.dng", &f), 0);
+	if (!f.image.plane[0].data)
+		return;
+	/* Centre (31.5, 23.5), the corners at 31.5^2 + 23.5^2 = 1544.5 squared pixels: r = 1 there (gain 2). */
+	CHECK_EQ(get_sample(&f.image, 0, 0), 2000);
+	CHECK_EQ(get_sample(&f.image, 63, 47), 2000);
+	CHECK_EQ(get_sample(&f.image, 31, 23), 1000);
+	CHECK_EQ(get_sample(&f.image, 0, 23), 1000 + (unsigned)lround(1000 * (31.5 * 31.5 + 0.25) / 1544.5));
+	cisp_raw_frame_free(&f);
+}
+
+/* Where the warp @id with one plane's coefficients @k takes destination offset @dx, @dy from (DNG 1.4). */
+static void warp_source(int id, const double *k, double dx, double dy, double *sx, double *sy)
+{
+	double r2 = dx * dx + dy * dy, r = sqrt(r2);
+
+	if (id == 1) {
+		double f = k[0] + k[1] * r2 + k[2] * r2 * r2 + k[3] * r2 * r2 * r2;
+		*sx = f * dx + k[4] * 2 * dx * dy + k[5] * (r2 + 2 * dx * dx);
+		*sy = f * dy + k[5] * 2 * dx * dy + k[4] * (r2 + 2 * dy * dy);
+	} else {
+		double t = atan(r), rd = k[0] * t + k[1] * pow(t, 3) + k[2] * pow(t, 5) + k[3] * pow(t, 7);
+		*sx = r > 0 ? rd / r * dx : k[0] * dx;
+		*sy = r > 0 ? rd / r * dy : k[0] * dy;
+	}
+}
+
+/* A scene of dark vertical lines, Gaussian across (sigma 2.5 px), 32 px apart from x = 16: its value at @x. */
+static double lines_scene(double x)
+{
+	double dark = 0;
+
+	for (int j = 0; j < 6; j++)
+		dark += exp(-(x - (16 + 32 * j)) * (x - (16 + 32 * j)) / (2 * 2.5 * 2.5));
+	return 3000 - 2000 * dark;
+}
+
+/*
+ * The largest distance, over the rows of the middle 80 % and the lines of
+ * lines_scene(), between where a line lies in @img (the centroid of its
+ * darkness 8 px either side) and where the scene has it.
+ */
+static double worst_line_error(const struct cisp_image *img)
+{
+	double worst = 0;
+
+	for (uint32_t y = img->height / 10; y < img->height - img->height / 10; y++) {
+		for (int j = 0; j < 6; j++) {
+			double at = 16 + 32 * j, sum = 0, moment = 0;
+
+			for (int x = (int)at - 8; x <= (int)at + 8; x++) {
+				double dark = 3000.0 - get_sample(img, (uint32_t)x, y);
+				sum += dark;
+				moment += dark * x;
+			}
+			worst = fmax(worst, fabs(moment / sum - at));
+		}
+	}
+	return worst;
+}
+
+/*
+ * A lens bends the lines of lines_scene(): the file holds the scene seen
+ * through the inverse of its warp (found by fixed-point iteration), and the
+ * warp opcode straightens them again to within 0.1 px, where they were
+ * more than a pixel off.
+ */
+static void check_straightened(int id, const double *k, bool list3, const char *name)
+{
+	enum { W = 192, H = 128 };
+	const double cx = 0.5 * (W - 1), cy = 0.5 * (H - 1), m = hypot(cx, cy);
+	uint16_t *samples = malloc(sizeof(uint16_t) * W * H);
+	uint8_t list[256];
+	struct cisp_raw_frame bent, f;
+	size_t size;
+
+	if (!samples)
+		return;
+	for (uint32_t y = 0; y < H; y++) {
+		for (uint32_t x = 0; x < W; x++) {
+			/* The destination offset q whose source is this pixel p: q += p - warp(q). */
+			double px = (x - cx) / m, py = (y - cy) / m, qx = px, qy = py, sx, sy;
+
+			for (int it = 0; it < 100; it++) {
+				warp_source(id, k, qx, qy, &sx, &sy);
+				qx += px - sx;
+				qy += py - sy;
+			}
+			samples[y * W + x] = (uint16_t)lround(lines_scene(cx + m * qx));
+		}
+	}
+	CHECK_EQ(read_with_list(W, H, samples, NULL, 0, false, "bent.dng", &bent), 0);
+	size = warp_list(list, (uint32_t)id, 1, k, 0.5, 0.5);
+	CHECK_EQ(read_with_list(W, H, samples, list, size, list3, name, &f), 0);
+	if (bent.image.plane[0].data && f.image.plane[0].data) {
+		double before = worst_line_error(&bent.image), after = worst_line_error(&f.image);
+
+		printf("  %s: lines at most %.3f px off before the warp, %.3f after\n", name, before, after);
+		if (!(before > 1 && after < 0.1))
+			test_fail(__FILE__, __LINE__, "%s: lines %.3f px off before the warp, %.3f after", name, before,
+				  after);
+	}
+	cisp_raw_frame_free(&bent);
+	cisp_raw_frame_free(&f);
+	free(samples);
+}
+
+TEST(rawio_dng_warp_straightens_lines)
+{
+	/* Barrel distortion (the corners 8 % in), then with a tangential part; and a fisheye lens. */
+	static const double barrel[6] = { 1, -0.08, 0, 0, 0, 0 }, tangential[6] = { 1, -0.05, 0.01, 0, 0.004, -0.003 };
+	static const double fisheye[4] = { 1, 0, 0, 0 };
+
+	check_straightened(1, barrel, true, "warp_barrel.dng");
+	check_straightened(1, tangential, false, "warp_tangential.dng");
+	check_straightened(2, fisheye, true, "warp_fisheye.dng");
+}
+
+/* Malformed lens opcodes: refused with the reason, nothing decoded. */
+TEST(rawio_dng_warp_malformed)
+{
+	static const double k[18] = { 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 };
+	static const double nan_k[6] = { 1, NAN, 0, 0, 0, 0 }, huge_k[4] = { 1, 0, 1e300, 0 };
+	static const double inf_vignette[5] = { 0, INFINITY, 0, 0, 0 };
+	struct dng_layout layout = { 0 };
+	uint8_t list[512];
+	size_t size, n;
+	uint8_t *d;
+
+#define REFUSED(list3, name, needle)                                                          \
+	do {                                                                                  \
+		layout.opcodes = list, layout.opcodes_size = (uint32_t)size, layout.opcodes_list3 = list3; \
+		d = minimal_dng(64, 48, &layout, &n);                                         \
+		expect_refused(d, n, name, -EINVAL, needle);                                  \
+		free(d);                                                                      \
+	} while (0)
+	size = warp_list(list, 1, 1, nan_k, 0.5, 0.5);
+	REFUSED(true, "nan_warp.dng", "OpcodeList3's opcode 1: a WarpRectilinear coefficient of nan, not a number");
+	size = warp_list(list, 2, 1, huge_k, 0.5, 0.5);
+	REFUSED(true, "huge_warp.dng", "a WarpFisheye coefficient of 1e+300, not a number in -1000..1000");
+	size = warp_list(list, 1, 1, k, 1.5, 0.5);
+	REFUSED(false, "centre.dng", "a WarpRectilinear with its optical centre at (1.5, 0.5), outside 0..1");
+	size = warp_list(list, 1, 3, k, 0.5, 0.5);
+	REFUSED(false, "planes3.dng", "a WarpRectilinear for 3 planes in OpcodeList2 (1 plane)");
+	size = warp_list(list, 1, 3, k, 0.5, 0.5);
+	put_be32(list + 20, 2); /* two planes with the bytes of three */
+	REFUSED(true, "planes2.dng", "a WarpRectilinear for 2 planes in OpcodeList3 (1 plane, or 3)");
+	put_be32(list + 20, 0xffffffff);
+	REFUSED(true, "planes_huge.dng", "for 4294967295 planes");
+	put_be32(list + 20, 1); /* one plane with the bytes of three */
+	REFUSED(true, "size.dng", "a WarpRectilinear for 1 planes needs 68 bytes, not 164");
+	size = warp_list(list, 2, 1, k, 0.5, 0.5);
+	put_be32(list + 16, 2); /* two bytes: no plane count */
+	size = 4 + 16 + 2;
+	REFUSED(true, "short_warp.dng", "a WarpFisheye of 2 bytes has no plane count");
+	size = vignette_list(list, inf_vignette);
+	REFUSED(false, "inf_vignette.dng", "a FixVignetteRadial coefficient of inf");
+	put_be32(list + 16, 48);
+	size -= 8;
+	REFUSED(false, "short_vignette.dng", "a FixVignetteRadial of 48 bytes, not 56");
+	/* A good opcode before a bad one: the list is refused whole. */
+	{
+		static const double none[5] = { 0, 0, 0, 0, 0 };
+		uint8_t second[128];
+		size_t first = vignette_list(list, none), more = warp_list(second, 1, 1, nan_k, 0.5, 0.5) - 4;
+
+		memcpy(list + first, second + 4, more); /* the warp without its list's count */
+		size = first + more;
+		put_be32(list, 2);
+		REFUSED(true, "second.dng", "OpcodeList3's opcode 2: a WarpRectilinear coefficient of nan");
+	}
+#undef REFUSED
 }

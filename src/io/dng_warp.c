@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* WarpRectilinear and WarpFisheye on the mosaic (dng_warp.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/format.h>
+
+#include "io/dng_bytes.h"
+#include "io/dng_warp.h"
+
+/* Coefficients beyond this are no lens: refused, which also keeps every source position finite. */
+#define MAX_COEFFICIENT 1000.0
+
+int dng_warp_parse(uint32_t id, const uint8_t *p, size_t size, int list, struct dng_warp *warp, char *why,
+		   size_t why_size)
+{
+	const char *name = id == DNG_WARP_RECTILINEAR ? "WarpRectilinear" : "WarpFisheye";
+	unsigned per_plane = id == DNG_WARP_RECTILINEAR ? 6 : 4;
+	uint64_t need;
+
+	memset(warp, 0, sizeof(*warp));
+	warp->id = id;
+	if (size < 4) {
+		snprintf(why, why_size, "a %s of %zu bytes has no plane count", name, size);
+		return -EINVAL;
+	}
+	warp->planes = dng_be32(p);
+	/* A mosaic is one plane; the demosaiced image of list 3 is three. */
+	if (warp->planes != 1 && (list != 3 || warp->planes != 3)) {
+		snprintf(why, why_size, "a %s for %u planes in OpcodeList%d (1 plane%s)", name, warp->planes, list,
+			 list == 3 ? ", or 3" : "");
+		return -EINVAL;
+	}
+	need = 4 + 8ull * per_plane * warp->planes + 16;
+	if (size != need) {
+		snprintf(why, why_size, "a %s for %u planes needs %llu bytes, not %zu", name, warp->planes,
+			 (unsigned long long)need, size);
+		return -EINVAL;
+	}
+	for (uint32_t plane = 0; plane < warp->planes; plane++) {
+		for (unsigned i = 0; i < per_plane; i++) {
+			double k = dng_be_double(p + 4 + 8 * (plane * per_plane + i));
+
+			if (!(fabs(k) <= MAX_COEFFICIENT)) {
+				snprintf(why, why_size, "a %s coefficient of %g, not a number in -%g..%g", name, k,
+					 MAX_COEFFICIENT, MAX_COEFFICIENT);
+				return -EINVAL;
+			}
+			warp->k[plane][i] = k;
+		}
+	}
+	warp->cx = dng_be_double(p + size - 16);
+	warp->cy = dng_be_double(p + size - 8);
+	if (!(warp->cx >= 0 && warp->cx <= 1 && warp->cy >= 0 && warp->cy <= 1)) {
+		snprintf(why, why_size, "a %s with its optical centre at (%g, %g), outside 0..1", name, warp->cx,
+			 warp->cy);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Where destination offset @dx, @dy from the optical centre (in units of the
+ * distance to the farthest corner) takes its sample from, by plane @k's
+ * coefficients (DNG 1.4, WarpRectilinear and WarpFisheye).
+ */
+static void source_offset(const struct dng_warp *warp, const double k[6], double dx, double dy, double *sx,
+			  double *sy)
+{
+	double r2 = dx * dx + dy * dy;
+
+	if (warp->id == DNG_WARP_RECTILINEAR) {
+		double f = k[0] + r2 * (k[1] + r2 * (k[2] + r2 * k[3]));
+
+		*sx = f * dx + k[4] * 2 * dx * dy + k[5] * (r2 + 2 * dx * dx);
+		*sy = f * dy + k[5] * 2 * dx * dy + k[4] * (r2 + 2 * dy * dy);
+	} else {
+		double r = sqrt(r2), t = atan(r), t2 = t * t;
+		double rd = t * (k[0] + t2 * (k[1] + t2 * (k[2] + t2 * k[3])));
+		double scale = r > 0 ? rd / r : k[0]; /* atan(r) / r tends to 1 at the centre */
+
+		*sx = scale * dx;
+		*sy = scale * dy;
+	}
+}
+
+static unsigned get(const uint8_t *row, unsigned bytes, uint32_t x)
+{
+	return bytes == 1 ? row[x] : (unsigned)(row[2 * x] | row[2 * x + 1] << 8);
+}
+
+/*
+ * The mosaic @src at position @sx, @sy, interpolated bilinearly from the
+ * samples of the CFA site at parity @px, @py (one colour, 2 pixels apart),
+ * positions outside the image held at its edge. A value drawn from a
+ * saturated sample stays saturated, so that highlight handling still sees
+ * the clip.
+ */
+static unsigned site_sample(const struct cisp_image *src, unsigned bytes, unsigned white, uint32_t px, uint32_t py,
+			    double sx, double sy)
+{
+	uint32_t nu = src->width / 2, nv = src->height / 2, u0, v0, u1, v1;
+	double u = (sx - px) / 2, v = (sy - py) / 2, fu, fv, out;
+	const uint8_t *r0, *r1;
+	unsigned s00, s01, s10, s11;
+
+	u = u > 0 ? (u < nu - 1 ? u : nu - 1) : 0;
+	v = v > 0 ? (v < nv - 1 ? v : nv - 1) : 0;
+	u0 = (uint32_t)u, v0 = (uint32_t)v;
+	u1 = u0 + 1 < nu ? u0 + 1 : u0;
+	v1 = v0 + 1 < nv ? v0 + 1 : v0;
+	fu = u - u0, fv = v - v0;
+	r0 = src->plane[0].data + (size_t)(py + 2 * v0) * src->plane[0].stride;
+	r1 = src->plane[0].data + (size_t)(py + 2 * v1) * src->plane[0].stride;
+	s00 = get(r0, bytes, px + 2 * u0), s01 = get(r0, bytes, px + 2 * u1);
+	s10 = get(r1, bytes, px + 2 * u0), s11 = get(r1, bytes, px + 2 * u1);
+	if ((s00 >= white && (1 - fu) * (1 - fv) > 0) || (s01 >= white && fu * (1 - fv) > 0) ||
+	    (s10 >= white && (1 - fu) * fv > 0) || (s11 >= white && fu * fv > 0))
+		return white;
+	out = (s00 * (1 - fu) + s01 * fu) * (1 - fv) + (s10 * (1 - fu) + s11 * fu) * fv;
+	return (unsigned)(out + 0.5);
+}
+
+int dng_warp_apply(const struct dng_warp *warp, uint32_t width, uint32_t height, struct cisp_raw_frame *frame)
+{
+	struct cisp_image *img = &frame->image, src = *img;
+	const struct cisp_format_info *fi = cisp_format_info(img->format);
+	unsigned bytes = fi->bits == 8 ? 1 : 2;
+	size_t row_bytes = (size_t)img->width * bytes;
+	/* The spec's coordinates: the first pixel at 0, the last at width - 1 and height - 1. */
+	double cx = warp->cx * (width - 1), cy = warp->cy * (height - 1);
+	double mx = fmax(cx, width - 1 - cx), my = fmax(cy, height - 1 - cy), m = hypot(mx, my);
+	uint8_t *copy = malloc(row_bytes * img->height);
+
+	if (!copy)
+		return -ENOMEM;
+	for (uint32_t y = 0; y < img->height; y++)
+		memcpy(copy + y * row_bytes, img->plane[0].data + (size_t)y * img->plane[0].stride, row_bytes);
+	src.plane[0].data = copy;
+	src.plane[0].stride = row_bytes;
+	for (uint32_t y = 0; y < img->height; y++) {
+		uint8_t *row = img->plane[0].data + (size_t)y * img->plane[0].stride;
+
+		for (uint32_t x = 0; x < img->width; x++) {
+			enum cisp_channel ch = cisp_cfa_channel(fi->cfa, x, y);
+			unsigned plane = warp->planes == 1 ? 0 : ch == CISP_CH_R ? 0 : ch == CISP_CH_B ? 2 : 1, v;
+			double sx, sy;
+
+			source_offset(warp, warp->k[plane], (x - cx) / m, (y - cy) / m, &sx, &sy);
+			v = site_sample(&src, bytes, frame->white, x & 1, y & 1, cx + m * sx, cy + m * sy);
+			if (bytes == 1) {
+				row[x] = (uint8_t)v;
+			} else {
+				row[2 * x] = (uint8_t)v;
+				row[2 * x + 1] = (uint8_t)(v >> 8);
+			}
+		}
+	}
+	free(copy);
+	return 0;
+}
