@@ -14,6 +14,7 @@
 #include <png.h>
 #include <tiffio.h>
 
+#include <cisp/develop.h>
 #include <cisp/dng.h>
 #include <cisp/error.h>
 #include <cisp/image_file.h>
@@ -1568,7 +1569,8 @@ static int read_with_list(uint32_t w, uint32_t h, const uint16_t *samples, const
 	if (!d)
 		return -ENOMEM;
 	ret = cisp_raw_read_memory(d, n, name, f);
-	write_bytes(tmp_path(name), d, n); /* the fuzz corpus's raw_file/<name> */
+	/* warp_lateral, warp_identity, warp_fisheye_flat and vignette are the fuzz corpus's raw_file/NAME_64x48.dng */
+	write_bytes(tmp_path(name), d, n);
 	free(d);
 	return ret;
 }
@@ -1611,6 +1613,23 @@ TEST(rawio_dng_warp_identity)
 	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "vignette_identity.dng", &f), 0);
 	CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
 	cisp_raw_frame_free(&f);
+
+	/* A flat field stays flat through any warp: every source position interpolates the same value. */
+	{
+		static const double fisheye[12] = { 1, 0, 0, 0, 1.1, 0, 0, 0, 0.9, 0.1, 0, 0 };
+		uint16_t flat[64 * 48];
+		unsigned other = 0;
+
+		for (size_t i = 0; i < 64 * 48; i++)
+			flat[i] = 1234;
+		size = warp_list(list, 2, 3, fisheye, 0.4, 0.6);
+		CHECK_EQ(read_with_list(64, 48, flat, list, size, true, "warp_fisheye_flat.dng", &f), 0);
+		for (uint32_t y = 0; y < f.image.height; y++)
+			for (uint32_t x = 0; x < f.image.width; x++)
+				other += get_sample(&f.image, x, y) != 1234;
+		CHECK_EQ(other, 0);
+		cisp_raw_frame_free(&f);
+	}
 
 	size = warp_list(list, 1, 3, lateral, 0.5, 0.5);
 	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "warp_lateral.dng", &f), 0);
@@ -1804,4 +1823,56 @@ TEST(rawio_dng_warp_malformed)
 		REFUSED(true, "second.dng", "OpcodeList3's opcode 2: a WarpRectilinear coefficient of nan");
 	}
 #undef REFUSED
+}
+
+/*
+ * What develop reads survives a DNG: levels, as-shot white balance, the
+ * colour matrix, the default crop and BaselineExposure (with manual
+ * exposure, the file's baseline is added) give the same picture from the
+ * frame and from its DNG, to within one code of the matrix's rounding.
+ */
+TEST(rawio_dng_keeps_what_develop_reads)
+{
+	struct cisp_develop_options opt = { .manual_exposure = true };
+	const char *path = tmp_path("develop.dng");
+	struct cisp_raw_frame a, b;
+	struct cisp_image pa, pb, pz;
+	unsigned worst = 0;
+
+	random_frame(&a, CISP_FMT_SGRBG12, 64, 48);
+	a.baseline_ev = 1.5f;
+	CHECK_EQ(cisp_dng_write(path, &a), 0);
+	CHECK_EQ(cisp_raw_read_file(path, &b), 0);
+	CHECK_EQ(cisp_develop(&a, &opt, &pa, NULL), 0);
+	CHECK_EQ(cisp_develop(&b, &opt, &pb, NULL), 0);
+	if (pa.plane[0].data && pb.plane[0].data) {
+		CHECK_EQ(pb.width, pa.width);
+		CHECK_EQ(pb.height, pa.height);
+		CHECK_EQ(pa.width, 58); /* the default crop */
+		for (uint32_t y = 0; y < pa.height && pb.width == pa.width && pb.height == pa.height; y++)
+			for (uint32_t x = 0; x < 3 * pa.width; x++) {
+				int d = pa.plane[0].data[y * pa.plane[0].stride + x] - pb.plane[0].data[y * pb.plane[0].stride + x];
+				worst = (unsigned)abs(d) > worst ? (unsigned)abs(d) : worst;
+			}
+		printf("  largest difference: %u\n", worst);
+		CHECK(worst <= 1);
+		/* The baseline matters: without it the picture is darker. */
+		b.baseline_ev = 0;
+		CHECK_EQ(cisp_develop(&b, &opt, &pz, NULL), 0);
+		if (pz.plane[0].data) {
+			uint64_t with = 0, without = 0;
+
+			for (uint32_t y = 0; y < pb.height; y++)
+				for (uint32_t x = 0; x < 3 * pb.width; x++) {
+					with += pb.plane[0].data[y * pb.plane[0].stride + x];
+					without += pz.plane[0].data[y * pz.plane[0].stride + x];
+				}
+			CHECK(without < with * 0.9);
+		}
+		cisp_image_free(&pz);
+	}
+	cisp_image_free(&pa);
+	cisp_image_free(&pb);
+	cisp_raw_frame_free(&a);
+	cisp_raw_frame_free(&b);
 }
