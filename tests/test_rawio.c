@@ -1582,7 +1582,8 @@ static unsigned count_changed(const struct cisp_image *a, const struct cisp_imag
 
 	for (uint32_t y = 0; y < a->height; y++)
 		for (uint32_t x = 0; x < a->width; x++)
-			if ((site < 0 || (int)((y & 1) * 2 + (x & 1)) == site) && get_sample(a, x, y) != get_sample(b, x, y))
+			if ((site < 0 || (int)((y & 1) * 2 + (x & 1)) == site) &&
+			    get_sample(a, x, y) != get_sample(b, x, y))
 				changed++;
 	return changed;
 }
@@ -1851,7 +1852,8 @@ TEST(rawio_dng_keeps_what_develop_reads)
 		CHECK_EQ(pa.width, 58); /* the default crop */
 		for (uint32_t y = 0; y < pa.height && pb.width == pa.width && pb.height == pa.height; y++)
 			for (uint32_t x = 0; x < 3 * pa.width; x++) {
-				int d = pa.plane[0].data[y * pa.plane[0].stride + x] - pb.plane[0].data[y * pb.plane[0].stride + x];
+				int d = pa.plane[0].data[y * pa.plane[0].stride + x] -
+					pb.plane[0].data[y * pb.plane[0].stride + x];
 				worst = (unsigned)abs(d) > worst ? (unsigned)abs(d) : worst;
 			}
 		printf("  largest difference: %u\n", worst);

@@ -46,7 +46,8 @@ static int parse_gain_map(const uint8_t *p, size_t size, struct gain_map *m, cha
 		return -EINVAL;
 	}
 	m->top = dng_be32(p), m->left = dng_be32(p + 4), m->bottom = dng_be32(p + 8), m->right = dng_be32(p + 12);
-	m->plane = dng_be32(p + 16), m->planes = dng_be32(p + 20), m->row_pitch = dng_be32(p + 24), m->col_pitch = dng_be32(p + 28);
+	m->plane = dng_be32(p + 16), m->planes = dng_be32(p + 20);
+	m->row_pitch = dng_be32(p + 24), m->col_pitch = dng_be32(p + 28);
 	m->points_v = dng_be32(p + 32), m->points_h = dng_be32(p + 36);
 	m->spacing_v = dng_be_double(p + 40), m->spacing_h = dng_be_double(p + 48);
 	m->origin_v = dng_be_double(p + 56), m->origin_h = dng_be_double(p + 64);
@@ -173,8 +174,8 @@ static int parse_vignette(const uint8_t *p, size_t size, struct vignette *v, cha
 	v->cx = dng_be_double(p + 40), v->cy = dng_be_double(p + 48);
 	for (int i = 0; i < 5; i++) {
 		if (!(fabs(v->k[i]) <= MAX_VIGNETTE_COEFFICIENT)) {
-			snprintf(why, why_size, "a FixVignetteRadial coefficient of %g, not a number in -%g..%g", v->k[i],
-				 MAX_VIGNETTE_COEFFICIENT, MAX_VIGNETTE_COEFFICIENT);
+			snprintf(why, why_size, "a FixVignetteRadial coefficient of %g, not a number in -%g..%g",
+				 v->k[i], MAX_VIGNETTE_COEFFICIENT, MAX_VIGNETTE_COEFFICIENT);
 			return -EINVAL;
 		}
 	}
@@ -291,7 +292,8 @@ int dng_opcodes_apply(const uint8_t *data, size_t size, int list, uint32_t width
 	int ret;
 
 	if (size < 4)
-		return cisp_error(-EINVAL, "%s: a malformed DNG: OpcodeList%d of %zu bytes has no count", name, list, size);
+		return cisp_error(-EINVAL, "%s: a malformed DNG: OpcodeList%d of %zu bytes has no count", name, list,
+				  size);
 	ret = walk(data, size, list, width, height, frame, name, false);
 	return ret ? ret : walk(data, size, list, width, height, frame, name, true);
 }
