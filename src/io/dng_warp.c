@@ -134,6 +134,7 @@ int dng_warp_apply(const struct dng_warp *warp, uint32_t width, uint32_t height,
 	double cx = warp->cx * (width - 1), cy = warp->cy * (height - 1);
 	double mx = fmax(cx, width - 1 - cx), my = fmax(cy, height - 1 - cy), m = hypot(mx, my);
 	uint8_t *copy = malloc(row_bytes * img->height);
+	unsigned plane_at[2][2]; /* the coefficients' plane of each CFA site */
 
 	if (!copy)
 		return -ENOMEM;
@@ -141,15 +142,19 @@ int dng_warp_apply(const struct dng_warp *warp, uint32_t width, uint32_t height,
 		memcpy(copy + y * row_bytes, img->plane[0].data + (size_t)y * img->plane[0].stride, row_bytes);
 	src.plane[0].data = copy;
 	src.plane[0].stride = row_bytes;
+	for (unsigned i = 0; i < 4; i++) {
+		enum cisp_channel ch = cisp_cfa_channel(fi->cfa, i & 1, i >> 1);
+		plane_at[i >> 1][i & 1] = warp->planes == 1 ? 0 : ch == CISP_CH_R ? 0 : ch == CISP_CH_B ? 2 : 1;
+	}
 	for (uint32_t y = 0; y < img->height; y++) {
 		uint8_t *row = img->plane[0].data + (size_t)y * img->plane[0].stride;
+		double dy = (y - cy) / m;
 
 		for (uint32_t x = 0; x < img->width; x++) {
-			enum cisp_channel ch = cisp_cfa_channel(fi->cfa, x, y);
-			unsigned plane = warp->planes == 1 ? 0 : ch == CISP_CH_R ? 0 : ch == CISP_CH_B ? 2 : 1, v;
 			double sx, sy;
+			unsigned v;
 
-			source_offset(warp, warp->k[plane], (x - cx) / m, (y - cy) / m, &sx, &sy);
+			source_offset(warp, warp->k[plane_at[y & 1][x & 1]], (x - cx) / m, dy, &sx, &sy);
 			v = site_sample(&src, bytes, frame->white, x & 1, y & 1, cx + m * sx, cy + m * sy);
 			if (bytes == 1) {
 				row[x] = (uint8_t)v;
