@@ -272,8 +272,8 @@ static int walk(const uint8_t *data, size_t size, int list, uint32_t width, uint
 					  "parameters, past the list's end", name, list, i + 1, bytes);
 		ret = run_opcode(id, data + at, bytes, list, width, height, frame, apply, why, sizeof(why));
 		if (ret < 0)
-			return cisp_error(ret, "%s: %s: OpcodeList%d's opcode %u: %s", name,
-					  ret == -EINVAL ? "a malformed DNG" : "cannot apply it", list, i + 1, why);
+			return cisp_error(ret, "%s: %sOpcodeList%d's opcode %u: %s", name,
+					  ret == -EINVAL ? "a malformed DNG: " : "", list, i + 1, why);
 		if (ret > 0 && apply && len < sizeof(skipped) - 40)
 			len += (size_t)snprintf(skipped + len, sizeof(skipped) - len, "%s%s%s", len ? ", " : "",
 						id < sizeof(opcode_names) / sizeof(opcode_names[0]) ? opcode_names[id]
