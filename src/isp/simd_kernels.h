@@ -356,27 +356,29 @@ struct FN(bnr_consts) {
 	const struct cisp_bnr_row_tables *t;
 };
 
-/* The denoised samples of columns x.. (x even: the lanes' sites follow x's parity); @edge as ld_edge(). */
-V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5], int x, int edge,
+/* The noise scale of each lane's guide level g0, per site (x even: the lanes' sites follow x's parity). */
+V_INLINE vu16 FN(bnr_inv)(vu16 g0, const struct FN(bnr_consts) *k)
+{
+#ifdef VEC_HAS_LUT256
+	return sel16(as16(set32((int32_t)0xffff0000u)), lut256(&k->inv_odd, srl16(g0, 8)), lut256(&k->inv_even, srl16(g0, 8)));
+#else
+	uint16_t tmp[N16];
+
+	st(tmp, g0);
+	for (int i = 0; i < N16; i++)
+		tmp[i] = k->t->inv[i & 1][tmp[i] >> 8];
+	return ld(tmp);
+#endif
+}
+
+/* The denoised samples of columns x.. (x even), @inv their noise scales; @edge as ld_edge(). */
+V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5], int x, int edge, vu16 inv,
 			  const struct FN(bnr_consts) *k)
 {
 	const vu16 c128 = set16(128), c16384 = set16(16384);
-	vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv, inv2, sw = set16(64);
+	vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv2, sw = set16(64);
 	vs32 sl, sh;
 
-	/* The noise scale of each pixel's guide level, per site. */
-#ifdef VEC_HAS_LUT256
-	inv = sel16(as16(set32((int32_t)0xffff0000u)), lut256(&k->inv_odd, srl16(g0, 8)), lut256(&k->inv_even, srl16(g0, 8)));
-#else
-	{
-		uint16_t tmp[N16];
-
-		st(tmp, g0);
-		for (int i = 0; i < N16; i++)
-			tmp[i] = k->t->inv[i & 1][tmp[i] >> 8];
-		inv = ld(tmp);
-	}
-#endif
 	inv2 = srl16(inv, 1); /* the sample distance's scale */
 	/* The centre weighs 64. */
 	mul16x32(set16(64), v0, &sl, &sh);
@@ -396,6 +398,42 @@ V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5]
 #undef BNR_TAP
 #undef BNR_LD
 #undef BNR_TAP_VG
+
+/* Vectors of a row's middle taken BNR_RUN at a time: see FN(bnr_run). */
+#define BNR_RUN 8
+
+/*
+ * The vectors at columns x[0..n) (no edge): their noise scales first, then
+ * their taps, in two loops, so that the scales' tables (16 registers on
+ * AVX-512) are not live while the taps run, which need every register.
+ */
+V_INLINE void FN(bnr_run)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, const int *x, int n,
+			  const struct FN(bnr_consts) *k)
+{
+	vu16 inv[BNR_RUN];
+
+	for (int i = 0; i < n; i++)
+		inv[i] = FN(bnr_inv)(ld(g[2] + x[i]), k);
+	for (int i = 0; i < n; i++)
+		st(d + x[i], FN(bnr_vec)(r, g, x[i], 0, inv[i], k));
+}
+
+/* The vectors x = xs, xs + N16, ... and one at xe, as FOR_VECTORS, BNR_RUN at a time. */
+V_INLINE void FN(bnr_middle)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int xs, int xe,
+			     const struct FN(bnr_consts) *k)
+{
+	int x[BNR_RUN], n = 0;
+
+	FOR_VECTORS(xv, xs, xe) {
+		x[n++] = xv;
+		if (n == BNR_RUN) {
+			FN(bnr_run)(r, g, d, x, n, k);
+			n = 0;
+		}
+	}
+	if (n)
+		FN(bnr_run)(r, g, d, x, n, k);
+}
 
 static void FN(bnr_row)(const uint16_t *const rows[5], const uint16_t *const guides[5], uint16_t *d, int w,
 			const struct cisp_bnr_row_tables *t)
@@ -417,14 +455,12 @@ static void FN(bnr_row)(const uint16_t *const rows[5], const uint16_t *const gui
 #endif
 #ifdef VEC_HAS_REFLECT
 	/* The first and last vectors reflect at the row's ends; those between overlap them. */
-	st(d, FN(bnr_vec)(r, g, 0, -1, &k));
-	FOR_VECTORS(x, N16, w - 2 - N16)
-		st(d + x, FN(bnr_vec)(r, g, x, 0, &k));
-	st(d + w - N16, FN(bnr_vec)(r, g, w - N16, 1, &k));
+	st(d, FN(bnr_vec)(r, g, 0, -1, FN(bnr_inv)(ld(g[2]), &k), &k));
+	FN(bnr_middle)(r, g, d, N16, w - 2 - N16, &k);
+	st(d + w - N16, FN(bnr_vec)(r, g, w - N16, 1, FN(bnr_inv)(ld(g[2] + w - N16), &k), &k));
 #else
 	cisp_bnr_range_c(r, g, d, w, t, 0, 2);
-	FOR_VECTORS(x, 2, w - 2 - N16)
-		st(d + x, FN(bnr_vec)(r, g, x, 0, &k));
+	FN(bnr_middle)(r, g, d, 2, w - 2 - N16, &k);
 	cisp_bnr_range_c(r, g, d, w, t, AFTER_VECTORS(2, w - 2 - N16), w);
 #endif
 }
