@@ -204,19 +204,10 @@ static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
 	cisp_recip_row_c(n + i, r + i, count - i);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-#define VEC_HAS_LTM 1
 /* cisp_ltm_level() of 32-bit lanes below 2^24: the float's exponent and top 8 mantissa bits are e and the fraction. */
 V_INLINE vs32 ltm_level_vec(vs32 v)
 {
-#if VEC_BITS == 128
-	vs32 bits = _mm_castps_si128(_mm_cvtepi32_ps(v));
-#elif VEC_BITS == 256
-	vs32 bits = _mm256_castps_si256(_mm256_cvtepi32_ps(v));
-#else
-	vs32 bits = _mm512_castps_si512(_mm512_cvtepi32_ps(v));
-#endif
-	return max32(sub32(srl32(bits, 15), set32(127 << 8)), set32(0));
+	return max32(sub32(srl32(f32bits32(v), 15), set32(127 << 8)), set32(0));
 }
 
 /*
@@ -244,10 +235,10 @@ V_INLINE vs32 ltm_gain_vec(const struct cisp_ltm_coeffs *c, vs32 luma, vs32 px, 
 	}
 	/* No node within range: the nodes by distance alone. */
 	any = gt32(sum, zero);
-	acc = vor(vand(any, acc), vandn(any, acc_s));
-	sum = vor(vand(any, sum), vandn(any, set32(LTM_POS_ONE * LTM_POS_ONE)));
+	acc = sel32(any, acc, acc_s);
+	sum = sel32(any, sum, set32(LTM_POS_ONE * LTM_POS_ONE));
 	num = add32(acc, srl32(sum, 1));
-	q = X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(num), X(cvtepi32_ps)(sum)));
+	q = div_trunc32(num, sum);
 	rem = sub32(num, mul32(q, sum));
 	q = sub32(q, gt32(rem, sub32(sum, set32(1))));
 	return add32(q, gt32(zero, rem));
@@ -293,7 +284,6 @@ static void FN(ltm_row)(const struct cisp_ltm_coeffs *c, const uint16_t *const i
 	}
 	cisp_ltm_span_c(c, in, out, x, w, y);
 }
-#endif
 
 #ifdef VEC_HAS_TONE
 /* The tone function computed from the segment tables: no 128 KiB table in the cache. */
@@ -1071,9 +1061,7 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);
-#ifdef VEC_HAS_LTM
 	d->ltm_row = FN(ltm_row);
-#endif
 #ifdef VEC_HAS_TONE
 	d->tone_row = FN(tone_row);
 #endif

@@ -130,6 +130,17 @@ V_INLINE vs32 div_round32(vs32 a, vs32 b)
 	return vcvtq_s32_f32(vaddq_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)), vdupq_n_f32(0.5f)));
 }
 
+/* (int32_t)((float)a / (float)b) of 32-bit lanes, a >= 0, b > 0: IEEE single precision, truncated, as in C. */
+V_INLINE vs32 div_trunc32(vs32 a, vs32 b)
+{
+	return vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)));
+}
+
+/* The bits of (float)v of 32-bit lanes (exact below 2^24). */
+#define f32bits32(v) vreinterpretq_s32_f32(vcvtq_f32_s32(v))
+/* a where the 32-bit mask lane m is all ones, b where it is 0. */
+#define sel32(m, a, b) vbslq_s32(vreinterpretq_u32_s32(m), a, b)
+
 /* N16 pixels of r, g, b (each lane <= 255) as 3 N16 interleaved bytes. */
 V_INLINE void st_rgb8(uint8_t *d, vu16 r, vu16 g, vu16 b)
 {

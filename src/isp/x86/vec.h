@@ -231,6 +231,24 @@ V_INLINE vs32 div_round32(vs32 a, vs32 b)
 	return X(cvttps_epi32)(X(add_ps)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)), X(set1_ps)(0.5f)));
 }
 
+/* (int32_t)((float)a / (float)b) of 32-bit lanes, a >= 0, b > 0: IEEE single precision, truncated, as in C. */
+V_INLINE vs32 div_trunc32(vs32 a, vs32 b)
+{
+	return X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)));
+}
+
+/* The bits of (float)v of 32-bit lanes (exact below 2^24). */
+#if VEC_BITS == 128
+#define f32bits32(v) _mm_castps_si128(_mm_cvtepi32_ps(v))
+#elif VEC_BITS == 256
+#define f32bits32(v) _mm256_castps_si256(_mm256_cvtepi32_ps(v))
+#else
+#define f32bits32(v) _mm512_castps_si512(_mm512_cvtepi32_ps(v))
+#endif
+
+/* a where the 32-bit mask lane m is all ones, b where it is 0. */
+#define sel32(m, a, b) vor(vand(m, a), vandn(m, b))
+
 #if VEC_BITS == 512
 #define VEC_HAS_LUT256 1
 /* A 256-entry table of 16-bit values in eight registers, looked up per lane with two-source permutes. */
