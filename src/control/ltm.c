@@ -4,7 +4,8 @@
  * statistics zones, a grid of the zones' levels and gains for a later
  * frame. A zone's level is the log2 luminance of its mean after white
  * balance; its gain moves that level towards the exposure target by
- * @strength of the distance, at most @boost stops up and @cut stops down.
+ * @strength of its distance beyond LTM_SCENE_STOPS, at most @boost stops up
+ * and @cut stops down.
  * A zone whose cells are mostly clipped keeps a gain of 1: lowering it would
  * turn the clip grey. The tuning's `ltm` section sets the four values;
  * strength 0, the default, leaves the stage off.
@@ -18,6 +19,14 @@
 #include "core/error_internal.h"
 #include "isp/ltm.h"
 #include "ltm_grid.h"
+
+/*
+ * A region this close to the target in stops keeps its gain: one uniformly lit
+ * scene's reflectances (white 0.9 to black 0.03) span 5 stops, about 2.5 on
+ * each side of its mean; that is the objects' own contrast, what lies beyond
+ * is lighting to compress.
+ */
+#define LTM_SCENE_STOPS 2.5
 
 int control_ltm_grid(const struct cisp_stats *st, const double wb[3], double target, const struct ltm_tuning *t,
 		     struct cisp_ltm_params *out)
@@ -40,7 +49,8 @@ int control_ltm_grid(const struct cisp_stats *st, const double wb[3], double tar
 		double luma = (77 * z->r * wb[0] + 150 * z->g * wb[1] + 29 * z->b * wb[2]) / 256;
 		uint32_t level = clipped ? 4095 : cisp_ltm_level((uint32_t)lround(fmin(luma, 65535)));
 		/* An empty zone (more zones than cells) sits at the target and keeps its gain. */
-		double stops = z->total && !clipped ? t->strength * (anchor - level) / 256 : 0;
+		double away = z->total && !clipped ? (anchor - level) / 256 : 0;
+		double stops = t->strength * (away > 0 ? fmax(away - LTM_SCENE_STOPS, 0) : fmin(away + LTM_SCENE_STOPS, 0));
 
 		stops = fmin(fmax(stops, -t->cut), t->boost);
 		out->node[k] = (uint16_t)(z->total ? level : anchor);
