@@ -358,6 +358,8 @@ TEST(calibrate_tuning_runs_the_loop_with_static_defects)
 
 	if (!t || !s)
 		goto out;
+	/* Without a base tuning, local tone mapping comes on at the calibration's setting. */
+	CHECK(t->ltm.strength == 0.5 && t->ltm.boost == 3 && t->ltm.cut == 1 && t->ltm.range == 1.5);
 	/* The binned mode: each defective site marks its binned pixel. */
 	CHECK_EQ(cisp_sensor_set_mode(s, 1), 0);
 	CHECK_EQ(cisp_sensor_get_mode(s, 1, &cfg.mode), 0);

@@ -33,6 +33,12 @@ static const struct tuning_denoise standard_denoise[] = {
 	{ 64, 1.25, 4.0, 0.4, 1536, CISP_BNR_FAST },
 };
 
+/*
+ * Local tone mapping is a setting too (docs/stages/ltm.md argues the values):
+ * without a base tuning the camera gets it on at this strength.
+ */
+static const struct ltm_tuning standard_ltm = { .strength = 0.5, .boost = 3, .cut = 1, .range = 1.5 };
+
 /* @s as a YAML double-quoted scalar; control characters become '?' (the provenance refuses them). */
 static void quoted(FILE *f, const char *s)
 {
@@ -57,6 +63,14 @@ static void numbers(FILE *f, const char *indent, const char *key, const float *v
 		fprintf(f, "%.4f%s", v[i], i + 1 < n ? ", " : "");
 	}
 	fprintf(f, "]\n");
+}
+
+/* The ltm section when it turns the stage on (without one, LTM is off). */
+static void write_ltm(FILE *f, const struct ltm_tuning *l)
+{
+	if (l->strength > 0)
+		fprintf(f, "ltm:\n  strength: %.6g\n  boost: %.6g\n  cut: %.6g\n  range: %.6g\n", l->strength, l->boost,
+			l->cut, l->range);
 }
 
 /* The whole tuning @t as YAML. */
@@ -124,6 +138,7 @@ static void write_tuning(FILE *f, const struct cisp_tuning *t)
 			fprintf(f, "%s[%u, %u]", i ? (i % 8 ? ", " : ",\n    ") : "", t->defects[i].x, t->defects[i].y);
 		fprintf(f, "]\n");
 	}
+	write_ltm(f, &t->ltm);
 }
 
 /* Put what the calibration measured into @t. */
@@ -202,6 +217,7 @@ static int apply_result(const struct cisp_calib *c, const struct cisp_calib_resu
 	if (!have_base) {
 		t->denoise_count = sizeof(standard_denoise) / sizeof(standard_denoise[0]);
 		memcpy(t->denoise, standard_denoise, sizeof(standard_denoise));
+		t->ltm = standard_ltm;
 	}
 	sharpen0 = t->denoise[0].sharpen_strength;
 	if (r->sharpness.valid)
