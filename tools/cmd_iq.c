@@ -34,6 +34,7 @@ static void usage(FILE *out)
 		"\n"
 		"Virtual camera: the virtual sensor photographs a ColorChecker under each\n"
 		"illuminant and slanted-edge, grey-step, star and flat charts under the first,\n"
+		"and (not in the ceiling) a stepped-range chart with local tone mapping and without,\n"
 		"as the camera takes them: its tuning file and 3A loop (AE, AWB) settle on each\n"
 		"chart and the software ISP develops the last frame with the loop's parameters;\n"
 		"colour (against the patches' spectral truth), noise and sharpness are\n"
@@ -292,6 +293,54 @@ static int run_charts(struct iq_options *o, struct cisp_iq_report *r, const stru
 	return ret;
 }
 
+/* The stepped-range chart through the camera, with its local tone mapping and without (camera mode only). */
+static int run_dynamic_range(struct iq_options *o, struct cisp_iq_report *r, const struct cisp_iq_lab_color *c)
+{
+	struct cisp_iq_lab_dynamic_range *d = calloc(1, sizeof(*d));
+	const struct cisp_iq_contrast_range_result *res[2];
+	double x[2][CISP_IQ_LAB_RANGE_BANDS], y[2][CISP_IQ_LAB_RANGE_BANDS];
+	char label[160], text[256];
+	int ret = d ? cisp_iq_lab_dynamic_range(&o->lab, c, true, d) : cisp_error(-ENOMEM, "out of memory");
+
+	if (ret) {
+		free(d);
+		return ret;
+	}
+	res[0] = &d->range;
+	res[1] = &d->range_off;
+	for (int i = 0; i < 2; i++) {
+		const struct cisp_iq_contrast_range_result *e = res[i];
+		const struct cisp_iq_halo_result *h = i ? &d->halo_off : &d->halo;
+
+		snprintf(text, sizeof(text), "%.0f stops kept (bands %d to %d); halo at a 6-stop edge %.2f%% over, %.2f%% under",
+			 e->stops, e->top < 0 ? 0 : (int)e->band[e->top].stops, e->bottom < 0 ? 0 : (int)e->band[e->bottom].stops,
+			 h->overshoot_pct, h->undershoot_pct);
+		snprintf(label, sizeof(label), "dynamic range, %s, camera, %s", c->illuminant,
+			 i ? "LTM off" : d->ltm ? "LTM on (its tuning)" : "LTM off (its tuning)");
+		printf("%-30s %s\n", label, text);
+		cisp_iq_report_info(r, label, text);
+		snprintf(label, sizeof(label), "halo at a 6-stop edge, %s, camera, %s (larger of over- and undershoot)",
+			 c->illuminant, i ? "LTM off" : "its default");
+		cisp_iq_report_check(r, label, fmax(h->overshoot_pct, h->undershoot_pct), "%", "<=", 3);
+		for (unsigned k = 0; k < e->count; k++) {
+			x[i][k] = e->band[k].stops;
+			y[i][k] = e->band[k].michelson;
+		}
+	}
+	snprintf(label, sizeof(label), "stepped-range chart, %s, camera: texture contrast per band (kept at 0.02 and 1 code)",
+		 c->illuminant);
+	cisp_iq_report_plot(r, label, "scene luminance, stops from the brightest band", "Michelson contrast of the output",
+			    false, false,
+			    (const struct cisp_iq_plot_series[]){ { "the camera's default", x[0], y[0], res[0]->count, true },
+								  { "LTM off", x[1], y[1], res[1]->count, true } },
+			    2);
+	snprintf(label, sizeof(label), "stepped-range chart, %s, camera's default", c->illuminant);
+	cisp_iq_report_image(r, label, &d->picture, 1.0);
+	cisp_iq_image_free(&d->picture);
+	free(d);
+	return 0;
+}
+
 /* Frames to converge and the final error (times @scale, in @unit). */
 static void print_convergence(const char *what, const struct cisp_iq_convergence *c, double scale, const char *unit)
 {
@@ -424,6 +473,8 @@ static int run_camera(struct iq_options *o, struct cisp_iq_report *r)
 	}
 	if (!ret && first)
 		ret = run_charts(o, r, first);
+	if (!ret && first && !ceiling)
+		ret = run_dynamic_range(o, r, first);
 	if (!ret && o->frames_3a)
 		ret = run_3a(o, r);
 	if (first)

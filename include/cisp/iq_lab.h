@@ -22,6 +22,7 @@
 #include <cisp/api.h>
 #include <cisp/isp.h>
 #include <cisp/iq_color.h>
+#include <cisp/iq_contrast_range.h>
 #include <cisp/iq_converge.h>
 #include <cisp/iq_false_color.h>
 #include <cisp/iq_image.h>
@@ -257,6 +258,52 @@ struct cisp_iq_lab_flat {
  */
 CISP_API int cisp_iq_lab_flat(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color, bool keep_picture,
 			      struct cisp_iq_lab_flat *out);
+
+/** Bands of the lab's stepped-range chart, a stop apart. */
+#define CISP_IQ_LAB_RANGE_BANDS 20
+
+/**
+ * struct cisp_iq_lab_dynamic_range - the stepped-range chart through the
+ * camera: 20 textured bands a stop apart (Michelson contrast 0.2) and a
+ * 6-stop edge, developed as the camera outputs it (docs/iq.md).
+ * @ltm: the camera's loop turned local tone mapping on (its tuning's `ltm`
+ *       section); when false both developments are the same.
+ * @range: the bands whose texture the output keeps, as the camera
+ *         develops the frame (its default: LTM on when @ltm).
+ * @halo: the edge, the same development.
+ * @range_off: the same frame and parameters with the LTM block off.
+ * @halo_off: the edge, LTM off.
+ * @exposure: the exposure the camera chose, lines.
+ * @picture: the development with the camera's default, its code values
+ *           taken for sRGB (linear, so the report shows the output as it
+ *           is), or empty.
+ */
+struct cisp_iq_lab_dynamic_range {
+	bool ltm;
+	struct cisp_iq_contrast_range_result range;
+	struct cisp_iq_halo_result halo;
+	struct cisp_iq_contrast_range_result range_off;
+	struct cisp_iq_halo_result halo_off;
+	int exposure;
+	struct cisp_iq_image picture;
+};
+
+/**
+ * cisp_iq_lab_dynamic_range() - photograph the stepped-range chart with the
+ * camera (its tuning's loop settles on it) and measure the range kept and
+ * the halo with the camera's local tone mapping and without.
+ * @lab: the setup, in the camera mode (the ceiling has no tone mapping).
+ * @color: a colour result of the same lab (its illuminant).
+ * @keep_picture: keep the developed frame.
+ * @out: receives the results; free the picture with cisp_iq_image_free().
+ *
+ * The chart is drawn at the frame's size as a 16-bit sRGB image in a
+ * temporary directory (TMPDIR, else /tmp) that the virtual sensor reads as
+ * its scene; both are removed once the sensor has it.
+ * Return: 0 or a negative errno with a message (-EINVAL in the ceiling).
+ */
+CISP_API int cisp_iq_lab_dynamic_range(const struct cisp_iq_lab *lab, const struct cisp_iq_lab_color *color,
+				       bool keep_picture, struct cisp_iq_lab_dynamic_range *out);
 
 /**
  * struct cisp_iq_lab_3a - the camera's own 3A loop and tuning on the

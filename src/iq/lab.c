@@ -28,6 +28,7 @@
 #include "control/tuning.h"
 #include "core/error_internal.h"
 #include "core/number.h"
+#include "lab_internal.h"
 
 /* The camera's loop runs at most this many frames, and stops once AE and AWB have held this many. */
 #define CAMERA_MAX_FRAMES 40
@@ -251,18 +252,7 @@ static int develop(const struct cisp_iq_lab *lab, const struct cisp_image *raw, 
 
 /* ---- the camera: its tuning and 3A loop ---- */
 
-/* A frame the camera took once its loop had settled, and the parameters it was developed with. */
-struct camera_shot {
-	struct cisp_sensor *s;
-	struct cisp_image raw;
-	struct cisp_sensor_mode mode;
-	struct cisp_param_state *state;
-	struct cisp_tuning *tuning;
-	unsigned frames;
-	int exposure;
-};
-
-static void camera_shot_free(struct camera_shot *c)
+void camera_shot_free(struct camera_shot *c)
 {
 	cisp_sensor_close(c->s);
 	cisp_image_free(&c->raw);
@@ -295,8 +285,8 @@ static int apply_params(struct cisp_isp *isp, const struct cisp_control_result *
  * not the autofocus) until AE and AWB have settled, at most
  * CAMERA_MAX_FRAMES frames; the last frame and its parameters.
  */
-static int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
-			struct camera_shot *out)
+int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
+		 struct camera_shot *out)
 {
 	char name[300], opts[300];
 	struct cisp_control_config cfg = { 0 };
@@ -412,9 +402,8 @@ static int linearise(const struct cisp_image *rgb, const struct cisp_param_state
 	return ret;
 }
 
-/* Develop a camera shot with the backend and the loop's parameters, as the camera outputs it, then linearised. */
-static int develop_camera(const struct cisp_iq_lab *lab, const struct camera_shot *shot,
-			  const struct cisp_param_state *state, struct cisp_iq_image *out)
+int develop_camera(const struct cisp_iq_lab *lab, const struct camera_shot *shot, const struct cisp_param_state *state,
+		   bool encoded, struct cisp_iq_image *out)
 {
 	const struct cisp_iq_backend *be = lab->backend ? lab->backend : &software;
 	const struct cisp_sensor_mode *m = &shot->mode;
@@ -437,7 +426,7 @@ static int develop_camera(const struct cisp_iq_lab *lab, const struct camera_sho
 	if (ret)
 		ret = cisp_error_prefix(ret, "ISP backend %s", be->name);
 	if (!ret)
-		ret = linearise(&rgb, state, out);
+		ret = encoded ? cisp_iq_image_from_cisp(out, &rgb, CISP_TRANSFER_LINEAR) : linearise(&rgb, state, out);
 	cisp_image_free(&rgb);
 	free(buf);
 	return ret;
@@ -529,7 +518,7 @@ static int color_camera(const struct cisp_iq_lab *lab, const char *illuminant, s
 		out->ccm[i / 3][i % 3] = shot.state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? shot.state->ccm.coeff[i] / 4096.0
 											 : i % 4 == 0;
 	if (!ret)
-		ret = develop_camera(lab, &shot, shot.state, img);
+		ret = develop_camera(lab, &shot, shot.state, false, img);
 	if (!ret)
 		ret = measure_chart(img, p, (const double(*)[3])xyz, names, neutral, rects, out);
 	camera_shot_free(&shot);
@@ -620,7 +609,7 @@ static int shoot_and_develop(const struct cisp_iq_lab *lab, const struct cisp_iq
 		*m = shot.mode;
 		if (!camera_lsc)
 			shot.state->enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_LSC);
-		ret = img ? develop_camera(lab, &shot, shot.state, img) : 0;
+		ret = img ? develop_camera(lab, &shot, shot.state, false, img) : 0;
 		if (keep_raw && !ret) {
 			*keep_raw = shot.raw;
 			memset(&shot.raw, 0, sizeof(shot.raw));
