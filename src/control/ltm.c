@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algorithm.h"
@@ -33,6 +34,7 @@ int control_ltm_grid(const struct cisp_stats *st, const double wb[3], double tar
 {
 	const int gw = st->zones_x, gh = st->zones_y, n = gw * gh;
 	const double anchor = cisp_ltm_level((uint32_t)lround(fmin(fmax(target, 0), 1) * 65535));
+	double stops[CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID];
 
 	if (!(st->valid & CISP_STATS_ZONES) || gw < 2 || gh < 2 || gw > CISP_LTM_MAX_GRID || gh > CISP_LTM_MAX_GRID)
 		return cisp_error(-EINVAL, "ltm: the statistics have no zone grid of 2x2..%dx%d", CISP_LTM_MAX_GRID,
@@ -50,11 +52,28 @@ int control_ltm_grid(const struct cisp_stats *st, const double wb[3], double tar
 		uint32_t level = clipped ? 4095 : cisp_ltm_level((uint32_t)lround(fmin(luma, 65535)));
 		/* An empty zone (more zones than cells) sits at the target and keeps its gain. */
 		double away = z->total && !clipped ? (anchor - level) / 256 : 0;
-		double stops = t->strength * (away > 0 ? fmax(away - LTM_SCENE_STOPS, 0) : fmin(away + LTM_SCENE_STOPS, 0));
+		double lift = t->strength * (away > 0 ? fmax(away - LTM_SCENE_STOPS, 0) : fmin(away + LTM_SCENE_STOPS, 0));
 
-		stops = fmin(fmax(stops, -t->cut), t->boost);
+		stops[k] = fmin(fmax(lift, -t->cut), t->boost);
 		out->node[k] = (uint16_t)(z->total ? level : anchor);
-		out->node[n + k] = (uint16_t)fmin(fmax(lround(256 * exp2(stops)), 16), 4095);
+	}
+	/*
+	 * Each gain is the mean of those of the node and its eight neighbours whose levels are within
+	 * the range: a zone whose mean a few pixels of a bright neighbour raise (an edge's blur) keeps
+	 * the gain of the region it belongs to, instead of a lower one that would darken its side of
+	 * the edge.
+	 */
+	for (int k = 0; k < n; k++) {
+		double sum = 0;
+		int count = 0;
+
+		for (int j = k / gw - 1; j <= k / gw + 1; j++)
+			for (int i = k % gw - 1; i <= k % gw + 1; i++)
+				if (j >= 0 && j < gh && i >= 0 && i < gw && abs(out->node[j * gw + i] - out->node[k]) < out->range) {
+					sum += stops[j * gw + i];
+					count++;
+				}
+		out->node[n + k] = (uint16_t)fmin(fmax(lround(256 * exp2(sum / count)), 16), 4095);
 	}
 	return 0;
 }
