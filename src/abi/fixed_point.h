@@ -8,6 +8,7 @@
 #ifndef CISP_ABI_FIXED_POINT_H
 #define CISP_ABI_FIXED_POINT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -16,5 +17,17 @@
  * A Q4.12 gain is abi_fixed_u16(gain, 4096): 0 to 15.99976 in steps of 1/4096.
  */
 uint16_t abi_fixed_u16(double value, double one);
+
+/*
+ * One row of a Q3.12 colour matrix (the ccm block, one = 4096): each of
+ * @row as lround(x * 4096), and with @keep_white the rounding error added to
+ * the diagonal @diag so that the row sums to exactly 4096 (white stays
+ * white). @q always receives the row (a NaN or a coefficient beyond
+ * +-2^30 / 4096 is held there, and the row reported). Returns 0, or -ERANGE
+ * without a message when the row does not fit the ABI: its magnitudes add
+ * up to over 32767, which covers any coefficient outside int16. The caller
+ * decides what that means: refuse, scale or skip.
+ */
+int abi_fixed_ccm_row(const double row[3], int diag, bool keep_white, long q[3]);
 
 #endif /* CISP_ABI_FIXED_POINT_H */

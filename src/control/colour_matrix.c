@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/fixed_point.h"
 #include "algorithm.h"
 #include "block.h"
 #include "core/error_internal.h"
@@ -100,21 +101,18 @@ static void make_ccm(const struct cisp_tuning *t, double ct, struct cisp_ccm_par
 	p->header.type = CISP_BLOCK_CCM;
 	p->header.size = sizeof(*p);
 	for (int i = 0; i < 3; i++) {
-		long q[3], sum = 0, mag = 0;
+		double row[3];
+		long q[3], mag;
 
-		for (int j = 0; j < 3; j++) {
-			q[j] = lround(4096 * table_lerp(t->ccm[b.i0].m[i][j], t->ccm[b.i1].m[i][j], b.f));
-			sum += q[j];
-		}
-		q[i] += 4096 - sum;
 		for (int j = 0; j < 3; j++)
-			mag += labs(q[j]);
+			row[j] = table_lerp(t->ccm[b.i0].m[i][j], t->ccm[b.i1].m[i][j], b.f);
 		/* The parser keeps rows within range; this only guards the ABI limit. */
-		for (int j = 0; j < 3; j++) {
-			if (mag > 32767)
+		if (abi_fixed_ccm_row(row, i, true, q) && (mag = labs(q[0]) + labs(q[1]) + labs(q[2])) > 32767) {
+			for (int j = 0; j < 3; j++)
 				q[j] = q[j] * 32767 / mag;
-			p->coeff[3 * i + j] = (int16_t)(q[j] < -32768 ? -32768 : q[j] > 32767 ? 32767 : q[j]);
 		}
+		for (int j = 0; j < 3; j++)
+			p->coeff[3 * i + j] = (int16_t)q[j];
 	}
 }
 

@@ -180,22 +180,16 @@ int cisp_raw_frame_params(const struct cisp_raw_frame *frame, struct cisp_param_
 	state->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC);
 
 	if (frame->has_matrix && matrix_to_ccm(frame->xyz_to_cam, ccm, daylight) == 0) {
-		double limit = 0;
-		for (int i = 0; i < 3; i++) {
-			double row = 0;
-			for (int j = 0; j < 3; j++)
-				row += fabs(ccm[i][j]);
-			limit = row > limit ? row : limit;
-		}
-		if (limit < 7.99) {
+		long q[3][3];
+		bool fits = true;
+
+		/* A matrix whose rows do not fit Q3.12 is left out; each row keeps white exactly white. */
+		for (int i = 0; i < 3; i++)
+			fits = abi_fixed_ccm_row(ccm[i], i, true, q[i]) == 0 && fits;
+		if (fits) {
 			for (int i = 0; i < 3; i++) {
-				int sum = 0;
-				for (int j = 0; j < 3; j++) {
-					state->ccm.coeff[3 * i + j] = (int16_t)lround(ccm[i][j] * 4096.0);
-					sum += state->ccm.coeff[3 * i + j];
-				}
-				/* Keep white exactly white: each row sums to 1.0. */
-				state->ccm.coeff[4 * i] = (int16_t)(state->ccm.coeff[4 * i] + 4096 - sum);
+				for (int j = 0; j < 3; j++)
+					state->ccm.coeff[3 * i + j] = (int16_t)q[i][j];
 				state->ccm.offset[i] = 0;
 			}
 			state->enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CCM);

@@ -242,24 +242,19 @@ int cisp_iq_ccm_to_params(const double ccm[3][3], struct cisp_ccm_params *p)
 	p->header.type = CISP_BLOCK_CCM;
 	p->header.size = sizeof(*p);
 	for (int i = 0; i < 3; i++) {
-		long q[3], sum = 0, mag = 0;
+		long q[3];
 		double row = ccm[i][0] + ccm[i][1] + ccm[i][2];
 
-		for (int j = 0; j < 3; j++) {
-			q[j] = lround(ccm[i][j] * 4096);
-			sum += q[j];
+		if (abi_fixed_ccm_row(ccm[i], i, fabs(row - 1) < 1e-3, q)) {
+			for (int j = 0; j < 3; j++)
+				if (!(q[j] >= -32768 && q[j] <= 32767) || !isfinite(ccm[i][j]))
+					return cisp_error(-ERANGE, "CCM coefficient [%d][%d] = %g does not fit Q3.12", i, j,
+							  ccm[i][j]);
+			return cisp_error(-ERANGE, "CCM row %d: the magnitudes add up to %ld, over 32767", i,
+					  labs(q[0]) + labs(q[1]) + labs(q[2]));
 		}
-		if (fabs(row - 1) < 1e-3)
-			q[i] += 4096 - sum;
-		for (int j = 0; j < 3; j++) {
-			if (q[j] < -32768 || q[j] > 32767)
-				return cisp_error(-ERANGE, "CCM coefficient [%d][%d] = %g does not fit Q3.12", i, j,
-						  ccm[i][j]);
-			mag += labs(q[j]);
+		for (int j = 0; j < 3; j++)
 			p->coeff[3 * i + j] = (int16_t)q[j];
-		}
-		if (mag > 32767)
-			return cisp_error(-ERANGE, "CCM row %d: the magnitudes add up to %ld, over 32767", i, mag);
 	}
 	return 0;
 }
