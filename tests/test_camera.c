@@ -767,7 +767,7 @@ TEST(camera_configuration_file)
 
 	mc.config = write_config("cam-bad1.yaml",
 				 "version: 1\ncameras:\n  - name: x\n    sensor: virtual:cisp-test\n    lens: big\n");
-	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, ":5: unknown key 'lens'");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, ":5: cameras[0].lens: unknown key");
 	mc.config = write_config("cam-bad2.yaml", "version: 1\ncameras:\n  - name: x\n");
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "needs a 'name' and a 'sensor'");
 	mc.config = write_config("cam-bad3.yaml", "version: 2\ncameras: []\n");

@@ -16,99 +16,55 @@
 /* More than any machine has; it bounds the work of the duplicate-name check. */
 #define CONFIG_MAX_CAMERAS 256
 
-/* Copy a scalar into @dst; -EINVAL naming @key when it is not one or too long. */
-static int take(const char *path, const yaml_node_t *v, const char *key, char *dst, size_t size)
-{
-	const char *s = yaml_reader_scalar(v);
+static const char *const camera_keys[] = { "name", "sensor", "options", "tuning", "description", NULL };
 
-	if (!s)
-		return cisp_error(-EINVAL, "%s:%lu: '%s' must be a string", path, yaml_reader_line(v), key);
-	if (strlen(s) >= size)
-		return cisp_error(-EINVAL, "%s:%lu: '%s' is longer than %zu characters", path, yaml_reader_line(v),
-				  key, size - 1);
-	snprintf(dst, size, "%s", s);
-	return 0;
+static int camera_key(struct yaml_reader *r, void *ctx, unsigned index, const char *key, yaml_node_t *value)
+{
+	struct camera_entry *e = ctx;
+	char *const fields[] = { e->name, e->sensor, e->options, e->tuning, e->description };
+	const size_t sizes[] = { sizeof(e->name), sizeof(e->sensor), sizeof(e->options), sizeof(e->tuning),
+				 sizeof(e->description) };
+
+	return yaml_reader_string(r, value, key, fields[index], sizes[index]);
 }
 
-static int parse_camera(struct yaml_reader *r, const char *path, const yaml_node_t *node, struct camera_entry *e)
+static int camera_item(struct yaml_reader *r, void *ctx, unsigned index, const char *key, yaml_node_t *item)
 {
-	if (node->type != YAML_MAPPING_NODE)
-		return cisp_error(-EINVAL, "%s:%lu: a camera must be a mapping (name, sensor, options, tuning, description)",
-				  path, yaml_reader_line(node));
+	struct cisp_camera_manager *m = ctx;
+	struct camera_entry *e = realloc(m->entries, (m->num_entries + 1) * sizeof(*e));
+	int ret;
+
+	(void)index;
+	if (!e)
+		return cisp_error(-ENOMEM, "out of memory reading %s", r->name);
+	m->entries = e;
+	e += m->num_entries;
 	memset(e, 0, sizeof(*e));
-	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_reader_node(r, p->key);
-		const yaml_node_t *v = yaml_reader_node(r, p->value);
-		const char *key = yaml_reader_scalar(k) ? yaml_reader_scalar(k) : "";
-		int ret;
-
-		if (!strcmp(key, "name"))
-			ret = take(path, v, key, e->name, sizeof(e->name));
-		else if (!strcmp(key, "sensor"))
-			ret = take(path, v, key, e->sensor, sizeof(e->sensor));
-		else if (!strcmp(key, "options"))
-			ret = take(path, v, key, e->options, sizeof(e->options));
-		else if (!strcmp(key, "tuning"))
-			ret = take(path, v, key, e->tuning, sizeof(e->tuning));
-		else if (!strcmp(key, "description"))
-			ret = take(path, v, key, e->description, sizeof(e->description));
-		else
-			ret = cisp_error(-EINVAL, "%s:%lu: unknown key '%s' (name, sensor, options, tuning, description)",
-				       path, yaml_reader_line(k), key);
-		if (ret)
-			return ret;
-	}
+	ret = yaml_reader_map(r, item, key, camera_keys, 0, camera_key, e);
+	if (ret)
+		return ret;
 	if (!e->name[0] || !e->sensor[0])
-		return cisp_error(-EINVAL, "%s:%lu: a camera needs a 'name' and a 'sensor'", path,
-				  yaml_reader_line(node));
+		return yaml_reader_fail(r, item, key, "a camera needs a 'name' and a 'sensor'");
+	for (unsigned j = 0; j < m->num_entries; j++)
+		if (!strcmp(m->entries[j].name, e->name))
+			return yaml_reader_fail(r, item, key, "camera '%s' is named twice", e->name);
+	m->num_entries++;
 	return 0;
 }
 
-static int parse_document(struct cisp_camera_manager *m, struct yaml_reader *r, const char *path,
-			  const yaml_node_t *root)
+static const char *const top_keys[] = { "version", "cameras", NULL };
+
+static int top_key(struct yaml_reader *r, void *ctx, unsigned index, const char *key, yaml_node_t *value)
 {
-	const yaml_node_t *cams = NULL;
-	bool version = false;
+	const char *version = yaml_reader_scalar(value);
+	unsigned count;
 
-	if (root->type != YAML_MAPPING_NODE)
-		return cisp_error(-EINVAL, "%s: not a mapping with 'version: 1' and 'cameras'", path);
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_reader_node(r, p->key);
-		const yaml_node_t *v = yaml_reader_node(r, p->value);
-		const char *key = yaml_reader_scalar(k) ? yaml_reader_scalar(k) : "";
-
-		if (!strcmp(key, "version")) {
-			if (!yaml_reader_scalar(v) || strcmp(yaml_reader_scalar(v), "1"))
-				return cisp_error(-EPROTONOSUPPORT, "%s:%lu: version must be 1", path,
-						  yaml_reader_line(v));
-			version = true;
-		} else if (!strcmp(key, "cameras") && v->type == YAML_SEQUENCE_NODE) {
-			cams = v;
-		} else {
-			return cisp_error(-EINVAL, "%s:%lu: unknown key '%s' (version, cameras: a list)", path,
-					  yaml_reader_line(k), key);
-		}
+	if (index == 0) {
+		if (!version || strcmp(version, "1"))
+			return cisp_error(-EPROTONOSUPPORT, "%s:%lu: version must be 1", r->name, yaml_reader_line(value));
+		return 0;
 	}
-	if (!version || !cams)
-		return cisp_error(-EINVAL, "%s: needs 'version: 1' and a 'cameras' list", path);
-	if (cams->data.sequence.items.top - cams->data.sequence.items.start > CONFIG_MAX_CAMERAS)
-		return cisp_error(-E2BIG, "%s: more than %d cameras", path, CONFIG_MAX_CAMERAS);
-	for (yaml_node_item_t *i = cams->data.sequence.items.start; i < cams->data.sequence.items.top; i++) {
-		struct camera_entry *e = realloc(m->entries, (m->num_entries + 1) * sizeof(*e));
-		int ret;
-
-		if (!e)
-			return cisp_error(-ENOMEM, "out of memory reading %s", path);
-		m->entries = e;
-		ret = parse_camera(r, path, yaml_reader_node(r, *i), &e[m->num_entries]);
-		if (ret)
-			return ret;
-		for (unsigned j = 0; j < m->num_entries; j++)
-			if (!strcmp(e[j].name, e[m->num_entries].name))
-				return cisp_error(-EINVAL, "%s: camera '%s' is named twice", path, e[j].name);
-		m->num_entries++;
-	}
-	return 0;
+	return yaml_reader_list(r, value, key, CONFIG_MAX_CAMERAS, &count, camera_item, ctx);
 }
 
 int camera_config_parse(struct cisp_camera_manager *m, const char *path, const char *text, size_t length)
@@ -119,7 +75,7 @@ int camera_config_parse(struct cisp_camera_manager *m, const char *path, const c
 
 	if (r)
 		return r;
-	r = parse_document(m, &reader, path, root);
+	r = yaml_reader_map(&reader, root, "", top_keys, 3, top_key, m);
 	yaml_reader_free(&reader);
 	return r;
 }

@@ -93,6 +93,10 @@ int yaml_reader_fail(struct yaml_reader *r, const yaml_node_t *n, const char *ke
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (!n) /* a value that is not there has no line */
+		return cisp_error(-EINVAL, "%s: %s: %s", r->name, key, msg);
+	if (!*key) /* the whole file */
+		return cisp_error(-EINVAL, "%s:%lu: %s", r->name, yaml_reader_line(n), msg);
 	return cisp_error(-EINVAL, "%s:%lu: %s: %s", r->name, yaml_reader_line(n), key, msg);
 }
 
@@ -155,7 +159,9 @@ int yaml_reader_numbers(struct yaml_reader *r, const yaml_node_t *n, const char 
 	char k[128];
 	unsigned i = 0;
 
-	if (!n || n->type != YAML_SEQUENCE_NODE)
+	if (!n)
+		return yaml_reader_fail(r, n, key, "missing (a list of %u numbers)", count);
+	if (n->type != YAML_SEQUENCE_NODE)
 		return yaml_reader_fail(r, n, key, "must be a list of %u numbers", count);
 	if (n->data.sequence.items.top - n->data.sequence.items.start != (ptrdiff_t)count)
 		return yaml_reader_fail(r, n, key, "must have %u numbers (has %ld)", count,
@@ -171,7 +177,70 @@ int yaml_reader_numbers(struct yaml_reader *r, const yaml_node_t *n, const char 
 	return 0;
 }
 
-int yaml_reader_text(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
+/* The place of @key in @where ("lens" and "infinity": "lens.infinity"). */
+static void place_of(char *k, size_t size, const char *where, const char *key)
+{
+	yaml_reader_place(k, size, "%s%s%s", where, *where ? "." : "", key);
+}
+
+int yaml_reader_number_at(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *key,
+			  double min, double max, double def, double *out)
+{
+	const yaml_node_t *n = yaml_reader_get(r, map, key);
+	char k[128];
+
+	place_of(k, sizeof(k), where, key);
+	if (!n && isnan(def))
+		return yaml_reader_fail(r, map, k, "missing (required)");
+	if (!n) {
+		*out = def;
+		return 0;
+	}
+	return yaml_reader_number(r, n, k, min, max, out);
+}
+
+int yaml_reader_string_at(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *key,
+			  bool required, char *out, size_t size)
+{
+	const yaml_node_t *n = yaml_reader_get(r, map, key);
+	char k[128];
+
+	place_of(k, sizeof(k), where, key);
+	if (!n && required)
+		return yaml_reader_fail(r, map, k, "missing (required)");
+	if (!n)
+		return 0;
+	if (required && yaml_reader_scalar(n) && !*yaml_reader_scalar(n))
+		return yaml_reader_fail(r, n, k, "must not be empty");
+	return yaml_reader_string(r, n, k, out, size);
+}
+
+int yaml_reader_strings(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max,
+			const char **out, unsigned *count)
+{
+	char k[128];
+	unsigned i = 0;
+
+	if (!n)
+		return yaml_reader_fail(r, n, key, "missing (a list of names)");
+	if (n->type != YAML_SEQUENCE_NODE)
+		return yaml_reader_fail(r, n, key, "must be a list of names");
+	if (n->data.sequence.items.top - n->data.sequence.items.start > (ptrdiff_t)max)
+		return yaml_reader_fail(r, n, key, "has more than %u entries", max);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
+		const yaml_node_t *item = yaml_reader_node(r, *it);
+
+		out[i] = yaml_reader_scalar(item);
+		if (!out[i]) {
+			yaml_reader_place(k, sizeof(k), "%s[%u]", key, i);
+			return yaml_reader_fail(r, item, k, "must be a name");
+		}
+	}
+	*count = i;
+	return 0;
+}
+
+int yaml_reader_string(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
 {
 	const char *s = yaml_reader_scalar(n);
 
@@ -179,10 +248,17 @@ int yaml_reader_text(struct yaml_reader *r, const yaml_node_t *n, const char *ke
 		return yaml_reader_fail(r, n, key, "must be text");
 	if (strlen(s) >= size)
 		return yaml_reader_fail(r, n, key, "is longer than %zu characters", size - 1);
-	if (strchr(s, '/'))
-		return yaml_reader_fail(r, n, key, "'%s' must be a plain name (no '/')", s);
 	snprintf(out, size, "%s", s);
 	return 0;
+}
+
+int yaml_reader_text(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
+{
+	const char *s = yaml_reader_scalar(n);
+
+	if (s && strchr(s, '/'))
+		return yaml_reader_fail(r, n, key, "'%s' must be a plain name (no '/')", s);
+	return yaml_reader_string(r, n, key, out, size);
 }
 
 int yaml_reader_map(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *const *keys,
@@ -203,19 +279,25 @@ int yaml_reader_map(struct yaml_reader *r, const yaml_node_t *map, const char *w
 			return yaml_reader_fail(r, kn, where, "keys must be plain text");
 		for (i = 0; keys[i] && strcmp(keys[i], name); i++)
 			;
-		yaml_reader_place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", name);
-		if (!keys[i])
-			return yaml_reader_fail(r, kn, k, "unknown key");
+		place_of(k, sizeof(k), where, name);
+		if (!keys[i]) {
+			char known[160] = "";
+
+			for (unsigned j = 0; keys[j]; j++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", j ? ", " : "",
+					 keys[j]);
+			return yaml_reader_fail(r, kn, k, "unknown key (known: %s)", known);
+		}
 		if (seen & (1u << i))
 			return yaml_reader_fail(r, kn, k, "appears twice");
 		seen |= 1u << i;
-		ret = fn(r, ctx, i, k, yaml_reader_node(r, pr->value));
+		ret = fn ? fn(r, ctx, i, k, yaml_reader_node(r, pr->value)) : 0;
 		if (ret)
 			return ret;
 	}
 	for (unsigned i = 0; keys[i]; i++) {
 		if ((required & (1u << i)) && !(seen & (1u << i))) {
-			yaml_reader_place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", keys[i]);
+			place_of(k, sizeof(k), where, keys[i]);
 			return yaml_reader_fail(r, map, k, "missing (required)");
 		}
 	}
@@ -228,7 +310,9 @@ int yaml_reader_list(struct yaml_reader *r, const yaml_node_t *n, const char *ke
 	char k[128];
 	unsigned i = 0;
 
-	if (!n || n->type != YAML_SEQUENCE_NODE)
+	if (!n)
+		return yaml_reader_fail(r, n, key, "missing (a list)");
+	if (n->type != YAML_SEQUENCE_NODE)
 		return yaml_reader_fail(r, n, key, "must be a list");
 	if (n->data.sequence.items.top == n->data.sequence.items.start)
 		return yaml_reader_fail(r, n, key, "must have at least one entry");

@@ -69,13 +69,40 @@ int yaml_reader_whole(struct yaml_reader *r, const yaml_node_t *n, const char *k
 int yaml_reader_numbers(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned count, double min,
 		   double max, double *out);
 
+/*
+ * The number at @key of mapping @map (named "@where.@key" in messages),
+ * within [@min, @max]; an absent key gives @def, or "missing (required)"
+ * when @def is NaN.
+ */
+int yaml_reader_number_at(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *key,
+			  double min, double max, double def, double *out);
+
+/*
+ * The text at @key of mapping @map (named "@where.@key"), shorter than
+ * @size; with @required the key must be there and not empty, without it an
+ * absent key leaves @out as it is.
+ */
+int yaml_reader_string_at(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *key,
+			  bool required, char *out, size_t size);
+
+/*
+ * A list of at most @max texts: @out receives pointers into the document
+ * (valid until yaml_reader_free()), @count the length (0 for an empty list).
+ */
+int yaml_reader_strings(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max,
+			const char **out, unsigned *count);
+
+/* Any text (a path, options, a description), shorter than @size. */
+int yaml_reader_string(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size);
+
 /* Plain text (no '/'), shorter than @size. */
 int yaml_reader_text(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size);
 
 /*
  * Walk a mapping: every key must be one of @keys (NULL-terminated, at most
  * 32), at most once; @fn handles each with its index and its place ("ae.speed").
- * Keys whose bit (1u << index) is in @required must be present.
+ * Keys whose bit (1u << index) is in @required must be present. With @fn
+ * NULL only the keys are checked (for readers that look values up).
  */
 typedef int (*yaml_key_fn)(struct yaml_reader *r, void *ctx, unsigned index, const char *key, yaml_node_t *value);
 int yaml_reader_map(struct yaml_reader *r, const yaml_node_t *map, const char *where, const char *const *keys,
