@@ -45,29 +45,6 @@ static int ydoc_load(struct yaml_reader *d, const char *path, yaml_node_t **root
 	return 0;
 }
 
-/* A number anywhere in the range of doubles. */
-static int ynumber(struct yaml_reader *d, yaml_node_t *n, const char *key, double *v)
-{
-	return yaml_reader_number(d, n, key, -HUGE_VAL, HUGE_VAL, v);
-}
-
-/* Items of a sequence node, or -1 if @n is not a sequence of scalars. */
-static int yitems(struct yaml_reader *d, yaml_node_t *n, const char **items, int max)
-{
-	int k = 0;
-
-	if (!n || n->type != YAML_SEQUENCE_NODE)
-		return -1;
-	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
-		const char *s = yaml_reader_scalar(yaml_reader_node(d, *i));
-
-		if (!s || k == max)
-			return -1;
-		items[k++] = s;
-	}
-	return k;
-}
-
 /* ---- profiles ---- */
 
 static bool file_exists(const char *path)
@@ -104,13 +81,76 @@ static int find_profile(const char *name, char *path, size_t size)
 			  CISP_IQ_PROFILE_INSTALL_DIR);
 }
 
-static int load_threshold(struct yaml_reader *d, yaml_node_t *iq, const char *key, double *v)
+/* The names at @key of the profile (none when the key is absent). */
+static int profile_names(struct yaml_reader *d, yaml_node_t *map, const char *where, const char *key,
+			 unsigned max, const char **items, unsigned *count)
 {
-	yaml_node_t *n = yaml_reader_get(d, iq, key);
+	yaml_node_t *n = yaml_reader_get(d, map, key);
+	char k[64];
 
-	if (!n)
+	*count = 0;
+	yaml_reader_place(k, sizeof(k), "%s%s%s", where, *where ? "." : "", key);
+	return n ? yaml_reader_strings(d, n, k, max, items, count) : 0;
+}
+
+static int load_profile(struct yaml_reader *d, yaml_node_t *root, struct cisp_iq_profile *p)
+{
+	const char *items[CISP_IQ_PROFILE_MAX_VECTORS];
+	yaml_node_t *iq;
+	unsigned k;
+	double mode = 0;
+	int ret;
+
+	if ((ret = yaml_reader_string_at(d, root, "", "name", true, p->name, sizeof(p->name))) ||
+	    (ret = yaml_reader_string_at(d, root, "", "description", false, p->description, sizeof(p->description))) ||
+	    (ret = profile_names(d, root, "", "required_blocks", CISP_IQ_PROFILE_MAX_VECTORS, items, &k)))
+		return ret;
+	for (unsigned i = 0; i < k; i++) {
+		unsigned t = cisp_block_type_from_name(items[i]);
+
+		if (!t)
+			return yaml_reader_fail(d, yaml_reader_get(d, root, "required_blocks"), "required_blocks",
+						"'%s' is not a block name", items[i]);
+		p->required_blocks |= CISP_BLOCK_BIT(t);
+	}
+	if ((ret = profile_names(d, root, "", "required_demosaic", CISP_IQ_PROFILE_MAX_VECTORS, items, &k)))
+		return ret;
+	for (unsigned i = 0; i < k; i++) {
+		if (!strcmp(items[i], "fast"))
+			p->required_demosaic |= 1u << CISP_DEMOSAIC_FAST;
+		else if (!strcmp(items[i], "quality"))
+			p->required_demosaic |= 1u << CISP_DEMOSAIC_QUALITY;
+		else
+			return yaml_reader_fail(d, yaml_reader_get(d, root, "required_demosaic"), "required_demosaic",
+						"must list fast and/or quality ('%s')", items[i]);
+	}
+	if ((ret = profile_names(d, root, "", "golden", CISP_IQ_PROFILE_MAX_VECTORS, items, &k)))
+		return ret;
+	for (unsigned i = 0; i < k; i++)
+		snprintf(p->golden[i], sizeof(p->golden[i]), "%s", items[i]);
+	p->num_golden = k;
+	iq = yaml_reader_get(d, root, "iq");
+	if (!iq)
 		return 0;
-	return ynumber(d, n, key, v);
+	if ((ret = yaml_reader_string_at(d, iq, "iq", "sensor", true, p->sensor, sizeof(p->sensor))) ||
+	    (ret = yaml_reader_number_at(d, iq, "iq", "mode", 0, 255, 0, &mode)) ||
+	    (ret = yaml_reader_number_at(d, iq, "iq", "lux", 0, HUGE_VAL, 400, &p->lux)) ||
+	    (ret = profile_names(d, iq, "iq", "illuminants", CISP_IQ_PROFILE_MAX_ILLUMINANTS, items, &k)))
+		return ret;
+	p->mode = (unsigned)mode;
+	if (!k)
+		return yaml_reader_fail(d, iq, "iq.illuminants", "must list 1..%d illuminants",
+					CISP_IQ_PROFILE_MAX_ILLUMINANTS);
+	for (unsigned i = 0; i < k; i++)
+		snprintf(p->illuminants[i], sizeof(p->illuminants[i]), "%s", items[i]);
+	p->num_illuminants = k;
+	if ((ret = yaml_reader_number_at(d, iq, "iq", "max_mean_de00", 0, HUGE_VAL, 0, &p->max_mean_de00)) ||
+	    (ret = yaml_reader_number_at(d, iq, "iq", "max_max_de00", 0, HUGE_VAL, 0, &p->max_max_de00)) ||
+	    (ret = yaml_reader_number_at(d, iq, "iq", "max_wb_error_deg", 0, HUGE_VAL, 0, &p->max_wb_error_deg)) ||
+	    (ret = yaml_reader_number_at(d, iq, "iq", "min_mtf50", 0, HUGE_VAL, 0, &p->min_mtf50)) ||
+	    (ret = yaml_reader_number_at(d, iq, "iq", "min_snr_db", -HUGE_VAL, HUGE_VAL, 0, &p->min_snr_db)))
+		return ret;
+	return 0;
 }
 
 int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
@@ -118,9 +158,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 	char path[1024];
 	struct yaml_reader d;
 	yaml_node_t *root;
-	const char *items[CISP_IQ_PROFILE_MAX_VECTORS];
-	yaml_node_t *n, *iq;
-	int ret, k;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	ret = find_profile(name, path, sizeof(path));
@@ -129,85 +167,7 @@ int cisp_iq_profile_load(const char *name, struct cisp_iq_profile *p)
 	ret = ydoc_load(&d, path, &root);
 	if (ret)
 		return ret;
-	if (!yaml_reader_scalar(yaml_reader_get(&d, root, "name"))) {
-		ret = cisp_error(-EINVAL, "%s: the profile has no name", path);
-		goto out;
-	}
-	snprintf(p->name, sizeof(p->name), "%s", yaml_reader_scalar(yaml_reader_get(&d, root, "name")));
-	snprintf(p->description, sizeof(p->description), "%s",
-		 yaml_reader_scalar(yaml_reader_get(&d, root, "description")) ? yaml_reader_scalar(yaml_reader_get(&d, root, "description")) : "");
-	n = yaml_reader_get(&d, root, "required_blocks");
-	k = n ? yitems(&d, n, items, CISP_IQ_PROFILE_MAX_VECTORS) : 0;
-	if (k < 0) {
-		ret = cisp_error(-EINVAL, "%s: required_blocks must be a list of block names", path);
-		goto out;
-	}
-	for (int i = 0; i < k; i++) {
-		unsigned t = cisp_block_type_from_name(items[i]);
-
-		if (!t) {
-			ret = cisp_error(-EINVAL, "%s: required_blocks: '%s' is not a block name", path, items[i]);
-			goto out;
-		}
-		p->required_blocks |= CISP_BLOCK_BIT(t);
-	}
-	n = yaml_reader_get(&d, root, "required_demosaic");
-	k = n ? yitems(&d, n, items, CISP_IQ_PROFILE_MAX_VECTORS) : 0;
-	for (int i = 0; i < k; i++) {
-		if (!strcmp(items[i], "fast"))
-			p->required_demosaic |= 1u << CISP_DEMOSAIC_FAST;
-		else if (!strcmp(items[i], "quality"))
-			p->required_demosaic |= 1u << CISP_DEMOSAIC_QUALITY;
-		else
-			k = -1;
-	}
-	if (k < 0) {
-		ret = cisp_error(-EINVAL, "%s: required_demosaic must list fast and/or quality", path);
-		goto out;
-	}
-	n = yaml_reader_get(&d, root, "golden");
-	k = n ? yitems(&d, n, items, CISP_IQ_PROFILE_MAX_VECTORS) : 0;
-	if (k < 0) {
-		ret = cisp_error(-EINVAL, "%s: golden must be a list of at most %d vector names", path,
-				 CISP_IQ_PROFILE_MAX_VECTORS);
-		goto out;
-	}
-	for (int i = 0; i < k; i++)
-		snprintf(p->golden[i], sizeof(p->golden[i]), "%s", items[i]);
-	p->num_golden = (unsigned)k;
-	iq = yaml_reader_get(&d, root, "iq");
-	if (iq) {
-		double v;
-
-		if (!yaml_reader_scalar(yaml_reader_get(&d, iq, "sensor"))) {
-			ret = cisp_error(-EINVAL, "%s: iq.sensor (a virtual sensor model) is missing", path);
-			goto out;
-		}
-		snprintf(p->sensor, sizeof(p->sensor), "%s", yaml_reader_scalar(yaml_reader_get(&d, iq, "sensor")));
-		v = 0;
-		if ((ret = load_threshold(&d, iq, "mode", &v)))
-			goto out;
-		p->mode = (unsigned)v;
-		p->lux = 400;
-		if ((ret = load_threshold(&d, iq, "lux", &p->lux)))
-			goto out;
-		k = yitems(&d, yaml_reader_get(&d, iq, "illuminants"), items, CISP_IQ_PROFILE_MAX_ILLUMINANTS);
-		if (k <= 0) {
-			ret = cisp_error(-EINVAL, "%s: iq.illuminants must list 1..%d illuminants", path,
-					 CISP_IQ_PROFILE_MAX_ILLUMINANTS);
-			goto out;
-		}
-		for (int i = 0; i < k; i++)
-			snprintf(p->illuminants[i], sizeof(p->illuminants[i]), "%s", items[i]);
-		p->num_illuminants = (unsigned)k;
-		if ((ret = load_threshold(&d, iq, "max_mean_de00", &p->max_mean_de00)) ||
-		    (ret = load_threshold(&d, iq, "max_max_de00", &p->max_max_de00)) ||
-		    (ret = load_threshold(&d, iq, "max_wb_error_deg", &p->max_wb_error_deg)) ||
-		    (ret = load_threshold(&d, iq, "min_mtf50", &p->min_mtf50)) ||
-		    (ret = load_threshold(&d, iq, "min_snr_db", &p->min_snr_db)))
-			goto out;
-	}
-out:
+	ret = load_profile(&d, root, p);
 	yaml_reader_free(&d);
 	return ret;
 }
@@ -603,7 +563,8 @@ static int vector_image(struct yaml_reader *d, yaml_node_t *m, const char *what,
 	*format = cisp_format_from_name(fmt);
 	if (!*format)
 		return cisp_error(-EINVAL, "%s: %s format '%s' is unknown", d->name, what, fmt);
-	if ((ret = ynumber(d, yaml_reader_get(d, m, "width"), "width", &dw)) || (ret = ynumber(d, yaml_reader_get(d, m, "height"), "height", &dh)))
+	if ((ret = yaml_reader_whole(d, yaml_reader_get(d, m, "width"), "width", 1, CISP_MAX_DIMENSION, &dw)) ||
+	    (ret = yaml_reader_whole(d, yaml_reader_get(d, m, "height"), "height", 1, CISP_MAX_DIMENSION, &dh)))
 		return ret;
 	*w = (uint32_t)dw;
 	*h = (uint32_t)dh;
