@@ -510,6 +510,33 @@ TEST(abi_fixed_u16_rounds_half_away_and_clamps)
 	CHECK_EQ(abi_fixed_u16(0.1628, 256), 42);           /* 41.68: a Q8.8 strength */
 }
 
+TEST(abi_fixed_ccm_row_rounds_keeps_white_and_reports_overflow)
+{
+	long q[3];
+
+	/* 1.62 x 4096 = 6635.52 rounds to 6636; the diagonal takes the row's rounding error. */
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ 1.62, -0.45, -0.17 }, 0, true, q), 0);
+	CHECK_EQ(q[0], 6635);
+	CHECK_EQ(q[1], -1843);
+	CHECK_EQ(q[2], -696);
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ 1.62, -0.45, -0.17 }, 0, false, q), 0);
+	CHECK_EQ(q[0], 6636); /* as rounded: 6636 - 1843 - 696 = 4097 */
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ -0.5 / 4096, 1, 0 }, 1, false, q), 0);
+	CHECK_EQ(q[0], -1); /* halves away from zero */
+	/* The ABI's limit is 32767 for the row's magnitudes, not for each coefficient. */
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ -3.5, 4.49, 0 }, 1, false, q), 0); /* 14336 + 18391 */
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ -3.5, 4.5, 0 }, 1, false, q), -ERANGE); /* 14336 + 18432 */
+	CHECK_EQ(q[0], -14336);
+	CHECK_EQ(q[1], 18432);
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ 9, 0, 0 }, 0, false, q), -ERANGE);
+	CHECK_EQ(q[0], 36864);
+	/* Hostile values are held and reported, never undefined. */
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ 1e300, 0, 0 }, 0, false, q), -ERANGE);
+	CHECK_EQ(q[0], 1L << 30);
+	CHECK_EQ(abi_fixed_ccm_row((const double[3]){ NAN, 0, 0 }, 0, false, q), -ERANGE);
+	CHECK_EQ(q[0], 0);
+}
+
 TEST(abi_diff)
 {
 	struct cisp_param_state *a = new_state(), *b = new_state();

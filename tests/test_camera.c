@@ -774,6 +774,18 @@ TEST(camera_configuration_file)
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EPROTONOSUPPORT, "version must be 1");
 	mc.config = write_config("cam-bad4.yaml", "version: 1\ncameras: [{name: a, sensor: s}, {name: a, sensor: t}]\n");
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "camera 'a' is named twice");
+	/* Hostile shapes: each refused with its line and place, never read past. */
+	mc.config = write_config("cam-bad5.yaml", "version: 1\ncameras:\n  - just-a-name\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "cam-bad5.yaml:3: cameras[0]: must be a mapping");
+	mc.config = write_config("cam-bad6.yaml", "version: 1\ncameras: []\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "cam-bad6.yaml:2: cameras: must have at least one");
+	mc.config = write_config("cam-bad7.yaml", "version: 1\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "cameras: missing (required)");
+	mc.config = write_config("cam-bad8.yaml", "version: 1\ncameras: [{name: [x], sensor: s}]\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "cam-bad8.yaml:2: cameras[0].name: must be text");
+	mc.config = write_config("cam-bad9.yaml", "version: 1\ncameras: [{name: a, sensor: s, name: b}]\n");
+	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -EINVAL, "cameras[0].name: appears twice");
+	CHECK(m == NULL);
 	mc.config = "/no/such/cameras.yaml";
 	CHECK_ERR(cisp_camera_manager_create(&m, &mc), -ENOENT, "/no/such/cameras.yaml");
 	CHECK(m == NULL);

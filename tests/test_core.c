@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,4 +315,54 @@ TEST(yaml_reader_lists_lookups_and_files)
 	CHECK_ERR(yaml_reader_number(&r, yaml_reader_get(&r, root, "b"), "b", 0, 1, v), -EINVAL, ":2: b: 'x' is not a number");
 	yaml_reader_free(&r);
 	unlink(path);
+}
+
+TEST(yaml_reader_values_at_keys_and_lists_of_names)
+{
+	const char *text = "n: 3\ns: some/path\ne: ''\nnames: [a, b, c]\nmixed: [a, [b]]\nm: {x: 1}\n";
+	const char *names[3];
+	struct yaml_reader r;
+	yaml_node_t *root;
+	unsigned count = 9;
+	char out[8] = "keep";
+	double v = 0;
+
+	if (yaml_reader_load(&r, "v.yaml", text, strlen(text), &root))
+		return;
+	CHECK_EQ(yaml_reader_number_at(&r, root, "", "n", 0, 5, NAN, &v), 0);
+	CHECK_EQ(v, 3);
+	CHECK_EQ(yaml_reader_number_at(&r, root, "", "absent", 0, 5, 2.5, &v), 0);
+	CHECK_EQ(v, 2.5);
+	CHECK_ERR(yaml_reader_number_at(&r, root, "top", "absent", 0, 5, NAN, &v), -EINVAL,
+		  "v.yaml:1: top.absent: missing (required)");
+	CHECK_ERR(yaml_reader_number_at(&r, root, "", "n", 4, 5, NAN, &v), -EINVAL, "v.yaml:1: n: 3 is outside 4..5");
+	CHECK_ERR(yaml_reader_number_at(&r, root, "", "s", 0, 5, NAN, &v), -EINVAL, "v.yaml:2: s: 'some/path' is not a number");
+	/* Any text, '/' included; the plain-name form refuses it. */
+	CHECK_ERR(yaml_reader_string_at(&r, root, "", "s", true, out, sizeof(out)), -EINVAL,
+		  "v.yaml:2: s: is longer than 7 characters");
+	CHECK_EQ(yaml_reader_string(&r, yaml_reader_get(&r, root, "n"), "n", out, sizeof(out)), 0);
+	CHECK(!strcmp(out, "3"));
+	CHECK_EQ(yaml_reader_string_at(&r, root, "", "absent", false, out, sizeof(out)), 0);
+	CHECK(!strcmp(out, "3")); /* an optional key that is absent leaves @out */
+	CHECK_ERR(yaml_reader_string_at(&r, root, "", "absent", true, out, sizeof(out)), -EINVAL, "absent: missing");
+	CHECK_ERR(yaml_reader_string_at(&r, root, "", "e", true, out, sizeof(out)), -EINVAL, "v.yaml:3: e: must not be empty");
+	CHECK_ERR(yaml_reader_string_at(&r, root, "", "m", false, out, sizeof(out)), -EINVAL, "v.yaml:6: m: must be text");
+	/* Lists of names. */
+	CHECK_EQ(yaml_reader_strings(&r, yaml_reader_get(&r, root, "names"), "names", 3, names, &count), 0);
+	CHECK_EQ(count, 3);
+	CHECK(!strcmp(names[0], "a") && !strcmp(names[2], "c"));
+	CHECK_ERR(yaml_reader_strings(&r, yaml_reader_get(&r, root, "names"), "names", 2, names, &count), -EINVAL,
+		  "v.yaml:4: names: has more than 2 entries");
+	CHECK_ERR(yaml_reader_strings(&r, yaml_reader_get(&r, root, "mixed"), "mixed", 3, names, &count), -EINVAL,
+		  "v.yaml:5: mixed[1]: must be a name");
+	CHECK_ERR(yaml_reader_strings(&r, yaml_reader_get(&r, root, "n"), "n", 3, names, &count), -EINVAL,
+		  "v.yaml:1: n: must be a list of names");
+	/* A value that is not there has no line: the message says so instead of line 0. */
+	CHECK_ERR(yaml_reader_strings(&r, NULL, "gone", 3, names, &count), -EINVAL, "v.yaml: gone: missing");
+	CHECK_ERR(yaml_reader_numbers(&r, NULL, "gone", 2, 0, 1, &v), -EINVAL, "v.yaml: gone: missing (a list of 2 numbers)");
+	/* Unknown keys name the known ones; a NULL walker only checks the keys. */
+	CHECK_ERR(yaml_reader_map(&r, root, "", (const char *const[]){ "n", "s", NULL }, 0, NULL, NULL), -EINVAL,
+		  "v.yaml:3: e: unknown key (known: n, s)");
+	CHECK_EQ(yaml_reader_map(&r, yaml_reader_get(&r, root, "m"), "m", (const char *const[]){ "x", NULL }, 1, NULL, NULL), 0);
+	yaml_reader_free(&r);
 }
