@@ -365,4 +365,17 @@ TEST(yaml_reader_values_at_keys_and_lists_of_names)
 		  "v.yaml:3: e: unknown key (known: n, s)");
 	CHECK_EQ(yaml_reader_map(&r, yaml_reader_get(&r, root, "m"), "m", (const char *const[]){ "x", NULL }, 1, NULL, NULL), 0);
 	yaml_reader_free(&r);
+
+	/* A second document is refused, not silently ignored. */
+	CHECK_ERR(yaml_reader_load(&r, "two.yaml", "a: 1\n---\nb: 2\n", 14, &root), -EINVAL,
+		  "two.yaml:2: only one YAML document is allowed");
+	/* A buffer has no file name: "line N", and an empty one is no error. */
+	CHECK_EQ(yaml_reader_load_buffer(&r, "# nothing\n", 10, &root), 0);
+	CHECK(root == NULL);
+	yaml_reader_free(&r);
+	CHECK_ERR(yaml_reader_load_buffer(&r, "a: [1\n", 6, &root), -EINVAL, "line 2: ");
+	CHECK_EQ(yaml_reader_load_buffer(&r, "a: x\n", 5, &root), 0);
+	CHECK_ERR(yaml_reader_number(&r, yaml_reader_get(&r, root, "a"), "a", 0, 1, &v), -EINVAL,
+		  "line 1: a: 'x' is not a number");
+	yaml_reader_free(&r);
 }

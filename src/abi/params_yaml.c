@@ -17,7 +17,7 @@
 #include <cisp/params_state.h>
 
 #include "core/error_internal.h"
-#include "core/yaml_depth.h"
+#include "core/yaml_reader.h"
 #include "params_internal.h"
 
 #define BLOCK_HEADER_SIZE ((uint32_t)sizeof(struct cisp_block_header))
@@ -245,41 +245,11 @@ int cisp_params_to_yaml(const void *buf, size_t size, char **text)
 /* ---- encoding: text to buffer ---- */
 
 struct parser {
-	yaml_document_t *doc;
-	uint8_t *out; /* the params buffer being built */
+	struct yaml_reader r; /* the document, and "line N: ..." messages */
+	uint8_t *out;         /* the params buffer being built */
 	size_t size, cap;
 	uint32_t vendor_id, vendor_type; /* of the vendor block being parsed, from its key */
 };
-
-static int line_of(const yaml_node_t *node)
-{
-	return (int)node->start_mark.line + 1;
-}
-
-/* "line N: path: message", -EINVAL. */
-static int yaml_error(const yaml_node_t *node, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int yaml_error(const yaml_node_t *node, const char *path, const char *fmt, ...)
-{
-	char message[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	return cisp_error(-EINVAL, "line %d: %s: %s", line_of(node), path, message);
-}
-
-static const char *scalar(const yaml_node_t *node)
-{
-	return (const char *)node->data.scalar.value;
-}
-
-static yaml_node_t *node_at(struct parser *ps, yaml_node_item_t id)
-{
-	return yaml_document_get_node(ps->doc, id);
-}
 
 static size_t seq_length(const yaml_node_t *node)
 {
@@ -287,47 +257,47 @@ static size_t seq_length(const yaml_node_t *node)
 }
 
 /* One element from a scalar node: an enum name or a number in the field's range. */
-static int parse_element(const yaml_node_t *node, const char *path, const struct abi_field *f, void *block,
+static int parse_element(struct parser *ps, const yaml_node_t *node, const char *path, const struct abi_field *f, void *block,
 			 uint32_t index)
 {
 	char lo[32], hi[32];
 	int64_t v;
 
 	if (node->type != YAML_SCALAR_NODE)
-		return yaml_error(node, path, "expected %s, not a %s", f->names ? "a name" : "a number",
+		return yaml_reader_fail(&ps->r, node, path, "expected %s, not a %s", f->names ? "a name" : "a number",
 				  node->type == YAML_SEQUENCE_NODE ? "sequence" : "mapping");
 	if (f->names) {
 		char list[128] = "";
 
 		for (v = 0; v <= f->max; v++) {
-			if (!strcmp(scalar(node), f->names[v])) {
+			if (!strcmp(yaml_reader_scalar(node), f->names[v])) {
 				abi_set(block, f, index, v);
 				return 0;
 			}
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", v ? ", " : "", f->names[v]);
 		}
-		return yaml_error(node, path, "'%s' is not one of %s", scalar(node), list);
+		return yaml_reader_fail(&ps->r, node, path, "'%s' is not one of %s", yaml_reader_scalar(node), list);
 	}
-	if (!parse_value(scalar(node), f->frac, &v))
-		return yaml_error(node, path, "'%s' is not %s", scalar(node),
+	if (!parse_value(yaml_reader_scalar(node), f->frac, &v))
+		return yaml_reader_fail(&ps->r, node, path, "'%s' is not %s", yaml_reader_scalar(node),
 				  f->frac ? "a decimal number" : "an integer");
 	if (v < f->min || v > f->max) {
 		format_value(lo, sizeof(lo), f->min, f->frac);
 		format_value(hi, sizeof(hi), f->max, f->frac);
-		return yaml_error(node, path, "%s is out of range %s..%s", scalar(node), lo, hi);
+		return yaml_reader_fail(&ps->r, node, path, "%s is out of range %s..%s", yaml_reader_scalar(node), lo, hi);
 	}
 	abi_set(block, f, index, v);
 	return 0;
 }
 
 /* A sequence of @n entries (any length when @n is 0); returns its length in *len. */
-static int expect_sequence(const yaml_node_t *node, const char *path, size_t n, const char *what, size_t *len)
+static int expect_sequence(struct parser *ps, const yaml_node_t *node, const char *path, size_t n, const char *what, size_t *len)
 {
 	if (node->type != YAML_SEQUENCE_NODE)
-		return yaml_error(node, path, "expected a sequence");
+		return yaml_reader_fail(&ps->r, node, path, "expected a sequence");
 	*len = seq_length(node);
 	if (n && *len != n)
-		return yaml_error(node, path, "%zu entries, expected %s", *len, what);
+		return yaml_reader_fail(&ps->r, node, path, "%zu entries, expected %s", *len, what);
 	return 0;
 }
 
@@ -340,14 +310,14 @@ static int parse_list(struct parser *ps, const yaml_node_t *node, const char *pa
 	int ret;
 
 	if (node->type != YAML_SEQUENCE_NODE)
-		return yaml_error(node, path, "expected a sequence");
+		return yaml_reader_fail(&ps->r, node, path, "expected a sequence");
 	rows = seq_length(node);
 	if (f->length_of) {
 		/* The list's length is the count the block stores. */
 		const struct abi_field *count = abi_find_field(b, f->length_of);
 
 		if ((int64_t)rows > count->max)
-			return yaml_error(node, path, "%zu entries, at most %" PRId64, rows, count->max);
+			return yaml_reader_fail(&ps->r, node, path, "%zu entries, at most %" PRId64, rows, count->max);
 		abi_set(block, count, 0, (int64_t)rows);
 	}
 	s = abi_field_span(f, block);
@@ -360,18 +330,18 @@ static int parse_list(struct parser *ps, const yaml_node_t *node, const char *pa
 		snprintf(what + n, sizeof(what) - n, " (%s)", counts);
 	}
 	if (s.row) {
-		if ((ret = expect_sequence(node, path, s.n / s.row, what, &len)))
+		if ((ret = expect_sequence(ps, node, path, s.n / s.row, what, &len)))
 			return ret;
 		for (uint32_t r = 0; r < s.n / s.row; r++) {
-			const yaml_node_t *row = node_at(ps, node->data.sequence.items.start[r]);
+			const yaml_node_t *row = yaml_reader_node(&ps->r, node->data.sequence.items.start[r]);
 
 			snprintf(sub, sizeof(sub), "%s[%" PRIu32 "]", path, r);
 			snprintf(what, sizeof(what), "%" PRIu32, s.row);
-			if ((ret = expect_sequence(row, sub, s.row, what, &len)))
+			if ((ret = expect_sequence(ps, row, sub, s.row, what, &len)))
 				return ret;
 			for (uint32_t e = 0; e < s.row; e++) {
 				snprintf(sub, sizeof(sub), "%s[%" PRIu32 "][%" PRIu32 "]", path, r, e);
-				ret = parse_element(node_at(ps, row->data.sequence.items.start[e]), sub, f, block,
+				ret = parse_element(ps, yaml_reader_node(&ps->r, row->data.sequence.items.start[e]), sub, f, block,
 						    s.first + r * s.row + e);
 				if (ret)
 					return ret;
@@ -379,11 +349,11 @@ static int parse_list(struct parser *ps, const yaml_node_t *node, const char *pa
 		}
 		return 0;
 	}
-	if ((ret = expect_sequence(node, path, s.n, what, &len)))
+	if ((ret = expect_sequence(ps, node, path, s.n, what, &len)))
 		return ret;
 	for (uint32_t i = 0; i < s.n; i++) {
 		snprintf(sub, sizeof(sub), "%s[%" PRIu32 "]", path, i);
-		if ((ret = parse_element(node_at(ps, node->data.sequence.items.start[i]), sub, f, block, s.first + i)))
+		if ((ret = parse_element(ps, yaml_reader_node(&ps->r, node->data.sequence.items.start[i]), sub, f, block, s.first + i)))
 			return ret;
 	}
 	return 0;
@@ -416,7 +386,7 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 		       unsigned output, uint8_t *block)
 {
 	const struct abi_block *b = abi_block_info(type);
-	const char *name = scalar(key);
+	const char *name = yaml_reader_scalar(key);
 	const yaml_node_t *value[32] = { 0 }; /* by field index */
 	const yaml_node_t *enable = NULL;
 	struct abi_ctx ctx = { .limits = NULL };
@@ -426,22 +396,22 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 	int ret;
 
 	if (map->type != YAML_MAPPING_NODE)
-		return yaml_error(map, name, "expected a mapping of fields");
+		return yaml_reader_fail(&ps->r, map, name, "expected a mapping of fields");
 	for (const struct abi_field *f = b->fields; f->name; f++)
 		nfields++;
 	if (nfields > sizeof(value) / sizeof(value[0]))
 		return cisp_error(-EINVAL, "%s has too many fields for the YAML parser", b->name);
 	/* Every key once, and a known one. */
 	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
-		const yaml_node_t *k = node_at(ps, pair->key), *v = node_at(ps, pair->value);
+		const yaml_node_t *k = yaml_reader_node(&ps->r, pair->key), *v = yaml_reader_node(&ps->r, pair->value);
 		const struct abi_field *f;
 		const yaml_node_t **slot;
 
 		if (k->type != YAML_SCALAR_NODE)
-			return yaml_error(k, name, "keys must be field names");
-		snprintf(path, sizeof(path), "%s.%s", name, scalar(k));
-		f = abi_find_field(b, scalar(k));
-		if (!strcmp(scalar(k), "enable") && !(b->flags & ABI_NO_FLAGS))
+			return yaml_reader_fail(&ps->r, k, name, "keys must be field names");
+		snprintf(path, sizeof(path), "%s.%s", name, yaml_reader_scalar(k));
+		f = abi_find_field(b, yaml_reader_scalar(k));
+		if (!strcmp(yaml_reader_scalar(k), "enable") && !(b->flags & ABI_NO_FLAGS))
 			slot = &enable;
 		else if (f && has_key(f))
 			slot = &value[f - b->fields];
@@ -452,18 +422,18 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 			for (f = b->fields; f->name && n < sizeof(keys); f++)
 				if (has_key(f))
 					n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", n ? ", " : "", f->name);
-			return yaml_error(k, path, "unknown key (%s has: %s)", b->name, keys);
+			return yaml_reader_fail(&ps->r, k, path, "unknown key (%s has: %s)", b->name, keys);
 		}
 		if (*slot)
-			return yaml_error(k, path, "appears twice");
+			return yaml_reader_fail(&ps->r, k, path, "appears twice");
 		*slot = v;
 	}
 	if (enable) {
 		snprintf(path, sizeof(path), "%s.enable", name);
 		if (enable->type != YAML_SCALAR_NODE ||
-		    (strcmp(scalar(enable), "true") && strcmp(scalar(enable), "false")))
-			return yaml_error(enable, path, "expected true or false");
-		flags = !strcmp(scalar(enable), "true") ? CISP_BLOCK_FL_ENABLE : CISP_BLOCK_FL_DISABLE;
+		    (strcmp(yaml_reader_scalar(enable), "true") && strcmp(yaml_reader_scalar(enable), "false")))
+			return yaml_reader_fail(&ps->r, enable, path, "expected true or false");
+		flags = !strcmp(yaml_reader_scalar(enable), "true") ? CISP_BLOCK_FL_ENABLE : CISP_BLOCK_FL_DISABLE;
 	}
 
 	memset(block, 0, b->size);
@@ -480,9 +450,9 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 			if (!value[i] && (f->flags & ABI_OPTIONAL))
 				continue; /* 0: the block was zeroed */
 			if (!value[i])
-				return yaml_error(map, name, "missing key '%s'", f->name);
+				return yaml_reader_fail(&ps->r, map, name, "missing key '%s'", f->name);
 			ret = f->count > 1 ? parse_list(ps, value[i], path, b, f, block)
-					   : parse_element(value[i], path, f, block, 0);
+					   : parse_element(ps, value[i], path, f, block, 0);
 			if (ret)
 				return ret;
 		}
@@ -495,7 +465,7 @@ static int parse_block(struct parser *ps, const yaml_node_t *key, const yaml_nod
 		size = abi_block_encoded_size(b, block);
 	}
 	memcpy(block, &(struct cisp_block_header){ (uint16_t)type, (uint16_t)flags, size }, BLOCK_HEADER_SIZE);
-	snprintf(ctx.where, sizeof(ctx.where), "line %d: %s", line_of(key), name);
+	snprintf(ctx.where, sizeof(ctx.where), "line %lu: %s", yaml_reader_line(key), name);
 	if ((ret = abi_check_block(&ctx, type, flags, block, size)))
 		return ret;
 	return append(ps, block, size);
@@ -526,7 +496,7 @@ static bool block_key(const char *key, unsigned *type, unsigned *output)
  * vendor_0x41434d45_1): 1 when @key is one, 0 when it is no vendor key, or the
  * error of a malformed one.
  */
-static int vendor_key(const yaml_node_t *k, const char *key, struct parser *ps)
+static int vendor_key(struct parser *ps, const yaml_node_t *k, const char *key)
 {
 	static const char prefix[] = "vendor_";
 	unsigned long long id, type;
@@ -543,13 +513,13 @@ static int vendor_key(const yaml_node_t *k, const char *key, struct parser *ps)
 	if (end == key || *end || *key == '-' || *key == '+')
 		goto bad;
 	if (id < 1 || id > UINT32_MAX || type < 1 || type > 65535)
-		return yaml_error(k, scalar(k), "vendor id %llu or type %llu out of range (1..0xffffffff, 1..65535)", id,
+		return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k), "vendor id %llu or type %llu out of range (1..0xffffffff, 1..65535)", id,
 				  type);
 	ps->vendor_id = (uint32_t)id;
 	ps->vendor_type = (uint32_t)type;
 	return 1;
 bad:
-	return yaml_error(k, scalar(k), "a vendor block's key is vendor_<vendor id>_<type>, such as vendor_0x41434d45_1");
+	return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k), "a vendor block's key is vendor_<vendor id>_<type>, such as vendor_0x41434d45_1");
 }
 
 /* Every block key, for messages. */
@@ -572,87 +542,60 @@ static void block_keys(char *out, size_t size)
 		snprintf(out + n, size - n, ", vendor_<vendor id>_<type>");
 }
 
-static int parse_document(struct parser *ps, uint8_t *block)
+static int parse_document(struct parser *ps, const yaml_node_t *root, uint8_t *block)
 {
-	const yaml_node_t *root = yaml_document_get_root_node(ps->doc);
 	bool seen[CISP_BLOCK_TYPE_COUNT][CISP_MAX_OUTPUTS] = { { false } };
 	int ret;
 
-	if (!root || (root->type == YAML_SCALAR_NODE && !*scalar(root)))
+	if (!root || (root->type == YAML_SCALAR_NODE && !*yaml_reader_scalar(root)))
 		return 0; /* an empty document: no blocks */
 	if (root->type != YAML_MAPPING_NODE)
-		return yaml_error(root, "document", "expected a mapping from block names to blocks");
+		return yaml_reader_fail(&ps->r, root, "document", "expected a mapping from block names to blocks");
 	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
-		const yaml_node_t *k = node_at(ps, pair->key);
+		const yaml_node_t *k = yaml_reader_node(&ps->r, pair->key);
 		unsigned type, output;
 
 		if (k->type != YAML_SCALAR_NODE)
-			return yaml_error(k, "document", "keys must be block names");
-		if ((ret = vendor_key(k, scalar(k), ps))) {
+			return yaml_reader_fail(&ps->r, k, "document", "keys must be block names");
+		if ((ret = vendor_key(ps, k, yaml_reader_scalar(k)))) {
 			/* Duplicates are found when the whole buffer is validated. */
-			if (ret < 0 || (ret = parse_block(ps, k, node_at(ps, pair->value), CISP_BLOCK_VENDOR, 0, block)))
+			if (ret < 0 || (ret = parse_block(ps, k, yaml_reader_node(&ps->r, pair->value), CISP_BLOCK_VENDOR, 0, block)))
 				return ret;
 			continue;
 		}
-		if (!block_key(scalar(k), &type, &output)) {
+		if (!block_key(yaml_reader_scalar(k), &type, &output)) {
 			char keys[512];
 
 			block_keys(keys, sizeof(keys));
-			return yaml_error(k, scalar(k), "unknown block (blocks: %s)", keys);
+			return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k), "unknown block (blocks: %s)", keys);
 		}
 		if (seen[type][output])
-			return yaml_error(k, scalar(k), "appears twice");
+			return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k), "appears twice");
 		seen[type][output] = true;
-		if ((ret = parse_block(ps, k, node_at(ps, pair->value), type, output, block)))
+		if ((ret = parse_block(ps, k, yaml_reader_node(&ps->r, pair->value), type, output, block)))
 			return ret;
 	}
 	return 0;
-}
-
-static int syntax_error(const yaml_parser_t *parser)
-{
-	return cisp_error(-EINVAL, "line %zu: YAML syntax: %s%s%s", parser->problem_mark.line + 1,
-			  parser->problem ? parser->problem : "unreadable", parser->context ? ", " : "",
-			  parser->context ? parser->context : "");
 }
 
 int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *size)
 {
 	struct cisp_params_header header = { .magic = CISP_PARAMS_MAGIC, .version = CISP_PARAMS_VERSION };
 	struct parser ps = { 0 };
-	yaml_parser_t parser;
-	yaml_document_t doc, extra;
+	yaml_node_t *root;
 	uint8_t *block;
 	int ret;
 
 	*buf = NULL;
 	*size = 0;
-	ret = cisp_yaml_check_depth_string(NULL, text, length);
+	ret = yaml_reader_load_buffer(&ps.r, text, length, &root);
 	if (ret)
 		return ret;
-	if (!yaml_parser_initialize(&parser))
-		return cisp_error(-ENOMEM, "out of memory for the YAML parser");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
-	if (!yaml_parser_load(&parser, &doc)) {
-		ret = syntax_error(&parser);
-		yaml_parser_delete(&parser);
-		return ret;
-	}
-	ps.doc = &doc;
 	/* Room for the largest block (the 3D LUT) while it is filled in. */
 	block = malloc(sizeof(struct cisp_lut3d_params));
 	ret = block ? append(&ps, &header, sizeof(header)) : cisp_error(-ENOMEM, "out of memory for a params block");
 	if (!ret)
-		ret = parse_document(&ps, block);
-	if (!ret) {
-		if (!yaml_parser_load(&parser, &extra))
-			ret = syntax_error(&parser);
-		else if (yaml_document_get_root_node(&extra))
-			ret = cisp_error(-EINVAL, "line %zu: only one YAML document is allowed",
-					 extra.start_mark.line + 1);
-		if (!parser.error)
-			yaml_document_delete(&extra);
-	}
+		ret = parse_document(&ps, root, block);
 	if (!ret && ps.size > CISP_PARAMS_MAX_SIZE)
 		ret = cisp_error(-EINVAL, "the params buffer would be %zu bytes, over the maximum of %u", ps.size,
 				 CISP_PARAMS_MAX_SIZE);
@@ -662,8 +605,7 @@ int cisp_params_from_yaml(const char *text, size_t length, void **buf, size_t *s
 		ret = cisp_params_validate(ps.out, ps.size, NULL);
 	}
 	free(block);
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	yaml_reader_free(&ps.r);
 	if (ret) {
 		free(ps.out);
 		return ret;

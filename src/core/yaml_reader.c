@@ -17,31 +17,66 @@
 #include "yaml_depth.h"
 #include "yaml_reader.h"
 
-int yaml_reader_load(struct yaml_reader *r, const char *name, const char *text, size_t length, yaml_node_t **root)
+/* The place of a message: "NAME:LINE" for a file, "line LINE" for a buffer without a name. */
+static void where_of(char *out, size_t size, const struct yaml_reader *r, unsigned long line)
 {
+	if (r->name)
+		snprintf(out, size, "%s:%lu", r->name, line);
+	else
+		snprintf(out, size, "line %lu", line);
+}
+
+static int load(struct yaml_reader *r, const char *name, const char *text, size_t length, bool allow_empty,
+		yaml_node_t **root)
+{
+	yaml_document_t extra;
 	yaml_parser_t yp;
-	int ret;
+	char at[160];
+	int ret = 0;
 
 	r->name = name;
 	ret = cisp_yaml_check_depth_string(name, text, length);
 	if (ret)
 		return ret;
 	if (!yaml_parser_initialize(&yp))
-		return cisp_error(-ENOMEM, "%s: out of memory", name);
+		return cisp_error(-ENOMEM, "%s: out of memory", name ? name : "YAML");
 	yaml_parser_set_input_string(&yp, (const unsigned char *)text, length);
 	if (!yaml_parser_load(&yp, &r->doc)) {
-		ret = cisp_error(-EINVAL, "%s:%lu: %s", name, (unsigned long)yp.problem_mark.line + 1,
-				 yp.problem ? yp.problem : "not valid YAML");
+		where_of(at, sizeof(at), r, (unsigned long)yp.problem_mark.line + 1);
+		ret = cisp_error(-EINVAL, "%s: %s", at, yp.problem ? yp.problem : "not valid YAML");
 		yaml_parser_delete(&yp);
 		return ret;
 	}
-	yaml_parser_delete(&yp);
-	*root = yaml_document_get_root_node(&r->doc);
-	if (!*root) {
-		yaml_document_delete(&r->doc);
-		return cisp_error(-EINVAL, "%s:1: the file is empty", name);
+	/* A second document would be silently ignored: refuse it. */
+	if (!yaml_parser_load(&yp, &extra)) {
+		where_of(at, sizeof(at), r, (unsigned long)yp.problem_mark.line + 1);
+		ret = cisp_error(-EINVAL, "%s: %s", at, yp.problem ? yp.problem : "not valid YAML");
+	} else {
+		if (yaml_document_get_root_node(&extra)) {
+			where_of(at, sizeof(at), r, (unsigned long)extra.start_mark.line + 1);
+			ret = cisp_error(-EINVAL, "%s: only one YAML document is allowed", at);
+		}
+		yaml_document_delete(&extra);
 	}
-	return 0;
+	yaml_parser_delete(&yp);
+	*root = ret ? NULL : yaml_document_get_root_node(&r->doc);
+	if (!ret && !*root && !allow_empty) {
+		where_of(at, sizeof(at), r, 1);
+		ret = cisp_error(-EINVAL, "%s: the file is empty", at);
+	}
+	if (ret)
+		yaml_document_delete(&r->doc);
+	return ret;
+}
+
+int yaml_reader_load(struct yaml_reader *r, const char *name, const char *text, size_t length, yaml_node_t **root)
+{
+	return load(r, name, text, length, false, root);
+}
+
+int yaml_reader_load_buffer(struct yaml_reader *r, const char *text, size_t length, yaml_node_t **root)
+{
+	return load(r, NULL, text, length, true, root);
 }
 
 void yaml_reader_free(struct yaml_reader *r)
@@ -87,17 +122,19 @@ unsigned long yaml_reader_line(const yaml_node_t *n)
 
 int yaml_reader_fail(struct yaml_reader *r, const yaml_node_t *n, const char *key, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[768], at[160];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!n) /* a value that is not there has no line */
-		return cisp_error(-EINVAL, "%s: %s: %s", r->name, key, msg);
+		snprintf(at, sizeof(at), "%s", r->name ? r->name : "YAML");
+	else
+		where_of(at, sizeof(at), r, yaml_reader_line(n));
 	if (!*key) /* the whole file */
-		return cisp_error(-EINVAL, "%s:%lu: %s", r->name, yaml_reader_line(n), msg);
-	return cisp_error(-EINVAL, "%s:%lu: %s: %s", r->name, yaml_reader_line(n), key, msg);
+		return cisp_error(-EINVAL, "%s: %s", at, msg);
+	return cisp_error(-EINVAL, "%s: %s: %s", at, key, msg);
 }
 
 void yaml_reader_place(char *k, size_t size, const char *fmt, ...)

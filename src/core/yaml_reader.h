@@ -16,18 +16,27 @@
 
 /* One file being read: its name for messages and its loaded document. */
 struct yaml_reader {
-	const char *name; /* the file, for messages */
+	const char *name; /* the file, for messages; NULL for a buffer (yaml_reader_load_buffer()) */
 	yaml_document_t doc;
 };
 
 /*
  * Load @text (@length bytes) as the file @name (kept, not copied, for the
- * messages): the nesting depth first (yaml_depth.h), then libyaml. Errors:
- * "NAME:LINE: <libyaml's problem>", "NAME:1: the file is empty". On success
+ * messages): the nesting depth first (yaml_depth.h), then libyaml; a
+ * second document is refused. Errors: "NAME:LINE: <libyaml's problem>",
+ * "NAME:LINE: only one YAML document is allowed", "NAME:1: the file is
+ * empty". On success
  * *@root is the document's root; yaml_reader_free() releases the document.
  */
 int yaml_reader_load(struct yaml_reader *r, const char *name, const char *text, size_t length, yaml_node_t **root);
 void yaml_reader_free(struct yaml_reader *r);
+
+/*
+ * Load a buffer that has no file name (a params buffer in YAML): messages
+ * say "line LINE: ...", and an empty document (nothing, or only comments)
+ * is no error: *@root is then NULL. yaml_reader_free() releases it either way.
+ */
+int yaml_reader_load_buffer(struct yaml_reader *r, const char *text, size_t length, yaml_node_t **root);
 
 /*
  * Load the file @path (at most @max_bytes; cisp_read_text_file()'s errors)
