@@ -21,9 +21,7 @@
 #include "calibrate_internal.h"
 #include "control/tuning.h"
 #include "core/error_internal.h"
-#include "core/number.h"
-#include "core/text_file.h"
-#include "core/yaml_depth.h"
+#include "core/yaml_reader.h"
 
 #define GRID TUNING_LSC_GRID
 /* The Raspberry Pi ALSC grid (VideoCore IV): 16 x 12 cells over the image. */
@@ -34,61 +32,46 @@
 
 struct source {
 	const char *path;
-	yaml_document_t doc;
+	struct yaml_reader r; /* the file (core/yaml_reader.h): JSON is YAML */
 	unsigned warnings;
 };
 
-static yaml_node_t *node(struct source *s, int id)
+static yaml_node_t *node(struct source *s, yaml_node_item_t id)
 {
-	return id ? yaml_document_get_node(&s->doc, id) : NULL;
+	return yaml_reader_node(&s->r, id);
 }
 
 /* The value of @key in mapping @map, or NULL. */
 static yaml_node_t *get(struct source *s, const yaml_node_t *map, const char *key)
 {
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node(s, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
-			return node(s, p->value);
-	}
-	return NULL;
+	return yaml_reader_get(&s->r, map, key);
 }
 
 static int number(struct source *s, const yaml_node_t *n, const char *what, double *out)
 {
-	char *end;
-
-	if (!n || n->type != YAML_SCALAR_NODE)
-		return cisp_error(-EINVAL, "%s: %s must be a number", s->path, what);
-	*out = cisp_strtod((const char *)n->data.scalar.value, &end);
-	if (end == (char *)n->data.scalar.value || *end || !isfinite(*out))
-		return cisp_error(-EINVAL, "%s: %s: '%s' is not a number", s->path, what, n->data.scalar.value);
-	return 0;
+	return yaml_reader_number(&s->r, n, what, -HUGE_VAL, HUGE_VAL, out);
 }
 
 /* A list of exactly @count numbers (@count 0: any, up to @max, their count in *@got). */
 static int numbers(struct source *s, const yaml_node_t *n, const char *what, unsigned count, unsigned max, double *out,
 		   unsigned *got)
 {
-	unsigned k = 0;
+	size_t k = n && n->type == YAML_SEQUENCE_NODE ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start) : 0;
 
 	if (!n || n->type != YAML_SEQUENCE_NODE)
-		return cisp_error(-EINVAL, "%s: %s must be a list of numbers", s->path, what);
-	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++, k++) {
-		if (k >= (count ? count : max))
-			return cisp_error(-EINVAL, "%s: %s has more than %u numbers", s->path, what, count ? count : max);
-		int ret = number(s, node(s, *i), what, &out[k]);
+		return yaml_reader_fail(&s->r, n, what, "must be a list of numbers");
+	if (k > (count ? count : max))
+		return yaml_reader_fail(&s->r, n, what, "has more than %u numbers", count ? count : max);
+	if (count && k != count)
+		return yaml_reader_fail(&s->r, n, what, "has %zu numbers, not %u", k, count);
+	for (size_t i = 0; i < k; i++) {
+		int ret = number(s, node(s, n->data.sequence.items.start[i]), what, &out[i]);
 
 		if (ret)
 			return ret;
 	}
-	if (count && k != count)
-		return cisp_error(-EINVAL, "%s: %s has %u numbers, not %u", s->path, what, k, count);
 	if (got)
-		*got = k;
+		*got = (unsigned)k;
 	return 0;
 }
 
@@ -519,10 +502,8 @@ int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, s
 {
 	struct source s = { .path = path };
 	struct cisp_tuning *t = NULL;
-	yaml_parser_t parser;
 	yaml_node_t *root;
-	size_t length = 0;
-	char *text = NULL, comment[512];
+	char comment[512];
 	const char *format = NULL;
 	int ret;
 
@@ -530,29 +511,10 @@ int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, s
 		return cisp_error(-EINVAL, "the sensor name '%s' is not a plain name", opt->sensor ? opt->sensor : "");
 	if (opt->bits < 8 || opt->bits > 16)
 		return cisp_error(-EINVAL, "the sensor mode's bit depth must be 8..16 (the black level is written in its codes)");
-	ret = cisp_read_text_file(path, 16 << 20, &text, &length);
-	if (!ret)
-		ret = cisp_yaml_check_depth_string(path, text, length);
-	if (ret) {
-		free(text);
+	ret = yaml_reader_load_file(&s.r, path, 16 << 20, &root);
+	if (ret)
 		return ret;
-	}
-	if (!yaml_parser_initialize(&parser)) {
-		free(text);
-		return cisp_error(-ENOMEM, "out of memory");
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
-	if (!yaml_parser_load(&parser, &s.doc)) {
-		ret = cisp_error(-EINVAL, "%s:%zu: %s", path, parser.problem_mark.line + 1,
-				 parser.problem ? parser.problem : "not JSON or YAML");
-		yaml_parser_delete(&parser);
-		free(text);
-		return ret;
-	}
-	yaml_parser_delete(&parser);
-	free(text);
-	root = yaml_document_get_root_node(&s.doc);
-	if (!root || root->type != YAML_MAPPING_NODE) {
+	if (root->type != YAML_MAPPING_NODE) {
 		ret = cisp_error(-EINVAL, "%s: not a tuning file (no top-level mapping)", path);
 		goto out;
 	}
@@ -624,6 +586,6 @@ int cisp_tuning_import(const char *path, const struct cisp_tuning_import *opt, s
 	ret = calib_tuning_emit(t, comment, NULL, NULL, out);
 out:
 	cisp_tuning_free(t);
-	yaml_document_delete(&s.doc);
+	yaml_reader_free(&s.r);
 	return ret;
 }
