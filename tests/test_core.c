@@ -356,7 +356,7 @@ TEST(yaml_reader_values_at_keys_and_lists_of_names)
 	CHECK_ERR(yaml_reader_strings(&r, yaml_reader_get(&r, root, "mixed"), "mixed", 3, names, &count), -EINVAL,
 		  "v.yaml:5: mixed[1]: must be a name");
 	CHECK_ERR(yaml_reader_strings(&r, yaml_reader_get(&r, root, "n"), "n", 3, names, &count), -EINVAL,
-		  "v.yaml:1: n: must be a list of names");
+		  "v.yaml:1: n: must be a list");
 	/* A value that is not there has no line: the message says so instead of line 0. */
 	CHECK_ERR(yaml_reader_strings(&r, NULL, "gone", 3, names, &count), -EINVAL, "v.yaml: gone: missing");
 	CHECK_ERR(yaml_reader_numbers(&r, NULL, "gone", 2, 0, 1, &v), -EINVAL, "v.yaml: gone: missing (a list of 2 numbers)");

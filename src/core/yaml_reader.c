@@ -252,31 +252,6 @@ int yaml_reader_string_at(struct yaml_reader *r, const yaml_node_t *map, const c
 	return yaml_reader_string(r, n, k, out, size);
 }
 
-int yaml_reader_strings(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max,
-			const char **out, unsigned *count)
-{
-	char k[128];
-	unsigned i = 0;
-
-	if (!n)
-		return yaml_reader_fail(r, n, key, "missing (a list of names)");
-	if (n->type != YAML_SEQUENCE_NODE)
-		return yaml_reader_fail(r, n, key, "must be a list of names");
-	if (n->data.sequence.items.top - n->data.sequence.items.start > (ptrdiff_t)max)
-		return yaml_reader_fail(r, n, key, "has more than %u entries", max);
-	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
-		const yaml_node_t *item = yaml_reader_node(r, *it);
-
-		out[i] = yaml_reader_scalar(item);
-		if (!out[i]) {
-			yaml_reader_place(k, sizeof(k), "%s[%u]", key, i);
-			return yaml_reader_fail(r, item, k, "must be a name");
-		}
-	}
-	*count = i;
-	return 0;
-}
-
 int yaml_reader_string(struct yaml_reader *r, const yaml_node_t *n, const char *key, char *out, size_t size)
 {
 	const char *s = yaml_reader_scalar(n);
@@ -341,8 +316,9 @@ int yaml_reader_map(struct yaml_reader *r, const yaml_node_t *map, const char *w
 	return 0;
 }
 
-int yaml_reader_list(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max, unsigned *count,
-		yaml_item_fn fn, void *ctx)
+/* Walk a list of at most @max items with @fn (yaml_reader_list()), with @need_one at least one. */
+static int walk_list(struct yaml_reader *r, const yaml_node_t *n, const char *key, bool need_one, unsigned max,
+		     unsigned *count, yaml_item_fn fn, void *ctx)
 {
 	char k[128];
 	unsigned i = 0;
@@ -351,7 +327,7 @@ int yaml_reader_list(struct yaml_reader *r, const yaml_node_t *n, const char *ke
 		return yaml_reader_fail(r, n, key, "missing (a list)");
 	if (n->type != YAML_SEQUENCE_NODE)
 		return yaml_reader_fail(r, n, key, "must be a list");
-	if (n->data.sequence.items.top == n->data.sequence.items.start)
+	if (need_one && n->data.sequence.items.top == n->data.sequence.items.start)
 		return yaml_reader_fail(r, n, key, "must have at least one entry");
 	if (n->data.sequence.items.top - n->data.sequence.items.start > (ptrdiff_t)max)
 		return yaml_reader_fail(r, n, key, "has more than %u entries", max);
@@ -365,4 +341,25 @@ int yaml_reader_list(struct yaml_reader *r, const yaml_node_t *n, const char *ke
 	}
 	*count = i;
 	return 0;
+}
+
+int yaml_reader_list(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max, unsigned *count,
+		yaml_item_fn fn, void *ctx)
+{
+	return walk_list(r, n, key, true, max, count, fn, ctx);
+}
+
+static int take_name(struct yaml_reader *r, void *ctx, unsigned index, const char *key, yaml_node_t *item)
+{
+	const char **out = ctx;
+
+	out[index] = yaml_reader_scalar(item);
+	return out[index] ? 0 : yaml_reader_fail(r, item, key, "must be a name");
+}
+
+int yaml_reader_strings(struct yaml_reader *r, const yaml_node_t *n, const char *key, unsigned max,
+			const char **out, unsigned *count)
+{
+	*count = 0;
+	return walk_list(r, n, key, false, max, count, take_name, out);
 }
