@@ -618,3 +618,16 @@ int cisp_sensor_set_option(struct cisp_sensor *s, const char *key, const char *v
 		return cisp_error(-ENOENT, "sensor %s has no option '%s'", s->info.model, key);
 	return s->ops->set_option(s->priv, key, value);
 }
+
+void sensor_declare_control(struct cisp_sensor *s, unsigned id, int32_t min, int32_t max, int32_t def,
+			    unsigned delay)
+{
+	struct cisp_sensor_control_info *c = &s->controls[id]; /* its name is the generic layer's */
+
+	c->supported = true;
+	c->min = min;
+	c->max = max;
+	c->step = 1;
+	c->def = def;
+	c->delay = delay;
+}

@@ -102,6 +102,10 @@ struct cisp_sensor {
 	unsigned queue_len;
 };
 
+/* For a backend's open(): control @id is supported, within @min..@max in steps of 1, @delay frames late. */
+void sensor_declare_control(struct cisp_sensor *s, unsigned id, int32_t min, int32_t max, int32_t def,
+			    unsigned delay);
+
 /* A backend: enumerate the sensors it serves, open one by the text after "prefix:". */
 struct sensor_backend {
 	const char *prefix;

@@ -432,16 +432,6 @@ static void mode_timing(struct v4l2cam *c, struct cisp_sensor_mode *m)
 	m->black_level = c->black_level;
 }
 
-static void declare(struct cisp_sensor *s, unsigned id, int32_t min, int32_t max, int32_t def, unsigned delay)
-{
-	s->controls[id].supported = true;
-	s->controls[id].min = min;
-	s->controls[id].max = max;
-	s->controls[id].step = 1;
-	s->controls[id].def = def;
-	s->controls[id].delay = delay;
-}
-
 /* A menu item of control @id whose name contains one of @words (case-insensitive), or -1. */
 static int menu_find(int fd, uint32_t id, const char *const *words)
 {
@@ -475,35 +465,35 @@ static void declare_controls(struct v4l2cam *c)
 				 *const solid[] = { "solid", NULL }, *const ramp[] = { "ramp", "gradient", "fade", NULL };
 
 	if (query(c->ctrl_fd, V4L2_CID_EXPOSURE, &q)) {
-		declare(s, CISP_SENSOR_EXPOSURE, 0, 0, 0, 2);
+		sensor_declare_control(s, CISP_SENSOR_EXPOSURE, 0, 0, 0, 2);
 		s->exposure_min = (uint32_t)(q.minimum > 0 ? q.minimum : 1);
 	}
 	if (query(c->ctrl_fd, V4L2_CID_VBLANK, &q))
-		declare(s, CISP_SENSOR_FRAME_LENGTH, 0, 0, 0, 2);
+		sensor_declare_control(s, CISP_SENSOR_FRAME_LENGTH, 0, 0, 0, 2);
 	if (query(c->ctrl_fd, V4L2_CID_ANALOGUE_GAIN, &q)) {
 		/* A minimum beyond 32 bits would truncate to 0 and divide by it. */
 		c->gain_unity[0] = q.minimum > 0 && q.minimum <= INT32_MAX ? (int32_t)q.minimum : CISP_SENSOR_GAIN_ONE;
-		declare(s, CISP_SENSOR_ANALOGUE_GAIN, gain_to_cisp(q.minimum, c->gain_unity[0]),
+		sensor_declare_control(s, CISP_SENSOR_ANALOGUE_GAIN, gain_to_cisp(q.minimum, c->gain_unity[0]),
 			gain_to_cisp(q.maximum, c->gain_unity[0]), gain_to_cisp(q.default_value, c->gain_unity[0]), 1);
 	}
 	if (query(c->ctrl_fd, V4L2_CID_DIGITAL_GAIN, &q)) {
 		c->gain_unity[1] = CISP_SENSOR_GAIN_ONE;
-		declare(s, CISP_SENSOR_DIGITAL_GAIN, gain_to_cisp(q.minimum, c->gain_unity[1]),
+		sensor_declare_control(s, CISP_SENSOR_DIGITAL_GAIN, gain_to_cisp(q.minimum, c->gain_unity[1]),
 			gain_to_cisp(q.maximum, c->gain_unity[1]), gain_to_cisp(q.default_value, c->gain_unity[1]), 1);
 	}
 	if (query(c->lens_fd, V4L2_CID_FOCUS_ABSOLUTE, &q))
-		declare(s, CISP_SENSOR_LENS_POSITION, (int32_t)q.minimum, (int32_t)q.maximum, (int32_t)q.default_value, 1);
+		sensor_declare_control(s, CISP_SENSOR_LENS_POSITION, (int32_t)q.minimum, (int32_t)q.maximum, (int32_t)q.default_value, 1);
 	c->pattern_menu[0] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, off);
 	c->pattern_menu[1] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, bars);
 	c->pattern_menu[2] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, solid);
 	c->pattern_menu[3] = menu_find(c->ctrl_fd, V4L2_CID_TEST_PATTERN, ramp);
 	/* cisp's patterns need an "off" entry; sensors without one are driven through the pattern= option. */
 	if (c->pattern_menu[0] >= 0)
-		declare(s, CISP_SENSOR_TEST_PATTERN, 0, CISP_SENSOR_PATTERN_RAMP, 0, 1);
+		sensor_declare_control(s, CISP_SENSOR_TEST_PATTERN, 0, CISP_SENSOR_PATTERN_RAMP, 0, 1);
 	if (query(c->ctrl_fd, V4L2_CID_HFLIP, &q))
-		declare(s, CISP_SENSOR_HFLIP, 0, 1, (int32_t)q.default_value, 1);
+		sensor_declare_control(s, CISP_SENSOR_HFLIP, 0, 1, (int32_t)q.default_value, 1);
 	if (query(c->ctrl_fd, V4L2_CID_VFLIP, &q))
-		declare(s, CISP_SENSOR_VFLIP, 0, 1, (int32_t)q.default_value, 1);
+		sensor_declare_control(s, CISP_SENSOR_VFLIP, 0, 1, (int32_t)q.default_value, 1);
 }
 
 /* The device latches controls by itself: the write point is the generic layer's bookkeeping. */

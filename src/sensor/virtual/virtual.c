@@ -875,16 +875,6 @@ static int vs_enumerate(struct cisp_sensor_desc *list, unsigned max)
 	return ret < 0 ? ret : (int)e.n;
 }
 
-static void set_control(struct cisp_sensor *s, unsigned id, int32_t min, int32_t max, int32_t def, unsigned delay)
-{
-	s->controls[id].supported = true;
-	s->controls[id].min = min;
-	s->controls[id].max = max;
-	s->controls[id].step = 1;
-	s->controls[id].def = def;
-	s->controls[id].delay = delay;
-}
-
 static int vs_open(struct cisp_sensor *s, const char *id)
 {
 	struct vsensor *vs = calloc(1, sizeof(*vs));
@@ -929,18 +919,18 @@ static int vs_open(struct cisp_sensor *s, const char *id)
 	s->modes = vs->model.modes;
 	s->mode = 0;
 	s->exposure_min = vs->model.exposure_min;
-	set_control(s, CISP_SENSOR_EXPOSURE, 0, 0, 0, vs->model.delay[CISP_SENSOR_EXPOSURE]);
-	set_control(s, CISP_SENSOR_FRAME_LENGTH, 0, 0, 0, vs->model.delay[CISP_SENSOR_FRAME_LENGTH]);
-	set_control(s, CISP_SENSOR_ANALOGUE_GAIN, vs->model.again_min, vs->model.again_max, vs->model.again_min,
+	sensor_declare_control(s, CISP_SENSOR_EXPOSURE, 0, 0, 0, vs->model.delay[CISP_SENSOR_EXPOSURE]);
+	sensor_declare_control(s, CISP_SENSOR_FRAME_LENGTH, 0, 0, 0, vs->model.delay[CISP_SENSOR_FRAME_LENGTH]);
+	sensor_declare_control(s, CISP_SENSOR_ANALOGUE_GAIN, vs->model.again_min, vs->model.again_max, vs->model.again_min,
 		    vs->model.delay[CISP_SENSOR_ANALOGUE_GAIN]);
-	set_control(s, CISP_SENSOR_DIGITAL_GAIN, vs->model.dgain_min, vs->model.dgain_max, vs->model.dgain_min,
+	sensor_declare_control(s, CISP_SENSOR_DIGITAL_GAIN, vs->model.dgain_min, vs->model.dgain_max, vs->model.dgain_min,
 		    vs->model.delay[CISP_SENSOR_DIGITAL_GAIN]);
-	set_control(s, CISP_SENSOR_LENS_POSITION, vs->model.lens_min, vs->model.lens_max, vs->model.lens_infinity,
+	sensor_declare_control(s, CISP_SENSOR_LENS_POSITION, vs->model.lens_min, vs->model.lens_max, vs->model.lens_infinity,
 		    vs->model.delay[CISP_SENSOR_LENS_POSITION]);
-	set_control(s, CISP_SENSOR_TEST_PATTERN, 0, CISP_SENSOR_PATTERN_RAMP, 0,
+	sensor_declare_control(s, CISP_SENSOR_TEST_PATTERN, 0, CISP_SENSOR_PATTERN_RAMP, 0,
 		    vs->model.delay[CISP_SENSOR_TEST_PATTERN]);
-	set_control(s, CISP_SENSOR_HFLIP, 0, 1, 0, vs->model.delay[CISP_SENSOR_HFLIP]);
-	set_control(s, CISP_SENSOR_VFLIP, 0, 1, 0, vs->model.delay[CISP_SENSOR_VFLIP]);
+	sensor_declare_control(s, CISP_SENSOR_HFLIP, 0, 1, 0, vs->model.delay[CISP_SENSOR_HFLIP]);
+	sensor_declare_control(s, CISP_SENSOR_VFLIP, 0, 1, 0, vs->model.delay[CISP_SENSOR_VFLIP]);
 	s->ops = &vs_ops;
 	s->priv = vs;
 	return 0;
