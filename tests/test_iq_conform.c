@@ -45,6 +45,30 @@ TEST(iq_profiles_load)
 	fputs("name: bad\niq:\n  sensor: cisp-test\n  illuminants: [D65]\n  max_mean_de00: lots\n", f);
 	fclose(f);
 	CHECK_ERR(cisp_iq_profile_load(path, &p), -EINVAL, "max_mean_de00: 'lots' is not a number");
+	/* Each bad shape names the file, the line and the key. */
+	{
+		static const struct {
+			const char *text, *needle;
+		} bad[] = {
+			{ "description: x\n", "bad-profile.yaml:1: name: missing (required)" },
+			{ "name: [a]\n", "bad-profile.yaml:1: name: must be text" },
+			{ "name: bad\ngolden: blc\n", "bad-profile.yaml:2: golden: must be a list" },
+			{ "name: bad\ngolden: [blc, [x]]\n", "bad-profile.yaml:2: golden[1]: must be a name" },
+			{ "name: bad\nrequired_demosaic: [fast, best]\n", "bad-profile.yaml:2: required_demosaic: must list fast and/or quality ('best')" },
+			{ "name: bad\niq: {illuminants: [A]}\n", "bad-profile.yaml:2: iq.sensor: missing (required)" },
+			{ "name: bad\niq: {sensor: s, illuminants: []}\n", "iq.illuminants: must list 1..8 illuminants" },
+			{ "name: bad\niq: {sensor: s, illuminants: [A, A, A, A, A, A, A, A, A]}\n", "iq.illuminants: has more than 8 entries" },
+			{ "name: bad\niq: {sensor: s, mode: -1, illuminants: [A]}\n", "iq.mode: -1 is outside 0..255" },
+			{ "name: bad\n---\nname: again\n", "bad-profile.yaml:2: only one YAML document is allowed" },
+		};
+
+		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			f = fopen(path, "w");
+			fputs(bad[i].text, f);
+			fclose(f);
+			CHECK_ERR(cisp_iq_profile_load(path, &p), -EINVAL, bad[i].needle);
+		}
+	}
 }
 
 static int count_vectors(const char *dir, char names[][32], int max)

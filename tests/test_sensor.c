@@ -206,6 +206,15 @@ TEST(sensor_model_file_errors)
 	/* A value out of range is refused before it becomes an integer (it used to be converted first). */
 	write_variant(path, "array: [320, 240] ", "array: [1e92, 240] ");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "array");
+	/* Missing and mistyped values: the file, the line and the key's place. */
+	write_variant(path, "full_well: 2000", "# no full well");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:3: full_well: missing (required)");
+	write_variant(path, "bit_depth: 10 ", "bit_depth: ten ");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:7: bit_depth: 'ten' is not a number");
+	write_variant(path, "binning: 1, bits: 10,", "binning: 1, bits: 11,");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:31: modes[0]: mode full: bits must be 8, 10");
+	write_variant(path, "size: [320, 240]", "size: 320");
+	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:31: modes[0].size: must be a list of 2 numbers");
 	write_file(path, "name: x\n  bad: [indent\n");
 	CHECK_ERR(cisp_sensor_open(&s, name, NULL), -EINVAL, "bad.yaml:2: mapping values are not allowed");
 	/* Hostile nesting: refused at once, not scanned for hours. */
