@@ -257,7 +257,8 @@ static size_t seq_length(const yaml_node_t *node)
 }
 
 /* One element from a scalar node: an enum name or a number in the field's range. */
-static int parse_element(struct parser *ps, const yaml_node_t *node, const char *path, const struct abi_field *f, void *block,
+static int parse_element(struct parser *ps, const yaml_node_t *node, const char *path, const struct abi_field *f,
+			 void *block,
 			 uint32_t index)
 {
 	char lo[32], hi[32];
@@ -291,7 +292,8 @@ static int parse_element(struct parser *ps, const yaml_node_t *node, const char 
 }
 
 /* A sequence of @n entries (any length when @n is 0); returns its length in *len. */
-static int expect_sequence(struct parser *ps, const yaml_node_t *node, const char *path, size_t n, const char *what, size_t *len)
+static int expect_sequence(struct parser *ps, const yaml_node_t *node, const char *path, size_t n, const char *what,
+			   size_t *len)
 {
 	if (node->type != YAML_SEQUENCE_NODE)
 		return yaml_reader_fail(&ps->r, node, path, "expected a sequence");
@@ -353,7 +355,8 @@ static int parse_list(struct parser *ps, const yaml_node_t *node, const char *pa
 		return ret;
 	for (uint32_t i = 0; i < s.n; i++) {
 		snprintf(sub, sizeof(sub), "%s[%" PRIu32 "]", path, i);
-		if ((ret = parse_element(ps, yaml_reader_node(&ps->r, node->data.sequence.items.start[i]), sub, f, block, s.first + i)))
+		if ((ret = parse_element(ps, yaml_reader_node(&ps->r, node->data.sequence.items.start[i]), sub, f, block,
+					 s.first + i)))
 			return ret;
 	}
 	return 0;
@@ -513,13 +516,15 @@ static int vendor_key(struct parser *ps, const yaml_node_t *k, const char *key)
 	if (end == key || *end || *key == '-' || *key == '+')
 		goto bad;
 	if (id < 1 || id > UINT32_MAX || type < 1 || type > 65535)
-		return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k), "vendor id %llu or type %llu out of range (1..0xffffffff, 1..65535)", id,
+		return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k),
+					"vendor id %llu or type %llu out of range (1..0xffffffff, 1..65535)", id,
 				  type);
 	ps->vendor_id = (uint32_t)id;
 	ps->vendor_type = (uint32_t)type;
 	return 1;
 bad:
-	return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k), "a vendor block's key is vendor_<vendor id>_<type>, such as vendor_0x41434d45_1");
+	return yaml_reader_fail(&ps->r, k, yaml_reader_scalar(k),
+				"a vendor block's key is vendor_<vendor id>_<type>, such as vendor_0x41434d45_1");
 }
 
 /* Every block key, for messages. */

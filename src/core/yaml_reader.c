@@ -26,6 +26,16 @@ static void where_of(char *out, size_t size, const struct yaml_reader *r, unsign
 		snprintf(out, size, "line %lu", line);
 }
 
+/* libyaml's problem where it found it, and what it was reading ("while parsing a flow sequence"). */
+static int syntax_error(const struct yaml_reader *r, const yaml_parser_t *yp)
+{
+	char at[160];
+
+	where_of(at, sizeof(at), r, (unsigned long)yp->problem_mark.line + 1);
+	return cisp_error(-EINVAL, "%s: %s%s%s", at, yp->problem ? yp->problem : "not valid YAML",
+			  yp->context ? ", " : "", yp->context ? yp->context : "");
+}
+
 static int load(struct yaml_reader *r, const char *name, const char *text, size_t length, bool allow_empty,
 		yaml_node_t **root)
 {
@@ -42,15 +52,13 @@ static int load(struct yaml_reader *r, const char *name, const char *text, size_
 		return cisp_error(-ENOMEM, "%s: out of memory", name ? name : "YAML");
 	yaml_parser_set_input_string(&yp, (const unsigned char *)text, length);
 	if (!yaml_parser_load(&yp, &r->doc)) {
-		where_of(at, sizeof(at), r, (unsigned long)yp.problem_mark.line + 1);
-		ret = cisp_error(-EINVAL, "%s: %s", at, yp.problem ? yp.problem : "not valid YAML");
+		ret = syntax_error(r, &yp);
 		yaml_parser_delete(&yp);
 		return ret;
 	}
 	/* A second document would be silently ignored: refuse it. */
 	if (!yaml_parser_load(&yp, &extra)) {
-		where_of(at, sizeof(at), r, (unsigned long)yp.problem_mark.line + 1);
-		ret = cisp_error(-EINVAL, "%s: %s", at, yp.problem ? yp.problem : "not valid YAML");
+		ret = syntax_error(r, &yp);
 	} else {
 		if (yaml_document_get_root_node(&extra)) {
 			where_of(at, sizeof(at), r, (unsigned long)extra.start_mark.line + 1);

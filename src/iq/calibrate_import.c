@@ -56,10 +56,13 @@ static int number(struct source *s, const yaml_node_t *n, const char *what, doub
 static int numbers(struct source *s, const yaml_node_t *n, const char *what, unsigned count, unsigned max, double *out,
 		   unsigned *got)
 {
-	size_t k = n && n->type == YAML_SEQUENCE_NODE ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start) : 0;
+	size_t k;
 
+	if (got)
+		*got = 0;
 	if (!n || n->type != YAML_SEQUENCE_NODE)
 		return yaml_reader_fail(&s->r, n, what, "must be a list of numbers");
+	k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 	if (k > (count ? count : max))
 		return yaml_reader_fail(&s->r, n, what, "has more than %u numbers", count ? count : max);
 	if (count && k != count)
