@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sensor model files: YAML read with libyaml's document API, every key
- * checked (unknown keys are errors, so a typo never goes unnoticed).
+ * Sensor model files, read with the shared YAML reader (core/yaml_reader.h):
+ * every key checked (unknown keys are errors, so a typo never goes
+ * unnoticed), every message with the file, the line and the key's place.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <yaml.h>
 
 #include "core/error_internal.h"
-#include "core/number.h"
 #include "core/text_file.h"
 #include "core/yaml_reader.h"
 #include "model.h"
