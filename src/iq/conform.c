@@ -22,7 +22,6 @@
 
 #include "abi/fixed_point.h"
 #include "core/error_internal.h"
-#include "core/number.h"
 #include "core/yaml_reader.h"
 #include "iq/iq_config.h"
 
