@@ -60,6 +60,8 @@ TEST(iq_profiles_load)
 			{ "name: bad\niq: {sensor: s, illuminants: [A, A, A, A, A, A, A, A, A]}\n", "iq.illuminants: has more than 8 entries" },
 			{ "name: bad\niq: {sensor: s, mode: -1, illuminants: [A]}\n", "iq.mode: -1 is outside 0..255" },
 			{ "name: bad\n---\nname: again\n", "bad-profile.yaml:2: only one YAML document is allowed" },
+			{ "name: bad\ngoldn: [blc]\n", "bad-profile.yaml:2: goldn: unknown key" },
+			{ "name: bad\niq: {sensor: s, illuminants: [A], max_mean_de: 2}\n", "bad-profile.yaml:2: iq.max_mean_de: unknown key" },
 		};
 
 		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -92,6 +92,11 @@ static int profile_names(struct yaml_reader *d, yaml_node_t *map, const char *wh
 	return n ? yaml_reader_strings(d, n, k, max, items, count) : 0;
 }
 
+static const char *const profile_keys[] = { "name", "description", "required_blocks", "required_demosaic",
+					   "golden", "iq", NULL };
+static const char *const profile_iq_keys[] = { "sensor", "mode", "lux", "illuminants", "max_mean_de00",
+					      "max_max_de00", "max_wb_error_deg", "min_mtf50", "min_snr_db", NULL };
+
 static int load_profile(struct yaml_reader *d, yaml_node_t *root, struct cisp_iq_profile *p)
 {
 	const char *items[CISP_IQ_PROFILE_MAX_VECTORS];
@@ -100,7 +105,9 @@ static int load_profile(struct yaml_reader *d, yaml_node_t *root, struct cisp_iq
 	double mode = 0;
 	int ret;
 
-	if ((ret = yaml_reader_string_at(d, root, "", "name", true, p->name, sizeof(p->name))) ||
+	/* A misspelt threshold would silently not be checked: unknown keys are errors. */
+	if ((ret = yaml_reader_map(d, root, "", profile_keys, 0, NULL, NULL)) ||
+	    (ret = yaml_reader_string_at(d, root, "", "name", true, p->name, sizeof(p->name))) ||
 	    (ret = yaml_reader_string_at(d, root, "", "description", false, p->description, sizeof(p->description))) ||
 	    (ret = profile_names(d, root, "", "required_blocks", CISP_IQ_PROFILE_MAX_VECTORS, items, &k)))
 		return ret;
@@ -131,7 +138,8 @@ static int load_profile(struct yaml_reader *d, yaml_node_t *root, struct cisp_iq
 	iq = yaml_reader_get(d, root, "iq");
 	if (!iq)
 		return 0;
-	if ((ret = yaml_reader_string_at(d, iq, "iq", "sensor", true, p->sensor, sizeof(p->sensor))) ||
+	if ((ret = yaml_reader_map(d, iq, "iq", profile_iq_keys, 0, NULL, NULL)) ||
+	    (ret = yaml_reader_string_at(d, iq, "iq", "sensor", true, p->sensor, sizeof(p->sensor))) ||
 	    (ret = yaml_reader_number_at(d, iq, "iq", "mode", 0, 255, 0, &mode)) ||
 	    (ret = yaml_reader_number_at(d, iq, "iq", "lux", 0, HUGE_VAL, 400, &p->lux)) ||
 	    (ret = profile_names(d, iq, "iq", "illuminants", CISP_IQ_PROFILE_MAX_ILLUMINANTS, items, &k)))
