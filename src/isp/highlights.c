@@ -3,12 +3,14 @@
  * Clipped highlights (docs/stages/highlights.md). After white balance a
  * sensor's clipped white is no longer the same level in every channel, so a
  * region where every channel clipped comes out coloured (yellow, magenta).
- * The stage clips every channel at the lowest clip level and, where every
- * colour of the neighbourhood nears it, pulls each sample towards a target
- * the same for every colour: white (clip) or the neutral of the same
- * brightness (blend). A saturated colour that clips in one channel keeps its
- * hue. reconstruct takes, where any colour nears clipping, the colour of the
- * unclipped samples around, and does as clip where it cannot measure it.
+ * Each colour has its own clip level (the sensor's times its gain). Where a
+ * colour of the neighbourhood nears its clip level the others are limited to
+ * it, so the clipping leaves no cast; where every colour nears its clip
+ * level the pixel goes towards a neutral: white (clip) or the neutral of the
+ * same brightness (blend). Where every colour stays below its own knee the
+ * pixel is unchanged, and a saturated colour that clips in one channel keeps
+ * its hue. reconstruct takes, where any colour nears clipping, the colour of
+ * the unclipped samples around, and does as clip where it cannot measure it.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -23,23 +25,32 @@ void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp
 {
 	static const uint8_t colour_of[4] = { [CISP_CH_R] = HL_RED, [CISP_CH_GR] = HL_GREEN,
 					      [CISP_CH_GB] = HL_GREEN, [CISP_CH_B] = HL_BLUE };
-	uint32_t white = 65535, range;
+	uint32_t clip[3] = { 65535, 65535, 65535 };
 
 	for (int site = 0; site < 4; site++) {
 		enum cisp_channel ch = cisp_cfa_channel(cfa, site & 1, site >> 1);
 		uint32_t gain = wb ? wb->gain[ch] : 4096;
 		/* The white balance stage's arithmetic applied to the sensor's clip level. */
-		uint32_t clip = ((uint32_t)p->white * gain + 2048) >> 12;
+		uint32_t level = ((uint32_t)p->white * gain + 2048) >> 12;
+		int k = colour_of[ch];
 
-		if (clip < white)
-			white = clip;
-		c->colour[site] = colour_of[ch];
+		if (level < clip[k])
+			clip[k] = level; /* two greens: the lower */
+		c->colour[site] = (uint8_t)k;
 	}
 	c->mode = p->mode;
-	c->white = (uint16_t)white;
-	c->knee = (uint16_t)((white * p->knee + 2048) >> 12);
-	range = c->white > c->knee ? (uint32_t)(c->white - c->knee) : 1u;
-	c->ramp = ((1u << 24) + range - 1) / range; /* rounded up: the amount reaches 1.0 at the clip level */
+	c->white = 65535;
+	c->knee = 65535;
+	for (int k = 0; k < 3; k++) {
+		uint32_t knee = (clip[k] * p->knee + 2048) >> 12, range = clip[k] > knee ? clip[k] - knee : 1u;
+
+		c->clip[k] = (uint16_t)clip[k];
+		c->knees[k] = (uint16_t)knee;
+		/* rounded up: the amount reaches 1.0 at the clip level */
+		c->ramp[k] = ((1u << 24) + range - 1) / range;
+		c->white = c->white < clip[k] ? c->white : (uint16_t)clip[k];
+		c->knee = c->knee < knee ? c->knee : (uint16_t)knee;
+	}
 }
 
 int cisp_highlights_radius(unsigned mode)
@@ -48,32 +59,35 @@ int cisp_highlights_radius(unsigned mode)
 	return mode == CISP_HIGHLIGHTS_CLIP || mode == CISP_HIGHLIGHTS_BLEND ? 1 : 2;
 }
 
-/* Sample @x of @row (a column already reflected at the edges), no higher than @white. */
-static inline uint32_t capped(const uint16_t *row, int x, uint32_t white)
+/* Sample @x of @row (a column already reflected at the edges), no higher than @clip. */
+static inline uint32_t capped(const uint16_t *row, int x, uint32_t clip)
 {
 	uint32_t v = row[x];
 
-	return v < white ? v : white;
+	return v < clip ? v : clip;
 }
 
 /* @s moved towards @target by @amount (Q15); |target - s| * amount < 2^31, >> rounds towards minus infinity. */
-static inline uint16_t pull(uint32_t s, uint32_t target, uint32_t amount)
+static inline uint32_t pull(uint32_t s, uint32_t target, uint32_t amount)
 {
-	return (uint16_t)((int32_t)s + (((int32_t)(target - s) * (int32_t)amount + 16384) >> 15));
+	return (uint32_t)((int32_t)s + (((int32_t)(target - s) * (int32_t)amount + 16384) >> 15));
 }
 
-/* Q15: 0 at the knee, 1.0 at the clip level, for a colour @v above the knee. */
-static inline uint32_t amount_above_knee(const struct cisp_highlights_coeffs *c, uint32_t v)
+/* Q15: 0 at or below colour @k's knee, 1.0 at its clip level, for that colour at @v. */
+static inline uint32_t amount_above_knee(const struct cisp_highlights_coeffs *c, int k, uint32_t v)
 {
-	uint32_t a = ((v - c->knee) * c->ramp + 256) >> 9;
+	uint32_t a;
 
+	if (v <= c->knees[k])
+		return 0;
+	a = ((v - c->knees[k]) * c->ramp[k] + 256) >> 9;
 	return a < 32768 ? a : 32768;
 }
 
 /*
- * Reconstruct's target in @target: the colour of the 5x5 samples below the
- * knee at the neutral @level, for a pixel of colour @own. False where a
- * colour has none there: the colour around cannot be measured.
+ * Reconstruct's target in @target: the colour of the 5x5 samples below their
+ * colour's knee at the neutral @level, for a pixel of colour @own. False
+ * where a colour has none there: the colour around cannot be measured.
  */
 static bool reconstruct_target(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], int x, int w,
 			       int y, int own, uint32_t level, uint32_t *target)
@@ -86,7 +100,7 @@ static bool reconstruct_target(const struct cisp_highlights_coeffs *c, const uin
 			uint32_t v = rows[dy + 2][mirror(x + dx, w)];
 			int k = c->colour[((y + dy) & 1) * 2 + ((x + dx) & 1)];
 
-			if (v < c->knee) {
+			if (v < c->knees[k]) {
 				sum[k] += v;
 				n[k]++;
 			}
@@ -119,48 +133,67 @@ static uint32_t rows_max(const uint16_t *up, const uint16_t *mid, const uint16_t
 	return m;
 }
 
-/* Pixel @x of row @y (steps 1 to 4 of docs/stages/highlights.md). */
+/* Pixel @x of row @y (steps 1 to 5 of docs/stages/highlights.md). */
 static uint16_t highlights_pixel(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], int x, int w,
 				 int y)
 {
 	const uint16_t *up = rows[1], *mid = rows[2], *dn = rows[3];
-	const uint32_t white = c->white;
-	int site = (y & 1) * 2 + (x & 1), own = c->colour[site];
+	const int own = c->colour[(y & 1) * 2 + (x & 1)];
+	/* The colours of the pixel's row and of the rows above and below, at its column and the next. */
+	const int row_x = own, row_x1 = c->colour[(y & 1) * 2 + ((x + 1) & 1)];
+	const int ud_x = c->colour[((y + 1) & 1) * 2 + (x & 1)], ud_x1 = c->colour[((y + 1) & 1) * 2 + ((x + 1) & 1)];
+	const uint32_t c_x1 = c->clip[row_x1], c_udx = c->clip[ud_x], c_udx1 = c->clip[ud_x1];
 	int xl = mirror(x - 1, w), xr = mirror(x + 1, w);
-	uint32_t est[3], s = mid[x] < white ? mid[x] : white, top, low, level, target;
+	uint32_t est[3], amount[3], s = capped(mid, x, c->clip[row_x]), top, level, limit, most = 0, least;
+	uint32_t target;
 
-	/* clip and blend move a pixel only where every colour is above the knee, its own included. */
-	if (s <= c->knee && c->mode != CISP_HIGHLIGHTS_RECONSTRUCT)
-		return (uint16_t)s;
 	/* The pixel's three colours from its 3x3 neighbourhood, as a bilinear demosaic would. */
 	est[own] = s;
 	if (own == HL_GREEN) {
-		est[c->colour[(y & 1) * 2 + ((x + 1) & 1)]] = (capped(mid, xl, white) + capped(mid, xr, white) + 1) >> 1;
-		est[c->colour[((y + 1) & 1) * 2 + (x & 1)]] = (capped(up, x, white) + capped(dn, x, white) + 1) >> 1;
+		est[row_x1] = (capped(mid, xl, c_x1) + capped(mid, xr, c_x1) + 1) >> 1;
+		est[ud_x] = (capped(up, x, c_udx) + capped(dn, x, c_udx) + 1) >> 1;
 	} else {
-		est[HL_GREEN] = (capped(mid, xl, white) + capped(mid, xr, white) + capped(up, x, white) +
-				 capped(dn, x, white) + 2) >> 2;
-		est[c->colour[((y + 1) & 1) * 2 + ((x + 1) & 1)]] =
-			(capped(up, xl, white) + capped(up, xr, white) + capped(dn, xl, white) +
-			 capped(dn, xr, white) + 2) >> 2;
+		est[HL_GREEN] = (capped(mid, xl, c_x1) + capped(mid, xr, c_x1) + capped(up, x, c_udx) +
+				 capped(dn, x, c_udx) + 2) >> 2;
+		est[ud_x1] = (capped(up, xl, c_udx1) + capped(up, xr, c_udx1) + capped(dn, xl, c_udx1) +
+			      capped(dn, xr, c_udx1) + 2) >> 2;
 	}
 	top = est[0] > est[1] ? est[0] : est[1];
 	top = top > est[2] ? top : est[2];
-	low = est[0] < est[1] ? est[0] : est[1];
-	low = low < est[2] ? low : est[2];
 	level = (est[HL_RED] + 2 * est[HL_GREEN] + est[HL_BLUE] + 2) >> 2;
-	if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT && top > c->knee) {
-		/* Any colour near clipping: the colour around, where it can be measured. */
+	/* How near each colour is to its own clip level; every colour at most its knee: unchanged. */
+	for (int k = 0; k < 3; k++) {
+		amount[k] = amount_above_knee(c, k, est[k]);
+		most = most > amount[k] ? most : amount[k];
+	}
+	if (!most)
+		return (uint16_t)s;
+	if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT) {
+		/* A colour near clipping: the colour around, where it can be measured. */
 		if (reconstruct_target(c, rows, x, w, y, own, level, &target))
-			return pull(s, target, amount_above_knee(c, top));
+			return (uint16_t)pull(s, target, most);
 	}
 	/*
-	 * Neutral only where every colour nears the clip level: a saturated
-	 * colour with one clipped channel keeps its hue.
+	 * Where a colour clips, its light goes on above its clip level, so a
+	 * sample above that level would give the colour a cast the light does
+	 * not have: each colour k limits the sample towards C[k] by its amount.
+	 * The own colour is never above its own clip level.
 	 */
-	if (low <= c->knee)
+	limit = 0;
+	for (int k = 0; k < 3; k++) {
+		uint32_t over = s > c->clip[k] ? s - c->clip[k] : 0, cut = (over * amount[k] + 16384) >> 15;
+
+		limit = limit > cut ? limit : cut;
+	}
+	s -= limit;
+	/* Where every colour nears its clip level, towards white (clip) or the neutral of that brightness (blend). */
+	least = amount[0] < amount[1] ? amount[0] : amount[1];
+	least = least < amount[2] ? least : amount[2];
+	if (!least)
 		return (uint16_t)s;
-	return pull(s, c->mode == CISP_HIGHLIGHTS_BLEND ? level : top, amount_above_knee(c, low));
+	target = c->mode == CISP_HIGHLIGHTS_BLEND ? level : top;
+	target = target < c->white ? target : c->white;
+	return (uint16_t)pull(s, target, least);
 }
 
 /* Pixels per run checked at once: a run whose 3x3 neighbourhoods stay below the knee is copied. */

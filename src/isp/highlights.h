@@ -15,9 +15,11 @@ enum { HL_RED, HL_GREEN, HL_BLUE };
 
 struct cisp_highlights_coeffs {
 	uint16_t mode;      /* enum cisp_highlights_mode */
-	uint16_t white;     /* W: the clip level, the lowest over the channels after their gains */
-	uint16_t knee;      /* K: where the roll-off starts */
-	uint32_t ramp;      /* 2^24 / max(W - K, 1) rounded up: the roll-off's slope */
+	uint16_t white;     /* W: the lowest of the colours' clip levels */
+	uint16_t knee;      /* the lowest of the colours' knees: below it nothing moves */
+	uint16_t clip[3];   /* C[k]: where colour k clips after its white-balance gain */
+	uint16_t knees[3];  /* K[k]: where colour k's roll-off starts */
+	uint32_t ramp[3];   /* 2^24 / max(C[k] - K[k], 1) rounded up: colour k's roll-off slope */
 	uint8_t colour[4];  /* HL_* per CFA site, index (y & 1) * 2 + (x & 1) */
 };
 

@@ -4,9 +4,9 @@
  * layer; included after simd_kernels.h by the files of x86/ and arm/.
  *
  * clip and blend are vectorised whole: the colours of a pixel's 3x3
- * neighbourhood need to know only which columns of the row are green,
- * because the level and the lowest and highest colour treat red and blue
- * alike. reconstruct's target (means of a 5x5 window, a division) stays in
+ * neighbourhood need to know only which columns of the row are green, and
+ * each colour's clip level, knee and slope are constants per lane parity of
+ * a row. reconstruct's target (means of a 5x5 window, a division) stays in
  * C: the vectors copy the runs far from clipping and leave the others to
  * cisp_highlights_span_c(). The first and last columns (reflected
  * neighbours) are C's too.
@@ -40,41 +40,111 @@ V_INLINE vs32 FN(hl_pull)(vs32 s, vs32 t, vs32 a)
 	return add32(s, sra32(add32(mul32(sub32(t, s), a), set32(16384)), 15));
 }
 
-/*
- * Columns [x, x + N16) of a clip or blend row (x >= 1, x + N16 < w), whose
- * green lanes are those of @green, from the rows above, at and below it.
- */
-V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const uint16_t *up, const uint16_t *mid,
-			    const uint16_t *dn, int x, vu16 green)
+/* A row's constants per lane: lane 2k is an odd column, lane 2k + 1 an even one. */
+struct FN(hl_lanes) {
+	vu16 green;                     /* all ones in the lanes of green sites */
+	vu16 cap_x, cap_x1;             /* clip levels of the row's samples at the column and beside it */
+	vu16 cap_ud, cap_ud1;           /* those of the rows above and below, at the column and beside it */
+	vu16 knee_s, knee_e1, knee_e2;  /* the knees of the colours s, e1, e2 (hl_vector) */
+	vu16 clip_e1, clip_e2;          /* the clip levels of e1 and e2 */
+	vs32 ramp_s, ramp_e1, ramp_e2;  /* their slopes */
+};
+
+/* A 16-bit value per lane parity: @odd in the lanes of odd columns, @even in the others. */
+V_INLINE vu16 FN(hl_pair)(uint32_t odd, uint32_t even)
 {
-	const vu16 white = set16(c->white), knee = set16(c->knee);
-	const vs32 ramp = set32((int32_t)c->ramp), r9 = set32(256), one = set32(32768);
-	vu16 s = min16(ld(mid + x), white), l = min16(ld(mid + x - 1), white), r = min16(ld(mid + x + 1), white);
-	vu16 u = min16(ld(up + x), white), d = min16(ld(dn + x), white);
+	return as16(set32((int32_t)(odd | even << 16)));
+}
+
+V_INLINE void FN(hl_lanes_init)(struct FN(hl_lanes) *l, const struct cisp_highlights_coeffs *c, int y)
+{
+	int col[2][5]; /* per column parity (odd, even): own, beside, above, above beside, e2 */
+
+	for (int j = 0; j < 2; j++) {
+		int p = j == 0, row = (y & 1) * 2, ud = ((y + 1) & 1) * 2;
+
+		col[j][0] = c->colour[row + p];
+		col[j][1] = c->colour[row + !p];
+		col[j][2] = c->colour[ud + p];
+		col[j][3] = c->colour[ud + !p];
+		/* e2: the vertical pair on a green site, the diagonals on the others */
+		col[j][4] = col[j][0] == HL_GREEN ? col[j][2] : col[j][3];
+	}
+#define HL_PAIR(tab, i) FN(hl_pair)(c->tab[col[0][i]], c->tab[col[1][i]])
+	l->green = FN(hl_pair)(col[0][0] == HL_GREEN ? 0xffff : 0, col[1][0] == HL_GREEN ? 0xffff : 0);
+	l->cap_x = HL_PAIR(clip, 0);
+	l->cap_x1 = HL_PAIR(clip, 1);
+	l->cap_ud = HL_PAIR(clip, 2);
+	l->cap_ud1 = HL_PAIR(clip, 3);
+	l->knee_s = HL_PAIR(knees, 0);
+	l->knee_e1 = HL_PAIR(knees, 1);
+	l->knee_e2 = HL_PAIR(knees, 4);
+	l->clip_e1 = l->cap_x1;
+	l->clip_e2 = HL_PAIR(clip, 4);
+#undef HL_PAIR
+	l->ramp_s = set32x2((int32_t)c->ramp[col[0][0]], (int32_t)c->ramp[col[1][0]]);
+	l->ramp_e1 = set32x2((int32_t)c->ramp[col[0][1]], (int32_t)c->ramp[col[1][1]]);
+	l->ramp_e2 = set32x2((int32_t)c->ramp[col[0][4]], (int32_t)c->ramp[col[1][4]]);
+}
+
+/* Q15 amounts of a colour @v over its knee @knee with slope @ramp, lanes low and high. */
+V_INLINE void FN(hl_amount)(vu16 v, vu16 knee, vs32 ramp, vs32 *lo, vs32 *hi)
+{
+	const vs32 r9 = set32(256), one = set32(32768);
+	vu16 over = subs16(v, knee); /* 0 at or below the knee */
+
+	*lo = min32(srl32(add32(mul32(wlo(over), ramp), r9), 9), one);
+	*hi = min32(srl32(add32(mul32(whi(over), ramp), r9), 9), one);
+}
+
+/* (over * a + 16384) >> 15: how far a colour of amount @a limits a sample @over its clip level. */
+V_INLINE vs32 FN(hl_cut)(vs32 over, vs32 a)
+{
+	return srl32(add32(mul32(over, a), set32(16384)), 15);
+}
+
+/*
+ * Columns [x, x + N16) of a clip or blend row (x >= 1, x + N16 < w) from the
+ * rows above, at and below it. s is the pixel's own colour, e1 the colour
+ * beside it in its row, e2 the colour of the rows above and below that is
+ * not green on a red or blue site (as highlights_pixel() of highlights.c).
+ */
+V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const struct FN(hl_lanes) *k,
+			    const uint16_t *up, const uint16_t *mid, const uint16_t *dn, int x)
+{
+	const vu16 green = k->green;
+	vu16 s = min16(ld(mid + x), k->cap_x), l = min16(ld(mid + x - 1), k->cap_x1);
+	vu16 r = min16(ld(mid + x + 1), k->cap_x1), u = min16(ld(up + x), k->cap_ud), d = min16(ld(dn + x), k->cap_ud);
 	/* Green site: the horizontal and vertical pairs; red or blue: the cross (green) and the diagonals. */
 	vu16 e1 = sel16(green, avg16(l, r), FN(hl_mean4)(l, r, u, d));
 	vu16 e2 = sel16(green, avg16(u, d),
-			FN(hl_mean4)(min16(ld(up + x - 1), white), min16(ld(up + x + 1), white),
-				     min16(ld(dn + x - 1), white), min16(ld(dn + x + 1), white)));
+			FN(hl_mean4)(min16(ld(up + x - 1), k->cap_ud1), min16(ld(up + x + 1), k->cap_ud1),
+				     min16(ld(dn + x - 1), k->cap_ud1), min16(ld(dn + x + 1), k->cap_ud1)));
 	vu16 g = sel16(green, s, e1);
-	vu16 low = min16(s, min16(e1, e2)), top = max16(s, max16(e1, e2));
-	/* The amount from the lowest colour: 0 at or below the knee (subs16 stops at 0). */
-	vu16 over = subs16(low, knee);
-	vs32 a_lo = min32(srl32(add32(mul32(wlo(over), ramp), r9), 9), one);
-	vs32 a_hi = min32(srl32(add32(mul32(whi(over), ramp), r9), 9), one);
-	vs32 t_lo, t_hi;
+	vs32 as_lo, as_hi, a1_lo, a1_hi, a2_lo, a2_hi, least_lo, least_hi, s_lo, s_hi, t_lo, t_hi;
+	vu16 over1 = subs16(s, k->clip_e1), over2 = subs16(s, k->clip_e2);
 
+	FN(hl_amount)(s, k->knee_s, k->ramp_s, &as_lo, &as_hi);
+	FN(hl_amount)(e1, k->knee_e1, k->ramp_e1, &a1_lo, &a1_hi);
+	FN(hl_amount)(e2, k->knee_e2, k->ramp_e2, &a2_lo, &a2_hi);
+	/* The limit from the other colours' clip levels (the own colour's is never passed). */
+	s_lo = sub32(wlo(s), max32(FN(hl_cut)(wlo(over1), a1_lo), FN(hl_cut)(wlo(over2), a2_lo)));
+	s_hi = sub32(whi(s), max32(FN(hl_cut)(whi(over1), a1_hi), FN(hl_cut)(whi(over2), a2_hi)));
+	least_lo = min32(as_lo, min32(a1_lo, a2_lo));
+	least_hi = min32(as_hi, min32(a1_hi, a2_hi));
 	if (c->mode == CISP_HIGHLIGHTS_BLEND) {
 		/* The level (r + 2 g + b + 2) >> 2 is (s + e1 + e2 + green + 2) >> 2 on either kind of site. */
-		const vs32 two = set32(2);
+		const vs32 two = set32(2), white = set32(c->white);
 
-		t_lo = srl32(add32(add32(add32(wlo(s), wlo(e1)), add32(wlo(e2), wlo(g))), two), 2);
-		t_hi = srl32(add32(add32(add32(whi(s), whi(e1)), add32(whi(e2), whi(g))), two), 2);
+		t_lo = min32(srl32(add32(add32(add32(wlo(s), wlo(e1)), add32(wlo(e2), wlo(g))), two), 2), white);
+		t_hi = min32(srl32(add32(add32(add32(whi(s), whi(e1)), add32(whi(e2), whi(g))), two), 2), white);
 	} else {
+		vu16 top = min16(max16(s, max16(e1, e2)), set16(c->white));
+
 		t_lo = wlo(top);
 		t_hi = whi(top);
 	}
-	return packus32(FN(hl_pull)(wlo(s), t_lo, a_lo), FN(hl_pull)(whi(s), t_hi, a_hi));
+	return packus32(FN(hl_pull)(s_lo, t_lo, least_lo), FN(hl_pull)(s_hi, t_hi, least_hi));
 }
 
 static void FN(highlights_row)(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
@@ -82,35 +152,28 @@ static void FN(highlights_row)(const struct cisp_highlights_coeffs *c, const uin
 {
 	const uint16_t *up = rows[1], *mid = rows[2], *dn = rows[3];
 	const vu16 knee = set16(c->knee);
-	/* Vectors start at odd columns: lane 2k is an odd column, lane 2k + 1 an even one. */
-	const int green_odd = c->colour[(y & 1) * 2 + 1] == HL_GREEN;
-	const vu16 green = as16(set32(green_odd ? 0x0000ffff : (int32_t)0xffff0000u));
 	const int xe = w - 1 - N16; /* the last vector's first column: odd, as w is even */
+	struct FN(hl_lanes) lanes;
 
 	if (xe < 1 || (w & 1)) {
 		cisp_highlights_span_c(c, rows, out, w, y, 0, w);
 		return;
 	}
+	FN(hl_lanes_init)(&lanes, c, y);
 	cisp_highlights_span_c(c, rows, out, w, y, 0, 1);
 	FOR_VECTORS(x, 1, xe) {
 		vu16 m = ld(mid + x);
+		/* Every colour is a mean of samples no higher than these: none past the lowest knee, nothing moves. */
+		vu16 top = max16(max16(max16(m, ld(mid + x - 1)), max16(ld(mid + x + 1), ld(up + x))),
+				 max16(max16(ld(up + x - 1), ld(up + x + 1)),
+				       max16(ld(dn + x), max16(ld(dn + x - 1), ld(dn + x + 1)))));
 
-		if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT) {
-			/* reconstruct moves a pixel where any sample of its 3x3 neighbourhood passes the knee. */
-			vu16 top = max16(max16(max16(m, ld(mid + x - 1)), max16(ld(mid + x + 1), ld(up + x))),
-					 max16(max16(ld(up + x - 1), ld(up + x + 1)),
-					       max16(ld(dn + x), max16(ld(dn + x - 1), ld(dn + x + 1)))));
-
-			if (hl_all_le(top, knee))
-				st(out + x, m);
-			else
-				cisp_highlights_span_c(c, rows, out, w, y, x, x + N16);
-		} else if (hl_all_le(m, knee)) {
-			/* clip and blend move only pixels whose own sample passes the knee. */
+		if (hl_all_le(top, knee))
 			st(out + x, m);
-		} else {
-			st(out + x, FN(hl_vector)(c, up, mid, dn, x, green));
-		}
+		else if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT)
+			cisp_highlights_span_c(c, rows, out, w, y, x, x + N16);
+		else
+			st(out + x, FN(hl_vector)(c, &lanes, up, mid, dn, x));
 	}
 	cisp_highlights_span_c(c, rows, out, w, y, w - 1, w);
 }

@@ -3,8 +3,8 @@
  * checkasm of the highlights row (dsp.h highlights_row): each mode and CFA
  * order, row parities, clip levels from random sensor whites and gains,
  * knees from the lowest to the highest the ABI takes, on rows of random,
- * extreme and near-clipping samples (the roll-off between knee and clip
- * level is where the arithmetic is) at every even width from 16 (the least
+ * extreme and near-clipping samples (the roll-offs between the lowest knee
+ * and the highest clip level are where the arithmetic is) at every even width from 16 (the least
  * dsp.h allows) to 72 and wide ones; guard samples after each output row
  * must stay untouched.
  */
@@ -24,9 +24,21 @@
 
 enum fill { F_RANDOM, F_EXTREMES, F_NEAR_CLIP, F_MAX, F_ZERO, F_NEAR_KNEE, F_KINDS };
 
-/* Sample of kind @f for clip level @white and knee @knee. */
-static uint16_t sample(enum fill f, unsigned white, unsigned knee)
+/* The highest of the colours' clip levels: samples near clipping range up to it. */
+static unsigned highest_clip(const struct cisp_highlights_coeffs *c)
 {
+	unsigned m = 0;
+
+	for (int k = 0; k < 3; k++)
+		m = c->clip[k] > m ? c->clip[k] : m;
+	return m;
+}
+
+/* Sample of kind @f for the colours' clip levels and knees of @c. */
+static uint16_t sample(enum fill f, const struct cisp_highlights_coeffs *c)
+{
+	unsigned white = highest_clip(c), knee = c->knee;
+
 	switch (f) {
 	case F_EXTREMES:
 		return rnd32() & 1 ? 65535 : 0;
@@ -41,7 +53,8 @@ static uint16_t sample(enum fill f, unsigned white, unsigned knee)
 		return 65535;
 	case F_ZERO:
 		return 0;
-	case F_NEAR_KNEE: /* the knee give or take a few */
+	case F_NEAR_KNEE: /* a colour's knee or clip level give or take a few */
+		knee = rnd32() & 1 ? c->knees[rnd32() % 3] : c->clip[rnd32() % 3];
 		return (uint16_t)(knee - 4 + rnd32() % 9);
 	default:
 		return (uint16_t)rnd32();
@@ -71,7 +84,7 @@ static int one_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, const 
 
 	for (int r = 0; r < 5; r++) {
 		for (int x = 0; x < w + 8; x++)
-			in[r][x] = sample(f, c->white, c->knee);
+			in[r][x] = sample(f, c);
 		rows[r] = in[r] + (rnd32() & 7);
 	}
 	for (int x = 0; x < MAXW + GUARD + 8; x++)
