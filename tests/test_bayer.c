@@ -1122,6 +1122,53 @@ TEST(highlights_roll_off_known_answers)
 	}
 }
 
+/*
+ * White 40000 and gains R 1.5, B 1.25: clip levels R 60000, G 40000, B 50000,
+ * knees 53994, 35996, 44995, green's ramp ceil(2^24 / 4004) = 4191. Each case
+ * is a flat frame (R, G, B after WB); the output at a red, green and blue site.
+ */
+TEST(highlights_per_colour_clip_levels_known_answers)
+{
+	struct cisp_wb_params wb = { .gain = { 6144, 4096, 4096, 5120 } };
+	struct cisp_highlights_params p = { .mode = 0, .white = 40000, .knee = 3686 };
+	static const struct {
+		int in[3], out[3];
+	} cases[] = {
+		/* Every colour below its own knee: unchanged (one clip level for all would give R 40000). */
+		{ { 52000, 35000, 44000 }, { 52000, 35000, 44000 } },
+		/* Green clipped: red limited to green's clip level, blue below it stays. */
+		{ { 45000, 40000, 30000 }, { 40000, 40000, 30000 } },
+		/*
+		 * Green between knee and clip: a[G] = (3004 * 4191 + 256) >> 9 = 24589,
+		 * red 45000 - ((5000 * 24589 + 16384) >> 15) = 41248.
+		 */
+		{ { 45000, 39000, 30000 }, { 41248, 39000, 30000 } },
+		/* Every colour at its clip level: white at the lowest, 40000. */
+		{ { 60000, 40000, 50000 }, { 40000, 40000, 40000 } },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (unsigned mode = 0; mode < 3; mode++) {
+			struct cisp_highlights_coeffs c;
+			struct plane16 out;
+
+			p.mode = (uint16_t)mode;
+			cisp_highlights_prepare(&c, &p, &wb, CISP_CFA_RGGB);
+			CHECK_EQ(c.clip[HL_RED], 60000);
+			CHECK_EQ(c.clip[HL_GREEN], 40000);
+			CHECK_EQ(c.clip[HL_BLUE], 50000);
+			CHECK_EQ(c.knees[HL_GREEN], 35996);
+			CHECK_EQ(c.ramp[HL_GREEN], 4191);
+			highlights_flat(&c, CISP_CFA_RGGB, cases[i].in, &out);
+			/* reconstruct: nothing below the knees in the flat clipped cases, so as clip */
+			CHECK_EQ(*px(&out, 4, 4), cases[i].out[0]);
+			CHECK_EQ(*px(&out, 5, 4), cases[i].out[1]);
+			CHECK_EQ(*px(&out, 5, 5), cases[i].out[2]);
+			free(out.base);
+		}
+	}
+}
+
 TEST(highlights_reconstruct_takes_the_colour_of_unclipped_neighbours)
 {
 	/* RGGB; G 30000, B 36000; R 58000 (below the knee) on rows 0, 4, 8, .., clipped on rows 2, 6, ... */
