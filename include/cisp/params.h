@@ -499,10 +499,9 @@ enum cisp_highlights_mode {
  * @header: type CISP_BLOCK_HIGHLIGHTS.
  * @mode: enum cisp_highlights_mode.
  * @white: the level at which the sensor clips, in the units of the black
- *         level's output (65535: the white level of BLC), 1024..65535. The
- *         stage clips at the lowest level any channel reaches after the
- *         white-balance gains.
- * @knee: where the roll-off starts, as a fraction of that clip level, Q4.12,
+ *         level's output (65535: the white level of BLC), 1024..65535. Each
+ *         colour clips at this level times its white-balance gain.
+ * @knee: where the roll-off starts, as a fraction of each colour's clip level, Q4.12,
  *        2048..4032 (0.5 to 0.984).
  * @reserved: 0.
  *
