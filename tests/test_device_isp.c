@@ -226,8 +226,8 @@ TEST(device_isp_bracket_known_answer)
 	struct cisp_image out = rgb_new();
 	struct cisp_image *outs[CISP_MAX_OUTPUTS] = { &out };
 	struct cisp_stats *st = calloc(1, sizeof(*st));
-	/* long 25600 (below the knee) and short 0: the long frame scaled by 1/4, 6400 */
-	struct cisp_image a = raw_new(flat, 25600), b = raw_new(flat, 0);
+	/* long 25600 (below the knee) and short 6300 (agreeing): the long frame scaled by 1/4, 6400 */
+	struct cisp_image a = raw_new(flat, 25600), b = raw_new(flat, 6300);
 	/* long saturated and short 19200: the short frame */
 	struct cisp_image c = raw_new(flat, 65535), d = raw_new(flat, 19200);
 	const struct cisp_image *in1[2] = { &a, &b }, *in2[2] = { &c, &d };

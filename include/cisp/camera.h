@@ -146,6 +146,36 @@ struct cisp_stream_config {
 struct cisp_camera_request;
 
 /**
+ * struct cisp_camera_bracket - an exposure bracket merged into one output
+ * (docs/hdr.md). Each frame is exposed at the bracket's base exposure (the
+ * exposure AE meters, or the manual one) times 2^@ev[k]; the camera
+ * captures the frames with the sensor's control delays honoured, merges
+ * them in one CISP_JOB_MERGE_HDR job and tone-maps the result locally.
+ * @count: 0 for a normal single frame, or 2..CISP_BRACKET_MAX_FRAMES.
+ * @ev: each frame's exposure offset from the base, in stops; the longest
+ *      at most CISP_BRACKET_MAX_RATIO times the shortest (8 stops apart).
+ */
+struct cisp_camera_bracket {
+	unsigned count;
+	double ev[CISP_BRACKET_MAX_FRAMES];
+};
+
+/**
+ * struct cisp_camera_merged - the frames merged into an output.
+ * @count: 0 for a single frame, else the bracket's frame count.
+ * @sequence: each merged frame's sequence, in the bracket's order.
+ * @exposure_us: the exposure time each frame was integrated with (from
+ *               its sensor metadata).
+ * @analogue_gain: the analogue gain each frame used (1.0 = x1).
+ */
+struct cisp_camera_merged {
+	unsigned count;
+	uint64_t sequence[CISP_BRACKET_MAX_FRAMES];
+	double exposure_us[CISP_BRACKET_MAX_FRAMES];
+	double analogue_gain[CISP_BRACKET_MAX_FRAMES];
+};
+
+/**
  * cisp_camera_complete_fn - called on the camera's thread (or, for
  * requests cancelled by cisp_camera_stop() and cisp_camera_close(), on the
  * caller's thread) for each request that completes. The request is the
@@ -202,6 +232,9 @@ struct cisp_camera_config {
  * @control: the control loop's report after this frame's statistics
  *           (decisions for later frames, AE error, flicker, sharpness).
  * @isp_ns: time the ISP job took, from submission to completion.
+ * @merged: for a bracket's output, the frames merged into it. The fields
+ *          above then describe the bracket's shortest exposure: the merged
+ *          frame is linear at its scale (docs/hdr.md).
  */
 struct cisp_camera_metadata {
 	uint64_t sequence;
@@ -220,6 +253,7 @@ struct cisp_camera_metadata {
 	struct cisp_sensor_metadata sensor;
 	struct cisp_control_state control;
 	uint64_t isp_ns;
+	struct cisp_camera_merged merged;
 };
 
 /**
@@ -241,6 +275,9 @@ struct cisp_camera_metadata {
  *           empty.
  * @metadata: set on completion of a frame that was captured (also when the
  *            ISP failed on it).
+ * @bracket: an exposure bracket to capture and merge into this request's
+ *           outputs instead of one frame (count 0: one frame). A bracket
+ *           request takes no raw buffer.
  */
 struct cisp_camera_request {
 	struct cisp_image *buffer[CISP_STREAM_COUNT];
@@ -249,6 +286,7 @@ struct cisp_camera_request {
 	int status;
 	char message[128];
 	struct cisp_camera_metadata metadata;
+	struct cisp_camera_bracket bracket;
 };
 
 /**
@@ -373,7 +411,8 @@ CISP_API int cisp_camera_stop(struct cisp_camera *cam);
  * @req: the request; its status, message and metadata are overwritten.
  * Return: 0; -EINVAL with a message for a buffer that does not match its
  * stream, a buffer for a stream that is off, no buffer at all, or unknown
- * control mask bits; -EBUSY for a request already queued; -ENODEV when not
+ * control mask bits; -EINVAL naming the value for a bad bracket (count,
+ * an offset out of range, a raw buffer); -EBUSY for a request already queued; -ENODEV when not
  * configured. Control values the loop refuses (cisp_control_request())
  * fail the request when its turn comes: it completes with that status and
  * message, without a frame, and the camera goes on with the next one.

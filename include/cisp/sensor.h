@@ -459,6 +459,9 @@ CISP_API int cisp_sensor_fd(const struct cisp_sensor *s);
  *  - flicker=0|50|60: mains frequency of the light (0: steady, default);
  *    flicker_depth=X: modulation depth of the light at twice that
  *    frequency, 0..1 (default 0.3).
+ *  - motion=PX: the hdr scene gets a dark card that moves PX pixels a
+ *    frame to the right (negative: left), wrapping around, at frame
+ *    sequence times PX from its start (deterministic; default 0: no card).
  *  - noise, shading, blur, defects = on|off: switch a part of the model
  *    (all on by default) to get ground truth.
  *  - realtime=on|off: pace frames to their durations on CLOCK_MONOTONIC

@@ -200,6 +200,7 @@ static void unconfigure(struct cisp_camera *cam)
 	cisp_control_destroy(cam->loop);
 	cisp_image_free(&cam->raw[0]);
 	cisp_image_free(&cam->raw[1]);
+	camera_bracket_free(cam);
 	for (unsigned i = 0; i < CISP_MAX_OUTPUTS; i++)
 		cisp_image_free(&cam->scratch[i]);
 	free(cam->stats);
@@ -403,7 +404,8 @@ static struct cisp_camera_request *request_ahead(struct cisp_camera *cam, struct
 	bool candidate;
 
 	pthread_mutex_lock(&cam->lock);
-	candidate = !cam->stopping && cam->pending.count && !cam->pending.item[cam->pending.head]->controls.mask;
+	candidate = !cam->stopping && cam->pending.count && !cam->pending.item[cam->pending.head]->controls.mask &&
+		    !cam->pending.item[cam->pending.head]->bracket.count;
 	pthread_mutex_unlock(&cam->lock);
 	if (!candidate || !frame_ready_first(cam, cur))
 		return NULL;
@@ -433,6 +435,12 @@ static void *camera_thread(void *arg)
 			cur->req = next_request(cam);
 			if (!cur->req)
 				break;
+			if (cur->req->bracket.count) { /* never taken ahead: its frames follow the loop's decisions */
+				camera_bracket_run(cam, cur->req);
+				deliver(cam, cur->req);
+				cur->req = NULL;
+				continue;
+			}
 			camera_frame_take(cam, cur, 0);
 		}
 		camera_frame_submit(cam, cur);
@@ -531,6 +539,8 @@ int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req)
 	if (!cam->configured)
 		return cisp_error(-ENODEV, "camera %s is not configured", cam->name);
 	r = camera_request_check(cam, req);
+	if (!r)
+		r = camera_bracket_check(cam, req);
 	if (r)
 		return r;
 	if (req->controls.mask & ~((CISP_REQ_FRAME_DURATION << 1) - 1))

@@ -55,6 +55,7 @@ struct cisp_camera {
 	struct cisp_image raw[2];       /* frames copied when a request has no raw buffer, one per frame in flight */
 	struct cisp_image scratch[CISP_MAX_OUTPUTS]; /* outputs a request does not want */
 	struct cisp_stats *stats;
+	struct cisp_image bracket_raw[CISP_BRACKET_MAX_FRAMES]; /* a bracket's frames, allocated on its first use */
 
 	/* Per-frame state, owned by the camera thread while started. */
 	struct cisp_param_state params; /* the ISP state the loop asked for, with the camera's crops */
@@ -122,6 +123,26 @@ void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f);
  * statistics and apply its decisions; fills the request's metadata.
  */
 void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f);
+/*
+ * Run the loop on cam->stats of the frame (or merged bracket) described by
+ * @md, queue its sensor controls and take its parameters for the next job;
+ * fills @req's control metadata, or fails it.
+ */
+void camera_frame_control(struct cisp_camera *cam, struct cisp_camera_request *req,
+			  const struct cisp_sensor_metadata *md);
+/* Fill @m from the sensor metadata @md and the colour the next job applies. */
+void camera_frame_metadata(struct cisp_camera *cam, struct cisp_camera_metadata *m,
+			   const struct cisp_sensor_metadata *md);
+/* Complete @req with error @r and the thread's last error message. */
+void camera_request_fail(struct cisp_camera_request *req, int r);
+
+/* src/camera/bracket.c */
+/* Check a request's exposure bracket; -EINVAL naming the value. */
+int camera_bracket_check(const struct cisp_camera *cam, const struct cisp_camera_request *req);
+/* Capture @req's bracket, merge it in one ISP job, run the loop on it; a failure fails @req. */
+void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req);
+/* Free the bracket's frame buffers. */
+void camera_bracket_free(struct cisp_camera *cam);
 
 /* src/camera/config.c */
 /* The ISP configuration of camera configuration @config in sensor mode @mode. */

@@ -120,8 +120,8 @@ static int queue_sensor_controls(struct cisp_camera *cam, const struct cisp_cont
 	return r;
 }
 
-static void fill_metadata(struct cisp_camera *cam, struct cisp_camera_metadata *m,
-			  const struct cisp_sensor_metadata *md)
+void camera_frame_metadata(struct cisp_camera *cam, struct cisp_camera_metadata *m,
+			   const struct cisp_sensor_metadata *md)
 {
 	m->sequence = md->sequence;
 	m->timestamp_ns = md->timestamp_ns;
@@ -137,7 +137,7 @@ static void fill_metadata(struct cisp_camera *cam, struct cisp_camera_metadata *
 	m->sensor = *md;
 }
 
-static void fail(struct cisp_camera_request *req, int r)
+void camera_request_fail(struct cisp_camera_request *req, int r)
 {
 	req->status = r;
 	snprintf(req->message, sizeof(req->message), "%s", cisp_last_error());
@@ -155,7 +155,7 @@ void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned
 	if (req->controls.mask) {
 		r = cisp_control_request(cam->loop, &req->controls);
 		if (r)
-			return fail(req, cisp_error_prefix(r, "request controls"));
+			return camera_request_fail(req, cisp_error_prefix(r, "request controls"));
 	}
 	if (req->buffer[CISP_STREAM_RAW]) {
 		f->raw = req->buffer[CISP_STREAM_RAW];
@@ -168,13 +168,13 @@ void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned
 			return;
 		}
 		if (r != -ENOTSUP)
-			return fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
+			return camera_request_fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
 		cisp_clear_error();
 		f->raw = &cam->raw[f->slot];
 	}
 	r = cisp_sensor_capture(cam->sensor, f->raw, &f->md, flags);
 	if (r)
-		fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
+		camera_request_fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
 }
 
 void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
@@ -186,7 +186,7 @@ void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
 	if (req->status)
 		return;
 	/* The colour is the loop's decision after the previous frame: known only now. */
-	fill_metadata(cam, &req->metadata, &f->md);
+	camera_frame_metadata(cam, &req->metadata, &f->md);
 	memset(&f->result, 0, sizeof(f->result));
 	job.mode = CISP_JOB_SINGLE;
 	job.num_inputs = 1;
@@ -200,15 +200,14 @@ void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
 	job.result = &f->result;
 	r = cisp_job_submit(cam->ctx, &job, &f->fence);
 	if (r)
-		return fail(req, cisp_error_prefix(r, "camera %s: ISP job", cam->name));
+		return camera_request_fail(req, cisp_error_prefix(r, "camera %s: ISP job", cam->name));
 	cam->delta_size = 0; /* the device applies the delta in its turn, whether the job runs or not */
 }
 
 void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f)
 {
 	struct cisp_camera_request *req = f->req;
-	struct cisp_control_result res;
-	int r = 0, r2;
+	int r = 0;
 
 	if (f->fence) {
 		r = cisp_fence_wait(f->fence, -1);
@@ -218,7 +217,7 @@ void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f)
 	}
 	/* The ISP is done reading it: the sensor may fill the buffer again. */
 	if (f->lent && cisp_sensor_release(cam->sensor, &f->view) && !req->status && !r)
-		fail(req, cisp_error_prefix(-EIO, "camera %s: giving the sensor its buffer back", cam->name));
+		camera_request_fail(req, cisp_error_prefix(-EIO, "camera %s: giving the sensor its buffer back", cam->name));
 	f->lent = false;
 	if (req->status)
 		return;
@@ -229,9 +228,18 @@ void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f)
 		return;
 	}
 
-	r = cisp_control_process(cam->loop, cam->stats, &f->md, &res);
+	camera_frame_control(cam, req, &f->md);
+}
+
+void camera_frame_control(struct cisp_camera *cam, struct cisp_camera_request *req,
+			  const struct cisp_sensor_metadata *md)
+{
+	struct cisp_control_result res;
+	int r, r2;
+
+	r = cisp_control_process(cam->loop, cam->stats, md, &res);
 	if (r)
-		return fail(req, cisp_error_prefix(r, "camera %s: control loop", cam->name));
+		return camera_request_fail(req, cisp_error_prefix(r, "camera %s: control loop", cam->name));
 	req->metadata.control = res.state;
 	req->metadata.ae_state = res.state.ae_state;
 	req->metadata.awb_state = res.state.awb_state;
@@ -242,5 +250,5 @@ void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f)
 	if (!r)
 		r = r2;
 	if (r)
-		fail(req, cisp_error_prefix(r, "camera %s: applying the loop's decisions", cam->name));
+		camera_request_fail(req, cisp_error_prefix(r, "camera %s: applying the loop's decisions", cam->name));
 }

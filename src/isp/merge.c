@@ -19,21 +19,46 @@ void cisp_merge_order(const uint32_t *exposure, unsigned count, unsigned *order)
 	}
 }
 
+/* Column p of a row of width @w reflected into it keeping its colour (Bayer columns alternate). */
+static inline int same_colour(int p, int w)
+{
+	p = p < 0 ? -p : p >= w ? 2 * (w - 1) - p : p;
+	return p < 0 || p >= w ? -1 : p;
+}
+
 void cisp_merge_rows(const struct cisp_merge_coeffs *c, const struct plane16 *acc, const struct plane16 *frame,
 		     const struct plane16 *out, int y0, int y1)
 {
-	const int width = 1 << CISP_MERGE_WIDTH_SHIFT;
+	static const int tap[5] = { -4, -2, 0, 2, 4 }, weight[5] = { 1, 2, 2, 2, 1 };
+	const int width = 1 << CISP_MERGE_WIDTH_SHIFT, w = acc->width;
 
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *a = plane_row(acc, y), *s = plane_row(frame, y);
 		uint16_t *d = plane_row(out, y);
+		uint16_t orig[4] = { 0 }; /* acc at x-4..x-1, by x & 3: @out may be @acc */
 
-		for (int x = 0; x < acc->width; x++) {
+		for (int x = 0; x < w; x++) {
 			/* 65535 * 16384 + 8192 < 2^31; 65535 * 4096 * 2 < 2^31. */
 			int32_t scaled = ((int32_t)a[x] * c->scale + 8192) >> 14;
-			int32_t t = a[x] - CISP_MERGE_KNEE;
+			int32_t t = a[x] - CISP_MERGE_KNEE, sum = 0;
 
+			/* The scaled longer frame minus the shorter one, smoothed over 5 same-colour columns. */
+			for (int k = 0; k < 5; k++) {
+				int p = same_colour(x + tap[k], w);
+				int32_t ap;
+
+				p = p < 0 ? x : p;
+				ap = p < x ? orig[p & 3] : a[p];
+				/* A sample near saturation says nothing about motion. */
+				if (ap < CISP_MERGE_KNEE)
+					sum += weight[k] * ((((int32_t)ap * c->scale + 8192) >> 14) - s[p]);
+			}
 			t = t < 0 ? 0 : t > width ? width : t;
+			/* |sum| <= 8 * 65535; a ghost: the frames disagree, the shorter one alone. */
+			if (sum > 8 * (CISP_MERGE_GHOST_FLOOR + (s[x] >> CISP_MERGE_GHOST_SHIFT)) ||
+			    -sum > 8 * (CISP_MERGE_GHOST_FLOOR + (s[x] >> CISP_MERGE_GHOST_SHIFT)))
+				t = width;
+			orig[x & 3] = a[x];
 			d[x] = (uint16_t)((scaled * (width - t) + s[x] * t + width / 2) >> CISP_MERGE_WIDTH_SHIFT);
 		}
 	}

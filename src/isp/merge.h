@@ -3,8 +3,8 @@
  * Exposure-bracket merge: folds black-level-corrected frames of one scene,
  * longest exposure first, into one linear frame at the scale of the
  * shortest exposure. Each step scales the merge so far to the next (shorter)
- * exposure and, where the merge so far nears saturation, blends over to the
- * new frame (docs/stages/merge.md).
+ * exposure and, where the merge so far nears saturation or disagrees with
+ * the new frame (something moved), takes the new frame (docs/stages/merge.md).
  */
 #ifndef CISP_ISP_MERGE_H
 #define CISP_ISP_MERGE_H
@@ -16,6 +16,13 @@
 /* Below the knee the longer exposure is kept; from knee + 2^CISP_MERGE_WIDTH_SHIFT the shorter one. */
 #define CISP_MERGE_KNEE 57344
 #define CISP_MERGE_WIDTH_SHIFT 12
+/*
+ * Ghosts: where the longer exposure, scaled, differs from the shorter one by
+ * more than CISP_MERGE_GHOST_FLOOR + s / 2^CISP_MERGE_GHOST_SHIFT (far beyond
+ * noise), the scene moved between them and the shorter frame is taken alone.
+ */
+#define CISP_MERGE_GHOST_FLOOR 192
+#define CISP_MERGE_GHOST_SHIFT 2
 
 struct cisp_merge_coeffs {
 	uint16_t scale; /* Q2.14: the shorter exposure over the longer, 64..16384 */

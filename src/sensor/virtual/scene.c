@@ -120,6 +120,7 @@ struct mix {
 struct frame {
 	double aspect; /* width / height of the field of view */
 	double p;      /* pixel size in scene units */
+	double shift;  /* scene units the hdr scene's moving card has travelled; 0: no card */
 	struct chart chart;
 };
 
@@ -183,15 +184,24 @@ static void shade_gradient(const struct frame *f, double u0, double v0, struct m
 	add(x, (unsigned)(band < 0 ? 0 : band > 3 ? 3 : band), t);
 }
 
-/* Materials: 0 wall, 1..6 the chart's neutral patches, 7 the lamp. */
+/* Materials: 0 wall, 1..6 the chart's neutral patches, 7 the lamp, 8 the moving card. */
 static void shade_hdr(const struct frame *f, double u0, double v0, struct mix *x)
 {
 	const double lu = 0.3 * f->aspect, lv = 0.3, radius = 0.04, r0 = 0.12;
 	double u = u0 + f->p / 2, v = v0 + f->p / 2, r = hypot(u - lu, v - lv);
 	double lamp = clamp01(0.5 - (r - radius) / f->p), rest = 1 - lamp, side = 0.8 * f->aspect / 6;
-	double in_row = overlap(v0, v0 + f->p, 0.72, 0.86), a = 0;
+	double in_row = overlap(v0, v0 + f->p, 0.72, 0.86), a = 0, card = 0;
 	int i = (int)floor((u - 0.1 * f->aspect) / side);
 
+	/* The moving card (option motion): dark, in front of the wall, the lamp and the patches. */
+	if (f->shift != 0) {
+		double l = fmod(0.05 * f->aspect + f->shift, f->aspect);
+
+		l = l < 0 ? l + f->aspect : l;
+		card = overlap(u0, u0 + f->p, l, l + 0.12) * overlap(v0, v0 + f->p, 0.2, 0.8);
+		lamp *= 1 - card;
+		rest *= 1 - card;
+	}
 	/* The lamp lights the room with an inverse-square-like falloff. */
 	x->light = 1 / (1 + (r / r0) * (r / r0));
 	if (i >= 0 && i < 6 && in_row > 0) {
@@ -202,6 +212,7 @@ static void shade_hdr(const struct frame *f, double u0, double v0, struct mix *x
 	}
 	add(x, 0, (1 - a) * rest);
 	add(x, 7, lamp);
+	add(x, 8, card);
 }
 
 /* Materials: 0 the dominant colour, 1 a small neutral card. */
@@ -220,6 +231,7 @@ static void render_procedural(const struct vs_scene *s, const struct vs_view *v,
 
 	f.aspect = (double)v->width / v->height;
 	f.p = 1.0 / v->height;
+	f.shift = v->shift * f.p;
 	f.chart = chart_layout(f.aspect);
 	for (uint32_t y = 0; y < v->height; y++) {
 		uint32_t sy = v->vflip ? v->height - 1 - y : y;
@@ -375,7 +387,8 @@ int vs_scene_create(const char *spec, struct vs_scene **out)
 		vs_blackbody(2700, s->materials[7].spectrum);
 		s->materials[7].emissive = true;
 		s->materials[7].luminance = 300;
-		s->num_materials = 8;
+		flat(&s->materials[8], 0.05); /* the moving card */
+		s->num_materials = 9;
 	} else if (!strncasecmp(spec, "dominant", 8) && (spec[8] == '\0' || spec[8] == ':')) {
 		int idx = vs_patch_index(spec[8] ? spec + 9 : "green");
 

@@ -53,6 +53,7 @@ struct vs_scene {
 struct vs_view {
 	uint32_t width, height;
 	bool hflip, vflip;
+	double shift; /* pixels the hdr scene's moving card has travelled; 0: no card */
 };
 
 /*

@@ -66,6 +66,8 @@ struct vsensor {
 	double lux, distance;
 	unsigned flicker_hz;
 	double flicker_depth;
+	double motion;          /* pixels a frame the hdr scene's card moves (0: no card) */
+	uint64_t motion_frame;  /* the frame the renders show the card at */
 	bool noise, shading, blur, show_defects, realtime;
 
 	/* the register pipeline and the clock */
@@ -269,7 +271,8 @@ static void compute_responses(struct vsensor *vs)
 
 static struct vs_view view_of(const struct vsensor *vs, unsigned flips)
 {
-	struct vs_view v = { vmode(vs)->width, vmode(vs)->height, flips & 1, (flips >> 1) & 1 };
+	struct vs_view v = { vmode(vs)->width, vmode(vs)->height, flips & 1, (flips >> 1) & 1,
+			     vs->motion * (double)vs->motion_frame };
 
 	return v;
 }
@@ -688,6 +691,10 @@ static int vs_capture(void *priv, struct cisp_image *img, struct cisp_sensor_met
 		arm_timer(vs, true); /* woken a little early: wait for the frame's end */
 	}
 	frame_controls(vs, f.sequence, v);
+	if (vs->motion != 0 && vs->motion_frame != f.sequence) { /* the card moved: render the scene again */
+		vs->motion_frame = f.sequence;
+		vs->generation++;
+	}
 	ret = render(vs, v, f.timestamp, img);
 	arm_timer(vs, true);
 	if (ret < 0)
@@ -776,6 +783,11 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 		if (d != 0 && d != 50 && d != 60)
 			return cisp_error(-EINVAL, "virtual sensor option flicker=%s: expected 0, 50 or 60", value);
 		vs->flicker_hz = (unsigned)d;
+	} else if (!strcmp(key, "motion")) {
+		ret = parse_number(key, value, -1000, 1000, &vs->motion);
+		if (ret < 0)
+			return ret;
+		vs->generation++;
 	} else if (!strcmp(key, "flicker_depth")) {
 		ret = parse_number(key, value, 0, 1, &vs->flicker_depth);
 		if (ret < 0)
