@@ -349,7 +349,7 @@ TEST(hdr_camera_bracket_bad)
 	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "bracket: exposures -5 to 4 stops are 9 stops apart; at most 8");
 	req.bracket = (struct cisp_camera_bracket){ 2, { -2, 2 } };
 	req.buffer[CISP_STREAM_RAW] = &raw;
-	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "a bracket request takes no raw buffer");
+	CHECK_ERR(cisp_camera_queue(cam, &req), -EINVAL, "the raw stream must be 16-bit Bayer, not SRGGB10");
 	cisp_camera_close(cam);
 	cisp_camera_manager_destroy(m);
 	cisp_image_free(&img);

@@ -58,8 +58,13 @@ static void usage(FILE *out)
 		"  --option KEY=VALUE     any other sensor option (seed, flicker, noise, ...);\n"
 		"                         repeatable\n"
 		"  -o, --output FILE.y4m  the video (NV12 main stream)\n"
+		"  --hdr                  merge an exposure bracket into each frame (docs/hdr.md):\n"
+		"                         -2, 0 and +2 EV around AE's exposure, local tone mapping on\n"
+		"  --hdr-ev LIST          the bracket's exposure offsets in stops, 2..8 of them,\n"
+		"                         comma-separated (implies --hdr), e.g. -3,0,2\n"
 		"  --png FILE.png         the last frame as a PNG\n"
-		"  --save-raw FILE.dng    the last raw frame as a DNG\n"
+		"  --save-raw FILE.dng    the last raw frame as a DNG (with --hdr the merged linear\n"
+		"                         frame, BaselineExposure lifting it to AE's exposure)\n"
 		"  --metadata FILE.jsonl  one JSON object of metadata per frame\n"
 		"  --force                replace existing output files\n"
 		"  --set NAME=VALUE[@N]   a control, from frame N on (default 0); repeatable.\n"
@@ -101,7 +106,41 @@ struct run_options {
 	double start_exposure_us, start_ct;
 	struct set_control sets[MAX_SETS];
 	unsigned num_sets;
+	struct cisp_camera_bracket bracket; /* --hdr: every request's */
 };
+
+/* Stops from a bracket's shortest exposure up to its base (0 without a bracket). */
+static double bracket_lift(const struct cisp_camera_bracket *b)
+{
+	double lo = 0;
+
+	for (unsigned k = 0; k < b->count; k++)
+		lo = fmin(lo, b->ev[k]);
+	return -lo;
+}
+
+/* --hdr-ev: 2..CISP_BRACKET_MAX_FRAMES offsets; the camera checks their range when the first frame is queued. */
+static int parse_bracket(const char *arg, struct cisp_camera_bracket *b)
+{
+	const char *p = arg;
+
+	memset(b, 0, sizeof(*b));
+	for (;;) {
+		char *end;
+		double v = strtod(p, &end);
+
+		if (end == p || b->count == CISP_BRACKET_MAX_FRAMES || (*end && *end != ',')) {
+			fprintf(stderr, "cisp run: --hdr-ev '%s' is not a list of 2..%d exposure offsets in stops\n", arg,
+				CISP_BRACKET_MAX_FRAMES);
+			return -EINVAL;
+		}
+		b->ev[b->count++] = v;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
 
 static int add_sensor_option(struct run_options *o, const char *key, const char *value)
 {
@@ -361,7 +400,7 @@ static void frame_controls(const struct run_options *o, unsigned long n, struct 
 static int parse_args(int argc, char **argv, struct run_options *o)
 {
 	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
-	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP, O_REQUESTS };
+	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP, O_REQUESTS, O_HDR, O_HDR_EV };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, O_CAMERA },
 		{ "frames", required_argument, NULL, O_FRAMES },
@@ -373,6 +412,8 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		{ "option", required_argument, NULL, O_OPTION },
 		{ "output", required_argument, NULL, 'o' },
 		{ "png", required_argument, NULL, O_PNG },
+		{ "hdr", no_argument, NULL, O_HDR },
+		{ "hdr-ev", required_argument, NULL, O_HDR_EV },
 		{ "save-raw", required_argument, NULL, O_RAW },
 		{ "metadata", required_argument, NULL, O_METADATA },
 		{ "set", required_argument, NULL, O_SET },
@@ -424,6 +465,11 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 			break;
 		case 'o': o->output = optarg; break;
 		case O_PNG: o->png = optarg; break;
+		case O_HDR:
+			if (!o->bracket.count)
+				o->bracket = (struct cisp_camera_bracket){ 3, { -2, 0, 2 } };
+			break;
+		case O_HDR_EV: r = parse_bracket(optarg, &o->bracket); break;
 		case O_RAW: o->raw = optarg; break;
 		case O_METADATA: o->metadata = optarg; break;
 		case O_SET: r = parse_set(o, optarg); break;
@@ -678,8 +724,9 @@ static bool xyz_to_camera(const struct cisp_camera_metadata *m, float out[9])
 	return true;
 }
 
+/* @baseline_ev: a merged frame's lift from its shortest exposure to the bracket's base. */
 static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, const struct cisp_sensor_mode *mode,
-		    const struct cisp_camera_metadata *m, const char *model)
+		    const struct cisp_camera_metadata *m, const char *model, double baseline_ev)
 {
 	struct cisp_raw_frame frame;
 	unsigned shift = 16 - mode->bits;
@@ -691,6 +738,12 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
 	for (int c = 0; c < 4; c++)
 		frame.black[c] = (uint16_t)(mode->black_level << shift);
 	frame.white = (uint16_t)(mode->white_level << shift);
+	if (m->merged.count) { /* the merged linear frame, at the bracket's shortest exposure */
+		for (int c = 0; c < 4; c++)
+			frame.black[c] = 0;
+		frame.white = 65535;
+		frame.baseline_ev = (float)baseline_ev;
+	}
 	if (m->colour_gains[0] > 0 && m->colour_gains[1] > 0) {
 		frame.has_wb = true;
 		frame.wb_gains[0] = (float)m->colour_gains[0];
@@ -838,6 +891,7 @@ static int queue_frame(const struct run_options *o, struct run_state *st, struct
 	bool last = n + 1 == o->frames;
 
 	frame_controls(o, n, &req->controls);
+	req->bracket = o->bracket;
 	req->buffer[CISP_STREAM_PREVIEW] = last && o->png ? &st->rgb : NULL;
 	req->buffer[CISP_STREAM_RAW] = last && o->raw ? &st->raw : NULL;
 	return cisp_camera_queue(cam, req);
@@ -932,7 +986,8 @@ static int stream(const struct run_options *o, struct cisp_camera *cam, struct r
 	}
 	if (!failed && st->dng) {
 		failed = finish_output(st->dng, save_raw(st->dng, &st->raw, mode, &st->last,
-							cisp_sensor_info(cisp_camera_sensor(cam))->model), o->force);
+							cisp_sensor_info(cisp_camera_sensor(cam))->model,
+							bracket_lift(&o->bracket)), o->force);
 		st->dng = NULL;
 	}
 	if (failed) {

@@ -10,14 +10,17 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cisp/error.h>
 #include <cisp/fence.h>
+#include <cisp/format.h>
 
 #include "camera_internal.h"
 #include "control/tuning.h"
 #include "core/error_internal.h"
+#include "isp/merge.h"
 
 /* LTM strength for merged frames when the tuning's ltm section leaves it at 0 (off). */
 #define HDR_LTM_STRENGTH 0.7
@@ -27,14 +30,15 @@ int camera_bracket_check(const struct cisp_camera *cam, const struct cisp_camera
 	const struct cisp_camera_bracket *b = &req->bracket;
 	double lo = INFINITY, hi = -INFINITY;
 
-	(void)cam;
 	if (!b->count)
 		return 0;
 	if (b->count < 2 || b->count > CISP_BRACKET_MAX_FRAMES)
 		return cisp_error(-EINVAL, "bracket: %u exposures; a bracket has 2..%d", b->count,
 				  CISP_BRACKET_MAX_FRAMES);
-	if (req->buffer[CISP_STREAM_RAW])
-		return cisp_error(-EINVAL, "bracket: a bracket request takes no raw buffer (its frames are merged)");
+	if (req->buffer[CISP_STREAM_RAW] &&
+	    cam->config.stream[CISP_STREAM_RAW].format != cisp_bayer_format(cam->mode.cfa, 16, false))
+		return cisp_error(-EINVAL, "bracket: its raw buffer gets the merged linear frame: the raw stream must be "
+				  "16-bit Bayer, not %s", cisp_format_name(cam->config.stream[CISP_STREAM_RAW].format));
 	for (unsigned k = 0; k < b->count; k++) {
 		if (!isfinite(b->ev[k]) || fabs(b->ev[k]) > 8)
 			return cisp_error(-EINVAL, "bracket: exposure %u is %g stops; offsets are -8..8", k, b->ev[k]);
@@ -55,15 +59,17 @@ void camera_bracket_free(struct cisp_camera *cam)
 
 /*
  * The exposure of each frame, in lines: the base exposure the sensor will
- * use at frame @first times 2^ev, all scaled down together when the
- * longest would not fit the frame, each rounded down to the control's step.
+ * use at frame @first times 2^ev, each rounded down to the control's step
+ * and kept inside the frame. Only the frames that do not fit change: the
+ * base stays what AE chose, so that AE's metering of the merged frame
+ * stays true (the merge takes the exposures the frames really had).
  */
 static int plan_exposures(struct cisp_camera *cam, const struct cisp_camera_bracket *b, uint64_t first,
 			  int32_t *lines)
 {
 	struct cisp_sensor_control_info info;
 	struct cisp_sensor_controls now;
-	double want[CISP_BRACKET_MAX_FRAMES], longest = 0, fit;
+	double fit;
 	int r;
 
 	r = cisp_sensor_control_info(cam->sensor, CISP_SENSOR_EXPOSURE, &info);
@@ -77,11 +83,7 @@ static int plan_exposures(struct cisp_camera *cam, const struct cisp_camera_brac
 	if (now.mask & (1u << CISP_SENSOR_FRAME_LENGTH))
 		fit = fmin(fit, (double)now.value[CISP_SENSOR_FRAME_LENGTH] - cam->mode.exposure_margin);
 	for (unsigned k = 0; k < b->count; k++) {
-		want[k] = now.value[CISP_SENSOR_EXPOSURE] * exp2(b->ev[k]);
-		longest = fmax(longest, want[k]);
-	}
-	for (unsigned k = 0; k < b->count; k++) {
-		double v = longest > fit ? want[k] * fit / longest : want[k];
+		double v = fmin(now.value[CISP_SENSOR_EXPOSURE] * exp2(b->ev[k]), fit);
 		int32_t step = info.step > 0 ? info.step : 1;
 		int32_t l = (int32_t)fmin(fmax(floor(v), info.min), info.max);
 
@@ -169,6 +171,53 @@ static int capture_bracket(struct cisp_camera *cam, const struct cisp_camera_bra
 	return 0;
 }
 
+/* Row @y of a bracket frame, black level off, white at 65535, as the ISP's BLC gives the merge. */
+static void linear_row(const struct cisp_camera *cam, const struct cisp_image *raw, uint32_t y, uint16_t *out)
+{
+	const uint16_t *in = (const uint16_t *)(raw->plane[0].data + (size_t)y * raw->plane[0].stride);
+	unsigned shift = cisp_format_info(raw->format)->bits - cam->mode.bits; /* 16-bit containers: shifted up */
+	int64_t black = (int64_t)cam->mode.black_level << shift, range = ((int64_t)cam->mode.white_level << shift) - black;
+
+	for (uint32_t x = 0; x < raw->width; x++) {
+		int64_t v = ((int64_t)in[x] - black) * 65535;
+
+		v = v <= 0 ? 0 : (v + range / 2) / range;
+		out[x] = (uint16_t)(v > 65535 ? 65535 : v);
+	}
+}
+
+/*
+ * The merged linear Bayer frame for the request's raw buffer (16-bit, black
+ * 0, white 65535, at the shortest exposure's scale): the merge stage's
+ * arithmetic on the frames with their black level taken off, without the
+ * ISP's defect and shading corrections (docs/hdr.md).
+ */
+static int merged_raw(struct cisp_camera *cam, struct cisp_image *out, const uint32_t *exposure, unsigned count)
+{
+	unsigned order[CISP_BRACKET_MAX_FRAMES];
+	uint16_t *row = malloc((size_t)out->width * sizeof(*row));
+
+	if (!row)
+		return cisp_error(-ENOMEM, "bracket: out of memory for the merged raw frame");
+	cisp_merge_order(exposure, count, order);
+	for (uint32_t y = 0; y < out->height; y++) {
+		uint16_t *acc = (uint16_t *)(out->plane[0].data + (size_t)y * out->plane[0].stride);
+		struct plane16 a = { acc, (ptrdiff_t)out->width, (int)y, (int)out->width, (int)out->height };
+		struct plane16 f = { row, (ptrdiff_t)out->width, (int)y, (int)out->width, (int)out->height };
+
+		linear_row(cam, &cam->bracket_raw[order[0]], y, acc);
+		for (unsigned k = 1; k < count; k++) {
+			struct cisp_merge_coeffs c;
+
+			linear_row(cam, &cam->bracket_raw[order[k]], y, row);
+			cisp_merge_prepare(&c, exposure[order[k - 1]], exposure[order[k]]);
+			cisp_merge_rows(&c, &a, &f, &a, (int)y, (int)y + 1);
+		}
+	}
+	free(row);
+	return 0;
+}
+
 /* One merge job of the captured frames into the request's outputs, waited for. */
 static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *req,
 			 const struct cisp_sensor_metadata *md)
@@ -192,6 +241,11 @@ static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *re
 	job.params = cam->delta_size ? cam->delta : NULL;
 	job.params_size = cam->delta_size;
 	job.result = &result;
+	if (req->buffer[CISP_STREAM_RAW]) {
+		r = merged_raw(cam, req->buffer[CISP_STREAM_RAW], job.exposure, job.num_inputs);
+		if (r)
+			return r;
+	}
 	r = cisp_job_submit(cam->ctx, &job, &fence);
 	if (r)
 		return cisp_error_prefix(r, "camera %s: merge job", cam->name);
