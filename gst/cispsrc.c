@@ -55,6 +55,7 @@ enum {
 	PROP_AF_MODE,
 	PROP_AF_TRIGGER,
 	PROP_LENS_POSITION,
+	PROP_HDR,
 };
 
 struct slot {
@@ -77,6 +78,7 @@ struct _GstCispSrc {
 	gchar *tuning;
 	struct cisp_control_request controls; /* every control property's value */
 	guint32 changed;                      /* CISP_REQ_* bits set since the last request */
+	gboolean hdr;                         /* each buffer a merged exposure bracket */
 
 	/* Streaming thread state. */
 	struct cisp_camera_manager *manager;
@@ -206,6 +208,11 @@ static void gst_cisp_src_set_property(GObject *object, guint prop_id, const GVal
 		return;
 	}
 	switch (prop_id) {
+	case PROP_HDR:
+		GST_OBJECT_LOCK(self);
+		self->hdr = g_value_get_boolean(value);
+		GST_OBJECT_UNLOCK(self);
+		return;
 	case PROP_CAMERA:
 		str = &self->camera_name;
 		break;
@@ -274,6 +281,9 @@ static void gst_cisp_src_get_property(GObject *object, guint prop_id, GValue *va
 		break;
 	case PROP_LENS_POSITION:
 		g_value_set_int(value, c->lens_position);
+		break;
+	case PROP_HDR:
+		g_value_set_boolean(value, self->hdr);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -604,6 +614,8 @@ static gboolean queue_slot(GstCispSrc *self, struct slot *sl)
 	sl->req.controls = self->controls;
 	sl->req.controls.mask = self->changed;
 	self->changed = 0;
+	if (self->hdr) /* docs/hdr.md: -2, 0 and +2 EV around AE's exposure */
+		sl->req.bracket = (struct cisp_camera_bracket){ 3, { -2, 0, 2 } };
 	GST_OBJECT_UNLOCK(self);
 	if (cisp_camera_queue(self->camera, &sl->req)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not queue a request on camera '%s'", SHOWN(self->camera_name)),
@@ -914,6 +926,13 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 					g_param_spec_int("lens-position", "Lens position",
 							 "Manual lens position, focus motor code (af-mode=manual)", 0,
 							 65535, 0, live));
+
+	g_object_class_install_property(gobject_class, PROP_HDR,
+					g_param_spec_boolean("hdr", "HDR",
+							     "Each frame merged from an exposure bracket of -2, 0 and "
+							     "+2 EV, locally tone-mapped (docs/hdr.md); with raw caps "
+							     "the merged linear frame (16-bit Bayer only)",
+							     FALSE, live));
 
 	gst_element_class_set_static_metadata(element_class, "cisp camera source", "Source/Video",
 					      "Frames from a cisp camera (virtual or V4L2 sensor) through the "

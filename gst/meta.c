@@ -32,5 +32,5 @@ void cisp_gst_meta_add(GstBuffer *buffer, const struct cisp_camera_metadata *md)
 			  md->colour_gains[1], "ae-state", G_TYPE_STRING, cisp_ae_state_name(md->ae_state),
 			  "awb-state", G_TYPE_STRING, cisp_awb_state_name(md->awb_state), "af-state", G_TYPE_STRING,
 			  cisp_af_state_name(md->af_state), "lux", G_TYPE_DOUBLE, md->control.lux, "flicker-hz",
-			  G_TYPE_UINT, md->control.flicker_hz, NULL);
+			  G_TYPE_UINT, md->control.flicker_hz, "merged-frames", G_TYPE_UINT, md->merged.count, NULL);
 }

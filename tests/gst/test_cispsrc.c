@@ -147,6 +147,24 @@ GST_START_TEST(test_manual_controls)
 }
 GST_END_TEST;
 
+/* hdr=true: each buffer merges a bracket of three frames, taken one after the other. */
+GST_START_TEST(test_hdr)
+{
+	guint64 seq[4];
+	GstSample *s = pull_nth(CAMERA " hdr=true sensor-options=\"scene=hdr,realtime=0\" ! "
+				       "video/x-raw,width=160,height=120 ! appsink name=out", 4, seq);
+	const GstStructure *md = frame_meta(gst_sample_get_buffer(s));
+	guint merged = 0;
+
+	fail_unless(gst_structure_get_uint(md, "merged-frames", &merged));
+	fail_unless_equals_int(merged, 3);
+	for (int k = 1; k < 4; k++)
+		fail_unless(seq[k] >= seq[k - 1] + 3, "buffer %d: sequence %" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT,
+			    k, seq[k], seq[k - 1]);
+	gst_sample_unref(s);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_state_changes)
 {
 	GstElement *pipe = gst_parse_launch(CAMERA " ! video/x-raw,width=160,height=120 ! appsink name=out "
@@ -313,6 +331,7 @@ static Suite *cispsrc_suite(void)
 	tcase_add_test(tc, test_caps_and_metadata);
 	tcase_add_test(tc, test_raw_stream);
 	tcase_add_test(tc, test_manual_controls);
+	tcase_add_test(tc, test_hdr);
 	tcase_add_test(tc, test_state_changes);
 	tcase_add_test(tc, test_renegotiation);
 	tcase_add_test(tc, test_renegotiation_playing);
