@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include <cisp/error.h>
 #include <cisp/fence.h>
 #include <cisp/format.h>
+#include <cisp/raw_file.h>
 
 #include "isp/merge.h"
 #include "test.h"
@@ -287,7 +289,7 @@ TEST(hdr_camera_bracket_exposures)
 		cisp_image_free(&img[i]);
 }
 
-/* With AE on the bracket keeps its ratios (the step is one line) around AE's exposure. */
+/* With AE on the bracket keeps its ratio (the step is one line) around AE's exposure, or the frame's limit. */
 TEST(hdr_camera_bracket_auto_exposure)
 {
 	struct cisp_camera_manager *m = NULL;
@@ -312,8 +314,9 @@ TEST(hdr_camera_bracket_auto_exposure)
 		CHECK_EQ(mg->count, 2);
 		l0 = lines_of(mg->exposure_us[0]);
 		l1 = lines_of(mg->exposure_us[1]);
+		/* 4 times, or as long as the frame allows (333 lines less the margin of 4). */
 		CHECK(l0 > l1);
-		CHECK(fabs(l0 / 4 - l1) <= 1);
+		CHECK(fabs(l0 / 4 - l1) <= 1 || (l0 == 329 && l0 < 4 * l1));
 		CHECK_NEAR(lines_of(req.metadata.exposure_us), l1, 1e-6);
 	}
 	CHECK_EQ(cisp_camera_stop(cam), 0);
@@ -407,4 +410,33 @@ TEST(hdr_device_merge_bad_inputs)
 	cisp_image_free(&b);
 	cisp_image_free(&small);
 	cisp_image_free(&out);
+}
+
+/*
+ * cisp run --hdr end to end: a PNG, and a DNG of the merged linear frame
+ * (white 65535, black 0, BaselineExposure 3 for offsets -3..1) read back.
+ */
+TEST(hdr_cli_run_still)
+{
+	char out[8192], args[2048], png[512], dng[512];
+	struct cisp_raw_frame f;
+
+	snprintf(png, sizeof(png), "%s/hdr.png", test_tmp_dir());
+	snprintf(dng, sizeof(dng), "%s/hdr.dng", test_tmp_dir());
+	snprintf(args, sizeof(args),
+		 "run --camera virtual:cisp-test --scene hdr --option motion=3 --hdr-ev -3,0,1 --frames 3 --quiet "
+		 "--png %s --save-raw %s --force", png, dng);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
+	CHECK(strstr(out, "wrote") != NULL);
+	CHECK_EQ(cisp_raw_read_file(dng, &f), 0);
+	CHECK_EQ(f.white, 65535);
+	CHECK_EQ(f.black[0], 0);
+	CHECK_NEAR(f.baseline_ev, 3, 1e-3);
+	CHECK_EQ(f.image.width, 160);
+	cisp_raw_frame_free(&f);
+	/* Bad lists are refused before anything runs. */
+	CHECK(test_run_cisp("run --camera virtual:cisp-test --hdr-ev 0 --frames 1 --quiet", out, sizeof(out)) != 0);
+	CHECK(strstr(out, "a bracket has 2..8") != NULL);
+	CHECK(test_run_cisp("run --camera virtual:cisp-test --hdr-ev 0,x --frames 1 --quiet", out, sizeof(out)) != 0);
+	CHECK(strstr(out, "--hdr-ev '0,x' is not a list") != NULL);
 }
