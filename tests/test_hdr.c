@@ -79,6 +79,21 @@ static struct plane16 plane_of(uint16_t *p, const struct cisp_sensor_mode *m)
 	return (struct plane16){ p, (ptrdiff_t)m->width, 0, (int)m->width, (int)m->height };
 }
 
+/* Frames exposed 160 and 40 lines (capture_pair()) and their merge by the merge stage's rows. */
+static void merge_pair(const char *options, uint16_t *lng, uint16_t *shrt, uint16_t *merged,
+		       struct cisp_sensor_mode *m)
+{
+	struct plane16 pl, ps;
+	struct cisp_merge_coeffs c;
+
+	capture_pair(options, 160, 40, lng, shrt, m);
+	memcpy(merged, lng, (size_t)m->width * m->height * 2);
+	pl = plane_of(merged, m);
+	ps = plane_of(shrt, m);
+	cisp_merge_prepare(&c, 160, 40);
+	cisp_merge_rows(&c, &pl, &ps, &pl, 0, (int)m->height);
+}
+
 /* The largest sample of columns x-4..x+4 of the row of pixel @i (the merge's ghost test's reach). */
 static int row_max(const uint16_t *p, size_t i, uint32_t width)
 {
@@ -125,16 +140,9 @@ TEST(hdr_merge_static_matches_long)
 	struct cisp_sensor_mode m;
 	size_t n = 320 * 240, unclipped = 0, clipped = 0, off = 0, far = 0;
 	uint16_t *lng = malloc(n * 2), *shrt = malloc(n * 2), *merged = malloc(n * 2);
-	struct plane16 pl, ps;
-	struct cisp_merge_coeffs c;
 
-	capture_pair("scene=hdr", 160, 40, lng, shrt, &m);
+	merge_pair("scene=hdr", lng, shrt, merged, &m);
 	CHECK_EQ(m.width * m.height, n);
-	memcpy(merged, lng, n * 2);
-	pl = plane_of(merged, &m);
-	ps = plane_of(shrt, &m);
-	cisp_merge_prepare(&c, 160, 40);
-	cisp_merge_rows(&c, &pl, &ps, &pl, 0, (int)m.height);
 	for (size_t i = 0; i < n; i++) {
 		if (row_max(lng, i, m.width) < 32768) {
 			unclipped++;
@@ -167,15 +175,8 @@ TEST(hdr_merge_ghosts)
 	struct cisp_sensor_mode m;
 	size_t n = 320 * 240, moved = 0, ghosts = 0, bright_ghosts = 0;
 	uint16_t *lng = malloc(n * 2), *shrt = malloc(n * 2), *merged = malloc(n * 2);
-	struct plane16 pl, ps;
-	struct cisp_merge_coeffs c;
 
-	capture_pair("scene=hdr,motion=6,noise=off,defects=off", 160, 40, lng, shrt, &m);
-	memcpy(merged, lng, n * 2);
-	pl = plane_of(merged, &m);
-	ps = plane_of(shrt, &m);
-	cisp_merge_prepare(&c, 160, 40);
-	cisp_merge_rows(&c, &pl, &ps, &pl, 0, (int)m.height);
+	merge_pair("scene=hdr,motion=6,noise=off,defects=off", lng, shrt, merged, &m);
 	for (size_t i = 0; i < n; i++) {
 		int truth = shrt[i], tol = 256 + truth / 2, scaled = (lng[i] + 2) / 4;
 

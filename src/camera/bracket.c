@@ -234,12 +234,7 @@ static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *re
 	r = relative_exposures(md, job.num_inputs, job.exposure);
 	if (r)
 		return r;
-	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
-		if (cam->config.stream[o].format)
-			job.output[o] = req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
-	job.stats = cam->stats;
-	job.params = cam->delta_size ? cam->delta : NULL;
-	job.params_size = cam->delta_size;
+	camera_job_outputs(cam, req, &job);
 	job.result = &result;
 	if (req->buffer[CISP_STREAM_RAW]) {
 		r = merged_raw(cam, req->buffer[CISP_STREAM_RAW], job.exposure, job.num_inputs);

@@ -116,6 +116,8 @@ int camera_frame_start(struct cisp_camera *cam);
  * the ISP. A failure completes the request's status and message.
  */
 void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags);
+/* A job's outputs (the request's buffers, else the camera's), statistics and pending params delta. */
+void camera_job_outputs(struct cisp_camera *cam, const struct cisp_camera_request *req, struct cisp_job *job);
 /* Submit @f's ISP job with the parameter changes the loop asked for so far (nothing after a failure). */
 void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f);
 /*

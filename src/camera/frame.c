@@ -177,6 +177,16 @@ void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned
 		camera_request_fail(req, cisp_error_prefix(r, "camera %s: capture", cam->name));
 }
 
+void camera_job_outputs(struct cisp_camera *cam, const struct cisp_camera_request *req, struct cisp_job *job)
+{
+	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
+		if (cam->config.stream[o].format)
+			job->output[o] = req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
+	job->stats = cam->stats;
+	job->params = cam->delta_size ? cam->delta : NULL;
+	job->params_size = cam->delta_size;
+}
+
 void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
 {
 	struct cisp_camera_request *req = f->req;
@@ -191,12 +201,7 @@ void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
 	job.mode = CISP_JOB_SINGLE;
 	job.num_inputs = 1;
 	job.input[0] = f->raw;
-	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
-		if (cam->config.stream[o].format)
-			job.output[o] = req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
-	job.stats = cam->stats;
-	job.params = cam->delta_size ? cam->delta : NULL;
-	job.params_size = cam->delta_size;
+	camera_job_outputs(cam, req, &job);
 	job.result = &f->result;
 	r = cisp_job_submit(cam->ctx, &job, &f->fence);
 	if (r)
