@@ -112,11 +112,11 @@ struct run_options {
 /* Stops from a bracket's shortest exposure up to its base (0 without a bracket). */
 static double bracket_lift(const struct cisp_camera_bracket *b)
 {
-	double lo = 0;
+	double lo = INFINITY;
 
 	for (unsigned k = 0; k < b->count; k++)
 		lo = fmin(lo, b->ev[k]);
-	return -lo;
+	return b->count ? -lo : 0;
 }
 
 /* --hdr-ev: 2..CISP_BRACKET_MAX_FRAMES offsets; the camera checks their range when the first frame is queued. */
@@ -765,7 +765,8 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
  * two of them while one is taken ahead, the ISP's planes), 14 an output
  * pixel (four requests' buffers, the scaled planes) and 2 more for each
  * request beyond four, 14 more with --png (the preview stream), 4 a sensor
- * pixel with --save-raw, and 24 a frame for the summary.
+ * pixel with --save-raw, 2 a sensor pixel for each frame of an --hdr bracket,
+ * and 24 a frame for the summary.
  */
 static size_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
 			   const struct cisp_stream_config *ms)
@@ -777,6 +778,7 @@ static size_t run_memory(const struct run_options *o, const struct cisp_sensor_m
 	need = mem_add(need, mem_mul((o->png ? 28 : 14) + extra, out_px));
 	if (o->raw)
 		need = mem_add(need, mem_mul(4, sensor_px));
+	need = mem_add(need, mem_mul(2 * o->bracket.count, sensor_px)); /* the camera's bracket frames */
 	return mem_add(need, mem_mul(24, o->frames));
 }
 

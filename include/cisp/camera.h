@@ -276,8 +276,9 @@ struct cisp_camera_metadata {
  * @metadata: set on completion of a frame that was captured (also when the
  *            ISP failed on it).
  * @bracket: an exposure bracket to capture and merge into this request's
- *           outputs instead of one frame (count 0: one frame). A bracket
- *           request takes no raw buffer.
+ *           outputs instead of one frame (count 0: one frame). Its raw
+ *           buffer, if any, gets the merged linear frame (16-bit Bayer,
+ *           black 0, white 65535; the raw stream must be in that format).
  */
 struct cisp_camera_request {
 	struct cisp_image *buffer[CISP_STREAM_COUNT];
@@ -412,8 +413,8 @@ CISP_API int cisp_camera_stop(struct cisp_camera *cam);
  * Return: 0; -EINVAL with a message for a buffer that does not match its
  * stream, a buffer for a stream that is off, no buffer at all, or unknown
  * control mask bits; -EINVAL naming the value for a bad bracket (count,
- * an offset out of range, a raw buffer); -EBUSY for a request already queued; -ENODEV when not
- * configured. Control values the loop refuses (cisp_control_request())
+ * an offset out of range, a raw stream that is not 16-bit Bayer); -EBUSY
+ * for a request already queued; -ENODEV when not configured. Control values the loop refuses (cisp_control_request())
  * fail the request when its turn comes: it completes with that status and
  * message, without a frame, and the camera goes on with the next one.
  */

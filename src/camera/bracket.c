@@ -92,14 +92,20 @@ static int plan_exposures(struct cisp_camera *cam, const struct cisp_camera_brac
 	return 0;
 }
 
-/* Each frame's relative exposure for the merge: lines times both gains, the longest at 2^24. */
+/* A frame's exposure as the merge weighs it: lines times both gains. */
+static double light(const struct cisp_sensor_metadata *md)
+{
+	return (double)md->controls[CISP_SENSOR_EXPOSURE] * md->controls[CISP_SENSOR_ANALOGUE_GAIN] *
+	       md->controls[CISP_SENSOR_DIGITAL_GAIN];
+}
+
+/* Each frame's relative exposure for the merge, the longest at 2^24. */
 static int relative_exposures(const struct cisp_sensor_metadata *md, unsigned count, uint32_t *exposure)
 {
 	double e[CISP_BRACKET_MAX_FRAMES], lo = INFINITY, hi = 0;
 
 	for (unsigned k = 0; k < count; k++) {
-		e[k] = (double)md[k].controls[CISP_SENSOR_EXPOSURE] * md[k].controls[CISP_SENSOR_ANALOGUE_GAIN] *
-		       md[k].controls[CISP_SENSOR_DIGITAL_GAIN];
+		e[k] = light(&md[k]);
 		lo = fmin(lo, e[k]);
 		hi = fmax(hi, e[k]);
 	}
@@ -272,7 +278,7 @@ void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req
 	if (r)
 		return camera_request_fail(req, cisp_error_prefix(r, "camera %s", cam->name));
 	for (unsigned k = 0; k < b->count; k++) {
-		if (md[k].exposure_ns < md[shortest].exposure_ns)
+		if (light(&md[k]) < light(&md[shortest]))
 			shortest = k;
 		merged->sequence[k] = md[k].sequence;
 		merged->exposure_us[k] = (double)md[k].exposure_ns / 1000.0;
@@ -284,7 +290,7 @@ void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req
 	r = merge_bracket(cam, req, md);
 	if (r)
 		return camera_request_fail(req, r);
-	/* The loop's LTM grid from the merged frame, for the next job, on even without an ltm section. */
+	/* The loop's LTM grid from the merged frame for the next job: on even when the tuning leaves it off. */
 	strength = cam->tuning->ltm.strength;
 	if (!(strength > 0))
 		cam->tuning->ltm.strength = HDR_LTM_STRENGTH;
