@@ -530,6 +530,20 @@ struct cisp_vsensor_truth {
 CISP_API int cisp_vsensor_truth(struct cisp_sensor *s, struct cisp_vsensor_truth *truth);
 
 /**
+ * cisp_vsensor_shake() - where hand shake (option shake=PIXELS) put the scene
+ * in one row of a frame: the offset by which the scene is moved, in output
+ * pixels (a feature at x in a still scene is at x + @dx), at the end of that
+ * row's exposure. 0, 0 without shake.
+ * @s: a virtual sensor.
+ * @timestamp_ns: the frame's timestamp (struct cisp_sensor_metadata).
+ * @row: the output row, below the current mode's height.
+ * @dx: receives the horizontal offset.
+ * @dy: receives the vertical offset.
+ * Return: 0, -EINVAL for a row outside the mode, or -ENOTSUP.
+ */
+CISP_API int cisp_vsensor_shake(struct cisp_sensor *s, uint64_t timestamp_ns, uint32_t row, double *dx, double *dy);
+
+/**
  * cisp_vsensor_noise_model() - the variance of a pixel's code as a function of
  * its mean above black: var = a * s + b, for the given gains (no clipping).
  * @s: a virtual sensor.

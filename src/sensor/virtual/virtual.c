@@ -64,6 +64,7 @@ struct vsensor {
 	struct vs_scene *scene;
 	double spd[VS_BANDS];
 	double lux, distance;
+	double shake; /* hand shake amplitude, output pixels (0: a tripod) */
 	unsigned flicker_hz;
 	double flicker_depth;
 	double motion;          /* pixels a frame the hdr scene's card moves (0: no card) */
@@ -492,13 +493,21 @@ static int render(struct vsensor *vs, const int32_t *v, uint64_t timestamp, stru
 		double light = vs_flicker_mean(vs->flicker_depth, vs->flicker_hz, t_end, exp_ns);
 		float scale = (float)(n * exp_ns * 1e-9 * vs->lux * light);
 		size_t at = (size_t)y * md->width;
+		const float *rates = clean + at;
 		struct vs_noise_pattern p = {
 			.black = { pedestal(vs, cisp_cfa_channel(md->cfa, 0, y)), pedestal(vs, cisp_cfa_channel(md->cfa, 1, y)) },
 			.gain = vs->fpn_gain ? vs->fpn_gain + at : NULL,
 			.offset = vs->fpn_offset ? vs->fpn_offset + at : NULL,
 		};
 
-		vs_noise_row(&f, &p, clean + at, scale, vs->seed, vs->frames, y, vs->row, md->width);
+		if (vs->shake > 0) {
+			double dx, dy;
+
+			vs_shake_offset(vs->seed, vs->shake, t_end * 1e-9, &dx, &dy);
+			vs_shake_row(clean, md->width, md->height, y, dx, dy, vs->tmp[0]);
+			rates = vs->tmp[0];
+		}
+		vs_noise_row(&f, &p, rates, scale, vs->seed, vs->frames, y, vs->row, md->width);
 		if (vs->show_defects) {
 			/* Defects are in unflipped coordinates: those of the row read here. */
 			uint32_t sy = (flips & 2) ? md->height - 1 - y : y;
@@ -772,6 +781,10 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 		ret = parse_number(key, value, 0, 1e6, &vs->lux);
 		if (ret < 0)
 			return ret;
+	} else if (!strcmp(key, "shake")) {
+		ret = parse_number(key, value, 0, 256, &vs->shake);
+		if (ret < 0)
+			return ret;
 	} else if (!strcmp(key, "distance")) {
 		ret = parse_number(key, value, 0.01, 1e6, &vs->distance);
 		if (ret < 0)
@@ -834,7 +847,7 @@ static int vs_set_option(void *priv, const char *key, const char *value)
 		}
 	} else {
 		return cisp_error(-ENOENT,
-				  "virtual sensor has no option '%s' (seed, scene, illuminant, lux, distance, flicker, "
+				  "virtual sensor has no option '%s' (seed, scene, illuminant, lux, distance, shake, flicker, "
 				  "flicker_depth, noise, shading, blur, defects, defect_density, realtime, buffers)",
 				  key);
 	}
@@ -1023,6 +1036,19 @@ int cisp_vsensor_truth(struct cisp_sensor *s, struct cisp_vsensor_truth *t)
 	t->full_well_e = vs->model.full_well;
 	t->dark_current_e_s = vs->model.dark_current;
 	t->num_defects = vs->show_defects ? vs->num_defects : 0;
+	return 0;
+}
+
+int cisp_vsensor_shake(struct cisp_sensor *s, uint64_t timestamp_ns, uint32_t row, double *dx, double *dy)
+{
+	struct vsensor *vs = virtual_of(s);
+
+	if (!vs)
+		return not_virtual();
+	if (row >= vmode(vs)->height)
+		return cisp_error(-EINVAL, "virtual sensor: row %u is outside the %u-row mode", row, vmode(vs)->height);
+	vs_shake_offset(vs->seed, vs->shake, (timestamp_ns + (uint64_t)llround(row * cisp_sensor_line_ns(vmode(vs)))) * 1e-9,
+			dx, dy);
 	return 0;
 }
 

@@ -73,6 +73,22 @@ float vs_fixed_normal(uint64_t seed, uint32_t x, uint32_t y);
 /* A 64-bit mixing function (splitmix64's finaliser). */
 uint64_t vs_mix64(uint64_t x);
 
+/* ---- shake.c ---- */
+
+/*
+ * The offset (@dx, @dy), in output pixels, of the scene at time @t_s
+ * seconds for hand shake of @amplitude pixels (0: none): a drift below
+ * 1.5 Hz plus a tremor at 8-12 Hz, drawn from @seed.
+ */
+void vs_shake_offset(uint64_t seed, double amplitude, double t_s, double *dx, double *dy);
+
+/*
+ * Row @y of the mosaic @clean (@w x @h electron rates, any CFA) with the
+ * scene moved by (@dx, @dy): each pixel interpolated bilinearly among the
+ * sites of its own CFA colour, edges repeated. Even whole offsets copy.
+ */
+void vs_shake_row(const float *clean, uint32_t w, uint32_t h, uint32_t y, double dx, double dy, float *out);
+
 /* ---- readout.c ---- */
 
 /*

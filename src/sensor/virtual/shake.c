@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hand shake of the virtual sensor (docs/sensor.md, "Hand shake"): the scene
+ * moves across the array along a path made of a slow drift and a
+ * physiological tremor, each a sum of sinusoids whose frequencies and phases
+ * come from the seed. A rolling shutter reads each row at its own time, so
+ * each row has its own offset.
+ */
+#include <math.h>
+
+#include "vsensor.h"
+
+#define DRIFT_TERMS 3
+#define TREMOR_TERMS 3
+
+/* A number in [0, 1) drawn from (@seed, @index). */
+static double unit(uint64_t seed, uint64_t index)
+{
+	return (double)(vs_mix64(seed ^ vs_mix64(index + 0x51A4E)) >> 11) * 0x1p-53;
+}
+
+/* One axis: drift of peak @amplitude / 1.25 below 1.5 Hz, tremor of peak @amplitude / 5 at 8-12 Hz. */
+static double axis(uint64_t seed, unsigned axis_index, double amplitude, double t)
+{
+	static const double drift_share[DRIFT_TERMS] = { 0.4, 0.25, 0.15 };
+	double sum = 0;
+
+	for (unsigned k = 0; k < DRIFT_TERMS; k++) {
+		uint64_t i = axis_index * 16 + k;
+		double f = 0.2 + 1.3 * unit(seed, 2 * i), phase = 2 * M_PI * unit(seed, 2 * i + 1);
+
+		sum += drift_share[k] * amplitude * sin(2 * M_PI * f * t + phase);
+	}
+	for (unsigned k = 0; k < TREMOR_TERMS; k++) {
+		uint64_t i = axis_index * 16 + 8 + k;
+		double f = 8 + 4 * unit(seed, 2 * i), phase = 2 * M_PI * unit(seed, 2 * i + 1);
+
+		sum += amplitude / (5.0 * TREMOR_TERMS) * sin(2 * M_PI * f * t + phase);
+	}
+	return sum;
+}
+
+void vs_shake_offset(uint64_t seed, double amplitude, double t_s, double *dx, double *dy)
+{
+	*dx = amplitude > 0 ? axis(seed, 0, amplitude, t_s) : 0;
+	*dy = amplitude > 0 ? axis(seed, 1, amplitude, t_s) : 0;
+}
+
+/* Clamp a same-colour site index to [0, last]. */
+static long clamp_site(long i, long last)
+{
+	return i < 0 ? 0 : i > last ? last : i;
+}
+
+void vs_shake_row(const float *clean, uint32_t w, uint32_t h, uint32_t y, double dx, double dy, float *out)
+{
+	/* Sites of the CFA colour of (x, y) lie every other column and row: interpolate among them. */
+	for (uint32_t px = 0; px < 2 && px < w; px++) {
+		uint32_t py = y & 1;
+		double sx = -dx / 2, sy = ((double)y - dy - py) / 2;
+		double fy = sy - floor(sy);
+		long j0 = (long)floor(sy), last_j = (long)(h - 1 - py) / 2, last_i = (long)(w - 1 - px) / 2;
+		const float *r0 = clean + (size_t)(py + 2 * clamp_site(j0, last_j)) * w + px;
+		const float *r1 = clean + (size_t)(py + 2 * clamp_site(j0 + 1, last_j)) * w + px;
+		double fx = sx - floor(sx);
+		long i0 = (long)floor(sx);
+
+		/* Column x = px + 2k reads sites i0 + k and i0 + k + 1 with the same weights. */
+		for (uint32_t x = px, k = 0; x < w; x += 2, k++) {
+			long a = clamp_site(i0 + (long)k, last_i), b = clamp_site(i0 + (long)k + 1, last_i);
+			double top = r0[2 * a] + fx * (r0[2 * b] - r0[2 * a]);
+			double bottom = r1[2 * a] + fx * (r1[2 * b] - r1[2 * a]);
+
+			out[x] = (float)(top + fy * (bottom - top));
+		}
+	}
+}
