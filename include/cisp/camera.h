@@ -267,6 +267,13 @@ struct cisp_camera_metadata {
  *            fields in @controls.mask; others keep their earlier value).
  *            Sensor controls take effect as early as the sensor's delays
  *            allow; the metadata says what each frame really used.
+ * @burst: frames to capture for this request and merge into its one
+ *         frame (docs/burst.md): 0 or 1 for a single frame; 2 to
+ *         CISP_BURST_MAX_FRAMES for a burst, taken one after another with
+ *         the same controls, aligned and merged (cisp_burst_merge()) before
+ *         the ISP; the metadata is the first frame's. The raw frames must
+ *         be unpacked (the raw stream's format, or the mode's); the raw
+ *         buffer, if any, receives the merged mosaic.
  * @user: the caller's, untouched.
  * @status: set on completion: 0, -ECANCELED for a request that stop or
  *          close cancelled (its buffers hold nothing), or the error of a
@@ -283,6 +290,7 @@ struct cisp_camera_metadata {
 struct cisp_camera_request {
 	struct cisp_image *buffer[CISP_STREAM_COUNT];
 	struct cisp_control_request controls;
+	unsigned burst;
 	void *user;
 	int status;
 	char message[128];
@@ -413,8 +421,9 @@ CISP_API int cisp_camera_stop(struct cisp_camera *cam);
  * Return: 0; -EINVAL with a message for a buffer that does not match its
  * stream, a buffer for a stream that is off, no buffer at all, or unknown
  * control mask bits; -EINVAL naming the value for a bad bracket (count,
- * an offset out of range, a raw stream that is not 16-bit Bayer); -EBUSY
- * for a request already queued; -ENODEV when not configured. Control values the loop refuses (cisp_control_request())
+ * an offset out of range, a raw stream that is not 16-bit Bayer) or a burst
+ * out of range or with packed raw frames; -EBUSY for a request already
+ * queued; -ENODEV when not configured. Control values the loop refuses (cisp_control_request())
  * fail the request when its turn comes: it completes with that status and
  * message, without a frame, and the camera goes on with the next one.
  */

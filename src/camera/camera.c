@@ -201,6 +201,7 @@ static void unconfigure(struct cisp_camera *cam)
 	cisp_image_free(&cam->raw[0]);
 	cisp_image_free(&cam->raw[1]);
 	camera_bracket_free(cam);
+	camera_burst_free(cam);
 	for (unsigned i = 0; i < CISP_MAX_OUTPUTS; i++)
 		cisp_image_free(&cam->scratch[i]);
 	free(cam->stats);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cisp/burst.h>
 #include <cisp/camera.h>
 #include <cisp/isp.h>
 #include <cisp/params_state.h>
@@ -56,11 +57,15 @@ struct cisp_camera {
 	struct cisp_image scratch[CISP_MAX_OUTPUTS]; /* outputs a request does not want */
 	struct cisp_stats *stats;
 	struct cisp_image bracket_raw[CISP_BRACKET_MAX_FRAMES]; /* a bracket's frames, allocated on its first use */
+	struct cisp_image burst[CISP_BURST_MAX_FRAMES]; /* a burst's frames after the first, made at the first burst */
+	struct cisp_pool *burst_pool;   /* the merge's threads, made at the first burst */
 
 	/* Per-frame state, owned by the camera thread while started. */
 	struct cisp_param_state params; /* the ISP state the loop asked for, with the camera's crops */
 	void *delta;                    /* params buffer for the next job */
 	size_t delta_size, delta_capacity;
+	uint32_t delta_blocks;          /* the blocks it holds */
+	bool noise_lowered;             /* the context has a merged burst's noise profile */
 	double next_ct, next_gains[2];  /* colour the next job applies */
 	double next_ccm[9];
 
@@ -102,6 +107,7 @@ struct camera_frame {
 	struct cisp_image view;        /* the sensor's own buffer, when it lent one */
 	bool lent;
 	struct cisp_sensor_metadata md;
+	double variance_factor;        /* a merged burst's noise variance relative to one frame; 0: no burst */
 	struct cisp_fence *fence;      /* the ISP job's, once submitted */
 	struct cisp_job_result result;
 };
@@ -145,6 +151,25 @@ int camera_bracket_check(const struct cisp_camera *cam, const struct cisp_camera
 void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req);
 /* Free the bracket's frame buffers. */
 void camera_bracket_free(struct cisp_camera *cam);
+
+/* Encode @blocks of cam->params as the next job's delta. */
+int camera_encode_delta(struct cisp_camera *cam, uint32_t blocks);
+
+/* src/camera/burst_capture.c */
+/* Check a request's burst count against the camera; -EINVAL with a message. */
+int camera_burst_check(const struct cisp_camera *cam, const struct cisp_camera_request *req);
+/*
+ * Take @f->req's burst from the sensor and merge it into the frame the ISP
+ * reads (@f->raw); sets @f->variance_factor. A failure fails the request.
+ */
+void camera_burst_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags);
+/*
+ * Encode the pending delta again with the NOISE block: lowered for @f's
+ * merged burst, or the loop's own after one.
+ */
+int camera_burst_encode_noise(struct cisp_camera *cam, const struct camera_frame *f);
+/* Free the burst buffers and threads. */
+void camera_burst_free(struct cisp_camera *cam);
 
 /* src/camera/config.c */
 /* The ISP configuration of camera configuration @config in sensor mode @mode. */

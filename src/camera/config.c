@@ -137,5 +137,5 @@ int camera_request_check(const struct cisp_camera *cam, const struct cisp_camera
 	}
 	if (!wanted)
 		return cisp_error(-EINVAL, "request has no buffer");
-	return 0;
+	return camera_burst_check(cam, req);
 }

@@ -38,13 +38,13 @@ static void apply_crops(struct cisp_camera *cam)
 	}
 }
 
-/* Encode @blocks of cam->params as the delta of the next job. */
-static int encode_delta(struct cisp_camera *cam, uint32_t blocks)
+int camera_encode_delta(struct cisp_camera *cam, uint32_t blocks)
 {
 	size_t size;
 	int r;
 
 	cam->delta_size = 0;
+	cam->delta_blocks = 0;
 	if (!blocks)
 		return 0;
 	r = cisp_params_encode(&cam->params, blocks, NULL, 0, &size);
@@ -62,6 +62,7 @@ static int encode_delta(struct cisp_camera *cam, uint32_t blocks)
 	if (r)
 		return r;
 	cam->delta_size = size;
+	cam->delta_blocks = blocks;
 	return 0;
 }
 
@@ -80,7 +81,7 @@ static int take_params(struct cisp_camera *cam, const struct cisp_control_result
 		cam->next_ccm[i] = cam->params.enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM)
 					   ? cam->params.ccm.coeff[i] / 4096.0
 					   : (i % 4 == 0);
-	return encode_delta(cam, changed);
+	return camera_encode_delta(cam, changed);
 }
 
 int camera_frame_start(struct cisp_camera *cam)
@@ -152,11 +153,14 @@ void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned
 	f->raw = NULL;
 	f->lent = false;
 	f->fence = NULL;
+	f->variance_factor = 0;
 	if (req->controls.mask) {
 		r = cisp_control_request(cam->loop, &req->controls);
 		if (r)
 			return camera_request_fail(req, cisp_error_prefix(r, "request controls"));
 	}
+	if (req->burst > 1)
+		return camera_burst_take(cam, f, flags);
 	if (req->buffer[CISP_STREAM_RAW]) {
 		f->raw = req->buffer[CISP_STREAM_RAW];
 	} else {
@@ -198,6 +202,12 @@ void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
 	/* The colour is the loop's decision after the previous frame: known only now. */
 	camera_frame_metadata(cam, &req->metadata, &f->md);
 	memset(&f->result, 0, sizeof(f->result));
+	/* A merged burst's job has its lowered noise profile; the job after it the loop's again. */
+	if (f->variance_factor > 0 || cam->noise_lowered) {
+		r = camera_burst_encode_noise(cam, f);
+		if (r)
+			return camera_request_fail(req, cisp_error_prefix(r, "camera %s: burst noise profile", cam->name));
+	}
 	job.mode = CISP_JOB_SINGLE;
 	job.num_inputs = 1;
 	job.input[0] = f->raw;
@@ -207,6 +217,7 @@ void camera_frame_submit(struct cisp_camera *cam, struct camera_frame *f)
 	if (r)
 		return camera_request_fail(req, cisp_error_prefix(r, "camera %s: ISP job", cam->name));
 	cam->delta_size = 0; /* the device applies the delta in its turn, whether the job runs or not */
+	cam->delta_blocks = 0;
 }
 
 void camera_frame_finish(struct cisp_camera *cam, struct camera_frame *f)
