@@ -476,3 +476,44 @@ out:
 	cisp_camera_close(cam);
 	cisp_camera_manager_destroy(m);
 }
+
+/* Whether the file at @path starts with @magic. */
+static bool starts_with(const char *path, const char *magic, size_t n)
+{
+	char buf[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	bool ok = f && fread(buf, 1, n, f) == n && !memcmp(buf, magic, n);
+
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+TEST(burst_cli_still)
+{
+	static char out[65536];
+	char args[1024], png[512], dng[512];
+
+	snprintf(png, sizeof(png), "%s/burst-still.png", test_tmp_dir());
+	snprintf(dng, sizeof(dng), "%s/burst-still.dng", test_tmp_dir());
+	remove(png);
+	remove(dng);
+	snprintf(args, sizeof(args),
+		 "run --camera " SHAKE_SENSOR " --frames 3 --quiet --lux 5 --option shake=8 --burst 4 --still %s", png);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
+	CHECK(starts_with(png, "\x89PNG", 4));
+	snprintf(args, sizeof(args), "run --camera " SHAKE_SENSOR " --frames 2 --quiet --burst 8 --still %s", dng);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
+	CHECK(starts_with(dng, "II*\0", 4) || starts_with(dng, "MM\0*", 4));
+	/* The still is not replaced without --force. */
+	CHECK(test_run_cisp(args, out, sizeof(out)) != 0);
+	CHECK(strstr(out, "--force") != NULL);
+	/* Bad values. */
+	CHECK_EQ(test_run_cisp("run --camera " SHAKE_SENSOR " --burst 1", out, sizeof(out)), 2);
+	CHECK(strstr(out, "--burst: '1' is not a whole number in 2..8") != NULL);
+	CHECK_EQ(test_run_cisp("run --camera " SHAKE_SENSOR " --burst 9", out, sizeof(out)), 2);
+	CHECK_EQ(test_run_cisp("run --camera " SHAKE_SENSOR " --burst 2 --still x.jpg", out, sizeof(out)), 2);
+	CHECK(strstr(out, "give a FILE.png or a FILE.dng") != NULL);
+	CHECK_EQ(test_run_cisp("run --camera " SHAKE_SENSOR " --png a.png --still b.png", out, sizeof(out)), 2);
+	CHECK(strstr(out, "both name the last frame's PNG") != NULL);
+}

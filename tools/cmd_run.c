@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cisp/burst.h>
 #include <cisp/camera.h>
 #include <cisp/dng.h>
 #include <cisp/error.h>
@@ -65,6 +66,9 @@ static void usage(FILE *out)
 		"  --png FILE.png         the last frame as a PNG\n"
 		"  --save-raw FILE.dng    the last raw frame as a DNG (with --hdr the merged linear\n"
 		"                         frame, BaselineExposure lifting it to AE's exposure)\n"
+		"  --burst N              the last frame is a burst of N (2..8) frames, aligned and\n"
+		"                         merged before the ISP (docs/burst.md)\n"
+		"  --still FILE.png|.dng  the last frame as a PNG or, merged raw, a DNG\n"
 		"  --metadata FILE.jsonl  one JSON object of metadata per frame\n"
 		"  --force                replace existing output files\n"
 		"  --set NAME=VALUE[@N]   a control, from frame N on (default 0); repeatable.\n"
@@ -98,7 +102,7 @@ struct set_control {
 
 struct run_options {
 	const char *camera, *mode, *output, *png, *raw, *metadata, *tuning, *scene, *isp;
-	unsigned long frames, requests;
+	unsigned long frames, requests, burst;
 	uint32_t width, height;
 	bool stretch; /* --size WxH!: exactly that size */
 	char sensor_options[1024];
@@ -397,10 +401,30 @@ static void frame_controls(const struct run_options *o, unsigned long n, struct 
 			merge_request(req, &o->sets[i].req);
 }
 
+/* --still FILE: a PNG (the preview stream) or a DNG (the raw stream), by its extension. */
+static int parse_still(struct run_options *o, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	bool dng = dot && !strcasecmp(dot, ".dng");
+
+	if (!dot || (!dng && strcasecmp(dot, ".png"))) {
+		fprintf(stderr, "cisp run: --still '%s': give a FILE.png or a FILE.dng\n", path);
+		return -EINVAL;
+	}
+	if (dng ? o->raw != NULL : o->png != NULL) {
+		fprintf(stderr, "cisp run: --still '%s' and --%s both name the last frame's %s\n", path,
+			dng ? "save-raw" : "png", dng ? "DNG" : "PNG");
+		return -EINVAL;
+	}
+	*(dng ? &o->raw : &o->png) = path;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct run_options *o)
 {
 	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
-	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP, O_REQUESTS, O_HDR, O_HDR_EV };
+	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP, O_REQUESTS, O_HDR, O_HDR_EV,
+	       O_BURST, O_STILL };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, O_CAMERA },
 		{ "frames", required_argument, NULL, O_FRAMES },
@@ -415,6 +439,8 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		{ "hdr", no_argument, NULL, O_HDR },
 		{ "hdr-ev", required_argument, NULL, O_HDR_EV },
 		{ "save-raw", required_argument, NULL, O_RAW },
+		{ "burst", required_argument, NULL, O_BURST },
+		{ "still", required_argument, NULL, O_STILL },
 		{ "metadata", required_argument, NULL, O_METADATA },
 		{ "set", required_argument, NULL, O_SET },
 		{ "start", required_argument, NULL, O_START },
@@ -471,6 +497,8 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 			break;
 		case O_HDR_EV: r = parse_bracket(optarg, &o->bracket); break;
 		case O_RAW: o->raw = optarg; break;
+		case O_BURST: r = parse_uint("--burst", optarg, CISP_BURST_MIN_FRAMES, CISP_BURST_MAX_FRAMES, &o->burst); break;
+		case O_STILL: r = parse_still(o, optarg); break;
 		case O_METADATA: o->metadata = optarg; break;
 		case O_SET: r = parse_set(o, optarg); break;
 		case O_START:
@@ -766,7 +794,8 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
  * pixel (four requests' buffers, the scaled planes) and 2 more for each
  * request beyond four, 14 more with --png (the preview stream), 4 a sensor
  * pixel with --save-raw, 2 a sensor pixel for each frame of an --hdr bracket,
- * and 24 a frame for the summary.
+ * 2 a sensor pixel for each frame of a --burst after the first, and 24 a frame
+ * for the summary.
  */
 static size_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
 			   const struct cisp_stream_config *ms)
@@ -779,6 +808,8 @@ static size_t run_memory(const struct run_options *o, const struct cisp_sensor_m
 	if (o->raw)
 		need = mem_add(need, mem_mul(4, sensor_px));
 	need = mem_add(need, mem_mul(2 * o->bracket.count, sensor_px)); /* the camera's bracket frames */
+	if (o->burst)
+		need = mem_add(need, mem_mul(2 * (o->burst - 1), sensor_px));
 	return mem_add(need, mem_mul(24, o->frames));
 }
 
@@ -896,6 +927,7 @@ static int queue_frame(const struct run_options *o, struct run_state *st, struct
 	req->bracket = o->bracket;
 	req->buffer[CISP_STREAM_PREVIEW] = last && o->png ? &st->rgb : NULL;
 	req->buffer[CISP_STREAM_RAW] = last && o->raw ? &st->raw : NULL;
+	req->burst = last ? (unsigned)o->burst : 0;
 	return cisp_camera_queue(cam, req);
 }
 
@@ -1051,7 +1083,7 @@ int cmd_run(int argc, char **argv)
 		cfg.stream[CISP_STREAM_PREVIEW] = (struct cisp_stream_config){
 			CISP_FMT_RGB888, cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height, 0, 0, 0, 0
 		};
-	if (o.raw) /* 16-bit samples: what the DNG writer stores */
+	if (o.raw || o.burst) /* 16-bit samples: what the DNG writer stores, and what a burst merges */
 		cfg.stream[CISP_STREAM_RAW].format = cisp_bayer_format(mode.cfa, 16, false);
 	snprintf(what, sizeof(what), "streaming %ux%u to %ux%u", mode.width, mode.height,
 		 cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height);
