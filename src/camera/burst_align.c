@@ -13,12 +13,10 @@
 
 #include "burst.h"
 
-/* Search radius per level, grey pixels: wide at the coarsest, one pixel at the finest. */
+/* Search radius per level, grey pixels: wide at the coarsest, one pixel below (the level above's guess is within it). */
 static int search_radius(const struct burst *b, unsigned level)
 {
-	if (level + 1 == b->levels)
-		return 4;
-	return level == 0 ? 1 : 2;
+	return level + 1 == b->levels ? 4 : 1;
 }
 
 static uint32_t clamp_index(int64_t v, uint32_t n)
@@ -58,23 +56,37 @@ void burst_pyramid(struct burst *b, unsigned z)
 	}
 }
 
+/* Sum of |@r[x] - @a[x]| for x in [@from, @to): a loop the compiler vectorises. */
+static uint32_t row_sad(const uint16_t *r, const uint16_t *a, int64_t from, int64_t to)
+{
+	uint32_t sum = 0;
+
+	for (int64_t x = from; x < to; x++)
+		sum += (uint32_t)abs(r[x] - a[x]);
+	return sum;
+}
+
 /* Sum of absolute differences of a tile of @ref against @alt moved by (@dx, @dy), edges repeated. */
 static uint64_t tile_cost(const struct burst_grey *ref, const struct burst_grey *alt, int64_t x0, int64_t y0,
 			  int64_t dx, int64_t dy)
 {
+	int64_t from = x0 < 0 ? 0 : x0, to = x0 + BURST_GREY_TILE < ref->width ? x0 + BURST_GREY_TILE : ref->width;
+	/* Columns whose match lies inside @alt: [lo, hi); those left and right of it read its edge. */
+	int64_t lo = from > -dx ? from : -dx, hi = to < (int64_t)alt->width - dx ? to : (int64_t)alt->width - dx;
 	uint64_t sum = 0;
 
+	if (lo > to)
+		lo = to;
+	if (hi < lo)
+		hi = lo;
 	for (int64_t y = y0 < 0 ? 0 : y0; y < y0 + BURST_GREY_TILE && y < ref->height; y++) {
 		const uint16_t *r = ref->data + (size_t)y * ref->width;
 		const uint16_t *a = alt->data + (size_t)clamp_index(y + dy, alt->height) * alt->width;
-		int64_t x = x0 < 0 ? 0 : x0, end = x0 + BURST_GREY_TILE < ref->width ? x0 + BURST_GREY_TILE : ref->width;
 
-		/* The middle, where no column needs clamping, without the clamp. */
-		for (; x < end && x + dx < 0; x++)
+		for (int64_t x = from; x < lo; x++)
 			sum += (uint64_t)abs(r[x] - a[0]);
-		for (; x < end && x + dx < alt->width; x++)
-			sum += (uint64_t)abs(r[x] - a[x + dx]);
-		for (; x < end; x++)
+		sum += row_sad(r + lo, a + lo + dx, 0, hi - lo);
+		for (int64_t x = hi; x < to; x++)
 			sum += (uint64_t)abs(r[x] - a[alt->width - 1]);
 	}
 	return sum;

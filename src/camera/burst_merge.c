@@ -82,49 +82,66 @@ void burst_weigh_row(struct burst *b, unsigned z, unsigned j)
 	}
 }
 
+/* What a row segment needs of one tile: per frame after the first, its row of samples, offset and weight. */
+struct tile_view {
+	const uint16_t *row[CISP_BURST_MAX_FRAMES];
+	int64_t dx[CISP_BURST_MAX_FRAMES];
+	int64_t keep[CISP_BURST_MAX_FRAMES]; /* 256 - A: the share of the frame's own sample */
+	int64_t ref;                          /* 256 + sum of A: the reference's share */
+};
+
+static void view_tile(const struct burst *b, unsigned i, unsigned j, uint32_t y, struct tile_view *v)
+{
+	v->ref = BURST_ONE;
+	for (unsigned z = 1; z < b->frames; z++) {
+		size_t t = burst_tile_index(b, 0, z, i, j);
+		const int32_t *off = b->offset[0][t];
+
+		v->row[z] = row_of(b->config->frame[z], clamp_phase(y + 2 * (int64_t)off[1], b->height));
+		v->dx[z] = 2 * (int64_t)off[0];
+		v->keep[z] = BURST_ONE - b->reject[t];
+		v->ref += b->reject[t];
+	}
+}
+
+/* A tile's merged pixel at column @x, times frames * 256: the mean of (alt + A (ref - alt)) over the frames. */
+static int64_t tile_pixel(const struct burst *b, const struct tile_view *v, uint32_t x, int64_t r)
+{
+	int64_t m = v->ref * r;
+
+	for (unsigned z = 1; z < b->frames; z++)
+		m += v->keep[z] * v->row[z][clamp_phase(x + v->dx[z], b->width)];
+	return m;
+}
+
 void burst_merge_band(const struct burst *b, struct cisp_image *out, unsigned band)
 {
-	const unsigned half = CISP_BURST_TILE / 2, n = b->frames;
-	const int64_t scale = (int64_t)n * BURST_ONE * BURST_ONE * BURST_ONE, round = scale / 2;
+	const unsigned half = CISP_BURST_TILE / 2;
+	const int64_t scale = (int64_t)b->frames * BURST_ONE * BURST_ONE * BURST_ONE, round = scale / 2;
 
 	for (uint32_t y = band * half; y < (band + 1) * half && y < b->height; y++) {
 		const uint16_t *ref = row_of(b->config->frame[0], y);
 		uint16_t *dst = (uint16_t *)(out->plane[0].data + (size_t)y * out->plane[0].stride);
 		/* Row y lies in the second half of tile row `band` and the first half of tile row band + 1. */
-		unsigned tj[2] = { band, band + 1 }, vy = y - band * half;
-		uint32_t wy[2] = { window(vy + half), window(vy) };
-		const uint16_t *alt_row[2][CISP_BURST_MAX_FRAMES];
-		int64_t dy_prev[2][CISP_BURST_MAX_FRAMES];
+		unsigned vy = y - band * half;
+		int64_t wy[2] = { window(vy + half), window(vy) };
 
-		for (unsigned k = 0; k < 2; k++)
-			for (unsigned z = 1; z < n; z++)
-				dy_prev[k][z] = INT64_MIN;
-		for (uint32_t x = 0; x < b->width; x++) {
-			unsigned ti[2] = { x / half, x / half + 1 }, vx = x % half;
-			uint32_t wx[2] = { window(vx + half), window(vx) };
-			int64_t r = ref[x], acc = 0;
+		/* Segments of half a tile: columns in the second half of tile column s and the first of s + 1. */
+		for (unsigned s = 0; s * half < b->width; s++) {
+			struct tile_view v[2][2];
 
 			for (unsigned ky = 0; ky < 2; ky++)
-				for (unsigned kx = 0; kx < 2; kx++) {
-					/* This tile's merged pixel, times n * 256. */
-					int64_t m = BURST_ONE * r;
+				for (unsigned kx = 0; kx < 2; kx++)
+					view_tile(b, s + kx, band + ky, y, &v[ky][kx]);
+			for (uint32_t x = s * half; x < (s + 1) * half && x < b->width; x++) {
+				unsigned vx = x - s * half;
+				int64_t wx[2] = { window(vx + half), window(vx) }, r = ref[x], acc = 0;
 
-					for (unsigned z = 1; z < n; z++) {
-						size_t t = burst_tile_index(b, 0, z, ti[kx], tj[ky]);
-						const int32_t *off = b->offset[0][t];
-						int64_t dy = 2 * (int64_t)off[1], a;
-						uint32_t A = b->reject[t];
-
-						if (dy != dy_prev[ky][z]) {
-							alt_row[ky][z] = row_of(b->config->frame[z], clamp_phase(y + dy, b->height));
-							dy_prev[ky][z] = dy;
-						}
-						a = alt_row[ky][z][clamp_phase(x + 2 * (int64_t)off[0], b->width)];
-						m += (int64_t)(BURST_ONE - A) * a + (int64_t)A * r;
-					}
-					acc += (int64_t)(wx[kx] * wy[ky]) * m;
-				}
-			dst[x] = (uint16_t)((acc + round) / scale);
+				for (unsigned ky = 0; ky < 2; ky++)
+					for (unsigned kx = 0; kx < 2; kx++)
+						acc += wx[kx] * wy[ky] * tile_pixel(b, &v[ky][kx], x, r);
+				dst[x] = (uint16_t)((acc + round) / scale);
+			}
 		}
 	}
 }

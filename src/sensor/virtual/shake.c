@@ -19,7 +19,7 @@ static double unit(uint64_t seed, uint64_t index)
 	return (double)(vs_mix64(seed ^ vs_mix64(index + 0x51A4E)) >> 11) * 0x1p-53;
 }
 
-/* One axis: drift of peak @amplitude / 1.25 below 1.5 Hz, tremor of peak @amplitude / 5 at 8-12 Hz. */
+/* One axis: a drift of peak 0.8 @amplitude at 0.5-3.5 Hz, a tremor of peak @amplitude / 5 at 8-12 Hz. */
 static double axis(uint64_t seed, unsigned axis_index, double amplitude, double t)
 {
 	static const double drift_share[DRIFT_TERMS] = { 0.4, 0.25, 0.15 };
@@ -27,7 +27,7 @@ static double axis(uint64_t seed, unsigned axis_index, double amplitude, double 
 
 	for (unsigned k = 0; k < DRIFT_TERMS; k++) {
 		uint64_t i = axis_index * 16 + k;
-		double f = 0.2 + 1.3 * unit(seed, 2 * i), phase = 2 * M_PI * unit(seed, 2 * i + 1);
+		double f = 0.5 + 3.0 * unit(seed, 2 * i), phase = 2 * M_PI * unit(seed, 2 * i + 1);
 
 		sum += drift_share[k] * amplitude * sin(2 * M_PI * f * t + phase);
 	}

@@ -77,8 +77,8 @@ uint64_t vs_mix64(uint64_t x);
 
 /*
  * The offset (@dx, @dy), in output pixels, of the scene at time @t_s
- * seconds for hand shake of @amplitude pixels (0: none): a drift below
- * 1.5 Hz plus a tremor at 8-12 Hz, drawn from @seed.
+ * seconds for hand shake of @amplitude pixels (0: none): a drift at
+ * 0.5-3.5 Hz plus a tremor at 8-12 Hz, drawn from @seed.
  */
 void vs_shake_offset(uint64_t seed, double amplitude, double t_s, double *dx, double *dy);
 
