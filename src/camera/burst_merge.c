@@ -51,16 +51,34 @@ void burst_weigh_row(struct burst *b, unsigned z, unsigned j)
 		uint64_t sum = 0, sum_sq = 0, count = 0;
 		int64_t mean, s2, d2, excess, ks2;
 
+		int64_t from = x0 < 0 ? 0 : x0, to = x0 + CISP_BURST_TILE < b->width ? x0 + CISP_BURST_TILE : b->width;
+		/* Columns whose match lies inside the frame, [lo, hi): a plain loop; the others clamped. */
+		int64_t lo = from > -dx ? from : -dx, hi = to < (int64_t)b->width - dx ? to : (int64_t)b->width - dx;
+
+		lo = lo < to ? lo : to;
+		hi = hi > lo ? hi : lo;
 		for (int64_t y = y0 < 0 ? 0 : y0; y < y0 + CISP_BURST_TILE && y < b->height; y++) {
 			const uint16_t *r = row_of(ref, (uint32_t)y), *a = row_of(alt, clamp_phase(y + dy, b->height));
+			uint32_t row_sum = 0;
+			uint64_t row_sq = 0;
 
-			for (int64_t x = x0 < 0 ? 0 : x0; x < x0 + CISP_BURST_TILE && x < b->width; x++) {
+			for (int64_t x = lo; x < hi; x++) {
+				int32_t d = (int32_t)r[x] - a[x + dx];
+
+				row_sum += r[x];
+				row_sq += (uint64_t)((int64_t)d * d);
+			}
+			for (int64_t x = from; x < to; x++) {
+				if (x >= lo && x < hi)
+					continue;
 				int64_t d = (int64_t)r[x] - a[clamp_phase(x + dx, b->width)];
 
-				sum += r[x];
-				sum_sq += (uint64_t)(d * d);
-				count++;
+				row_sum += r[x];
+				row_sq += (uint64_t)(d * d);
 			}
+			sum += row_sum;
+			sum_sq += row_sq;
+			count += (uint64_t)(to - from);
 		}
 		/* Q16 codes: the mean, its noise variance, the mean squared difference. */
 		mean = (int64_t)(sum / count);
@@ -82,36 +100,33 @@ void burst_weigh_row(struct burst *b, unsigned z, unsigned j)
 	}
 }
 
-/* What a row segment needs of one tile: per frame after the first, its row of samples, offset and weight. */
-struct tile_view {
-	const uint16_t *row[CISP_BURST_MAX_FRAMES];
-	int64_t dx[CISP_BURST_MAX_FRAMES];
-	int64_t keep[CISP_BURST_MAX_FRAMES]; /* 256 - A: the share of the frame's own sample */
-	int64_t ref;                          /* 256 + sum of A: the reference's share */
-};
-
-static void view_tile(const struct burst *b, unsigned i, unsigned j, uint32_t y, struct tile_view *v)
+/* A tile's merged pixels over a row segment [@x0, @x0 + @n) of row @y, times frames * 256: the mean of (alt + A (ref - alt)). */
+static void tile_segment(const struct burst *b, unsigned i, unsigned j, uint32_t y, uint32_t x0, unsigned n,
+			 const uint16_t *ref, int32_t *m)
 {
-	v->ref = BURST_ONE;
+	int32_t ref_share = BURST_ONE;
+
+	for (unsigned z = 1; z < b->frames; z++)
+		ref_share += b->reject[burst_tile_index(b, 0, z, i, j)];
+	for (unsigned k = 0; k < n; k++)
+		m[k] = ref_share * ref[x0 + k];
 	for (unsigned z = 1; z < b->frames; z++) {
 		size_t t = burst_tile_index(b, 0, z, i, j);
 		const int32_t *off = b->offset[0][t];
+		const uint16_t *row = row_of(b->config->frame[z], clamp_phase(y + 2 * (int64_t)off[1], b->height));
+		int64_t dx = 2 * (int64_t)off[0];
+		int32_t keep = BURST_ONE - b->reject[t]; /* the share of the frame's own sample */
 
-		v->row[z] = row_of(b->config->frame[z], clamp_phase(y + 2 * (int64_t)off[1], b->height));
-		v->dx[z] = 2 * (int64_t)off[0];
-		v->keep[z] = BURST_ONE - b->reject[t];
-		v->ref += b->reject[t];
+		if (x0 + dx >= 0 && x0 + dx + n <= b->width) {
+			const uint16_t *a = row + x0 + dx;
+
+			for (unsigned k = 0; k < n; k++)
+				m[k] += keep * a[k];
+		} else {
+			for (unsigned k = 0; k < n; k++)
+				m[k] += keep * row[clamp_phase(x0 + k + dx, b->width)];
+		}
 	}
-}
-
-/* A tile's merged pixel at column @x, times frames * 256: the mean of (alt + A (ref - alt)) over the frames. */
-static int64_t tile_pixel(const struct burst *b, const struct tile_view *v, uint32_t x, int64_t r)
-{
-	int64_t m = v->ref * r;
-
-	for (unsigned z = 1; z < b->frames; z++)
-		m += v->keep[z] * v->row[z][clamp_phase(x + v->dx[z], b->width)];
-	return m;
 }
 
 void burst_merge_band(const struct burst *b, struct cisp_image *out, unsigned band)
@@ -124,24 +139,22 @@ void burst_merge_band(const struct burst *b, struct cisp_image *out, unsigned ba
 		uint16_t *dst = (uint16_t *)(out->plane[0].data + (size_t)y * out->plane[0].stride);
 		/* Row y lies in the second half of tile row `band` and the first half of tile row band + 1. */
 		unsigned vy = y - band * half;
-		int64_t wy[2] = { window(vy + half), window(vy) };
+		int32_t wy[2] = { (int32_t)window(vy + half), (int32_t)window(vy) };
 
 		/* Segments of half a tile: columns in the second half of tile column s and the first of s + 1. */
-		for (unsigned s = 0; s * half < b->width; s++) {
-			struct tile_view v[2][2];
+		for (uint32_t s = 0, x0 = 0; x0 < b->width; s++, x0 += half) {
+			unsigned n = b->width - x0 < half ? b->width - x0 : half;
+			int64_t acc[CISP_BURST_TILE / 2] = { 0 };
+			int32_t m[CISP_BURST_TILE / 2];
 
 			for (unsigned ky = 0; ky < 2; ky++)
-				for (unsigned kx = 0; kx < 2; kx++)
-					view_tile(b, s + kx, band + ky, y, &v[ky][kx]);
-			for (uint32_t x = s * half; x < (s + 1) * half && x < b->width; x++) {
-				unsigned vx = x - s * half;
-				int64_t wx[2] = { window(vx + half), window(vx) }, r = ref[x], acc = 0;
-
-				for (unsigned ky = 0; ky < 2; ky++)
-					for (unsigned kx = 0; kx < 2; kx++)
-						acc += wx[kx] * wy[ky] * tile_pixel(b, &v[ky][kx], x, r);
-				dst[x] = (uint16_t)((acc + round) / scale);
-			}
+				for (unsigned kx = 0; kx < 2; kx++) {
+					tile_segment(b, s + kx, band + ky, y, x0, n, ref, m);
+					for (unsigned k = 0; k < n; k++)
+						acc[k] += (int64_t)(window(kx ? k : k + half) * wy[ky]) * m[k];
+				}
+			for (unsigned k = 0; k < n; k++)
+				dst[x0 + k] = (uint16_t)((acc[k] + round) / scale);
 		}
 	}
 }
