@@ -267,6 +267,12 @@ struct cisp_camera_metadata {
  *            fields in @controls.mask; others keep their earlier value).
  *            Sensor controls take effect as early as the sensor's delays
  *            allow; the metadata says what each frame really used.
+ * @user: the caller's, untouched.
+ * @status: set on completion: 0, -ECANCELED for a request that stop or
+ *          close cancelled (its buffers hold nothing), or the error of a
+ *          failed frame.
+ * @message: set on completion: the error message of a failed request, or
+ *           empty.
  * @burst: frames to capture for this request and merge into its one
  *         frame (docs/burst.md): 0 or 1 for a single frame; 2 to
  *         CISP_BURST_MAX_FRAMES for a burst, taken one after another with
@@ -274,12 +280,6 @@ struct cisp_camera_metadata {
  *         the ISP; the metadata is the first frame's. The raw frames must
  *         be unpacked (the raw stream's format, or the mode's); the raw
  *         buffer, if any, receives the merged mosaic.
- * @user: the caller's, untouched.
- * @status: set on completion: 0, -ECANCELED for a request that stop or
- *          close cancelled (its buffers hold nothing), or the error of a
- *          failed frame.
- * @message: set on completion: the error message of a failed request, or
- *           empty.
  * @metadata: set on completion of a frame that was captured (also when the
  *            ISP failed on it).
  * @bracket: an exposure bracket to capture and merge into this request's
@@ -290,10 +290,10 @@ struct cisp_camera_metadata {
 struct cisp_camera_request {
 	struct cisp_image *buffer[CISP_STREAM_COUNT];
 	struct cisp_control_request controls;
-	unsigned burst;
 	void *user;
 	int status;
 	char message[128];
+	uint32_t burst; /* in the padding before @metadata: the size and every other offset unchanged */
 	struct cisp_camera_metadata metadata;
 	struct cisp_camera_bracket bracket;
 };
