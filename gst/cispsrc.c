@@ -18,6 +18,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <cisp/burst.h>
 #include <cisp/camera.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
@@ -56,6 +57,7 @@ enum {
 	PROP_AF_TRIGGER,
 	PROP_LENS_POSITION,
 	PROP_HDR,
+	PROP_BURST,
 };
 
 struct slot {
@@ -79,6 +81,7 @@ struct _GstCispSrc {
 	struct cisp_control_request controls; /* every control property's value */
 	guint32 changed;                      /* CISP_REQ_* bits set since the last request */
 	gboolean hdr;                         /* each buffer a merged exposure bracket */
+	guint burst;                          /* frames merged into each output frame (0: one) */
 
 	/* Streaming thread state. */
 	struct cisp_camera_manager *manager;
@@ -222,6 +225,11 @@ static void gst_cisp_src_set_property(GObject *object, guint prop_id, const GVal
 	case PROP_TUNING:
 		str = &self->tuning;
 		break;
+	case PROP_BURST:
+		GST_OBJECT_LOCK(self);
+		self->burst = g_value_get_uint(value);
+		GST_OBJECT_UNLOCK(self);
+		return;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		return;
@@ -284,6 +292,9 @@ static void gst_cisp_src_get_property(GObject *object, guint prop_id, GValue *va
 		break;
 	case PROP_HDR:
 		g_value_set_boolean(value, self->hdr);
+		break;
+	case PROP_BURST:
+		g_value_set_uint(value, self->burst);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -613,6 +624,7 @@ static gboolean queue_slot(GstCispSrc *self, struct slot *sl)
 	GST_OBJECT_LOCK(self);
 	sl->req.controls = self->controls;
 	sl->req.controls.mask = self->changed;
+	sl->req.burst = self->burst;
 	self->changed = 0;
 	if (self->hdr) /* docs/hdr.md: -2, 0 and +2 EV around AE's exposure */
 		sl->req.bracket = (struct cisp_camera_bracket){ 3, { -2, 0, 2 } };
@@ -926,6 +938,11 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 					g_param_spec_int("lens-position", "Lens position",
 							 "Manual lens position, focus motor code (af-mode=manual)", 0,
 							 65535, 0, live));
+	g_object_class_install_property(gobject_class, PROP_BURST,
+					g_param_spec_uint("burst", "Burst",
+							  "Frames captured, aligned and merged into each output frame "
+							  "for low light (2..8; 0 or 1: one; docs/burst.md)",
+							  0, CISP_BURST_MAX_FRAMES, 0, live));
 
 	g_object_class_install_property(gobject_class, PROP_HDR,
 					g_param_spec_boolean("hdr", "HDR",

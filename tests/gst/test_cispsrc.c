@@ -320,6 +320,45 @@ GST_START_TEST(test_device_provider)
 }
 GST_END_TEST;
 
+/* Standard deviation of the raw frame's green samples (RGGB) in the centre 64x64, from a pipeline's 6th frame. */
+static double raw_green_sigma(const gchar *description)
+{
+	GstSample *s = pull_nth(description, 6, NULL);
+	GstMapInfo map;
+	double sum = 0, sq = 0, n = 0;
+
+	fail_unless(gst_buffer_map(gst_sample_get_buffer(s), &map, GST_MAP_READ));
+	for (guint y = 88; y < 152; y++)
+		for (guint x = 128; x < 192; x++) {
+			gsize i = 2 * ((gsize)y * 320 + x);
+			double v = map.data[i] | (guint)map.data[i + 1] << 8;
+
+			if ((x + y) % 2 == 0)
+				continue;
+			sum += v;
+			sq += v * v;
+			n++;
+		}
+	gst_buffer_unmap(gst_sample_get_buffer(s), &map);
+	gst_sample_unref(s);
+	return sqrt(sq / n - (sum / n) * (sum / n));
+}
+
+/* burst=8 merges 8 frames into each: the raw frame of a dim flat scene is far less noisy. */
+GST_START_TEST(test_burst)
+{
+	const char *pipe = "cispsrc camera=virtual:cisp-test sensor-options=\"scene=flat,lux=5,shake=4,seed=2\" "
+			   "ae=false exposure-time=20000 analogue-gain=4 burst=%u ! "
+			   "video/x-bayer,format=rggb10le,width=320,height=240 ! appsink name=out";
+	gchar *one = g_strdup_printf(pipe, 0), *eight = g_strdup_printf(pipe, 8);
+	double s1 = raw_green_sigma(one), s8 = raw_green_sigma(eight);
+
+	fail_unless(s1 / s8 > 2.0, "burst=8: green sigma %.2f against %.2f for one frame", s8, s1);
+	g_free(one);
+	g_free(eight);
+}
+GST_END_TEST;
+
 static Suite *cispsrc_suite(void)
 {
 	Suite *s = suite_create("cispsrc");
@@ -337,6 +376,7 @@ static Suite *cispsrc_suite(void)
 	tcase_add_test(tc, test_renegotiation_playing);
 	tcase_add_test(tc, test_bad_settings);
 	tcase_add_test(tc, test_device_provider);
+	tcase_add_test(tc, test_burst);
 	return s;
 }
 
