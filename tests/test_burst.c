@@ -308,6 +308,15 @@ TEST(burst_bad_inputs)
 	c.rejection = 300;
 	CHECK_ERR(cisp_burst_merge(&c, &out, NULL, NULL), -EINVAL, "rejection");
 	CHECK_ERR(cisp_burst_merge(NULL, &out, NULL, NULL), -EINVAL, "no configuration");
+	/* A descriptor whose rows overlap. */
+	c = config_of(f, 3, 2);
+	{
+		struct cisp_image narrow = f[1];
+
+		narrow.plane[0].stride = W; /* half a row of 16-bit samples */
+		c.frame[1] = &narrow;
+		CHECK_ERR(cisp_burst_merge(&c, &out, NULL, NULL), -EINVAL, "burst frame 1");
+	}
 	/* A worst-case noise model and saturated frames neither overflow nor fail. */
 	c = config_of(f, 3, 4096);
 	c.noise_a = 4096;

@@ -83,9 +83,10 @@ struct cisp_burst_result {
  * @pool: threads to use (tiles and rows are shared among them), or NULL.
  * @result: receives what the merge did, or NULL.
  * Return: 0; -EINVAL with a message for a frame count out of range, a
- * missing frame, frames of different formats or sizes, a format that is not
- * unpacked Bayer of 10 to 16 bits, an output that does not match or that is
- * another frame, or a bad noise model; -ENOMEM.
+ * missing frame, a frame or output descriptor cisp_image_check() refuses,
+ * frames of different formats or sizes, a format that is not unpacked Bayer
+ * of 10 to 16 bits, an output that does not match or that is another frame,
+ * or a noise model or rejection out of range; -ENOMEM.
  */
 CISP_API int cisp_burst_merge(const struct cisp_burst_config *config, struct cisp_image *out, struct cisp_pool *pool,
 			      struct cisp_burst_result *result);

@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cisp/format.h>
+#include <cisp/image.h>
 
 #include "burst.h"
 #include "core/error_internal.h"
@@ -25,9 +27,17 @@ static int check_frames(const struct cisp_burst_config *c)
 	if (c->num_frames < CISP_BURST_MIN_FRAMES || c->num_frames > CISP_BURST_MAX_FRAMES)
 		return cisp_error(-EINVAL, "burst: %u frames; a burst has %d to %d", c->num_frames,
 				  CISP_BURST_MIN_FRAMES, CISP_BURST_MAX_FRAMES);
-	for (unsigned z = 0; z < c->num_frames; z++)
+	for (unsigned z = 0; z < c->num_frames; z++) {
+		char what[32];
+		int r;
+
 		if (!c->frame[z] || !c->frame[z]->plane[0].data)
 			return cisp_error(-EINVAL, "burst: frame %u of %u is missing", z, c->num_frames);
+		snprintf(what, sizeof(what), "burst frame %u", z);
+		r = cisp_image_check(c->frame[z], what);
+		if (r)
+			return r;
+	}
 	ref = c->frame[0];
 	fi = cisp_format_info(ref->format);
 	if (!fi || fi->kind != CISP_KIND_BAYER || fi->packed || fi->bits < 10)
@@ -173,6 +183,8 @@ static int check_noise(const struct cisp_burst_config *c, const struct cisp_imag
 	    out->height != c->frame[0]->height || !out->plane[0].data)
 		return cisp_error(-EINVAL, "burst: the output must be a %s %ux%u image",
 				  cisp_format_name(c->frame[0]->format), c->frame[0]->width, c->frame[0]->height);
+	if (cisp_image_check(out, "burst output"))
+		return -EINVAL;
 	for (unsigned z = 1; z < c->num_frames; z++)
 		if (out->plane[0].data == c->frame[z]->plane[0].data)
 			return cisp_error(-EINVAL, "burst: the output is frame %u (only the reference may be)", z);
