@@ -58,7 +58,7 @@ static void noise_in_codes(const struct cisp_camera *cam, const struct cisp_form
 	bc->noise_b = fmin(b / (k * k), 16777216.0);
 }
 
-void camera_burst_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags)
+int camera_burst_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags)
 {
 	struct cisp_camera_request *req = f->req;
 	const struct cisp_format_info *fi = cisp_format_info(cam->raw_format);
@@ -73,23 +73,23 @@ void camera_burst_take(struct cisp_camera *cam, struct camera_frame *f, unsigned
 		if (!cam->burst[z].owned)
 			r = cisp_image_alloc(&cam->burst[z], cam->raw_format, cam->mode.width, cam->mode.height);
 	if (r)
-		return camera_request_fail(req, cisp_error_prefix(r, "camera %s: burst", cam->name));
+		return cisp_error_prefix(r, "camera %s: burst", cam->name);
 	for (unsigned z = 0; z < req->burst; z++) {
 		struct cisp_sensor_metadata md;
 		struct cisp_image *img = z ? &cam->burst[z] : ref;
 
 		r = cisp_sensor_capture(cam->sensor, img, z ? &md : &f->md, flags);
 		if (r)
-			return camera_request_fail(req, cisp_error_prefix(r, "camera %s: burst frame %u of %u", cam->name,
-									z, req->burst));
+			return cisp_error_prefix(r, "camera %s: burst frame %u of %u", cam->name, z, req->burst);
 		bc.frame[z] = img;
 	}
 	noise_in_codes(cam, fi, &bc);
 	r = cisp_burst_merge(&bc, ref, cam->burst_pool, &res);
 	if (r)
-		return camera_request_fail(req, cisp_error_prefix(r, "camera %s", cam->name));
+		return cisp_error_prefix(r, "camera %s", cam->name);
 	f->raw = ref;
 	f->variance_factor = res.variance_factor;
+	return 0;
 }
 
 int camera_burst_encode_noise(struct cisp_camera *cam, const struct camera_frame *f)

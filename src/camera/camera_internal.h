@@ -160,9 +160,10 @@ int camera_encode_delta(struct cisp_camera *cam, uint32_t blocks);
 int camera_burst_check(const struct cisp_camera *cam, const struct cisp_camera_request *req);
 /*
  * Take @f->req's burst from the sensor and merge it into the frame the ISP
- * reads (@f->raw); sets @f->variance_factor. A failure fails the request.
+ * reads (@f->raw); sets @f->md (the first frame's) and @f->variance_factor.
+ * Return: 0 or a negative errno with a message.
  */
-void camera_burst_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags);
+int camera_burst_take(struct cisp_camera *cam, struct camera_frame *f, unsigned flags);
 /*
  * Encode the pending delta again with the NOISE block: lowered for @f's
  * merged burst, or the loop's own after one.

@@ -159,8 +159,12 @@ void camera_frame_take(struct cisp_camera *cam, struct camera_frame *f, unsigned
 		if (r)
 			return camera_request_fail(req, cisp_error_prefix(r, "request controls"));
 	}
-	if (req->burst > 1)
-		return camera_burst_take(cam, f, flags);
+	if (req->burst > 1) {
+		r = camera_burst_take(cam, f, flags);
+		if (r)
+			camera_request_fail(req, r);
+		return;
+	}
 	if (req->buffer[CISP_STREAM_RAW]) {
 		f->raw = req->buffer[CISP_STREAM_RAW];
 	} else {
