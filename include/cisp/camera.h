@@ -293,7 +293,7 @@ struct cisp_camera_request {
 	void *user;
 	int status;
 	char message[128];
-	uint32_t burst; /* in the padding before @metadata: the size and every other offset unchanged */
+	uint32_t burst; /* where padding was: the struct's size and layout are those of libcisp.so.0 */
 	struct cisp_camera_metadata metadata;
 	struct cisp_camera_bracket bracket;
 };
@@ -421,11 +421,12 @@ CISP_API int cisp_camera_stop(struct cisp_camera *cam);
  * Return: 0; -EINVAL with a message for a buffer that does not match its
  * stream, a buffer for a stream that is off, no buffer at all, or unknown
  * control mask bits; -EINVAL naming the value for a bad bracket (count,
- * an offset out of range, a raw stream that is not 16-bit Bayer) or a burst
- * out of range or with packed raw frames; -EBUSY for a request already
- * queued; -ENODEV when not configured. Control values the loop refuses (cisp_control_request())
- * fail the request when its turn comes: it completes with that status and
- * message, without a frame, and the camera goes on with the next one.
+ * an offset out of range, a raw stream that is not 16-bit Bayer), for a
+ * burst out of range or with packed raw frames, or for a request with both;
+ * -EBUSY for a request already queued; -ENODEV when not configured.
+ * Control values the loop refuses (cisp_control_request()) fail the
+ * request when its turn comes: it completes with that status and message,
+ * without a frame, and the camera goes on with the next one.
  */
 CISP_API int cisp_camera_queue(struct cisp_camera *cam, struct cisp_camera_request *req);
 
