@@ -794,8 +794,8 @@ static int save_raw(struct cisp_output_file *out, const struct cisp_image *raw, 
  * pixel (four requests' buffers, the scaled planes) and 2 more for each
  * request beyond four, 14 more with --png (the preview stream), 4 a sensor
  * pixel with --save-raw, 2 a sensor pixel for each frame of an --hdr bracket,
- * 2 a sensor pixel for each frame of a --burst after the first, and 24 a frame
- * for the summary.
+ * 3 a sensor pixel for each frame of a --burst (its raw frame and grey
+ * pyramid), and 24 a frame for the summary.
  */
 static size_t run_memory(const struct run_options *o, const struct cisp_sensor_mode *mode,
 			   const struct cisp_stream_config *ms)
@@ -809,7 +809,7 @@ static size_t run_memory(const struct run_options *o, const struct cisp_sensor_m
 		need = mem_add(need, mem_mul(4, sensor_px));
 	need = mem_add(need, mem_mul(2 * o->bracket.count, sensor_px)); /* the camera's bracket frames */
 	if (o->burst)
-		need = mem_add(need, mem_mul(2 * (o->burst - 1), sensor_px));
+		need = mem_add(need, mem_mul(3 * o->burst, sensor_px));
 	return mem_add(need, mem_mul(24, o->frames));
 }
 
