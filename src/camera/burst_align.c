@@ -66,9 +66,13 @@ static uint32_t row_sad(const uint16_t *r, const uint16_t *a, int64_t from, int6
 	return sum;
 }
 
-/* Sum of absolute differences of a tile of @ref against @alt moved by (@dx, @dy), edges repeated. */
+/*
+ * Sum of absolute differences of a tile of @ref against @alt moved by (@dx,
+ * @dy), edges repeated; once it reaches @limit the rest is not added (the
+ * candidate has lost already).
+ */
 static uint64_t tile_cost(const struct burst_grey *ref, const struct burst_grey *alt, int64_t x0, int64_t y0,
-			  int64_t dx, int64_t dy)
+			  int64_t dx, int64_t dy, uint64_t limit)
 {
 	int64_t from = x0 < 0 ? 0 : x0, to = x0 + BURST_GREY_TILE < ref->width ? x0 + BURST_GREY_TILE : ref->width;
 	/* Columns whose match lies inside @alt: [lo, hi); those left and right of it read its edge. */
@@ -88,6 +92,8 @@ static uint64_t tile_cost(const struct burst_grey *ref, const struct burst_grey 
 		sum += row_sad(r + lo, a + lo + dx, 0, hi - lo);
 		for (int64_t x = hi; x < to; x++)
 			sum += (uint64_t)abs(r[x] - a[alt->width - 1]);
+		if (sum >= limit)
+			break;
 	}
 	return sum;
 }
@@ -118,11 +124,11 @@ void burst_align_row(struct burst *b, unsigned z, unsigned j)
 		}
 		best[0] = gx;
 		best[1] = gy;
-		best_cost = tile_cost(ref, alt, x0, y0, gx, gy);
+		best_cost = tile_cost(ref, alt, x0, y0, gx, gy, UINT64_MAX);
 		/* Raster order, a strictly lower cost wins: the same answer on every run. */
 		for (int dy = -radius; dy <= radius; dy++)
 			for (int dx = -radius; dx <= radius; dx++) {
-				uint64_t c = tile_cost(ref, alt, x0, y0, gx + dx, gy + dy);
+				uint64_t c = tile_cost(ref, alt, x0, y0, gx + dx, gy + dy, best_cost);
 
 				if (c < best_cost) {
 					best_cost = c;
