@@ -474,6 +474,10 @@ TEST(burst_through_the_camera)
 	bad.buffer[CISP_STREAM_MAIN] = &main;
 	bad.burst = 9;
 	CHECK_ERR(cisp_camera_queue(cam, &bad), -EINVAL, "burst of 9 frames: 0 or 1 (one frame), or 2 to 8");
+	bad.burst = 2;
+	bad.bracket = (struct cisp_camera_bracket){ 2, { -1, 1 } };
+	CHECK_ERR(cisp_camera_queue(cam, &bad), -EINVAL, "an exposure bracket; one or the other");
+	bad.bracket.count = 0;
 	cfg.stream[CISP_STREAM_RAW].format = packed.format;
 	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
 	bad.burst = 2;

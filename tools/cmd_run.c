@@ -524,6 +524,10 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		fprintf(stderr, "cisp run: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (o->burst && o->bracket.count) {
+		fprintf(stderr, "cisp run: --burst and --hdr: one or the other\n");
+		return 2;
+	}
 	return 0;
 }
 

@@ -23,6 +23,9 @@ int camera_burst_check(const struct cisp_camera *cam, const struct cisp_camera_r
 
 	if (req->burst <= 1)
 		return 0;
+	if (req->bracket.count)
+		return cisp_error(-EINVAL, "request: a burst of %u frames and an exposure bracket; one or the other",
+				  req->burst);
 	if (req->burst > CISP_BURST_MAX_FRAMES)
 		return cisp_error(-EINVAL, "request's burst of %u frames: 0 or 1 (one frame), or %d to %d", req->burst,
 				  CISP_BURST_MIN_FRAMES, CISP_BURST_MAX_FRAMES);
