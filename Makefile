@@ -53,7 +53,8 @@ TUNING_LIGHTS = blackbody:2300,A,blackbody:3600,D50,D65,D75
 tunings: build
 	mkdir -p $(BUILD)/tuning-reports
 	for m in cisp-test cisp-8m10 cisp-12m12; do \
-		SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(BUILD)/tools/cisp calibrate \
+		CISP_SENSOR_PATH=$(CURDIR)/data/sensors SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
+			$(BUILD)/tools/cisp calibrate \
 			--camera $$m --illuminants $(TUNING_LIGHTS) -o data/tuning/$$m.yaml \
 			--report $(BUILD)/tuning-reports/$$m.html --force || exit 1; \
 	done

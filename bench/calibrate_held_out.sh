@@ -16,6 +16,8 @@
 # calibration report and the lab's JSON and HTML.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The sensor models of this checkout, not only the installed ones.
+export CISP_SENSOR_PATH="$root/data/sensors${CISP_SENSOR_PATH:+:$CISP_SENSOR_PATH}"
 build=$root/build
 sensor=cisp-8m10
 mode=2

@@ -12,6 +12,8 @@
 # Needs python3 with PyYAML (Debian's python3-yaml) for the comparison.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The sensor models of this checkout, not only the installed ones.
+export CISP_SENSOR_PATH="$root/data/sensors${CISP_SENSOR_PATH:+:$CISP_SENSOR_PATH}"
 build=$root/build
 out=
 while getopts B:o: o; do
