@@ -363,6 +363,24 @@ static int check_vendor_once(const struct abi_ctx *ctx, struct vendor_seen *seen
 	return 0;
 }
 
+/*
+ * The header of the block at @p: its type, flags and size; returns the
+ * block's description (NULL for an unknown type).
+ */
+static const struct abi_block *read_block_header(const uint8_t *p, unsigned *type, unsigned *flags, uint32_t *size)
+{
+	*type = abi_rd16(p + offsetof(struct cisp_block_header, type));
+	*flags = abi_rd16(p + offsetof(struct cisp_block_header, flags));
+	*size = abi_rd32(p + offsetof(struct cisp_block_header, size));
+	return abi_block_info(*type);
+}
+
+/* The output a per-output block @p of kind @b is for; 0 for the others. */
+static unsigned block_output(const struct abi_block *b, const uint8_t *p)
+{
+	return (b->flags & ABI_PER_OUTPUT) ? (unsigned)abi_get(p, abi_find_field(b, "output"), 0) : 0;
+}
+
 /* Validate a buffer that is at least 8-byte aligned. */
 static int validate(const uint8_t *buf, size_t size, const struct cisp_params_limits *limits)
 {
@@ -376,11 +394,9 @@ static int validate(const uint8_t *buf, size_t size, const struct cisp_params_li
 
 	for (uint32_t off = HEADER_SIZE, index = 0; !ret && off < size; index++) {
 		const uint8_t *p = buf + off;
-		unsigned type = abi_rd16(p + offsetof(struct cisp_block_header, type));
-		unsigned flags = abi_rd16(p + offsetof(struct cisp_block_header, flags));
-		uint32_t bsize = abi_rd32(p + offsetof(struct cisp_block_header, size));
-		const struct abi_block *b = abi_block_info(type);
-		unsigned output = 0;
+		unsigned type, flags, output;
+		uint32_t bsize;
+		const struct abi_block *b = read_block_header(p, &type, &flags, &bsize);
 
 		snprintf(ctx.where, sizeof(ctx.where), "params block %" PRIu32 " (%s) at offset %" PRIu32, index,
 			 b ? b->name : "unknown", off);
@@ -400,8 +416,7 @@ static int validate(const uint8_t *buf, size_t size, const struct cisp_params_li
 			off += bsize;
 			continue;
 		}
-		if (b->flags & ABI_PER_OUTPUT)
-			output = (unsigned)abi_get(p, abi_find_field(b, "output"), 0);
+		output = block_output(b, p);
 		if (seen[type][output])
 			return abi_error(&ctx, -EINVAL, "duplicate of block %" PRIu32 " at offset %" PRIu32
 					 " (each type once%s)", seen[type][output] - 1, seen_at[type][output],
@@ -442,18 +457,15 @@ int cisp_param_state_apply(struct cisp_param_state *state, const void *buf, size
 		return ret;
 	for (size_t off = HEADER_SIZE; off < size;) {
 		const uint8_t *p = base + off;
-		unsigned type = abi_rd16(p + offsetof(struct cisp_block_header, type));
-		unsigned flags = abi_rd16(p + offsetof(struct cisp_block_header, flags));
-		uint32_t bsize = abi_rd32(p + offsetof(struct cisp_block_header, size));
-		const struct abi_block *b = abi_block_info(type);
-		unsigned output = 0;
+		unsigned type, flags, output;
+		uint32_t bsize;
+		const struct abi_block *b = read_block_header(p, &type, &flags, &bsize);
 
 		if (b->flags & ABI_VENDOR) {
 			off += bsize; /* kept by the vendor stages (src/vendor_stage) */
 			continue;
 		}
-		if (b->flags & ABI_PER_OUTPUT)
-			output = (unsigned)abi_get(p, abi_find_field(b, "output"), 0);
+		output = block_output(b, p);
 		if (bsize > BLOCK_HEADER_SIZE) {
 			uint8_t *dst = abi_state_block(state, b, output);
 
