@@ -4,9 +4,10 @@
  * exposure offsets gets its frames captured at the base exposure times
  * 2^ev, each exposure queued for its frame with the sensor's delays, checked
  * against the frame's metadata, merged by one CISP_JOB_MERGE_HDR job and
- * tone-mapped locally. The loop then meters the merged frame as a frame of
- * the bracket's shortest exposure (its scale), so the next base exposure is
- * the one that puts the scene's mean at the AE target.
+ * tone-mapped locally. The merged frame is linear at the shortest exposure's
+ * scale; its job's LTM grid multiplies it back to the base exposure's
+ * brightness, except where that would clip, and the loop meters it as a frame
+ * of the base exposure, so AE converges on brackets as on single frames.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,12 +19,15 @@
 #include <cisp/format.h>
 
 #include "camera_internal.h"
+#include "control/ltm_grid.h"
 #include "control/tuning.h"
 #include "core/error_internal.h"
 #include "isp/merge.h"
 
 /* LTM strength for merged frames when the tuning's ltm section leaves it at 0 (off). */
 #define HDR_LTM_STRENGTH 0.7
+/* A region's gain stops its mean this far (1/256 stop) under full scale: its brighter pixels keep room. */
+#define HDR_HEADROOM 128
 
 int camera_bracket_check(const struct cisp_camera *cam, const struct cisp_camera_request *req)
 {
@@ -65,7 +69,7 @@ void camera_bracket_free(struct cisp_camera *cam)
  * stays true (the merge takes the exposures the frames really had).
  */
 static int plan_exposures(struct cisp_camera *cam, const struct cisp_camera_bracket *b, uint64_t first,
-			  int32_t *lines)
+			  int32_t *lines, int32_t *base)
 {
 	struct cisp_sensor_control_info info;
 	struct cisp_sensor_controls now;
@@ -80,6 +84,7 @@ static int plan_exposures(struct cisp_camera *cam, const struct cisp_camera_brac
 	if (r)
 		return r;
 	fit = info.max;
+	*base = now.value[CISP_SENSOR_EXPOSURE];
 	if (now.mask & (1u << CISP_SENSOR_FRAME_LENGTH))
 		fit = fmin(fit, (double)now.value[CISP_SENSOR_FRAME_LENGTH] - cam->mode.exposure_margin);
 	for (unsigned k = 0; k < b->count; k++) {
@@ -123,7 +128,7 @@ static int relative_exposures(const struct cisp_sensor_metadata *md, unsigned co
  * the ones the exposure delay makes wait, and are dropped.
  */
 static int capture_bracket(struct cisp_camera *cam, const struct cisp_camera_bracket *b,
-			   struct cisp_sensor_metadata *md)
+			   struct cisp_sensor_metadata *md, int32_t *base_lines)
 {
 	struct cisp_sensor_control_info info;
 	struct cisp_sensor_controls c = { 0 }, base;
@@ -137,7 +142,7 @@ static int capture_bracket(struct cisp_camera *cam, const struct cisp_camera_bra
 	first = cisp_sensor_next_sequence(cam->sensor) + info.delay;
 	r = cisp_sensor_predict_controls(cam->sensor, first + b->count, &base);
 	if (!r)
-		r = plan_exposures(cam, b, first, lines);
+		r = plan_exposures(cam, b, first, lines, base_lines);
 	for (unsigned k = 0; !r && k < b->count; k++) {
 		cisp_sensor_controls_set(&c, CISP_SENSOR_EXPOSURE, lines[k]);
 		r = cisp_sensor_queue_controls(cam->sensor, first + k, &c);
@@ -224,14 +229,95 @@ static int merged_raw(struct cisp_camera *cam, struct cisp_image *out, const uin
 	return 0;
 }
 
-/* One merge job of the captured frames into the request's outputs, waited for. */
-static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *req,
-			 const struct cisp_sensor_metadata *md)
+/*
+ * The LTM grid of the next merge job, from the merged frame's statistics
+ * (@cam->stats, at the scale of the base exposure / @gain): the loop's LTM
+ * arithmetic with the target at that scale, each gain then times @gain (the
+ * base exposure's brightness) but at most what puts the region's mean
+ * HDR_HEADROOM under full scale, and never under 1: the highlights that a
+ * single frame clips keep the shortest frame's levels.
+ */
+static void next_ltm_grid(struct cisp_camera *cam, const double colour_gains[2], double gain)
 {
+	const double wb[3] = { colour_gains[0], 1, colour_gains[1] };
+	struct ltm_tuning t = cam->tuning->ltm;
+	struct cisp_ltm_params *g = &cam->bracket_ltm;
+
+	if (!(t.strength > 0))
+		t.strength = HDR_LTM_STRENGTH;
+	cam->bracket_ltm_ready = !control_ltm_grid(cam->stats, wb, cam->tuning->ae.target / gain, &t, g);
+	if (!cam->bracket_ltm_ready)
+		return;
+	for (int k = 0, n = g->grid_w * g->grid_h; k < n; k++) {
+		double room = exp2((4095.0 - HDR_HEADROOM - g->node[k]) / 256);
+		double total = g->node[n + k] / 256.0 * gain;
+
+		total = fmin(total, fmax(room, 1));
+		g->node[n + k] = (uint16_t)fmin(fmax(lround(total * 256), 16), 4095);
+	}
+}
+
+/* The merge job's LTM grid: the one from the last merged frame, else @gain everywhere (a bracket's first). */
+static void merge_ltm_grid(const struct cisp_camera *cam, double gain, struct cisp_ltm_params *out)
+{
+	if (cam->bracket_ltm_ready) {
+		*out = cam->bracket_ltm;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->header.type = CISP_BLOCK_LTM;
+	out->header.size = sizeof(*out);
+	out->grid_w = out->grid_h = 2;
+	out->range = 384;
+	for (int k = 4; k < 8; k++)
+		out->node[k] = (uint16_t)fmin(fmax(lround(gain * 256), 16), 4095);
+}
+
+/*
+ * The merged frame's statistics as a frame of the base exposure (@gain times
+ * the merged frame's) would have them, for the loop: the zones' means times
+ * @gain up to full scale, the luma histogram's cells moved to their bins at
+ * that scale (the top bin gathers what would clip). AE, AWB and LTM meter these.
+ */
+static void stats_at_base(struct cisp_stats *st, double gain)
+{
+	uint32_t hist[256] = { 0 };
+
+	for (unsigned k = 0; k < st->zones_x * st->zones_y; k++) {
+		struct cisp_stats_zone *z = &st->zone[k];
+
+		z->r = (uint16_t)fmin(lround(z->r * gain), 65535);
+		z->g = (uint16_t)fmin(lround(z->g * gain), 65535);
+		z->b = (uint16_t)fmin(lround(z->b * gain), 65535);
+	}
+	for (unsigned b = 0; b < 256; b++)
+		hist[(unsigned)fmin((b + 0.5) * gain, 255)] += st->hist[b];
+	memcpy(st->hist, hist, sizeof(hist));
+}
+
+/*
+ * One merge job of the captured frames into the request's outputs, waited
+ * for. Its LTM grid (merge_ltm_grid()) replaces the loop's for this job
+ * alone: the loop's goes back into the state and the next job's parameters.
+ */
+static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *req,
+			 const struct cisp_sensor_metadata *md, double gain)
+{
+	const uint32_t ltm_bit = CISP_BLOCK_BIT(CISP_BLOCK_LTM);
+	struct cisp_ltm_params loop_ltm = cam->params.ltm;
+	uint32_t loop_enabled = cam->params.enabled;
 	struct cisp_job_result result = { 0 };
 	struct cisp_job job = { 0 };
 	struct cisp_fence *fence;
 	int r;
+
+	merge_ltm_grid(cam, gain, &cam->params.ltm);
+	cam->params.enabled |= ltm_bit;
+	r = camera_encode_delta(cam, cam->delta_blocks | ltm_bit);
+	cam->params.ltm = loop_ltm;
+	cam->params.enabled = loop_enabled;
+	if (r)
+		return cisp_error_prefix(r, "camera %s: the merge's LTM grid", cam->name);
 
 	job.mode = CISP_JOB_MERGE_HDR;
 	job.num_inputs = req->bracket.count;
@@ -251,6 +337,7 @@ static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *re
 	if (r)
 		return cisp_error_prefix(r, "camera %s: merge job", cam->name);
 	cam->delta_size = 0;
+	cam->delta_blocks = 0;
 	r = cisp_fence_wait(fence, -1);
 	cisp_fence_unref(fence);
 	req->metadata.isp_ns = result.end_ns > result.submit_ns ? result.end_ns - result.submit_ns : 0;
@@ -262,10 +349,11 @@ static int merge_bracket(struct cisp_camera *cam, struct cisp_camera_request *re
 void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req)
 {
 	const struct cisp_camera_bracket *b = &req->bracket;
-	struct cisp_sensor_metadata md[CISP_BRACKET_MAX_FRAMES];
+	struct cisp_sensor_metadata md[CISP_BRACKET_MAX_FRAMES], base;
 	struct cisp_camera_merged *merged = &req->metadata.merged;
 	unsigned shortest = 0;
-	double strength;
+	int32_t base_lines = 0;
+	double gain;
 	int r;
 
 	cisp_clear_error();
@@ -274,7 +362,7 @@ void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req
 		if (r)
 			return camera_request_fail(req, cisp_error_prefix(r, "request controls"));
 	}
-	r = capture_bracket(cam, b, md);
+	r = capture_bracket(cam, b, md, &base_lines);
 	if (r)
 		return camera_request_fail(req, cisp_error_prefix(r, "camera %s", cam->name));
 	for (unsigned k = 0; k < b->count; k++) {
@@ -287,13 +375,22 @@ void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req
 	merged->count = b->count;
 	/* The merged frame is linear at the shortest exposure's scale: its metadata describes it. */
 	camera_frame_metadata(cam, &req->metadata, &md[shortest]);
-	r = merge_bracket(cam, req, md);
+	/* The base exposure's light over the shortest frame's (the frames share their gains). */
+	gain = (double)base_lines / md[shortest].controls[CISP_SENSOR_EXPOSURE];
+	r = merge_bracket(cam, req, md, gain);
 	if (r)
 		return camera_request_fail(req, r);
-	/* The loop's LTM grid from the merged frame for the next job: on even when the tuning leaves it off. */
-	strength = cam->tuning->ltm.strength;
-	if (!(strength > 0))
-		cam->tuning->ltm.strength = HDR_LTM_STRENGTH;
-	camera_frame_control(cam, req, &md[shortest]);
-	cam->tuning->ltm.strength = strength;
+	next_ltm_grid(cam, cam->next_gains, gain);
+	/* The loop sees a frame of the base exposure: its statistics and its exposure. */
+	stats_at_base(cam->stats, gain);
+	base = md[shortest];
+	base.controls[CISP_SENSOR_EXPOSURE] = base_lines;
+	base.exposure_ns = (uint64_t)llround((double)md[shortest].exposure_ns * gain);
+	camera_frame_control(cam, req, &base);
+	/* The loop's parameters after it go to the next job, its LTM state included (the merge job had its own). */
+	if (!req->status && !(cam->delta_blocks & CISP_BLOCK_BIT(CISP_BLOCK_LTM))) {
+		r = camera_encode_delta(cam, cam->delta_blocks | CISP_BLOCK_BIT(CISP_BLOCK_LTM));
+		if (r)
+			camera_request_fail(req, cisp_error_prefix(r, "camera %s: parameters after a bracket", cam->name));
+	}
 }

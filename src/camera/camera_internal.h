@@ -66,6 +66,8 @@ struct cisp_camera {
 	size_t delta_size, delta_capacity;
 	uint32_t delta_blocks;          /* the blocks it holds */
 	bool noise_lowered;             /* the context has a merged burst's noise profile */
+	struct cisp_ltm_params bracket_ltm; /* the next bracket's LTM grid, from the last merged frame */
+	bool bracket_ltm_ready;         /* @bracket_ltm holds a grid */
 	double next_ct, next_gains[2];  /* colour the next job applies */
 	double next_ccm[9];
 

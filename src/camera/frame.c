@@ -97,6 +97,7 @@ int camera_frame_start(struct cisp_camera *cam)
 	/* Bad values fail that request in its turn (camera_frame_run()), not the start. */
 	if (first && first->controls.mask)
 		cisp_control_request(cam->loop, &first->controls);
+	cam->bracket_ltm_ready = false; /* a grid of another scene */
 	r = cisp_control_start(cam->loop, &res);
 	if (r)
 		return cisp_error_prefix(r, "camera %s: control loop start", cam->name);
