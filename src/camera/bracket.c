@@ -376,6 +376,9 @@ void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req
 	/* The merged frame is linear at the shortest exposure's scale: its metadata describes it. */
 	camera_frame_metadata(cam, &req->metadata, &md[shortest]);
 	/* The base exposure's light over the shortest frame's (the frames share their gains). */
+	if (base_lines <= 0 || md[shortest].controls[CISP_SENSOR_EXPOSURE] <= 0)
+		return camera_request_fail(req, cisp_error(-ERANGE, "camera %s: bracket of base exposure %d lines, shortest %d",
+							   cam->name, base_lines, md[shortest].controls[CISP_SENSOR_EXPOSURE]));
 	gain = (double)base_lines / md[shortest].controls[CISP_SENSOR_EXPOSURE];
 	r = merge_bracket(cam, req, md, gain);
 	if (r)
