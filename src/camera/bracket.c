@@ -381,8 +381,12 @@ void camera_bracket_run(struct cisp_camera *cam, struct cisp_camera_request *req
 							   cam->name, base_lines, md[shortest].controls[CISP_SENSOR_EXPOSURE]));
 	gain = (double)base_lines / md[shortest].controls[CISP_SENSOR_EXPOSURE];
 	r = merge_bracket(cam, req, md, gain);
-	if (r)
-		return camera_request_fail(req, r);
+	if (r) {
+		camera_request_fail(req, r);
+		/* The device may have taken the merge's grid: the next job gets the loop's LTM state again. */
+		(void)camera_encode_delta(cam, cam->delta_blocks | CISP_BLOCK_BIT(CISP_BLOCK_LTM));
+		return;
+	}
 	next_ltm_grid(cam, cam->next_gains, gain);
 	/* The loop sees a frame of the base exposure: its statistics and its exposure. */
 	stats_at_base(cam->stats, gain);
