@@ -4,7 +4,8 @@
  * frames (a static scene merges into the long exposure where it is not
  * clipped; a moving card leaves no ghost), the camera's bracket requests
  * (each frame exposed as asked, checked in the metadata, the base exposure
- * back afterwards) and bad brackets refused with clear errors.
+ * back afterwards), the merged output at a single frame's brightness with fewer
+ * clipped pixels, and bad brackets refused with clear errors.
  */
 #include <errno.h>
 #include <math.h>
