@@ -449,6 +449,64 @@ CISP_API int cisp_camera_wait(struct cisp_camera *cam, struct cisp_camera_reques
  */
 CISP_API const char *cisp_camera_stream_name(unsigned stream);
 
+/** Most faces cisp_camera_request_faces() reports for one frame. */
+#define CISP_CAMERA_MAX_FACES 8
+
+/**
+ * struct cisp_camera_face - a face seen by the camera's face detection
+ * (docs/faces.md).
+ * @x: left edge of the face's rectangle, in pixels of the main stream.
+ * @y: its top edge.
+ * @width: its width, pixels of the main stream.
+ * @height: its height.
+ * @confidence: 0..1: 1 - 2^(-hits / 3), where hits counts the detector's
+ *              raw windows merged into this face (0.5 at the three it
+ *              needs to report one).
+ * @sequence: the frame the face was found in.
+ * @age: frames from @sequence to the frame it is reported for (detection
+ *       runs at a few Hz off the frame path, so faces lag a little).
+ */
+struct cisp_camera_face {
+	int32_t x;
+	int32_t y;
+	int32_t width;
+	int32_t height;
+	double confidence;
+	uint64_t sequence;
+	uint32_t age;
+};
+
+/**
+ * cisp_camera_detect_faces() - turn face detection on or off. When on, a
+ * thread of the camera looks for faces in a downscaled luma copy of the
+ * preview stream (the main stream without one) at most @rate_hz times a
+ * second, never holding up a frame; each completed frame then carries the
+ * latest faces (cisp_camera_request_faces()), AE meters them and AF puts
+ * its window on the largest (docs/faces.md).
+ * @cam: the camera, stopped.
+ * @rate_hz: detections per second at most (a detection starts on the
+ *           newest frame once the previous one is done); 0 turns it off.
+ * Return: 0; -ENOTSUP "face detection not built" in a build without
+ * OpenCV's objdetect; -EBUSY while started; -EINVAL for a rate that is
+ * negative or over 1000; -ENOENT when the cascade file is missing.
+ */
+CISP_API int cisp_camera_detect_faces(struct cisp_camera *cam, double rate_hz);
+
+/**
+ * cisp_camera_request_faces() - the faces of a completed request's frame:
+ * those of the latest detection done when the frame completed.
+ * @cam: the camera the request completed on.
+ * @req: the request, completed with status 0.
+ * @faces: receives up to @max faces, largest first (may be NULL when @max
+ *         is 0).
+ * @max: room in @faces.
+ * Return: the number of faces (0..CISP_CAMERA_MAX_FACES, may exceed
+ * @max); -ENODATA when face detection is off; -ENOENT for a frame that is
+ * not among the camera's last 64 completed ones (or from an earlier start).
+ */
+CISP_API int cisp_camera_request_faces(struct cisp_camera *cam, const struct cisp_camera_request *req,
+				       struct cisp_camera_face *faces, unsigned max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -219,6 +219,7 @@ void cisp_camera_close(struct cisp_camera *cam)
 	if (!cam)
 		return;
 	cisp_camera_stop(cam); /* also cancels requests queued while stopped */
+	camera_faces_free(cam);
 	unconfigure(cam);
 	fifo_free(&cam->pending);
 	fifo_free(&cam->done);
@@ -449,6 +450,7 @@ static void *camera_thread(void *arg)
 		if (next->req)
 			camera_frame_take(cam, next, CISP_SENSOR_AHEAD);
 		camera_frame_finish(cam, cur);
+		camera_faces_frame(cam, cur->req);
 		deliver(cam, cur->req);
 		pthread_mutex_lock(&cam->lock);
 		cam->current = cam->ahead;
@@ -476,9 +478,15 @@ int cisp_camera_start(struct cisp_camera *cam)
 	r = cisp_sensor_start(cam->sensor);
 	if (r)
 		return r;
+	r = camera_faces_start(cam);
+	if (r) {
+		cisp_sensor_stop(cam->sensor);
+		return r;
+	}
 	cam->stopping = false;
 	r = pthread_create(&cam->thread, NULL, camera_thread, cam);
 	if (r) {
+		camera_faces_stop(cam);
 		cisp_sensor_stop(cam->sensor);
 		return cisp_error(-EAGAIN, "camera %s: cannot start its thread", cam->name);
 	}
@@ -524,6 +532,7 @@ int cisp_camera_stop(struct cisp_camera *cam)
 		pthread_cond_broadcast(&cam->cond);
 		pthread_mutex_unlock(&cam->lock);
 		pthread_join(cam->thread, NULL);
+		camera_faces_stop(cam);
 		cisp_sensor_stop(cam->sensor);
 		pthread_mutex_lock(&cam->lock);
 		cam->started = false;

@@ -80,6 +80,8 @@ struct cisp_camera {
 	struct cisp_camera_request *ahead;   /* the next one, its frame taken while the ISP works on current */
 	bool started, stopping;
 	pthread_t thread;
+
+	struct camera_faces *faces;     /* face detection (faces.c), NULL while off */
 };
 
 /* src/camera/fifo.c */
@@ -183,5 +185,20 @@ int camera_config_check(struct cisp_camera *cam, const struct cisp_camera_config
 			struct cisp_sensor_mode *mode);
 /* Check a request's buffers against the configuration. */
 int camera_request_check(const struct cisp_camera *cam, const struct cisp_camera_request *req);
+
+/* src/camera/faces.c */
+/* Start the face detection thread, if detection is on; 0 or -EAGAIN. */
+int camera_faces_start(struct cisp_camera *cam);
+/* Stop it (the camera thread has stopped). */
+void camera_faces_stop(struct cisp_camera *cam);
+/* Stop and free face detection: it is off after. */
+void camera_faces_free(struct cisp_camera *cam);
+/*
+ * After @req's frame completed: record the latest faces as its own, hand
+ * them to the control loop, and start a detection on its output when due.
+ */
+void camera_faces_frame(struct cisp_camera *cam, const struct cisp_camera_request *req);
+/* Detections run since face detection was turned on, and their time (benchmarks). */
+void camera_faces_cost(const struct cisp_camera *cam, uint64_t *detections, uint64_t *detect_ns);
 
 #endif

@@ -51,6 +51,15 @@ static double zone_weight(enum cisp_ae_metering metering, double u, double v, un
 	}
 }
 
+/* A zone's luma after white balance; saturated cells, left out of its means, count as full scale (a lower bound). */
+static double zone_luma(const struct cisp_stats_zone *z, const double wb[3])
+{
+	double luma = (54.0 * z->r * wb[0] + 183.0 * z->g * wb[1] + 19.0 * z->b * wb[2]) / (256.0 * 65535.0);
+	double unsat = (double)z->count / z->total;
+
+	return fmin(luma, 1.0) * unsat + (1.0 - unsat);
+}
+
 void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, const struct cisp_stats *stats,
 		const double wb[3], double isp_gain, struct ae_measure *m)
 {
@@ -62,11 +71,9 @@ void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, con
 			const struct cisp_stats_zone *z = &stats->zone[y * zx + x];
 			if (!z->total)
 				continue;
-			double luma = (54.0 * z->r * wb[0] + 183.0 * z->g * wb[1] + 19.0 * z->b * wb[2]) / (256.0 * 65535.0);
+			double luma = zone_luma(z, wb);
 			double green = z->g / 65535.0;
-			/* Saturated cells are left out of the means: count them as full scale (a lower bound). */
 			double unsat = (double)z->count / z->total;
-			luma = fmin(luma, 1.0) * unsat + (1.0 - unsat);
 			green = green * unsat + (1.0 - unsat);
 			double w = zone_weight(metering, (x + 0.5) / zx, (y + 0.5) / zy, zx, zy) * z->total;
 			wsum += w;
@@ -92,6 +99,47 @@ void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, con
 			break;
 	}
 	m->highlight = total > 0 ? (b + 1) / 256.0 : 0;
+}
+
+double ae_face_mean(const struct cisp_stats *stats, const double wb[3], double isp_gain,
+		    const struct control_faces *faces)
+{
+	unsigned zx = stats->zones_x, zy = stats->zones_y;
+	double wsum = 0, lsum = 0;
+
+	for (unsigned i = 0; i < faces->count && i < CONTROL_MAX_FACES; i++) {
+		const struct control_face *f = &faces->face[i];
+		/* The central part of the rectangle: skin, not hair or the background beside the face. */
+		double x0 = f->x + f->width * (1 - AE_FACE_CORE) / 2, x1 = x0 + f->width * AE_FACE_CORE;
+		double y0 = f->y + f->height * (1 - AE_FACE_CORE) / 2, y1 = y0 + f->height * AE_FACE_CORE;
+
+		for (unsigned y = 0; y < zy; y++) {
+			double oy = fmin(y1, (y + 1.0) / zy) - fmax(y0, (double)y / zy);
+			if (oy <= 0)
+				continue;
+			for (unsigned x = 0; x < zx; x++) {
+				const struct cisp_stats_zone *z = &stats->zone[y * zx + x];
+				double ox = fmin(x1, (x + 1.0) / zx) - fmax(x0, (double)x / zx);
+				if (ox <= 0 || !z->total)
+					continue;
+				/* Weighted by the share of the zone the face covers. */
+				double w = ox * oy * zx * zy;
+				wsum += w;
+				lsum += w * zone_luma(z, wb);
+			}
+		}
+	}
+	return wsum > 0 ? lsum / wsum * (isp_gain > 0 ? isp_gain : 1.0) : -1;
+}
+
+void ae_meter_faces(struct ae_measure *m, double face_mean)
+{
+	if (face_mean < 0)
+		return;
+	/* A blend of logarithms: a bright window beside the face moves the face's exposure by its ratio^0.2 only. */
+	m->mean = exp((1 - AE_FACE_WEIGHT) * log(fmax(m->mean, 1e-6)) + AE_FACE_WEIGHT * log(fmax(face_mean, 1e-6)));
+	/* The face wins over highlights: a window behind it may clip. */
+	m->highlight = 0;
 }
 
 double ae_process(struct ae *ae, const struct ae_measure *m, double frame_product, double min_product,
@@ -465,6 +513,8 @@ static void ae_algorithm_process(void *self, struct control_context *ctx)
 	struct ae_measure m;
 	const double wb[3] = { ctx->state.colour_gains[0], 1.0, ctx->state.colour_gains[1] };
 	ae_measure(t, a->ae.metering, ctx->stats, wb, isp_dgain, &m);
+	if (ctx->faces.count)
+		ae_meter_faces(&m, ae_face_mean(ctx->stats, wb, isp_dgain, &ctx->faces));
 
 	double product = a->ae.decided;
 	if (a->enabled) {

@@ -25,6 +25,7 @@
 #include <cisp/stats.h>
 
 #include "algorithm.h"
+#include "faces.h"
 #include "tuning.h"
 
 /* Highlight protection lowers the exposure by at most this many stops below the mean's aim. */
@@ -79,6 +80,22 @@ void ae_reset(struct ae *ae, double product);
  */
 void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, const struct cisp_stats *stats,
 		const double wb[3], double isp_gain, struct ae_measure *m);
+/*
+ * Face priority (docs/faces.md): the metered mean is the blend of logarithms
+ * normal^(1 - AE_FACE_WEIGHT) * faces^AE_FACE_WEIGHT, the faces' mean taken
+ * on the central AE_FACE_CORE of each face rectangle's width and height.
+ */
+#define AE_FACE_WEIGHT 0.8
+#define AE_FACE_CORE 0.6
+/*
+ * The mean luma of the faces' central parts: each zone weighted by the
+ * share of it they cover, with white-balance gains @wb and times
+ * @isp_gain as in ae_measure(); -1 when they cover no zone.
+ */
+double ae_face_mean(const struct cisp_stats *stats, const double wb[3], double isp_gain,
+		    const struct control_faces *faces);
+/* Blend @face_mean (ae_face_mean(); ignored when negative) into @m's mean, and drop highlight protection. */
+void ae_meter_faces(struct ae_measure *m, double face_mean);
 /*
  * Judge one frame that used exposure product @frame_product (ISP digital gain
  * included) and decide the product to aim for, within [@min_product,

@@ -318,6 +318,26 @@ static void af_defaults(struct cisp_tuning *t, bool uncalibrated)
 
 /* ---- the algorithm ---- */
 
+/* Clamp a window edge and length along one axis of @size pixels: even, at least the minimum, inside. */
+static void face_span(double start, double length, uint32_t size, uint16_t *out_start, uint16_t *out_length)
+{
+	double len = fmin(fmax(length * size, AF_FACE_MIN_WINDOW), size);
+	double lo = fmin(fmax(start * size, 0), size - len);
+	uint32_t l = (uint32_t)len & ~1u, s0 = (uint32_t)lo & ~1u;
+
+	*out_start = (uint16_t)s0;
+	*out_length = (uint16_t)l;
+}
+
+struct cisp_stats_window af_face_window(const struct control_face *f, uint32_t width, uint32_t height)
+{
+	struct cisp_stats_window w;
+
+	face_span(f->x, f->width, width, &w.x, &w.width);
+	face_span(f->y, f->height, height, &w.y, &w.height);
+	return w;
+}
+
 struct af_algorithm {
 	struct af af;
 	/* The request's values. */

@@ -18,6 +18,9 @@
 
 #include <cisp/control.h>
 
+#include <cisp/params.h>
+
+#include "faces.h"
 #include "tuning.h"
 
 /* Most positions measured in one scan (coarse and fine together). */
@@ -73,5 +76,13 @@ void af_trigger(struct af *af);
  * is settled enough to scan. Returns the position to ask for.
  */
 int32_t af_process(struct af *af, double sharpness, double luma, int32_t frame_position, bool settled);
+
+/*
+ * The AF window on face @f (docs/faces.md): its rectangle in a frame of
+ * @width x @height pixels, even-aligned, at least AF_FACE_MIN_WINDOW pixels
+ * wide and high and inside the frame (which is at least that big).
+ */
+#define AF_FACE_MIN_WINDOW 32
+struct cisp_stats_window af_face_window(const struct control_face *f, uint32_t width, uint32_t height);
 
 #endif /* CISP_CONTROL_AF_H */

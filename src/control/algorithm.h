@@ -38,6 +38,7 @@
 #include <cisp/sensor.h>
 #include <cisp/stats.h>
 
+#include "faces.h"
 #include "tuning.h"
 #include "tuning_yaml.h"
 
@@ -64,6 +65,7 @@ struct control_context {
 	const struct cisp_stats *stats;
 	const struct cisp_sensor_metadata *md;
 	double frame_isp_dgain;           /* the ISP digital gain the loop gave that frame */
+	struct control_faces faces;       /* the camera's latest faces (control_set_faces()): AE and the AF window */
 
 	/*
 	 * The results. @state is the loop's report, each algorithm filling its

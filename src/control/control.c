@@ -299,6 +299,15 @@ int cisp_control_start(struct cisp_control *c, struct cisp_control_result *out)
 	return 0;
 }
 
+void control_set_faces(struct cisp_control *c, const struct control_faces *faces)
+{
+	c->ctx.faces.count = 0;
+	if (faces && faces->count)
+		c->ctx.faces = *faces;
+	if (c->ctx.faces.count > CONTROL_MAX_FACES)
+		c->ctx.faces.count = CONTROL_MAX_FACES;
+}
+
 int cisp_control_process(struct cisp_control *c, const struct cisp_stats *stats, const struct cisp_sensor_metadata *md,
 			 struct cisp_control_result *out)
 {

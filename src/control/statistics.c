@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "af.h"
 #include "algorithm.h"
 #include "block.h"
 
@@ -33,6 +34,8 @@ static uint32_t statistics_prepare(void *self, const struct control_context *ctx
 		s.af_count = 1;
 		s.af[0] = (struct cisp_stats_window){ (uint16_t)(w / 4 & ~1u), (uint16_t)(h / 4 & ~1u),
 						      (uint16_t)(w / 2 & ~1u), (uint16_t)(h / 2 & ~1u) };
+		if (ctx->faces.count)
+			s.af[0] = af_face_window(&ctx->faces.face[0], w, h);
 	}
 	s.row_group = 0;
 	return control_write_block(&ps->stats, &s, sizeof(s), CISP_BLOCK_STATS) |
