@@ -136,7 +136,7 @@ void ae_meter_faces(struct ae_measure *m, double face_mean)
 {
 	if (face_mean < 0)
 		return;
-	/* A blend of logarithms: a bright window beside the face moves the face's exposure by its ratio^0.2 only. */
+	/* A blend of logarithms: a bright window beside the face moves the face's exposure by its ratio^0.1 only. */
 	m->mean = exp((1 - AE_FACE_WEIGHT) * log(fmax(m->mean, 1e-6)) + AE_FACE_WEIGHT * log(fmax(face_mean, 1e-6)));
 	/* The face wins over highlights: a window behind it may clip. */
 	m->highlight = 0;

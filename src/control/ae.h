@@ -85,7 +85,7 @@ void ae_measure(const struct cisp_tuning *t, enum cisp_ae_metering metering, con
  * normal^(1 - AE_FACE_WEIGHT) * faces^AE_FACE_WEIGHT, the faces' mean taken
  * on the central AE_FACE_CORE of each face rectangle's width and height.
  */
-#define AE_FACE_WEIGHT 0.8
+#define AE_FACE_WEIGHT 0.9
 #define AE_FACE_CORE 0.6
 /*
  * The mean luma of the faces' central parts: each zone weighted by the

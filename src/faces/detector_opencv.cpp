@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <vector>
+
+#include <unistd.h>
 
 #include <opencv2/core.hpp>
 #include <opencv2/objdetect.hpp>
@@ -30,12 +33,15 @@ int face_detector_create(struct face_detector **d, const char *cascade)
 	const char *path = cascade ? cascade : CISP_FACE_CASCADE;
 
 	*d = nullptr;
+	// Checked first: OpenCV would also print its own complaint on stderr.
+	if (access(path, R_OK))
+		return cisp_error(-errno, "face detection: cannot read the cascade %s: %s (is opencv-data installed?)",
+				  path, strerror(errno));
 	try {
 		struct face_detector *fd = new face_detector;
 		if (!fd->cascade.load(path)) {
 			delete fd;
-			return cisp_error(-ENOENT, "face detection: cannot load the cascade %s (is opencv-data installed?)",
-					  path);
+			return cisp_error(-EINVAL, "face detection: %s is not a cascade OpenCV can load", path);
 		}
 		*d = fd;
 		return 0;
