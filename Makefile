@@ -13,7 +13,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-confi
 	libraw-dev libtiff-dev libjpeg-dev liblcms2-dev libraw-bin \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales \
-	libcamera-ipa libopencv-imgproc-dev \
+	libcamera-ipa libopencv-imgproc-dev libopencv-objdetect-dev opencv-data \
 	abigail-tools pngcheck libimage-exiftool-perl libtiff-tools \
 	python3-dev python3-numpy python3-yaml python3-pytest python3-venv python3-pip \
 	libopencv-photo-dev
@@ -32,7 +32,7 @@ deps:
 	fi
 
 $(BUILD)/build.ninja:
-	CC=$(CC) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) -Dgst=enabled $(MESON_ARGS)
+	CC=$(CC) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) -Dgst=enabled -Dfaces=enabled $(MESON_ARGS)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
