@@ -58,6 +58,7 @@ enum {
 	PROP_LENS_POSITION,
 	PROP_HDR,
 	PROP_BURST,
+	PROP_FACES,
 };
 
 struct slot {
@@ -82,6 +83,7 @@ struct _GstCispSrc {
 	guint32 changed;                      /* CISP_REQ_* bits set since the last request */
 	gboolean hdr;                         /* each buffer a merged exposure bracket */
 	guint burst;                          /* frames merged into each output frame (0: one) */
+	gdouble faces;                        /* face detections a second at most (0: off) */
 
 	/* Streaming thread state. */
 	struct cisp_camera_manager *manager;
@@ -230,6 +232,11 @@ static void gst_cisp_src_set_property(GObject *object, guint prop_id, const GVal
 		self->burst = g_value_get_uint(value);
 		GST_OBJECT_UNLOCK(self);
 		return;
+	case PROP_FACES:
+		GST_OBJECT_LOCK(self);
+		self->faces = g_value_get_double(value);
+		GST_OBJECT_UNLOCK(self);
+		return;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		return;
@@ -295,6 +302,9 @@ static void gst_cisp_src_get_property(GObject *object, guint prop_id, GValue *va
 		break;
 	case PROP_BURST:
 		g_value_set_uint(value, self->burst);
+		break;
+	case PROP_FACES:
+		g_value_set_double(value, self->faces);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -533,6 +543,11 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 	}
 	if (cisp_camera_configure(self->camera, &cfg))
 		goto fail;
+	GST_OBJECT_LOCK(self);
+	gdouble faces = self->faces;
+	GST_OBJECT_UNLOCK(self);
+	if (cisp_camera_detect_faces(self->camera, faces))
+		goto fail;
 	self->configured = TRUE;
 	self->frame_duration = fps > 0 ? gst_util_uint64_scale_int(GST_SECOND, fd, fn) : GST_CLOCK_TIME_NONE;
 	/* A fixed frame rate: AE keeps every frame's duration at 1/fps. */
@@ -638,6 +653,22 @@ static gboolean queue_slot(GstCispSrc *self, struct slot *sl)
 	return TRUE;
 }
 
+/* The frame's faces as GstVideoRegionOfInterestMeta "face", each with a "detection" parameter. */
+static void add_face_meta(GstCispSrc *self, GstBuffer *buf, const struct cisp_camera_request *req)
+{
+	struct cisp_camera_face f[CISP_CAMERA_MAX_FACES];
+	int n = cisp_camera_request_faces(self->camera, req, f, CISP_CAMERA_MAX_FACES);
+
+	for (int i = 0; i < n && i < CISP_CAMERA_MAX_FACES; i++) {
+		GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta(
+			buf, "face", (guint)MAX(f[i].x, 0), (guint)MAX(f[i].y, 0), (guint)MAX(f[i].width, 0),
+			(guint)MAX(f[i].height, 0));
+		gst_video_region_of_interest_meta_add_param(
+			m, gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, f[i].confidence, "age",
+					     G_TYPE_UINT, (guint)f[i].age, NULL));
+	}
+}
+
 static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 {
 	GstCispSrc *self = GST_CISP_SRC(src);
@@ -703,6 +734,8 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 					    ? (GstClockTime)llround(req->metadata.frame_duration_us * 1000)
 					    : self->frame_duration;
 	cisp_gst_meta_add(*out, &req->metadata);
+	if (self->faces > 0)
+		add_face_meta(self, *out, req);
 	if (!self->raw)
 		gst_buffer_add_video_meta_full(*out, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&self->info),
 					       GST_VIDEO_INFO_WIDTH(&self->info), GST_VIDEO_INFO_HEIGHT(&self->info),
@@ -943,6 +976,13 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 							  "Frames captured, aligned and merged into each output frame "
 							  "for low light (2..8; 0 or 1: one; docs/burst.md)",
 							  0, CISP_BURST_MAX_FRAMES, 0, live));
+
+	g_object_class_install_property(gobject_class, PROP_FACES,
+					g_param_spec_double("faces", "Faces",
+							    "Face detections a second at most (0: off): faces as "
+							    "GstVideoRegionOfInterestMeta \"face\" on the buffers, "
+							    "metered by AE, focused by AF (docs/faces.md)",
+							    0, 1000, 0, rw));
 
 	g_object_class_install_property(gobject_class, PROP_HDR,
 					g_param_spec_boolean("hdr", "HDR",

@@ -359,6 +359,52 @@ GST_START_TEST(test_burst)
 }
 GST_END_TEST;
 
+#ifdef CISP_FACES_BUILT
+/* faces=: the portrait's face as a "face" region of interest in output pixels, with its confidence. */
+GST_START_TEST(test_faces_meta)
+{
+	GstElement *pipe = gst_parse_launch("cispsrc camera=virtual:cisp-test faces=1000 sensor-options="
+					    "scene=" CISP_SHARED_DATA "/kodak/kodim04.png ! "
+					    "video/x-raw,format=NV12,width=320,height=240 ! appsink name=out",
+					    NULL);
+	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "out");
+	GstVideoRegionOfInterestMeta *roi = NULL;
+	GstSample *s = NULL;
+
+	fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+	for (int i = 0; i < 30 && !roi; i++) {
+		if (s)
+			gst_sample_unref(s);
+		s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
+		fail_unless(s != NULL, "no sample %d", i);
+		roi = gst_buffer_get_video_region_of_interest_meta_id(gst_sample_get_buffer(s), 0);
+	}
+	fail_unless(roi != NULL, "no face in 30 frames");
+	fail_unless_equals_string(g_quark_to_string(roi->roi_type), "face");
+	fail_unless(roi->w >= 40 && roi->h >= 40 && roi->x + roi->w <= 320 && roi->y + roi->h <= 240);
+	GstStructure *det = gst_video_region_of_interest_meta_get_param(roi, "detection");
+	gdouble confidence = 0;
+	fail_unless(det && gst_structure_get_double(det, "confidence", &confidence));
+	fail_unless(confidence >= 0.5 && confidence <= 1);
+	gst_sample_unref(s);
+	gst_element_set_state(pipe, GST_STATE_NULL);
+	gst_object_unref(sink);
+	gst_object_unref(pipe);
+}
+GST_END_TEST;
+#else
+/* faces= in a build without face detection: the pipeline fails saying so. */
+GST_START_TEST(test_faces_meta)
+{
+	gchar *msg = NULL;
+
+	fail_if(gst_test_run(CAMERA " faces=5 num-buffers=3 ! fakesink", &msg));
+	fail_unless(msg && strstr(msg, "face detection not built"), "%s", msg ? msg : "no message");
+	g_free(msg);
+}
+GST_END_TEST;
+#endif
+
 static Suite *cispsrc_suite(void)
 {
 	Suite *s = suite_create("cispsrc");
@@ -377,6 +423,7 @@ static Suite *cispsrc_suite(void)
 	tcase_add_test(tc, test_bad_settings);
 	tcase_add_test(tc, test_device_provider);
 	tcase_add_test(tc, test_burst);
+	tcase_add_test(tc, test_faces_meta);
 	return s;
 }
 
