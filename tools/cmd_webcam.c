@@ -67,8 +67,27 @@ static void usage(FILE *out)
 		"  --option KEY=VALUE   a sensor option; repeatable\n"
 		"  --tuning FILE        tuning file (default: found by sensor model)\n"
 		"  --frames N           stop after N frames\n"
+		"  --faces HZ           detect faces up to HZ times a second: AE meters them,\n"
+		"                       AF focuses on them, the log says when they change\n"
 		"  --quiet              no report every 10 seconds\n"
 		"  -h, --help           this help\n");
+}
+
+/* Log the faces of a frame when their number changed since the last frame logged (@shown). */
+static void log_faces(struct cisp_camera *cam, const struct cisp_camera_request *req, int *shown)
+{
+	struct cisp_camera_face f[CISP_CAMERA_MAX_FACES];
+	int n = cisp_camera_request_faces(cam, req, f, CISP_CAMERA_MAX_FACES);
+
+	if (n < 0 || n == *shown)
+		return;
+	*shown = n;
+	printf("frame %llu: %d face%s", (unsigned long long)req->metadata.sequence, n, n == 1 ? "" : "s");
+	for (int i = 0; i < n && i < CISP_CAMERA_MAX_FACES; i++)
+		printf("%s %dx%d at %d,%d (confidence %.2f, %u frames old)", i ? ";" : ":", f[i].width, f[i].height,
+		       f[i].x, f[i].y, f[i].confidence, f[i].age);
+	printf("\n");
+	fflush(stdout);
 }
 
 static double mono_s(void)
@@ -222,6 +241,8 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 	crop_to_aspect(&mode, o->width, o->height, &cfg.stream[CISP_STREAM_MAIN]);
 	if ((r = cisp_camera_configure(c->cam, &cfg)))
 		goto fail;
+	if (o->faces > 0 && (r = cisp_camera_detect_faces(c->cam, o->faces)))
+		goto fail;
 	if (announce)
 		printf("camera %s, mode %s (%ux%u), %ux%u of it to %ux%u, tuning %s\n", SHOWN(o->camera),
 		       SHOWN(mode.name), mode.width, mode.height, cfg.stream[CISP_STREAM_MAIN].crop_width,
@@ -298,6 +319,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	double *latency = calloc(MAX_LATENCIES, sizeof(double));
 	unsigned long measured = 0;
 	double first = 0, last = 0, report_at = 0;
+	int faces_shown = 0;
 	bool lost = false, clock_ok = true;
 	char device[64];
 	int status = 1;
@@ -379,6 +401,9 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		double now = mono_s();
 		const struct cisp_camera_metadata *m = &req->metadata;
 
+		if (o->faces > 0)
+			log_faces(cam.cam, req, &faces_shown);
+
 		if (pacer_take(&pacer, m->timestamp_ns / 1e9)) {
 			if (sink_write(&sink, req->buffer[CISP_STREAM_MAIN])) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
@@ -446,7 +471,7 @@ out:
 int cmd_webcam(int argc, char **argv)
 {
 	enum { OPT_CAMERA = 256, OPT_DEVICE, OPT_SIZE, OPT_FPS, OPT_MIN_FPS, OPT_FORMAT, OPT_MODE, OPT_OPTION,
-	       OPT_TUNING, OPT_FRAMES, OPT_QUIET };
+	       OPT_TUNING, OPT_FRAMES, OPT_QUIET, OPT_FACES };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, OPT_CAMERA }, { "device", required_argument, NULL, OPT_DEVICE },
 		{ "size", required_argument, NULL, OPT_SIZE },     { "fps", required_argument, NULL, OPT_FPS },
@@ -454,6 +479,7 @@ int cmd_webcam(int argc, char **argv)
 		{ "mode", required_argument, NULL, OPT_MODE },     { "option", required_argument, NULL, OPT_OPTION },
 		{ "tuning", required_argument, NULL, OPT_TUNING }, { "frames", required_argument, NULL, OPT_FRAMES },
 		{ "quiet", no_argument, NULL, OPT_QUIET },         { "help", no_argument, NULL, 'h' },
+		{ "faces", required_argument, NULL, OPT_FACES },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct webcam_options o = { .width = 1280, .height = 720, .fps = 30, .pixelformat = CISP_V4L2_OUTPUT_YUYV };
@@ -485,6 +511,10 @@ int cmd_webcam(int argc, char **argv)
 			break;
 		case OPT_MIN_FPS:
 			if (parse_double("--min-fps", optarg, 1, 240, &o.min_fps))
+				return 2;
+			break;
+		case OPT_FACES:
+			if (parse_double("--faces", optarg, 0, 1000, &o.faces))
 				return 2;
 			break;
 		case OPT_FORMAT:

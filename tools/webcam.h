@@ -22,6 +22,7 @@ struct webcam_options {
 	double min_fps;             /* the lowest it may drop to in low light; 0: fps */
 	unsigned long frames;       /* stop after this many frames written; 0: until a signal */
 	bool quiet;                 /* no periodic report */
+	double faces;               /* face detections a second at most (docs/faces.md); 0: off */
 };
 
 /* What a run measured. */

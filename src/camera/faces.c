@@ -27,6 +27,8 @@
 #define DETECT_WIDTH 320
 /* The smallest face looked for, pixels of the copy: the cascade's own window. */
 #define MIN_FACE 20
+/* Detections in a row that may miss a face before it is dropped: a face near the size limits comes and goes. */
+#define MISSES_KEPT 2
 
 /* The faces of one frame. */
 struct face_set {
@@ -56,6 +58,7 @@ struct camera_faces {
 	bool have_found;               /* @found holds a detection's result */
 	uint64_t found_sequence;       /* the frame it was run on */
 	unsigned found_count;
+	unsigned misses;               /* detections in a row that found none while @found holds faces */
 	struct found_face found[CISP_CAMERA_MAX_FACES];
 	struct face_set history[HISTORY];
 	uint64_t detections, detect_ns; /* for benchmarks: how many ran, and their time */
@@ -115,7 +118,10 @@ static void *detector_thread(void *arg)
 		pthread_mutex_lock(&f->lock);
 		f->detections++;
 		f->detect_ns += spent;
-		if (n >= 0) {
+		if (n == 0 && f->found_count && f->misses < MISSES_KEPT) {
+			f->misses++; /* the faces stay, ageing */
+		} else if (n >= 0) {
+			f->misses = 0;
 			f->found_count = (unsigned)n;
 			for (int i = 0; i < n; i++)
 				f->found[i] = (struct found_face){
@@ -176,6 +182,7 @@ int camera_faces_start(struct cisp_camera *cam)
 	pthread_mutex_lock(&f->lock);
 	memset(f->history, 0, sizeof(f->history));
 	f->have_found = f->busy = f->stopping = false;
+	f->found_count = f->misses = 0;
 	f->last_start_ns = 0;
 	pthread_mutex_unlock(&f->lock);
 	if (pthread_create(&f->thread, NULL, detector_thread, cam))
