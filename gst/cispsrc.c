@@ -734,8 +734,7 @@ static GstFlowReturn gst_cisp_src_create(GstPushSrc *src, GstBuffer **out)
 					    ? (GstClockTime)llround(req->metadata.frame_duration_us * 1000)
 					    : self->frame_duration;
 	cisp_gst_meta_add(*out, &req->metadata);
-	if (self->faces > 0)
-		add_face_meta(self, *out, req);
+	add_face_meta(self, *out, req); /* none while face detection is off */
 	if (!self->raw)
 		gst_buffer_add_video_meta_full(*out, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&self->info),
 					       GST_VIDEO_INFO_WIDTH(&self->info), GST_VIDEO_INFO_HEIGHT(&self->info),

@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include <cisp/control.h>
-
 #include <cisp/params.h>
 
 #include "faces.h"
