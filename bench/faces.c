@@ -54,6 +54,12 @@
  * face-free (kodim05's riders wear helmets, kodim14's rafters are tiny).
  */
 static const char *const kodak_faces[] = { "kodim04", "kodim15", "kodim17", "kodim18", NULL };
+/*
+ * The sensor's 4:3 view of the portrait-oriented kodim17 and kodim18 (512 x
+ * 768, scaled to cover the view) keeps their middle rows: the faces are cut
+ * off, so the camera runs count them neither as faces nor as face-free.
+ */
+static const char *const kodak_faces_cut[] = { "kodim17", "kodim18", NULL };
 static const char *const portraits[] = { "kodim04", "kodim15" };
 
 struct run {
@@ -336,13 +342,15 @@ int main(int argc, char **argv)
 		snprintf(opts, sizeof(opts), "scene=%s/%s.png", argv[1], name);
 		if (run_scene(m, opts, 1000, frames, NULL, &run))
 			goto fail;
-		bool face = listed(kodak_faces, name);
-		printf("  %s %-9s %u/%u", name, face ? "(face)" : "", run.with_face, run.measured);
+		bool face = listed(kodak_faces, name), cut = listed(kodak_faces_cut, name);
+		printf("  %s %-10s %u/%u", name, cut ? "(face cut)" : face ? "(face)" : "", run.with_face, run.measured);
 		if (run.with_face)
 			printf("  largest %dx%d at %d,%d conf %.2f age %u", run.largest.width, run.largest.height,
 			       run.largest.x, run.largest.y, run.largest.confidence, run.largest.age);
 		printf("\n");
-		if (face) {
+		if (cut) {
+			/* neither */
+		} else if (face) {
 			face_frames += run.measured;
 			face_hits += run.with_face;
 		} else {
@@ -355,7 +363,7 @@ int main(int argc, char **argv)
 		detections += run.detections;
 		cost_runs += frames;
 	}
-	printf("detection rate (face images): %u/%u frames = %.0f%%\n", face_hits, face_frames,
+	printf("detection rate (face images in view): %u/%u frames = %.0f%%\n", face_hits, face_frames,
 	       face_frames ? 100.0 * face_hits / face_frames : 0);
 	printf("false positives (face-free images): %u/%u frames with a face, %u faces\n", free_hits, free_frames,
 	       false_faces);

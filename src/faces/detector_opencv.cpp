@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <unistd.h>
@@ -38,12 +39,11 @@ int face_detector_create(struct face_detector **d, const char *cascade)
 		return cisp_error(-errno, "face detection: cannot read the cascade %s: %s (is opencv-data installed?)",
 				  path, strerror(errno));
 	try {
-		struct face_detector *fd = new face_detector;
-		if (!fd->cascade.load(path)) {
-			delete fd;
+		// Owned until it loads: load() may throw.
+		std::unique_ptr<face_detector> fd(new face_detector);
+		if (!fd->cascade.load(path))
 			return cisp_error(-EINVAL, "face detection: %s is not a cascade OpenCV can load", path);
-		}
-		*d = fd;
+		*d = fd.release();
 		return 0;
 	} catch (const std::bad_alloc &) {
 		return cisp_error(-ENOMEM, "face detection: out of memory loading %s", path);
