@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Face detection on an 8-bit luma image (docs/faces.md): OpenCV's cascade
- * classifier behind a small C interface (detector_opencv.cpp), or, in a
- * build without OpenCV's objdetect, functions that fail saying so
- * (detector_none.c). The camera runs it on its own thread (camera/faces.c).
+ * classifier in a module of its own (detector_opencv.cpp, built as
+ * cisp-faces-opencv.so), which detector.c loads on the first
+ * face_detector_create(), so that processes that never detect faces map
+ * no OpenCV. In a build without it the functions fail saying so. The
+ * camera runs the detector on its own thread (camera/faces.c).
  */
 #ifndef CISP_FACES_DETECTOR_H
 #define CISP_FACES_DETECTOR_H
@@ -37,6 +39,20 @@ void face_detector_destroy(struct face_detector *d);
  */
 int face_detector_find(struct face_detector *d, const uint8_t *luma, unsigned width, unsigned height, size_t stride,
 		       unsigned min_size, struct face_box *boxes, unsigned max);
+
+/*
+ * The module's entry points, found with dlsym(). Each returns 0 (create),
+ * the number of faces (find) or a negative errno with a message in @msg
+ * (@len bytes); the module links OpenCV only, not the library.
+ */
+#define FACES_MODULE_CREATE "cisp_faces_module_create"
+#define FACES_MODULE_FIND "cisp_faces_module_find"
+#define FACES_MODULE_DESTROY "cisp_faces_module_destroy"
+typedef int (*faces_module_create_fn)(void **impl, const char *cascade, char *msg, size_t len);
+typedef int (*faces_module_find_fn)(void *impl, const uint8_t *luma, unsigned width, unsigned height,
+				    size_t stride, unsigned min_size, struct face_box *boxes, unsigned max, char *msg,
+				    size_t len);
+typedef void (*faces_module_destroy_fn)(void *impl);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The face detector: OpenCV's cascade classifier (objdetect) with a
- * cascade of Debian's opencv-data (docs/faces.md says which, and why).
- * Exceptions stop here: every call returns 0 or a negative errno with a
- * message, as the rest of the library does.
+ * The face detection module (cisp-faces-opencv.so, loaded by detector.c):
+ * OpenCV's cascade classifier (objdetect) with a cascade of Debian's
+ * opencv-data (docs/faces.md says which, and why). Exceptions stop here:
+ * every entry point returns 0 or a count, or a negative errno with a
+ * message.
  */
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -17,7 +19,6 @@
 #include <opencv2/core.hpp>
 #include <opencv2/objdetect.hpp>
 
-#include "core/error_internal.h"
 #include "detector.h"
 
 // The raw window hits a face needs: fewer gives more false faces.
@@ -25,50 +26,52 @@ static const int MIN_HITS = 3;
 // The detection pyramid's scale step: 10% between levels.
 static const double SCALE_STEP = 1.1;
 
-struct face_detector {
-	cv::CascadeClassifier cascade;
-};
+#define EXPORT extern "C" __attribute__((visibility("default")))
 
-int face_detector_create(struct face_detector **d, const char *cascade)
+EXPORT int cisp_faces_module_create(void **impl, const char *cascade, char *msg, size_t len)
 {
 	const char *path = cascade ? cascade : CISP_FACE_CASCADE;
 
-	*d = nullptr;
+	*impl = nullptr;
 	// Checked first: OpenCV would also print its own complaint on stderr.
-	if (access(path, R_OK))
-		return cisp_error(-errno, "face detection: cannot read the cascade %s: %s (is opencv-data installed?)",
-				  path, strerror(errno));
+	if (access(path, R_OK)) {
+		int e = errno;
+		snprintf(msg, len, "cannot read the cascade %s: %s (is opencv-data installed?)", path, strerror(e));
+		return -e;
+	}
 	try {
 		// Owned until it loads: load() may throw.
-		std::unique_ptr<face_detector> fd(new face_detector);
-		if (!fd->cascade.load(path))
-			return cisp_error(-EINVAL, "face detection: %s is not a cascade OpenCV can load", path);
-		*d = fd.release();
+		std::unique_ptr<cv::CascadeClassifier> c(new cv::CascadeClassifier);
+		if (!c->load(path)) {
+			snprintf(msg, len, "%s is not a cascade OpenCV can load", path);
+			return -EINVAL;
+		}
+		*impl = c.release();
 		return 0;
 	} catch (const std::bad_alloc &) {
-		return cisp_error(-ENOMEM, "face detection: out of memory loading %s", path);
+		snprintf(msg, len, "out of memory loading %s", path);
+		return -ENOMEM;
 	} catch (const cv::Exception &e) {
-		return cisp_error(-EINVAL, "face detection: %s is not a cascade: %.120s", path, e.what());
+		snprintf(msg, len, "%s is not a cascade: %.120s", path, e.what());
+		return -EINVAL;
 	}
 }
 
-void face_detector_destroy(struct face_detector *d)
+EXPORT void cisp_faces_module_destroy(void *impl)
 {
-	delete d;
+	delete static_cast<cv::CascadeClassifier *>(impl);
 }
 
-int face_detector_find(struct face_detector *d, const uint8_t *luma, unsigned width, unsigned height, size_t stride,
-		       unsigned min_size, struct face_box *boxes, unsigned max)
+EXPORT int cisp_faces_module_find(void *impl, const uint8_t *luma, unsigned width, unsigned height, size_t stride,
+				  unsigned min_size, struct face_box *boxes, unsigned max, char *msg, size_t len)
 {
-	if (!d || !luma || width < 1 || height < 1 || width > 65535 || height > 65535 || stride < width)
-		return cisp_error(-EINVAL, "face detection: no detector or a bad %ux%u image", width, height);
 	try {
 		// A view of the caller's rows: OpenCV reads them, never writes.
 		cv::Mat image((int)height, (int)width, CV_8UC1, const_cast<uint8_t *>(luma), stride);
 		std::vector<cv::Rect> found;
 		std::vector<int> hits;
-		d->cascade.detectMultiScale(image, found, hits, SCALE_STEP, MIN_HITS, 0,
-					    cv::Size((int)min_size, (int)min_size));
+		static_cast<cv::CascadeClassifier *>(impl)->detectMultiScale(image, found, hits, SCALE_STEP, MIN_HITS, 0,
+									       cv::Size((int)min_size, (int)min_size));
 		std::vector<size_t> order(found.size());
 		for (size_t i = 0; i < order.size(); i++)
 			order[i] = i;
@@ -83,8 +86,10 @@ int face_detector_find(struct face_detector *d, const uint8_t *luma, unsigned wi
 		}
 		return (int)n;
 	} catch (const std::bad_alloc &) {
-		return cisp_error(-ENOMEM, "face detection: out of memory");
+		snprintf(msg, len, "out of memory");
+		return -ENOMEM;
 	} catch (const cv::Exception &e) {
-		return cisp_error(-EIO, "face detection failed: %.160s", e.what());
+		snprintf(msg, len, "failed: %.160s", e.what());
+		return -EIO;
 	}
 }
