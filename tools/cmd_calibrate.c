@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <cisp/calibrate.h>
+#include <cisp/calibrate_chart_frame.h>
 #include <cisp/develop.h>
 #include <cisp/dng.h>
 #include <cisp/error.h>
@@ -28,7 +29,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: cisp calibrate [--dark FILE...] [--flat FILE[@LIGHT]...] [--chart FILE@LIGHT[@LUX]...]\n"
-		"                      [--edge FILE[@X,Y,W,H]...] [--sensor MODEL] [--base TUNING.yaml]\n"
+		"                      [--edge FILE[@X,Y,W,H]...] [--flat-from-chart FILE[@LIGHT]...]\n"
+		"                      [--steps FILE...] [--sensor MODEL] [--base TUNING.yaml]\n"
 		"                      -o TUNING.yaml [--report REPORT.html] [--json FILE] [--force]\n"
 		"       cisp calibrate --camera NAME [--mode N] [--illuminants LIST] [--seed N]\n"
 		"                      [--options K=V,...] [--save-captures DIR] -o TUNING.yaml [...]\n"
@@ -50,6 +52,11 @@ static void usage(FILE *out)
 		"                        ColorChecker charts under LIGHT, at LUX\n"
 		"  --edge FILE[@X,Y,W,H]...\n"
 		"                        slanted edges, in the area X,Y,W,H or found\n"
+		"  --flat-from-chart FILE[@LIGHT]...\n"
+		"                        lens shading from a chart frame's white areas (when\n"
+		"                        no flats are given)\n"
+		"  --steps FILE...       grey steps: black offset, clip point, channels'\n"
+		"                        linearity (in the report and on the output)\n"
 		"  -o, --output FILE     the tuning file to write\n"
 		"  --base FILE           keep this tuning's values for what is not measured\n"
 		"  --sensor MODEL        the sensor model the tuning is for (default: the files')\n"
@@ -67,9 +74,13 @@ static void usage(FILE *out)
 		raw_input_usage);
 }
 
+/* What a file on the command line serves as: a capture of its kind, or a chart frame read on its own. */
+enum input_use { USE_CAPTURE, USE_CHART_FLAT, USE_STEPS };
+
 /* One file on the command line and what it is. */
 struct input {
 	enum cisp_calib_kind kind;
+	enum input_use use;
 	char *path;             /* the file (the argument up to its first '@') */
 	const char *illuminant; /* after the first '@', or NULL */
 	double lux;
@@ -140,7 +151,9 @@ static int parse_input(struct options *o, enum cisp_calib_kind kind, const char 
 
 static int parse(int argc, char **argv, struct options *o)
 {
-	static const char *const kinds[] = { "--dark", "--flat", "--chart", "--edge" };
+	static const char *const kinds[] = { "--dark", "--flat", "--chart", "--edge", "--flat-from-chart", "--steps" };
+	static const enum cisp_calib_kind kind_of[] = { CISP_CALIB_DARK, CISP_CALIB_FLAT, CISP_CALIB_CHART,
+							CISP_CALIB_EDGE, CISP_CALIB_FLAT, CISP_CALIB_DARK };
 	int kind = -1;
 
 	memset(o, 0, sizeof(*o));
@@ -153,18 +166,25 @@ static int parse(int argc, char **argv, struct options *o)
 
 		if (a[0] != '-' || !a[1]) {
 			if (kind < 0) {
-				fprintf(stderr, "cisp calibrate: '%s': name what it is (--dark, --flat, --chart or --edge)\n",
+				fprintf(stderr,
+					"cisp calibrate: '%s': name what it is (--dark, --flat, --chart, --edge, "
+					"--flat-from-chart or --steps)\n",
 					SHOWN(a));
 				return 2;
 			}
-			if (parse_input(o, (enum cisp_calib_kind)kind, a)) {
+			if (kind == 5 && strchr(a, '@')) {
+				fprintf(stderr, "cisp calibrate: --steps %s: grey steps take no light\n", SHOWN(a));
+				return 2;
+			}
+			if (parse_input(o, kind_of[kind], a)) {
 				fprintf(stderr, "cisp calibrate: %s\n", error_text());
 				return 2;
 			}
+			o->inputs[o->count - 1].use = kind < 4 ? USE_CAPTURE : kind == 4 ? USE_CHART_FLAT : USE_STEPS;
 			continue;
 		}
 		kind = -1;
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 6; k++)
 			if (!strcmp(a, kinds[k]))
 				kind = k;
 		if (kind >= 0)
@@ -224,7 +244,7 @@ static int parse(int argc, char **argv, struct options *o)
 		return 2;
 	}
 	if (!!o->camera == !!o->count) {
-		fprintf(stderr, "cisp calibrate: give captures (--dark, --flat, --chart, --edge) or --camera, not %s\n",
+		fprintf(stderr, "cisp calibrate: give captures (--dark, --flat, --chart, --edge, ...) or --camera, not %s\n",
 			o->camera ? "both" : "neither");
 		return 2;
 	}
@@ -288,19 +308,25 @@ static int load_capture(const struct cisp_develop_source *raw, const char *path,
 	return ret;
 }
 
-/* The captures named on the command line, darks first, then flats, charts and edges. */
+/*
+ * The captures named on the command line, darks first, then flats, charts
+ * and edges; then the chart frames read on their own (which use the darks'
+ * black level).
+ */
 static int add_files(struct cisp_calib **c, const struct options *o, char *model, size_t size)
 {
 	int ret = 0;
 
-	for (int kind = CISP_CALIB_DARK; kind <= CISP_CALIB_EDGE && !ret; kind++)
+	for (int kind = CISP_CALIB_DARK; kind <= CISP_CALIB_EDGE + 2 && !ret; kind++)
 		for (unsigned i = 0; i < o->count && !ret; i++) {
 			const struct input *in = &o->inputs[i];
+			enum input_use use = kind <= CISP_CALIB_EDGE ? USE_CAPTURE : kind == CISP_CALIB_EDGE + 1 ? USE_CHART_FLAT
+														: USE_STEPS;
 			struct cisp_raw_frame frame;
 			char err[1024];
 			struct cisp_calib_capture cap;
 
-			if (in->kind != (enum cisp_calib_kind)kind)
+			if (in->use != use || (use == USE_CAPTURE && in->kind != (enum cisp_calib_kind)kind))
 				continue;
 			if (load_capture(&o->raw, in->path, &frame, err, sizeof(err)))
 				return cisp_error(-EINVAL, "%s", err);
@@ -328,10 +354,45 @@ static int add_files(struct cisp_calib **c, const struct options *o, char *model
 				.name = in->path,
 			};
 			if (!ret)
-				ret = cisp_calib_add(*c, &cap);
+				ret = use == USE_CHART_FLAT ? cisp_calib_add_chart_flat(*c, &cap)
+				      : use == USE_STEPS    ? cisp_calib_add_steps(*c, &cap)
+							    : cisp_calib_add(*c, &cap);
 			cisp_raw_frame_free(&frame);
 		}
 	return ret;
+}
+
+/* What the chart frames said, for the terminal (the report has it all). */
+static void print_chart_frames(const struct cisp_calib *c)
+{
+	const struct cisp_calib_chart_flat *f;
+	const struct cisp_calib_tone *t;
+
+	cisp_calib_chart_frames(c, &f, &t);
+	if (f)
+		printf("flat from chart: %u white blocks (%.0f%% of the frame) reaching %.0f%% of the half-diagonal; "
+		       "corner falloff R %.3f Gr %.3f Gb %.3f B %.3f; fit residual %.2f%% rms, %.2f%% largest; "
+		       "brightest at (%.0f, %.0f)\n",
+		       f->blocks, 100 * f->coverage, 100 * f->radius_reached, f->falloff[0], f->falloff[1], f->falloff[2],
+		       f->falloff[3], f->residual_rms_pct, f->table.residual_pct, f->centre[0], f->centre[1]);
+	if (!t)
+		return;
+	printf("grey steps: %u found; black offset ", t->count);
+	if (t->black_found)
+		printf("%.2f codes (R and B estimates %.2f apart)", t->black, 2 * t->black_spread);
+	else
+		printf("not told (too few neutral steps, or channels of equal gain)");
+	printf("; R/G %.4f, B/G %.4f; channels' largest departure from linear %.2f%%\n", t->channel_ratio[0],
+	       t->channel_ratio[1], t->linearity_pct);
+	for (int k = 0; k < 4; k++)
+		printf("  clip %s: %s %.1f codes (%.3f%% of samples)\n", (const char *[]){ "R", "Gr", "Gb", "B" }[k],
+		       t->clip_found[k] ? "samples pile up at" : "none (largest sample)", t->clip[k],
+		       100 * t->clip_fraction[k]);
+	for (unsigned i = 0; i < t->count; i++)
+		printf("  step %2u at (%4.0f, %4.0f), %3u blocks: R %7.1f Gr %7.1f Gb %7.1f B %7.1f%s\n", i, t->step[i].x,
+		       t->step[i].y, t->step[i].blocks, t->step[i].level[0], t->step[i].level[1], t->step[i].level[2],
+		       t->step[i].level[3],
+		       t->step[i].clipped ? " (clipped)" : t->step[i].neutral ? "" : " (not neutral: left out)");
 }
 
 static int run(const struct options *o, int argc, char **argv, struct cisp_output_file **files)
@@ -382,6 +443,8 @@ static int run(const struct options *o, int argc, char **argv, struct cisp_outpu
 		if (!ret && files[2])
 			ret = cisp_iq_report_write_json_to(r, files[2]);
 	}
+	if (!ret)
+		print_chart_frames(c);
 	if (!ret)
 		printf("calibrated %s: wrote %s\n", model, o->output);
 	cisp_iq_report_destroy(r);

@@ -57,6 +57,8 @@ void cisp_calib_destroy(struct cisp_calib *c)
 	calib_flat_free(&c->flat);
 	calib_noise_free(&c->noise);
 	free(c->charts);
+	free(c->chart_flat);
+	free(c->tone);
 	free(c->inputs);
 	free(c->defect_list);
 	free(c);
@@ -118,17 +120,17 @@ bool calib_same(double a, double b)
 	return fabs(a - b) <= 1e-3 * fmax(fabs(a), fabs(b));
 }
 
-/* Later captures must match the first's shape (taken when the first is kept: commit_shape()). */
-static int check_shape(const struct cisp_calib *c, const struct cisp_calib_capture *cap)
+/* Later captures must match the first's shape (taken when the first is kept: commit_shape()); @what names the capture's use. */
+static int check_shape(const struct cisp_calib *c, const struct cisp_calib_capture *cap, const char *what)
 {
 	const struct cisp_format_info *fi = cisp_format_info(cap->raw->format);
 	const struct cisp_format_info *first = cisp_format_info(c->format);
 
 	if (!fi || fi->kind != CISP_KIND_BAYER)
-		return cisp_error(-EINVAL, "%s %s: format %s is not Bayer", cisp_calib_kind_name(cap->kind), cap->name,
+		return cisp_error(-EINVAL, "%s %s: format %s is not Bayer", what, cap->name,
 				  cisp_format_name(cap->raw->format));
 	if (!(cap->white > 0) || (cap->black >= 0 && cap->black >= cap->white))
-		return cisp_error(-EINVAL, "%s %s: white level %g (black %g)", cisp_calib_kind_name(cap->kind), cap->name,
+		return cisp_error(-EINVAL, "%s %s: white level %g (black %g)", what, cap->name,
 				  cap->white, cap->black);
 	if (!c->have_shape)
 		return 0;
@@ -137,7 +139,7 @@ static int check_shape(const struct cisp_calib *c, const struct cisp_calib_captu
 		return cisp_error(-EINVAL,
 				  "%s %s is %ux%u %s with white level %g; the first capture was %ux%u %s with %g: every "
 				  "capture must come from one sensor mode",
-				  cisp_calib_kind_name(cap->kind), cap->name, cap->raw->width, cap->raw->height,
+				  what, cap->name, cap->raw->width, cap->raw->height,
 				  cisp_format_name(cap->raw->format), cap->white, c->width, c->height,
 				  cisp_format_name(c->format), c->white);
 	return 0;
@@ -250,7 +252,7 @@ int cisp_calib_add(struct cisp_calib *c, const struct cisp_calib_capture *cap)
 		return cisp_error(-EINVAL, "calibration: no capture, or an unknown kind");
 	if (!cap->name)
 		return cisp_error(-EINVAL, "calibration: a capture without a name");
-	ret = check_shape(c, cap);
+	ret = check_shape(c, cap, cisp_calib_kind_name(cap->kind));
 	if (!ret)
 		ret = calib_planes_from(&pl, cap->raw);
 	if (ret)
@@ -302,6 +304,96 @@ int cisp_calib_add(struct cisp_calib *c, const struct cisp_calib_capture *cap)
 	return ret;
 }
 
+/* The black level of a frame added on its own: the darks' when there are any, else the stated one, else 0. */
+static double frame_black(const struct cisp_calib *c, const struct cisp_calib_capture *cap)
+{
+	double black[4];
+
+	if (c->dark.frames || cap->black < 0) {
+		calib_black_guess(c, black);
+		return (black[0] + black[1] + black[2] + black[3]) / 4;
+	}
+	return cap->black;
+}
+
+int cisp_calib_add_chart_flat(struct cisp_calib *c, const struct cisp_calib_capture *cap)
+{
+	struct cisp_calib_capture flat;
+	struct cisp_calib_chart_flat *f;
+	void *p;
+	int ret;
+
+	if (!cap || !cap->raw || !cap->name)
+		return cisp_error(-EINVAL, "calibration: no chart frame, or one without a name");
+	flat = *cap;
+	flat.kind = CISP_CALIB_FLAT;
+	if (c->num_chart_flats == CISP_CALIB_MAX_TABLE)
+		return cisp_error(-EINVAL, "flat from chart %s: more than %d", cap->name, CISP_CALIB_MAX_TABLE);
+	ret = check_shape(c, &flat, "flat from chart");
+	if (ret)
+		return ret;
+	p = realloc(c->chart_flat, (c->num_chart_flats + 1) * sizeof(*c->chart_flat));
+	if (!p)
+		return cisp_error(-ENOMEM, "out of memory");
+	c->chart_flat = p;
+	f = &c->chart_flat[c->num_chart_flats];
+	ret = cisp_calib_flat_from_chart(cap->raw, frame_black(c, cap), cap->white, cap->illuminant, f);
+	if (!ret)
+		ret = record_input(c, &flat);
+	if (ret)
+		return cisp_error_prefix(ret, "flat from chart %s", cap->name);
+	if (!c->have_shape) {
+		struct calib_planes pl = { 0 };
+
+		/* The first capture fixes the shape: its planes' sizes and offsets only. */
+		ret = calib_planes_from(&pl, cap->raw);
+		if (ret)
+			return ret;
+		commit_shape(c, &flat, &pl);
+		calib_planes_free(&pl);
+	}
+	c->num_chart_flats++;
+	c->solved = false;
+	return 0;
+}
+
+int cisp_calib_add_steps(struct cisp_calib *c, const struct cisp_calib_capture *cap)
+{
+	struct cisp_calib_tone *t;
+	int ret;
+
+	if (!cap || !cap->raw || !cap->name)
+		return cisp_error(-EINVAL, "calibration: no grey-step frame, or one without a name");
+	ret = check_shape(c, cap, "grey steps");
+	if (ret)
+		return ret;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return cisp_error(-ENOMEM, "out of memory");
+	ret = cisp_calib_tone_from_steps(cap->raw, cap->white, t);
+	if (ret) {
+		free(t);
+		return cisp_error_prefix(ret, "grey steps %s", cap->name);
+	}
+	free(c->tone);
+	c->tone = t;
+	return 0;
+}
+
+void cisp_calib_chart_frames(const struct cisp_calib *c, const struct cisp_calib_chart_flat **flat,
+			     const struct cisp_calib_tone **tone)
+{
+	*flat = c->num_chart_flats ? &c->chart_flat[c->num_chart_flats - 1] : NULL;
+	*tone = c->tone;
+}
+
+static int cmp_ct(const void *a, const void *b)
+{
+	const struct cisp_calib_shading_table *p = a, *q = b;
+
+	return p->ct < q->ct ? -1 : p->ct > q->ct;
+}
+
 int cisp_calib_solve(struct cisp_calib *c, const struct cisp_calib_result **result)
 {
 	struct cisp_calib_result *r = &c->result;
@@ -337,6 +429,13 @@ int cisp_calib_solve(struct cisp_calib *c, const struct cisp_calib_result **resu
 		if (r->noise.count && r->noise.gain[0].saturated)
 			saturation = r->noise.gain[0].saturation / (c->white - (black[1] + black[2]) / 2);
 		ret = calib_shading_solve(&c->flat, &c->shape, black, c->white, saturation, &r->shading);
+	}
+	/* Without flats, the chart frames' white areas give the shading. */
+	if (!ret && !r->shading.count && c->num_chart_flats) {
+		for (unsigned i = 0; i < c->num_chart_flats; i++)
+			r->shading.table[i] = c->chart_flat[i].table;
+		r->shading.count = c->num_chart_flats;
+		qsort(r->shading.table, r->shading.count, sizeof(r->shading.table[0]), cmp_ct);
 	}
 	if (!ret && (c->dark.frames || c->flat.pixel_frames)) {
 		ret = calib_defects_solve(&c->dark, &c->flat, &c->shape, c->white, black, &r->defects, ratio_sigma,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include <cisp/calibrate.h>
+#include <cisp/calibrate_chart_frame.h>
 
 /* ---- calibrate_frame.c: a Bayer frame as four half-size channel planes ---- */
 
@@ -125,6 +126,9 @@ int calib_flat_best_group(const struct calib_flat *f, const char *illuminant, do
 void calib_flat_free(struct calib_flat *f);
 
 /* ---- calibrate_shading.c ---- */
+
+/* Solve the n x n system @a x = @b (n <= 6; Gaussian elimination, partial pivoting); false when singular. */
+bool calib_linear_solve(double a[6][6], double b[6], double x[6], int n);
 
 /* A shading table from block means (@blocks of a flat, @black per channel) into @t; the residual is measured on them. */
 int calib_shading_fit(const struct calib_planes *shape, const struct calib_blocks *blocks, const double black[4],
@@ -249,6 +253,10 @@ struct cisp_calib {
 	struct calib_chart_shot *charts;
 	unsigned num_charts;
 	struct cisp_calib_sharpness edge;
+	/* chart frames: lens shading from their white areas (per light), and grey steps */
+	struct cisp_calib_chart_flat *chart_flat;
+	unsigned num_chart_flats;
+	struct cisp_calib_tone *tone;
 
 	struct calib_input *inputs;
 	unsigned num_inputs;

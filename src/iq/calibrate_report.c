@@ -255,6 +255,59 @@ static int report_colour(const struct cisp_calib_result *res, struct cisp_iq_rep
 	return ret;
 }
 
+/* What chart frames said: the flat from their white areas, and the grey steps with their red and blue against green. */
+static int report_chart_frames(const struct cisp_calib *c, struct cisp_iq_report *r)
+{
+	const struct cisp_calib_tone *t = c->tone;
+	/* Series red, blue, and the left-out steps' red and blue. */
+	double x[3][2 * CISP_CALIB_MAX_STEPS], y[3][2 * CISP_CALIB_MAX_STEPS];
+	unsigned n[3] = { 0 };
+	int ret = 0;
+
+	for (unsigned i = 0; i < c->num_chart_flats; i++) {
+		const struct cisp_calib_chart_flat *f = &c->chart_flat[i];
+
+		INFO(r, "flat from a chart",
+		     "%u white blocks (%.0f%% of the frame) reaching %.0f%% of the half-diagonal (the falloff beyond is "
+		     "extrapolated); corner falloff R %.3f, Gr %.3f, Gb %.3f, B %.3f; fit residual %.2f%% rms, %.2f%% "
+		     "largest",
+		     f->blocks, 100 * f->coverage, 100 * f->radius_reached, f->falloff[0], f->falloff[1], f->falloff[2],
+		     f->falloff[3], f->residual_rms_pct, f->table.residual_pct);
+	}
+	if (!t)
+		return ret;
+	if (t->black_found)
+		INFO(r, "grey steps", "%u steps; black offset %.2f codes (red and blue estimates %.2f apart); channels' "
+				      "largest departure from linear %.2f%%",
+		     t->count, t->black, 2 * t->black_spread, t->linearity_pct);
+	else
+		INFO(r, "grey steps", "%u steps; the black offset cannot be told (too few neutral steps, or channels of "
+				      "equal gain)",
+		     t->count);
+	INFO(r, "clip points", "R %.1f%s, Gr %.1f%s, Gb %.1f%s, B %.1f%s codes", t->clip[0],
+	     t->clip_found[0] ? "" : " (no pile-up)", t->clip[1], t->clip_found[1] ? "" : " (no pile-up)", t->clip[2],
+	     t->clip_found[2] ? "" : " (no pile-up)", t->clip[3], t->clip_found[3] ? "" : " (no pile-up)");
+	for (unsigned i = 0; i < t->count; i++) {
+		const struct cisp_calib_step *st = &t->step[i];
+
+		for (int k = 0; k < 2; k++) {
+			int d = st->neutral ? k : 2;
+
+			x[d][n[d]] = (st->level[1] + st->level[2]) / 2;
+			y[d][n[d]++] = st->level[k ? 3 : 0];
+		}
+	}
+	if (!ret && n[0]) {
+		const struct cisp_iq_plot_series s[3] = { { "red", x[0], y[0], n[0], false },
+							  { "blue", x[1], y[1], n[1], false },
+							  { "left out (clipped or not neutral)", x[2], y[2], n[2], false } };
+
+		ret = cisp_iq_report_plot(r, "grey steps: red and blue against green (straight lines for linear channels)",
+					  "green, codes", "red, blue, codes", false, false, s, n[2] ? 3 : 2);
+	}
+	return ret;
+}
+
 int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r)
 {
 	const struct cisp_calib_result *res = &c->result;
@@ -277,6 +330,8 @@ int cisp_calib_report(struct cisp_calib *c, struct cisp_iq_report *r)
 	INFO(r, "defects", "%u pixels for the static list (darks: above black by %.1f codes; flats: %.0f%% off their "
 			   "neighbours)",
 	     res->defects.count, res->defects.threshold_dark, 100 * res->defects.threshold_flat);
+	if (!ret)
+		ret = report_chart_frames(c, r);
 	if (!ret)
 		ret = report_colour(res, r);
 	if (!ret && res->sharpness.valid) {

@@ -25,8 +25,7 @@
 /* Largest gain of the tuning's tables (65535 / 4096). */
 #define MAX_GAIN 15.99
 
-/* Solve the n x n system @a x = @b (Gaussian elimination, partial pivoting); false when singular. */
-static bool solve(double a[6][6], double b[6], double x[6], int n)
+bool calib_linear_solve(double a[6][6], double b[6], double x[6], int n)
 {
 	for (int k = 0; k < n; k++) {
 		int p = k;
@@ -95,7 +94,7 @@ static double node_level(const struct calib_planes *shape, const struct calib_bl
 			}
 		}
 	/* Too few blocks for a quadratic (a tiny frame): a plane. */
-	if (!solve(a, rhs, coef, 6)) {
+	if (!calib_linear_solve(a, rhs, coef, 6)) {
 		double a3[6][6], r3[6];
 
 		for (int r = 0; r < 3; r++) {
@@ -103,7 +102,7 @@ static double node_level(const struct calib_planes *shape, const struct calib_bl
 			for (int k = 0; k < 3; k++)
 				a3[r][k] = a[r][k];
 		}
-		if (!solve(a3, r3, coef, 3))
+		if (!calib_linear_solve(a3, r3, coef, 3))
 			return NAN;
 	}
 	return coef[0] > 0 ? 1 / (coef[0] * coef[0]) : NAN;
