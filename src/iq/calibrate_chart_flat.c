@@ -180,7 +180,8 @@ int cisp_calib_flat_from_chart(const struct cisp_image *raw, double black, doubl
 
 				level[j * N + i] = l;
 				top = fmax(top, l);
-				low = fmin(low, l);
+				/* A fit that goes through zero (NaN) counts as falling to nothing. */
+				low = l > 0 ? fmin(low, l) : 0;
 			}
 		if (!(low > 0) || top / low > MAX_GAIN) {
 			ret = cisp_error(-EINVAL,
@@ -198,12 +199,14 @@ int cisp_calib_flat_from_chart(const struct cisp_image *raw, double black, doubl
 		for (unsigned c = 0; set[i] && c < 4; c++) {
 			double e = (bl.b[i].level[c] - black) / falloff_at(a[c], bl.b[i].x, bl.b[i].y, w, h) - 1;
 
+			if (!isfinite(e))
+				continue;
 			sum2 += e * e;
 			n2++;
 			t->residual_pct = fmax(t->residual_pct, 100 * fabs(e));
 		}
 	if (!ret) {
-		out->residual_rms_pct = 100 * sqrt(sum2 / (double)n2);
+		out->residual_rms_pct = n2 ? 100 * sqrt(sum2 / (double)n2) : 0;
 		/* The green fit's brightest point, on a grid of 1/64 of the frame. */
 		for (unsigned j = 0; j <= 64; j++)
 			for (unsigned i = 0; i <= 64; i++) {
