@@ -151,9 +151,19 @@ static int parse_input(struct options *o, enum cisp_calib_kind kind, const char 
 
 static int parse(int argc, char **argv, struct options *o)
 {
-	static const char *const kinds[] = { "--dark", "--flat", "--chart", "--edge", "--flat-from-chart", "--steps" };
-	static const enum cisp_calib_kind kind_of[] = { CISP_CALIB_DARK, CISP_CALIB_FLAT, CISP_CALIB_CHART,
-							CISP_CALIB_EDGE, CISP_CALIB_FLAT, CISP_CALIB_DARK };
+	/* The options that take files, and what the files are (--steps: a kind that takes no light). */
+	static const struct {
+		const char *name;
+		enum cisp_calib_kind kind;
+		enum input_use use;
+	} kinds[] = {
+		{ "--dark", CISP_CALIB_DARK, USE_CAPTURE },
+		{ "--flat", CISP_CALIB_FLAT, USE_CAPTURE },
+		{ "--chart", CISP_CALIB_CHART, USE_CAPTURE },
+		{ "--edge", CISP_CALIB_EDGE, USE_CAPTURE },
+		{ "--flat-from-chart", CISP_CALIB_FLAT, USE_CHART_FLAT },
+		{ "--steps", CISP_CALIB_DARK, USE_STEPS },
+	};
 	int kind = -1;
 
 	memset(o, 0, sizeof(*o));
@@ -172,20 +182,20 @@ static int parse(int argc, char **argv, struct options *o)
 					SHOWN(a));
 				return 2;
 			}
-			if (kind == 5 && strchr(a, '@')) {
+			if (kinds[kind].use == USE_STEPS && strchr(a, '@')) {
 				fprintf(stderr, "cisp calibrate: --steps %s: grey steps take no light\n", SHOWN(a));
 				return 2;
 			}
-			if (parse_input(o, kind_of[kind], a)) {
+			if (parse_input(o, kinds[kind].kind, a)) {
 				fprintf(stderr, "cisp calibrate: %s\n", error_text());
 				return 2;
 			}
-			o->inputs[o->count - 1].use = kind < 4 ? USE_CAPTURE : kind == 4 ? USE_CHART_FLAT : USE_STEPS;
+			o->inputs[o->count - 1].use = kinds[kind].use;
 			continue;
 		}
 		kind = -1;
-		for (int k = 0; k < 6; k++)
-			if (!strcmp(a, kinds[k]))
+		for (int k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+			if (!strcmp(a, kinds[k].name))
 				kind = k;
 		if (kind >= 0)
 			continue;
@@ -308,6 +318,47 @@ static int load_capture(const struct cisp_develop_source *raw, const char *path,
 	return ret;
 }
 
+/* Load file @in and add it to the session (made from the first file's sensor model). */
+static int add_file(struct cisp_calib **c, const struct options *o, const struct input *in, char *model, size_t size)
+{
+	struct cisp_raw_frame frame;
+	char err[1024];
+	struct cisp_calib_capture cap;
+	int ret = 0;
+
+	if (load_capture(&o->raw, in->path, &frame, err, sizeof(err)))
+		return cisp_error(-EINVAL, "%s", err);
+	if (!*c) {
+		struct cisp_calib_setup setup = { .sensor = o->sensor ? o->sensor : frame.model };
+
+		snprintf(model, size, "%s", setup.sensor);
+		if (!model[0])
+			ret = cisp_error(-EINVAL, "%s names no sensor model: give --sensor MODEL", in->path);
+		if (!ret)
+			ret = cisp_calib_create(c, &setup);
+	}
+	cap = (struct cisp_calib_capture){
+		.kind = in->kind,
+		.raw = &frame.image,
+		.black = (frame.defaults & CISP_RAW_DEFAULT_BLACK)
+				 ? -1
+				 : (frame.black[0] + frame.black[1] + frame.black[2] + frame.black[3]) / 4.0,
+		.white = frame.white,
+		.exposure_s = frame.exposure_s,
+		.gain = frame.iso > 0 ? frame.iso / 100 : 0,
+		.illuminant = in->illuminant,
+		.lux = in->lux,
+		.roi = in->has_roi ? &in->roi : NULL,
+		.name = in->path,
+	};
+	if (!ret)
+		ret = in->use == USE_CHART_FLAT ? cisp_calib_add_chart_flat(*c, &cap)
+		      : in->use == USE_STEPS    ? cisp_calib_add_steps(*c, &cap)
+						: cisp_calib_add(*c, &cap);
+	cisp_raw_frame_free(&frame);
+	return ret;
+}
+
 /*
  * The captures named on the command line, darks first, then flats, charts
  * and edges; then the chart frames read on their own (which use the darks'
@@ -317,48 +368,14 @@ static int add_files(struct cisp_calib **c, const struct options *o, char *model
 {
 	int ret = 0;
 
-	for (int kind = CISP_CALIB_DARK; kind <= CISP_CALIB_EDGE + 2 && !ret; kind++)
-		for (unsigned i = 0; i < o->count && !ret; i++) {
-			const struct input *in = &o->inputs[i];
-			enum input_use use = kind <= CISP_CALIB_EDGE ? USE_CAPTURE : kind == CISP_CALIB_EDGE + 1 ? USE_CHART_FLAT
-														: USE_STEPS;
-			struct cisp_raw_frame frame;
-			char err[1024];
-			struct cisp_calib_capture cap;
-
-			if (in->use != use || (use == USE_CAPTURE && in->kind != (enum cisp_calib_kind)kind))
-				continue;
-			if (load_capture(&o->raw, in->path, &frame, err, sizeof(err)))
-				return cisp_error(-EINVAL, "%s", err);
-			if (!*c) {
-				struct cisp_calib_setup setup = { .sensor = o->sensor ? o->sensor : frame.model };
-
-				snprintf(model, size, "%s", setup.sensor);
-				if (!model[0])
-					ret = cisp_error(-EINVAL, "%s names no sensor model: give --sensor MODEL", in->path);
-				if (!ret)
-					ret = cisp_calib_create(c, &setup);
-			}
-			cap = (struct cisp_calib_capture){
-				.kind = in->kind,
-				.raw = &frame.image,
-				.black = (frame.defaults & CISP_RAW_DEFAULT_BLACK)
-						 ? -1
-						 : (frame.black[0] + frame.black[1] + frame.black[2] + frame.black[3]) / 4.0,
-				.white = frame.white,
-				.exposure_s = frame.exposure_s,
-				.gain = frame.iso > 0 ? frame.iso / 100 : 0,
-				.illuminant = in->illuminant,
-				.lux = in->lux,
-				.roi = in->has_roi ? &in->roi : NULL,
-				.name = in->path,
-			};
-			if (!ret)
-				ret = use == USE_CHART_FLAT ? cisp_calib_add_chart_flat(*c, &cap)
-				      : use == USE_STEPS    ? cisp_calib_add_steps(*c, &cap)
-							    : cisp_calib_add(*c, &cap);
-			cisp_raw_frame_free(&frame);
-		}
+	for (int kind = CISP_CALIB_DARK; kind <= CISP_CALIB_EDGE && !ret; kind++)
+		for (unsigned i = 0; i < o->count && !ret; i++)
+			if (o->inputs[i].use == USE_CAPTURE && o->inputs[i].kind == (enum cisp_calib_kind)kind)
+				ret = add_file(c, o, &o->inputs[i], model, size);
+	for (int use = USE_CHART_FLAT; use <= USE_STEPS && !ret; use++)
+		for (unsigned i = 0; i < o->count && !ret; i++)
+			if (o->inputs[i].use == (enum input_use)use)
+				ret = add_file(c, o, &o->inputs[i], model, size);
 	return ret;
 }
 
