@@ -110,8 +110,9 @@ struct cisp_calib_step {
  * @linearity_pct: the neutral steps' largest departure from those lines,
  *                 percent of their level above black (a sensor whose
  *                 channels respond alike through one curve departs by 0).
- * @clip: per channel, the level where its samples pile up (codes), or the
- *        channel's largest sample when they do not.
+ * @clip: per channel, the level where its samples pile up (codes); when
+ *        they do not, the level below which all but 0.1 % of them lie
+ *        (to 0.5 % of the white level).
  * @clip_fraction: the share of the channel's samples at @clip or above.
  * @clip_found: whether the samples pile up at @clip.
  */
@@ -135,7 +136,7 @@ struct cisp_calib_tone {
  * @out: the result.
  *
  * Uniform blocks are merged with neighbours of the same level into regions;
- * regions of at least 4 blocks are steps.
+ * regions of at least 3 blocks and under a tenth of the frame are steps.
  *
  * Return: 0; -EINVAL for a frame that is not Bayer, too small, or with
  * fewer than 3 steps; -ENOMEM.
