@@ -111,8 +111,8 @@ struct cisp_calib_step {
  *                 percent of their level above black (a sensor whose
  *                 channels respond alike through one curve departs by 0).
  * @clip: per channel, the level where its samples pile up (codes); when
- *        they do not, the level below which all but 0.1 % of them lie
- *        (to 0.5 % of the white level).
+ *        they do not, the top of the highest bin (0.5 % of the white level
+ *        wide) that holds 0.1 % of them.
  * @clip_fraction: the share of the channel's samples at @clip or above.
  * @clip_found: whether the samples pile up at @clip.
  */
