@@ -160,8 +160,9 @@ static bool channel_line(const struct cisp_calib_tone *t, int c, double *k, doub
 
 /*
  * The neutral steps: the unclipped ones, less those whose red or blue
- * departs from the lines through the others by more than 3 robust
- * standard deviations (and 2 % of the level): colour patches.
+ * departs from the lines through the others by more than the median
+ * departure plus 3 robust standard deviations (at least 2 % of the
+ * level): colour patches, or steps too dark for their quantisation.
  */
 static void find_neutral(struct cisp_calib_tone *t)
 {
