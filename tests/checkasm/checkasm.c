@@ -638,6 +638,44 @@ static void check_recip(const struct cisp_dsp *ref, const struct cisp_dsp levels
 	free(got);
 }
 
+/*
+ * The tone row at every input 0..65535, each level against C, for each
+ * transfer with an identity, a falling and a random curve: the segment
+ * arithmetic of the vector rows meets every segment and position.
+ */
+static void check_tone(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[])
+{
+	static struct cisp_tone_coeffs c;
+	static uint16_t in[65536], want[65536], got[65536];
+	int ok[CISP_CPU_LEVELS];
+
+	for (int l = 0; l < CISP_CPU_LEVELS; l++)
+		ok[l] = 1;
+	for (int i = 0; i < 65536; i++)
+		in[i] = (uint16_t)i;
+	for (int transfer = 0; transfer < 3; transfer++)
+		for (int shape = 0; shape < 3; shape++) {
+			struct cisp_tone_params p = { .transfer = (uint16_t)transfer };
+
+			for (int i = 0; i < CISP_TONE_POINTS; i++) {
+				int identity = i * 256 > 65535 ? 65535 : i * 256;
+
+				p.curve[i] = (uint16_t)(shape == 0 ? identity : shape == 1 ? 65535 - identity : (int)(rnd() & 65535));
+			}
+			cisp_tone_prepare(&c, &p);
+			ref->tone_row(&c, in, want, 65536);
+			for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++) {
+				if (!have[l] || levels[l].tone_row == ref->tone_row)
+					continue;
+				levels[l].tone_row(&c, in, got, 65536);
+				ok[l] &= !memcmp(want, got, sizeof(got));
+			}
+		}
+	for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++)
+		if (have[l] && levels[l].tone_row != ref->tone_row)
+			report(ok[l], "tone_row, every input", cisp_cpu_name((enum cisp_cpu_level)l));
+}
+
 int main(int argc, char **argv)
 {
 	struct cisp_dsp ref, levels[CISP_CPU_LEVELS];
@@ -707,6 +745,7 @@ int main(int argc, char **argv)
 		}
 	}
 	check_recip(&ref, levels, have);
+	check_tone(&ref, levels, have);
 	checkasm_dmq(&ref, levels, have, bench, &passed, &failed);
 	checkasm_bnrq(&ref, levels, have, bench, &passed, &failed);
 	checkasm_highlights(&ref, levels, have, bench, &passed, &failed);
