@@ -3,8 +3,10 @@
  * Working planes of the ISP: 16-bit samples addressed by frame row.
  *
  * Every stage reads and writes planes of uint16_t. A plane may hold the whole
- * frame or only a window of its rows (a band): plane_row() maps a frame row
- * to memory, so a stage written for whole frames also runs on bands. Stages
+ * frame or only a window of its rows (a band, held in a ring of rows):
+ * plane_row() maps a frame row to memory, so a stage written for whole
+ * frames also runs on bands. A stage that runs in bands reaches every row
+ * through it, never by stepping from another row by the stride. Stages
  * reflect coordinates at the frame edges with mirror(), which keeps the CFA
  * colour of a Bayer pixel because frame sizes are even.
  */
@@ -20,6 +22,7 @@ struct plane16 {
 	int first_row;    /* frame row held at base */
 	int width;        /* frame width */
 	int height;       /* frame height (not the rows held) */
+	int ring;         /* 0, or the rows of a ring: row y is at row (y - first_row) mod ring of base (y - first_row < 2 ring) */
 };
 
 /* Three planes of the same size: R, G, B or Y, Cb, Cr. */
@@ -29,7 +32,12 @@ struct rgb16 {
 
 static inline uint16_t *plane_row(const struct plane16 *p, int y)
 {
-	return p->base + (ptrdiff_t)(y - p->first_row) * p->stride;
+	int i = y - p->first_row;
+
+	/* A ring (the banded executor's windows) wraps instead of moving the rows it keeps. */
+	if (p->ring && i >= p->ring)
+		i -= p->ring;
+	return p->base + (ptrdiff_t)i * p->stride;
 }
 
 /* Reflect i into [0, n) without repeating the edge sample: -1 -> 1, n -> n-2. */

@@ -3,9 +3,11 @@
  * The banded executor: the frame is cut into parts of whole rows, one per
  * worker; a worker walks down its part in bands of band_rows output rows
  * and, for each band, runs every stage on just the rows the next stages
- * need, into small per-worker row buffers that stay in cache. Rows a buffer
- * still holds from the previous band are kept (slid to the buffer's start),
- * so a stage computes each row once per part; only the first band of a part
+ * need, into small per-worker row buffers that stay in cache. A buffer is
+ * a ring of rows (plane16.ring): the rows it still holds from the previous
+ * band stay where they are while the next band's rows take the places of
+ * rows no longer needed, so a stage computes each row once per part and no
+ * row is ever moved; only the first band of a part
  * computes the rows above it that the stages' vertical support reaches.
  * A worker that finishes its part early takes the lower half of the part
  * with the most rows left, so the workers finish together on a busy machine
@@ -42,9 +44,6 @@
 #include "core/error_internal.h"
 #include "core/preempt.h"
 #include "isp/pipeline_internal.h"
-
-/* Rows of room in a buffer past its largest window, in bands: fewer moves of the rows it keeps. */
-#define SLACK_BANDS 1
 
 /* What a frame's plan holds at the most; a plan that needs more runs on the reference executor. */
 #define MAX_NODES 48
@@ -120,7 +119,7 @@ struct plan {
 	bool frame_planes; /* it lends the instance's frame-sized planes */
 };
 
-/* A buffer's window: rows [lo, done) are held, from row lo at the start of the memory. */
+/* A buffer's window: rows [lo, done) are held, row y at row y mod capacity of the memory. */
 struct window {
 	uint16_t *mem[3];
 	int capacity; /* rows */
@@ -504,27 +503,24 @@ static void rows_of(const struct job *j, const struct worker *wk, int b, struct 
 	const struct window *w = &wk->win[buf->owner];
 	const int width = (int)j->isp->config.width, height = (int)j->isp->config.height;
 
+	/* The ring's rows counted from a multiple of its capacity: rows [lo, lo + capacity) wrap at most once. */
+	const int first = w->capacity ? w->lo - w->lo % w->capacity : w->lo;
+
 	for (int c = 0; c < buf->planes; c++)
-		r->c[c] = buf->frame ? buf->rows.c[c] : (struct plane16){ w->mem[c], width, w->lo, width, height };
+		r->c[c] = buf->frame ? buf->rows.c[c]
+				     : (struct plane16){ w->mem[c], width, first, width, height, w->capacity };
 }
 
 /*
- * Make room for rows [lo, hi): keep the window while they fit, else move the
- * rows it holds from @lo on to the start (the memory has room for a few bands
- * more than a window, so this happens every few bands).
+ * The window now needs rows from @lo on: the rows it holds below are given
+ * up (their places in the ring take the new rows), nothing moves.
  */
-static void slide(struct window *w, int planes, int width, int lo, int hi)
+static void slide(struct window *w, int lo)
 {
-	if (w->done <= lo || w->done <= w->lo) {
+	if (w->done <= lo || w->done <= w->lo)
 		w->lo = w->done = lo;
-		return;
-	}
-	if (hi - w->lo > w->capacity) {
-		for (int c = 0; c < planes; c++)
-			memmove(w->mem[c], w->mem[c] + (size_t)(lo - w->lo) * width,
-				(size_t)(w->done - lo) * width * sizeof(uint16_t));
+	else if (lo > w->lo)
 		w->lo = lo;
-	}
 }
 
 /* pass_io.emit: row @y is final; the node's points make its row of the node's buffer from it. */
@@ -634,7 +630,7 @@ static void run_band(const struct job *j, struct worker *wk, unsigned worker, in
 {
 	const struct plan *p = j->plan;
 	const struct chain *c = j->chain;
-	const int w = (int)j->isp->config.width, h = (int)j->isp->config.height;
+	const int h = (int)j->isp->config.height;
 	int lo[MAX_BUFFERS], hi[MAX_BUFFERS];
 
 	needs(p, c, s0, s1, h, lo, hi);
@@ -648,9 +644,9 @@ static void run_band(const struct job *j, struct worker *wk, unsigned worker, in
 			struct window *win = &wk->win[n->out];
 			int from;
 
-			/* An in-place pass's rows are its owner's: that window holds and moves them. */
+			/* An in-place pass's rows are its owner's: that window holds them. */
 			if (buf->owner == n->out && !buf->frame)
-				slide(win, buf->planes, w, lo[n->out], hi[n->out]);
+				slide(win, lo[n->out]);
 			from = win->done > lo[n->out] ? win->done : lo[n->out];
 			if (from < hi[n->out])
 				run_node(j, n, wk, worker, from, hi[n->out]);
@@ -767,7 +763,7 @@ static int ensure_memory(struct cisp_isp *isp, int workers, size_t per_worker)
 /*
  * Each chain's windows and scratch, laid out from the start of a worker's
  * memory: a window holds the rows a band in the middle of a tall frame
- * needs, and a band more. Returns the bytes a worker needs.
+ * needs. Returns the bytes a worker needs.
  */
 static size_t lay_out(struct plan *p, int width, int band, int capacity[])
 {
@@ -783,7 +779,7 @@ static size_t lay_out(struct plan *p, int width, int band, int capacity[])
 			int b = p->node[i].out;
 
 			if (b >= 0 && p->buf[b].owner == b && !p->buf[b].frame) {
-				capacity[b] = hi[b] - lo[b] + SLACK_BANDS * band;
+				capacity[b] = hi[b] - lo[b];
 				bytes += (size_t)capacity[b] * p->buf[b].planes * width * sizeof(uint16_t);
 			}
 		}
