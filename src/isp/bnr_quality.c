@@ -33,17 +33,6 @@ void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h
 	}
 }
 
-/* Rows from @y on (at most @n) that follow each other in memory: the end of a ring of rows (plane.h) ends them. */
-static int rows_in_a_run(const struct plane16 *p, int y, int n)
-{
-	int left;
-
-	if (!p->ring)
-		return n;
-	left = p->ring - (int)((plane_row(p, y) - p->base) / p->stride);
-	return left < n ? left : n;
-}
-
 typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
 		     uint16_t *dst, int stride);
 
@@ -54,20 +43,19 @@ typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in,
 static void quality_rows(tile_fn *patch, tile_fn *transform, int ttw, const struct cisp_bnr_quality *q,
 			 const struct plane16 *in, const struct plane16 *out, int y0, int y1)
 {
-	CISP_SCRATCH uint16_t t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint16_t p[CISP_BNR_TILE_H][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
 	const int w = in->width;
 
 	for (int ty = y0; ty < y1; ty += CISP_BNR_TILE_H) {
 		const int th = y1 - ty < CISP_BNR_TILE_H ? y1 - ty : CISP_BNR_TILE_H;
 
-		/* The patch tiles write rows by the stride: cut where a ring of rows wraps (no byte changes). */
-		for (int j = 0, run; j < th; j += run) {
-			run = rows_in_a_run(out, ty + j, th - j);
-			for (int tx = 0; tx < w; tx += CISP_BNR_TILE_W) {
-				const int tw = w - tx < CISP_BNR_TILE_W ? w - tx : CISP_BNR_TILE_W;
+		/* Through a tile of its own: a band's rows are a ring (plane.h), which a stride cannot step through. */
+		for (int tx = 0; tx < w; tx += CISP_BNR_TILE_W) {
+			const int tw = w - tx < CISP_BNR_TILE_W ? w - tx : CISP_BNR_TILE_W;
 
-				patch(q, in, tx, ty + j, tw, run, plane_row(out, ty + j) + tx, (int)out->stride);
-			}
+			patch(q, in, tx, ty, tw, th, &p[0][0], CISP_BNR_TILE_W);
+			for (int j = 0; j < th; j++)
+				memcpy(plane_row(out, ty + j) + tx, p[j], (size_t)tw * sizeof(p[0][0]));
 		}
 		for (int tx = 0; tx < w; tx += ttw) {
 			const int tw = w - tx < ttw ? w - tx : ttw;
