@@ -338,52 +338,6 @@ V_INLINE __m512i tone_vec(const struct tone_lut *l, __m512i v)
 }
 #endif
 
-#if VEC_BITS == 256
-#define VEC_HAS_TONE 1
-/*
- * The tone function's segment tables (src/isp/tone.h) interleaved as one
- * table of (base, rise) pairs, 512 bytes: a gather per eight lanes reads
- * both (AVX2 has no 16-bit permute to hold them in registers).
- */
-struct tone_lut {
-	int32_t pair[128];
-};
-
-V_INLINE void tone_lut_load(struct tone_lut *l, const uint16_t *base, const int16_t *rise)
-{
-	for (int k = 0; k < 128; k += 8) {
-		const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(base + k));
-		const __m128i r = _mm_loadu_si128((const __m128i *)(const void *)(rise + k));
-
-		_mm_storeu_si128((__m128i *)(void *)(l->pair + k), _mm_unpacklo_epi16(b, r));
-		_mm_storeu_si128((__m128i *)(void *)(l->pair + k + 4), _mm_unpackhi_epi16(b, r));
-	}
-}
-
-/* The (base, rise) pair of the segment of each 32-bit lane v (0..65535), its position in it into *pos. */
-V_INLINE __m256i tone_pair(const struct tone_lut *l, __m256i v, __m256i *pos)
-{
-	/* s = floor(log2(v | 15)) - 3 from the exponent of the float (exact below 2^24); segment 8 s + (v >> s). */
-	const __m256i s = _mm256_sub_epi32(_mm256_srli_epi32(f32bits32(_mm256_or_si256(v, set32(15))), 23),
-					   set32(127 + 3));
-	const __m256i k = _mm256_add_epi32(_mm256_slli_epi32(s, 3), _mm256_srlv_epi32(v, s));
-
-	*pos = _mm256_and_si256(_mm256_sllv_epi32(v, _mm256_sub_epi32(set32(15), s)), set32(32767));
-	return _mm256_i32gather_epi32(l->pair, k, 4);
-}
-
-/* cisp_tone_at() of each lane: base + the rounded rise * pos / 32768 (vpmulhrsw), in 16-bit lanes as AVX-512's. */
-V_INLINE __m256i tone_vec(const struct tone_lut *l, __m256i v)
-{
-	__m256i plo, phi;
-	const __m256i lo = tone_pair(l, wlo(v), &plo), hi = tone_pair(l, whi(v), &phi);
-	const __m256i base = packus32(vand(lo, set32(0xffff)), vand(hi, set32(0xffff)));
-	const __m256i rise = _mm256_packs_epi32(_mm256_srai_epi32(lo, 16), _mm256_srai_epi32(hi, 16));
-
-	return _mm256_add_epi16(base, _mm256_mulhrs_epi16(rise, packus32(plo, phi)));
-}
-#endif
-
 /* Bytes of a and b (each lane <= 255), a's first, in memory order. */
 V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 {
