@@ -19,6 +19,7 @@
 #include <cisp/control.h>
 #include <cisp/error.h>
 #include <cisp/iq_calib.h>
+#include <cisp/iq_color.h>
 #include <cisp/iq_lab.h>
 #include <cisp/params_state.h>
 #include <cisp/sensor.h>
@@ -33,6 +34,8 @@
 /* The camera's loop runs at most this many frames, and stops once AE and AWB have held this many. */
 #define CAMERA_MAX_FRAMES 40
 #define CAMERA_SETTLED 3
+/* Exposure compensations tried to bring the chart's white patch to the metering target. */
+#define CAMERA_METERINGS 4
 
 const char *cisp_iq_lab_calibration_name(enum cisp_iq_lab_calibration c)
 {
@@ -84,6 +87,117 @@ const struct cisp_iq_backend *cisp_iq_software_backend(void)
 
 /* ---- shooting ---- */
 
+/*
+ * Metering, as a tuning engineer exposes a chart: the white patch's brightest
+ * colour at 70 % of the level where the sensor clips, half a stop below it
+ * (shot noise at that level is a few percent; the window 62..78 % leaves
+ * 0.35 stop at worst). A patch counts as clipped when more than 1 % of its
+ * raw samples of one colour reach 98 % of the clip level.
+ */
+#define WHITE_TARGET 0.70
+#define WHITE_LOW 0.62
+#define WHITE_HIGH 0.78
+#define CLIP_NEAR 0.98
+#define CLIP_SHARE 0.01
+/* The ColorChecker's white patch (chart order, docs/iq.md). */
+#define WHITE_PATCH 18
+
+/*
+ * Where the virtual sensor clips, as a fraction of its range above black:
+ * its full well times the conversion gain at the frame's gains, or the
+ * white level when that comes first.
+ */
+static double clip_fraction(struct cisp_sensor *s, const struct cisp_sensor_mode *m, const int32_t *controls)
+{
+	struct cisp_vsensor_truth t;
+	double gain = (double)controls[CISP_SENSOR_ANALOGUE_GAIN] / CISP_SENSOR_GAIN_ONE;
+
+	if (controls[CISP_SENSOR_DIGITAL_GAIN] > 0)
+		gain *= (double)controls[CISP_SENSOR_DIGITAL_GAIN] / CISP_SENSOR_GAIN_ONE;
+	if (cisp_vsensor_truth(s, &t) || m->white_level <= m->black_level || gain <= 0)
+		return 1;
+	return fmin(1, t.full_well_e * t.gain_dn_per_e * gain / (m->white_level - m->black_level));
+}
+
+/*
+ * The raw levels of @n patches (@rects in output pixels): each colour's mean
+ * above black as a fraction of the clip level @clip (of the range above
+ * black), and whether the patch clipped (the rule above).
+ */
+static int raw_patches(const struct cisp_image *raw, const struct cisp_sensor_mode *m, double clip,
+		       const struct cisp_iq_rect *rects, unsigned n, double (*level)[3], bool *clipped)
+{
+	static const unsigned channel[3] = { CISP_CH_R, CISP_CH_GR, CISP_CH_B };
+
+	for (unsigned i = 0; i < n; i++)
+		clipped[i] = false;
+	for (int c = 0; c < 3; c++) {
+		struct cisp_iq_image plane;
+		int ret = cisp_iq_image_from_bayer(&plane, raw, channel[c], m->black_level, m->white_level);
+
+		if (ret)
+			return ret;
+		for (unsigned i = 0; i < n; i++) {
+			int32_t x0 = rects[i].x / 2, y0 = rects[i].y / 2;
+			int32_t x1 = x0 + rects[i].width / 2, y1 = y0 + rects[i].height / 2;
+			double sum = 0, count = 0, near = 0;
+
+			for (int32_t y = y0 > 0 ? y0 : 0; y < y1 && y < (int32_t)plane.height; y++)
+				for (int32_t x = x0 > 0 ? x0 : 0; x < x1 && x < (int32_t)plane.width; x++) {
+					double v = plane.data[(size_t)y * plane.stride + x];
+
+					sum += v;
+					near += v >= CLIP_NEAR * clip;
+					count++;
+				}
+			level[i][c] = count ? sum / count / clip : 0;
+			if (count && near > CLIP_SHARE * count)
+				clipped[i] = true;
+		}
+		cisp_iq_image_free(&plane);
+	}
+	return 0;
+}
+
+/* The central @f of a rectangle. */
+static struct cisp_iq_rect shrink(int32_t x, int32_t y, int32_t w, int32_t h, double f)
+{
+	int32_t nw = (int32_t)(w * f), nh = (int32_t)(h * f);
+
+	return (struct cisp_iq_rect){ x + (w - nw) / 2, y + (h - nh) / 2, nw, nh };
+}
+
+/* Where a chart patch is sampled: its central 60 %. */
+static struct cisp_iq_rect patch_rect(const struct cisp_vsensor_patch *p)
+{
+	return shrink(p->x, p->y, p->width, p->height, 0.6);
+}
+
+/*
+ * How far the white patch of a chart frame is from the metering target: the
+ * factor to multiply the exposure by (1 when within the window); a clipped
+ * patch says little, so the step is a full stop down.
+ */
+static int white_correction(struct cisp_sensor *s, const struct cisp_image *raw, const struct cisp_sensor_mode *m,
+			    const int32_t *controls, double *factor)
+{
+	struct cisp_vsensor_patch p;
+	struct cisp_iq_rect r;
+	double level[1][3], top;
+	bool clipped;
+	int ret = cisp_vsensor_chart_patch(s, WHITE_PATCH, &p);
+
+	if (ret)
+		return ret;
+	r = patch_rect(&p);
+	ret = raw_patches(raw, m, clip_fraction(s, m, controls), &r, 1, level, &clipped);
+	if (ret)
+		return ret;
+	top = fmax(level[0][0], fmax(level[0][1], level[0][2]));
+	*factor = clipped ? 0.5 : top >= WHITE_LOW && top <= WHITE_HIGH ? 1 : WHITE_TARGET / fmax(top, 0.01);
+	return 0;
+}
+
 /* The 99th percentile of the green samples above black, as a fraction of the range. */
 static double green_p99(const struct cisp_image *raw, const struct cisp_sensor_mode *m)
 {
@@ -109,8 +223,9 @@ static double green_p99(const struct cisp_image *raw, const struct cisp_sensor_m
 }
 
 /*
- * Open the virtual sensor on a scene and capture a frame exposed so that the
- * brightest 1 % of green reaches 80 % of the range (a few captures).
+ * Open the virtual sensor on a scene and capture a frame at gain x1 (a few
+ * captures): the colour chart metered on its white patch (the rule above),
+ * other scenes so that the brightest 1 % of green reaches 80 % of the range.
  */
 static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
 		 struct cisp_sensor **sensor, struct cisp_image *raw, struct cisp_sensor_mode *mode, int *exposure)
@@ -119,6 +234,7 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 	struct cisp_sensor *s = NULL;
 	struct cisp_sensor_control_info ei;
 	struct cisp_vsensor_truth truth;
+	bool chart = !strcmp(scene, "colorchart");
 	int ret;
 	double expo;
 
@@ -138,11 +254,6 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 		ret = cisp_image_alloc(raw, mode->format, mode->width, mode->height);
 	if (!ret)
 		ret = cisp_sensor_control_info(s, CISP_SENSOR_EXPOSURE, &ei);
-	if (ret) {
-		cisp_sensor_close(s);
-		cisp_image_free(raw);
-		return ret;
-	}
 	/* Focus perfectly (the lab measures the ISP, not the autofocus). */
 	if (!ret)
 		ret = cisp_vsensor_truth(s, &truth);
@@ -154,7 +265,8 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 	expo = ei.def;
 	for (int it = 0; it < 5; it++) {
 		struct cisp_sensor_controls c = { 0 };
-		double level;
+		struct cisp_sensor_metadata md;
+		double level, factor;
 		int32_t lines = (int32_t)lrint(expo), fl;
 
 		if (lines < ei.min)
@@ -174,11 +286,18 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 		if (!ret)
 			ret = cisp_sensor_start(s);
 		if (!ret)
-			ret = cisp_sensor_capture(s, raw, NULL, 0);
+			ret = cisp_sensor_capture(s, raw, &md, 0);
 		cisp_sensor_stop(s);
 		if (ret)
 			break;
 		*exposure = lines;
+		if (chart) {
+			ret = white_correction(s, raw, mode, md.controls, &factor);
+			if (ret || factor == 1)
+				break;
+			expo = lines * factor;
+			continue;
+		}
 		level = green_p99(raw, mode);
 		if (level > 0.76 && level < 0.84)
 			break;
@@ -283,7 +402,11 @@ static int apply_params(struct cisp_isp *isp, const struct cisp_control_result *
  * The camera on a scene: the control loop of its tuning drives the sensor
  * (AE, AWB; the lens focused on the chart, as the lab measures the ISP and
  * not the autofocus) until AE and AWB have settled, at most
- * CAMERA_MAX_FRAMES frames; the last frame and its parameters.
+ * CAMERA_MAX_FRAMES frames; the last frame and its parameters. On the colour
+ * chart the settled frame is metered on the white patch (the rule above) and,
+ * when it is off, the loop settles again with an exposure compensation that
+ * brings it there, at most CAMERA_METERINGS times: what a tuning engineer
+ * dials in so that the camera's AE does not clip the chart's white.
  */
 int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
 		 struct camera_shot *out)
@@ -295,7 +418,8 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 	struct cisp_isp *isp = NULL;
 	struct cisp_vsensor_truth truth;
 	struct cisp_stats *stats = malloc(sizeof(*stats));
-	unsigned settled = 0;
+	unsigned settled = 0, limit = CAMERA_MAX_FRAMES, meterings = 0;
+	bool chart = !strcmp(scene, "colorchart");
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -342,14 +466,16 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 		ret = apply_params(isp, &res);
 	if (!ret)
 		ret = cisp_sensor_start(out->s);
-	for (unsigned n = 0; !ret && n < CAMERA_MAX_FRAMES && settled < CAMERA_SETTLED; n++) {
+	for (unsigned n = 0; !ret && n < limit && settled < CAMERA_SETTLED; n++) {
 		struct cisp_sensor_metadata md;
+		double factor = 1;
 
 		ret = cisp_sensor_capture(out->s, &out->raw, &md, 0);
 		if (ret)
 			break;
 		*out->state = *cisp_isp_params(isp);
 		out->exposure = md.controls[CISP_SENSOR_EXPOSURE];
+		out->clip = clip_fraction(out->s, &out->mode, md.controls);
 		out->frames = n + 1;
 		ret = cisp_isp_statistics(isp, &out->raw, NULL, stats, NULL);
 		if (!ret)
@@ -365,6 +491,15 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 					  res.state.awb_state == CISP_AWB_CONVERGED
 				  ? settled + 1
 				  : 0;
+		if (!ret && chart && settled == CAMERA_SETTLED && meterings < CAMERA_METERINGS)
+			ret = white_correction(out->s, &out->raw, &out->mode, md.controls, &factor);
+		if (!ret && factor != 1) {
+			out->ev = fmin(4, fmax(-4, out->ev + log2(factor)));
+			ret = cisp_control_request(c, &(struct cisp_control_request){ .mask = CISP_REQ_EV, .ev = out->ev });
+			meterings++;
+			settled = 0;
+			limit = n + 1 + CAMERA_MAX_FRAMES;
+		}
 	}
 	if (out->s)
 		cisp_sensor_stop(out->s);
@@ -441,14 +576,6 @@ static bool calibrated_under(const struct cisp_tuning *t, const char *illuminant
 	return false;
 }
 
-/* The central @f of a rectangle. */
-static struct cisp_iq_rect shrink(int32_t x, int32_t y, int32_t w, int32_t h, double f)
-{
-	int32_t nw = (int32_t)(w * f), nh = (int32_t)(h * f);
-
-	return (struct cisp_iq_rect){ x + (w - nw) / 2, y + (h - nh) / 2, nw, nh };
-}
-
 /* The chart's truth from the sensor: patches, their XYZ, names and sampling boxes (the central 60 %). */
 static int chart_truth(struct cisp_sensor *s, struct cisp_vsensor_patch *p, double (*xyz)[3], const char **names,
 		       bool *neutral, struct cisp_iq_rect *rects)
@@ -461,19 +588,27 @@ static int chart_truth(struct cisp_sensor *s, struct cisp_vsensor_patch *p, doub
 			xyz[i][c] = p[i].xyz[c];
 		names[i] = p[i].name;
 		neutral[i] = i >= 18;
-		rects[i] = shrink(p[i].x, p[i].y, p[i].width, p[i].height, 0.6);
+		rects[i] = patch_rect(&p[i]);
 	}
 	return ret;
 }
 
-/* Measure the developed chart: colour against the truth (exposure normalised), and the neutral row's noise. */
-static int measure_chart(const struct cisp_iq_image *img, const struct cisp_vsensor_patch *p, const double (*xyz)[3],
-			 const char **names, const bool *neutral, const struct cisp_iq_rect *rects,
-			 struct cisp_iq_lab_color *out)
+/*
+ * Measure the developed chart: colour against the truth, and the neutral
+ * row's noise. Exposure is normalised as cisp_iq_color_evaluate() does (one
+ * factor, least squares on the neutral patches' Y), on the neutral patches
+ * that did not clip in @raw (@clip: the clip level, of the range above
+ * black) only: a clipped white comes out neutral at the clip level and
+ * would lift every other patch.
+ */
+static int measure_chart(const struct cisp_iq_image *img, const struct cisp_image *raw, const struct cisp_sensor_mode *m,
+			 double clip, const struct cisp_vsensor_patch *p, const double (*xyz)[3], const char **names,
+			 const bool *neutral, const struct cisp_iq_rect *rects, struct cisp_iq_lab_color *out)
 {
-	const struct cisp_iq_color_options co = { .exposure = true };
-	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6];
-	int ret = 0;
+	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6], raw_level[CISP_IQ_COLORCHECKER_PATCHES][3];
+	double num = 0, den = 0, scale;
+	bool clipped[CISP_IQ_COLORCHECKER_PATCHES];
+	int ret = raw_patches(raw, m, clip, rects, CISP_IQ_COLORCHECKER_PATCHES, raw_level, clipped);
 
 	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
 		struct cisp_iq_patch_stats st;
@@ -481,10 +616,28 @@ static int measure_chart(const struct cisp_iq_image *img, const struct cisp_vsen
 		ret = cisp_iq_patch_stats(img, &rects[i], false, &st);
 		for (int c = 0; c < 3; c++)
 			meas[i][c] = st.mean[c];
+		if (!ret && neutral[i] && !clipped[i]) {
+			/* Both Y at D50, as the evaluation compares them. */
+			double mx[3], m50[3], r50[3];
+
+			cisp_iq_srgb_to_xyz(meas[i], mx);
+			cisp_iq_adapt(mx, cisp_iq_white_d65, cisp_iq_white_d50, m50);
+			cisp_iq_adapt(xyz[i], p[0].white_xyz, cisp_iq_white_d50, r50);
+			num += m50[1] * r50[1];
+			den += m50[1] * m50[1];
+		}
 	}
-	if (!ret)
-		ret = cisp_iq_color_evaluate((const double(*)[3])meas, xyz, p[0].white_xyz, names, neutral,
-					     CISP_IQ_COLORCHECKER_PATCHES, &co, &out->color);
+	if (ret)
+		return ret;
+	if (!(den > 0))
+		return cisp_error(-ERANGE, "colour chart: every neutral patch is clipped or black; expose it lower");
+	scale = num / den;
+	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES; i++)
+		for (int c = 0; c < 3; c++)
+			meas[i][c] *= scale;
+	ret = cisp_iq_color_evaluate((const double(*)[3])meas, xyz, p[0].white_xyz, names, neutral,
+				     CISP_IQ_COLORCHECKER_PATCHES, &(const struct cisp_iq_color_options){ 0 }, &out->color);
+	out->color.exposure_scale = scale;
 	for (int i = 0; i < 6; i++)
 		levels[i] = xyz[18 + i][1];
 	if (!ret)
@@ -520,7 +673,8 @@ static int color_camera(const struct cisp_iq_lab *lab, const char *illuminant, s
 	if (!ret)
 		ret = develop_camera(lab, &shot, shot.state, false, img);
 	if (!ret)
-		ret = measure_chart(img, p, (const double(*)[3])xyz, names, neutral, rects, out);
+		ret = measure_chart(img, &shot.raw, &shot.mode, shot.clip, p, (const double(*)[3])xyz, names, neutral,
+				    rects, out);
 	camera_shot_free(&shot);
 	return ret;
 }
@@ -539,11 +693,14 @@ static int color_ceiling(const struct cisp_iq_lab *lab, const char *illuminant, 
 	struct cisp_iq_rect rects[CISP_IQ_COLORCHECKER_PATCHES];
 	const struct cisp_iq_ccm_fit_options fo = { .preserve_white = true, .refine_de2000 = true };
 	struct cisp_iq_ccm_fit fit;
+	double clip;
 	int ret = shoot(lab, "colorchart", illuminant, NULL, &s, &raw, &m, &out->exposure);
 
 	if (ret)
 		return ret;
 	ret = chart_truth(s, p, xyz, names, neutral, rects);
+	clip = clip_fraction(s, &m, (const int32_t[CISP_SENSOR_NUM_CONTROLS]){
+					    [CISP_SENSOR_ANALOGUE_GAIN] = CISP_SENSOR_GAIN_ONE });
 	cisp_sensor_close(s);
 	out->fit = CISP_IQ_LAB_FITTED;
 	if (ret)
@@ -561,7 +718,7 @@ static int color_ceiling(const struct cisp_iq_lab *lab, const char *illuminant, 
 	memcpy(out->ccm, fit.ccm, sizeof(out->ccm));
 	ret = develop(lab, &raw, &m, out->wb_gain, out->ccm, NULL, img);
 	if (!ret)
-		ret = measure_chart(img, p, (const double(*)[3])xyz, names, neutral, rects, out);
+		ret = measure_chart(img, &raw, &m, clip, p, (const double(*)[3])xyz, names, neutral, rects, out);
 out:
 	cisp_image_free(&raw);
 	return ret;

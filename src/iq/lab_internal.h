@@ -19,12 +19,16 @@ struct camera_shot {
 	struct cisp_tuning *tuning;
 	unsigned frames;
 	int exposure;
+	double ev;   /* the exposure compensation the lab dialled in, stops */
+	double clip; /* where the sensor clipped in the frame, of its range above black */
 };
 
 /*
  * The camera on @scene under @illuminant (@extra: more sensor options, or
- * NULL): its tuning's loop runs until AE and AWB settle; 0 or a negative
- * errno with a message. Free @out with camera_shot_free().
+ * NULL): its tuning's loop runs until AE and AWB settle, on the colour chart
+ * with an exposure compensation that puts the white patch below clipping
+ * (lab.c, "Metering"); 0 or a negative errno with a message. Free @out with
+ * camera_shot_free().
  */
 int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
 		 struct camera_shot *out);
