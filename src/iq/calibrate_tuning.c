@@ -73,6 +73,21 @@ static void write_ltm(FILE *f, const struct ltm_tuning *l)
 			l->cut, l->range);
 }
 
+/*
+ * The level where the sensor clips at its lowest gain, in the tuning's codes,
+ * as `saturation` (src/control/highlights.c), where the noise pairs found it
+ * below the white level; otherwise @t keeps its base's.
+ */
+static void apply_saturation(const struct cisp_calib_result *r, double scale, struct cisp_tuning *t)
+{
+	const struct cisp_calib_noise_gain *g = &r->noise.gain[0];
+	double black = r->black.frames ? (r->black.level[0] + r->black.level[1] + r->black.level[2] +
+					  r->black.level[3]) / 4 : 0;
+
+	if (r->noise.count && g->saturated && black + g->saturation < r->white)
+		t->saturation = round((black + g->saturation) / scale);
+}
+
 /* The whole tuning @t as YAML. */
 static void write_tuning(FILE *f, const struct cisp_tuning *t)
 {
@@ -132,6 +147,8 @@ static void write_tuning(FILE *f, const struct cisp_tuning *t)
 			d->bnr_mode == CISP_BNR_QUALITY ? ", bnr_mode: quality" : "");
 	}
 	fprintf(f, "gamma: %.6g\ndefect_threshold: %.0f\n", t->gamma, t->defect_threshold);
+	if (t->saturation > 0)
+		fprintf(f, "saturation: %.0f\n", t->saturation);
 	if (t->defect_count) {
 		fprintf(f, "defect_pixels: [");
 		for (unsigned i = 0; i < t->defect_count; i++)
@@ -163,6 +180,7 @@ static int apply_result(const struct cisp_calib *c, const struct cisp_calib_resu
 	}
 	/* Noise in 16-bit units after black level: codes above black times 65535 / (white - black). */
 	full = 65535 / (r->white - (r->black.frames ? (r->black.level[1] + r->black.level[2]) / 2 : 0));
+	apply_saturation(r, scale, t);
 	if (r->noise.count) {
 		t->noise_count = r->noise.count;
 		for (unsigned i = 0; i < r->noise.count; i++) {
