@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cisp/camera.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/iq.h>
@@ -83,6 +84,32 @@ TEST(iq_lab_camera_colour_fitted_and_held_out)
 			test_fail(__FILE__, __LINE__, "%s: mean dE00 %.2f through the camera", ill[i], c->color.mean_de00);
 		for (int r = 0; r < 3; r++)
 			CHECK_NEAR(c->ccm[r][0] + c->ccm[r][1] + c->ccm[r][2], 1, 1e-3);
+		free(c);
+	}
+}
+
+/*
+ * A chart too bright for the shortest exposure: the white and the light greys
+ * clip in the raw, so exposure is normalised on the greys that did not (their
+ * lightness right, the clipped ones far too dark); with every grey clipped
+ * the lab refuses.
+ */
+TEST(iq_lab_colour_normalises_on_unclipped_greys)
+{
+	for (int ceiling = 0; ceiling < 2; ceiling++) {
+		struct cisp_iq_lab lab = ceiling ? ceiling_lab : test_lab;
+		struct cisp_iq_lab_color *c = calloc(1, sizeof(*c));
+		const struct cisp_iq_color_patch *p = c->color.patch;
+
+		lab.lux = 100000;
+		CHECK_EQ(cisp_iq_lab_color(&lab, "D65", false, c), 0);
+		/* White, neutral 8 and 6.5 clip (with neutral 5 in the ceiling's longer exposure); neutral 3.5 does not. */
+		for (int i = 18; i < 21; i++)
+			CHECK(p[i].lab[0] < p[i].ref_lab[0] - 8);
+		CHECK_NEAR(p[22].lab[0], p[22].ref_lab[0], 0.5);
+		CHECK(p[22].de00 < 1.5);
+		lab.lux = 1e6;
+		CHECK_ERR(cisp_iq_lab_color(&lab, "D65", false, c), -ERANGE, "every neutral patch is clipped");
 		free(c);
 	}
 }
@@ -449,4 +476,127 @@ TEST(iq_lab_3a_converges)
 	CHECK_ERR(cisp_iq_lab_3a(&test_lab, "D65", 4, false, a), -EINVAL, "frames");
 	CHECK(cisp_iq_lab_3a(&test_lab, "no-such-light", 8, false, a) < 0);
 	free(a);
+}
+
+/*
+ * The mean colour of the chart's white patch (central half) in an RGB48
+ * frame the camera developed, values as output (sRGB): @sensor in @mode under
+ * tungsten at @lux, 20 ms at gain x1, white balance fixed at 2856 K (blue's
+ * gain about 2.7, red's about 1). @tuning: a tuning file, or NULL for the
+ * sensor's shipped one.
+ */
+static void overexposed_white(const char *sensor, unsigned mode, double lux, const char *tuning, double rgb[3])
+{
+	char name[64], opts[128];
+	struct cisp_camera_manager *mgr = NULL;
+	struct cisp_camera *cam = NULL;
+	struct cisp_camera_config cfg;
+	struct cisp_camera_request req = { 0 }, *back;
+	struct cisp_image out = { 0 };
+	struct cisp_vsensor_patch p;
+	struct cisp_iq_image img = { 0 };
+	struct cisp_iq_patch_stats st;
+	const struct cisp_camera_options co = { .sensor_options = opts, .tuning = tuning };
+
+	snprintf(opts, sizeof(opts), "scene=colorchart,illuminant=A,lux=%.0f,seed=3", lux);
+
+	rgb[0] = rgb[1] = rgb[2] = -1;
+	snprintf(name, sizeof(name), "virtual:%s", sensor);
+	CHECK_EQ(cisp_camera_manager_create(&mgr, NULL), 0);
+	CHECK_EQ(cisp_camera_open(&cam, mgr, name, &co), 0);
+	CHECK_EQ(cisp_camera_default_config(cam, mode, &cfg), 0);
+	cfg.stream[CISP_STREAM_MAIN].format = CISP_FMT_RGB48;
+	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
+	CHECK_EQ(cisp_image_alloc(&out, CISP_FMT_RGB48, cfg.stream[CISP_STREAM_MAIN].width,
+				  cfg.stream[CISP_STREAM_MAIN].height), 0);
+	CHECK_EQ(cisp_vsensor_chart_patch(cisp_camera_sensor(cam), 18, &p), 0);
+	req.buffer[CISP_STREAM_MAIN] = &out;
+	req.controls = (struct cisp_control_request){
+		.mask = CISP_REQ_AE_ENABLE | CISP_REQ_EXPOSURE | CISP_REQ_ANALOGUE_GAIN | CISP_REQ_DIGITAL_GAIN |
+			CISP_REQ_AWB_ENABLE | CISP_REQ_COLOUR_TEMPERATURE,
+		.ae_enable = false, .exposure_us = 20000, .analogue_gain = 1, .digital_gain = 1, .awb_enable = false,
+		.colour_temperature = 2856 };
+	CHECK_EQ(cisp_camera_queue(cam, &req), 0);
+	CHECK_EQ(cisp_camera_start(cam), 0);
+	/* The sensor's delays: the sixth frame has the manual controls. */
+	for (int n = 0; n < 6; n++) {
+		CHECK_EQ(cisp_camera_wait(cam, &back, 30ll * 1000 * 1000 * 1000), 0);
+		CHECK_EQ(back->status, 0);
+		if (n < 5)
+			CHECK_EQ(cisp_camera_queue(cam, back), 0);
+	}
+	cisp_camera_stop(cam);
+	/* The output's values as they are (0..1 of full scale). */
+	CHECK_EQ(cisp_iq_image_from_cisp(&img, &out, CISP_TRANSFER_LINEAR), 0);
+	CHECK_EQ(cisp_iq_patch_stats(&img, &(struct cisp_iq_rect){ p.x + p.width / 4, p.y + p.height / 4, p.width / 2,
+								   p.height / 2 },
+				     false, &st),
+		 0);
+	for (int c = 0; c < 3; c++)
+		rgb[c] = st.mean[c];
+	cisp_iq_image_free(&img);
+	cisp_image_free(&out);
+	cisp_camera_close(cam);
+	cisp_camera_manager_destroy(mgr);
+}
+
+/* @sensor's shipped tuning without its `saturation` line, in the scratch folder. */
+static const char *tuning_without_saturation(const char *sensor, char *path, size_t size)
+{
+	char src[512], *text, *line;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/data/tuning/%s.yaml", CISP_SOURCE_DIR, sensor);
+	snprintf(path, size, "%s/%s-no-saturation.yaml", test_tmp_dir(), sensor);
+	text = test_read_text(src);
+	CHECK(text != NULL);
+	line = text ? strstr(text, "\nsaturation: ") : NULL;
+	CHECK(line != NULL);
+	if (line)
+		memset(line + 1, ' ', strcspn(line + 1, "\n"));
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f && text)
+		fputs(text, f);
+	if (f)
+		fclose(f);
+	free(text);
+	return path;
+}
+
+/*
+ * The shipped tunings' clip levels make clipped highlights neutral through
+ * the camera: the white patch a quarter past the full well in green (blue,
+ * balanced by 2.7, then stands above it) and four stops past it in every
+ * colour comes out neutral, at the same level. Without the clip level the
+ * sensor clips below its white level unseen, and the white a quarter past
+ * the full well keeps blue's shortfall.
+ */
+TEST(iq_lab_camera_renders_clipped_white_neutral)
+{
+	/* Lux that put the white's green 1.25 times past the full well in 20 ms. */
+	static const struct {
+		const char *sensor;
+		unsigned mode;
+		double lux;
+	} cams[] = { { "cisp-test", 0, 700 }, { "cisp-12m12", 1, 1800 } };
+
+	for (int i = 0; i < 2; i++) {
+		char path[512];
+		double near[3], far[3], without[3];
+
+		overexposed_white(cams[i].sensor, cams[i].mode, cams[i].lux, NULL, near);
+		overexposed_white(cams[i].sensor, cams[i].mode, 16 * cams[i].lux, NULL, far);
+		overexposed_white(cams[i].sensor, cams[i].mode, cams[i].lux,
+				  tuning_without_saturation(cams[i].sensor, path, sizeof(path)), without);
+		printf("    %s: clipped white R G B %.4f %.4f %.4f, four stops over %.4f %.4f %.4f; without the clip "
+		       "level %.4f %.4f %.4f\n",
+		       cams[i].sensor, near[0], near[1], near[2], far[0], far[1], far[2], without[0], without[1],
+		       without[2]);
+		for (int c = 0; c < 3; c++) {
+			CHECK_NEAR(near[c], near[1], 0.005);
+			CHECK_NEAR(far[c], near[1], 0.005);
+		}
+		CHECK(without[1] - without[2] > 0.015);
+	}
 }
