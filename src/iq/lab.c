@@ -92,39 +92,36 @@ const struct cisp_iq_backend *cisp_iq_software_backend(void)
  * colour at 70 % of the level where the sensor clips, half a stop below it
  * (shot noise at that level is a few percent; the window 62..78 % leaves
  * 0.35 stop at worst). A patch counts as clipped when more than 1 % of its
- * raw samples of one colour reach 98 % of the clip level.
+ * raw samples of one colour reach 90 % of the clip level: there the camera's
+ * highlights stage starts rolling colours off (its knee), before the sensor
+ * itself clips.
  */
 #define WHITE_TARGET 0.70
 #define WHITE_LOW 0.62
 #define WHITE_HIGH 0.78
-#define CLIP_NEAR 0.98
+#define CLIP_NEAR 0.90
 #define CLIP_SHARE 0.01
 /* The ColorChecker's white patch (chart order, docs/iq.md). */
 #define WHITE_PATCH 18
 
-/*
- * Where the virtual sensor clips, as a fraction of its range above black:
- * its full well times the conversion gain at the frame's gains, or the
- * white level when that comes first.
- */
-static double clip_fraction(struct cisp_sensor *s, const struct cisp_sensor_mode *m, const int32_t *controls)
+double lab_clip_level(struct cisp_sensor *s, const struct cisp_sensor_mode *m, const int32_t *controls,
+		      const struct cisp_tuning *tuning)
 {
 	struct cisp_vsensor_truth t;
-	double gain = (double)controls[CISP_SENSOR_ANALOGUE_GAIN] / CISP_SENSOR_GAIN_ONE;
+	double gain = (double)controls[CISP_SENSOR_ANALOGUE_GAIN] / CISP_SENSOR_GAIN_ONE, clip;
 
 	if (controls[CISP_SENSOR_DIGITAL_GAIN] > 0)
 		gain *= (double)controls[CISP_SENSOR_DIGITAL_GAIN] / CISP_SENSOR_GAIN_ONE;
 	if (cisp_vsensor_truth(s, &t) || m->white_level <= m->black_level || gain <= 0)
 		return 1;
-	return fmin(1, t.full_well_e * t.gain_dn_per_e * gain / (m->white_level - m->black_level));
+	clip = t.full_well_e * t.gain_dn_per_e * gain / (m->white_level - m->black_level);
+	/* The level the tuning's highlights stage clips at (src/control/highlights.c). */
+	if (tuning && tuning->saturation > m->black_level && tuning->saturation < m->white_level)
+		clip = fmin(clip, (tuning->saturation - m->black_level) / (m->white_level - m->black_level) * gain);
+	return fmin(1, clip);
 }
 
-/*
- * The raw levels of @n patches (@rects in output pixels): each colour's mean
- * above black as a fraction of the clip level @clip (of the range above
- * black), and whether the patch clipped (the rule above).
- */
-static int raw_patches(const struct cisp_image *raw, const struct cisp_sensor_mode *m, double clip,
+int lab_patch_levels(const struct cisp_image *raw, const struct cisp_sensor_mode *m, double clip,
 		       const struct cisp_iq_rect *rects, unsigned n, double (*level)[3], bool *clipped)
 {
 	static const unsigned channel[3] = { CISP_CH_R, CISP_CH_GR, CISP_CH_B };
@@ -179,7 +176,7 @@ static struct cisp_iq_rect patch_rect(const struct cisp_vsensor_patch *p)
  * patch says little, so the step is a full stop down.
  */
 static int white_correction(struct cisp_sensor *s, const struct cisp_image *raw, const struct cisp_sensor_mode *m,
-			    const int32_t *controls, double *factor)
+			    const int32_t *controls, const struct cisp_tuning *tuning, double *factor)
 {
 	struct cisp_vsensor_patch p;
 	struct cisp_iq_rect r;
@@ -190,7 +187,7 @@ static int white_correction(struct cisp_sensor *s, const struct cisp_image *raw,
 	if (ret)
 		return ret;
 	r = patch_rect(&p);
-	ret = raw_patches(raw, m, clip_fraction(s, m, controls), &r, 1, level, &clipped);
+	ret = lab_patch_levels(raw, m, lab_clip_level(s, m, controls, tuning), &r, 1, level, &clipped);
 	if (ret)
 		return ret;
 	top = fmax(level[0][0], fmax(level[0][1], level[0][2]));
@@ -292,7 +289,7 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 			break;
 		*exposure = lines;
 		if (chart) {
-			ret = white_correction(s, raw, mode, md.controls, &factor);
+			ret = white_correction(s, raw, mode, md.controls, NULL, &factor);
 			if (ret || factor == 1)
 				break;
 			expo = lines * factor;
@@ -475,7 +472,7 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 			break;
 		*out->state = *cisp_isp_params(isp);
 		out->exposure = md.controls[CISP_SENSOR_EXPOSURE];
-		out->clip = clip_fraction(out->s, &out->mode, md.controls);
+		out->clip = lab_clip_level(out->s, &out->mode, md.controls, out->tuning);
 		out->frames = n + 1;
 		ret = cisp_isp_statistics(isp, &out->raw, NULL, stats, NULL);
 		if (!ret)
@@ -492,7 +489,7 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 				  ? settled + 1
 				  : 0;
 		if (!ret && chart && settled == CAMERA_SETTLED && meterings < CAMERA_METERINGS)
-			ret = white_correction(out->s, &out->raw, &out->mode, md.controls, &factor);
+			ret = white_correction(out->s, &out->raw, &out->mode, md.controls, out->tuning, &factor);
 		if (!ret && factor != 1) {
 			out->ev = fmin(4, fmax(-4, out->ev + log2(factor)));
 			ret = cisp_control_request(c, &(struct cisp_control_request){ .mask = CISP_REQ_EV, .ev = out->ev });
@@ -593,6 +590,26 @@ static int chart_truth(struct cisp_sensor *s, struct cisp_vsensor_patch *p, doub
 	return ret;
 }
 
+double lab_exposure_scale(const double (*rgb)[3], const double (*xyz)[3], const double white[3], const bool *use,
+			  unsigned n)
+{
+	double num = 0, den = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		/* Both Y at D50, as cisp_iq_color_evaluate() compares them. */
+		double mx[3], m50[3], r50[3];
+
+		if (!use[i])
+			continue;
+		cisp_iq_srgb_to_xyz(rgb[i], mx);
+		cisp_iq_adapt(mx, cisp_iq_white_d65, cisp_iq_white_d50, m50);
+		cisp_iq_adapt(xyz[i], white, cisp_iq_white_d50, r50);
+		num += m50[1] * r50[1];
+		den += m50[1] * m50[1];
+	}
+	return den > 0 ? num / den : 0;
+}
+
 /*
  * Measure the developed chart: colour against the truth, and the neutral
  * row's noise. Exposure is normalised as cisp_iq_color_evaluate() does (one
@@ -605,10 +622,9 @@ static int measure_chart(const struct cisp_iq_image *img, const struct cisp_imag
 			 double clip, const struct cisp_vsensor_patch *p, const double (*xyz)[3], const char **names,
 			 const bool *neutral, const struct cisp_iq_rect *rects, struct cisp_iq_lab_color *out)
 {
-	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6], raw_level[CISP_IQ_COLORCHECKER_PATCHES][3];
-	double num = 0, den = 0, scale;
-	bool clipped[CISP_IQ_COLORCHECKER_PATCHES];
-	int ret = raw_patches(raw, m, clip, rects, CISP_IQ_COLORCHECKER_PATCHES, raw_level, clipped);
+	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6], raw_level[CISP_IQ_COLORCHECKER_PATCHES][3], scale;
+	bool clipped[CISP_IQ_COLORCHECKER_PATCHES], use[CISP_IQ_COLORCHECKER_PATCHES];
+	int ret = lab_patch_levels(raw, m, clip, rects, CISP_IQ_COLORCHECKER_PATCHES, raw_level, clipped);
 
 	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
 		struct cisp_iq_patch_stats st;
@@ -616,22 +632,13 @@ static int measure_chart(const struct cisp_iq_image *img, const struct cisp_imag
 		ret = cisp_iq_patch_stats(img, &rects[i], false, &st);
 		for (int c = 0; c < 3; c++)
 			meas[i][c] = st.mean[c];
-		if (!ret && neutral[i] && !clipped[i]) {
-			/* Both Y at D50, as the evaluation compares them. */
-			double mx[3], m50[3], r50[3];
-
-			cisp_iq_srgb_to_xyz(meas[i], mx);
-			cisp_iq_adapt(mx, cisp_iq_white_d65, cisp_iq_white_d50, m50);
-			cisp_iq_adapt(xyz[i], p[0].white_xyz, cisp_iq_white_d50, r50);
-			num += m50[1] * r50[1];
-			den += m50[1] * m50[1];
-		}
+		use[i] = neutral[i] && !clipped[i];
 	}
 	if (ret)
 		return ret;
-	if (!(den > 0))
+	scale = lab_exposure_scale((const double(*)[3])meas, xyz, p[0].white_xyz, use, CISP_IQ_COLORCHECKER_PATCHES);
+	if (!(scale > 0))
 		return cisp_error(-ERANGE, "colour chart: every neutral patch is clipped or black; expose it lower");
-	scale = num / den;
 	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES; i++)
 		for (int c = 0; c < 3; c++)
 			meas[i][c] *= scale;
@@ -699,8 +706,9 @@ static int color_ceiling(const struct cisp_iq_lab *lab, const char *illuminant, 
 	if (ret)
 		return ret;
 	ret = chart_truth(s, p, xyz, names, neutral, rects);
-	clip = clip_fraction(s, &m, (const int32_t[CISP_SENSOR_NUM_CONTROLS]){
-					    [CISP_SENSOR_ANALOGUE_GAIN] = CISP_SENSOR_GAIN_ONE });
+	clip = lab_clip_level(s, &m, (const int32_t[CISP_SENSOR_NUM_CONTROLS]){
+					    [CISP_SENSOR_ANALOGUE_GAIN] = CISP_SENSOR_GAIN_ONE },
+			      NULL);
 	cisp_sensor_close(s);
 	out->fit = CISP_IQ_LAB_FITTED;
 	if (ret)

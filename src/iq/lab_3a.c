@@ -4,7 +4,8 @@
  * control loop, ISP device) photographs the ColorChecker frame after frame;
  * each frame's AE error, white-balance error of the developed neutral
  * patches and lens position are recorded, and the last frame's colour is
- * measured against the published chart.
+ * measured against the published chart, exposure normalised on the neutral
+ * patches that did not clip in the raw frame (lab.c, "Metering").
  */
 #include <errno.h>
 #include <math.h>
@@ -14,10 +15,13 @@
 
 #include <cisp/camera.h>
 #include <cisp/error.h>
+#include <cisp/iq_color.h>
 #include <cisp/iq_lab.h>
+#include <cisp/tuning.h>
 
 #include "core/error_internal.h"
 #include "core/number.h"
+#include "lab_internal.h"
 
 #define REQUESTS 3
 
@@ -26,6 +30,9 @@ struct run {
 	struct cisp_camera *cam;
 	struct cisp_camera_request req[REQUESTS];
 	struct cisp_image out[REQUESTS];
+	struct cisp_image raw[REQUESTS];
+	struct cisp_sensor_mode mode;
+	struct cisp_tuning *tuning;
 	struct cisp_iq_rect patch[24];
 	int32_t lens_min, lens_max, focus;
 };
@@ -47,6 +54,39 @@ static int measure(const struct run *r, const struct cisp_image *frame, double r
 		*keep = img;
 	else
 		cisp_iq_image_free(&img);
+	return ret;
+}
+
+/*
+ * The last frame's colour against the published chart: exposure normalised
+ * on the neutral patches that did not clip in its raw frame (with every one
+ * clipped, refused), white balance not.
+ */
+static int evaluate(const struct run *r, const struct cisp_camera_request *req, double rgb[24][3],
+		    struct cisp_iq_color_result *out)
+{
+	const struct cisp_iq_colorchecker_patch *chart = cisp_iq_colorchecker();
+	double ref[24][3], level[24][3], scale;
+	bool clipped[24], use[24];
+	int ret = lab_patch_levels(req->buffer[CISP_STREAM_RAW], &r->mode,
+				   lab_clip_level(cisp_camera_sensor(r->cam), &r->mode, req->metadata.sensor.controls,
+						  r->tuning),
+				   r->patch, 24, level, clipped);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < 24; i++) {
+		cisp_iq_lab_to_xyz(chart[i].lab_d50, cisp_iq_white_d50, ref[i]);
+		use[i] = i >= 18 && !clipped[i];
+	}
+	scale = lab_exposure_scale((const double(*)[3])rgb, (const double(*)[3])ref, cisp_iq_white_d50, use, 24);
+	if (!(scale > 0))
+		return cisp_error(-ERANGE, "3A lab: every neutral patch of the chart is clipped or black");
+	for (int i = 0; i < 24; i++)
+		for (int c = 0; c < 3; c++)
+			rgb[i][c] *= scale;
+	ret = cisp_iq_colorchecker_evaluate((const double(*)[3])rgb, NULL, out);
+	out->exposure_scale = scale;
 	return ret;
 }
 
@@ -127,12 +167,23 @@ static int open_camera(struct run *r, const struct cisp_iq_lab *lab, const char 
 		ret = cisp_camera_default_config(r->cam, lab->mode, &cfg);
 	if (ret)
 		return ret;
-	/* 16-bit RGB keeps the measurement out of 8-bit quantisation. */
+	/* 16-bit RGB keeps the measurement out of 8-bit quantisation; the raw frame says what clipped. */
 	main_stream->format = CISP_FMT_RGB48;
-	ret = cisp_camera_configure(r->cam, &cfg);
+	ret = cisp_sensor_get_mode(cisp_camera_sensor(r->cam), lab->mode, &r->mode);
+	/* The tuning's clip level; a camera without a tuning runs on defaults, clipping where the sensor does. */
+	if (!ret && lab->tuning)
+		ret = cisp_tuning_load(&r->tuning, lab->tuning);
+	else if (!ret && cisp_tuning_find(&r->tuning, cisp_sensor_info(cisp_camera_sensor(r->cam))->model, NULL))
+		r->tuning = NULL;
+	cfg.stream[CISP_STREAM_RAW].format = r->mode.format;
+	if (!ret)
+		ret = cisp_camera_configure(r->cam, &cfg);
 	for (int i = 0; !ret && i < REQUESTS; i++) {
 		ret = cisp_image_alloc(&r->out[i], CISP_FMT_RGB48, main_stream->width, main_stream->height);
+		if (!ret)
+			ret = cisp_image_alloc(&r->raw[i], r->mode.format, r->mode.width, r->mode.height);
 		r->req[i].buffer[CISP_STREAM_MAIN] = &r->out[i];
+		r->req[i].buffer[CISP_STREAM_RAW] = &r->raw[i];
 	}
 	return ret ? ret : chart_geometry(r);
 }
@@ -141,8 +192,11 @@ static void close_camera(struct run *r)
 {
 	cisp_camera_close(r->cam);
 	cisp_camera_manager_destroy(r->mgr);
-	for (int i = 0; i < REQUESTS; i++)
+	cisp_tuning_free(r->tuning);
+	for (int i = 0; i < REQUESTS; i++) {
 		cisp_image_free(&r->out[i]);
+		cisp_image_free(&r->raw[i]);
+	}
 }
 
 int cisp_iq_lab_3a(const struct cisp_iq_lab *lab, const char *illuminant, unsigned frames, bool keep_picture,
@@ -188,9 +242,7 @@ int cisp_iq_lab_3a(const struct cisp_iq_lab *lab, const char *illuminant, unsign
 		awb[done] = neutral_angle(rgb);
 		af[done] = req->metadata.lens_position;
 		if (++done == frames)
-			ret = cisp_iq_colorchecker_evaluate((const double(*)[3])rgb,
-							    &(struct cisp_iq_color_options){ .exposure = true },
-							    &out->color);
+			ret = evaluate(r, req, rgb, &out->color);
 		else if (queued < frames) {
 			frame_controls(r, queued++, &req->controls);
 			ret = cisp_camera_queue(r->cam, req);
