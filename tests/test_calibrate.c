@@ -360,6 +360,9 @@ TEST(calibrate_tuning_runs_the_loop_with_static_defects)
 		goto out;
 	/* Without a base tuning, local tone mapping comes on at the calibration's setting. */
 	CHECK(t->ltm.strength == 0.5 && t->ltm.boost == 3 && t->ltm.cut == 1 && t->ltm.range == 1.5);
+	/* The measured clip level: the full well (800 codes above black in truth) below the white level 1023. */
+	if (!(t->saturation > 64 + 0.95 * 800 && t->saturation <= 64 + 800))
+		test_fail(__FILE__, __LINE__, "saturation %g, the full well at 864", t->saturation);
 	/* The binned mode: each defective site marks its binned pixel. */
 	CHECK_EQ(cisp_sensor_set_mode(s, 1), 0);
 	CHECK_EQ(cisp_sensor_get_mode(s, 1, &cfg.mode), 0);
@@ -371,6 +374,8 @@ TEST(calibrate_tuning_runs_the_loop_with_static_defects)
 		goto out;
 	CHECK_EQ(cisp_control_start(loop, &res), 0);
 	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC));
+	/* The highlights stage clips there: (saturation - black) / (white - black) of full scale. */
+	CHECK_NEAR(res.params->highlights.white, 65535 * (t->saturation - t->black_level[1]) / (1023 - t->black_level[1]), 1);
 	/* The binned mode's own defects (fewer: two sites can share a pixel), every one in the static list. */
 	{
 		int m = cisp_vsensor_defects(s, NULL, 0);
@@ -559,6 +564,8 @@ TEST(calibrate_cli_camera_and_files_agree)
 			CHECK_NEAR(a->ccm[0].m[i / 3][i % 3], b->ccm[0].m[i / 3][i % 3], 1e-3);
 		CHECK_EQ(a->defect_count, b->defect_count);
 		CHECK_NEAR(a->awb.ct[2].r_over_g, b->awb.ct[2].r_over_g, 1e-3);
+		CHECK(a->saturation > 0);
+		CHECK_EQ(a->saturation, b->saturation);
 	}
 	cisp_tuning_free(a);
 	cisp_tuning_free(b);

@@ -91,16 +91,16 @@ const struct cisp_iq_backend *cisp_iq_software_backend(void)
  * Metering, as a tuning engineer exposes a chart: the white patch's brightest
  * colour at 70 % of the level where the sensor clips, half a stop below it
  * (shot noise at that level is a few percent; the window 62..78 % leaves
- * 0.35 stop at worst). A patch counts as clipped when more than 1 % of its
- * raw samples of one colour reach 90 % of the clip level: there the camera's
- * highlights stage starts rolling colours off (its knee), before the sensor
- * itself clips.
+ * 0.35 stop at worst). A patch counts as clipped when more than a tenth of
+ * its raw samples of one colour reach 90 % of the clip level: there the
+ * camera's highlights stage starts rolling colours off (its knee), before the
+ * sensor itself clips; a hot pixel or two in a small patch do not count.
  */
 #define WHITE_TARGET 0.70
 #define WHITE_LOW 0.62
 #define WHITE_HIGH 0.78
 #define CLIP_NEAR 0.90
-#define CLIP_SHARE 0.01
+#define CLIP_SHARE 0.10
 /* The ColorChecker's white patch (chart order, docs/iq.md). */
 #define WHITE_PATCH 18
 
