@@ -89,16 +89,16 @@ const struct cisp_iq_backend *cisp_iq_software_backend(void)
 
 /*
  * Metering, as a tuning engineer exposes a chart: the white patch's brightest
- * colour at 70 % of the level where the sensor clips, half a stop below it
- * (shot noise at that level is a few percent; the window 62..78 % leaves
- * 0.35 stop at worst). A patch counts as clipped when more than a tenth of
- * its raw samples of one colour reach 90 % of the clip level: there the
- * camera's highlights stage starts rolling colours off (its knee), before the
- * sensor itself clips; a hot pixel or two in a small patch do not count.
+ * colour, at the level the camera's highlights stage sees (after its
+ * lens-shading gain), at 78 % of the level where the sensor clips, accepted
+ * from 74 to 82 %. That keeps it below the stage's knee, 90 % of the clip
+ * level, where colours start to roll off, by three deviations of its shot
+ * noise. A patch counts as clipped when more than a tenth of its samples of
+ * one colour reach the knee; a hot pixel or two in a small patch do not count.
  */
-#define WHITE_TARGET 0.70
-#define WHITE_LOW 0.62
-#define WHITE_HIGH 0.78
+#define WHITE_TARGET 0.78
+#define WHITE_LOW 0.74
+#define WHITE_HIGH 0.82
 #define CLIP_NEAR 0.90
 #define CLIP_SHARE 0.10
 /* The ColorChecker's white patch (chart order, docs/iq.md). */
@@ -121,10 +121,27 @@ double lab_clip_level(struct cisp_sensor *s, const struct cisp_sensor_mode *m, c
 	return fmin(1, clip);
 }
 
+/* The lens-shading gain of @channel at pixel (@x, @y) of a @w x @h frame, bilinear between the nodes. */
+static double lsc_gain(const struct cisp_lsc_params *lsc, unsigned channel, double x, double y, uint32_t w, uint32_t h)
+{
+	const uint16_t *g = lsc->gain + (size_t)channel * lsc->grid_w * lsc->grid_h;
+	double u = fmin(fmax(x * (lsc->grid_w - 1) / fmax(w - 1, 1), 0), lsc->grid_w - 1);
+	double v = fmin(fmax(y * (lsc->grid_h - 1) / fmax(h - 1, 1), 0), lsc->grid_h - 1);
+	unsigned i = (unsigned)fmin(u, lsc->grid_w - 2), j = (unsigned)fmin(v, lsc->grid_h - 2);
+	double fu = u - i, fv = v - j;
+
+	return ((1 - fv) * ((1 - fu) * g[j * lsc->grid_w + i] + fu * g[j * lsc->grid_w + i + 1]) +
+		fv * ((1 - fu) * g[(j + 1) * lsc->grid_w + i] + fu * g[(j + 1) * lsc->grid_w + i + 1])) /
+	       4096.0;
+}
+
 int lab_patch_levels(const struct cisp_image *raw, const struct cisp_sensor_mode *m, double clip,
-		       const struct cisp_iq_rect *rects, unsigned n, double (*level)[3], bool *clipped)
+		     const struct cisp_lsc_params *lsc, const struct cisp_iq_rect *rects, unsigned n, double (*level)[3],
+		     bool *clipped)
 {
 	static const unsigned channel[3] = { CISP_CH_R, CISP_CH_GR, CISP_CH_B };
+	bool shading = lsc && lsc->grid_w >= 2 && lsc->grid_h >= 2 && lsc->grid_w <= CISP_LSC_MAX_GRID &&
+		       lsc->grid_h <= CISP_LSC_MAX_GRID;
 
 	for (unsigned i = 0; i < n; i++)
 		clipped[i] = false;
@@ -137,11 +154,15 @@ int lab_patch_levels(const struct cisp_image *raw, const struct cisp_sensor_mode
 		for (unsigned i = 0; i < n; i++) {
 			int32_t x0 = rects[i].x / 2, y0 = rects[i].y / 2;
 			int32_t x1 = x0 + rects[i].width / 2, y1 = y0 + rects[i].height / 2;
+			/* What the highlights stage sees: the level after the lens-shading gain at the patch. */
+			double gain = shading ? lsc_gain(lsc, channel[c], rects[i].x + rects[i].width / 2.0,
+							 rects[i].y + rects[i].height / 2.0, m->width, m->height)
+					      : 1;
 			double sum = 0, count = 0, near = 0;
 
 			for (int32_t y = y0 > 0 ? y0 : 0; y < y1 && y < (int32_t)plane.height; y++)
 				for (int32_t x = x0 > 0 ? x0 : 0; x < x1 && x < (int32_t)plane.width; x++) {
-					double v = plane.data[(size_t)y * plane.stride + x];
+					double v = plane.data[(size_t)y * plane.stride + x] * gain;
 
 					sum += v;
 					near += v >= CLIP_NEAR * clip;
@@ -176,7 +197,8 @@ static struct cisp_iq_rect patch_rect(const struct cisp_vsensor_patch *p)
  * patch says little, so the step is a full stop down.
  */
 static int white_correction(struct cisp_sensor *s, const struct cisp_image *raw, const struct cisp_sensor_mode *m,
-			    const int32_t *controls, const struct cisp_tuning *tuning, double *factor)
+			    const int32_t *controls, const struct cisp_tuning *tuning, const struct cisp_lsc_params *lsc,
+			    double *factor)
 {
 	struct cisp_vsensor_patch p;
 	struct cisp_iq_rect r;
@@ -187,7 +209,7 @@ static int white_correction(struct cisp_sensor *s, const struct cisp_image *raw,
 	if (ret)
 		return ret;
 	r = patch_rect(&p);
-	ret = lab_patch_levels(raw, m, lab_clip_level(s, m, controls, tuning), &r, 1, level, &clipped);
+	ret = lab_patch_levels(raw, m, lab_clip_level(s, m, controls, tuning), lsc, &r, 1, level, &clipped);
 	if (ret)
 		return ret;
 	top = fmax(level[0][0], fmax(level[0][1], level[0][2]));
@@ -289,7 +311,7 @@ static int shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 			break;
 		*exposure = lines;
 		if (chart) {
-			ret = white_correction(s, raw, mode, md.controls, NULL, &factor);
+			ret = white_correction(s, raw, mode, md.controls, NULL, NULL, &factor);
 			if (ret || factor == 1)
 				break;
 			expo = lines * factor;
@@ -395,6 +417,12 @@ static int apply_params(struct cisp_isp *isp, const struct cisp_control_result *
 	return ret;
 }
 
+/* The lens-shading gains a camera's parameters apply, or NULL when LSC is off. */
+static const struct cisp_lsc_params *camera_lsc(const struct cisp_param_state *st)
+{
+	return st->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC) ? &st->lsc : NULL;
+}
+
 /*
  * The camera on a scene: the control loop of its tuning drives the sensor
  * (AE, AWB; the lens focused on the chart, as the lab measures the ISP and
@@ -489,7 +517,8 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 				  ? settled + 1
 				  : 0;
 		if (!ret && chart && settled == CAMERA_SETTLED && meterings < CAMERA_METERINGS)
-			ret = white_correction(out->s, &out->raw, &out->mode, md.controls, out->tuning, &factor);
+			ret = white_correction(out->s, &out->raw, &out->mode, md.controls, out->tuning, camera_lsc(out->state),
+					       &factor);
 		if (!ret && factor != 1) {
 			out->ev = fmin(4, fmax(-4, out->ev + log2(factor)));
 			ret = cisp_control_request(c, &(struct cisp_control_request){ .mask = CISP_REQ_EV, .ev = out->ev });
@@ -619,12 +648,12 @@ double lab_exposure_scale(const double (*rgb)[3], const double (*xyz)[3], const 
  * would lift every other patch.
  */
 static int measure_chart(const struct cisp_iq_image *img, const struct cisp_image *raw, const struct cisp_sensor_mode *m,
-			 double clip, const struct cisp_vsensor_patch *p, const double (*xyz)[3], const char **names,
+			 double clip, const struct cisp_lsc_params *lsc, const struct cisp_vsensor_patch *p, const double (*xyz)[3], const char **names,
 			 const bool *neutral, const struct cisp_iq_rect *rects, struct cisp_iq_lab_color *out)
 {
 	double meas[CISP_IQ_COLORCHECKER_PATCHES][3], levels[6], raw_level[CISP_IQ_COLORCHECKER_PATCHES][3], scale;
 	bool clipped[CISP_IQ_COLORCHECKER_PATCHES], use[CISP_IQ_COLORCHECKER_PATCHES];
-	int ret = lab_patch_levels(raw, m, clip, rects, CISP_IQ_COLORCHECKER_PATCHES, raw_level, clipped);
+	int ret = lab_patch_levels(raw, m, clip, lsc, rects, CISP_IQ_COLORCHECKER_PATCHES, raw_level, clipped);
 
 	for (unsigned i = 0; i < CISP_IQ_COLORCHECKER_PATCHES && !ret; i++) {
 		struct cisp_iq_patch_stats st;
@@ -680,8 +709,8 @@ static int color_camera(const struct cisp_iq_lab *lab, const char *illuminant, s
 	if (!ret)
 		ret = develop_camera(lab, &shot, shot.state, false, img);
 	if (!ret)
-		ret = measure_chart(img, &shot.raw, &shot.mode, shot.clip, p, (const double(*)[3])xyz, names, neutral,
-				    rects, out);
+		ret = measure_chart(img, &shot.raw, &shot.mode, shot.clip, camera_lsc(shot.state), p,
+				    (const double(*)[3])xyz, names, neutral, rects, out);
 	camera_shot_free(&shot);
 	return ret;
 }
@@ -726,7 +755,7 @@ static int color_ceiling(const struct cisp_iq_lab *lab, const char *illuminant, 
 	memcpy(out->ccm, fit.ccm, sizeof(out->ccm));
 	ret = develop(lab, &raw, &m, out->wb_gain, out->ccm, NULL, img);
 	if (!ret)
-		ret = measure_chart(img, &raw, &m, clip, p, (const double(*)[3])xyz, names, neutral, rects, out);
+		ret = measure_chart(img, &raw, &m, clip, NULL, p, (const double(*)[3])xyz, names, neutral, rects, out);
 out:
 	cisp_image_free(&raw);
 	return ret;

@@ -71,7 +71,7 @@ static int evaluate(const struct run *r, const struct cisp_camera_request *req, 
 	int ret = lab_patch_levels(req->buffer[CISP_STREAM_RAW], &r->mode,
 				   lab_clip_level(cisp_camera_sensor(r->cam), &r->mode, req->metadata.sensor.controls,
 						  r->tuning),
-				   r->patch, 24, level, clipped);
+				   NULL, r->patch, 24, level, clipped);
 
 	if (ret)
 		return ret;

@@ -7,6 +7,7 @@
 
 #include <cisp/iq_lab.h>
 #include <cisp/image.h>
+#include <cisp/params.h>
 #include <cisp/params_state.h>
 #include <cisp/sensor.h>
 #include <cisp/tuning.h>
@@ -51,13 +52,15 @@ int develop_camera(const struct cisp_iq_lab *lab, const struct camera_shot *shot
 double lab_clip_level(struct cisp_sensor *s, const struct cisp_sensor_mode *m, const int32_t *controls,
 		      const struct cisp_tuning *tuning);
 /*
- * The raw levels of @n patches of @raw (@rects in output pixels): each
- * colour's mean above black as a fraction of the clip level @clip (of the
- * range above black) into @level, and whether the patch clipped (lab.c,
- * "Metering") into @clipped. 0 or a negative errno.
+ * The raw levels of @n patches of @raw (@rects in output pixels), times the
+ * lens-shading gain @lsc applies at each patch's centre (NULL: none), as the
+ * highlights stage sees them: each colour's mean above black as a fraction of
+ * the clip level @clip (of the range above black) into @level, and whether
+ * the patch clipped (lab.c, "Metering") into @clipped. 0 or a negative errno.
  */
 int lab_patch_levels(const struct cisp_image *raw, const struct cisp_sensor_mode *m, double clip,
-		     const struct cisp_iq_rect *rects, unsigned n, double (*level)[3], bool *clipped);
+		     const struct cisp_lsc_params *lsc, const struct cisp_iq_rect *rects, unsigned n, double (*level)[3],
+		     bool *clipped);
 /*
  * The exposure normalisation of cisp_iq_color_evaluate() on the patches
  * @use marks: the factor k minimising the sum of (k Y_measured - Y_reference)^2,
