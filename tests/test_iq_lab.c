@@ -498,12 +498,16 @@ static void overexposed_white(const char *sensor, unsigned mode, double lux, con
 	struct cisp_iq_patch_stats st;
 	const struct cisp_camera_options co = { .sensor_options = opts, .tuning = tuning };
 
-	snprintf(opts, sizeof(opts), "scene=colorchart,illuminant=A,lux=%.0f,seed=3", lux);
-
 	rgb[0] = rgb[1] = rgb[2] = -1;
+	snprintf(opts, sizeof(opts), "scene=colorchart,illuminant=A,lux=%.0f,seed=3", lux);
 	snprintf(name, sizeof(name), "virtual:%s", sensor);
 	CHECK_EQ(cisp_camera_manager_create(&mgr, NULL), 0);
-	CHECK_EQ(cisp_camera_open(&cam, mgr, name, &co), 0);
+	if (mgr)
+		CHECK_EQ(cisp_camera_open(&cam, mgr, name, &co), 0);
+	if (!cam) {
+		cisp_camera_manager_destroy(mgr);
+		return;
+	}
 	CHECK_EQ(cisp_camera_default_config(cam, mode, &cfg), 0);
 	cfg.stream[CISP_STREAM_MAIN].format = CISP_FMT_RGB48;
 	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
