@@ -429,9 +429,10 @@ static const struct cisp_lsc_params *camera_lsc(const struct cisp_param_state *s
  * not the autofocus) until AE and AWB have settled, at most
  * CAMERA_MAX_FRAMES frames; the last frame and its parameters. On the colour
  * chart the settled frame is metered on the white patch (the rule above) and,
- * when it is off, the loop settles again with an exposure compensation that
- * brings it there, at most CAMERA_METERINGS times: what a tuning engineer
- * dials in so that the camera's AE does not clip the chart's white.
+ * when it is above the window, the loop settles again with an exposure
+ * compensation that brings it down there, at most CAMERA_METERINGS times:
+ * what a tuning engineer dials in so that the camera's AE does not clip the
+ * chart's white.
  */
 int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *illuminant, const char *extra,
 		 struct camera_shot *out)
@@ -516,9 +517,11 @@ int camera_shoot(const struct cisp_iq_lab *lab, const char *scene, const char *i
 					  res.state.awb_state == CISP_AWB_CONVERGED
 				  ? settled + 1
 				  : 0;
+		/* Only ever down: below the window the camera's AE keeps its choice (more light would be more gain). */
 		if (!ret && chart && settled == CAMERA_SETTLED && meterings < CAMERA_METERINGS)
 			ret = white_correction(out->s, &out->raw, &out->mode, md.controls, out->tuning, camera_lsc(out->state),
 					       &factor);
+		factor = fmin(factor, 1);
 		if (!ret && factor != 1) {
 			out->ev = fmin(4, fmax(-4, out->ev + log2(factor)));
 			ret = cisp_control_request(c, &(struct cisp_control_request){ .mask = CISP_REQ_EV, .ev = out->ev });
