@@ -202,6 +202,7 @@ static void unconfigure(struct cisp_camera *cam)
 	cisp_image_free(&cam->raw[1]);
 	camera_bracket_free(cam);
 	camera_burst_free(cam);
+	camera_eis_unconfigure(cam);
 	for (unsigned i = 0; i < CISP_MAX_OUTPUTS; i++)
 		cisp_image_free(&cam->scratch[i]);
 	free(cam->stats);
@@ -221,6 +222,7 @@ void cisp_camera_close(struct cisp_camera *cam)
 	cisp_camera_stop(cam); /* also cancels requests queued while stopped */
 	camera_faces_free(cam);
 	unconfigure(cam);
+	camera_eis_free(cam);
 	fifo_free(&cam->pending);
 	fifo_free(&cam->done);
 	cisp_tuning_free(cam->tuning);
@@ -273,6 +275,9 @@ static int make_pipeline(struct cisp_camera *cam, const struct cisp_camera_confi
 
 	camera_isp_config(config, &cam->mode, &cc.isp);
 	cam->raw_format = cc.isp.input_format;
+	r = camera_eis_configure(cam, &cc.isp);
+	if (r)
+		return r;
 	snprintf(ctx_name, sizeof(ctx_name), "camera%u", cam->id);
 	cc.name = ctx_name;
 	cc.priority = cam->priority;
@@ -345,6 +350,7 @@ static _Thread_local struct cisp_camera *in_callback;
  */
 static void deliver(struct cisp_camera *cam, struct cisp_camera_request *req)
 {
+	camera_eis_apply(cam, req);
 	pthread_mutex_lock(&cam->lock);
 	if (cam->current == req)
 		cam->current = NULL;

@@ -59,6 +59,7 @@ struct cisp_camera {
 	struct cisp_image bracket_raw[CISP_BRACKET_MAX_FRAMES]; /* a bracket's frames, allocated on its first use */
 	struct cisp_image burst[CISP_BURST_MAX_FRAMES]; /* a burst's frames after the first, made at the first burst */
 	struct cisp_pool *burst_pool;   /* the merge's threads, made at the first burst */
+	struct camera_eis *eis;         /* stabilisation (eis.c), NULL when off */
 
 	/* Per-frame state, owned by the camera thread while started. */
 	struct cisp_param_state params; /* the ISP state the loop asked for, with the camera's crops */
@@ -200,5 +201,19 @@ void camera_faces_free(struct cisp_camera *cam);
 void camera_faces_frame(struct cisp_camera *cam, const struct cisp_camera_request *req);
 /* Detections run since face detection was turned on, and their time (benchmarks). */
 void camera_faces_cost(const struct cisp_camera *cam, uint64_t *detections, uint64_t *detect_ns);
+/* src/camera/eis.c */
+/* Whether the ISP can render @config's main stream with the EIS margins (0 when EIS is off). */
+int camera_eis_check(const struct cisp_camera *cam, const struct cisp_camera_config *config,
+		     const struct cisp_sensor_mode *mode);
+/* Enlarge @isp's main output by the EIS margins and make the stage's buffers (nothing when EIS is off). */
+int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp);
+/* The enlarged image the ISP's main output goes to, or NULL when EIS is off. */
+struct cisp_image *camera_eis_output(struct cisp_camera *cam);
+/* Cut @req's main buffer out of the enlarged image along the smoothed path; a failure fails @req. */
+void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req);
+/* Free what camera_eis_configure() made. */
+void camera_eis_unconfigure(struct cisp_camera *cam);
+/* Free the stage. */
+void camera_eis_free(struct cisp_camera *cam);
 
 #endif

@@ -105,7 +105,9 @@ int camera_config_check(struct cisp_camera *cam, const struct cisp_camera_config
 	/* What only the ISP knows (a packed format's width multiple, say): refused here, before anything changes. */
 	camera_isp_config(config, mode, &isp);
 	r = cisp_isp_check_config(&isp);
-	return r ? cisp_error_prefix(r, "camera %s: mode '%s'", cam->name, mode->name) : 0;
+	if (r)
+		return cisp_error_prefix(r, "camera %s: mode '%s'", cam->name, mode->name);
+	return camera_eis_check(cam, config, mode);
 }
 
 int camera_request_check(const struct cisp_camera *cam, const struct cisp_camera_request *req)

@@ -1052,6 +1052,18 @@ int cisp_vsensor_shake(struct cisp_sensor *s, uint64_t timestamp_ns, uint32_t ro
 	return 0;
 }
 
+int vs_gyro_source(struct cisp_sensor *s, struct vs_gyro_source *src)
+{
+	struct vsensor *vs = virtual_of(s);
+
+	if (!vs)
+		return cisp_error(-ENOTSUP, "sensor %s has no gyroscope", s ? cisp_sensor_info(s)->name : "(none)");
+	src->seed = vs->seed;
+	src->amplitude = vs->shake;
+	src->focal_px = vs_gyro_focal_px(vs->model.array_width, vmode(vs)->binning);
+	return 0;
+}
+
 int cisp_vsensor_noise_model(struct cisp_sensor *s, int32_t analogue_gain, int32_t digital_gain, double *a,
 			     double *b)
 {

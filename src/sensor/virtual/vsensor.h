@@ -89,6 +89,24 @@ void vs_shake_offset(uint64_t seed, double amplitude, double t_s, double *dx, do
  */
 void vs_shake_row(const float *clean, uint32_t w, uint32_t h, uint32_t y, double dx, double dy, float *out);
 
+/* ---- gyro.c ---- */
+
+/* What the gyroscope model needs of a virtual sensor's current state. */
+struct vs_gyro_source {
+	uint64_t seed;
+	double amplitude; /* option shake */
+	double focal_px;  /* of the current mode (vs_gyro_focal_px()) */
+};
+
+/*
+ * The gyroscope's source for virtual sensor @s (virtual.c); -ENOTSUP with a
+ * message for another sensor.
+ */
+int vs_gyro_source(struct cisp_sensor *s, struct vs_gyro_source *src);
+
+/* The model's focal length in pixels of a mode binning @binning of an array @array_width wide. */
+double vs_gyro_focal_px(uint32_t array_width, unsigned binning);
+
 /* ---- readout.c ---- */
 
 /*

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The camera's EIS stage (docs/eis.md): the ISP renders the main stream
+ * larger by a margin on each side; after the ISP, the camera path from the
+ * gyroscope, smoothed by a causal filter, says where in it each band of
+ * rows of the asked size is cut.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/eis.h>
+#include <cisp/format.h>
+
+#include "camera_internal.h"
+#include "core/error_internal.h"
+
+#define EIS_HISTORY 16
+#define EIS_THREADS 2
+#define EIS_MAX_GAP_NS 1000000000ull /* a longer pause starts the path afresh */
+
+struct camera_eis {
+	struct cisp_eis_config config;
+	struct cisp_gyro_info gyro;
+
+	/* Set at configure: the enlarged main output and how it maps to the sensor. */
+	struct cisp_image frame;
+	uint32_t border_x, border_y; /* the margins, enlarged image pixels */
+	double scale_x, scale_y;     /* enlarged image pixels per sensor pixel */
+	uint32_t crop_y;             /* the stream's first sensor row */
+	struct cisp_pool *pool;
+
+	/* The camera path, sensor pixels: integrated (path) and smoothed twice. */
+	bool running;
+	uint64_t t_ns; /* time up to which the path is integrated */
+	double path[2], smooth1[2], smooth2[2];
+
+	struct cisp_eis_frame history[EIS_HISTORY];
+};
+
+static int check_config(const struct cisp_eis_config *c)
+{
+	if (c->margin && (c->margin < 0.02 || c->margin > 0.25))
+		return cisp_error(-EINVAL, "eis: margin %g is outside 0.02..0.25", c->margin);
+	if (c->smoothing_s && (c->smoothing_s < 0.02 || c->smoothing_s > 5))
+		return cisp_error(-EINVAL, "eis: smoothing %g s is outside 0.02..5", c->smoothing_s);
+	if (c->bands > CISP_EIS_MAX_BANDS)
+		return cisp_error(-EINVAL, "eis: %u bands, more than %d", c->bands, CISP_EIS_MAX_BANDS);
+	return 0;
+}
+
+/* An even margin of @share of @size. */
+static uint32_t even_margin(uint32_t size, double share)
+{
+	return 2 * (uint32_t)lround(size * share / 2);
+}
+
+/* Enlarge the main output of @isp (made for @config) by margins of @margin; -EINVAL for what EIS cannot take. */
+static int enlarge(const struct cisp_camera *cam, const struct cisp_camera_config *config, double margin,
+		   struct cisp_isp_config *isp)
+{
+	const struct cisp_stream_config *s = &config->stream[CISP_STREAM_MAIN];
+	struct cisp_output_config *o = &isp->output[CISP_STREAM_MAIN];
+
+	if (s->format == CISP_FMT_RGB48)
+		return cisp_error(-EINVAL, "camera %s: the main stream is RGB48; EIS takes NV12, I420, RGB888 or XBGR32",
+				  cam->name);
+	o->width = s->width + 2 * even_margin(s->width, margin);
+	o->height = s->height + 2 * even_margin(s->height, margin);
+	if (o->width > CISP_MAX_DIMENSION || o->height > CISP_MAX_DIMENSION)
+		return cisp_error(-EINVAL, "camera %s: EIS's enlarged main output %ux%u is larger than %ux%u", cam->name,
+				  o->width, o->height, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+	return 0;
+}
+
+/* Whether the ISP can render @config's main stream with margins of @margin. */
+static int check_enlarged(const struct cisp_camera *cam, const struct cisp_camera_config *config,
+			  const struct cisp_sensor_mode *mode, double margin)
+{
+	struct cisp_isp_config isp;
+	int r;
+
+	camera_isp_config(config, mode, &isp);
+	r = enlarge(cam, config, margin, &isp);
+	if (!r)
+		r = cisp_isp_check_config(&isp);
+	return r ? cisp_error_prefix(r, "EIS") : 0;
+}
+
+int camera_eis_check(const struct cisp_camera *cam, const struct cisp_camera_config *config,
+		     const struct cisp_sensor_mode *mode)
+{
+	return cam->eis ? check_enlarged(cam, config, mode, cam->eis->config.margin) : 0;
+}
+
+int cisp_camera_set_eis(struct cisp_camera *cam, const struct cisp_eis_config *config)
+{
+	struct cisp_eis_config c = config ? *config : (struct cisp_eis_config){ 0 };
+	struct cisp_gyro_info gyro;
+	struct cisp_camera_config again;
+	int r;
+
+	if (cam->started)
+		return cisp_error(-EBUSY, "camera %s: EIS set while started", cam->name);
+	r = check_config(&c);
+	if (r)
+		return r;
+	c.margin = c.margin ? c.margin : 0.1;
+	c.smoothing_s = c.smoothing_s ? c.smoothing_s : 0.25;
+	c.bands = c.bands ? c.bands : 16;
+	if (c.enable) {
+		r = cisp_sensor_gyro_info(cam->sensor, &gyro);
+		if (r)
+			return cisp_error(r, "camera %s: EIS needs a gyroscope, and sensor %s has none (image-based motion "
+					  "estimation is not implemented): EIS stays off",
+					  cam->name, cisp_sensor_info(cam->sensor)->name);
+		/* Every check before anything changes. */
+		r = cam->configured ? check_enlarged(cam, &cam->config, &cam->mode, c.margin) : 0;
+		if (r)
+			return r;
+		if (!cam->eis) {
+			cam->eis = calloc(1, sizeof(*cam->eis));
+			if (!cam->eis)
+				return cisp_error(-ENOMEM, "out of memory for EIS");
+		}
+		cam->eis->config = c;
+		cam->eis->gyro = gyro;
+	} else {
+		camera_eis_free(cam);
+	}
+	if (!cam->configured)
+		return 0;
+	again = cam->config;
+	return cisp_camera_configure(cam, &again);
+}
+
+void camera_eis_free(struct cisp_camera *cam)
+{
+	if (!cam->eis)
+		return;
+	camera_eis_unconfigure(cam);
+	free(cam->eis);
+	cam->eis = NULL;
+}
+
+void camera_eis_unconfigure(struct cisp_camera *cam)
+{
+	if (!cam->eis)
+		return;
+	cisp_image_free(&cam->eis->frame);
+	cisp_pool_destroy(cam->eis->pool);
+	cam->eis->pool = NULL;
+}
+
+int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp)
+{
+	struct camera_eis *e = cam->eis;
+	const struct cisp_stream_config *s = &cam->config.stream[CISP_STREAM_MAIN];
+	const struct cisp_output_config *o = &isp->output[CISP_STREAM_MAIN];
+	int r;
+
+	if (!e)
+		return 0;
+	r = enlarge(cam, &cam->config, e->config.margin, isp);
+	/* Again: the mode (and its focal length in pixels) may have changed. */
+	if (!r)
+		r = cisp_sensor_gyro_info(cam->sensor, &e->gyro);
+	if (r)
+		return r;
+	e->border_x = (o->width - s->width) / 2;
+	e->border_y = (o->height - s->height) / 2;
+	e->scale_x = (double)o->width / (s->crop_width ? s->crop_width : cam->mode.width);
+	e->scale_y = (double)o->height / (s->crop_height ? s->crop_height : cam->mode.height);
+	e->crop_y = s->crop_width ? s->crop_y : 0;
+	e->running = false;
+	memset(e->history, 0, sizeof(e->history));
+	r = cisp_image_alloc(&e->frame, s->format, o->width, o->height);
+	if (!r)
+		r = cisp_pool_create(&e->pool, EIS_THREADS);
+	return r;
+}
+
+struct cisp_image *camera_eis_output(struct cisp_camera *cam)
+{
+	return cam->eis && cam->eis->frame.owned ? &cam->eis->frame : NULL;
+}
+
+/* Start the path afresh at @t_ns: the camera is where it is. */
+static void path_reset(struct camera_eis *e, uint64_t t_ns)
+{
+	e->running = true;
+	e->t_ns = t_ns;
+	memset(e->path, 0, sizeof(e->path));
+	memset(e->smooth1, 0, sizeof(e->smooth1));
+	memset(e->smooth2, 0, sizeof(e->smooth2));
+}
+
+/*
+ * Integrate the gyroscope's samples up to @t_ns into the path and run it
+ * through the two low-pass stages. A sample is the mean rate over its
+ * period: the part of each that falls after the last update counts.
+ */
+static int path_advance(struct cisp_camera *cam, uint64_t t_ns)
+{
+	struct camera_eis *e = cam->eis;
+	struct cisp_gyro_sample samples[64];
+	double tau = e->config.smoothing_s;
+
+	if (!e->running || t_ns < e->t_ns || t_ns - e->t_ns > EIS_MAX_GAP_NS)
+		path_reset(e, t_ns);
+	while (e->t_ns < t_ns) {
+		/* Samples ending up to one period after @t_ns cover the interval's end. */
+		int n = cisp_sensor_gyro(cam->sensor, e->t_ns, t_ns + e->gyro.period_ns, samples, 64);
+
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return cisp_error(-EIO, "camera %s: no gyroscope sample after %llu ns", cam->name,
+					  (unsigned long long)e->t_ns);
+		for (int k = 0; k < n && k < 64 && e->t_ns < t_ns; k++) {
+			uint64_t end = samples[k].timestamp_ns < t_ns ? samples[k].timestamp_ns : t_ns;
+			double dt = (double)(end - e->t_ns) * 1e-9, a = 1 - exp(-dt / tau);
+
+			if (end <= e->t_ns)
+				continue;
+			/* A rate about y moves the image along x, one about x along y. */
+			e->path[0] += samples[k].rate[1] * e->gyro.focal_px * dt;
+			e->path[1] += samples[k].rate[0] * e->gyro.focal_px * dt;
+			for (int axis = 0; axis < 2; axis++) {
+				e->smooth1[axis] += a * (e->path[axis] - e->smooth1[axis]);
+				e->smooth2[axis] += a * (e->smooth1[axis] - e->smooth2[axis]);
+			}
+			e->t_ns = end;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The window's position for the path now, in 1/256 enlarged pixels: the
+ * margin plus the path's departure from its smoothed form, clamped to the
+ * margin. A clamped window pulls the smoothed path along with it, so that
+ * the window leaves the edge as soon as the hand comes back.
+ */
+static uint32_t window_q8(struct camera_eis *e, int axis, bool *clamped)
+{
+	double scale = axis ? e->scale_y : e->scale_x, border = axis ? e->border_y : e->border_x;
+	double off = (e->path[axis] - e->smooth2[axis]) * scale;
+
+	if (off > border || off < -border) {
+		off = off > 0 ? border : -border;
+		e->smooth2[axis] = e->smooth1[axis] = e->path[axis] - off / scale;
+		*clamped = true;
+	}
+	return (uint32_t)lround((border + off) * 256);
+}
+
+void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
+{
+	struct camera_eis *e = cam->eis;
+	struct cisp_eis_frame *f;
+	uint32_t height = cam->config.stream[CISP_STREAM_MAIN].height;
+	double line_ns = cisp_sensor_line_ns(&cam->mode);
+	int r = 0;
+
+	if (!e || !e->frame.owned || req->status)
+		return;
+	f = &e->history[req->metadata.sequence % EIS_HISTORY];
+	memset(f, 0, sizeof(*f));
+	f->sequence = req->metadata.sequence;
+	f->num_bands = e->config.bands < height ? e->config.bands : 1;
+	f->centre_x_q8 = e->border_x * 256;
+	f->centre_y_q8 = e->border_y * 256;
+	f->scale_x = e->scale_x;
+	f->scale_y = e->scale_y;
+	for (unsigned b = 0; !r && b < f->num_bands; b++) {
+		struct cisp_eis_band *band = &f->band[b];
+		uint32_t next = (uint32_t)((uint64_t)height * (b + 1) / f->num_bands);
+		double out_row, sensor_row;
+
+		band->first_row = (uint32_t)((uint64_t)height * b / f->num_bands);
+		/* The sensor row at the band's centre, read at its own time (rolling shutter). */
+		out_row = (band->first_row + next) / 2.0;
+		sensor_row = e->crop_y + (out_row + e->border_y + 0.5) / e->scale_y - 0.5;
+
+		if (sensor_row < 0)
+			sensor_row = 0;
+		if (sensor_row > cam->mode.height - 1)
+			sensor_row = cam->mode.height - 1;
+		r = path_advance(cam, req->metadata.timestamp_ns + (uint64_t)llround(sensor_row * line_ns));
+		band->x_q8 = window_q8(e, 0, &f->clamped);
+		band->y_q8 = window_q8(e, 1, &f->clamped);
+	}
+	if (!r && req->buffer[CISP_STREAM_MAIN])
+		r = cisp_eis_warp(&e->frame, req->buffer[CISP_STREAM_MAIN], f->band, f->num_bands, e->pool);
+	if (r) {
+		f->num_bands = 0;
+		camera_request_fail(req, cisp_error_prefix(r, "camera %s: EIS", cam->name));
+	}
+}
+
+int cisp_camera_eis_frame(struct cisp_camera *cam, const struct cisp_camera_request *req,
+			  struct cisp_eis_frame *frame)
+{
+	const struct cisp_eis_frame *f;
+
+	if (!cam->eis)
+		return cisp_error(-ENOENT, "camera %s: EIS is off", cam->name);
+	f = &cam->eis->history[req->metadata.sequence % EIS_HISTORY];
+	if (!f->num_bands || f->sequence != req->metadata.sequence)
+		return cisp_error(-ENOENT, "camera %s: no EIS record of frame %llu (the last %d are kept)", cam->name,
+				  (unsigned long long)req->metadata.sequence, EIS_HISTORY);
+	*frame = *f;
+	return 0;
+}
+
+int cisp_camera_request_gyro(struct cisp_camera *cam, const struct cisp_camera_request *req,
+			     struct cisp_gyro_sample *samples, unsigned max)
+{
+	const struct cisp_camera_metadata *m = &req->metadata;
+	uint64_t exposure = m->sensor.exposure_ns;
+	uint64_t from = m->timestamp_ns > exposure ? m->timestamp_ns - exposure : 0;
+	uint64_t to = m->timestamp_ns + (uint64_t)llround((cam->mode.height - 1) * cisp_sensor_line_ns(&cam->mode));
+
+	return cisp_sensor_gyro(cam->sensor, from, to, samples, max);
+}
