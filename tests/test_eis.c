@@ -270,7 +270,7 @@ static int run_eis(const char *options, unsigned bands, unsigned frames, struct 
 	struct cisp_camera *cam = NULL;
 	struct cisp_camera_config cfg;
 	struct cisp_camera_request req = { 0 }, *done;
-	struct cisp_image main = { 0 };
+	struct cisp_image main = { 0 }, preview = { 0 };
 	double prev = 0, prev_truth = 0, sum = 0, sum_truth = 0;
 	int r = -1;
 
@@ -280,10 +280,13 @@ static int run_eis(const char *options, unsigned bands, unsigned frames, struct 
 	if (!cam)
 		goto out;
 	CHECK_EQ(cisp_camera_default_config(cam, 0, &cfg), 0);
+	cfg.stream[CISP_STREAM_PREVIEW] = (struct cisp_stream_config){ CISP_FMT_RGB888, 160, 120, 0, 0, 0, 0 };
 	CHECK_EQ(cisp_camera_configure(cam, &cfg), 0);
 	CHECK_EQ(cisp_camera_set_eis(cam, &ec), 0);
 	CHECK_EQ(cisp_image_alloc(&main, CISP_FMT_NV12, cfg.stream[0].width, cfg.stream[0].height), 0);
+	CHECK_EQ(cisp_image_alloc(&preview, CISP_FMT_RGB888, 160, 120), 0);
 	req.buffer[CISP_STREAM_MAIN] = &main;
+	req.buffer[CISP_STREAM_PREVIEW] = &preview;
 	CHECK_EQ(cisp_camera_queue(cam, &req), 0);
 	CHECK_EQ(cisp_camera_start(cam), 0);
 	for (unsigned n = 0; n < frames; n++) {
@@ -334,6 +337,7 @@ out:
 		cisp_camera_stop(cam);
 	cisp_camera_close(cam);
 	cisp_image_free(&main);
+	cisp_image_free(&preview);
 	cisp_camera_manager_destroy(m);
 	return r;
 }

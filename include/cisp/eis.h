@@ -4,9 +4,9 @@
  * @brief Electronic image stabilisation: the camera's stage after the ISP
  * that moves a crop window against the hand's motion (docs/eis.md).
  *
- * With EIS on, the ISP renders the main stream larger than asked, by a
- * margin on every side, and the stage cuts the asked size out of it where
- * the smoothed camera path says: the camera path comes from the sensor's
+ * With EIS on, the ISP renders the processed streams (main and preview)
+ * larger than asked, by a margin on every side, and the stage cuts the
+ * asked size out of them where the smoothed camera path says: the camera path comes from the sensor's
  * gyroscope (gyro.h), integrated and turned into pixels through the focal
  * length, smoothed by a causal low-pass filter; the window follows the
  * difference between the path and its smoothed form, clamped to the
@@ -36,10 +36,10 @@ extern "C" {
 #define CISP_EIS_MAX_BANDS 64
 
 /**
- * struct cisp_eis_config - how a camera stabilises its main stream.
+ * struct cisp_eis_config - how a camera stabilises its processed streams.
  * @enable: stabilise (true) or not.
- * @margin: the margin on each side, as a share of the main stream's width
- *          and height: 0.02..0.25, 0 for the default 0.1.
+ * @margin: the margin on each side, as a share of a stream's width and
+ *          height: 0.02..0.25, 0 for the default 0.1.
  * @smoothing_s: time constant of each of the two first-order low-pass
  *               stages that smooth the camera path, seconds: 0.02..5, 0 for
  *               the default 0.25.
@@ -113,13 +113,13 @@ struct cisp_eis_frame {
 };
 
 /**
- * cisp_camera_set_eis() - switch stabilisation of the main stream on or off.
- * A configured camera is configured again with its configuration (the ISP's
- * main output grows by the margins).
+ * cisp_camera_set_eis() - switch stabilisation of the main and preview
+ * streams on or off. A configured camera is configured again with its
+ * configuration (the ISP's processed outputs grow by the margins).
  * @cam: the camera, stopped.
  * @config: the settings (NULL: off).
  * Return: 0; -EBUSY while started; -EINVAL naming a value out of range, or
- * a main stream in RGB48; -ENOTSUP, with a message, for a camera whose
+ * a processed stream in RGB48; -ENOTSUP, with a message, for a camera whose
  * sensor has no gyroscope (V4L2 sensors): EIS stays off; or the error of
  * configuring again (EIS is then off).
  */
@@ -127,7 +127,8 @@ CISP_API int cisp_camera_set_eis(struct cisp_camera *cam, const struct cisp_eis_
 
 /**
  * cisp_camera_eis_frame() - what the stage did to a completed request's
- * frame; kept for the last 16 frames.
+ * main stream (the preview's bands are the same, in its own pixels); kept
+ * for the last 16 frames.
  * @cam: the camera.
  * @req: a request completed with status 0.
  * @frame: receives it.

@@ -205,11 +205,11 @@ void camera_faces_cost(const struct cisp_camera *cam, uint64_t *detections, uint
 /* Whether the ISP can render @config's main stream with the EIS margins (0 when EIS is off). */
 int camera_eis_check(const struct cisp_camera *cam, const struct cisp_camera_config *config,
 		     const struct cisp_sensor_mode *mode);
-/* Enlarge @isp's main output by the EIS margins and make the stage's buffers (nothing when EIS is off). */
+/* Enlarge @isp's processed outputs by the EIS margins and make the stage's buffers (nothing when EIS is off). */
 int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp);
-/* The enlarged image the ISP's main output goes to, or NULL when EIS is off. */
-struct cisp_image *camera_eis_output(struct cisp_camera *cam);
-/* Cut @req's main buffer out of the enlarged image along the smoothed path; a failure fails @req. */
+/* The enlarged image ISP output @output (main, preview) goes to, or NULL when EIS is off. */
+struct cisp_image *camera_eis_output(struct cisp_camera *cam, unsigned output);
+/* Cut @req's processed buffers out of the enlarged images along the smoothed path; a failure fails @req. */
 void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req);
 /* Free what camera_eis_configure() made. */
 void camera_eis_unconfigure(struct cisp_camera *cam);

@@ -21,15 +21,20 @@
 #define EIS_THREADS 2
 #define EIS_MAX_GAP_NS 1000000000ull /* a longer pause starts the path afresh */
 
+/* One processed output (main, preview), rendered enlarged by the ISP. */
+struct eis_output {
+	struct cisp_image frame;     /* the ISP's enlarged output; not allocated for a stream that is off */
+	uint32_t border_x, border_y; /* the margins, enlarged image pixels */
+	double scale_x, scale_y;     /* enlarged image pixels per sensor pixel */
+};
+
 struct camera_eis {
 	struct cisp_eis_config config;
 	struct cisp_gyro_info gyro;
 
-	/* Set at configure: the enlarged main output and how it maps to the sensor. */
-	struct cisp_image frame;
-	uint32_t border_x, border_y; /* the margins, enlarged image pixels */
-	double scale_x, scale_y;     /* enlarged image pixels per sensor pixel */
-	uint32_t crop_y;             /* the stream's first sensor row */
+	/* Set at configure. */
+	struct eis_output out[2];
+	uint32_t crop_y; /* the main stream's first sensor row */
 	struct cisp_pool *pool;
 
 	/* The camera path, sensor pixels: integrated (path) and smoothed twice. */
@@ -37,7 +42,7 @@ struct camera_eis {
 	uint64_t t_ns; /* time up to which the path is integrated */
 	double path[2], smooth1[2], smooth2[2];
 
-	struct cisp_eis_frame history[EIS_HISTORY];
+	struct cisp_eis_frame history[EIS_HISTORY]; /* the main stream's */
 };
 
 static int check_config(const struct cisp_eis_config *c)
@@ -57,25 +62,33 @@ static uint32_t even_margin(uint32_t size, double share)
 	return 2 * (uint32_t)lround(size * share / 2);
 }
 
-/* Enlarge the main output of @isp (made for @config) by margins of @margin; -EINVAL for what EIS cannot take. */
+/*
+ * Enlarge the processed outputs of @isp (made for @config) by margins of
+ * @margin; -EINVAL for what EIS cannot take.
+ */
 static int enlarge(const struct cisp_camera *cam, const struct cisp_camera_config *config, double margin,
 		   struct cisp_isp_config *isp)
 {
-	const struct cisp_stream_config *s = &config->stream[CISP_STREAM_MAIN];
-	struct cisp_output_config *o = &isp->output[CISP_STREAM_MAIN];
+	for (unsigned i = 0; i < 2; i++) {
+		const struct cisp_stream_config *s = &config->stream[i];
+		struct cisp_output_config *o = &isp->output[i];
 
-	if (s->format == CISP_FMT_RGB48)
-		return cisp_error(-EINVAL, "camera %s: the main stream is RGB48; EIS takes NV12, I420, RGB888 or XBGR32",
-				  cam->name);
-	o->width = s->width + 2 * even_margin(s->width, margin);
-	o->height = s->height + 2 * even_margin(s->height, margin);
-	if (o->width > CISP_MAX_DIMENSION || o->height > CISP_MAX_DIMENSION)
-		return cisp_error(-EINVAL, "camera %s: EIS's enlarged main output %ux%u is larger than %ux%u", cam->name,
-				  o->width, o->height, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION);
+		if (!s->format)
+			continue;
+		if (s->format == CISP_FMT_RGB48)
+			return cisp_error(-EINVAL, "camera %s: the %s stream is RGB48; EIS takes NV12, I420, RGB888 or XBGR32",
+					  cam->name, cisp_camera_stream_name(i));
+		o->width = s->width + 2 * even_margin(s->width, margin);
+		o->height = s->height + 2 * even_margin(s->height, margin);
+		if (o->width > CISP_MAX_DIMENSION || o->height > CISP_MAX_DIMENSION)
+			return cisp_error(-EINVAL, "camera %s: the %s stream enlarged for EIS, %ux%u, is larger than %ux%u",
+					  cam->name, cisp_camera_stream_name(i), o->width, o->height, CISP_MAX_DIMENSION,
+					  CISP_MAX_DIMENSION);
+	}
 	return 0;
 }
 
-/* Whether the ISP can render @config's main stream with margins of @margin. */
+/* Whether the ISP can render @config's processed streams with margins of @margin. */
 static int check_enlarged(const struct cisp_camera *cam, const struct cisp_camera_config *config,
 			  const struct cisp_sensor_mode *mode, double margin)
 {
@@ -149,7 +162,8 @@ void camera_eis_unconfigure(struct cisp_camera *cam)
 {
 	if (!cam->eis)
 		return;
-	cisp_image_free(&cam->eis->frame);
+	for (unsigned i = 0; i < 2; i++)
+		cisp_image_free(&cam->eis->out[i].frame);
 	cisp_pool_destroy(cam->eis->pool);
 	cam->eis->pool = NULL;
 }
@@ -157,8 +171,6 @@ void camera_eis_unconfigure(struct cisp_camera *cam)
 int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp)
 {
 	struct camera_eis *e = cam->eis;
-	const struct cisp_stream_config *s = &cam->config.stream[CISP_STREAM_MAIN];
-	const struct cisp_output_config *o = &isp->output[CISP_STREAM_MAIN];
 	int r;
 
 	if (!e)
@@ -167,24 +179,30 @@ int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp)
 	/* Again: the mode (and its focal length in pixels) may have changed. */
 	if (!r)
 		r = cisp_sensor_gyro_info(cam->sensor, &e->gyro);
+	for (unsigned i = 0; !r && i < 2; i++) {
+		const struct cisp_stream_config *s = &cam->config.stream[i];
+		const struct cisp_output_config *o = &isp->output[i];
+		struct eis_output *eo = &e->out[i];
+
+		if (!s->format)
+			continue;
+		eo->border_x = (o->width - s->width) / 2;
+		eo->border_y = (o->height - s->height) / 2;
+		eo->scale_x = (double)o->width / (s->crop_width ? s->crop_width : cam->mode.width);
+		eo->scale_y = (double)o->height / (s->crop_height ? s->crop_height : cam->mode.height);
+		r = cisp_image_alloc(&eo->frame, s->format, o->width, o->height);
+	}
 	if (r)
 		return r;
-	e->border_x = (o->width - s->width) / 2;
-	e->border_y = (o->height - s->height) / 2;
-	e->scale_x = (double)o->width / (s->crop_width ? s->crop_width : cam->mode.width);
-	e->scale_y = (double)o->height / (s->crop_height ? s->crop_height : cam->mode.height);
-	e->crop_y = s->crop_width ? s->crop_y : 0;
+	e->crop_y = cam->config.stream[CISP_STREAM_MAIN].crop_width ? cam->config.stream[CISP_STREAM_MAIN].crop_y : 0;
 	e->running = false;
 	memset(e->history, 0, sizeof(e->history));
-	r = cisp_image_alloc(&e->frame, s->format, o->width, o->height);
-	if (!r)
-		r = cisp_pool_create(&e->pool, EIS_THREADS);
-	return r;
+	return cisp_pool_create(&e->pool, EIS_THREADS);
 }
 
-struct cisp_image *camera_eis_output(struct cisp_camera *cam)
+struct cisp_image *camera_eis_output(struct cisp_camera *cam, unsigned output)
 {
-	return cam->eis && cam->eis->frame.owned ? &cam->eis->frame : NULL;
+	return cam->eis && output < 2 && cam->eis->out[output].frame.owned ? &cam->eis->out[output].frame : NULL;
 }
 
 /* Start the path afresh at @t_ns: the camera is where it is. */
@@ -239,62 +257,96 @@ static int path_advance(struct cisp_camera *cam, uint64_t t_ns)
 }
 
 /*
- * The window's position for the path now, in 1/256 enlarged pixels: the
- * margin plus the path's departure from its smoothed form, clamped to the
- * margin. A clamped window pulls the smoothed path along with it, so that
- * the window leaves the edge as soon as the hand comes back.
+ * The path's departure from its smoothed form now, sensor pixels, clamped
+ * to the main stream's margin. A clamped window pulls the smoothed path
+ * along with it, so that the window leaves the edge as soon as the hand
+ * comes back.
  */
-static uint32_t window_q8(struct camera_eis *e, int axis, bool *clamped)
+static double window_offset(struct camera_eis *e, int axis, bool *clamped)
 {
-	double scale = axis ? e->scale_y : e->scale_x, border = axis ? e->border_y : e->border_x;
-	double off = (e->path[axis] - e->smooth2[axis]) * scale;
+	const struct eis_output *m = &e->out[CISP_STREAM_MAIN];
+	double scale = axis ? m->scale_y : m->scale_x, border = axis ? m->border_y : m->border_x;
+	double off = e->path[axis] - e->smooth2[axis];
 
-	if (off > border || off < -border) {
-		off = off > 0 ? border : -border;
-		e->smooth2[axis] = e->smooth1[axis] = e->path[axis] - off / scale;
+	if (fabs(off) * scale > border) {
+		off = (off > 0 ? border : -border) / scale;
+		e->smooth2[axis] = e->smooth1[axis] = e->path[axis] - off;
 		*clamped = true;
 	}
-	return (uint32_t)lround((border + off) * 256);
+	return off;
+}
+
+/* An offset of @off sensor pixels as a position in 1/256 pixels of an output of @scale and @border. */
+static uint32_t position_q8(double off, double scale, uint32_t border)
+{
+	double q8 = (border + off * scale) * 256;
+
+	return (uint32_t)(q8 < 0 ? 0 : q8 > 512.0 * border ? 512 * border : lround(q8));
+}
+
+/* Cut @req's buffer of output @i out of its enlarged image with the main stream's bands @f. */
+static int cut(struct camera_eis *e, struct cisp_camera_request *req, unsigned i, const struct cisp_eis_frame *f,
+	       const double offset[][2])
+{
+	const struct eis_output *eo = &e->out[i];
+	struct cisp_eis_band bands[CISP_EIS_MAX_BANDS];
+	uint32_t height = req->buffer[i]->height, main_height = req->buffer[CISP_STREAM_MAIN] ?
+		req->buffer[CISP_STREAM_MAIN]->height : height;
+	unsigned n = 0;
+
+	if (i == CISP_STREAM_MAIN)
+		return cisp_eis_warp(&eo->frame, req->buffer[i], f->band, f->num_bands, e->pool);
+	/* The preview's rows in proportion; bands that would start on the same row merge. */
+	for (unsigned b = 0; b < f->num_bands; b++) {
+		uint32_t first = (uint32_t)((uint64_t)f->band[b].first_row * height / main_height);
+
+		if (n && first <= bands[n - 1].first_row)
+			continue;
+		bands[n++] = (struct cisp_eis_band){ first, position_q8(offset[b][0], eo->scale_x, eo->border_x),
+						     position_q8(offset[b][1], eo->scale_y, eo->border_y) };
+	}
+	return cisp_eis_warp(&eo->frame, req->buffer[i], bands, n, e->pool);
 }
 
 void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 {
 	struct camera_eis *e = cam->eis;
+	const struct eis_output *m;
 	struct cisp_eis_frame *f;
+	double offset[CISP_EIS_MAX_BANDS][2];
 	uint32_t height = cam->config.stream[CISP_STREAM_MAIN].height;
 	double line_ns = cisp_sensor_line_ns(&cam->mode);
 	int r = 0;
 
-	if (!e || !e->frame.owned || req->status)
+	if (!e || !e->out[CISP_STREAM_MAIN].frame.owned || req->status)
 		return;
+	m = &e->out[CISP_STREAM_MAIN];
 	f = &e->history[req->metadata.sequence % EIS_HISTORY];
 	memset(f, 0, sizeof(*f));
 	f->sequence = req->metadata.sequence;
 	f->num_bands = e->config.bands < height ? e->config.bands : 1;
-	f->centre_x_q8 = e->border_x * 256;
-	f->centre_y_q8 = e->border_y * 256;
-	f->scale_x = e->scale_x;
-	f->scale_y = e->scale_y;
+	f->centre_x_q8 = m->border_x * 256;
+	f->centre_y_q8 = m->border_y * 256;
+	f->scale_x = m->scale_x;
+	f->scale_y = m->scale_y;
 	for (unsigned b = 0; !r && b < f->num_bands; b++) {
 		struct cisp_eis_band *band = &f->band[b];
 		uint32_t next = (uint32_t)((uint64_t)height * (b + 1) / f->num_bands);
-		double out_row, sensor_row;
+		double sensor_row;
 
 		band->first_row = (uint32_t)((uint64_t)height * b / f->num_bands);
 		/* The sensor row at the band's centre, read at its own time (rolling shutter). */
-		out_row = (band->first_row + next) / 2.0;
-		sensor_row = e->crop_y + (out_row + e->border_y + 0.5) / e->scale_y - 0.5;
-
-		if (sensor_row < 0)
-			sensor_row = 0;
-		if (sensor_row > cam->mode.height - 1)
-			sensor_row = cam->mode.height - 1;
+		sensor_row = e->crop_y + ((band->first_row + next) / 2.0 + m->border_y + 0.5) / m->scale_y - 0.5;
+		sensor_row = fmin(fmax(sensor_row, 0), cam->mode.height - 1);
 		r = path_advance(cam, req->metadata.timestamp_ns + (uint64_t)llround(sensor_row * line_ns));
-		band->x_q8 = window_q8(e, 0, &f->clamped);
-		band->y_q8 = window_q8(e, 1, &f->clamped);
+		offset[b][0] = window_offset(e, 0, &f->clamped);
+		offset[b][1] = window_offset(e, 1, &f->clamped);
+		band->x_q8 = position_q8(offset[b][0], m->scale_x, m->border_x);
+		band->y_q8 = position_q8(offset[b][1], m->scale_y, m->border_y);
 	}
-	if (!r && req->buffer[CISP_STREAM_MAIN])
-		r = cisp_eis_warp(&e->frame, req->buffer[CISP_STREAM_MAIN], f->band, f->num_bands, e->pool);
+	for (unsigned i = 0; !r && i < 2; i++)
+		if (req->buffer[i])
+			r = cut(e, req, i, f, offset);
 	if (r) {
 		f->num_bands = 0;
 		camera_request_fail(req, cisp_error_prefix(r, "camera %s: EIS", cam->name));

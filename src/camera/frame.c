@@ -190,9 +190,8 @@ void camera_job_outputs(struct cisp_camera *cam, const struct cisp_camera_reques
 {
 	for (unsigned o = 0; o < CISP_MAX_OUTPUTS; o++)
 		if (cam->config.stream[o].format)
-			job->output[o] = req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
-	if (camera_eis_output(cam)) /* cut to the request's size after the ISP */
-		job->output[CISP_STREAM_MAIN] = camera_eis_output(cam);
+			job->output[o] = camera_eis_output(cam, o) ? camera_eis_output(cam, o) /* cut after the ISP */
+				       : req->buffer[o] ? req->buffer[o] : &cam->scratch[o];
 	job->stats = cam->stats;
 	job->params = cam->delta_size ? cam->delta : NULL;
 	job->params_size = cam->delta_size;
