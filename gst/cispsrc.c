@@ -20,6 +20,7 @@
 
 #include <cisp/burst.h>
 #include <cisp/camera.h>
+#include <cisp/eis.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/sensor.h>
@@ -59,6 +60,7 @@ enum {
 	PROP_HDR,
 	PROP_BURST,
 	PROP_FACES,
+	PROP_EIS,
 };
 
 struct slot {
@@ -84,6 +86,7 @@ struct _GstCispSrc {
 	gboolean hdr;                         /* each buffer a merged exposure bracket */
 	guint burst;                          /* frames merged into each output frame (0: one) */
 	gdouble faces;                        /* face detections a second at most (0: off) */
+	gboolean eis;                         /* stabilise the processed stream (docs/eis.md) */
 
 	/* Streaming thread state. */
 	struct cisp_camera_manager *manager;
@@ -237,6 +240,11 @@ static void gst_cisp_src_set_property(GObject *object, guint prop_id, const GVal
 		self->faces = g_value_get_double(value);
 		GST_OBJECT_UNLOCK(self);
 		return;
+	case PROP_EIS: /* read when the caps are set */
+		GST_OBJECT_LOCK(self);
+		self->eis = g_value_get_boolean(value);
+		GST_OBJECT_UNLOCK(self);
+		return;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		return;
@@ -305,6 +313,9 @@ static void gst_cisp_src_get_property(GObject *object, guint prop_id, GValue *va
 		break;
 	case PROP_FACES:
 		g_value_set_double(value, self->faces);
+		break;
+	case PROP_EIS:
+		g_value_set_boolean(value, self->eis);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -479,6 +490,7 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 	GstCispSrc *self = GST_CISP_SRC(src);
 	GstStructure *s = gst_caps_get_structure(caps, 0);
 	struct cisp_camera_config cfg;
+	struct cisp_eis_config eis = { 0 };
 	struct cisp_sensor_mode m;
 	gint w = 0, h = 0, fn = 0, fd = 1;
 	double fps = 0;
@@ -541,7 +553,11 @@ static gboolean gst_cisp_src_set_caps(GstBaseSrc *src, GstCaps *caps)
 		st->crop_x = ((m.width - cw) / 2) & ~1u;
 		st->crop_y = ((m.height - ch) / 2) & ~1u;
 	}
-	if (cisp_camera_configure(self->camera, &cfg))
+	GST_OBJECT_LOCK(self);
+	eis.enable = self->eis && !self->raw;
+	GST_OBJECT_UNLOCK(self);
+	/* EIS first: on an unconfigured camera it only takes the setting, and the configuration makes its buffers. */
+	if (cisp_camera_set_eis(self->camera, &eis) || cisp_camera_configure(self->camera, &cfg))
 		goto fail;
 	GST_OBJECT_LOCK(self);
 	gdouble faces = self->faces;
@@ -982,6 +998,11 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 							    "GstVideoRegionOfInterestMeta \"face\" on the buffers, "
 							    "metered by AE, focused by AF (docs/faces.md)",
 							    0, 1000, 0, rw));
+	g_object_class_install_property(gobject_class, PROP_EIS,
+					g_param_spec_boolean("eis", "EIS",
+							     "Stabilise the video from the sensor's gyroscope, a 10% "
+							     "margin cropped on each side (docs/eis.md); not for raw caps",
+							     FALSE, rw));
 
 	g_object_class_install_property(gobject_class, PROP_HDR,
 					g_param_spec_boolean("hdr", "HDR",

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cisp/burst.h>
+#include <cisp/eis.h>
 #include <cisp/camera.h>
 #include <cisp/dng.h>
 #include <cisp/error.h>
@@ -69,6 +70,8 @@ static void usage(FILE *out)
 		"  --burst N              the last frame is a burst of N (2..8) frames, aligned and\n"
 		"                         merged before the ISP (docs/burst.md)\n"
 		"  --still FILE.png|.dng  the last frame as a PNG or, merged raw, a DNG\n"
+		"  --eis                  stabilise the video from the sensor's gyroscope, 10%% margin\n"
+		"                         cropped on each side (docs/eis.md)\n"
 		"  --metadata FILE.jsonl  one JSON object of metadata per frame\n"
 		"  --force                replace existing output files\n"
 		"  --set NAME=VALUE[@N]   a control, from frame N on (default 0); repeatable.\n"
@@ -106,7 +109,7 @@ struct run_options {
 	uint32_t width, height;
 	bool stretch; /* --size WxH!: exactly that size */
 	char sensor_options[1024];
-	bool start_auto, quiet, force;
+	bool start_auto, quiet, force, eis;
 	double start_exposure_us, start_ct;
 	struct set_control sets[MAX_SETS];
 	unsigned num_sets;
@@ -424,7 +427,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 {
 	enum { O_CAMERA = 256, O_FRAMES, O_MODE, O_SIZE, O_SCENE, O_ILLUMINANT, O_LUX, O_OPTION, O_PNG, O_RAW,
 	       O_METADATA, O_SET, O_START, O_TUNING, O_QUIET, O_FORCE, O_ISP, O_REQUESTS, O_HDR, O_HDR_EV,
-	       O_BURST, O_STILL };
+	       O_BURST, O_STILL, O_EIS };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, O_CAMERA },
 		{ "frames", required_argument, NULL, O_FRAMES },
@@ -441,6 +444,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		{ "save-raw", required_argument, NULL, O_RAW },
 		{ "burst", required_argument, NULL, O_BURST },
 		{ "still", required_argument, NULL, O_STILL },
+		{ "eis", no_argument, NULL, O_EIS },
 		{ "metadata", required_argument, NULL, O_METADATA },
 		{ "set", required_argument, NULL, O_SET },
 		{ "start", required_argument, NULL, O_START },
@@ -499,6 +503,7 @@ static int parse_args(int argc, char **argv, struct run_options *o)
 		case O_RAW: o->raw = optarg; break;
 		case O_BURST: r = parse_uint("--burst", optarg, CISP_BURST_MIN_FRAMES, CISP_BURST_MAX_FRAMES, &o->burst); break;
 		case O_STILL: r = parse_still(o, optarg); break;
+		case O_EIS: o->eis = true; break;
 		case O_METADATA: o->metadata = optarg; break;
 		case O_SET: r = parse_set(o, optarg); break;
 		case O_START:
@@ -1092,13 +1097,16 @@ int cmd_run(int argc, char **argv)
 	snprintf(what, sizeof(what), "streaming %ux%u to %ux%u", mode.width, mode.height,
 		 cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height);
 	if (memory_check(what, run_memory(&o, &mode, &cfg.stream[CISP_STREAM_MAIN])) ||
-	    cisp_camera_configure(cam, &cfg)) {
+	    cisp_camera_configure(cam, &cfg) ||
+	    (o.eis && cisp_camera_set_eis(cam, &(struct cisp_eis_config){ .enable = true }))) {
 		fprintf(stderr, "cisp run: %s\n", error_text());
 		goto out;
 	}
 	printf("camera %s, mode %s (%ux%u, %u-bit), output %ux%u, tuning %s\n", SHOWN(o.camera), SHOWN(mode.name),
 	       mode.width, mode.height, mode.bits, cfg.stream[CISP_STREAM_MAIN].width,
 	       cfg.stream[CISP_STREAM_MAIN].height, SHOWN(cisp_camera_tuning_name(cam)));
+	if (o.eis)
+		printf("EIS on: gyroscope path, 10%% margin on each side, 16 rolling-shutter bands\n");
 	if (prepare(&o, st, &cfg, &mode))
 		goto out;
 	r = stream(&o, cam, st, &mode);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cisp/camera.h>
+#include <cisp/eis.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/v4l2_output.h>
@@ -66,6 +67,9 @@ static void usage(FILE *out)
 		"  --mode NAME|INDEX    sensor mode (default: the smallest that holds the size)\n"
 		"  --option KEY=VALUE   a sensor option; repeatable\n"
 		"  --tuning FILE        tuning file (default: found by sensor model)\n"
+		"  --eis                stabilise from the sensor's gyroscope, a 10%% margin\n"
+		"                       cropped on each side (docs/eis.md); a camera without a\n"
+		"                       gyroscope runs unstabilised, with a warning\n"
 		"  --frames N           stop after N frames\n"
 		"  --faces HZ           detect faces up to HZ times a second: AE meters them,\n"
 		"                       AF focuses on them, the log says when they change\n"
@@ -243,6 +247,12 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 		goto fail;
 	if (o->faces > 0 && (r = cisp_camera_detect_faces(c->cam, o->faces)))
 		goto fail;
+	if (o->eis && (r = cisp_camera_set_eis(c->cam, &(struct cisp_eis_config){ .enable = true }))) {
+		if (r != -ENOTSUP)
+			goto fail;
+		if (announce)
+			fprintf(stderr, "cisp webcam: warning: %s\n", cisp_last_error());
+	}
 	if (announce)
 		printf("camera %s, mode %s (%ux%u), %ux%u of it to %ux%u, tuning %s\n", SHOWN(o->camera),
 		       SHOWN(mode.name), mode.width, mode.height, cfg.stream[CISP_STREAM_MAIN].crop_width,
@@ -471,7 +481,7 @@ out:
 int cmd_webcam(int argc, char **argv)
 {
 	enum { OPT_CAMERA = 256, OPT_DEVICE, OPT_SIZE, OPT_FPS, OPT_MIN_FPS, OPT_FORMAT, OPT_MODE, OPT_OPTION,
-	       OPT_TUNING, OPT_FRAMES, OPT_QUIET, OPT_FACES };
+	       OPT_TUNING, OPT_FRAMES, OPT_QUIET, OPT_FACES, OPT_EIS };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, OPT_CAMERA }, { "device", required_argument, NULL, OPT_DEVICE },
 		{ "size", required_argument, NULL, OPT_SIZE },     { "fps", required_argument, NULL, OPT_FPS },
@@ -480,6 +490,7 @@ int cmd_webcam(int argc, char **argv)
 		{ "tuning", required_argument, NULL, OPT_TUNING }, { "frames", required_argument, NULL, OPT_FRAMES },
 		{ "quiet", no_argument, NULL, OPT_QUIET },         { "help", no_argument, NULL, 'h' },
 		{ "faces", required_argument, NULL, OPT_FACES },
+		{ "eis", no_argument, NULL, OPT_EIS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct webcam_options o = { .width = 1280, .height = 720, .fps = 30, .pixelformat = CISP_V4L2_OUTPUT_YUYV };
@@ -497,6 +508,7 @@ int cmd_webcam(int argc, char **argv)
 		case OPT_MODE: o.mode = optarg; break;
 		case OPT_TUNING: o.tuning = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
+		case OPT_EIS: o.eis = true; break;
 		case OPT_SIZE:
 			if (parse_size("--size", optarg, &o.width, &o.height))
 				return 2;

@@ -23,6 +23,7 @@ struct webcam_options {
 	unsigned long frames;       /* stop after this many frames written; 0: until a signal */
 	bool quiet;                 /* no periodic report */
 	double faces;               /* face detections a second at most (docs/faces.md); 0: off */
+	bool eis;                   /* stabilise from the gyroscope (docs/eis.md), if the sensor has one */
 };
 
 /* What a run measured. */
