@@ -172,7 +172,7 @@ TEST(eis_warp_known_shifts_are_exact)
 		fill_random(&in);
 
 		/* An even whole shift copies every plane. */
-		CHECK_EQ(cisp_eis_warp(&in, &out, &whole, 1, pool), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &out, 65536, 65536, &whole, 1, pool), 0);
 		CHECK(plane_is_cut(&in, &out, 0, 6 * bpp, 4));
 		if (yuv) {
 			CHECK(plane_is_cut(&in, &out, 1, formats[f] == CISP_FMT_NV12 ? 6 : 3, 2));
@@ -180,19 +180,29 @@ TEST(eis_warp_known_shifts_are_exact)
 				CHECK(plane_is_cut(&in, &out, 2, 3, 2));
 		}
 		/* An odd whole shift copies luma (and RGB) exactly. */
-		CHECK_EQ(cisp_eis_warp(&in, &out, &odd, 1, NULL), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &out, 65536, 65536, &odd, 1, NULL), 0);
 		CHECK(plane_is_cut(&in, &out, 0, 5 * bpp, 3));
 		/* Half a pixel: the mean of two neighbours, halves up. */
-		CHECK_EQ(cisp_eis_warp(&in, &out, &half, 1, pool), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &out, 65536, 65536, &half, 1, pool), 0);
 		for (uint32_t y = 0; y < out.height; y += 7)
 			for (uint32_t x = 0; x < out.width * bpp; x += 5) {
 				const uint8_t *s = in.plane[0].data + y * in.plane[0].stride + 5 * bpp + x;
 
 				CHECK_EQ(out.plane[0].data[y * out.plane[0].stride + x], (s[0] + s[bpp] + 1) >> 1);
 			}
+		/* A step of one half: every other output pixel is an input pixel, those between the mean of two. */
+		CHECK_EQ(cisp_eis_warp(&in, &out, 32768, 65536, &whole, 1, pool), 0);
+		for (uint32_t y = 0; y < out.height; y += 9)
+			for (uint32_t x = 0; x < out.width; x++)
+				for (unsigned c = 0; c < bpp; c++) {
+					const uint8_t *s = in.plane[0].data + (y + 4) * in.plane[0].stride + (6 + x / 2) * bpp + c;
+
+					CHECK_EQ(out.plane[0].data[y * out.plane[0].stride + x * bpp + c],
+						 x % 2 ? (s[0] + s[bpp] + 1) >> 1 : s[0]);
+				}
 		/* Bands: each band's rows come from its own position; threads change nothing. */
-		CHECK_EQ(cisp_eis_warp(&in, &out, bands, 3, pool), 0);
-		CHECK_EQ(cisp_eis_warp(&in, &other, bands, 3, NULL), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &out, 65536, 65536, bands, 3, pool), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &other, 65536, 65536, bands, 3, NULL), 0);
 		CHECK(plane_is_cut(&in, &out, 0, 0, 0) == false);
 		for (uint32_t y = 0; y < out.height; y++) {
 			const struct cisp_eis_band *b = &bands[y < 30 ? 0 : y < 70 ? 1 : 2];
@@ -205,11 +215,11 @@ TEST(eis_warp_known_shifts_are_exact)
 		}
 		/* The far corner of the range reads nothing past the input's edge (ASan would say). */
 		whole = (struct cisp_eis_band){ 0, 16 * 256, 16 * 256 };
-		CHECK_EQ(cisp_eis_warp(&in, &out, &whole, 1, pool), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &out, 65536, 65536, &whole, 1, pool), 0);
 		CHECK(plane_is_cut(&in, &out, 0, 16 * bpp, 16));
 		whole.x_q8 = 15 * 256 + 255;
 		whole.y_q8 = 15 * 256 + 255;
-		CHECK_EQ(cisp_eis_warp(&in, &out, &whole, 1, pool), 0);
+		CHECK_EQ(cisp_eis_warp(&in, &out, 65536, 65536, &whole, 1, pool), 0);
 		cisp_image_free(&in);
 		cisp_image_free(&out);
 		cisp_image_free(&other);
@@ -228,16 +238,18 @@ TEST(eis_warp_refuses_bad_arguments)
 	CHECK_EQ(cisp_image_alloc(&big, CISP_FMT_NV12, 98, 96), 0);
 	CHECK_EQ(cisp_image_alloc(&wide, CISP_FMT_RGB48, 80, 96), 0);
 	memset(out.plane[0].data, 7, out.plane[0].stride * out.height);
-	CHECK_ERR(cisp_eis_warp(&in, &rgb, &ok, 1, NULL), -EINVAL, "differ");
-	CHECK_ERR(cisp_eis_warp(&wide, &wide, &ok, 1, NULL), -EINVAL, "RGB48");
-	CHECK_ERR(cisp_eis_warp(&in, &big, &ok, 1, NULL), -EINVAL, "larger");
-	CHECK_ERR(cisp_eis_warp(&in, &out, &far, 1, NULL), -EINVAL, "outside");
-	CHECK_ERR(cisp_eis_warp(&in, &out, &ok, 0, NULL), -EINVAL, "0 bands");
-	CHECK_ERR(cisp_eis_warp(&in, &out, two, 2, NULL), -EINVAL, "band 1 starts at row 0");
+	CHECK_ERR(cisp_eis_warp(&in, &rgb, 65536, 65536, &ok, 1, NULL), -EINVAL, "differ");
+	CHECK_ERR(cisp_eis_warp(&wide, &wide, 65536, 65536, &ok, 1, NULL), -EINVAL, "RGB48");
+	CHECK_ERR(cisp_eis_warp(&in, &big, 65536, 65536, &ok, 1, NULL), -EINVAL, "larger");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 65536, 65536, &far, 1, NULL), -EINVAL, "reads outside");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 0, 65536, &ok, 1, NULL), -EINVAL, "steps 0");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 65536, 65537, &ok, 1, NULL), -EINVAL, "outside 1..65536");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 65536, 65536, &ok, 0, NULL), -EINVAL, "0 bands");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 65536, 65536, two, 2, NULL), -EINVAL, "band 1 starts at row 0");
 	two[1].first_row = 96;
-	CHECK_ERR(cisp_eis_warp(&in, &out, two, 2, NULL), -EINVAL, "band 1");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 65536, 65536, two, 2, NULL), -EINVAL, "band 1");
 	two[0].first_row = 2;
-	CHECK_ERR(cisp_eis_warp(&in, &out, two, 2, NULL), -EINVAL, "first band starts at row 2");
+	CHECK_ERR(cisp_eis_warp(&in, &out, 65536, 65536, two, 2, NULL), -EINVAL, "first band starts at row 2");
 	CHECK_EQ(out.plane[0].data[0], 7); /* nothing written */
 	cisp_image_free(&in);
 	cisp_image_free(&out);
@@ -302,11 +314,15 @@ static int run_eis(const char *options, unsigned bands, unsigned frames, struct 
 		res->clamped += f.clamped;
 		/* Every 4th row: the band it belongs to, against the true offset of its sensor row. */
 		for (uint32_t y = 0, b = 0; y < cfg.stream[0].height; y += 4) {
-			double row = (y + f.centre_y_q8 / 256.0 + 0.5) / f.scale_y - 0.5, dx, dy, scene;
+			double row, dx, dy, scene;
 
 			while (b + 1 < f.num_bands && f.band[b + 1].first_row <= y)
 				b++;
-			/* Output column x shows the still scene at (x + x_q8 / 256) / scale - dx: its motion is this. */
+			row = (f.centre_y_q8 / 256.0 + y * f.step_y_q16 / 65536.0 + 0.5) / f.scale_y - 0.5;
+			/*
+			 * Output column x shows the still scene at sensor column (x_q8 / 256 + x step) / scale - dx:
+			 * the scene's motion, in sensor pixels, is x_q8 / 256 / scale - dx (less the still position).
+			 */
 			scene = ((double)f.band[b].x_q8 - f.centre_x_q8) / 256 / f.scale_x;
 			CHECK_EQ(cisp_vsensor_shake(cisp_camera_sensor(cam), done->metadata.timestamp_ns, (uint32_t)lround(row),
 						    &dx, &dy), 0);

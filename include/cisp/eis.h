@@ -5,8 +5,10 @@
  * that moves a crop window against the hand's motion (docs/eis.md).
  *
  * With EIS on, the ISP renders the processed streams (main and preview)
- * larger than asked, by a margin on every side, and the stage cuts the
- * asked size out of them where the smoothed camera path says: the camera path comes from the sensor's
+ * with a margin on every side (at the asked scale when the sensor frame
+ * has the pixels, else at the sensor's own scale, the stage then
+ * enlarging), and the stage cuts the asked size out of them where the
+ * smoothed camera path says: the camera path comes from the sensor's
  * gyroscope (gyro.h), integrated and turned into pixels through the focal
  * length, smoothed by a causal low-pass filter; the window follows the
  * difference between the path and its smoothed form, clamped to the
@@ -57,11 +59,10 @@ struct cisp_eis_config {
  * struct cisp_eis_band - where one band of output rows is cut from.
  * @first_row: the band's first output row; it ends where the next band
  *             starts (the last at the image's bottom).
- * @x_q8: the input column of the band's output column 0, in 1/256 pixels
- *        (0 .. 256 * (input width - output width)).
- * @y_q8: the input row of output row 0 for this band, in 1/256 pixels
- *        (output row y reads input row y + @y_q8 / 256; 0 .. 256 * (input
- *        height - output height)).
+ * @x_q8: the input column that the band's output column 0 reads, in 1/256
+ *        pixels.
+ * @y_q8: the input row that output row 0 would read with this band's
+ *        position, in 1/256 pixels.
  */
 struct cisp_eis_band {
 	uint32_t first_row;
@@ -71,32 +72,43 @@ struct cisp_eis_band {
 
 /**
  * cisp_eis_warp() - cut @out out of @in, band by band, with bilinear
- * interpolation: out(x, y) = in(x + x_q8 / 256, y + y_q8 / 256) with the
- * weights of the fractions in 1/256 and the sum of the four products
- * rounded (halves up) to 8 bits. Subsampled chroma planes use half the
- * positions (x_q8 / 2, y_q8 / 2, rounded down). A whole-pixel position
+ * interpolation: output pixel (x, y) of a band reads input position
+ * (X, Y) = (x_q8 * 256 + x * @step_x_q16, y_q8 * 256 + y * @step_y_q16) in
+ * 1/65536 pixels; the fractions' top 8 bits weigh the four neighbours and
+ * the sum of the products is rounded (halves up) to 8 bits. Subsampled
+ * chroma planes use half the band positions (x_q8 / 2, y_q8 / 2, rounded
+ * down) and the same steps. With steps of 65536 a whole-pixel position
  * copies the input exactly.
  * @in: the larger image (NV12, I420, RGB888 or XBGR32).
  * @out: the output: same format, at most @in's size.
- * @bands: @num_bands bands, the first at row 0, in increasing rows.
+ * @step_x_q16: input columns per output column, 1/65536 (1..65536: the
+ *              warp enlarges or keeps the scale).
+ * @step_y_q16: input rows per output row, likewise.
+ * @bands: @num_bands bands, the first at row 0, in increasing rows; every
+ *         output pixel of every band must read inside @in.
  * @num_bands: 1..CISP_EIS_MAX_BANDS.
  * @pool: threads to share the rows among, or NULL for the caller's.
  * Return: 0, or -EINVAL with a message for mismatched images, an
- * unsupported format or a band out of range (nothing is written then).
+ * unsupported format, a step or a band out of range (nothing is written
+ * then).
  */
-CISP_API int cisp_eis_warp(const struct cisp_image *in, struct cisp_image *out, const struct cisp_eis_band *bands,
-			   unsigned num_bands, struct cisp_pool *pool);
+CISP_API int cisp_eis_warp(const struct cisp_image *in, struct cisp_image *out, uint32_t step_x_q16,
+			   uint32_t step_y_q16, const struct cisp_eis_band *bands, unsigned num_bands,
+			   struct cisp_pool *pool);
 
 /**
  * struct cisp_eis_frame - what the stage did to one frame.
  * @sequence: the frame's sequence (struct cisp_camera_metadata.sequence).
  * @num_bands: bands used.
- * @band: each band's rows and position in the enlarged image; output pixel
- *        (x, y) of a band shows the ISP's pixel (x + x_q8 / 256, y + y_q8 /
- *        256) of the enlarged image.
- * @centre_x_q8: the position of a still camera (the margin), 1/256 pixels.
+ * @band: each band's rows and position in the ISP's image with margins
+ *        (cisp_eis_warp()).
+ * @step_x_q16: the warp's steps (65536: the ISP rendered at the stream's
+ *              scale; less: the warp enlarges).
+ * @step_y_q16: likewise, vertically.
+ * @centre_x_q8: the position of a still camera, 1/256 pixels: the middle
+ *              of the range the window moves in.
  * @centre_y_q8: likewise, vertically.
- * @scale_x: the enlarged image's columns per sensor mode column.
+ * @scale_x: the ISP image's columns per sensor mode column.
  * @scale_y: its rows per sensor mode row.
  * @clamped: whether the path left the margin in this frame (the window
  *           stopped at its edge).
@@ -105,6 +117,8 @@ struct cisp_eis_frame {
 	uint64_t sequence;
 	unsigned num_bands;
 	struct cisp_eis_band band[CISP_EIS_MAX_BANDS];
+	uint32_t step_x_q16;
+	uint32_t step_y_q16;
 	uint32_t centre_x_q8;
 	uint32_t centre_y_q8;
 	double scale_x;
@@ -115,7 +129,7 @@ struct cisp_eis_frame {
 /**
  * cisp_camera_set_eis() - switch stabilisation of the main and preview
  * streams on or off. A configured camera is configured again with its
- * configuration (the ISP's processed outputs grow by the margins).
+ * configuration (the ISP's processed outputs get their margins).
  * @cam: the camera, stopped.
  * @config: the settings (NULL: off).
  * Return: 0; -EBUSY while started; -EINVAL naming a value out of range, or

@@ -21,11 +21,12 @@
 #define EIS_THREADS 2
 #define EIS_MAX_GAP_NS 1000000000ull /* a longer pause starts the path afresh */
 
-/* One processed output (main, preview), rendered enlarged by the ISP. */
+/* One processed output (main, preview), rendered with margins by the ISP. */
 struct eis_output {
-	struct cisp_image frame;     /* the ISP's enlarged output; not allocated for a stream that is off */
-	uint32_t border_x, border_y; /* the margins, enlarged image pixels */
-	double scale_x, scale_y;     /* enlarged image pixels per sensor pixel */
+	struct cisp_image frame;         /* the ISP's output; not allocated for a stream that is off */
+	uint32_t step_x, step_y;         /* the warp's steps, 1/65536 */
+	uint32_t centre_x, centre_y;     /* a still camera's window position, 1/256 pixels; the range is twice it */
+	double scale_x, scale_y;         /* the ISP output's pixels per sensor pixel */
 };
 
 struct camera_eis {
@@ -63,27 +64,48 @@ static uint32_t even_margin(uint32_t size, double share)
 }
 
 /*
- * Enlarge the processed outputs of @isp (made for @config) by margins of
- * @margin; -EINVAL for what EIS cannot take.
+ * The geometry of a stream with margins: the ISP renders the field of view
+ * of @size + 2 margins at that size when the sensor's @crop has the pixels
+ * (the warp then keeps the scale), else at the crop's size (the warp
+ * enlarges). The ISP's size goes to @isp_size, the warp's step to @step.
  */
-static int enlarge(const struct cisp_camera *cam, const struct cisp_camera_config *config, double margin,
-		   struct cisp_isp_config *isp)
+static void with_margins(uint32_t size, uint32_t crop, double margin, uint32_t *isp_size, uint32_t *step)
+{
+	uint32_t wanted = size + 2 * even_margin(size, margin);
+
+	*isp_size = wanted <= crop ? wanted : crop & ~1u;
+	*step = (uint32_t)((65536ull * *isp_size + wanted / 2) / wanted);
+}
+
+/*
+ * The largest band position, 1/256 pixels, at which every plane's last of
+ * @size output pixels reads inside the @isp_size input (cisp_eis_warp()).
+ */
+static uint32_t max_position(uint32_t size, uint32_t isp_size, uint32_t step, bool subsampled)
+{
+	int64_t luma = (((int64_t)isp_size - 1) * 65536 - ((int64_t)size - 1) * step) / 256;
+	int64_t chroma = 2 * ((((int64_t)isp_size / 2 - 1) * 65536 - ((int64_t)size / 2 - 1) * step) / 256) + 1;
+	int64_t m = subsampled && chroma < luma ? chroma : luma;
+
+	return m > 0 ? (uint32_t)m : 0;
+}
+
+/* Give @isp the processed outputs of @config with margins of @margin; -EINVAL for what EIS cannot take. */
+static int enlarge(const struct cisp_camera *cam, const struct cisp_camera_config *config,
+		   const struct cisp_sensor_mode *mode, double margin, struct cisp_isp_config *isp)
 {
 	for (unsigned i = 0; i < 2; i++) {
 		const struct cisp_stream_config *s = &config->stream[i];
 		struct cisp_output_config *o = &isp->output[i];
+		uint32_t step;
 
 		if (!s->format)
 			continue;
 		if (s->format == CISP_FMT_RGB48)
 			return cisp_error(-EINVAL, "camera %s: the %s stream is RGB48; EIS takes NV12, I420, RGB888 or XBGR32",
 					  cam->name, cisp_camera_stream_name(i));
-		o->width = s->width + 2 * even_margin(s->width, margin);
-		o->height = s->height + 2 * even_margin(s->height, margin);
-		if (o->width > CISP_MAX_DIMENSION || o->height > CISP_MAX_DIMENSION)
-			return cisp_error(-EINVAL, "camera %s: the %s stream enlarged for EIS, %ux%u, is larger than %ux%u",
-					  cam->name, cisp_camera_stream_name(i), o->width, o->height, CISP_MAX_DIMENSION,
-					  CISP_MAX_DIMENSION);
+		with_margins(s->width, s->crop_width ? s->crop_width : mode->width, margin, &o->width, &step);
+		with_margins(s->height, s->crop_height ? s->crop_height : mode->height, margin, &o->height, &step);
 	}
 	return 0;
 }
@@ -96,7 +118,7 @@ static int check_enlarged(const struct cisp_camera *cam, const struct cisp_camer
 	int r;
 
 	camera_isp_config(config, mode, &isp);
-	r = enlarge(cam, config, margin, &isp);
+	r = enlarge(cam, config, mode, margin, &isp);
 	if (!r)
 		r = cisp_isp_check_config(&isp);
 	return r ? cisp_error_prefix(r, "EIS") : 0;
@@ -175,7 +197,7 @@ int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp)
 
 	if (!e)
 		return 0;
-	r = enlarge(cam, &cam->config, e->config.margin, isp);
+	r = enlarge(cam, &cam->config, &cam->mode, e->config.margin, isp);
 	/* Again: the mode (and its focal length in pixels) may have changed. */
 	if (!r)
 		r = cisp_sensor_gyro_info(cam->sensor, &e->gyro);
@@ -183,13 +205,18 @@ int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp)
 		const struct cisp_stream_config *s = &cam->config.stream[i];
 		const struct cisp_output_config *o = &isp->output[i];
 		struct eis_output *eo = &e->out[i];
+		uint32_t crop_w = s->crop_width ? s->crop_width : cam->mode.width;
+		uint32_t crop_h = s->crop_height ? s->crop_height : cam->mode.height, size;
+		bool subsampled = s->format == CISP_FMT_NV12 || s->format == CISP_FMT_I420;
 
 		if (!s->format)
 			continue;
-		eo->border_x = (o->width - s->width) / 2;
-		eo->border_y = (o->height - s->height) / 2;
-		eo->scale_x = (double)o->width / (s->crop_width ? s->crop_width : cam->mode.width);
-		eo->scale_y = (double)o->height / (s->crop_height ? s->crop_height : cam->mode.height);
+		with_margins(s->width, crop_w, e->config.margin, &size, &eo->step_x);
+		with_margins(s->height, crop_h, e->config.margin, &size, &eo->step_y);
+		eo->centre_x = max_position(s->width, o->width, eo->step_x, subsampled) / 2;
+		eo->centre_y = max_position(s->height, o->height, eo->step_y, subsampled) / 2;
+		eo->scale_x = (double)o->width / crop_w;
+		eo->scale_y = (double)o->height / crop_h;
 		r = cisp_image_alloc(&eo->frame, s->format, o->width, o->height);
 	}
 	if (r)
@@ -265,47 +292,46 @@ static int path_advance(struct cisp_camera *cam, uint64_t t_ns)
 static double window_offset(struct camera_eis *e, int axis, bool *clamped)
 {
 	const struct eis_output *m = &e->out[CISP_STREAM_MAIN];
-	double scale = axis ? m->scale_y : m->scale_x, border = axis ? m->border_y : m->border_x;
+	double scale = axis ? m->scale_y : m->scale_x, range = (axis ? m->centre_y : m->centre_x) / 256.0;
 	double off = e->path[axis] - e->smooth2[axis];
 
-	if (fabs(off) * scale > border) {
-		off = (off > 0 ? border : -border) / scale;
+	if (fabs(off) * scale > range) {
+		off = (off > 0 ? range : -range) / scale;
 		e->smooth2[axis] = e->smooth1[axis] = e->path[axis] - off;
 		*clamped = true;
 	}
 	return off;
 }
 
-/* An offset of @off sensor pixels as a position in 1/256 pixels of an output of @scale and @border. */
-static uint32_t position_q8(double off, double scale, uint32_t border)
+/* An offset of @off sensor pixels as a window position, 1/256 pixels, in an output of @scale and @centre. */
+static uint32_t position_q8(double off, double scale, uint32_t centre)
 {
-	double q8 = (border + off * scale) * 256;
+	double q8 = centre + off * scale * 256;
 
-	return (uint32_t)(q8 < 0 ? 0 : q8 > 512.0 * border ? 512 * border : lround(q8));
+	return q8 < 0 ? 0 : q8 > 2.0 * centre ? 2 * centre : (uint32_t)lround(q8);
 }
 
-/* Cut @req's buffer of output @i out of its enlarged image with the main stream's bands @f. */
+/* Cut @req's buffer of output @i out of the ISP's image with the main stream's bands @f. */
 static int cut(struct camera_eis *e, struct cisp_camera_request *req, unsigned i, const struct cisp_eis_frame *f,
-	       const double offset[][2])
+	       const double offset[][2], uint32_t main_height)
 {
 	const struct eis_output *eo = &e->out[i];
 	struct cisp_eis_band bands[CISP_EIS_MAX_BANDS];
-	uint32_t height = req->buffer[i]->height, main_height = req->buffer[CISP_STREAM_MAIN] ?
-		req->buffer[CISP_STREAM_MAIN]->height : height;
+	uint32_t height = req->buffer[i]->height;
 	unsigned n = 0;
 
 	if (i == CISP_STREAM_MAIN)
-		return cisp_eis_warp(&eo->frame, req->buffer[i], f->band, f->num_bands, e->pool);
+		return cisp_eis_warp(&eo->frame, req->buffer[i], eo->step_x, eo->step_y, f->band, f->num_bands, e->pool);
 	/* The preview's rows in proportion; bands that would start on the same row merge. */
 	for (unsigned b = 0; b < f->num_bands; b++) {
 		uint32_t first = (uint32_t)((uint64_t)f->band[b].first_row * height / main_height);
 
 		if (n && first <= bands[n - 1].first_row)
 			continue;
-		bands[n++] = (struct cisp_eis_band){ first, position_q8(offset[b][0], eo->scale_x, eo->border_x),
-						     position_q8(offset[b][1], eo->scale_y, eo->border_y) };
+		bands[n++] = (struct cisp_eis_band){ first, position_q8(offset[b][0], eo->scale_x, eo->centre_x),
+						     position_q8(offset[b][1], eo->scale_y, eo->centre_y) };
 	}
-	return cisp_eis_warp(&eo->frame, req->buffer[i], bands, n, e->pool);
+	return cisp_eis_warp(&eo->frame, req->buffer[i], eo->step_x, eo->step_y, bands, n, e->pool);
 }
 
 void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
@@ -325,8 +351,10 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 	memset(f, 0, sizeof(*f));
 	f->sequence = req->metadata.sequence;
 	f->num_bands = e->config.bands < height ? e->config.bands : 1;
-	f->centre_x_q8 = m->border_x * 256;
-	f->centre_y_q8 = m->border_y * 256;
+	f->step_x_q16 = m->step_x;
+	f->step_y_q16 = m->step_y;
+	f->centre_x_q8 = m->centre_x;
+	f->centre_y_q8 = m->centre_y;
 	f->scale_x = m->scale_x;
 	f->scale_y = m->scale_y;
 	for (unsigned b = 0; !r && b < f->num_bands; b++) {
@@ -336,17 +364,18 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 
 		band->first_row = (uint32_t)((uint64_t)height * b / f->num_bands);
 		/* The sensor row at the band's centre, read at its own time (rolling shutter). */
-		sensor_row = e->crop_y + ((band->first_row + next) / 2.0 + m->border_y + 0.5) / m->scale_y - 0.5;
+		sensor_row = e->crop_y + (m->centre_y / 256.0 + (band->first_row + next) / 2.0 * m->step_y / 65536 + 0.5) /
+						 m->scale_y - 0.5;
 		sensor_row = fmin(fmax(sensor_row, 0), cam->mode.height - 1);
 		r = path_advance(cam, req->metadata.timestamp_ns + (uint64_t)llround(sensor_row * line_ns));
 		offset[b][0] = window_offset(e, 0, &f->clamped);
 		offset[b][1] = window_offset(e, 1, &f->clamped);
-		band->x_q8 = position_q8(offset[b][0], m->scale_x, m->border_x);
-		band->y_q8 = position_q8(offset[b][1], m->scale_y, m->border_y);
+		band->x_q8 = position_q8(offset[b][0], m->scale_x, m->centre_x);
+		band->y_q8 = position_q8(offset[b][1], m->scale_y, m->centre_y);
 	}
 	for (unsigned i = 0; !r && i < 2; i++)
 		if (req->buffer[i])
-			r = cut(e, req, i, f, offset);
+			r = cut(e, req, i, f, offset, height);
 	if (r) {
 		f->num_bands = 0;
 		camera_request_fail(req, cisp_error_prefix(r, "camera %s: EIS", cam->name));
