@@ -153,6 +153,55 @@ static bool plane_is_cut(const struct cisp_image *in, const struct cisp_image *o
 	return true;
 }
 
+/* The documented formula, pixel by pixel: output byte (x, y, c) of plane @p for band @b and steps @sx, @sy. */
+static uint8_t formula(const struct cisp_image *in, unsigned p, unsigned shift, unsigned bpp,
+		       const struct cisp_eis_band *b, uint32_t sx, uint32_t sy, uint32_t x, uint32_t y, unsigned c)
+{
+	uint32_t px = ((b->x_q8 >> shift) << 8) + x * sx, py = ((b->y_q8 >> shift) << 8) + y * sy;
+	uint32_t fx = (px >> 8) & 255, fy = (py >> 8) & 255, ix = px >> 16, iy = py >> 16;
+	const uint8_t *r0 = in->plane[p].data + (size_t)iy * in->plane[p].stride;
+	const uint8_t *r1 = fy ? r0 + in->plane[p].stride : r0;
+	uint32_t a = r0[ix * bpp + c], bb = fx ? r0[(ix + 1) * bpp + c] : 0, cc = r1[ix * bpp + c];
+	uint32_t d = fx ? r1[(ix + 1) * bpp + c] : 0;
+
+	return (uint8_t)((a * (256 - fx) * (256 - fy) + bb * fx * (256 - fy) + cc * (256 - fx) * fy + d * fx * fy + 32768) >>
+			 16);
+}
+
+TEST(eis_warp_matches_its_formula)
+{
+	struct cisp_image in, out;
+	struct cisp_pool *pool = NULL;
+	unsigned mismatches = 0;
+
+	CHECK_EQ(cisp_pool_create(&pool, 2), 0);
+	CHECK_EQ(cisp_image_alloc(&in, CISP_FMT_NV12, 130, 98), 0);
+	CHECK_EQ(cisp_image_alloc(&out, CISP_FMT_NV12, 100, 80), 0);
+	fill_random(&in);
+	for (int trial = 0; trial < 20; trial++) {
+		uint32_t sx = 49152 + (uint32_t)(test_rand() % 16385), sy = 49152 + (uint32_t)(test_rand() % 16385);
+		struct cisp_eis_band bands[3];
+
+		for (int b = 0; b < 3; b++)
+			bands[b] = (struct cisp_eis_band){ (uint32_t)(b * 27), (uint32_t)(test_rand() % (20 * 256)),
+							   (uint32_t)(test_rand() % (12 * 256)) };
+		CHECK_EQ(cisp_eis_warp(&in, &out, sx, sy, bands, 3, trial % 2 ? pool : NULL), 0);
+		for (unsigned p = 0; p < 2; p++)
+			for (uint32_t y = 0; y < out.height >> p; y++)
+				for (uint32_t x = 0; x < out.width >> p; x++)
+					for (unsigned c = 0; c < p + 1; c++) {
+						const struct cisp_eis_band *b = &bands[(y << p) < 27 ? 0 : (y << p) < 54 ? 1 : 2];
+
+						mismatches += out.plane[p].data[y * out.plane[p].stride + x * (p + 1) + c] !=
+							      formula(&in, p, p, p + 1, b, sx, sy, x, y, c);
+					}
+	}
+	CHECK_EQ(mismatches, 0);
+	cisp_image_free(&in);
+	cisp_image_free(&out);
+	cisp_pool_destroy(pool);
+}
+
 TEST(eis_warp_known_shifts_are_exact)
 {
 	static const uint32_t formats[] = { CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888, CISP_FMT_XBGR32 };

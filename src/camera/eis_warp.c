@@ -6,6 +6,7 @@
  * for any faster version.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include <cisp/eis.h>
 #include <cisp/format.h>
@@ -41,28 +42,11 @@ static unsigned warp_planes(uint32_t format, struct warp_plane planes[3])
 	}
 }
 
-/*
- * One output row of @width pixels of @bpp bytes: pixel x mixes input pixels
- * at (pos >> 16) and the next of rows @r0 (weight 256 - @fy) and @r1
- * (weight @fy), pos = @x_q16 + x * @step_q16, with weights in 1/256 from
- * bits 8..15 of pos. The four products sum to at most 255 * 65536: 32 bits
- * hold them with the rounding term.
- */
-static void warp_row(const uint8_t *r0, const uint8_t *r1, uint8_t *dst, uint32_t width, unsigned bpp,
-		     uint32_t x_q16, uint32_t step_q16, uint32_t fy)
-{
-	for (uint32_t x = 0; x < width; x++) {
-		uint32_t pos = x_q16 + x * step_q16, fx = (pos >> 8) & 255;
-		const uint32_t w00 = (256 - fx) * (256 - fy), w01 = fx * (256 - fy), w10 = (256 - fx) * fy, w11 = fx * fy;
-		size_t at = (size_t)(pos >> 16) * bpp;
-		/* A zero weight reads nothing past the edge: the pixel itself stands in for its right neighbour. */
-		size_t right = fx ? at + bpp : at;
-
-		for (unsigned c = 0; c < bpp; c++)
-			dst[x * bpp + c] = (uint8_t)((r0[at + c] * w00 + r0[right + c] * w01 + r1[at + c] * w10 +
-						      r1[right + c] * w11 + 32768) >> 16);
-	}
-}
+/* Where one output column reads: the byte of its left input pixel, and the right one's weight in 1/256. */
+struct warp_column {
+	uint32_t at;
+	uint32_t fx;
+};
 
 struct warp_job {
 	const struct cisp_image *in;
@@ -71,16 +55,58 @@ struct warp_job {
 	uint32_t step_x_q16, step_y_q16;
 	unsigned num_bands, num_planes, num_tasks;
 	struct warp_plane plane[3];
+	uint16_t *mixed;              /* per task: an input row's bytes mixed vertically */
+	struct warp_column *columns;  /* per task: the output columns of the current band */
+	size_t mixed_size, columns_size; /* entries per task */
 };
 
-/* Output rows [y0, y1) of plane @p. */
-static void warp_plane_rows(const struct warp_job *j, unsigned p, uint32_t y0, uint32_t y1)
+/*
+ * Output pixel x reads input position pos = @x_q16 + x * @step_q16: pixel
+ * pos >> 16 and the next, the next weighing bits 8..15 of pos.
+ */
+static void plan_columns(struct warp_column *cols, uint32_t width, unsigned bpp, uint32_t x_q16, uint32_t step_q16)
+{
+	for (uint32_t x = 0; x < width; x++) {
+		uint32_t pos = x_q16 + x * step_q16;
+
+		cols[x] = (struct warp_column){ (pos >> 16) * bpp, (pos >> 8) & 255 };
+	}
+}
+
+/*
+ * One output row, in two passes: the rows @r0 and @r1 mixed with weights
+ * 256 - @fy and @fy over the bytes the row reads, then each output byte
+ * from two mixed bytes with weights 256 - fx and fx, rounded: the same sum
+ * of four products as the 2-D formula, in at most 255 * 65536 + 32768.
+ */
+static void warp_row(const uint8_t *r0, const uint8_t *r1, uint32_t fy, uint16_t *mixed, uint8_t *dst,
+		     const struct warp_column *cols, uint32_t width, unsigned bpp)
+{
+	uint32_t first = cols[0].at, end = cols[width - 1].at + (cols[width - 1].fx ? 2 * bpp : bpp);
+
+	for (uint32_t i = first; i < end; i++)
+		mixed[i] = (uint16_t)(r0[i] * (256 - fy) + r1[i] * fy);
+	for (uint32_t x = 0; x < width; x++) {
+		const uint16_t *m = mixed + cols[x].at;
+		uint32_t fx = cols[x].fx;
+		/* A zero weight reads nothing past the edge: the pixel itself stands in for its right neighbour. */
+		unsigned right = fx ? bpp : 0;
+
+		for (unsigned c = 0; c < bpp; c++)
+			dst[x * bpp + c] = (uint8_t)((m[c] * (256 - fx) + m[right + c] * fx + 32768) >> 16);
+	}
+}
+
+/* Output rows [y0, y1) of plane @p, with task @task's scratch. */
+static void warp_plane_rows(const struct warp_job *j, unsigned task, unsigned p, uint32_t y0, uint32_t y1)
 {
 	const struct warp_plane *pl = &j->plane[p];
 	const struct cisp_plane *src = &j->in->plane[p];
 	struct cisp_plane *dst = &j->out->plane[p];
+	uint16_t *mixed = j->mixed + task * j->mixed_size;
+	struct warp_column *cols = j->columns + task * j->columns_size;
 	uint32_t width = j->out->width >> pl->shift;
-	unsigned b = 0;
+	unsigned b = 0, planned = UINT32_MAX;
 
 	for (uint32_t y = y0; y < y1; y++) {
 		const uint8_t *r0;
@@ -89,12 +115,16 @@ static void warp_plane_rows(const struct warp_job *j, unsigned p, uint32_t y0, u
 		while (b + 1 < j->num_bands && j->bands[b + 1].first_row <= y << pl->shift)
 			b++;
 		/* Chroma planes of half the size: half the positions, the same steps. */
+		if (planned != b) {
+			plan_columns(cols, width, pl->bytes_per_pixel, (j->bands[b].x_q8 >> pl->shift) << 8, j->step_x_q16);
+			planned = b;
+		}
 		sy = ((j->bands[b].y_q8 >> pl->shift) << 8) + y * j->step_y_q16;
 		fy = (sy >> 8) & 255;
 		r0 = src->data + (size_t)(sy >> 16) * src->stride;
 		/* A zero weight reads nothing past the edge: the row itself stands in for the one below. */
-		warp_row(r0, fy ? r0 + src->stride : r0, dst->data + (size_t)y * dst->stride, width, pl->bytes_per_pixel,
-			 (j->bands[b].x_q8 >> pl->shift) << 8, j->step_x_q16, fy);
+		warp_row(r0, fy ? r0 + src->stride : r0, fy, mixed, dst->data + (size_t)y * dst->stride, cols, width,
+			 pl->bytes_per_pixel);
 	}
 }
 
@@ -106,7 +136,7 @@ static void warp_task(void *opaque, unsigned task, unsigned worker)
 	for (unsigned p = 0; p < j->num_planes; p++) {
 		uint32_t rows = j->out->height >> j->plane[p].shift;
 
-		warp_plane_rows(j, p, (uint32_t)((uint64_t)rows * task / j->num_tasks),
+		warp_plane_rows(j, task, p, (uint32_t)((uint64_t)rows * task / j->num_tasks),
 				(uint32_t)((uint64_t)rows * (task + 1) / j->num_tasks));
 	}
 }
@@ -173,9 +203,20 @@ int cisp_eis_warp(const struct cisp_image *in, struct cisp_image *out, uint32_t 
 		return r;
 	/* A few tasks per thread even out their speeds; each takes a share of every plane's rows. */
 	j.num_tasks = pool && out->height >= 64 ? 4 * cisp_pool_threads(pool) : 1;
+	j.mixed_size = (size_t)in->width * 4;
+	j.columns_size = out->width;
+	j.mixed = malloc(j.num_tasks * j.mixed_size * sizeof(*j.mixed));
+	j.columns = malloc(j.num_tasks * j.columns_size * sizeof(*j.columns));
+	if (!j.mixed || !j.columns) {
+		free(j.mixed);
+		free(j.columns);
+		return cisp_error(-ENOMEM, "eis warp: out of memory");
+	}
 	if (pool)
 		cisp_pool_run(pool, j.num_tasks, warp_task, &j);
 	else
 		warp_task(&j, 0, 0);
+	free(j.mixed);
+	free(j.columns);
 	return 0;
 }
