@@ -338,7 +338,7 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 {
 	struct camera_eis *e = cam->eis;
 	const struct eis_output *m;
-	struct cisp_eis_frame *f;
+	struct cisp_eis_frame record = { 0 }, *f = &record;
 	double offset[CISP_EIS_MAX_BANDS][2];
 	uint32_t height = cam->config.stream[CISP_STREAM_MAIN].height;
 	double line_ns = cisp_sensor_line_ns(&cam->mode);
@@ -347,8 +347,6 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 	if (!e || !e->out[CISP_STREAM_MAIN].frame.owned || req->status)
 		return;
 	m = &e->out[CISP_STREAM_MAIN];
-	f = &e->history[req->metadata.sequence % EIS_HISTORY];
-	memset(f, 0, sizeof(*f));
 	f->sequence = req->metadata.sequence;
 	f->num_bands = e->config.bands < height ? e->config.bands : 1;
 	f->step_x_q16 = m->step_x;
@@ -380,20 +378,28 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 		f->num_bands = 0;
 		camera_request_fail(req, cisp_error_prefix(r, "camera %s: EIS", cam->name));
 	}
+	/* cisp_camera_eis_frame() reads the records from the caller's thread. */
+	pthread_mutex_lock(&cam->lock);
+	e->history[f->sequence % EIS_HISTORY] = *f;
+	pthread_mutex_unlock(&cam->lock);
 }
 
 int cisp_camera_eis_frame(struct cisp_camera *cam, const struct cisp_camera_request *req,
 			  struct cisp_eis_frame *frame)
 {
-	const struct cisp_eis_frame *f;
+	bool found;
 
 	if (!cam->eis)
 		return cisp_error(-ENOENT, "camera %s: EIS is off", cam->name);
-	f = &cam->eis->history[req->metadata.sequence % EIS_HISTORY];
-	if (!f->num_bands || f->sequence != req->metadata.sequence)
+	pthread_mutex_lock(&cam->lock);
+	*frame = cam->eis->history[req->metadata.sequence % EIS_HISTORY];
+	pthread_mutex_unlock(&cam->lock);
+	found = frame->num_bands && frame->sequence == req->metadata.sequence;
+	if (!found) {
+		memset(frame, 0, sizeof(*frame));
 		return cisp_error(-ENOENT, "camera %s: no EIS record of frame %llu (the last %d are kept)", cam->name,
 				  (unsigned long long)req->metadata.sequence, EIS_HISTORY);
-	*frame = *f;
+	}
 	return 0;
 }
 
