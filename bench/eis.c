@@ -10,10 +10,10 @@
  *    16th row;
  *  - registration: the global shift between consecutive output frames'
  *    luma found by block matching (coarse to fine, parabolic sub-pixel).
- * Then the cost: the median ISP job time with EIS off and on (the enlarged
- * outputs cost the ISP's scaler), and the warp of a 1080p NV12 frame out of
- * its enlarged image on 2 threads, timed in the same run, as ratios to the
- * ISP's time.
+ * Then the cost, as medians over each run's frames: the ISP job with EIS
+ * off and on, and the EIS warp in the camera (cisp_eis_frame.warp_ns) in
+ * the same frames as the ISP jobs it is compared with; and the warp alone on
+ * 2 threads against 1, A B A B.
  *
  * usage: bench-eis [FRAMES [DATA_DIR]]  (default 45, ../shared/data)
  */
@@ -39,6 +39,7 @@
 struct figures {
 	double truth, registered; /* RMS frame-to-frame motion, output pixels */
 	double isp_ms;            /* median ISP job time */
+	double warp_ms;           /* median time of the EIS warp in the camera, same frames */
 	int clamped;              /* frames whose window met the margin */
 };
 
@@ -188,14 +189,14 @@ static int run(const char *options, bool eis, unsigned frames, struct figures *f
 	struct cisp_camera_request req[2], *done;
 	struct cisp_image img[2];
 	struct cisp_image *prev_img = NULL;
-	double *isp = calloc(frames, sizeof(double)), prev_u[128], prev_v[128], sum_truth = 0, sum_reg = 0;
+	double *isp = calloc(frames, sizeof(double)), *warp = calloc(frames, sizeof(double)), prev_u[128], prev_v[128], sum_truth = 0, sum_reg = 0;
 	unsigned n_truth = 0, n_reg = 0, n_isp = 0;
 	int r = -1;
 
 	memset(fig, 0, sizeof(*fig));
 	memset(req, 0, sizeof(req));
 	memset(img, 0, sizeof(img));
-	if (!isp || cisp_camera_manager_create(&m, &mc) || cisp_camera_open(&cam, m, SENSOR, &o) ||
+	if (!isp || !warp || cisp_camera_manager_create(&m, &mc) || cisp_camera_open(&cam, m, SENSOR, &o) ||
 	    cisp_camera_default_config(cam, 1, &cfg) || cisp_camera_configure(cam, &cfg) || cisp_camera_set_eis(cam, &ec))
 		goto out;
 	for (int i = 0; i < 2; i++) {
@@ -223,6 +224,7 @@ static int run(const char *options, bool eis, unsigned frames, struct figures *f
 		if (eis && cisp_camera_eis_frame(cam, done, &f))
 			goto out;
 		fig->clamped += eis && f.clamped;
+		warp[n_isp] = eis ? f.warp_ns / 1e6 : 0;
 		isp[n_isp++] = done->metadata.isp_ns / 1e6;
 		for (uint32_t y = 0; y < cfg.stream[0].height; y += 16, k++) {
 			double u, v;
@@ -255,7 +257,9 @@ static int run(const char *options, bool eis, unsigned frames, struct figures *f
 	fig->truth = sqrt(sum_truth / n_truth);
 	fig->registered = sqrt(sum_reg / n_reg);
 	qsort(isp, n_isp, sizeof(double), cmp_double);
+	qsort(warp, n_isp, sizeof(double), cmp_double);
 	fig->isp_ms = isp[n_isp / 2];
+	fig->warp_ms = warp[n_isp / 2];
 	r = 0;
 out:
 	if (r)
@@ -267,6 +271,7 @@ out:
 	cisp_image_free(&img[0]);
 	cisp_image_free(&img[1]);
 	free(isp);
+	free(warp);
 	return r;
 }
 
@@ -310,7 +315,7 @@ int main(int argc, char **argv)
 	char scenes[2][512], options[1100], model[256], load[64];
 	struct figures off, on;
 	struct cisp_pool *pool = NULL;
-	double isp_off = 0, isp_on = 0, warp[2];
+	double isp_off = 0, isp_on = 0, warp_cam = 0, ratio = 0, warp[2];
 	unsigned runs = 0;
 
 	if (frames < SETTLE + 4) {
@@ -330,38 +335,38 @@ int main(int argc, char **argv)
 	printf("%s 1080p30, ISP on 2 threads, %u frames (the first %d left out), EIS margin 10%%, 16 bands, "
 	       "smoothing 2 x 0.25 s\n",
 	       SENSOR, frames, SETTLE + 1);
-	printf("residual motion, RMS output pixels per frame (with EIS the output shows 1/1.2 of the field of view)\n");
-	printf("%-14s %5s | %8s %8s | %8s %8s | %s\n", "scene", "shake", "true off", "true on", "reg off", "reg on",
-	       "frames clamped");
+	printf("residual motion, RMS output pixels per frame (with EIS the output shows 1/1.2 of the field of view);\n"
+	       "cost, medians over the run's frames: ISP job without and with EIS, EIS warp on 2 threads in the same frames\n");
+	printf("%-14s %5s | %8s %8s | %8s %8s | %7s | %8s %8s %8s %9s\n", "scene", "shake", "true off", "true on",
+	       "reg off", "reg on", "clamped", "ISP off", "ISP on", "warp", "warp/ISP");
 	for (int s = 0; s < 2; s++)
 		for (int a = 0; a < 2; a++) {
 			snprintf(options, sizeof(options), "scene=%s,shake=%g,seed=%d,lux=800", scenes[s], shake[a], 3 + a);
 			if (run(options, false, frames, &off) || run(options, true, frames, &on))
 				return 1;
-			printf("%-14s %5g | %8.3f %8.3f | %8.3f %8.3f | %d\n", scene_name[s], shake[a], off.truth, on.truth,
-			       off.registered, on.registered, on.clamped);
-			isp_off += off.isp_ms;
-			isp_on += on.isp_ms;
+			printf("%-14s %5g | %8.3f %8.3f | %8.3f %8.3f | %7d | %8.2f %8.2f %8.2f %9.3f\n", scene_name[s],
+			       shake[a], off.truth, on.truth, off.registered, on.registered, on.clamped, off.isp_ms, on.isp_ms,
+			       on.warp_ms, on.warp_ms / on.isp_ms);
+			isp_off += off.isp_ms / 4;
+			isp_on += on.isp_ms / 4;
+			warp_cam += on.warp_ms / 4;
+			ratio += on.warp_ms / on.isp_ms / 4;
 			runs++;
 		}
-	isp_off /= runs;
-	isp_on /= runs;
 	if (cisp_pool_create(&pool, 2))
 		return 1;
-	/* A B: warp on 2 threads and on one, then again. */
+	/* A B A B: the warp alone on 2 threads and on one. */
 	warp[0] = warp_ms(pool, 31);
 	warp[1] = warp_ms(NULL, 31);
 	warp[0] = fmin(warp[0], warp_ms(pool, 31));
 	warp[1] = fmin(warp[1], warp_ms(NULL, 31));
 	cisp_pool_destroy(pool);
 	bench_loadavg(load, sizeof(load));
-	printf("cost at 1080p30 (medians; ISP from the runs above, warp timed after them)\n");
-	printf("  ISP job, EIS off:          %7.2f ms\n", isp_off);
-	printf("  ISP job, EIS on:           %7.2f ms  (%.3fx the ISP without EIS)\n", isp_on, isp_on / isp_off);
-	printf("  warp, 2 threads:           %7.2f ms  (%.3fx the ISP without EIS)\n", warp[0], warp[0] / isp_off);
-	printf("  warp, 1 thread:            %7.2f ms  (%.3fx the ISP without EIS)\n", warp[1], warp[1] / isp_off);
-	printf("  EIS in all (ISP change + warp on 2 threads): %.2f ms a frame, %.3fx the ISP without EIS\n",
-	       isp_on - isp_off + warp[0], (isp_on - isp_off + warp[0]) / isp_off);
+	printf("mean of the %u runs: ISP %.2f ms without EIS, %.2f ms with (%.3fx); EIS warp %.2f ms a frame, "
+	       "%.3fx the ISP's time in the same frames\n",
+	       runs, isp_off, isp_on, isp_on / isp_off, warp_cam, ratio);
+	printf("the warp alone, 1080p NV12, A B A B, best median of 31: %.2f ms on 2 threads, %.2f ms on 1 (%.2fx)\n",
+	       warp[0], warp[1], warp[1] / warp[0]);
 	printf("loadavg_after=\"%s\"\n", load);
 	return 0;
 }

@@ -112,6 +112,7 @@ CISP_API int cisp_eis_warp(const struct cisp_image *in, struct cisp_image *out, 
  * @scale_y: its rows per sensor mode row.
  * @clamped: whether the path left the margin in this frame (the window
  *           stopped at its edge).
+ * @warp_ns: wall-clock time the warps of the frame's streams took.
  */
 struct cisp_eis_frame {
 	uint64_t sequence;
@@ -124,6 +125,7 @@ struct cisp_eis_frame {
 	double scale_x;
 	double scale_y;
 	bool clamped;
+	uint64_t warp_ns;
 };
 
 /**

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cisp/eis.h>
 #include <cisp/format.h>
@@ -342,6 +343,7 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 	double offset[CISP_EIS_MAX_BANDS][2];
 	uint32_t height = cam->config.stream[CISP_STREAM_MAIN].height;
 	double line_ns = cisp_sensor_line_ns(&cam->mode);
+	struct timespec t0, t1;
 	int r = 0;
 
 	if (!e || !e->out[CISP_STREAM_MAIN].frame.owned || req->status)
@@ -371,9 +373,12 @@ void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req)
 		band->x_q8 = position_q8(offset[b][0], m->scale_x, m->centre_x);
 		band->y_q8 = position_q8(offset[b][1], m->scale_y, m->centre_y);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned i = 0; !r && i < 2; i++)
 		if (req->buffer[i])
 			r = cut(e, req, i, f, offset, height);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	f->warp_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
 	if (r) {
 		f->num_bands = 0;
 		camera_request_fail(req, cisp_error_prefix(r, "camera %s: EIS", cam->name));
