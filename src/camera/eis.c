@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The camera's EIS stage (docs/eis.md): the ISP renders the main stream
- * larger by a margin on each side; after the ISP, the camera path from the
- * gyroscope, smoothed by a causal filter, says where in it each band of
- * rows of the asked size is cut.
+ * The camera's EIS stage (docs/eis.md): the ISP renders the processed
+ * streams with a margin on each side; after the ISP, the camera path from
+ * the gyroscope, smoothed by a causal filter, says where in them each band
+ * of rows of the asked size is cut.
  */
 #include <errno.h>
 #include <math.h>
@@ -92,7 +92,7 @@ static uint32_t max_position(uint32_t size, uint32_t isp_size, uint32_t step, bo
 }
 
 /* Give @isp the processed outputs of @config with margins of @margin; -EINVAL for what EIS cannot take. */
-static int enlarge(const struct cisp_camera *cam, const struct cisp_camera_config *config,
+static int add_margins(const struct cisp_camera *cam, const struct cisp_camera_config *config,
 		   const struct cisp_sensor_mode *mode, double margin, struct cisp_isp_config *isp)
 {
 	for (unsigned i = 0; i < 2; i++) {
@@ -112,14 +112,14 @@ static int enlarge(const struct cisp_camera *cam, const struct cisp_camera_confi
 }
 
 /* Whether the ISP can render @config's processed streams with margins of @margin. */
-static int check_enlarged(const struct cisp_camera *cam, const struct cisp_camera_config *config,
+static int check_margins(const struct cisp_camera *cam, const struct cisp_camera_config *config,
 			  const struct cisp_sensor_mode *mode, double margin)
 {
 	struct cisp_isp_config isp;
 	int r;
 
 	camera_isp_config(config, mode, &isp);
-	r = enlarge(cam, config, mode, margin, &isp);
+	r = add_margins(cam, config, mode, margin, &isp);
 	if (!r)
 		r = cisp_isp_check_config(&isp);
 	return r ? cisp_error_prefix(r, "EIS") : 0;
@@ -128,7 +128,7 @@ static int check_enlarged(const struct cisp_camera *cam, const struct cisp_camer
 int camera_eis_check(const struct cisp_camera *cam, const struct cisp_camera_config *config,
 		     const struct cisp_sensor_mode *mode)
 {
-	return cam->eis ? check_enlarged(cam, config, mode, cam->eis->config.margin) : 0;
+	return cam->eis ? check_margins(cam, config, mode, cam->eis->config.margin) : 0;
 }
 
 int cisp_camera_set_eis(struct cisp_camera *cam, const struct cisp_eis_config *config)
@@ -153,7 +153,7 @@ int cisp_camera_set_eis(struct cisp_camera *cam, const struct cisp_eis_config *c
 					  "estimation is not implemented): EIS stays off",
 					  cam->name, cisp_sensor_info(cam->sensor)->name);
 		/* Every check before anything changes. */
-		r = cam->configured ? check_enlarged(cam, &cam->config, &cam->mode, c.margin) : 0;
+		r = cam->configured ? check_margins(cam, &cam->config, &cam->mode, c.margin) : 0;
 		if (r)
 			return r;
 		if (!cam->eis) {
@@ -163,8 +163,10 @@ int cisp_camera_set_eis(struct cisp_camera *cam, const struct cisp_eis_config *c
 		}
 		cam->eis->config = c;
 		cam->eis->gyro = gyro;
-	} else {
+	} else if (cam->eis) {
 		camera_eis_free(cam);
+	} else {
+		return 0; /* off, and it was */
 	}
 	if (!cam->configured)
 		return 0;
@@ -198,7 +200,7 @@ int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp)
 
 	if (!e)
 		return 0;
-	r = enlarge(cam, &cam->config, &cam->mode, e->config.margin, isp);
+	r = add_margins(cam, &cam->config, &cam->mode, e->config.margin, isp);
 	/* Again: the mode (and its focal length in pixels) may have changed. */
 	if (!r)
 		r = cisp_sensor_gyro_info(cam->sensor, &e->gyro);
@@ -267,10 +269,12 @@ static int path_advance(struct cisp_camera *cam, uint64_t t_ns)
 					  (unsigned long long)e->t_ns);
 		for (int k = 0; k < n && k < 64 && e->t_ns < t_ns; k++) {
 			uint64_t end = samples[k].timestamp_ns < t_ns ? samples[k].timestamp_ns : t_ns;
-			double dt = (double)(end - e->t_ns) * 1e-9, a = 1 - exp(-dt / tau);
+			double dt, a;
 
 			if (end <= e->t_ns)
 				continue;
+			dt = (double)(end - e->t_ns) * 1e-9;
+			a = 1 - exp(-dt / tau);
 			/* A rate about y moves the image along x, one about x along y. */
 			e->path[0] += samples[k].rate[1] * e->gyro.focal_px * dt;
 			e->path[1] += samples[k].rate[0] * e->gyro.focal_px * dt;
