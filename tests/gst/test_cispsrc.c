@@ -405,6 +405,32 @@ GST_START_TEST(test_faces_meta)
 GST_END_TEST;
 #endif
 
+/* eis=true: the same frame of a shaking camera comes out cut from a moved, enlarged window. */
+GST_START_TEST(test_eis)
+{
+	const char *pipe = CAMERA " sensor-options=\"scene=deadleaves,shake=8,seed=4,realtime=0\" ae=false "
+			   "exposure-time=10000 awb=false eis=%s ! video/x-raw,format=NV12,width=320,height=240 ! "
+			   "appsink name=out";
+	gchar *off = g_strdup_printf(pipe, "false"), *on = g_strdup_printf(pipe, "true");
+	GstSample *a = pull_nth(off, 4, NULL), *b = pull_nth(on, 4, NULL);
+	GstMapInfo ma, mb;
+	guint differ = 0;
+
+	fail_unless(gst_buffer_map(gst_sample_get_buffer(a), &ma, GST_MAP_READ));
+	fail_unless(gst_buffer_map(gst_sample_get_buffer(b), &mb, GST_MAP_READ));
+	fail_unless_equals_int(ma.size, mb.size);
+	for (gsize i = 0; i < 320 * 240; i++)
+		differ += ma.data[i] != mb.data[i];
+	fail_unless(differ > 320 * 240 / 2, "eis=true changed only %u luma samples", differ);
+	gst_buffer_unmap(gst_sample_get_buffer(a), &ma);
+	gst_buffer_unmap(gst_sample_get_buffer(b), &mb);
+	gst_sample_unref(a);
+	gst_sample_unref(b);
+	g_free(off);
+	g_free(on);
+}
+GST_END_TEST;
+
 static Suite *cispsrc_suite(void)
 {
 	Suite *s = suite_create("cispsrc");
@@ -424,6 +450,7 @@ static Suite *cispsrc_suite(void)
 	tcase_add_test(tc, test_device_provider);
 	tcase_add_test(tc, test_burst);
 	tcase_add_test(tc, test_faces_meta);
+	tcase_add_test(tc, test_eis);
 	return s;
 }
 
