@@ -426,6 +426,18 @@ TEST(eis_rolling_shutter_bands_follow_the_rows)
 	CHECK_EQ(many.clamped, 0);
 }
 
+TEST(eis_from_the_command_line)
+{
+	char out[8192];
+
+	CHECK_EQ(test_run_cisp("run --camera " EIS_SENSOR " --frames 3 --quiet --option shake=5 --eis", out, sizeof(out)), 0);
+	CHECK(strstr(out, "EIS on") != NULL);
+	CHECK_EQ(test_run_cisp("run --camera " EIS_SENSOR " --frames 2 --quiet --eis --hdr", out, sizeof(out)), 0);
+	CHECK_EQ(test_run_cisp("webcam --camera " EIS_SENSOR " --device none --size 160x120 --frames 3 --quiet --eis", out,
+			       sizeof(out)), 0);
+	CHECK(strstr(out, "warning") == NULL);
+}
+
 TEST(eis_settings_are_checked)
 {
 	struct cisp_camera_manager *m = NULL;

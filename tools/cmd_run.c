@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include <cisp/burst.h>
-#include <cisp/eis.h>
 #include <cisp/camera.h>
 #include <cisp/dng.h>
+#include <cisp/eis.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/image_file.h>
@@ -1097,8 +1097,8 @@ int cmd_run(int argc, char **argv)
 	snprintf(what, sizeof(what), "streaming %ux%u to %ux%u", mode.width, mode.height,
 		 cfg.stream[CISP_STREAM_MAIN].width, cfg.stream[CISP_STREAM_MAIN].height);
 	if (memory_check(what, run_memory(&o, &mode, &cfg.stream[CISP_STREAM_MAIN])) ||
-	    cisp_camera_configure(cam, &cfg) ||
-	    (o.eis && cisp_camera_set_eis(cam, &(struct cisp_eis_config){ .enable = true }))) {
+	    (o.eis && cisp_camera_set_eis(cam, &(struct cisp_eis_config){ .enable = true })) ||
+	    cisp_camera_configure(cam, &cfg)) {
 		fprintf(stderr, "cisp run: %s\n", error_text());
 		goto out;
 	}

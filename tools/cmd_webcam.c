@@ -243,16 +243,16 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 	cisp_camera_default_config(c->cam, index, &cfg);
 	cisp_sensor_get_mode(cisp_camera_sensor(c->cam), index, &mode);
 	crop_to_aspect(&mode, o->width, o->height, &cfg.stream[CISP_STREAM_MAIN]);
-	if ((r = cisp_camera_configure(c->cam, &cfg)))
-		goto fail;
-	if (o->faces > 0 && (r = cisp_camera_detect_faces(c->cam, o->faces)))
-		goto fail;
 	if (o->eis && (r = cisp_camera_set_eis(c->cam, &(struct cisp_eis_config){ .enable = true }))) {
 		if (r != -ENOTSUP)
 			goto fail;
 		if (announce)
 			fprintf(stderr, "cisp webcam: warning: %s\n", cisp_last_error());
 	}
+	if ((r = cisp_camera_configure(c->cam, &cfg)))
+		goto fail;
+	if (o->faces > 0 && (r = cisp_camera_detect_faces(c->cam, o->faces)))
+		goto fail;
 	if (announce)
 		printf("camera %s, mode %s (%ux%u), %ux%u of it to %ux%u, tuning %s\n", SHOWN(o->camera),
 		       SHOWN(mode.name), mode.width, mode.height, cfg.stream[CISP_STREAM_MAIN].crop_width,
