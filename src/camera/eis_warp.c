@@ -151,7 +151,7 @@ static int check_bands(const struct warp_job *j)
 {
 	const struct cisp_image *in = j->in, *out = j->out;
 
-	if (j->num_bands < 1 || j->num_bands > CISP_EIS_MAX_BANDS)
+	if (!j->bands || j->num_bands < 1 || j->num_bands > CISP_EIS_MAX_BANDS)
 		return cisp_error(-EINVAL, "eis warp: %u bands, not 1..%d", j->num_bands, CISP_EIS_MAX_BANDS);
 	if (j->step_x_q16 < 1 || j->step_x_q16 > 65536 || j->step_y_q16 < 1 || j->step_y_q16 > 65536)
 		return cisp_error(-EINVAL, "eis warp: steps %u, %u (1/65536) are outside 1..65536", j->step_x_q16,
