@@ -360,6 +360,16 @@ static int run_eis(const char *options, unsigned bands, unsigned frames, struct 
 		}
 		CHECK_EQ(cisp_camera_eis_frame(cam, done, &f), 0);
 		CHECK_EQ(f.num_bands, bands);
+		if (n == 3) {
+			/* The frame's gyroscope samples: from its first row's exposure to its last row's readout (23.9 ms). */
+			struct cisp_gyro_sample g[64];
+			int k = cisp_camera_request_gyro(cam, done, g, 64);
+			uint64_t from = done->metadata.timestamp_ns - done->metadata.sensor.exposure_ns;
+
+			CHECK(k >= (int)((done->metadata.sensor.exposure_ns + 23900000) / 2500000) - 1 && k <= 64);
+			CHECK(k > 0 && g[0].timestamp_ns > from && g[0].timestamp_ns <= from + 2500000);
+			CHECK(k > 0 && g[k - 1].timestamp_ns <= done->metadata.timestamp_ns + 23900000);
+		}
 		res->clamped += f.clamped;
 		/* Every 4th row: the band it belongs to, against the true offset of its sensor row. */
 		for (uint32_t y = 0, b = 0; y < cfg.stream[0].height; y += 4) {
