@@ -350,7 +350,6 @@ static _Thread_local struct cisp_camera *in_callback;
  */
 static void deliver(struct cisp_camera *cam, struct cisp_camera_request *req)
 {
-	camera_eis_apply(cam, req);
 	pthread_mutex_lock(&cam->lock);
 	if (cam->current == req)
 		cam->current = NULL;
@@ -445,6 +444,7 @@ static void *camera_thread(void *arg)
 				break;
 			if (cur->req->bracket.count) { /* never taken ahead: its frames follow the loop's decisions */
 				camera_bracket_run(cam, cur->req);
+				camera_eis_apply(cam, cur->req);
 				deliver(cam, cur->req);
 				cur->req = NULL;
 				continue;
@@ -456,6 +456,7 @@ static void *camera_thread(void *arg)
 		if (next->req)
 			camera_frame_take(cam, next, CISP_SENSOR_AHEAD);
 		camera_frame_finish(cam, cur);
+		camera_eis_apply(cam, cur->req); /* before the faces are looked for in its output */
 		camera_faces_frame(cam, cur->req);
 		deliver(cam, cur->req);
 		pthread_mutex_lock(&cam->lock);

@@ -201,15 +201,16 @@ void camera_faces_free(struct cisp_camera *cam);
 void camera_faces_frame(struct cisp_camera *cam, const struct cisp_camera_request *req);
 /* Detections run since face detection was turned on, and their time (benchmarks). */
 void camera_faces_cost(const struct cisp_camera *cam, uint64_t *detections, uint64_t *detect_ns);
+
 /* src/camera/eis.c */
-/* Whether the ISP can render @config's main stream with the EIS margins (0 when EIS is off). */
+/* Whether the ISP can render @config's processed streams with the EIS margins (0 when EIS is off). */
 int camera_eis_check(const struct cisp_camera *cam, const struct cisp_camera_config *config,
 		     const struct cisp_sensor_mode *mode);
-/* Enlarge @isp's processed outputs by the EIS margins and make the stage's buffers (nothing when EIS is off). */
+/* Give @isp's processed outputs the EIS margins and make the stage's buffers (nothing when EIS is off). */
 int camera_eis_configure(struct cisp_camera *cam, struct cisp_isp_config *isp);
-/* The enlarged image ISP output @output (main, preview) goes to, or NULL when EIS is off. */
+/* The image with margins ISP output @output (main, preview) goes to, or NULL when EIS is off. */
 struct cisp_image *camera_eis_output(struct cisp_camera *cam, unsigned output);
-/* Cut @req's processed buffers out of the enlarged images along the smoothed path; a failure fails @req. */
+/* Cut @req's processed buffers out of the images with margins along the smoothed path; a failure fails @req. */
 void camera_eis_apply(struct cisp_camera *cam, struct cisp_camera_request *req);
 /* Free what camera_eis_configure() made. */
 void camera_eis_unconfigure(struct cisp_camera *cam);
