@@ -140,42 +140,87 @@ void cisp_scaler_free(struct cisp_scaler *s)
 	free(s);
 }
 
+/*
+ * The horizontal pass of output samples [i0, i0 + n) of one input row @src,
+ * in Q1 (0..131070), with @taps weights each: inlined with a constant for
+ * the common counts, so that the tap loop unrolls.
+ */
+static inline void scale_row_h_taps(const struct cisp_scaler *s, const uint16_t *src, int i0, int n, int32_t *dst,
+				    const int taps)
+{
+	for (int i = 0; i < n; i++) {
+		const int32_t *hw = s->h.w + (size_t)(i0 + i) * taps;
+		const uint16_t *p = src + s->h.start[i0 + i];
+		int32_t sum = 4096;
+
+		for (int t = 0; t < taps; t++)
+			sum += hw[t] * p[t];
+		/* Q1 keeps a 2x2 mean exact. */
+		dst[i] = sum >> 13;
+	}
+}
+
+static void scale_row_h(const struct cisp_scaler *s, const uint16_t *src, int i0, int n, int32_t *dst)
+{
+	switch (s->h.taps) {
+	case 1: scale_row_h_taps(s, src, i0, n, dst, 1); break;
+	case 2: scale_row_h_taps(s, src, i0, n, dst, 2); break;
+	case 3: scale_row_h_taps(s, src, i0, n, dst, 3); break;
+	case 4: scale_row_h_taps(s, src, i0, n, dst, 4); break;
+	default: scale_row_h_taps(s, src, i0, n, dst, s->h.taps); break;
+	}
+}
+
+/*
+ * Neighbouring output rows share input rows: each input row's horizontal
+ * pass is kept in a ring of v.taps rows (input row r in slot r mod taps, the
+ * rows of one output sample being consecutive) and reused, not done again
+ * for every output row that covers it. Without memory for the ring it is
+ * done again each time: the same numbers.
+ */
 void cisp_scale_rows(const struct cisp_scaler *s, const struct rgb16 *in, int x, int y, const struct rgb16 *out,
 		     int y0, int y1)
 {
 	enum { CHUNK = 256 };
-	const int ht = s->h.taps, vt = s->v.taps;
-	int32_t acc[CHUNK];
+	const int vt = s->v.taps;
+	int32_t acc[CHUNK], once[CHUNK];
+	int32_t *ring = malloc(sizeof(int32_t) * ((size_t)vt * CHUNK + (size_t)vt));
+	int32_t *held = ring ? ring + (size_t)vt * CHUNK : NULL; /* the input row in each slot, or -1 */
 
 	for (int c = 0; c < 3; c++) {
-		for (int j = y0; j < y1; j++) {
-			const int32_t *vw = s->v.w + (size_t)j * vt;
-			uint16_t *dst = plane_row(&out->c[c], j);
+		for (int i0 = 0; i0 < s->out_w; i0 += CHUNK) {
+			const int n = s->out_w - i0 < CHUNK ? s->out_w - i0 : CHUNK;
 
-			for (int i0 = 0; i0 < s->out_w; i0 += CHUNK) {
-				const int n = s->out_w - i0 < CHUNK ? s->out_w - i0 : CHUNK;
+			for (int k = 0; held && k < vt; k++)
+				held[k] = -1;
+			for (int j = y0; j < y1; j++) {
+				const int32_t *vw = s->v.w + (size_t)j * vt;
+				uint16_t *dst = plane_row(&out->c[c], j) + i0;
 
 				for (int i = 0; i < n; i++)
 					acc[i] = 16384;
 				for (int k = 0; k < vt; k++) {
 					if (!vw[k])
 						continue; /* padding: adds nothing */
-					const uint16_t *src = plane_row(&in->c[c], y + s->v.start[j] + k) + x;
+					const int r = s->v.start[j] + k;
+					const uint16_t *src = plane_row(&in->c[c], y + r) + x;
+					int32_t *h = once;
 
-					for (int i = 0; i < n; i++) {
-						const int32_t *hw = s->h.w + (size_t)(i0 + i) * ht;
-						const uint16_t *p = src + s->h.start[i0 + i];
-						int32_t sum = 4096;
-
-						for (int t = 0; t < ht; t++)
-							sum += hw[t] * p[t];
-						/* Horizontal result in Q1 (0..131070) keeps a 2x2 mean exact. */
-						acc[i] += vw[k] * (sum >> 13);
+					if (ring) {
+						h = ring + (size_t)(r % vt) * CHUNK;
+						if (held[r % vt] != r)
+							scale_row_h(s, src, i0, n, h);
+						held[r % vt] = r;
+					} else {
+						scale_row_h(s, src, i0, n, h);
 					}
+					for (int i = 0; i < n; i++)
+						acc[i] += vw[k] * h[i];
 				}
 				for (int i = 0; i < n; i++)
-					dst[i0 + i] = (uint16_t)(acc[i] >> 15);
+					dst[i] = (uint16_t)(acc[i] >> 15);
 			}
 		}
 	}
+	free(ring);
 }
