@@ -93,15 +93,29 @@ float vs_fixed_normal(uint64_t seed, uint32_t x, uint32_t y)
 	return normal[vs_mix64(seed ^ vs_mix64(((uint64_t)y << 32) | x)) & (NORMAL_SIZE - 1)];
 }
 
+/* One noisy pixel: @z1 and @z2 are its shot and read noise draws. */
+static inline uint16_t noisy_pixel(const struct vs_noise_frame *f, const struct vs_noise_pattern *p,
+				   const float *clean, float scale, uint32_t x, float z1, float z2)
+{
+	float m = clean[x] * scale * (p->gain ? p->gain[x] : 1.0f) + f->dark_e;
+	float e = m + sqrtf(m) * z1;
+	float black = p->black[x & 1] + (p->offset ? p->offset[x] : 0.0f);
+
+	if (e > f->full_well)
+		e = f->full_well;
+	return quantise(f, e * f->gain + black + f->read_dn * z2);
+}
+
 void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern *p, const float *clean, float scale,
 		  uint64_t seed, uint64_t frame, uint32_t row, uint16_t *out, uint32_t w)
 {
-	const float gain = f->gain, fw = f->full_well, rd = f->read_dn, dark = f->dark_e;
-	uint64_t s;
+	const float gain = f->gain, fw = f->full_well, dark = f->dark_e;
+	uint32_t x;
+	uint64_t s, r;
 
 	pthread_once(&normal_once, make_normal);
 	if (!f->noise) {
-		for (uint32_t x = 0; x < w; x++) {
+		for (x = 0; x < w; x++) {
 			float m = clean[x] * scale * (p->gain ? p->gain[x] : 1.0f) + dark;
 			float black = p->black[x & 1] + (p->offset ? p->offset[x] : 0.0f);
 
@@ -110,20 +124,17 @@ void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern 
 		return;
 	}
 	s = vs_mix64(seed ^ vs_mix64(frame ^ vs_mix64(row))) | 1;
-	/* Each 64-bit draw gives four 12-bit table indices: two pixels. */
-	for (uint32_t x = 0; x < w; x += 2) {
-		uint64_t r = next(&s);
-
-		for (uint32_t k = 0; k < 2 && x + k < w; k++) {
-			float z1 = normal[(r >> (24 * k)) & (NORMAL_SIZE - 1)];
-			float z2 = normal[(r >> (24 * k + 12)) & (NORMAL_SIZE - 1)];
-			float m = clean[x + k] * scale * (p->gain ? p->gain[x + k] : 1.0f) + dark;
-			float e = m + sqrtf(m) * z1;
-			float black = p->black[(x + k) & 1] + (p->offset ? p->offset[x + k] : 0.0f);
-
-			if (e > fw)
-				e = fw;
-			out[x + k] = quantise(f, e * gain + black + rd * z2);
-		}
+	/* Each 64-bit draw gives four 12-bit table indices: two pixels (the last one alone in an odd row). */
+	for (x = 0; x + 1 < w; x += 2) {
+		r = next(&s);
+		out[x] = noisy_pixel(f, p, clean, scale, x, normal[r & (NORMAL_SIZE - 1)],
+				     normal[(r >> 12) & (NORMAL_SIZE - 1)]);
+		out[x + 1] = noisy_pixel(f, p, clean, scale, x + 1, normal[(r >> 24) & (NORMAL_SIZE - 1)],
+					 normal[(r >> 36) & (NORMAL_SIZE - 1)]);
+	}
+	if (x < w) {
+		r = next(&s);
+		out[x] = noisy_pixel(f, p, clean, scale, x, normal[r & (NORMAL_SIZE - 1)],
+				     normal[(r >> 12) & (NORMAL_SIZE - 1)]);
 	}
 }
