@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cisp/error.h>
 #include <cisp/iq_conform.h>
@@ -101,6 +102,7 @@ static int webcam_checks(struct cisp_iq_report *r)
 	};
 	struct webcam_report w;
 	char text[160];
+	double load[1];
 
 	if (webcam_run(&o, &w))
 		return cisp_error(-EIO, "the webcam path did not run (see above)");
@@ -109,6 +111,12 @@ static int webcam_checks(struct cisp_iq_report *r)
 	cisp_iq_report_info(r, "webcam path", text);
 	snprintf(text, sizeof(text), "%.1f ms a frame, the virtual sensor's rendering included", w.cpu_ms_per_frame);
 	cisp_iq_report_info(r, "webcam: CPU", text);
+	/* Rate and latency are wall-clock: what else the machine ran stands beside them. */
+	if (getloadavg(load, 1) == 1) {
+		snprintf(text, sizeof(text), "%ld CPUs, load average %.2f after the run", sysconf(_SC_NPROCESSORS_ONLN),
+			 load[0]);
+		cisp_iq_report_info(r, "webcam: machine", text);
+	}
 	/* The promise: every sensor frame at the period (to the line), the gain raised instead. */
 	cisp_iq_report_check(r, "webcam: longest sensor frame, dim room", w.frame_duration_max_ms, "ms", "<=",
 			     1000 / WEBCAM_FPS * 1.005);
@@ -122,6 +130,10 @@ static int webcam_checks(struct cisp_iq_report *r)
 			     WEBCAM_MAX_P50_MS);
 	cisp_iq_report_check(r, "webcam: latency p99, readout start to device", w.latency_p99_ms, "ms", "<=",
 			     WEBCAM_MAX_P99_MS);
+	/* Frames between the sensor and the device at once: the latency in frame periods (Little's law). */
+	snprintf(text, sizeof(text), "%.2f at p50 latency, %.2f at p99", w.latency_p50_ms * WEBCAM_FPS / 1000,
+		 w.latency_p99_ms * WEBCAM_FPS / 1000);
+	cisp_iq_report_info(r, "webcam: frames held", text);
 	/* Said, not checked: there is no face detection or stabilisation to measure yet. */
 	cisp_iq_report_info(r, "webcam: not yet measured", "face exposure (no face detection yet), EIS (no EIS yet)");
 	return 0;
