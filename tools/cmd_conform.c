@@ -130,9 +130,9 @@ static int webcam_checks(struct cisp_iq_report *r)
 			     WEBCAM_MAX_P50_MS);
 	cisp_iq_report_check(r, "webcam: latency p99, readout start to device", w.latency_p99_ms, "ms", "<=",
 			     WEBCAM_MAX_P99_MS);
-	/* Frames between the sensor and the device at once: the latency in frame periods (Little's law). */
-	snprintf(text, sizeof(text), "%.2f at p50 latency, %.2f at p99", w.latency_p50_ms * WEBCAM_FPS / 1000,
-		 w.latency_p99_ms * WEBCAM_FPS / 1000);
+	/* Frames between the sensor and the device at once (Little's law): latency times the delivered rate. */
+	snprintf(text, sizeof(text), "%.2f at p50 latency, %.2f at p99", w.latency_p50_ms * w.fps / 1000,
+		 w.latency_p99_ms * w.fps / 1000);
 	cisp_iq_report_info(r, "webcam: frames held", text);
 	/* Said, not checked: there is no face detection or stabilisation to measure yet. */
 	cisp_iq_report_info(r, "webcam: not yet measured", "face exposure (no face detection yet), EIS (no EIS yet)");

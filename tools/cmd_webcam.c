@@ -587,10 +587,11 @@ int cmd_webcam(int argc, char **argv)
 	printf("%lu frames in %.1f s: %.2f fps (%g requested), %lu sensor frames left out, %lu black\n", rep.written,
 	       rep.seconds, rep.fps, o.fps, rep.dropped, rep.lost);
 	printf("CPU %.1f ms a frame (all threads; a virtual sensor's rendering included)\n", rep.cpu_ms_per_frame);
+	/* Frames held between the sensor and the device (Little's law): latency times the delivered rate. */
 	if (rep.latency_p50_ms >= 0)
 		printf("latency, sensor readout start to the device: p50 %.1f ms, p99 %.1f ms (frames held: %.2f, %.2f)\n",
-		       rep.latency_p50_ms, rep.latency_p99_ms, rep.latency_p50_ms * o.fps / 1000,
-		       rep.latency_p99_ms * o.fps / 1000);
+		       rep.latency_p50_ms, rep.latency_p99_ms, rep.latency_p50_ms * rep.fps / 1000,
+		       rep.latency_p99_ms * rep.fps / 1000);
 	else
 		printf("latency not measured: the sensor's clock is not CLOCK_MONOTONIC\n");
 	return 0;
