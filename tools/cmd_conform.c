@@ -93,6 +93,13 @@ static int generate_vectors(const char *dir, bool force)
 #define WEBCAM_MAX_P50_MS 80.0
 #define WEBCAM_MAX_P99_MS 120.0
 
+/* An info line of the report, printed as well: the checks' table shows checks only. */
+static void webcam_info(struct cisp_iq_report *r, const char *name, const char *text)
+{
+	cisp_iq_report_info(r, name, text);
+	printf("%s: %s\n", name, text);
+}
+
 static int webcam_checks(struct cisp_iq_report *r)
 {
 	struct webcam_options o = {
@@ -108,14 +115,14 @@ static int webcam_checks(struct cisp_iq_report *r)
 		return cisp_error(-EIO, "the webcam path did not run (see above)");
 	snprintf(text, sizeof(text), "%s 1280x720 YUYV at %g fps, %s lux, %lu frames in %.1f s", o.camera, o.fps,
 		 WEBCAM_LUX, w.written, w.seconds);
-	cisp_iq_report_info(r, "webcam path", text);
+	webcam_info(r, "webcam path", text);
 	snprintf(text, sizeof(text), "%.1f ms a frame, the virtual sensor's rendering included", w.cpu_ms_per_frame);
-	cisp_iq_report_info(r, "webcam: CPU", text);
+	webcam_info(r, "webcam: CPU", text);
 	/* Rate and latency are wall-clock: what else the machine ran stands beside them. */
 	if (getloadavg(load, 1) == 1) {
 		snprintf(text, sizeof(text), "%ld CPUs, load average %.2f after the run", sysconf(_SC_NPROCESSORS_ONLN),
 			 load[0]);
-		cisp_iq_report_info(r, "webcam: machine", text);
+		webcam_info(r, "webcam: machine", text);
 	}
 	/* The promise: every sensor frame at the period (to the line), the gain raised instead. */
 	cisp_iq_report_check(r, "webcam: longest sensor frame, dim room", w.frame_duration_max_ms, "ms", "<=",
@@ -133,7 +140,7 @@ static int webcam_checks(struct cisp_iq_report *r)
 	/* Frames between the sensor and the device at once (Little's law): latency times the delivered rate. */
 	snprintf(text, sizeof(text), "%.2f at p50 latency, %.2f at p99", w.latency_p50_ms * w.fps / 1000,
 		 w.latency_p99_ms * w.fps / 1000);
-	cisp_iq_report_info(r, "webcam: frames held", text);
+	webcam_info(r, "webcam: frames held", text);
 	/* Said, not checked: there is no face detection or stabilisation to measure yet. */
 	cisp_iq_report_info(r, "webcam: not yet measured", "face exposure (no face detection yet), EIS (no EIS yet)");
 	return 0;
