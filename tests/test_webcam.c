@@ -118,6 +118,14 @@ TEST(webcam_command_without_a_device)
 	/* The virtual sensor's clock is CLOCK_MONOTONIC in real time: latency is measured. */
 	CHECK(strstr(cli_output, "latency, sensor readout start to the device: p50 ") != NULL);
 
+	/* Frames written first are left out of the figures: --frames counts those after them. */
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device none --size 320x180 --frames 6 --settle 4 "
+			 "--quiet --option lux=50"), 0);
+	CHECK(strstr(cli_output, "4 frames first, not measured: ") != NULL);
+	CHECK(strstr(cli_output, "6 frames in ") != NULL);
+	CHECK(strstr(cli_output, "latency, sensor readout start to the device: p50 ") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --settle -1"), 2);
+
 	/* Usage errors and devices that are none. */
 	CHECK_EQ(cli_run("webcam --device none"), 2);
 	CHECK(strstr(cli_output, "--camera is required") != NULL);

@@ -73,6 +73,8 @@ static void usage(FILE *out)
 		"  --frames N           stop after N frames\n"
 		"  --faces HZ           detect faces up to HZ times a second: AE meters them,\n"
 		"                       AF focuses on them, the log says when they change\n"
+		"  --settle N           write N frames first, left out of the figures (the\n"
+		"                       3A's start); --frames counts the frames after them\n"
 		"  --quiet              no report every 10 seconds\n"
 		"  -h, --help           this help\n");
 }
@@ -327,7 +329,8 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	struct pacer pacer = { .period = 1.0 / o->fps };
 	struct cisp_image black = { 0 };
 	double *latency = calloc(MAX_LATENCIES, sizeof(double));
-	unsigned long measured = 0;
+	unsigned long measured = 0, settled = 0, camera_frames = 0;
+	uint64_t settle_sensor_dropped = 0;
 	double first = 0, last = 0, report_at = 0;
 	int faces_shown = 0;
 	bool lost = false, clock_ok = true;
@@ -414,6 +417,20 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		if (o->faces > 0)
 			log_faces(cam.cam, req, &faces_shown);
 
+		camera_frames++;
+		if (!settled && o->settle && rep->written == o->settle) {
+			/*
+			 * The start is over: the figures count from here. The sensor's own
+			 * drops so far are the gaps in the sequence (one request a frame).
+			 */
+			settled = rep->written;
+			settle_sensor_dropped = m->sequence + 1 >= camera_frames ? m->sequence + 1 - camera_frames : 0;
+			rep->settle_dropped = rep->dropped + settle_sensor_dropped;
+			rep->written = rep->dropped = 0;
+			measured = 0;
+			clock_ok = true;
+		}
+
 		if (pacer_take(&pacer, m->timestamp_ns / 1e9)) {
 			if (sink_write(&sink, req->buffer[CISP_STREAM_MAIN])) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
@@ -454,12 +471,15 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	/* Frames the sensor dropped itself (no free buffer while the ISP was busy) were left out too. */
 	if (cam.cam) {
 		cisp_camera_stop(cam.cam);
-		rep->dropped += cisp_sensor_dropped(cisp_camera_sensor(cam.cam));
+		uint64_t sensor_dropped = cisp_sensor_dropped(cisp_camera_sensor(cam.cam));
+
+		rep->dropped += sensor_dropped > settle_sensor_dropped ? sensor_dropped - settle_sensor_dropped : 0;
 	}
 	struct rusage ru;
 	if (rep->written && !getrusage(RUSAGE_SELF, &ru))
 		rep->cpu_ms_per_frame = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-					 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6) * 1000 / rep->written;
+					 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6) * 1000 /
+					(rep->written + settled);
 	rep->seconds = last - first;
 	rep->fps = rep->seconds > 0 ? (rep->written - 1) / rep->seconds : 0;
 	if (clock_ok && measured) {
@@ -481,15 +501,15 @@ out:
 int cmd_webcam(int argc, char **argv)
 {
 	enum { OPT_CAMERA = 256, OPT_DEVICE, OPT_SIZE, OPT_FPS, OPT_MIN_FPS, OPT_FORMAT, OPT_MODE, OPT_OPTION,
-	       OPT_TUNING, OPT_FRAMES, OPT_QUIET, OPT_FACES, OPT_EIS };
+	       OPT_TUNING, OPT_FRAMES, OPT_SETTLE, OPT_QUIET, OPT_FACES, OPT_EIS };
 	static const struct option longopts[] = {
 		{ "camera", required_argument, NULL, OPT_CAMERA }, { "device", required_argument, NULL, OPT_DEVICE },
 		{ "size", required_argument, NULL, OPT_SIZE },     { "fps", required_argument, NULL, OPT_FPS },
 		{ "min-fps", required_argument, NULL, OPT_MIN_FPS }, { "format", required_argument, NULL, OPT_FORMAT },
 		{ "mode", required_argument, NULL, OPT_MODE },     { "option", required_argument, NULL, OPT_OPTION },
 		{ "tuning", required_argument, NULL, OPT_TUNING }, { "frames", required_argument, NULL, OPT_FRAMES },
-		{ "quiet", no_argument, NULL, OPT_QUIET },         { "help", no_argument, NULL, 'h' },
-		{ "faces", required_argument, NULL, OPT_FACES },
+		{ "settle", required_argument, NULL, OPT_SETTLE }, { "quiet", no_argument, NULL, OPT_QUIET },
+		{ "help", no_argument, NULL, 'h' },              { "faces", required_argument, NULL, OPT_FACES },
 		{ "eis", no_argument, NULL, OPT_EIS },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -547,6 +567,14 @@ int cmd_webcam(int argc, char **argv)
 			o.frames = n;
 			break;
 		}
+		case OPT_SETTLE: {
+			unsigned long n;
+
+			if (parse_uint("--settle", optarg, 0, 100000000, &n))
+				return 2;
+			o.settle = n;
+			break;
+		}
 		case OPT_OPTION: {
 			size_t len = strlen(options);
 
@@ -584,6 +612,8 @@ int cmd_webcam(int argc, char **argv)
 	r = webcam_run(&o, &rep);
 	if (r)
 		return r;
+	if (o.settle)
+		printf("%lu frames first, not measured: %lu sensor frames left out\n", o.settle, rep.settle_dropped);
 	printf("%lu frames in %.1f s: %.2f fps (%g requested), %lu sensor frames left out, %lu black\n", rep.written,
 	       rep.seconds, rep.fps, o.fps, rep.dropped, rep.lost);
 	printf("CPU %.1f ms a frame (all threads; a virtual sensor's rendering included)\n", rep.cpu_ms_per_frame);

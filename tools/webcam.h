@@ -24,6 +24,8 @@ struct webcam_options {
 	bool quiet;                 /* no periodic report */
 	double faces;               /* face detections a second at most (docs/faces.md); 0: off */
 	bool eis;                   /* stabilise from the gyroscope (docs/eis.md), if the sensor has one */
+	unsigned long settle;       /* frames written first and left out of the report's rate, frames left out
+				       and latency (the 3A's start); 0: none */
 };
 
 /* What a run measured. */
@@ -40,6 +42,7 @@ struct webcam_report {
 	double cpu_ms_per_frame;    /* CPU time of the process (all threads) per frame written */
 	double analogue_gain;       /* of the last frame */
 	double digital_gain;        /* sensor and ISP digital gain of the last frame */
+	unsigned long settle_dropped; /* sensor frames left out while the first o->settle frames were written */
 };
 
 /*
