@@ -8,8 +8,10 @@
 #
 # 1. Throughput: the sensor not in real time (each frame rendered when asked),
 #    so the path runs as fast as the machine lets it: frames a second and CPU
-#    a frame. With BASELINE_CISP (another build's cisp, e.g. of main) the two
-#    run A B B A and the ratio of their CPU a frame is printed.
+#    a frame, the start (the scene's first render, the AF's first scan)
+#    included. With BASELINE_CISP (another build's cisp, e.g. of main) the two
+#    run A B B A and the ratio of their CPU a frame is printed. A run that
+#    lost the camera (black frames: a first frame slower than 5 s) says so.
 # 2. Real time: the sensor at 30 fps on CLOCK_MONOTONIC as `cisp webcam` runs
 #    it: frames delivered a second, frames left out, latency p50/p99.
 # CISP_BUILD: the build folder (default build/ beside this script); FRAMES
@@ -30,9 +32,9 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # CPU ms a frame and frames a second of one throughput run of cisp binary $1.
 throughput() {
 	"$1" $args --frames "$frames" --option realtime=0 | awk '
-		/ frames in / { fps = $6 }
+		/ frames in / { fps = $6; black = $(NF - 1) }
 		/^CPU / { cpu = $2 }
-		END { printf "%s %s\n", cpu, fps }'
+		END { printf "%s %s%s\n", cpu, fps, black > 0 ? " (camera lost: " black " black frames)" : "" }'
 }
 
 if [ -n "$base" ]; then
@@ -40,7 +42,8 @@ if [ -n "$base" ]; then
 	echo "throughput (not real time, $frames frames), CPU ms a frame and frames/s:"
 	echo "  this build: $a1 | $a2"
 	echo "  baseline:   $b1 | $b2"
-	echo "$a1 $a2 $b1 $b2" | awk '{ printf "  CPU a frame, this build / baseline: %.3f\n", ($1 + $3) / ($5 + $7) }'
+	echo "${a1%% *} ${a2%% *} ${b1%% *} ${b2%% *}" |
+		awk '{ printf "  CPU a frame, this build / baseline: %.3f\n", ($1 + $2) / ($3 + $4) }'
 else
 	a1=$(throughput "$cisp")
 	echo "throughput (not real time, $frames frames), CPU ms a frame and frames/s: $a1"
