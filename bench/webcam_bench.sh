@@ -34,7 +34,7 @@ throughput() {
 	"$1" $args --frames "$frames" --option realtime=0 | awk '
 		/ frames in / { fps = $6; black = $(NF - 1) }
 		/^CPU / { cpu = $2 }
-		END { printf "%s %s%s\n", cpu, fps, black > 0 ? " (camera lost: " black " black frames)" : "" }'
+		END { printf "%s %s%s\n", cpu, fps, (black > 0 ? " (camera lost: " black " black frames)" : "") }'
 }
 
 if [ -n "$base" ]; then
