@@ -124,6 +124,10 @@ TEST(webcam_command_without_a_device)
 	CHECK(strstr(cli_output, "4 frames first, not measured: ") != NULL);
 	CHECK(strstr(cli_output, "6 frames in ") != NULL);
 	CHECK(strstr(cli_output, "latency, sensor readout start to the device: p50 ") != NULL);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device none --size 320x180 --frames 2 --settle 5 "
+			 "--quiet --option lux=50"), 0);
+	CHECK(strstr(cli_output, "5 frames first, not measured: ") != NULL);
+	CHECK(strstr(cli_output, "2 frames in ") != NULL);
 	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --settle -1"), 2);
 
 	/* Usage errors and devices that are none. */

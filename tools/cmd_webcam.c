@@ -383,12 +383,16 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	       o->min_fps > 0 ? " (lower in low light)" : "");
 	fflush(stdout);
 	status = 0;
-	while (!stop_requested && (!o->frames || rep->written < o->frames)) {
+	/* --frames counts the frames after the start (--settle). */
+	while (!stop_requested && (!o->frames || (o->settle && !settled) || rep->written < o->frames)) {
 		struct cisp_camera_request *req = NULL;
 		int r;
 
 		if (lost) {
-			if (feed_black(&sink, &black, RETRY_S, rep, o->frames, &first, &last)) {
+			/* No limit during the start: it ends with a camera frame. */
+			unsigned long limit = o->settle && !settled ? 0 : o->frames;
+
+			if (feed_black(&sink, &black, RETRY_S, rep, limit, &first, &last)) {
 				fprintf(stderr, "cisp webcam: %s\n", error_text());
 				status = 1;
 				break;
@@ -418,7 +422,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			log_faces(cam.cam, req, &faces_shown);
 
 		camera_frames++;
-		if (!settled && o->settle && rep->written == o->settle) {
+		if (!settled && o->settle && rep->written >= o->settle) {
 			/*
 			 * The start is over: the figures count from here. The sensor's own
 			 * drops so far are the gaps in the sequence (one request a frame).
