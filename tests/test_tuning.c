@@ -190,6 +190,20 @@ TEST(tuning_errors_name_line_and_key)
 	bad(9, "    matrix: [[5, -4, 0], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]", -EINVAL,
 	    "ccm[0].matrix[0]: the magnitudes add up to 9");
 	bad_lines(4, 6, "  ct: []", -EINVAL, "t.yaml:4: awb.ct: must have at least one entry");
+	/* Matrices off the curve: one on it is needed, temperatures rise, no two entries at one place. */
+	bad(8, "  - ct: 5000\n    tint: 0.05", -EINVAL, "ccm: needs an entry on the white-balance curve (tint 0)");
+	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 4000, tint: 0.05, matrix: "
+	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
+	    -EINVAL, "ccm[1].ct: 4000 must be above the previous entry's 5000");
+	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 5000, tint: 0.05, matrix: "
+	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}\n  - {ct: 5000, tint: 0.05, matrix: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
+	    -EINVAL, "ccm[2]: a second entry at ct 5000 and tint 0.05");
+	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 5000, matrix: "
+	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
+	    -EINVAL, "ccm[1]: a second entry at ct 5000 and tint 0");
+	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 5000, tint: x, matrix: "
+	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
+	    -EINVAL, "ccm[1].tint: 'x' is not a number");
 	bad(5, "    - {ct: 2856, r_over_g: 1.0}", -EINVAL, "t.yaml:5: awb.ct[0].b_over_g: missing (required)");
 	bad(2, "sensor: mysensor\nsensor: other", -EINVAL, "t.yaml:3: sensor: appears twice");
 	bad(2, "sensor: mysensor\ngamma: 0.5", -EINVAL, "t.yaml:3: gamma: 0.5 is outside 1..10 (or 0, the sRGB curve)");
@@ -286,6 +300,9 @@ static const struct range_rule rules[] = {
 	{ 8, 8, "  - ct: %s", "ccm[0].ct", 1000, 20000, false, true, "`ccm`", "ct" },
 	{ 9, 9, "    matrix: [[%s, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]", "ccm[0].matrix[0][0]", -7.99,
 	  7.99, false, false, "`ccm`", "matrix" },
+	{ 9, 9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - ct: 5000\n    tint: %s\n"
+		"    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]", "ccm[1].tint", -1, 1, false, true,
+	  "`ccm`", "tint" },
 	{ AFTER_SENSOR, "sensor: mysensor\nlens_shading: {array: [%s, 480], tables: [{ct: 5000, @R, @G, @G, @B}]}",
 	  "lens_shading.array[0]", 2, 65535, true, true, "`lens_shading`", "array" },
 	{ AFTER_SENSOR, "sensor: mysensor\nlens_shading: {tables: [{ct: %s, @R, @G, @G, @B}]}",

@@ -200,6 +200,16 @@ static double curve_project(const struct cisp_tuning *t, const double q[2], doub
 	return best;
 }
 
+double awb_curve_tint(const struct cisp_tuning *t, const double grey[2], double *ct)
+{
+	const struct tuning_ct_point *c = t->awb.ct;
+	double p[2], d = curve_project(t, grey, p, ct);
+	/* The way of rising temperature, to less red and more blue; a green light lies on its left. */
+	double dir[2] = { c[t->awb.ct_count - 1].r_over_g - c[0].r_over_g, c[t->awb.ct_count - 1].b_over_g - c[0].b_over_g };
+
+	return dir[0] * (grey[1] - p[1]) - dir[1] * (grey[0] - p[0]) >= 0 ? d : -d;
+}
+
 static void result_from(const struct awb *a, const double grey[2], double ct, struct awb_result *out)
 {
 	out->gains[0] = 1.0 / grey[0];

@@ -31,6 +31,13 @@ void awb_reset(struct awb *awb);
 void awb_set_manual(struct awb *awb, bool enable_auto, bool use_gains, double ct, const double gains[2]);
 /* The current decision without new statistics (for stream start). */
 void awb_current(const struct awb *awb, struct awb_result *out);
+/*
+ * The signed distance of a grey (camera R/G, B/G) from the tuning's curve,
+ * in the units of awb.transverse: positive on the green side (fluorescent
+ * lights), negative on the magenta side. The temperature of the nearest
+ * curve point goes to @ct.
+ */
+double awb_curve_tint(const struct cisp_tuning *t, const double grey[2], double *ct);
 /* One frame's zones (before WB gains, shading removed) -> gains for the next frame. */
 void awb_process(struct awb *awb, const struct cisp_stats *stats, struct awb_result *out);
 

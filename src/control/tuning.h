@@ -33,7 +33,8 @@ struct tuning_ct_point {
 
 /* A colour matrix for one colour temperature: white-balanced camera RGB -> linear sRGB, rows sum to 1. */
 struct tuning_ccm {
-	double ct;
+	double ct;      /* for tint 0, the light's; else the temperature AWB finds for it on the awb.ct curve */
+	double tint;    /* the light's grey off the awb.ct curve (awb_curve_tint()); 0: on it */
 	double m[3][3];
 };
 

@@ -273,6 +273,7 @@ static int rpi_ccm(struct source *s, const yaml_node_t *a, struct cisp_tuning *t
 		/* Both are white-balanced camera RGB to linear sRGB, row-major. */
 		for (int i = 0; i < 9; i++)
 			t->ccm[k].m[i / 3][i % 3] = m[i];
+		t->ccm[k].tint = 0;
 	}
 	t->ccm_count = kept;
 	return 0;
