@@ -25,6 +25,8 @@
 #include <cisp/tuning.h>
 
 #include "cli.h"
+#include "control/awb.h"
+#include "control/colour_matrix.h"
 #include "control/tuning.h"
 #include "core/text_file.h"
 #include "test.h"
@@ -401,6 +403,69 @@ out:
 	cisp_tuning_free(t);
 }
 
+/*
+ * Colour under a light the calibration never saw (F2; the session had D65,
+ * A and F11): the sensor's true patch responses, white-balanced by its true
+ * grey, through the tuning's matrix where AWB would place that grey (its
+ * temperature and tint on the curve), against the patches' truth. The
+ * matrices synthesised from the estimated sensitivities must beat the
+ * on-curve matrix at the same temperature (what the tables gave before
+ * lights off the curve had entries).
+ */
+TEST(calibrate_colour_off_the_curve_against_truth)
+{
+	struct cisp_tuning *t = written_tuning();
+	struct cisp_sensor *s = truth_sensor();
+	double cam[24][3], xyz[24][3], white[3], grey[2], ct, tint, m[2][3][3];
+	struct cisp_iq_color_result res[2];
+	const char *names[24];
+	bool neutral[24], off_curve = false;
+	struct cisp_vsensor_patch p;
+
+	if (!t || !s)
+		goto out;
+	CHECK_EQ(cisp_sensor_set_option(s, "illuminant", "F2"), 0);
+	for (int i = 0; i < 24; i++) {
+		CHECK_EQ(cisp_vsensor_chart_patch(s, i, &p), 0);
+		names[i] = p.name;
+		neutral[i] = i >= 18;
+		for (int c = 0; c < 3; c++) {
+			cam[i][c] = p.camera[c] / p.white_camera[c];
+			xyz[i][c] = p.xyz[c];
+			white[c] = p.white_xyz[c];
+		}
+	}
+	grey[0] = p.white_camera[0] / p.white_camera[1];
+	grey[1] = p.white_camera[2] / p.white_camera[1];
+	tint = awb_curve_tint(t, grey, &ct);
+	/* F2 is a green light, about 0.05 off the curve near 4000 K. */
+	CHECK(tint > 0.03 && tint < 0.08);
+	CHECK(ct > 3600 && ct < 4400);
+	for (unsigned i = 0; i < t->ccm_count; i++)
+		off_curve |= t->ccm[i].tint > 0.03;
+	CHECK(off_curve);
+	colour_matrix_at(t, ct, tint, m[0]);
+	colour_matrix_at(t, ct, 0, m[1]);
+	for (int k = 0; k < 2; k++) {
+		double rgb[24][3];
+
+		for (int i = 0; i < 24; i++)
+			for (int r = 0; r < 3; r++)
+				rgb[i][r] = m[k][r][0] * cam[i][0] + m[k][r][1] * cam[i][1] + m[k][r][2] * cam[i][2];
+		CHECK_EQ(cisp_iq_color_evaluate((const double(*)[3])rgb, (const double(*)[3])xyz, white, names, neutral,
+						24, &(struct cisp_iq_color_options){ .exposure = true }, &res[k]),
+			 0);
+	}
+	CHECK(res[0].mean_de00 < 1.5);
+	CHECK(res[0].max_de00 < 4);
+	CHECK(res[0].mean_de00 < res[1].mean_de00 - 0.2);
+	printf("F2 through the tuning: mean %.2f max %.2f; on-curve matrix alone: mean %.2f max %.2f\n",
+	       res[0].mean_de00, res[0].max_de00, res[1].mean_de00, res[1].max_de00);
+out:
+	cisp_sensor_close(s);
+	cisp_tuning_free(t);
+}
+
 /* A minimal tuning with @extra appended. */
 static int parse_with(const char *extra)
 {
@@ -439,6 +504,18 @@ TEST(calibrate_tuning_keys_refuse_bad_values)
 		  "'photo' is not dark, flat, chart or edge");
 	CHECK_ERR(parse_with("provenance: {tool: x, charts: [{illuminant: D65, ct: 100}]}\n"), -EINVAL,
 		  "provenance.charts[0].ct: 100 is outside 1000..25000");
+	CHECK_EQ(parse_with("provenance:\n  tool: x\n  fits: {colour_method: 2, sensitivity_fit_rms: 0.01}\n"
+			    "  colour_methods:\n    - {method: interpolated, loo_mean_de00: 3.5, loo_max_de00: 13}\n"
+			    "    - {method: corrected sensitivities, penalty: 0.01, loo_mean_de00: 1.1}\n"),
+		 0);
+	CHECK_ERR(parse_with("provenance: {tool: x, colour_methods: [{method: guessed}]}\n"), -EINVAL,
+		  "provenance.colour_methods[0].method: 'guessed' is not interpolated, sensitivities or corrected");
+	CHECK_ERR(parse_with("provenance: {tool: x, colour_methods: [{penalty: 1}]}\n"), -EINVAL,
+		  "provenance.colour_methods[0].method: missing");
+	CHECK_ERR(parse_with("provenance: {tool: x, colour_methods: [{method: sensitivities, penalty: -1}]}\n"), -EINVAL,
+		  "provenance.colour_methods[0].penalty: -1 is outside 0..1000000");
+	CHECK_ERR(parse_with("provenance: {tool: x, fits: {colour_method: 1.5}}\n"), -EINVAL,
+		  "provenance.fits.colour_method: must be a whole number");
 }
 
 /* ---- bad captures ---- */

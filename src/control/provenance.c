@@ -2,7 +2,8 @@
 /*
  * The provenance section: what calibrated a tuning file (`cisp calibrate`
  * writes it, docs/calibrate.md): the tool, the date, the command, every
- * input, each chart's light with its fit's figures, and the fits' residuals.
+ * input, each chart's light with its fit's figures, the fits' residuals,
+ * and the colour methods tried.
  * Everything is checked as the rest of the file is; the loop does not use
  * it. The lab reads the charts' lights, so that a chart measured under a
  * light the tuning was calibrated under is reported as a fit, not as
@@ -87,7 +88,37 @@ static int chart_item(struct yaml_reader *r, void *ctx, unsigned i, const char *
 	return ret;
 }
 
-static const char *const fit_keys[] = { "black_spread", "shading_residual_pct", "noise_fit_rms", "defects", NULL };
+/* How the colour matrices were made (docs/calibrate.md, "Colour"): each method tried, by leaving each chart out. */
+static const char *const methods[] = { "interpolated", "sensitivities", "corrected sensitivities", NULL };
+static const char *const method_keys[] = { "method", "penalty", "loo_mean_de00", "loo_max_de00", NULL };
+
+static int method_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
+{
+	char text[32];
+	double d;
+	int ret;
+
+	(void)ctx;
+	switch (i) {
+	case 0:
+		ret = free_text(r, v, k, text, sizeof(text));
+		for (unsigned j = 0; !ret && methods[j]; j++)
+			if (!strcmp(methods[j], text))
+				return 0;
+		return ret ? ret : yaml_reader_fail(r, v, k, "'%s' is not interpolated, sensitivities or corrected sensitivities", text);
+	case 1: return yaml_reader_number(r, v, k, 0, 1e6, &d);
+	default: return yaml_reader_number(r, v, k, 0, 100, &d);
+	}
+}
+
+static int method_item(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *item)
+{
+	(void)i;
+	return yaml_reader_map(r, item, k, method_keys, 1, method_key, ctx);
+}
+
+static const char *const fit_keys[] = { "black_spread", "shading_residual_pct", "noise_fit_rms", "defects",
+					"colour_method", "sensitivity_fit_rms", NULL };
 
 static int fit_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
@@ -98,11 +129,13 @@ static int fit_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, 
 	case 0: return yaml_reader_number(r, v, k, 0, 65535, &d);
 	case 1: return yaml_reader_number(r, v, k, 0, 100, &d);
 	case 2: return yaml_reader_number(r, v, k, 0, 100, &d);
-	default: return yaml_reader_whole(r, v, k, 0, TUNING_MAX_DEFECTS, &d);
+	case 3: return yaml_reader_whole(r, v, k, 0, TUNING_MAX_DEFECTS, &d);
+	case 4: return yaml_reader_whole(r, v, k, 0, 15, &d);
+	default: return yaml_reader_number(r, v, k, 0, 100, &d);
 	}
 }
 
-static const char *const keys[] = { "tool", "date", "command", "inputs", "charts", "fits", NULL };
+static const char *const keys[] = { "tool", "date", "command", "inputs", "charts", "fits", "colour_methods", NULL };
 
 static int provenance_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
@@ -115,7 +148,8 @@ static int provenance_key(struct yaml_reader *r, void *ctx, unsigned i, const ch
 	case 2: return free_text(r, v, k, NULL, 65536);
 	case 3: return yaml_reader_list(r, v, k, 4096, &count, input_item, t);
 	case 4: return yaml_reader_list(r, v, k, TUNING_MAX_CHARTS, &count, chart_item, t);
-	default: return yaml_reader_map(r, v, k, fit_keys, 0, fit_key, t);
+	case 5: return yaml_reader_map(r, v, k, fit_keys, 0, fit_key, t);
+	default: return yaml_reader_list(r, v, k, 16, &count, method_item, t);
 	}
 }
 

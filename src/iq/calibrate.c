@@ -469,6 +469,8 @@ int cisp_calib_solve(struct cisp_calib *c, const struct cisp_calib_result **resu
 	if (!ret && c->num_charts)
 		ret = calib_colour_solve(c->charts, c->num_charts, black, c->white, &r->shading, c->width, c->height,
 					 &r->colour);
+	if (!ret && c->num_charts)
+		ret = calib_spectral_solve(&r->colour, &c->spectral);
 	if (!ret && c->edge.valid) {
 		r->sharpness = c->edge;
 		r->sharpness.sharpen = calib_edge_sharpen(&c->edge.sfr);

@@ -35,7 +35,7 @@
  * temperature ("4000K": Planck's law below 5000 K, CIE daylight from there,
  * as colour science usually takes them).
  */
-static int light_spectrum(const char *name, double spd[VS_BANDS], bool *on_locus)
+int calib_light_spectrum(const char *name, double spd[VS_BANDS], bool *on_locus)
 {
 	size_t len = strlen(name);
 	char *end;
@@ -71,7 +71,7 @@ int cisp_calib_illuminant_ct(const char *name, double *ct, bool *on_locus)
 			{ "F2", 4230 }, { "F11", 4000 } };
 	double spd[VS_BANDS], xyz[3], x, y, n;
 	bool locus = false;
-	int ret = light_spectrum(name, spd, &locus);
+	int ret = calib_light_spectrum(name, spd, &locus);
 	char *end;
 
 	if (ret)
@@ -101,7 +101,7 @@ int calib_chart_reference(const char *illuminant, double xyz[CISP_IQ_COLORCHECKE
 {
 	double spd[VS_BANDS];
 	bool locus = false;
-	int ret = light_spectrum(illuminant, spd, &locus);
+	int ret = calib_light_spectrum(illuminant, spd, &locus);
 
 	if (ret)
 		return ret;

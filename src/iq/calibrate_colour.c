@@ -35,7 +35,7 @@
 static const struct cisp_iq_ccm_fit_options fit_options = { .preserve_white = true, .refine_de2000 = true };
 static const struct cisp_iq_color_options eval_options = { .exposure = true };
 
-static void names_and_neutrals(const char *names[PATCHES], bool neutral[PATCHES])
+void calib_patch_names(const char *names[PATCHES], bool neutral[PATCHES])
 {
 	for (int i = 0; i < PATCHES; i++) {
 		names[i] = cisp_iq_colorchecker()[i].name;
@@ -136,7 +136,7 @@ static int solve_chart(const struct calib_chart_shot *s, const double black[4], 
 	out->grey[1] = k[2] / k[1];
 	out->white_level = s->white_level;
 	memcpy(out->ccm, fit.ccm, sizeof(out->ccm));
-	names_and_neutrals(names, neutral);
+	calib_patch_names(names, neutral);
 	for (int i = 0; i < PATCHES; i++)
 		apply(out->ccm, out->camera[i], rgb[i]);
 	ret = cisp_iq_color_evaluate((const double(*)[3])rgb, (const double(*)[3])xyz, wxyz, names, neutral, PATCHES,
@@ -384,7 +384,7 @@ int calib_colour_solve(const struct calib_chart_shot *shots, unsigned count, con
 				others[n++] = &out->chart[i];
 		h->curve_distance = calib_curve_project(curve, nc, out->chart[k].grey, &h->ct);
 		calib_ccm_at(others, n, h->ct, m);
-		names_and_neutrals(names, neutral);
+		calib_patch_names(names, neutral);
 		for (int i = 0; i < PATCHES; i++)
 			apply(m, out->chart[k].camera[i], rgb[i]);
 		ret = calib_chart_reference(out->chart[k].illuminant, xyz, wxyz);

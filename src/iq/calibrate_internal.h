@@ -19,6 +19,8 @@
 #include <cisp/calibrate.h>
 #include <cisp/calibrate_chart_frame.h>
 
+#include "sensor/virtual/spectra.h"
+
 /* ---- calibrate_frame.c: a Bayer frame as four half-size channel planes ---- */
 
 /* The planes R, Gr, Gb, B of a frame, in its codes; channel c's sample (x, y) sits at frame pixel (2x + ox[c], 2y + oy[c]). */
@@ -197,6 +199,8 @@ int calib_chart_measure(const struct calib_planes *pl, const struct cisp_calib_c
 			double clip, double white, const struct cisp_calib_shading_table *shading,
 			struct calib_chart_shot *out);
 
+/* The spectrum of a light by name (D65, F2, blackbody:3200, 4000K, ...); whether it lies on the Planckian locus. */
+int calib_light_spectrum(const char *name, double spd[VS_BANDS], bool *on_locus);
 /* The reference of the chart under a light: per patch XYZ (Y of a perfect white 1) and the white's XYZ. */
 int calib_chart_reference(const char *illuminant, double xyz[CISP_IQ_COLORCHECKER_PATCHES][3], double white[3]);
 
@@ -212,6 +216,61 @@ void calib_curve_at(const struct cisp_calib_ct_point *curve, unsigned n, double 
 double calib_curve_project(const struct cisp_calib_ct_point *curve, unsigned n, const double grey[2], double *ct);
 /* The colour matrix of a chart table at @ct (linear in mired between the two nearest, clamped). */
 void calib_ccm_at(const struct cisp_calib_chart *const *charts, unsigned count, double ct, double m[3][3]);
+
+/* The ColorChecker's patch names, and which are neutral. */
+void calib_patch_names(const char *names[CISP_IQ_COLORCHECKER_PATCHES], bool neutral[CISP_IQ_COLORCHECKER_PATCHES]);
+
+/* ---- calibrate_spectral.c: sensitivities, and matrices for lights not measured ---- */
+
+/*
+ * Method 0 (the measured matrices interpolated by colour temperature), then
+ * synthesis with each penalty tried, then the same corrected by the
+ * measured charts' differences from their synthesised matrices.
+ */
+#define CALIB_SPECTRAL_CANDIDATES 11
+
+/* A method's figures with each calibration light left out in turn. */
+struct calib_spectral_candidate {
+	double penalty;   /* on the sensitivities' second differences; 0 for method 0 */
+	bool corrected;   /* synthesised matrices corrected by the measured ones */
+	double mean_de00; /* the mean over the lights left out of their charts' mean */
+	double max_de00;  /* the largest patch of those charts */
+};
+
+/* A colour matrix for the tuning. */
+struct calib_light_matrix {
+	char light[32];
+	double ct;    /* the light's own, on the locus; else where AWB finds it on the curve */
+	double tint;  /* its grey's signed distance from the curve (0: on it) */
+	bool measured; /* a chart's own matrix, not synthesised */
+	double m[3][3];
+};
+
+struct calib_spectral {
+	struct calib_spectral_candidate candidate[CALIB_SPECTRAL_CANDIDATES];
+	unsigned chosen; /* the candidate with the lowest mean; 0: nothing below is filled */
+	double sensitivity[3][VS_BANDS]; /* R, G, B, relative */
+	double fit_rms;                  /* the fit's relative rms error over the calibration patches */
+	unsigned count;                  /* entries of @light, by rising colour temperature */
+	struct calib_light_matrix light[CISP_CALIB_MAX_TABLE];
+	/* Each chart (as in cisp_calib_colour) through the matrix synthesised for its light. */
+	struct cisp_iq_color_result chart_fit[CISP_CALIB_MAX_TABLE];
+};
+
+/*
+ * Estimate the sensitivities from the charts of @col (solved) and
+ * synthesise matrices for the standard lights (docs/calibrate.md), when
+ * leaving each calibration light out says that beats interpolation; with
+ * fewer than two charts on the curve, nothing is chosen.
+ */
+int calib_spectral_solve(const struct cisp_calib_colour *col, struct calib_spectral *out);
+struct cisp_tuning;
+/* The matrices of @sp as the tuning's ccm entries (what the tuning writes: rounded); returns their number. */
+unsigned calib_spectral_matrices(const struct calib_spectral *sp, struct cisp_tuning *t);
+/* Close the provenance's fits with the method chosen, and list the methods tried (when any was). */
+void calib_spectral_provenance(FILE *f, const struct calib_spectral *sp);
+/* Chart @ch's patches (white-balanced by its own grey) through @m, against its spectral truth. */
+int calib_chart_through(const struct cisp_calib_chart *ch, const double m[3][3], struct cisp_iq_color_result *out);
 
 /* ---- calibrate_edge.c ---- */
 
@@ -257,6 +316,7 @@ struct cisp_calib {
 	struct cisp_calib_chart_flat *chart_flat;
 	unsigned num_chart_flats;
 	struct cisp_calib_tone *tone;
+	struct calib_spectral spectral;
 
 	struct calib_input *inputs;
 	unsigned num_inputs;

@@ -116,7 +116,10 @@ static void write_tuning(FILE *f, const struct cisp_tuning *t)
 	fprintf(f, "flicker:\n  detect_threshold: %.6g\n", t->flicker.detect_threshold);
 	fprintf(f, "ccm:\n");
 	for (unsigned i = 0; i < t->ccm_count; i++) {
-		fprintf(f, "  - ct: %.0f\n    matrix:\n", t->ccm[i].ct);
+		fprintf(f, "  - ct: %.0f\n", t->ccm[i].ct);
+		if (t->ccm[i].tint)
+			fprintf(f, "    tint: %.4f\n", t->ccm[i].tint);
+		fprintf(f, "    matrix:\n");
 		for (int r = 0; r < 3; r++)
 			fprintf(f, "      - [%.4f, %.4f, %.4f]\n", t->ccm[i].m[r][0], t->ccm[i].m[r][1], t->ccm[i].m[r][2]);
 	}
@@ -220,12 +223,13 @@ static int apply_result(const struct cisp_calib *c, const struct cisp_calib_resu
 		t->awb.max_curve_distance = fmax(t->awb.max_curve_distance, 2 * r->colour.transverse);
 		/* AWB starts between indoor light and daylight, as the uncalibrated tuning does: a setting, not a measurement. */
 		t->awb.default_ct = fmin(fmax(5000, r->colour.curve[0].ct), r->colour.curve[r->colour.curve_count - 1].ct);
-		t->ccm_count = 0;
-		for (unsigned i = 0; i < r->colour.count; i++) {
+		t->ccm_count = calib_spectral_matrices(&c->spectral, t);
+		for (unsigned i = 0; i < r->colour.count && !c->spectral.chosen; i++) {
 			/* Two charts of one colour temperature: the first serves (the table rises strictly). */
 			if (t->ccm_count && r->colour.chart[i].ct <= t->ccm[t->ccm_count - 1].ct + 0.5)
 				continue;
 			t->ccm[t->ccm_count].ct = fmin(fmax(round(r->colour.chart[i].ct), 1000), 20000);
+			t->ccm[t->ccm_count].tint = 0;
 			memcpy(t->ccm[t->ccm_count].m, r->colour.chart[i].ccm, sizeof(t->ccm[0].m));
 			t->ccm_count++;
 		}
@@ -299,8 +303,9 @@ static void write_provenance(FILE *f, const struct cisp_calib *c, const struct c
 		rms = fmax(rms, r->noise.gain[i].fit_rms);
 	for (unsigned i = 0; i < r->shading.count; i++)
 		shading = fmax(shading, r->shading.table[i].residual_pct);
-	fprintf(f, "  fits: {black_spread: %.3f, shading_residual_pct: %.3f, noise_fit_rms: %.4f, defects: %u}\n",
+	fprintf(f, "  fits: {black_spread: %.3f, shading_residual_pct: %.3f, noise_fit_rms: %.4f, defects: %u",
 		r->black.spread, fmin(shading, 100), fmin(rms, 100), r->defects.count);
+	calib_spectral_provenance(f, &c->spectral);
 }
 
 int calib_tuning_emit(const struct cisp_tuning *t, const char *comment,
