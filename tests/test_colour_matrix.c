@@ -3,8 +3,8 @@
  * The colour matrix for a light (control/colour_matrix.c): on the
  * white-balance curve the tuning's matrices interpolated by colour
  * temperature as before; off it, the off-curve entries of the grey's side
- * blended in proportion to its tint, never beyond them, each exact at its
- * own place; and the sign of a grey's tint (awb_curve_tint()).
+ * blended in proportion to its tint beyond 0.01, never beyond them, each
+ * exact at its own place; and the sign of a grey's tint (awb_curve_tint()).
  */
 #include <math.h>
 #include <string.h>
@@ -51,8 +51,14 @@ TEST(colour_matrix_off_the_curve)
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
 			CHECK_NEAR(m[i][j], t->ccm[1].m[i][j], 1e-12);
-	/* Halfway out: halfway between; further out than any entry: no further than the entry. */
-	colour_matrix_at(t, 4000, 0.025, m);
+	/*
+	 * Within 0.01 of the curve (what AWB cannot tell from it): the curve's;
+	 * halfway from there to the entry: halfway between; further out than
+	 * any entry: no further than the entry.
+	 */
+	colour_matrix_at(t, 4000, 0.01, m);
+	CHECK_NEAR(m[0][0], on[0][0], 1e-12);
+	colour_matrix_at(t, 4000, 0.03, m);
 	CHECK_NEAR(m[0][0], (on[0][0] + 1.2) / 2, 1e-12);
 	colour_matrix_at(t, 4000, 0.2, m);
 	CHECK_NEAR(m[0][0], 1.2, 1e-12);

@@ -201,6 +201,9 @@ TEST(tuning_errors_name_line_and_key)
 	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 5000, matrix: "
 	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
 	    -EINVAL, "ccm[1]: a second entry at ct 5000 and tint 0");
+	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 5000, tint: -0.005, matrix: "
+	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
+	    -EINVAL, "ccm[1].tint: -0.005 is closer to the curve than 0.01: an entry on it has tint 0");
 	bad(9, "    matrix: [[1.5, -0.4, -0.1], [-0.2, 1.4, -0.2], [0, -0.5, 1.5]]\n  - {ct: 5000, tint: x, matrix: "
 	       "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]}",
 	    -EINVAL, "ccm[1].tint: 'x' is not a number");

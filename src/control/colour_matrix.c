@@ -6,7 +6,8 @@
  * Lights off the curve (fluorescent lamps: entries with a tint) say how the
  * matrix changes away from it: each entry's difference from the on-curve
  * matrix at its temperature, taken in proportion to AWB's tint over the
- * entry's (up to all of it, never beyond), is averaged over the entries of
+ * entry's (both less the 0.01 AWB cannot tell from the curve; up to all of
+ * it, never beyond), is averaged over the entries of
  * the grey's side weighted by inverse squared distance in (mired, tint), so
  * that at an entry's own place its matrix comes out exactly. The result
  * goes to Q3.12 with every row summing to exactly 4096, so that
@@ -34,6 +35,8 @@
 /* The distances that count as much in weighing the entries off the curve: about F2's and F11's apart. */
 #define MIRED_SCALE 50.0
 #define TINT_SCALE 0.02
+/* A grey this close to the curve (r/g, b/g) is not told from a Planckian light's: about AWB's frame-to-frame noise. */
+#define NEAR_CURVE 0.01
 /* The furthest a light's grey may lie off the curve (r/g, b/g): far beyond any lamp's. */
 #define MAX_TINT 1.0
 
@@ -47,8 +50,14 @@ static int ccm_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, 
 
 	if (i == 0)
 		return yaml_reader_number(r, v, k, 1000, 20000, &c->ct);
-	if (i == 2)
-		return yaml_reader_number(r, v, k, -MAX_TINT, MAX_TINT, &c->tint);
+	if (i == 2) {
+		int ret = yaml_reader_number(r, v, k, -MAX_TINT, MAX_TINT, &c->tint);
+
+		if (!ret && c->tint && fabs(c->tint) <= NEAR_CURVE)
+			return yaml_reader_fail(r, v, k, "%g is closer to the curve than %g: an entry on it has tint 0",
+						c->tint, NEAR_CURVE);
+		return ret;
+	}
 	if (!v || v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.top - v->data.sequence.items.start != 3)
 		return yaml_reader_fail(r, v, k, "must be a list of 3 rows of 3 numbers");
 	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, row++) {
@@ -168,7 +177,7 @@ void colour_matrix_at(const struct cisp_tuning *t, double ct, double tint, doubl
 	interpolate(on, n_on, ct, m);
 	for (unsigned k = 0; k < t->ccm_count && tint; k++) {
 		const struct tuning_ccm *e = &t->ccm[k];
-		double base[3][3], dm, dt, w;
+		double base[3][3], dm, dt, w, share;
 
 		if (side(e->tint) != side(tint))
 			continue;
@@ -176,11 +185,16 @@ void colour_matrix_at(const struct cisp_tuning *t, double ct, double tint, doubl
 		dm = (1e6 / ct - 1e6 / e->ct) / MIRED_SCALE;
 		dt = (tint - e->tint) / TINT_SCALE;
 		w = 1 / (dm * dm + dt * dt + 1e-12);
-		/* Its difference from the curve, in proportion to the tint up to its own: never extrapolated. */
+		/*
+		 * Its difference from the curve, in proportion to the tint beyond
+		 * what AWB cannot tell from the curve, up to its own: never
+		 * extrapolated.
+		 */
 		interpolate(on, n_on, e->ct, base);
+		share = fmin(fmax(fabs(tint) - NEAR_CURVE, 0) / (fabs(e->tint) - NEAR_CURVE), 1);
 		for (int i = 0; i < 3; i++)
 			for (int j = 0; j < 3; j++)
-				d[i][j] += w * fmin(tint / e->tint, 1) * (e->m[i][j] - base[i][j]);
+				d[i][j] += w * share * (e->m[i][j] - base[i][j]);
 		wsum += w;
 	}
 	for (int i = 0; i < 3 && wsum > 0; i++)
