@@ -35,10 +35,6 @@
 /* The distances that count as much in weighing the entries off the curve: about F2's and F11's apart. */
 #define MIRED_SCALE 50.0
 #define TINT_SCALE 0.02
-/* A grey this close to the curve (r/g, b/g) is not told from a Planckian light's: about AWB's frame-to-frame noise. */
-#define NEAR_CURVE 0.01
-/* The furthest a light's grey may lie off the curve (r/g, b/g): far beyond any lamp's. */
-#define MAX_TINT 1.0
 
 static const char *const ccm_keys[] = { "ct", "matrix", "tint", NULL };
 
@@ -51,11 +47,11 @@ static int ccm_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, 
 	if (i == 0)
 		return yaml_reader_number(r, v, k, 1000, 20000, &c->ct);
 	if (i == 2) {
-		int ret = yaml_reader_number(r, v, k, -MAX_TINT, MAX_TINT, &c->tint);
+		int ret = yaml_reader_number(r, v, k, -TUNING_MAX_TINT, TUNING_MAX_TINT, &c->tint);
 
-		if (!ret && c->tint && fabs(c->tint) <= NEAR_CURVE)
+		if (!ret && c->tint && fabs(c->tint) <= TUNING_NEAR_CURVE)
 			return yaml_reader_fail(r, v, k, "%g is closer to the curve than %g: an entry on it has tint 0",
-						c->tint, NEAR_CURVE);
+						c->tint, TUNING_NEAR_CURVE);
 		return ret;
 	}
 	if (!v || v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.top - v->data.sequence.items.start != 3)
@@ -191,7 +187,7 @@ void colour_matrix_at(const struct cisp_tuning *t, double ct, double tint, doubl
 		 * extrapolated.
 		 */
 		interpolate(on, n_on, e->ct, base);
-		share = fmin(fmax(fabs(tint) - NEAR_CURVE, 0) / (fabs(e->tint) - NEAR_CURVE), 1);
+		share = fmin(fmax(fabs(tint) - TUNING_NEAR_CURVE, 0) / (fabs(e->tint) - TUNING_NEAR_CURVE), 1);
 		for (int i = 0; i < 3; i++)
 			for (int j = 0; j < 3; j++)
 				d[i][j] += w * share * (e->m[i][j] - base[i][j]);

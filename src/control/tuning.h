@@ -19,6 +19,9 @@
 #include "ltm_grid.h"
 
 #define TUNING_MAX_CT 16   /* colour temperatures in a table */
+/* A grey this close to the awb.ct curve (r/g, b/g) is not told from a Planckian light's (about AWB's noise): ccm tint 0. */
+#define TUNING_NEAR_CURVE 0.01
+#define TUNING_MAX_TINT 1.0 /* the furthest a ccm entry's light may lie off the curve: far beyond any lamp's */
 #define TUNING_MAX_GAIN 16 /* gains in a table */
 #define TUNING_LSC_GRID 17 /* lens shading tables are 17 x 17 nodes */
 #define TUNING_MAX_DEFECTS CISP_DPC_MAX_PIXELS /* static defects */

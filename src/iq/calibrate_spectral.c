@@ -50,9 +50,6 @@
 /* Synthesised lights within this of a calibration light (relative colour temperature) give way to its chart. */
 #define SAME_CT 0.01
 
-/* A light whose grey lies this close to the curve (r/g, b/g) counts as on it: about AWB's frame-to-frame noise. */
-#define NEAR_CURVE 0.01
-
 /* The penalties tried (on the second differences, relative to the data's weight), weakest first. */
 static const double penalties[] = { 1e-4, 1e-3, 1e-2, 1e-1, 1 };
 #define PENALTIES (sizeof(penalties) / sizeof(penalties[0]))
@@ -394,6 +391,17 @@ static double signed_distance(const struct cisp_calib_colour *col, const double 
 	return dir[0] * (grey[1] - p[1]) - dir[1] * (grey[0] - p[0]) >= 0 ? d : -d;
 }
 
+/*
+ * A lamp whose grey AWB cannot tell from a Planckian light's (within
+ * TUNING_NEAR_CURVE of the curve, as the tuning writes it) gets no entry: at
+ * runtime it is taken for a light of the curve, and the curve's table is
+ * for Planckian and daylight lights only.
+ */
+static bool off_curve_but_near(bool on_locus, double tint)
+{
+	return !on_locus && fabs(round(tint * 1e4) / 1e4) <= TUNING_NEAR_CURVE;
+}
+
 static int cmp_light(const void *a, const void *b)
 {
 	const struct calib_light_matrix *p = a, *q = b;
@@ -438,13 +446,14 @@ int calib_spectral_solve(const struct cisp_calib_colour *col, struct calib_spect
 		const struct cisp_calib_chart *ch = &col->chart[i];
 		struct calib_light_matrix *e = &out->light[out->count];
 
+		memset(e, 0, sizeof(*e));
 		snprintf(e->light, sizeof(e->light), "%s", ch->illuminant);
 		e->ct = ch->ct;
 		if (!ch->on_locus)
 			e->tint = signed_distance(col, ch->grey, &e->ct);
 		e->measured = true;
 		memcpy(e->m, ch->ccm, sizeof(e->m));
-		out->count++;
+		out->count += !off_curve_but_near(ch->on_locus, e->tint);
 	}
 	for (size_t k = 0; k < sizeof(standard_lights) / sizeof(standard_lights[0]) && !ret; k++) {
 		struct calib_light_matrix *e = &out->light[out->count];
@@ -459,26 +468,24 @@ int calib_spectral_solve(const struct cisp_calib_colour *col, struct calib_spect
 				(locus && col->chart[i].on_locus && fabs(col->chart[i].ct / nominal - 1) < SAME_CT);
 		if (ret || near)
 			continue;
+		memset(e, 0, sizeof(*e));
 		snprintf(e->light, sizeof(e->light), "%s", standard_lights[k]);
 		e->ct = nominal;
-		/* Predicted without correction: where AWB finds it, before the correction that depends on it. */
+		/* The uncorrected synthesis also predicts the grey, which places the light (the correction needs its place). */
 		ret = synthesise((const double(*)[BANDS])out->sensitivity, standard_lights[k], e->m, grey);
 		if (!ret && !locus) {
-			/* Where AWB finds it: the grey as the charts would have measured it, on the curve. */
+			/* Where AWB finds it: the grey as the charts would have measured it, against the curve. */
 			grey_correction(on, (const double(*)[2])log_ratio, n, nominal, corr);
 			grey[0] *= exp(corr[0]);
 			grey[1] *= exp(corr[1]);
 			e->tint = signed_distance(col, grey, &e->ct);
-			/* Closer than AWB can tell from a Planckian light: a light of the curve (a white LED, usually). */
-			if (fabs(e->tint) < NEAR_CURVE)
-				e->tint = 0;
 		}
 		if (!ret && out->candidate[out->chosen].corrected)
 			ret = synthesise_corrected((const double(*)[BANDS])out->sensitivity, standard_lights[k], e->ct, all,
 						   col->count, e->m, grey);
 		if (ret)
 			break;
-		out->count++;
+		out->count += !off_curve_but_near(locus, e->tint);
 	}
 	if (ret)
 		return ret;
@@ -500,7 +507,8 @@ unsigned calib_spectral_matrices(const struct calib_spectral *sp, struct cisp_tu
 
 	for (unsigned i = 0; sp->chosen && i < sp->count && n < TUNING_MAX_CT; i++) {
 		struct tuning_ccm e = { .ct = fmin(fmax(round(sp->light[i].ct), 1000), 20000),
-					.tint = round(sp->light[i].tint * 1e4) / 1e4 };
+					.tint = round(fmin(fmax(sp->light[i].tint, -TUNING_MAX_TINT), TUNING_MAX_TINT) * 1e4) /
+						1e4 };
 		bool taken = false;
 
 		/* One entry per temperature and tint, as the tuning wants (the first serves). */
