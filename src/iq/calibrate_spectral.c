@@ -315,7 +315,7 @@ int calib_chart_through(const struct cisp_calib_chart *ch, const double m[3][3],
  * sensitivities), candidate k > 0 synthesises its matrix from the others'
  * sensitivities with penalty k - 1.
  */
-static int leave_one_out(const struct cisp_calib_chart *const *on, unsigned n, struct calib_spectral *out)
+static int leave_one_out(const struct cisp_calib_chart *const *charts, unsigned n, struct calib_spectral *out)
 {
 	int ret = 0;
 
@@ -332,13 +332,13 @@ static int leave_one_out(const struct cisp_calib_chart *const *on, unsigned n, s
 
 			for (unsigned i = 0; i < n; i++)
 				if (i != j)
-					others[no++] = on[i];
+					others[no++] = charts[i];
 			if (!k) {
-				calib_ccm_at(others, no, on[j]->ct, m);
+				calib_ccm_at(others, no, charts[j]->ct, m);
 			} else {
 				ret = fit_sensitivities(others, no, cand->penalty, s, &rms);
 				if (!ret)
-					ret = synthesise_corrected((const double(*)[BANDS])s, on[j]->illuminant, on[j]->ct,
+					ret = synthesise_corrected((const double(*)[BANDS])s, charts[j]->illuminant, charts[j]->ct,
 								   others, cand->corrected ? no : 0, m, grey);
 				if (ret == -EDOM) {
 					/* A candidate that cannot be solved is not chosen. */
@@ -348,7 +348,7 @@ static int leave_one_out(const struct cisp_calib_chart *const *on, unsigned n, s
 				}
 			}
 			if (!ret)
-				ret = calib_chart_through(on[j], (const double(*)[3])m, &res);
+				ret = calib_chart_through(charts[j], (const double(*)[3])m, &res);
 			if (!ret) {
 				cand->mean_de00 += res.mean_de00 / n;
 				cand->max_de00 = fmax(cand->max_de00, res.max_de00);
@@ -434,6 +434,8 @@ int calib_spectral_solve(const struct cisp_calib_colour *col, struct calib_spect
 	if (!out->chosen)
 		return 0;
 	ret = fit_sensitivities(all, col->count, out->candidate[out->chosen].penalty, out->sensitivity, &out->fit_rms);
+	if (ret == -EDOM)
+		return cisp_error(ret, "the charts do not determine the camera's sensitivities");
 	for (unsigned j = 0; j < n && !ret; j++) {
 		double cam[PATCHES][3], grey[2];
 
