@@ -1509,7 +1509,7 @@ TEST(rawio_dng_gain_map_and_baseline_exposure)
 	free(d);
 }
 
-/* ---- lens corrections: WarpRectilinear, WarpFisheye, FixVignetteRadial ---- */
+/* ---- lens corrections: WarpRectilinear, WarpFisheye, WarpRectilinear2, FixVignetteRadial ---- */
 
 /* Opcode @id's 16-byte header at @p for @bytes of parameters (flags: optional); returns where they go. */
 static uint8_t *opcode_header(uint8_t *p, uint32_t id, uint32_t bytes)
@@ -1521,14 +1521,20 @@ static uint8_t *opcode_header(uint8_t *p, uint32_t id, uint32_t bytes)
 	return p + 16;
 }
 
+/* Coefficients per plane of warp @id: 6 for 1 (rectilinear), 4 for 2 (fisheye), 19 for 14 (rectilinear 2). */
+static uint32_t warp_per_plane(uint32_t id)
+{
+	return id == 1 ? 6 : id == 2 ? 4 : 19;
+}
+
 /*
- * A list at @list of one warp @id (1 rectilinear, 2 fisheye) for @planes
- * planes, each with coefficients @k (6 per plane for 1, 4 for 2), centred at
- * @cx, @cy; returns the list's size.
+ * A list at @list of one warp @id for @planes planes, each with
+ * warp_per_plane(@id) coefficients from @k, centred at @cx, @cy (then for
+ * 14 the reciprocal flag 0); returns the list's size.
  */
 static size_t warp_list(uint8_t *list, uint32_t id, uint32_t planes, const double *k, double cx, double cy)
 {
-	uint32_t per_plane = id == 1 ? 6 : 4, bytes = 4 + 8 * per_plane * planes + 16;
+	uint32_t per_plane = warp_per_plane(id), tail = id == 14 ? 20 : 16, bytes = 4 + 8 * per_plane * planes + tail;
 	uint8_t *p;
 
 	put_be32(list, 1);
@@ -1536,8 +1542,10 @@ static size_t warp_list(uint8_t *list, uint32_t id, uint32_t planes, const doubl
 	put_be32(p, planes);
 	for (uint32_t i = 0; i < per_plane * planes; i++)
 		put_be_double(p + 4 + 8 * i, k[i]);
-	put_be_double(p + bytes - 16, cx);
-	put_be_double(p + bytes - 8, cy);
+	put_be_double(p + bytes - tail, cx);
+	put_be_double(p + bytes - tail + 8, cy);
+	if (id == 14)
+		put_be32(p + bytes - 4, 0);
 	return 20 + bytes;
 }
 
@@ -1569,7 +1577,10 @@ static int read_with_list(uint32_t w, uint32_t h, const uint16_t *samples, const
 	if (!d)
 		return -ENOMEM;
 	ret = cisp_raw_read_memory(d, n, name, f);
-	/* warp_lateral, warp_identity, warp_fisheye_flat and vignette are the fuzz corpus's raw_file/NAME_64x48.dng */
+	/*
+	 * warp_lateral, warp_identity, warp_fisheye_flat, warp2_lateral and
+	 * vignette are the fuzz corpus's raw_file/NAME_64x48.dng
+	 */
 	write_bytes(tmp_path(name), d, n);
 	free(d);
 	return ret;
@@ -1594,7 +1605,7 @@ TEST(rawio_dng_warp_identity)
 	static const double rect_identity[6] = { 1, 0, 0, 0, 0, 0 }, vignette_none[5] = { 0, 0, 0, 0, 0 };
 	/* Lateral chromatic aberration: red 1 % larger, green and blue as they are. */
 	static const double lateral[18] = { 1.01, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 };
-	uint8_t list[256];
+	uint8_t list[512];
 	struct cisp_raw_frame plain, f;
 	size_t size;
 
@@ -1610,6 +1621,15 @@ TEST(rawio_dng_warp_identity)
 	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "warp_identity_list3.dng", &f), 0);
 	CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
 	cisp_raw_frame_free(&f);
+	/* WarpRectilinear2 with kr0 = 1, over a narrower radius range: the same. */
+	{
+		static const double identity2[19] = { 1, [17] = 0.1, [18] = 0.9 };
+
+		size = warp_list(list, 14, 1, identity2, 0.3, 0.6);
+		CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "warp2_identity.dng", &f), 0);
+		CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
+		cisp_raw_frame_free(&f);
+	}
 	size = vignette_list(list, vignette_none);
 	CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "vignette_identity.dng", &f), 0);
 	CHECK_EQ(count_changed(&plain.image, &f.image, -1), 0);
@@ -1639,6 +1659,18 @@ TEST(rawio_dng_warp_identity)
 	CHECK_EQ(count_changed(&plain.image, &f.image, 2), 0);
 	CHECK_EQ(count_changed(&plain.image, &f.image, 3), 0);
 	cisp_raw_frame_free(&f);
+	/* The same in WarpRectilinear2, blue 1 % smaller this time. */
+	{
+		static const double lateral2[57] = { 1, [18] = 1, [19] = 1, [37] = 1, [38] = 0.99, [56] = 1 };
+
+		size = warp_list(list, 14, 3, lateral2, 0.5, 0.5);
+		CHECK_EQ(read_with_list(64, 48, NULL, list, size, true, "warp2_lateral.dng", &f), 0);
+		CHECK_EQ(count_changed(&plain.image, &f.image, 0), 0);
+		CHECK_EQ(count_changed(&plain.image, &f.image, 1), 0);
+		CHECK_EQ(count_changed(&plain.image, &f.image, 2), 0);
+		CHECK(count_changed(&plain.image, &f.image, 3) > 64 * 48 / 8); /* blue moved */
+		cisp_raw_frame_free(&f);
+	}
 	cisp_raw_frame_free(&plain);
 }
 
@@ -1663,12 +1695,25 @@ TEST(rawio_dng_vignette_radial)
 	cisp_raw_frame_free(&f);
 }
 
-/* Where the warp @id with one plane's coefficients @k takes destination offset @dx, @dy from (DNG 1.4). */
-static void warp_source(int id, const double *k, double dx, double dy, double *sx, double *sy)
+/*
+ * Where the warp @id with one plane's coefficients @k takes destination
+ * offset @dx, @dy from (DNG 1.4; WarpRectilinear2, 14, of DNG 1.6: the ratio
+ * is the sum of kr_i r^i for r clamped to k[17]..k[18], or its reciprocal
+ * when @reciprocal).
+ */
+static void warp_source(int id, const double *k, bool reciprocal, double dx, double dy, double *sx, double *sy)
 {
 	double r2 = dx * dx + dy * dy, r = sqrt(r2);
 
-	if (id == 1) {
+	if (id == 14) {
+		double rc = fmin(fmax(r, k[17]), k[18]), f = 0;
+
+		for (int i = 0; i < 15; i++)
+			f += k[i] * pow(rc, i);
+		f = reciprocal ? 1 / f : f;
+		*sx = f * dx + k[15] * 2 * dx * dy + k[16] * (r2 + 2 * dx * dx);
+		*sy = f * dy + k[16] * 2 * dx * dy + k[15] * (r2 + 2 * dy * dy);
+	} else if (id == 1) {
 		double f = k[0] + k[1] * r2 + k[2] * r2 * r2 + k[3] * r2 * r2 * r2;
 		*sx = f * dx + k[4] * 2 * dx * dy + k[5] * (r2 + 2 * dx * dx);
 		*sy = f * dy + k[5] * 2 * dx * dy + k[4] * (r2 + 2 * dy * dy);
@@ -1719,7 +1764,7 @@ static double worst_line_error(const struct cisp_image *img)
  * warp opcode straightens them again to within 0.1 px, where they were
  * more than a pixel off.
  */
-static void check_straightened(int id, const double *k, bool list3, const char *name)
+static void check_straightened(int id, const double *k, bool reciprocal, bool list3, const char *name)
 {
 	enum { W = 192, H = 128 };
 	const double cx = 0.5 * (W - 1), cy = 0.5 * (H - 1), m = hypot(cx, cy);
@@ -1736,7 +1781,7 @@ static void check_straightened(int id, const double *k, bool list3, const char *
 			double px = (x - cx) / m, py = (y - cy) / m, qx = px, qy = py, sx, sy;
 
 			for (int it = 0; it < 100; it++) {
-				warp_source(id, k, qx, qy, &sx, &sy);
+				warp_source(id, k, reciprocal, qx, qy, &sx, &sy);
 				qx += px - sx;
 				qy += py - sy;
 			}
@@ -1745,6 +1790,8 @@ static void check_straightened(int id, const double *k, bool list3, const char *
 	}
 	CHECK_EQ(read_with_list(W, H, samples, NULL, 0, false, "bent.dng", &bent), 0);
 	size = warp_list(list, (uint32_t)id, 1, k, 0.5, 0.5);
+	if (reciprocal)
+		put_be32(list + size - 4, 1);
 	CHECK_EQ(read_with_list(W, H, samples, list, size, list3, name, &f), 0);
 	if (bent.image.plane[0].data && f.image.plane[0].data) {
 		double before = worst_line_error(&bent.image), after = worst_line_error(&f.image);
@@ -1765,9 +1812,21 @@ TEST(rawio_dng_warp_straightens_lines)
 	static const double barrel[6] = { 1, -0.08, 0, 0, 0, 0 }, tangential[6] = { 1, -0.05, 0.01, 0, 0.004, -0.003 };
 	static const double fisheye[4] = { 1, 0, 0, 0 };
 
-	check_straightened(1, barrel, true, "warp_barrel.dng");
-	check_straightened(1, tangential, false, "warp_tangential.dng");
-	check_straightened(2, fisheye, true, "warp_fisheye.dng");
+	/*
+	 * WarpRectilinear2: odd powers of r and a tangential part; the
+	 * reciprocal model (a ratio 1 / (1 + 0.09 r^2), barrel); a polynomial
+	 * held at its value for r 0.75 beyond that radius.
+	 */
+	static const double odd[19] = { 1, 0.02, -0.03, -0.06, [15] = 0.003, [16] = -0.002, [17] = 0, [18] = 1 };
+	static const double recip[19] = { 1, 0, 0.09, [17] = 0, [18] = 1 };
+	static const double ranged[19] = { 1, 0, -0.12, [17] = 0, [18] = 0.75 };
+
+	check_straightened(1, barrel, false, true, "warp_barrel.dng");
+	check_straightened(1, tangential, false, false, "warp_tangential.dng");
+	check_straightened(2, fisheye, false, true, "warp_fisheye.dng");
+	check_straightened(14, odd, false, false, "warp2_odd.dng");
+	check_straightened(14, recip, true, true, "warp2_reciprocal.dng");
+	check_straightened(14, ranged, false, false, "warp2_range.dng");
 }
 
 /* Malformed lens opcodes: refused with the reason, nothing decoded. */
@@ -1807,6 +1866,36 @@ TEST(rawio_dng_warp_malformed)
 	put_be32(list + 16, 2); /* two bytes: no plane count */
 	size = 4 + 16 + 2;
 	REFUSED(true, "short_warp.dng", "a WarpFisheye of 2 bytes has no plane count");
+	{
+		/* WarpRectilinear2: a bad radius range, a coefficient, the size; a reciprocal through 0. */
+		double k2[19] = { 1, [17] = 0.5, [18] = 0.5 };
+		static const double k2x3[57] = { 1, [18] = 1, [19] = 1, [37] = 1, [38] = 1, [56] = 1 };
+
+		size = warp_list(list, 14, 1, k2, 0.5, 0.5);
+		REFUSED(true, "range2.dng", "a WarpRectilinear2 with the radius range 0.5..0.5, not within 0..1");
+		k2[17] = -0.1;
+		size = warp_list(list, 14, 1, k2, 0.5, 0.5);
+		REFUSED(false, "range2_negative.dng", "a WarpRectilinear2 with the radius range -0.1..0.5, not within");
+		k2[17] = 0, k2[18] = NAN;
+		size = warp_list(list, 14, 1, k2, 0.5, 0.5);
+		REFUSED(false, "range2_nan.dng", "the radius range 0..nan, not within 0..1");
+		k2[18] = 1, k2[9] = INFINITY;
+		size = warp_list(list, 14, 1, k2, 0.5, 0.5);
+		REFUSED(true, "inf2.dng", "OpcodeList3's opcode 1: a WarpRectilinear2 coefficient of inf, not a number");
+		k2[9] = 0;
+		size = warp_list(list, 14, 1, k2, 0.5, 0.5);
+		put_be32(list + 16, 172); /* WarpRectilinear's tail of 16 bytes: no reciprocal flag */
+		size -= 4;
+		REFUSED(true, "size2.dng", "a WarpRectilinear2 for 1 planes needs 176 bytes, not 172");
+		k2[2] = -2; /* 1 - 2 r^2 is 0 at r = 0.707 */
+		size = warp_list(list, 14, 1, k2, 0.5, 0.5);
+		put_be32(list + size - 4, 1);
+		REFUSED(true, "reciprocal2.dng", "a reciprocal WarpRectilinear2 whose polynomial nears 0 at radius 0.70");
+		size = warp_list(list, 14, 1, k2, 0.5, 1.25);
+		REFUSED(true, "centre2.dng", "a WarpRectilinear2 with its optical centre at (0.5, 1.25), outside 0..1");
+		size = warp_list(list, 14, 3, k2x3, 0.5, 0.5);
+		REFUSED(false, "planes2_list2.dng", "a WarpRectilinear2 for 3 planes in OpcodeList2 (1 plane)");
+	}
 	size = vignette_list(list, inf_vignette);
 	REFUSED(false, "inf_vignette.dng", "a FixVignetteRadial coefficient of inf");
 	put_be32(list + 16, 48);

@@ -236,6 +236,7 @@ static int run_opcode(uint32_t id, const uint8_t *p, uint32_t bytes, int list, u
 		return ret;
 	case DNG_WARP_RECTILINEAR:
 	case DNG_WARP_FISHEYE:
+	case DNG_WARP_RECTILINEAR2:
 		ret = dng_warp_parse(id, p, bytes, list, &warp, why, why_size);
 		if (!ret && apply && (ret = dng_warp_apply(&warp, width, height, frame)))
 			snprintf(why, why_size, "out of memory for a %ux%u warp", frame->image.width,
