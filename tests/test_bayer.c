@@ -1023,26 +1023,45 @@ TEST(highlights_saturated_colours_keep_their_hue)
 	printf("  saturated colours clipped in one channel: hue moved at most %.2f degrees\n", worst);
 }
 
-TEST(highlights_colour_clipped_in_two_channels_stays_every_mode)
+/*
+ * A yellow clipped in red and green (no WB: every clip level 65535, floor
+ * 16384, twice the floor 32768, floor slope 1024). Blue above half its clip
+ * level: clipped light, white in clip and reconstruct (nothing unclipped
+ * around to measure), the neutral of its level in blend. Blue at 3/8 of it:
+ * half way (bright (8192 * 1024 + 256) >> 9 = 16384), blue 24576 +
+ * ((40959 * 16384 + 16384) >> 15) = 45056 in clip. Blue below a quarter: a
+ * saturated yellow, every mode leaves it as it is.
+ */
+TEST(highlights_colour_clipped_in_two_channels_every_mode)
 {
-	/* Blue 40000 is far below the knee: not every colour nears clipping, the pixel is left as it is. */
-	static const int yellow[3] = { 65535, 65535, 40000 };
+	static const struct {
+		int blue, want[3][2]; /* per mode: red and green, blue */
+	} cases[] = {
+		/* blend: (65535 + 2 * 65535 + 40000 + 2) >> 2 = 59151 */
+		{ 40000, { { 65535, 65535 }, { 59151, 59151 }, { 65535, 65535 } } },
+		/* blend: towards the level (3 * 65535 + 24576 + 2) >> 2 = 55295 by 16384, half way rounded down */
+		{ 24576, { { 65535, 45056 }, { 60415, 39936 }, { 65535, 45056 } } },
+		{ 12000, { { 65535, 12000 }, { 65535, 12000 }, { 65535, 12000 } } },
+	};
 
-	for (int cfa = 0; cfa < 4; cfa++) {
-		for (unsigned mode = 0; mode < 3; mode++) {
-			struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, cfa);
-			struct plane16 out;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const int yellow[3] = { 65535, 65535, cases[i].blue };
 
-			CHECK_EQ(c.white, 65535);
-			CHECK_EQ(c.knee, 58975); /* (65535 * 3686 + 2048) >> 12 */
-			highlights_flat(&c, cfa, yellow, &out);
-			for (int y = 0; y < 16; y++)
-				for (int x = 0; x < 16; x++) {
-					int ch = chan(cfa, x, y);
+		for (int cfa = 0; cfa < 4; cfa++) {
+			for (unsigned mode = 0; mode < 3; mode++) {
+				struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, cfa);
+				struct plane16 out;
 
-					CHECK_EQ(*px(&out, x, y), ch == 3 ? 40000 : 65535);
-				}
-			free(out.base);
+				CHECK_EQ(c.white, 65535);
+				CHECK_EQ(c.knee, 58975); /* (65535 * 3686 + 2048) >> 12 */
+				CHECK_EQ(c.floors[HL_BLUE], 16384);
+				CHECK_EQ(c.framp[HL_BLUE], 1024);
+				highlights_flat(&c, cfa, yellow, &out);
+				for (int y = 0; y < 16; y++)
+					for (int x = 0; x < 16; x++)
+						CHECK_EQ(*px(&out, x, y), cases[i].want[mode][chan(cfa, x, y) == 3]);
+				free(out.base);
+			}
 		}
 	}
 }
@@ -1087,19 +1106,35 @@ TEST(highlights_clip_level_follows_the_wb_gains)
 TEST(highlights_roll_off_known_answers)
 {
 	/*
-	 * Every colour above the knee 58975, the lowest (blue) by 1000: amount
-	 * (1000 * 2558 + 256) >> 9 = 4996 (Q15), 2558 = ceil(2^24 / 6560).
+	 * Every colour above the knee 58975, the highest (red) by 3000: amount
+	 * (3000 * 2558 + 256) >> 9 = 14988 (Q15), 2558 = ceil(2^24 / 6560).
+	 * Every colour above half its clip level: the pixel goes towards a
+	 * neutral by that amount.
 	 */
 	static const int warm[3] = { 58975 + 3000, 58975 + 2000, 58975 + 1000 };
-	static const int want[3][3] = {
-		/* clip, towards the brightest 61975: green 60975 + ((1000 * 4996 + 16384) >> 15), blue + 2000's */
-		{ 61975, 61127, 60280 },
+	static const int want_warm[3][3] = {
+		/* clip, towards the brightest 61975: green 60975 + ((1000 * 14988 + 16384) >> 15), blue + 2000's */
+		{ 61975, 61432, 60890 },
 		/* blend, towards the level (61975 + 2 * 60975 + 59975 + 2) >> 2 = 60975 */
-		{ 61975 + ((-1000 * 4996 + 16384) >> 15), 60975, 60127 },
+		{ 61975 + ((-1000 * 14988 + 16384) >> 15), 60975, 60432 },
 		/* reconstruct: no colour below the knee around, so as clip */
-		{ 61975, 61127, 60280 },
+		{ 61975, 61432, 60890 },
 	};
+	/*
+	 * Red and blue above the knee (blue by 3000, amount 14988), green below
+	 * it but above half its clip level: a pale magenta, towards a neutral by
+	 * 14988 too (clip: green 40000 + ((21975 * 14988 + 16384) >> 15)).
+	 */
 	static const int cool[3] = { 58975 + 1000, 40000, 58975 + 3000 };
+	static const int want_cool[3][3] = {
+		{ 60890, 50051, 61975 },
+		/* blend: towards (59975 + 2 * 40000 + 61975 + 2) >> 2 = 50488 */
+		{ 55636, 44797, 56721 },
+		/* reconstruct: no red below the knee around, so as clip */
+		{ 60890, 50051, 61975 },
+	};
+	/* Green below a quarter of its clip level: a saturated magenta, left as it is. */
+	static const int magenta[3] = { 58975 + 1000, 12000, 58975 + 3000 };
 	struct plane16 out;
 
 	for (unsigned mode = 0; mode < 3; mode++) {
@@ -1108,16 +1143,20 @@ TEST(highlights_roll_off_known_answers)
 		for (int k = 0; k < 3; k++)
 			CHECK_EQ(c.ramp[k], 2558);
 		highlights_flat(&c, CISP_CFA_RGGB, warm, &out);
-		CHECK_EQ(*px(&out, 4, 4), want[mode][0]);
-		CHECK_EQ(*px(&out, 5, 4), want[mode][1]);
-		CHECK_EQ(*px(&out, 4, 5), want[mode][1]);
-		CHECK_EQ(*px(&out, 5, 5), want[mode][2]);
+		CHECK_EQ(*px(&out, 4, 4), want_warm[mode][0]);
+		CHECK_EQ(*px(&out, 5, 4), want_warm[mode][1]);
+		CHECK_EQ(*px(&out, 4, 5), want_warm[mode][1]);
+		CHECK_EQ(*px(&out, 5, 5), want_warm[mode][2]);
 		free(out.base);
-		/* Red and blue above the knee, green below: every sample as it was. */
 		highlights_flat(&c, CISP_CFA_RGGB, cool, &out);
-		CHECK_EQ(*px(&out, 4, 4), cool[0]);
-		CHECK_EQ(*px(&out, 5, 4), cool[1]);
-		CHECK_EQ(*px(&out, 5, 5), cool[2]);
+		CHECK_EQ(*px(&out, 4, 4), want_cool[mode][0]);
+		CHECK_EQ(*px(&out, 5, 4), want_cool[mode][1]);
+		CHECK_EQ(*px(&out, 5, 5), want_cool[mode][2]);
+		free(out.base);
+		highlights_flat(&c, CISP_CFA_RGGB, magenta, &out);
+		CHECK_EQ(*px(&out, 4, 4), magenta[0]);
+		CHECK_EQ(*px(&out, 5, 4), magenta[1]);
+		CHECK_EQ(*px(&out, 5, 5), magenta[2]);
 		free(out.base);
 	}
 }
@@ -1125,26 +1164,37 @@ TEST(highlights_roll_off_known_answers)
 /*
  * White 40000 and gains R 1.5, B 1.25: clip levels R 60000, G 40000, B 50000,
  * knees 53994, 35996, 44995, green's ramp ceil(2^24 / 4004) = 4191. Each case
- * is a flat frame (R, G, B after WB); the output at a red, green and blue site.
+ * is a flat frame (R, G, B after WB); the output at a red, green and blue
+ * site in each mode.
  */
 TEST(highlights_per_colour_clip_levels_known_answers)
 {
 	struct cisp_wb_params wb = { .gain = { 6144, 4096, 4096, 5120 } };
 	struct cisp_highlights_params p = { .mode = 0, .white = 40000, .knee = 3686 };
 	static const struct {
-		int in[3], out[3];
+		int in[3], out[3][3];
 	} cases[] = {
 		/* Every colour below its own knee: unchanged (one clip level for all would give R 40000). */
-		{ { 52000, 35000, 44000 }, { 52000, 35000, 44000 } },
-		/* Green clipped: red limited to green's clip level, blue below it stays. */
-		{ { 45000, 40000, 30000 }, { 40000, 40000, 30000 } },
+		{ { 52000, 35000, 44000 }, { { 52000, 35000, 44000 }, { 52000, 35000, 44000 }, { 52000, 35000, 44000 } } },
 		/*
-		 * Green between knee and clip: a[G] = (3004 * 4191 + 256) >> 9 = 24589,
-		 * red 45000 - ((5000 * 24589 + 16384) >> 15) = 41248.
+		 * Green clipped, red and blue above half their clip levels:
+		 * clipped light, white at the lowest clip level (clip, and
+		 * reconstruct, which finds no green below its knee around), the
+		 * neutral of its level (45000 + 80000 + 30000 + 2) >> 2 = 38750
+		 * (blend).
 		 */
-		{ { 45000, 39000, 30000 }, { 41248, 39000, 30000 } },
+		{ { 45000, 40000, 30000 }, { { 40000, 40000, 40000 }, { 38750, 38750, 38750 }, { 40000, 40000, 40000 } } },
+		/*
+		 * Green between knee and clip: a[G] = (3004 * 4191 + 256) >> 9 =
+		 * 24589 limits red to 45000 - ((5000 * 24589 + 16384) >> 15) =
+		 * 41248, then every colour goes towards the white 40000 (clip) or
+		 * the level 38250 (blend) by 24589.
+		 */
+		{ { 45000, 39000, 30000 }, { { 40312, 39750, 37504 }, { 38998, 38437, 36191 }, { 40312, 39750, 37504 } } },
 		/* Every colour at its clip level: white at the lowest, 40000. */
-		{ { 60000, 40000, 50000 }, { 40000, 40000, 40000 } },
+		{ { 60000, 40000, 50000 }, { { 40000, 40000, 40000 }, { 40000, 40000, 40000 }, { 40000, 40000, 40000 } } },
+		/* Green clipped, blue below a quarter of its clip level (12500): a saturated colour, only red limited. */
+		{ { 45000, 40000, 10000 }, { { 40000, 40000, 10000 }, { 40000, 40000, 10000 }, { 40000, 40000, 10000 } } },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1159,11 +1209,11 @@ TEST(highlights_per_colour_clip_levels_known_answers)
 			CHECK_EQ(c.clip[HL_BLUE], 50000);
 			CHECK_EQ(c.knees[HL_GREEN], 35996);
 			CHECK_EQ(c.ramp[HL_GREEN], 4191);
+			CHECK_EQ(c.floors[HL_BLUE], 12500);
 			highlights_flat(&c, CISP_CFA_RGGB, cases[i].in, &out);
-			/* reconstruct: nothing below the knees in the flat clipped cases, so as clip */
-			CHECK_EQ(*px(&out, 4, 4), cases[i].out[0]);
-			CHECK_EQ(*px(&out, 5, 4), cases[i].out[1]);
-			CHECK_EQ(*px(&out, 5, 5), cases[i].out[2]);
+			CHECK_EQ(*px(&out, 4, 4), cases[i].out[mode][0]);
+			CHECK_EQ(*px(&out, 5, 4), cases[i].out[mode][1]);
+			CHECK_EQ(*px(&out, 5, 5), cases[i].out[mode][2]);
 			free(out.base);
 		}
 	}
@@ -1171,27 +1221,32 @@ TEST(highlights_per_colour_clip_levels_known_answers)
 
 TEST(highlights_reconstruct_takes_the_colour_of_unclipped_neighbours)
 {
-	/* RGGB; G 30000, B 36000; R 58000 (below the knee) on rows 0, 4, 8, .., clipped on rows 2, 6, ... */
+	/*
+	 * RGGB; G 12000, B 14000 (below a quarter of their clip level: a
+	 * saturated red); R 58000 (below the knee) on rows 0, 4, 8, .., clipped
+	 * on rows 2, 6, ...
+	 */
 	struct plane16 in = plane_new(16, 16), out = plane_new(16, 16);
-	static const int at_gr[3] = { 30000, 30000, 31468 }, at_r[3] = { 65535, 65535, 60838 };
+	static const int at_gr[3] = { 12000, 12000, 12942 }, at_r[3] = { 65535, 65535, 62553 };
 
 	for (int y = 0; y < 16; y++)
 		for (int x = 0; x < 16; x++) {
 			int ch = chan(CISP_CFA_RGGB, x, y);
 
-			*px(&in, x, y) = (uint16_t)(ch == 0 ? (y % 4 ? 65535 : 58000) : ch == 3 ? 36000 : 30000);
+			*px(&in, x, y) = (uint16_t)(ch == 0 ? (y % 4 ? 65535 : 58000) : ch == 3 ? 14000 : 12000);
 		}
 	for (unsigned mode = 0; mode < 3; mode++) {
 		struct cisp_highlights_coeffs c = highlights_coeffs(mode, NULL, CISP_CFA_RGGB);
 
 		cisp_highlights_rows(&c, &in, &out, 0, 16);
 		/*
-		 * Gr at (5, 6) between two clipped reds: R 65535, G 30000, B 36000,
-		 * level (65535 + 60000 + 36000 + 2) >> 2 = 40384. clip and blend
-		 * leave it (green and blue far below the knee). reconstruct, amount
-		 * 1.0 from red: the 5x5 means below the knee are R 58000, G 30000,
-		 * B 36000, so 40384 * 4 * 30000 / 154000 = 31468 and for the
-		 * clipped red at (6, 6) 40384 * 4 * 58000 / 154000 = 60838: the
+		 * Gr at (5, 6) between two clipped reds: R 65535, G 12000, B 14000,
+		 * level (65535 + 24000 + 14000 + 2) >> 2 = 25884. clip and blend
+		 * leave it (green and blue far below the knee, and below their
+		 * floors: no pull towards a neutral). reconstruct, amount 1.0
+		 * from red: the 5x5 means below the knee are R 58000, G 12000,
+		 * B 14000, so 25884 * 4 * 12000 / 96000 = 12942 and for the
+		 * clipped red at (6, 6) 25884 * 4 * 58000 / 96000 = 62553: the
 		 * colour of the reds that did not clip.
 		 */
 		CHECK_EQ(*px(&out, 5, 6), at_gr[mode]);
@@ -1274,8 +1329,8 @@ TEST(highlights_hostile_params_refused)
 	}
 }
 
-/* Mean and largest max - min of the RGB pixels of @path where @clipped is set. */
-static void clipped_chroma(const char *path, const uint8_t *clipped, double *mean, int *worst)
+/* Mean and largest max - min of the @w x @h RGB pixels of @path where @clipped is set. */
+static void clipped_chroma(const char *path, uint32_t w, uint32_t h, const uint8_t *clipped, double *mean, int *worst)
 {
 	struct cisp_raster r;
 	long sum = 0, n = 0;
@@ -1286,8 +1341,8 @@ static void clipped_chroma(const char *path, const uint8_t *clipped, double *mea
 		test_fail(__FILE__, __LINE__, "%s", cisp_last_error());
 		return;
 	}
-	CHECK(r.width == 768 && r.height == 512 && r.channels == 3);
-	for (size_t i = 0; i < (size_t)r.width * r.height; i++) {
+	CHECK(r.width == w && r.height == h && r.channels == 3);
+	for (size_t i = 0; r.width == w && r.height == h && i < (size_t)w * h; i++) {
 		const uint16_t *p = &r.data[3 * i];
 		int hi = p[0] > p[1] ? p[0] : p[1], lo = p[0] < p[1] ? p[0] : p[1];
 
@@ -1303,58 +1358,116 @@ static void clipped_chroma(const char *path, const uint8_t *clipped, double *mea
 	cisp_raster_free(&r);
 }
 
+/*
+ * A calloc'ed map of the samples of the @w x @h headerless raw @path
+ * (little-endian words) at @white or above; *@n of them.
+ */
+static uint8_t *raw_clipped(const char *path, int w, int h, unsigned white, int *n)
+{
+	uint8_t *clipped = calloc((size_t)w * h, 1), *words = malloc((size_t)w * h * 2);
+	FILE *f = fopen(path, "rb");
+
+	if (!clipped || !words)
+		abort();
+	*n = 0;
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(fread(words, 2, (size_t)w * h, f), (size_t)w * h);
+		fclose(f);
+		for (size_t i = 0; i < (size_t)w * h; i++)
+			*n += clipped[i] = words[2 * i] + 256u * words[2 * i + 1] >= white;
+	}
+	free(words);
+	return clipped;
+}
+
+/* cisp develop's output of @raw with @opts, --highlights @mode and --wb @wb; its clipped pixels' chroma. */
+static void develop_chroma(const char *raw, const char *opts, uint32_t w, uint32_t h, const uint8_t *clipped,
+			   const char *mode, const char *wb, double *mean, int *worst)
+{
+	char args[2000], out[4096], path[700];
+
+	snprintf(path, sizeof(path), "%s/clipped-%s.ppm", test_tmp_dir(), mode);
+	snprintf(args, sizeof(args), "develop '%s' %s --highlights %s --wb %s --tone linear --no-auto-exposure -o '%s' "
+		 "--depth 16 --force", raw, opts, mode, wb, path);
+	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
+	clipped_chroma(path, w, h, clipped, mean, worst);
+}
+
+/*
+ * The rose's clipped samples are nearly all green (487 of 517); red stands
+ * at about 0.65 of the sensor's white around them, blue at about 0.7.
+ * Under grey world (red's gain about 0.74, blue's 2.06) green is at its
+ * clip level, blue at the WB stage's 65535, red at 0.65 of its own clip
+ * level: cyan as clipped. Green's clip says the light is at least as bright
+ * as the sensor's white, and no colour is below a quarter of its clip
+ * level: clipped light, neutral in every mode and in other balances too.
+ * dcraw_emu -6 -w -H 0 gives those pixels a mean chroma of 8522, -H 2 21
+ * (docs/raw.md).
+ */
 TEST(highlights_rose_clipped_pixels)
 {
 	static const char *const modes[] = { "none", "clip", "blend", "reconstruct" };
+	static const char *const wbs[] = { "2.0,1,1.6", "daylight" };
+	static const char opts[] = "--size 768x512 --format SRGGB14 --black 600 --white 15520";
 	char raw[600], args[2000], out[4096], path[700];
-	uint8_t *clipped = calloc(768 * 512, 1);
-	uint16_t *mosaic = malloc(768 * 512 * 2);
+	uint8_t *clipped;
 	double mean[4];
 	int worst[4], n = 0;
-	FILE *f;
 
-	if (!clipped || !mosaic)
-		abort();
 	snprintf(raw, sizeof(raw), "%s/raw/nikon_rose_768x512_rggb14.raw", test_data_dir());
-	f = fopen(raw, "rb");
-	CHECK(f != NULL);
-	if (!f)
-		goto out;
-	CHECK_EQ(fread(mosaic, 2, 768 * 512, f), 768 * 512);
-	fclose(f);
-	for (int i = 0; i < 768 * 512; i++) /* little-endian words at the white level, 15520 */
-		n += clipped[i] = ((const uint8_t *)&mosaic[i])[0] + 256 * ((const uint8_t *)&mosaic[i])[1] >= 15520;
+	clipped = raw_clipped(raw, 768, 512, 15520, &n);
 	CHECK_EQ(n, 517);
 	for (int m = 0; m < 4; m++) {
-		snprintf(path, sizeof(path), "%s/rose-%s.ppm", test_tmp_dir(), modes[m]);
-		snprintf(args, sizeof(args),
-			 "develop '%s' --size 768x512 --format SRGGB14 --black 600 --white 15520 --highlights %s "
-			 "--tone linear --no-auto-exposure -o '%s' --depth 16",
-			 raw, modes[m], path);
-		CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 0);
-		clipped_chroma(path, clipped, &mean[m], &worst[m]);
+		develop_chroma(raw, opts, 768, 512, clipped, modes[m], "auto", &mean[m], &worst[m]);
 		printf("  rose, the 517 clipped pixels, --highlights %-11s: chroma (max - min of 16-bit sRGB) mean %.0f, "
 		       "largest %d\n",
 		       modes[m], mean[m], worst[m]);
 	}
-	/*
-	 * As clipped they are tinted: green clipped and, after the grey-world
-	 * gains, blue too, where red is at about 0.6 of its own clip level (the
-	 * lowest). Green and blue limit each other to their clip levels; red is
-	 * far below its knee, so no mode makes them neutral (a colour that clips
-	 * in two channels keeps its hue: docs/stages/highlights.md). No mode
-	 * adds chroma.
-	 */
 	CHECK(mean[0] > 10000);
 	for (int m = 1; m < 4; m++)
-		CHECK(mean[m] >= 0 && mean[m] <= mean[0]);
+		CHECK(mean[m] >= 0 && mean[m] < 2500);
+	/* Other balances: a camera's (red and blue gains above 1) and daylight; clip and reconstruct. */
+	for (unsigned i = 0; i < sizeof(wbs) / sizeof(wbs[0]); i++) {
+		for (int m = 1; m < 4; m += 2) {
+			double mn;
+			int wst;
+
+			develop_chroma(raw, opts, 768, 512, clipped, modes[m], wbs[i], &mn, &wst);
+			printf("  rose, --wb %-9s --highlights %-11s: mean %.0f, largest %d\n", wbs[i], modes[m], mn, wst);
+			CHECK(mn >= 0 && mn < 2500);
+		}
+	}
 	/* A bad mode: exit status 2, a message, no file. */
 	snprintf(path, sizeof(path), "%s/rose-bad.ppm", test_tmp_dir());
 	snprintf(args, sizeof(args), "develop '%s' --size 768x512 --format SRGGB14 --highlights pink -o '%s'", raw, path);
 	CHECK_EQ(test_run_cisp(args, out, sizeof(out)), 2);
 	CHECK(strstr(out, "--highlights takes clip, blend, reconstruct or none, not 'pink'") != NULL);
 	CHECK(access(path, F_OK) != 0);
-out:
 	free(clipped);
-	free(mosaic);
+}
+
+/*
+ * A second set: the 1080p chart frame's clipped white (10-bit, 1020 its
+ * largest sample), under daylight balance. Before the raw clip counted as
+ * clipped light, clip left a mean chroma of 6962 there (none: 7012).
+ */
+TEST(highlights_chart_frame_clipped_white)
+{
+	static const char opts[] = "--size 1920x1080 --format SRGGB10 --black 0 --white 1020";
+	char raw[600];
+	uint8_t *clipped;
+	double none, clip;
+	int worst_none, worst_clip, n;
+
+	snprintf(raw, sizeof(raw), "%s/raw/openisp_1920x1080_rggb10.raw", test_data_dir());
+	clipped = raw_clipped(raw, 1920, 1080, 1020, &n);
+	CHECK(n > 100000);
+	develop_chroma(raw, opts, 1920, 1080, clipped, "none", "daylight", &none, &worst_none);
+	develop_chroma(raw, opts, 1920, 1080, clipped, "clip", "daylight", &clip, &worst_clip);
+	printf("  chart frame, %d clipped samples, --wb daylight: chroma mean %.0f (largest %d) as clipped, %.0f (%d) "
+	       "with --highlights clip\n", n, none, worst_none, clip, worst_clip);
+	CHECK(none > 5000);
+	CHECK(clip >= 0 && clip < 500);
+	free(clipped);
 }

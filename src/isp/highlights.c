@@ -5,12 +5,14 @@
  * region where every channel clipped comes out coloured (yellow, magenta).
  * Each colour has its own clip level (the sensor's times its gain). Where a
  * colour of the neighbourhood nears its clip level the others are limited to
- * it, so the clipping leaves no cast; where every colour nears its clip
- * level the pixel goes towards a neutral: white (clip) or the neutral of the
- * same brightness (blend). Where every colour stays below its own knee the
- * pixel is unchanged, and a saturated colour that clips in one channel keeps
- * its hue. reconstruct takes, where any colour nears clipping, the colour of
- * the unclipped samples around, and does as clip where it cannot measure it.
+ * it, so the clipping leaves no cast. A colour at its clip level was clipped
+ * in the raw whatever the gains: unless another colour is far below its own
+ * clip level (a saturated colour, which keeps its hue), that is clipped
+ * light and the pixel goes towards a neutral: white (clip) or the neutral of
+ * the same brightness (blend). Where every colour stays below its own knee
+ * the pixel is unchanged. reconstruct takes, where any colour nears
+ * clipping, the colour of the unclipped samples around first, and does as
+ * clip where it cannot measure it.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,6 +21,14 @@
 #include "isp/dsp.h"
 #include "isp/stage.h"
 #include "highlights.h"
+
+/*
+ * Q4.12 fractions of a colour's clip level: below HL_FLOOR a colour makes
+ * the light a saturated colour, which keeps its hue; from HL_FULL up it
+ * holds clipped light back from white no more.
+ */
+#define HL_FLOOR 1024 /* 0.25 */
+#define HL_FULL 2048  /* 0.5 */
 
 void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp_highlights_params *p,
 			     const struct cisp_wb_params *wb, enum cisp_cfa cfa)
@@ -43,11 +53,15 @@ void cisp_highlights_prepare(struct cisp_highlights_coeffs *c, const struct cisp
 	c->knee = 65535;
 	for (int k = 0; k < 3; k++) {
 		uint32_t knee = (clip[k] * p->knee + 2048) >> 12, range = clip[k] > knee ? clip[k] - knee : 1u;
+		uint32_t floor = (clip[k] * HL_FLOOR + 2048) >> 12, full = (clip[k] * HL_FULL + 2048) >> 12;
+		uint32_t frange = full > floor ? full - floor : 1u;
 
 		c->clip[k] = (uint16_t)clip[k];
 		c->knees[k] = (uint16_t)knee;
 		/* rounded up: the amount reaches 1.0 at the clip level */
 		c->ramp[k] = ((1u << 24) + range - 1) / range;
+		c->floors[k] = (uint16_t)floor;
+		c->framp[k] = ((1u << 24) + frange - 1) / frange;
 		c->white = c->white < clip[k] ? c->white : (uint16_t)clip[k];
 		c->knee = c->knee < knee ? c->knee : (uint16_t)knee;
 	}
@@ -73,14 +87,14 @@ static inline uint32_t pull(uint32_t s, uint32_t target, uint32_t amount)
 	return (uint32_t)((int32_t)s + (((int32_t)(target - s) * (int32_t)amount + 16384) >> 15));
 }
 
-/* Q15: 0 at or below colour @k's knee, 1.0 at its clip level, for that colour at @v. */
-static inline uint32_t amount_above_knee(const struct cisp_highlights_coeffs *c, int k, uint32_t v)
+/* Q15: 0 at or below @start, 1.0 from where @ramp (2^24 / range, rounded up) ends, for a colour at @v. */
+static inline uint32_t amount_above(uint32_t v, uint32_t start, uint32_t ramp)
 {
 	uint32_t a;
 
-	if (v <= c->knees[k])
+	if (v <= start)
 		return 0;
-	a = ((v - c->knees[k]) * c->ramp[k] + 256) >> 9;
+	a = ((v - start) * ramp + 256) >> 9;
 	return a < 32768 ? a : 32768;
 }
 
@@ -144,8 +158,8 @@ static uint16_t highlights_pixel(const struct cisp_highlights_coeffs *c, const u
 	const int ud_x = c->colour[((y + 1) & 1) * 2 + (x & 1)], ud_x1 = c->colour[((y + 1) & 1) * 2 + ((x + 1) & 1)];
 	const uint32_t c_x1 = c->clip[row_x1], c_udx = c->clip[ud_x], c_udx1 = c->clip[ud_x1];
 	int xl = mirror(x - 1, w), xr = mirror(x + 1, w);
-	uint32_t est[3], amount[3], s = capped(mid, x, c->clip[row_x]), top, level, limit, most = 0, least;
-	uint32_t target;
+	uint32_t est[3], amount[3], s = capped(mid, x, c->clip[row_x]), top, level, limit, most = 0, bright = 32768;
+	uint32_t target, neutral;
 
 	/* The pixel's three colours from its 3x3 neighbourhood, as a bilinear demosaic would. */
 	est[own] = s;
@@ -161,39 +175,51 @@ static uint16_t highlights_pixel(const struct cisp_highlights_coeffs *c, const u
 	top = est[0] > est[1] ? est[0] : est[1];
 	top = top > est[2] ? top : est[2];
 	level = (est[HL_RED] + 2 * est[HL_GREEN] + est[HL_BLUE] + 2) >> 2;
-	/* How near each colour is to its own clip level; every colour at most its knee: unchanged. */
+	/*
+	 * How near each colour is to its own clip level; every colour at most
+	 * its knee: unchanged. And how far every colour is above its floor: a
+	 * colour below it makes the light a saturated colour.
+	 */
 	for (int k = 0; k < 3; k++) {
-		amount[k] = amount_above_knee(c, k, est[k]);
+		uint32_t b = amount_above(est[k], c->floors[k], c->framp[k]);
+
+		amount[k] = amount_above(est[k], c->knees[k], c->ramp[k]);
 		most = most > amount[k] ? most : amount[k];
+		bright = bright < b ? bright : b;
 	}
 	if (!most)
 		return (uint16_t)s;
-	if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT) {
+	if (c->mode == CISP_HIGHLIGHTS_RECONSTRUCT && reconstruct_target(c, rows, x, w, y, own, level, &target)) {
 		/* A colour near clipping: the colour around, where it can be measured. */
-		if (reconstruct_target(c, rows, x, w, y, own, level, &target))
-			return (uint16_t)pull(s, target, most);
+		s = pull(s, target, most);
+	} else {
+		/*
+		 * Where a colour clips, its light goes on above its clip level, so a
+		 * sample above that level would give the colour a cast the light does
+		 * not have: each colour k limits the sample towards C[k] by its amount.
+		 * The own colour is never above its own clip level.
+		 */
+		limit = 0;
+		for (int k = 0; k < 3; k++) {
+			uint32_t over = s > c->clip[k] ? s - c->clip[k] : 0, cut = (over * amount[k] + 16384) >> 15;
+
+			limit = limit > cut ? limit : cut;
+		}
+		s -= limit;
 	}
 	/*
-	 * Where a colour clips, its light goes on above its clip level, so a
-	 * sample above that level would give the colour a cast the light does
-	 * not have: each colour k limits the sample towards C[k] by its amount.
-	 * The own colour is never above its own clip level.
+	 * A colour at its clip level says how bright the light is no more, in
+	 * any white balance: where no colour is below its floor (not a
+	 * saturated colour) the light is taken as white, towards the brightest
+	 * colour (clip, reconstruct) or the neutral of the same level (blend),
+	 * by the clipped colour's amount.
 	 */
-	limit = 0;
-	for (int k = 0; k < 3; k++) {
-		uint32_t over = s > c->clip[k] ? s - c->clip[k] : 0, cut = (over * amount[k] + 16384) >> 15;
-
-		limit = limit > cut ? limit : cut;
-	}
-	s -= limit;
-	/* Where every colour nears its clip level, towards white (clip) or the neutral of that brightness (blend). */
-	least = amount[0] < amount[1] ? amount[0] : amount[1];
-	least = least < amount[2] ? least : amount[2];
-	if (!least)
+	neutral = (most * bright + 16384) >> 15;
+	if (!neutral)
 		return (uint16_t)s;
 	target = c->mode == CISP_HIGHLIGHTS_BLEND ? level : top;
 	target = target < c->white ? target : c->white;
-	return (uint16_t)pull(s, target, least);
+	return (uint16_t)pull(s, target, neutral);
 }
 
 /* Pixels per run checked at once: a run whose 3x3 neighbourhoods stay below the knee is copied. */

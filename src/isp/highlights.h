@@ -20,6 +20,8 @@ struct cisp_highlights_coeffs {
 	uint16_t clip[3];   /* C[k]: where colour k clips after its white-balance gain */
 	uint16_t knees[3];  /* K[k]: where colour k's roll-off starts */
 	uint32_t ramp[3];   /* 2^24 / max(C[k] - K[k], 1) rounded up: colour k's roll-off slope */
+	uint16_t floors[3]; /* F[k] = C[k] / 4: below it colour k makes the light a saturated colour */
+	uint32_t framp[3];  /* 2^24 / max(C[k] / 2 - F[k], 1) rounded up: from F[k] to C[k] / 2 */
 	uint8_t colour[4];  /* HL_* per CFA site, index (y & 1) * 2 + (x & 1) */
 };
 

@@ -48,6 +48,8 @@ struct FN(hl_lanes) {
 	vu16 knee_s, knee_e1, knee_e2;  /* the knees of the colours s, e1, e2 (hl_vector) */
 	vu16 clip_e1, clip_e2;          /* the clip levels of e1 and e2 */
 	vs32 ramp_s, ramp_e1, ramp_e2;  /* their slopes */
+	vu16 floor_s, floor_e1, floor_e2; /* their floors */
+	vs32 framp_s, framp_e1, framp_e2; /* and the slopes above them */
 };
 
 /* A 16-bit value per lane parity: @odd in the lanes of odd columns, @even in the others. */
@@ -81,13 +83,19 @@ V_INLINE void FN(hl_lanes_init)(struct FN(hl_lanes) *l, const struct cisp_highli
 	l->knee_e2 = HL_PAIR(knees, 4);
 	l->clip_e1 = l->cap_x1;
 	l->clip_e2 = HL_PAIR(clip, 4);
+	l->floor_s = HL_PAIR(floors, 0);
+	l->floor_e1 = HL_PAIR(floors, 1);
+	l->floor_e2 = HL_PAIR(floors, 4);
 #undef HL_PAIR
 	l->ramp_s = set32x2((int32_t)c->ramp[col[0][0]], (int32_t)c->ramp[col[1][0]]);
 	l->ramp_e1 = set32x2((int32_t)c->ramp[col[0][1]], (int32_t)c->ramp[col[1][1]]);
 	l->ramp_e2 = set32x2((int32_t)c->ramp[col[0][4]], (int32_t)c->ramp[col[1][4]]);
+	l->framp_s = set32x2((int32_t)c->framp[col[0][0]], (int32_t)c->framp[col[1][0]]);
+	l->framp_e1 = set32x2((int32_t)c->framp[col[0][1]], (int32_t)c->framp[col[1][1]]);
+	l->framp_e2 = set32x2((int32_t)c->framp[col[0][4]], (int32_t)c->framp[col[1][4]]);
 }
 
-/* Q15 amounts of a colour @v over its knee @knee with slope @ramp, lanes low and high. */
+/* Q15 amounts of a colour @v over @knee (a knee or a floor) with slope @ramp, lanes low and high. */
 V_INLINE void FN(hl_amount)(vu16 v, vu16 knee, vs32 ramp, vs32 *lo, vs32 *hi)
 {
 	const vs32 r9 = set32(256), one = set32(32768);
@@ -121,17 +129,22 @@ V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const struct
 			FN(hl_mean4)(min16(ld(up + x - 1), k->cap_ud1), min16(ld(up + x + 1), k->cap_ud1),
 				     min16(ld(dn + x - 1), k->cap_ud1), min16(ld(dn + x + 1), k->cap_ud1)));
 	vu16 g = sel16(green, s, e1);
-	vs32 as_lo, as_hi, a1_lo, a1_hi, a2_lo, a2_hi, least_lo, least_hi, s_lo, s_hi, t_lo, t_hi;
+	vs32 as_lo, as_hi, a1_lo, a1_hi, a2_lo, a2_hi, s_lo, s_hi, t_lo, t_hi;
+	vs32 bs_lo, bs_hi, b1_lo, b1_hi, b2_lo, b2_hi, n_lo, n_hi;
 	vu16 over1 = subs16(s, k->clip_e1), over2 = subs16(s, k->clip_e2);
 
 	FN(hl_amount)(s, k->knee_s, k->ramp_s, &as_lo, &as_hi);
 	FN(hl_amount)(e1, k->knee_e1, k->ramp_e1, &a1_lo, &a1_hi);
 	FN(hl_amount)(e2, k->knee_e2, k->ramp_e2, &a2_lo, &a2_hi);
+	FN(hl_amount)(s, k->floor_s, k->framp_s, &bs_lo, &bs_hi);
+	FN(hl_amount)(e1, k->floor_e1, k->framp_e1, &b1_lo, &b1_hi);
+	FN(hl_amount)(e2, k->floor_e2, k->framp_e2, &b2_lo, &b2_hi);
 	/* The limit from the other colours' clip levels (the own colour's is never passed). */
 	s_lo = sub32(wlo(s), max32(FN(hl_cut)(wlo(over1), a1_lo), FN(hl_cut)(wlo(over2), a2_lo)));
 	s_hi = sub32(whi(s), max32(FN(hl_cut)(whi(over1), a1_hi), FN(hl_cut)(whi(over2), a2_hi)));
-	least_lo = min32(as_lo, min32(a1_lo, a2_lo));
-	least_hi = min32(as_hi, min32(a1_hi, a2_hi));
+	/* Towards a neutral by the most clipped colour's amount where no colour is below its floor. */
+	n_lo = FN(hl_cut)(max32(as_lo, max32(a1_lo, a2_lo)), min32(bs_lo, min32(b1_lo, b2_lo)));
+	n_hi = FN(hl_cut)(max32(as_hi, max32(a1_hi, a2_hi)), min32(bs_hi, min32(b1_hi, b2_hi)));
 	if (c->mode == CISP_HIGHLIGHTS_BLEND) {
 		/* The level (r + 2 g + b + 2) >> 2 is (s + e1 + e2 + green + 2) >> 2 on either kind of site. */
 		const vs32 two = set32(2), white = set32(c->white);
@@ -144,7 +157,7 @@ V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const struct
 		t_lo = wlo(top);
 		t_hi = whi(top);
 	}
-	return packus32(FN(hl_pull)(s_lo, t_lo, least_lo), FN(hl_pull)(s_hi, t_hi, least_hi));
+	return packus32(FN(hl_pull)(s_lo, t_lo, n_lo), FN(hl_pull)(s_hi, t_hi, n_hi));
 }
 
 static void FN(highlights_row)(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,

@@ -3,7 +3,7 @@
  * checkasm of the highlights row (dsp.h highlights_row): each mode and CFA
  * order, row parities, clip levels from random sensor whites and gains,
  * knees from the lowest to the highest the ABI takes, on rows of random,
- * extreme and near-clipping samples (the roll-offs between the lowest knee
+ * extreme, near-clipping and near-floor samples (the roll-offs between the lowest knee
  * and the highest clip level are where the arithmetic is) at every even width from 16 (the least
  * dsp.h allows) to 72 and wide ones; guard samples after each output row
  * must stay untouched.
@@ -53,9 +53,12 @@ static uint16_t sample(enum fill f, const struct cisp_highlights_coeffs *c)
 		return 65535;
 	case F_ZERO:
 		return 0;
-	case F_NEAR_KNEE: /* a colour's knee or clip level give or take a few */
-		knee = rnd32() & 1 ? c->knees[rnd32() % 3] : c->clip[rnd32() % 3];
+	case F_NEAR_KNEE: { /* a colour's knee, clip level, floor or twice its floor give or take a few */
+		unsigned k = rnd32() % 3, which = rnd32() % 4;
+
+		knee = which == 0 ? c->knees[k] : which == 1 ? c->clip[k] : which == 2 ? c->floors[k] : 2u * c->floors[k];
 		return (uint16_t)(knee - 4 + rnd32() % 9);
+	}
 	default:
 		return (uint16_t)rnd32();
 	}
