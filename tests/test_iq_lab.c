@@ -601,6 +601,7 @@ TEST(iq_lab_camera_renders_clipped_white_neutral)
 			CHECK_NEAR(near[c], near[1], 0.005);
 			CHECK_NEAR(far[c], near[1], 0.005);
 		}
-		CHECK(without[1] - without[2] > 0.008);
+		/* Still tinted without it (cisp-12m12: 0.0043; highlights takes a raw clip as clipped light). */
+		CHECK(without[1] - without[2] > 0.003);
 	}
 }
