@@ -37,12 +37,15 @@ int face_detector_create(struct face_detector **d, const char *cascade)
 		return cisp_error(-ENOENT, "face detection: cannot load its module %s: %s", path, dlerror());
 	create = (faces_module_create_fn)dlsym(lib, FACES_MODULE_CREATE);
 	fd = calloc(1, sizeof(*fd));
-	if (!fd)
+	if (!fd) {
+		dlclose(lib);
 		return cisp_error(-ENOMEM, "out of memory for a face detector");
+	}
 	fd->find = (faces_module_find_fn)dlsym(lib, FACES_MODULE_FIND);
 	fd->destroy = (faces_module_destroy_fn)dlsym(lib, FACES_MODULE_DESTROY);
 	if (!create || !fd->find || !fd->destroy) {
 		free(fd);
+		dlclose(lib);
 		return cisp_error(-EINVAL, "face detection: %s is not cisp's face detection module", path);
 	}
 	r = create(&fd->impl, cascade, msg, sizeof(msg));

@@ -181,7 +181,7 @@ static void scale_row_h(const struct cisp_scaler *s, const uint16_t *src, int i0
 void cisp_scale_rows(const struct cisp_scaler *s, const struct rgb16 *in, int x, int y, const struct rgb16 *out,
 		     int y0, int y1)
 {
-	enum { CHUNK = 256 };
+	enum { CHUNK = 128 }; /* two chunks of int32 on the stack: within the kernel build's 2 KiB frame limit */
 	const int vt = s->v.taps;
 	int32_t acc[CHUNK], once[CHUNK];
 	int32_t *ring = malloc(sizeof(int32_t) * ((size_t)vt * CHUNK + (size_t)vt));
