@@ -30,23 +30,29 @@ static int free_text(struct yaml_reader *r, const yaml_node_t *n, const char *ke
 	return 0;
 }
 
+/* One word of @words (a NULL-ended list), or an error that names them as @choices. */
+static int one_of(struct yaml_reader *r, const yaml_node_t *n, const char *key, const char *const *words,
+		  const char *choices)
+{
+	char text[64];
+	int ret = free_text(r, n, key, text, sizeof(text));
+
+	for (unsigned j = 0; !ret && words[j]; j++)
+		if (!strcmp(words[j], text))
+			return 0;
+	return ret ? ret : yaml_reader_fail(r, n, key, "'%s' is not %s", text, choices);
+}
+
 static const char *const kinds[] = { "dark", "flat", "chart", "edge", NULL };
 static const char *const input_keys[] = { "kind", "file", "illuminant", "exposure_s", "gain", "lux", NULL };
 
 static int input_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
-	char text[4096];
 	double d;
-	int ret;
 
 	(void)ctx;
 	switch (i) {
-	case 0:
-		ret = free_text(r, v, k, text, sizeof(text));
-		for (unsigned j = 0; !ret && kinds[j]; j++)
-			if (!strcmp(kinds[j], text))
-				return 0;
-		return ret ? ret : yaml_reader_fail(r, v, k, "'%s' is not dark, flat, chart or edge", text);
+	case 0: return one_of(r, v, k, kinds, "dark, flat, chart or edge");
 	case 1: return free_text(r, v, k, NULL, 4096);
 	case 2: return free_text(r, v, k, NULL, 32);
 	case 3: return yaml_reader_number(r, v, k, 0, 3600, &d);
@@ -94,18 +100,11 @@ static const char *const method_keys[] = { "method", "penalty", "loo_mean_de00",
 
 static int method_key(struct yaml_reader *r, void *ctx, unsigned i, const char *k, yaml_node_t *v)
 {
-	char text[32];
 	double d;
-	int ret;
 
 	(void)ctx;
 	switch (i) {
-	case 0:
-		ret = free_text(r, v, k, text, sizeof(text));
-		for (unsigned j = 0; !ret && methods[j]; j++)
-			if (!strcmp(methods[j], text))
-				return 0;
-		return ret ? ret : yaml_reader_fail(r, v, k, "'%s' is not interpolated, sensitivities or corrected sensitivities", text);
+	case 0: return one_of(r, v, k, methods, "interpolated, sensitivities or corrected sensitivities");
 	case 1: return yaml_reader_number(r, v, k, 0, 1e6, &d);
 	default: return yaml_reader_number(r, v, k, 0, 100, &d);
 	}
