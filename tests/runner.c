@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,6 +180,14 @@ static bool selected(const char *name, int argc, char **argv)
 	return false;
 }
 
+static double now_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0, skipped = 0;
@@ -196,7 +205,12 @@ int main(int argc, char **argv)
 		rng_state = seed_of(tests[i].name);
 		cisp_clear_error();
 		printf("%s\n", tests[i].name);
+		double start = now_seconds();
 		tests[i].fn();
+		/* The slow ones say so: the suite has a time budget in CI. */
+		double took = now_seconds() - start;
+		if (took >= 1.0)
+			printf("  (%.1f s)\n", took);
 		if (failures_in_test) {
 			printf("  FAIL %s (%d failed checks)\n", tests[i].name, failures_in_test);
 			failed++;
