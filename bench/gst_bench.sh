@@ -74,6 +74,7 @@ cispisp NV12, quality demosaic|cispisp threads=$threads demosaic=quality ! video
 # a file, since in a pipe it would run in a subshell of its own).
 run_one() {
 	# shellcheck disable=SC2086 # the description is split into gst-launch arguments on purpose
+	# shellcheck disable=SC2046 # so is the source's
 	gst-launch-1.0 $(src "$2") ! $1 ! fakesink sync=false 2>&1 |
 		sed -n 's/^Execution ended after \([0-9]*\):\([0-9]*\):\([0-9.]*\)$/\1 \2 \3/p' > "$tmp/wall"
 	times > "$tmp/times"
@@ -90,8 +91,10 @@ runs_file() { echo "$tmp/$(echo "$1" | cksum | cut -d' ' -f1)"; }
 start=10 # frames of the start-up runs
 echo "$configs" | while IFS='|' read -r label elements; do
 	: > "$(runs_file "$label")"
-	# The start-up's CPU seconds: the lesser of two short runs.
-	for k in 1 2; do run_one "$elements" "$start"; done | sort -g -k 2 | sed -n '1s/.* //p' > "$(runs_file "$label").start"
+	# The start-up's CPU seconds: the lesser of two short runs (each in a subshell of its own).
+	first=$(run_one "$elements" "$start")
+	second=$(run_one "$elements" "$start")
+	printf '%s\n%s\n' "$first" "$second" | sort -g -k 2 | sed -n '1s/.* //p' > "$(runs_file "$label").start"
 done
 i=0
 while [ "$i" -lt "$runs" ]; do
