@@ -32,7 +32,7 @@ while getopts ab:n:r:s:t: opt; do
 	r) runs=$OPTARG ;;
 	s) size=$OPTARG ;;
 	t) threads=$OPTARG ;;
-	*) sed -n '2,18p' "$0"; exit 2 ;;
+	*) sed -n '2,19p' "$0"; exit 2 ;;
 	esac
 done
 w=${size%x*}
