@@ -159,8 +159,16 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	int32_t t9[BQ_PW], out[BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
 	const vf64 s2 = bq_setd(q->s2);
+	/* Per column parity: the tile rows of green sites there, as a first row (past the tile: none) and a step. */
+	int gfirst[2], gstep[2];
 	vf64 qmax = bq_setd(0.0);
 
+	for (int p = 0; p < 2; p++) {
+		const int g0 = q->green[(y0 & 1) * 2 + p], g1 = q->green[((y0 + 1) & 1) * 2 + p];
+
+		gfirst[p] = g0 ? 0 : g1 ? 1 : CISP_BNR_TILE_H;
+		gstep[p] = g0 && g1 ? 1 : 2;
+	}
 	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][0], BQ_LW);
 	for (int j = 0; j < lh; j++)
 		memset(&l[j][lw], 0, (size_t)(BQ_LW - lw) * sizeof(l[0][0]));
@@ -267,18 +275,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				st32(&hs[0][j][i], bq_minu(add32(add32(ld32(&dd[j][i]), e), o), cap));
 				st32(&hs[1][j][i], bq_minu(add32(add32(e, o), ld32(&de[j][i + 1])), cap));
 			}
-		for (int j = 0; j < th; j++)
-			for (int p = 0; p < 2; p++) {
-				const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx + p], *lc = &l[j + BQ_LPAD][BQ_LPAD + p];
+		/* Offsets 8..23 are green sites' only: the rows of a parity's green sites. */
+		for (int p = 0; p < 2; p++) {
+			const int first = k >= 8 ? gfirst[p] : 0, step = k >= 8 ? gstep[p] : 1, n = np[p];
 
-				/* Offsets 8..23 are green sites' only. */
-				if (k >= 8 && !q->green[((y0 + j) & 1) * 2 + p])
-					continue;
-				for (int i = 0; i < np[p]; i += N32) {
+			for (int j = first; j < th; j += step) {
+				const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx + p], *lc = &l[j + BQ_LPAD][BQ_LPAD + p];
+				const int32_t *h0 = hs[p][j], *h1 = hs[p][j + 1], *h2 = hs[p][j + 2], *qr = qv[p][j];
+				const int32_t *ihr = ih[p][j], *ilr = il[p][j];
+				int32_t *swr = sw[p][j], *slr = slo[p][j], *shr = shi[p][j];
+
+				for (int i = 0; i < n; i += N32) {
 					vs32 v = bq_ld2(lv + 2 * i), dv = sub32(v, bq_ld2(lc + 2 * i));
-					vs32 sum = add32(add32(ld32(&hs[p][j][i]), ld32(&hs[p][j + 1][i])), ld32(&hs[p][j + 2][i]));
+					vs32 sum = add32(add32(ld32(h0 + i), ld32(h1 + i)), ld32(h2 + i));
 					vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
-					vs32 keep = gt32(ld32(&qv[p][j][i]), e), u, t, wt;
+					vs32 keep = gt32(ld32(qr + i), e), u, t, wt;
 
 					if (!bq_any(keep))
 						continue;
@@ -286,16 +297,17 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 					 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
 					 * exactly; E ih is at most the result, below 2^16.
 					 */
-					u = add32(mul32(e, ld32(&ih[p][j][i])), bq_mulhiu(e, ld32(&il[p][j][i])));
+					u = add32(mul32(e, ld32(ihr + i)), bq_mulhiu(e, ld32(ilr + i)));
 					t = sub32(set32(65536), u);
 					/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
 					wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
 					/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
-					st32(&sw[p][j][i], add32(ld32(&sw[p][j][i]), wt));
-					st32(&slo[p][j][i], add32(ld32(&slo[p][j][i]), mul32(wt, vand32(v, set32(255)))));
-					st32(&shi[p][j][i], add32(ld32(&shi[p][j][i]), mul32(wt, srl32(v, 8))));
+					st32(swr + i, add32(ld32(swr + i), wt));
+					st32(slr + i, add32(ld32(slr + i), mul32(wt, vand32(v, set32(255)))));
+					st32(shr + i, add32(ld32(shr + i), mul32(wt, srl32(v, 8))));
 				}
 			}
+		}
 	}
 	/*
 	 * (swv + sw / 2) / sw in double: the numerator (below 2^34) is exact and

@@ -66,13 +66,14 @@ static void make_q(struct cisp_bnr_quality *q, int profile)
 {
 	static const unsigned strengths[] = { 0, 1, 1024, 256 };
 	unsigned s = strengths[rnd32() % 4];
-	int gr = (int)(rnd32() & 1); /* green on sites 1 and 2 (RGGB, BGGR) or 0 and 3 */
+	/* Green on sites 1 and 2 (RGGB, BGGR), on 0 and 3, or on any sites (none, all: not a Bayer CFA). */
+	const unsigned gr = rnd32() % 3, any = rnd32();
 
 	if (s == 256)
 		s = rnd32() % 1025;
 	q->s2 = s * s;
 	for (int i = 0; i < 4; i++) {
-		q->green[i] = (uint8_t)(gr ? (i == 0 || i == 3) : (i == 1 || i == 2));
+		q->green[i] = (uint8_t)(gr == 2 ? (any >> i) & 1 : gr ? (i == 0 || i == 3) : (i == 1 || i == 2));
 		switch (profile) {
 		case 1:
 			q->a[i] = rnd32() % 256;
