@@ -131,9 +131,8 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 /* Columns of the guide computed (whole vectors, so past the tile) and of the input; the buffers hold them. */
 #define BQ_GW 112
 #define BQ_LW (BQ_GW + 16)
-/* Columns of one parity: outputs, and squared differences (a vector more). */
+/* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
-#define BQ_DW (BQ_PW + 16)
 /* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
 #define BQ_CAP ((1u << 30) - 1)
 
@@ -151,8 +150,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
 	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
 	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
-	/* One offset's squared guide differences D(x) at x = 2 i (de) and x = 2 i - 1 (dd), their 3-sums per parity. */
-	int32_t de[CISP_BNR_TILE_H + 2][BQ_DW], dd[CISP_BNR_TILE_H + 2][BQ_DW];
+	/* One offset's squared guide differences D(x) summed over 3 columns, per parity. */
 	int32_t hs[2][CISP_BNR_TILE_H + 2][BQ_PW];
 	/* Per column of a parity: its index; the sums of 9; the output row; the largest Q. */
 	double col[BQ_PW], qmaxv[N64];
@@ -256,25 +254,24 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		 */
 		for (int j = 0; j < th + 2; j++) {
 			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GPAD], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GPAD + dx];
+			int32_t *h0 = hs[0][j], *h1 = hs[1][j];
 
-			/* Lanes up to np[0] and past: the sums below read whole vectors, one lane further. */
-			for (int i = 0; i < np[0] + N32; i += N32) {
-				vs32 e0 = sub32(bq_ld2(t + 2 * i), bq_ld2(c + 2 * i));
-				vs32 e1 = sub32(bq_ld2(t + 2 * i - 1), bq_ld2(c + 2 * i - 1));
+			/*
+			 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
+			 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
+			 * the next two: the two 3-sums from two loads of each row.
+			 */
+			for (int i = 0; i < np[0]; i += N32) {
+				const uint16_t *ta = t + 2 * i - 1, *ca = c + 2 * i - 1, *tb = ta + 2, *cb = ca + 2;
+				vs32 e0 = sub32(even32(ld(ta)), even32(ld(ca))), e1 = sub32(odd32(ld(ta)), odd32(ld(ca)));
+				vs32 e2 = sub32(even32(ld(tb)), even32(ld(cb))), e3 = sub32(odd32(ld(tb)), odd32(ld(cb)));
+				vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
 
-				st32(&de[j][i], bq_minu(mul32(e0, e0), cap));
-				st32(&dd[j][i], bq_minu(mul32(e1, e1), cap));
+				/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
+				st32(h0 + i, bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap));
+				st32(h1 + i, bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap));
 			}
 		}
-		/* A separate pass: loads across two fresh stores would stall on store forwarding. */
-		for (int j = 0; j < th + 2; j++)
-			for (int i = 0; i < np[0]; i += N32) {
-				/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
-				vs32 e = ld32(&de[j][i]), o = ld32(&dd[j][i + 1]);
-
-				st32(&hs[0][j][i], bq_minu(add32(add32(ld32(&dd[j][i]), e), o), cap));
-				st32(&hs[1][j][i], bq_minu(add32(add32(e, o), ld32(&de[j][i + 1])), cap));
-			}
 		/* Offsets 8..23 are green sites' only: the rows of a parity's green sites. */
 		for (int p = 0; p < 2; p++) {
 			const int first = k >= 8 ? gfirst[p] : 0, step = k >= 8 ? gstep[p] : 1, n = np[p];
