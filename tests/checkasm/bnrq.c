@@ -5,7 +5,7 @@
  * in frames of 8 to 150 samples a side, so mirrored edges too) of random,
  * extreme, flat, smooth and striped frames, profiles from tiny to huge
  * (huge ones send patch tiles to the C version), strengths 0, 1, 1024 and
- * random; guard samples around each output tile must stay untouched. Then
+ * random, green sites of either Bayer layout or any; guard samples around each output tile must stay untouched. Then
  * whole frames through cisp_bnr_quality_rows_dsp().
  */
 #include <stdint.h>
