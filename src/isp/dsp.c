@@ -135,12 +135,26 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
 		cisp_dsp_init_highlights_avx2(d);
 	if (level >= CISP_CPU_AVX512)
 		cisp_dsp_init_highlights_avx512(d);
+	if (level >= CISP_CPU_SSE4)
+		cisp_dsp_init_ltm_sse4(d);
+	if (level >= CISP_CPU_AVX2)
+		cisp_dsp_init_ltm_avx2(d);
+	if (level >= CISP_CPU_AVX512)
+		cisp_dsp_init_ltm_avx512(d);
+	if (level >= CISP_CPU_SSE4)
+		cisp_dsp_init_cnr_sse4(d);
+	if (level >= CISP_CPU_AVX2)
+		cisp_dsp_init_cnr_avx2(d);
+	if (level >= CISP_CPU_AVX512)
+		cisp_dsp_init_cnr_avx512(d);
 #endif
 #ifdef HAVE_NEON_SIMD
 	cisp_dsp_init_neon(d);
 	cisp_dsp_init_dmq_neon(d);
 	cisp_dsp_init_bnrq_neon(d);
 	cisp_dsp_init_highlights_neon(d);
+	cisp_dsp_init_ltm_neon(d);
+	cisp_dsp_init_cnr_neon(d);
 #endif
 	d->level = level;
 	return 0;

@@ -167,6 +167,16 @@ void cisp_dsp_init_highlights_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_highlights_avx2(struct cisp_dsp *d);
 void cisp_dsp_init_highlights_avx512(struct cisp_dsp *d);
 void cisp_dsp_init_highlights_neon(struct cisp_dsp *d);
+/* The local tone mapping entry of each level (simd_ltm.h). */
+void cisp_dsp_init_ltm_sse4(struct cisp_dsp *d);
+void cisp_dsp_init_ltm_avx2(struct cisp_dsp *d);
+void cisp_dsp_init_ltm_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_ltm_neon(struct cisp_dsp *d);
+/* The chroma denoise entries of each level (simd_cnr.h). */
+void cisp_dsp_init_cnr_sse4(struct cisp_dsp *d);
+void cisp_dsp_init_cnr_avx2(struct cisp_dsp *d);
+void cisp_dsp_init_cnr_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_cnr_neon(struct cisp_dsp *d);
 /* The quality Bayer denoise's entries of each level (simd_bnr_quality.h). */
 void cisp_dsp_init_bnrq_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_bnrq_avx2(struct cisp_dsp *d);

@@ -17,13 +17,11 @@
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/ccm.h"
-#include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
 #include "isp/dpc.h"
 #include "isp/dsp.h"
 #include "isp/lsc.h"
-#include "isp/ltm.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
 #include "isp/statistics.h"
@@ -185,16 +183,6 @@ static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16
 	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(1, xe), w);
 }
 
-/*
- * The chroma denoise's mean: (sum w v * R[sum w] + 2^31) >> 32 for the sums of wlo()/whi() lanes
- * @sl, @sh and weights @sw, clamped;
- * R[n] = (2^32 + n/2) / n is computed (recip32()): faster than reading the table, gathered or not.
- */
-V_INLINE vu16 FN(wmean)(vu16 sw, vs32 sl, vs32 sh)
-{
-	return packus32(mulhi32r(sl, recip32(wlo(sw))), mulhi32r(sh, recip32(whi(sw))));
-}
-
 static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
 {
 	int i = 0;
@@ -202,87 +190,6 @@ static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
 	for (; i + N32 <= count; i += N32)
 		st32(r + i, recip32(ld32(n + i)));
 	cisp_recip_row_c(n + i, r + i, count - i);
-}
-
-/* cisp_ltm_level() of 32-bit lanes below 2^24: the float's exponent and top 8 mantissa bits are e and the fraction. */
-V_INLINE vs32 ltm_level_vec(vs32 v)
-{
-	return max32(sub32(srl32(f32bits32(v), 15), set32(127 << 8)), set32(0));
-}
-
-/*
- * The gain of N32 pixels of luminance @luma whose four nodes are @lev and @gain, at horizontal
- * positions @px (0..64) of a row at @py: cisp_ltm_gain_at(). The quotient comes from a float
- * division (its error is below one unit: the sum is below 2^30, the quotient below 4096),
- * corrected to the integer quotient of the rounded sum by its remainder.
- */
-V_INLINE vs32 ltm_gain_vec(const struct cisp_ltm_coeffs *c, vs32 luma, vs32 px, int py, const vs32 lev[4],
-			   const vs32 gain[4])
-{
-	const vs32 one = set32(LTM_POS_ONE), zero = set32(0), range = set32((int32_t)c->range);
-	const vs32 rscale = set32((int32_t)c->rscale), qy = set32(LTM_POS_ONE - py), y1 = set32(py);
-	const vs32 qx = sub32(one, px);
-	const vs32 s[4] = { mul32(qx, qy), mul32(px, qy), mul32(qx, y1), mul32(px, y1) };
-	vs32 l = ltm_level_vec(luma), sum = zero, acc = zero, acc_s = zero, any, num, q, rem;
-
-	for (int k = 0; k < 4; k++) {
-		vs32 r = srl32(mul32(max32(sub32(range, abs32(sub32(l, lev[k]))), zero), rscale), 16);
-		vs32 w = mul32(s[k], r);
-
-		sum = add32(sum, w);
-		acc = add32(acc, mul32(w, gain[k]));
-		acc_s = add32(acc_s, mul32(s[k], gain[k]));
-	}
-	/* No node within range: the nodes by distance alone. */
-	any = gt32(sum, zero);
-	acc = sel32(any, acc, acc_s);
-	sum = sel32(any, sum, set32(LTM_POS_ONE * LTM_POS_ONE));
-	num = add32(acc, srl32(sum, 1));
-	q = div_trunc32(num, sum);
-	rem = sub32(num, mul32(q, sum));
-	q = sub32(q, gt32(rem, sub32(sum, set32(1))));
-	return add32(q, gt32(zero, rem));
-}
-
-/* Local tone mapping, a run of columns at a time: within a run the four nodes are the same. */
-static void FN(ltm_row)(const struct cisp_ltm_coeffs *c, const uint16_t *const in[3], uint16_t *const out[3], int w,
-			int y)
-{
-	const int py = c->row_pos[y], k0 = c->row_node[y] * c->grid_w;
-	int x = 0;
-
-	for (int nx = 0; nx < c->grid_w - 1 && x < w; nx++) {
-		/* A node with no columns of its own (a grid finer than the frame) has an empty run. */
-		const int k = k0 + nx, end = c->node_end[nx] < w ? c->node_end[nx] : w, xe = end > x ? end : x;
-		const int nodes[4] = { k, k + 1, k + c->grid_w, k + c->grid_w + 1 };
-		vs32 lev[4], gain[4];
-
-		for (int i = 0; i < 4; i++) {
-			lev[i] = set32(c->level[nodes[i]]);
-			gain[i] = set32(c->gain[nodes[i]]);
-		}
-		for (; x + N16 <= xe; x += N16) {
-			const vu16 r = ld(in[0] + x), g = ld(in[1] + x), b = ld(in[2] + x), pos = ld8(c->col_pos + x);
-			const vs32 round = set32(128);
-			vs32 lum[2], gn[2];
-
-			lum[0] = srl32(add32(add32(add32(mul32(wlo(r), set32(77)), mul32(wlo(g), set32(150))),
-						   mul32(wlo(b), set32(29))), round), 8);
-			lum[1] = srl32(add32(add32(add32(mul32(whi(r), set32(77)), mul32(whi(g), set32(150))),
-						   mul32(whi(b), set32(29))), round), 8);
-			gn[0] = ltm_gain_vec(c, lum[0], wlo(pos), py, lev, gain);
-			gn[1] = ltm_gain_vec(c, lum[1], whi(pos), py, lev, gain);
-			st(out[0] + x, packus32(srl32(add32(mul32(wlo(r), gn[0]), round), 8),
-						srl32(add32(mul32(whi(r), gn[1]), round), 8)));
-			st(out[1] + x, packus32(srl32(add32(mul32(wlo(g), gn[0]), round), 8),
-						srl32(add32(mul32(whi(g), gn[1]), round), 8)));
-			st(out[2] + x, packus32(srl32(add32(mul32(wlo(b), gn[0]), round), 8),
-						srl32(add32(mul32(whi(b), gn[1]), round), 8)));
-		}
-		cisp_ltm_span_c(c, in, out, x, xe, y);
-		x = xe;
-	}
-	cisp_ltm_span_c(c, in, out, x, w, y);
 }
 
 #ifdef VEC_HAS_TONE
@@ -559,173 +466,6 @@ static void FN(stats_run_sums)(const uint16_t *const v[4], const int *start, int
 		for (; i < i1; i++)
 			for (int c = 0; c < 4; c++)
 				sum[k][c] += v[c][i];
-	}
-}
-
-/* The chroma denoise's inverse thresholds of Y bins (Y >> 11): a 32-entry table. */
-V_INLINE vu16 FN(bin_lookup)(const uint16_t *tab, vu16 yv)
-{
-#if VEC_BITS == 512
-	return _mm512_permutexvar_epi16(srl16(yv, 11), _mm512_loadu_si512((const void *)tab));
-#else
-	uint16_t tmp[N16];
-
-	st(tmp, yv);
-	for (int i = 0; i < N16; i++)
-		tmp[i] = tab[tmp[i] >> 11];
-	return ld(tmp);
-#endif
-}
-
-/* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), in 16-bit lanes. */
-V_INLINE vu16 FN(cnr_weight)(vu16 yk, vu16 bk, vu16 rk, vu16 y0, vu16 b0, vu16 r0, vu16 iy, vu16 ic)
-{
-	const vu16 c16384 = set16(16384);
-	vu16 dy = vor(subs16(yk, y0), subs16(y0, yk)), db = vor(subs16(bk, b0), subs16(b0, bk));
-	vu16 dr = vor(subs16(rk, r0), subs16(r0, rk));
-#ifdef VEC_BITS
-	/*
-	 * u capped at 127, not 128: a u of 128 or more leaves t at most 255, so
-	 * the weight is 0 either way. Then uy^2 + ub^2 is one pmaddubsw of the
-	 * bytes (uy, ub) of each lane by themselves.
-	 */
-	const vu16 c127 = set16(127);
-	vu16 uy = min16(mulhi16(dy, iy), c127), ub = min16(mulhi16(db, ic), c127), ur = min16(mulhi16(dr, ic), c127);
-	vu16 yb = vor(uy, sll16(ub, 8));
-	vu16 t = subs16(c16384, add16(X(maddubs_epi16)(yb, yb), mullo16(ur, ur)));
-#else
-	const vu16 c128 = set16(128);
-	vu16 uy = min16(mulhi16(dy, iy), c128), ub = min16(mulhi16(db, ic), c128), ur = min16(mulhi16(dr, ic), c128);
-	vu16 t = subs16(c16384, add16(add16(mullo16(uy, uy), mullo16(ub, ub)), mullo16(ur, ur)));
-#endif
-
-	return srl16(mulhi16(t, t), 6);
-}
-
-/*
- * The sums of a chroma denoise output: weights (16-bit), weight x Cb and
- * weight x Cr (32-bit, in the order of wlo()/whi()). The centre's weight is
- * 64 (no differences), so it starts them; taps are added in pairs.
- */
-struct FN(cnr_sums) {
-	vu16 sw;
-	vs32 bl, bh, rl, rh;
-};
-
-V_INLINE void FN(cnr_start)(struct FN(cnr_sums) *a, vu16 b0, vu16 r0)
-{
-	a->sw = set16(64);
-#ifdef VEC_BITS
-	/* x86 sums w (v - 32768) with pmaddwd (signed), 64 v - 2^21 for the centre; cnr_end() adds 32768 sw. */
-	a->bl = sub32(sll32(wlo(b0), 6), set32(1 << 21));
-	a->bh = sub32(sll32(whi(b0), 6), set32(1 << 21));
-	a->rl = sub32(sll32(wlo(r0), 6), set32(1 << 21));
-	a->rh = sub32(sll32(whi(r0), 6), set32(1 << 21));
-#else
-	a->bl = sll32(wlo(b0), 6);
-	a->bh = sll32(whi(b0), 6);
-	a->rl = sll32(wlo(r0), 6);
-	a->rh = sll32(whi(r0), 6);
-#endif
-}
-
-/* Two taps of weights wa, wb on samples (ba, ra) and (bb, rb). */
-V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu16 bb, vu16 ra, vu16 rb)
-{
-	a->sw = add16(a->sw, add16(wa, wb));
-#ifdef VEC_BITS
-	{
-		const vu16 flip = set16(0x8000);
-		vu16 wl = X(unpacklo_epi16)(wa, wb), wh = X(unpackhi_epi16)(wa, wb);
-		vu16 xa = vxor(ba, flip), xb = vxor(bb, flip), za = vxor(ra, flip), zb = vxor(rb, flip);
-
-		a->bl = add32(a->bl, X(madd_epi16)(wl, X(unpacklo_epi16)(xa, xb)));
-		a->bh = add32(a->bh, X(madd_epi16)(wh, X(unpackhi_epi16)(xa, xb)));
-		a->rl = add32(a->rl, X(madd_epi16)(wl, X(unpacklo_epi16)(za, zb)));
-		a->rh = add32(a->rh, X(madd_epi16)(wh, X(unpackhi_epi16)(za, zb)));
-	}
-#else
-	{
-		vs32 pl, ph, ql, qh;
-
-		mul16x32(wa, ba, &pl, &ph);
-		mul16x32(wb, bb, &ql, &qh);
-		a->bl = add32(a->bl, add32(pl, ql));
-		a->bh = add32(a->bh, add32(ph, qh));
-		mul16x32(wa, ra, &pl, &ph);
-		mul16x32(wb, rb, &ql, &qh);
-		a->rl = add32(a->rl, add32(pl, ql));
-		a->rh = add32(a->rh, add32(ph, qh));
-	}
-#endif
-}
-
-/* The weighted means of Cb and Cr. */
-V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
-{
-#ifdef VEC_BITS
-	vs32 bl = sll32(wlo(a->sw), 15), bh = sll32(whi(a->sw), 15);
-
-	a->bl = add32(a->bl, bl);
-	a->bh = add32(a->bh, bh);
-	a->rl = add32(a->rl, bl);
-	a->rh = add32(a->rh, bh);
-#endif
-	st(ocb, FN(wmean)(a->sw, a->bl, a->bh));
-	st(ocr, FN(wmean)(a->sw, a->rl, a->rh));
-}
-
-static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
-			  int w, const struct cisp_cnr_row_tables *t)
-{
-	const int r = t->radius, xe = w - r - N16;
-
-	if (!t->enabled || w < N16 + 2 * r) {
-		cisp_cnr_h_row_c(y, cb, cr, ocb, ocr, w, t);
-		return;
-	}
-	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, 0, r);
-	FOR_VECTORS(x, r, xe) {
-		vu16 y0 = ld(y + x), b0 = ld(cb + x), r0 = ld(cr + x);
-		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0);
-		struct FN(cnr_sums) a;
-
-		FN(cnr_start)(&a, b0, r0);
-		for (int k = 1; k <= r; k++) {
-			vu16 ya = ld(y + x - k), ba = ld(cb + x - k), ra = ld(cr + x - k);
-			vu16 yb = ld(y + x + k), bb = ld(cb + x + k), rb = ld(cr + x + k);
-
-			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
-				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
-		}
-		FN(cnr_end)(&a, ocb + x, ocr + x);
-	}
-	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, AFTER_VECTORS(r, xe), w);
-}
-
-static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
-			  uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t)
-{
-	const int r = t->radius;
-
-	if (!t->enabled || w < N16) {
-		cisp_cnr_v_row_c(y, cb, cr, ocb, ocr, w, t);
-		return;
-	}
-	FOR_VECTORS(x, 0, w - N16) {
-		vu16 y0 = ld(y[r] + x), b0 = ld(cb[r] + x), r0 = ld(cr[r] + x);
-		vu16 iy = FN(bin_lookup)(t->inv_y, y0), ic = FN(bin_lookup)(t->inv_c, y0);
-		struct FN(cnr_sums) a;
-
-		FN(cnr_start)(&a, b0, r0);
-		for (int k = 1; k <= r; k++) {
-			vu16 ya = ld(y[r - k] + x), ba = ld(cb[r - k] + x), ra = ld(cr[r - k] + x);
-			vu16 yb = ld(y[r + k] + x), bb = ld(cb[r + k] + x), rb = ld(cr[r + k] + x);
-
-			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
-				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
-		}
-		FN(cnr_end)(&a, ocb + x, ocr + x);
 	}
 }
 
@@ -1061,13 +801,10 @@ void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 	d->green_row = FN(green_row);
 	d->rb_row = FN(rb_row);
 	d->ccm_row = FN(ccm_row);
-	d->ltm_row = FN(ltm_row);
 #ifdef VEC_HAS_TONE
 	d->tone_row = FN(tone_row);
 #endif
 	d->csc_row = FN(csc_row);
-	d->cnr_h_row = FN(cnr_h_row);
-	d->cnr_v_row = FN(cnr_v_row);
 	d->luma_row = FN(luma_row);
 	d->sharpen_row = FN(sharpen_row);
 	d->to8_row = FN(to8_row);

@@ -749,6 +749,7 @@ int main(int argc, char **argv)
 	checkasm_dmq(&ref, levels, have, bench, &passed, &failed);
 	checkasm_bnrq(&ref, levels, have, bench, &passed, &failed);
 	checkasm_highlights(&ref, levels, have, bench, &passed, &failed);
+	checkasm_ltm(&ref, levels, have, &passed, &failed);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

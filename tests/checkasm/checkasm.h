@@ -24,4 +24,8 @@ void checkasm_bnrq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], c
 void checkasm_highlights(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[], int bench,
 			 unsigned *passed, unsigned *failed);
 
+/* The local tone mapping row at every width from 1 to 130 and wide ones, the same way (no bench). */
+void checkasm_ltm(const struct cisp_dsp *ref, const struct cisp_dsp levels[], const int have[], unsigned *passed,
+		  unsigned *failed);
+
 #endif

@@ -13,7 +13,7 @@ mkdir -p "$out"
 # Only what the row functions need: the stage files hold their C versions.
 $CC -std=c11 -O2 -static -Wall -Wextra -Wno-missing-field-initializers -Wshadow -Wmissing-prototypes -Werror -D_GNU_SOURCE -DHAVE_NEON_SIMD \
 	-Iinclude -Isrc -o "$out/checkasm" \
-	tests/checkasm/checkasm.c tests/checkasm/dmq.c tests/checkasm/bnrq.c tests/checkasm/highlights.c src/isp/dsp.c src/isp/demosaic_quality_row.c src/isp/arm/dsp_neon.c \
+	tests/checkasm/checkasm.c tests/checkasm/dmq.c tests/checkasm/bnrq.c tests/checkasm/highlights.c tests/checkasm/ltm.c src/isp/dsp.c src/isp/demosaic_quality_row.c src/isp/arm/dsp_neon.c \
 	src/isp/blc.c src/isp/bnr.c src/isp/bnr_quality.c src/isp/bnr_patch.c src/isp/bnr_transform.c src/isp/bnr_row.c src/isp/wb.c src/isp/highlights.c src/isp/ltm.c src/isp/lsc.c src/isp/dpc.c src/isp/demosaic_fast.c src/isp/ccm.c \
 	src/isp/tone.c src/isp/sharpen.c src/isp/csc.c src/isp/pack.c src/isp/statistics.c src/isp/unpack.c src/isp/cnr.c src/isp/cnr_row.c src/core/error.c src/core/format.c \
 	-lpthread

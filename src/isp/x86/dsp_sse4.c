@@ -8,3 +8,5 @@
 #include "isp/simd_demosaic_quality.h"
 #include "isp/simd_bnr_quality.h"
 #include "isp/simd_highlights.h"
+#include "isp/simd_ltm.h"
+#include "isp/simd_cnr.h"

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The chroma denoise rows of dsp.h (docs/stages/cnr.md), over the vector
+ * layer; included after simd_kernels.h by the files of x86/ and arm/.
+ *
+ * Both passes compute N16 outputs at a time from whole vectors of taps:
+ * the horizontal one from unaligned loads around the column, the vertical
+ * one from the same column of the 2 r + 1 rows. The thresholds of a
+ * centre come from two 32-entry tables indexed by Y >> 11, looked up in
+ * registers (permutes or byte shuffles), loaded once a row.
+ */
+#include "isp/cnr.h"
+
+/*
+ * The inverse thresholds of luma and chroma of Y bins, held in registers:
+ * AVX-512 permutes 32 words; SSE4.1 and AVX2 shuffle bytes from four
+ * 16-byte quarters (8 entries each; AVX2 has them in both 128-bit halves);
+ * NEON looks up 64 bytes.
+ */
+#if defined(VEC_BITS) && VEC_BITS == 512
+struct FN(cnr_bins) {
+	__m512i y, c;
+};
+
+V_INLINE void FN(cnr_bins_load)(struct FN(cnr_bins) *b, const struct cisp_cnr_row_tables *t)
+{
+	b->y = _mm512_loadu_si512((const void *)t->inv_y);
+	b->c = _mm512_loadu_si512((const void *)t->inv_c);
+}
+
+V_INLINE void FN(cnr_bins_at)(const struct FN(cnr_bins) *b, vu16 yv, vu16 *iy, vu16 *ic)
+{
+	const vu16 i = srl16(yv, 11);
+
+	*iy = _mm512_permutexvar_epi16(i, b->y);
+	*ic = _mm512_permutexvar_epi16(i, b->c);
+}
+#elif defined(VEC_BITS)
+struct FN(cnr_bins) {
+	vu16 y[4], c[4];
+};
+
+V_INLINE void FN(cnr_bins_load)(struct FN(cnr_bins) *b, const struct cisp_cnr_row_tables *t)
+{
+	for (int q = 0; q < 4; q++) {
+		const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(t->inv_y + 8 * q));
+		const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(t->inv_c + 8 * q));
+
+#if VEC_BITS == 256
+		b->y[q] = _mm256_broadcastsi128_si256(y);
+		b->c[q] = _mm256_broadcastsi128_si256(c);
+#else
+		b->y[q] = y;
+		b->c[q] = c;
+#endif
+	}
+}
+
+/* Entry i of a table: bytes 2 (i & 7) and 2 (i & 7) + 1 of quarter i >> 3. */
+V_INLINE vu16 FN(cnr_bin_pick)(const vu16 q[4], vu16 j, vu16 m8, vu16 m16)
+{
+	return sel16(m16, sel16(m8, X(shuffle_epi8)(q[3], j), X(shuffle_epi8)(q[2], j)),
+		     sel16(m8, X(shuffle_epi8)(q[1], j), X(shuffle_epi8)(q[0], j)));
+}
+
+V_INLINE void FN(cnr_bins_at)(const struct FN(cnr_bins) *b, vu16 yv, vu16 *iy, vu16 *ic)
+{
+	const vu16 i = srl16(yv, 11), eight = set16(8), sixteen = set16(16);
+	const vu16 j = add16(mullo16(vand(i, set16(7)), set16(0x202)), set16(0x100));
+	const vu16 m8 = X(cmpeq_epi16)(vand(i, eight), eight), m16 = X(cmpeq_epi16)(vand(i, sixteen), sixteen);
+
+	*iy = FN(cnr_bin_pick)(b->y, j, m8, m16);
+	*ic = FN(cnr_bin_pick)(b->c, j, m8, m16);
+}
+#else
+struct FN(cnr_bins) {
+	uint8x16x4_t y, c;
+};
+
+V_INLINE void FN(cnr_bins_load)(struct FN(cnr_bins) *b, const struct cisp_cnr_row_tables *t)
+{
+	b->y = vld1q_u8_x4((const uint8_t *)t->inv_y);
+	b->c = vld1q_u8_x4((const uint8_t *)t->inv_c);
+}
+
+/* Entry i of a table: bytes 2 i and 2 i + 1. */
+V_INLINE void FN(cnr_bins_at)(const struct FN(cnr_bins) *b, vu16 yv, vu16 *iy, vu16 *ic)
+{
+	const uint8x16_t j = vreinterpretq_u8_u16(vmlaq_u16(set16(0x100), srl16(yv, 11), set16(0x202)));
+
+	*iy = vreinterpretq_u16_u8(vqtbl4q_u8(b->y, j));
+	*ic = vreinterpretq_u16_u8(vqtbl4q_u8(b->c, j));
+}
+#endif
+
+/* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), in 16-bit lanes. */
+V_INLINE vu16 FN(cnr_weight)(vu16 yk, vu16 bk, vu16 rk, vu16 y0, vu16 b0, vu16 r0, vu16 iy, vu16 ic)
+{
+	const vu16 c16384 = set16(16384);
+	vu16 dy = vor(subs16(yk, y0), subs16(y0, yk)), db = vor(subs16(bk, b0), subs16(b0, bk));
+	vu16 dr = vor(subs16(rk, r0), subs16(r0, rk));
+#ifdef VEC_BITS
+	/*
+	 * u capped at 127, not 128: a u of 128 or more leaves t at most 255, so
+	 * the weight is 0 either way. Then uy^2 + ub^2 is one pmaddubsw of the
+	 * bytes (uy, ub) of each lane by themselves.
+	 */
+	const vu16 c127 = set16(127);
+	vu16 uy = min16(mulhi16(dy, iy), c127), ub = min16(mulhi16(db, ic), c127), ur = min16(mulhi16(dr, ic), c127);
+	vu16 yb = vor(uy, sll16(ub, 8));
+	vu16 t = subs16(c16384, add16(X(maddubs_epi16)(yb, yb), mullo16(ur, ur)));
+#else
+	const vu16 c128 = set16(128);
+	vu16 uy = min16(mulhi16(dy, iy), c128), ub = min16(mulhi16(db, ic), c128), ur = min16(mulhi16(dr, ic), c128);
+	vu16 t = subs16(c16384, add16(add16(mullo16(uy, uy), mullo16(ub, ub)), mullo16(ur, ur)));
+#endif
+
+	return srl16(mulhi16(t, t), 6);
+}
+
+/*
+ * The sums of a chroma denoise output: weights (16-bit), weight x Cb and
+ * weight x Cr (32-bit, in the order of wlo()/whi()). The centre's weight is
+ * 64 (no differences), so it starts them; taps are added in pairs.
+ */
+struct FN(cnr_sums) {
+	vu16 sw;
+	vs32 bl, bh, rl, rh;
+};
+
+V_INLINE void FN(cnr_start)(struct FN(cnr_sums) *a, vu16 b0, vu16 r0)
+{
+	a->sw = set16(64);
+#ifdef VEC_BITS
+	/* x86 sums w (v - 32768) with pmaddwd (signed), 64 v - 2^21 for the centre; cnr_end() adds 32768 sw. */
+	a->bl = sub32(sll32(wlo(b0), 6), set32(1 << 21));
+	a->bh = sub32(sll32(whi(b0), 6), set32(1 << 21));
+	a->rl = sub32(sll32(wlo(r0), 6), set32(1 << 21));
+	a->rh = sub32(sll32(whi(r0), 6), set32(1 << 21));
+#else
+	a->bl = sll32(wlo(b0), 6);
+	a->bh = sll32(whi(b0), 6);
+	a->rl = sll32(wlo(r0), 6);
+	a->rh = sll32(whi(r0), 6);
+#endif
+}
+
+/* Two taps of weights wa, wb on samples (ba, ra) and (bb, rb). */
+V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu16 bb, vu16 ra, vu16 rb)
+{
+	a->sw = add16(a->sw, add16(wa, wb));
+#ifdef VEC_BITS
+	{
+		const vu16 flip = set16(0x8000);
+		vu16 wl = X(unpacklo_epi16)(wa, wb), wh = X(unpackhi_epi16)(wa, wb);
+		vu16 xa = vxor(ba, flip), xb = vxor(bb, flip), za = vxor(ra, flip), zb = vxor(rb, flip);
+
+		a->bl = add32(a->bl, X(madd_epi16)(wl, X(unpacklo_epi16)(xa, xb)));
+		a->bh = add32(a->bh, X(madd_epi16)(wh, X(unpackhi_epi16)(xa, xb)));
+		a->rl = add32(a->rl, X(madd_epi16)(wl, X(unpacklo_epi16)(za, zb)));
+		a->rh = add32(a->rh, X(madd_epi16)(wh, X(unpackhi_epi16)(za, zb)));
+	}
+#else
+	{
+		vs32 pl, ph, ql, qh;
+
+		mul16x32(wa, ba, &pl, &ph);
+		mul16x32(wb, bb, &ql, &qh);
+		a->bl = add32(a->bl, add32(pl, ql));
+		a->bh = add32(a->bh, add32(ph, qh));
+		mul16x32(wa, ra, &pl, &ph);
+		mul16x32(wb, rb, &ql, &qh);
+		a->rl = add32(a->rl, add32(pl, ql));
+		a->rh = add32(a->rh, add32(ph, qh));
+	}
+#endif
+}
+
+/* The weighted means of Cb and Cr: Σw·v · R[Σw], R from the reciprocal of each lane's Σw. */
+V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
+{
+	const vs32 rl = recip32(wlo(a->sw)), rh = recip32(whi(a->sw));
+#ifdef VEC_BITS
+	const vs32 bl = sll32(wlo(a->sw), 15), bh = sll32(whi(a->sw), 15);
+
+	a->bl = add32(a->bl, bl);
+	a->bh = add32(a->bh, bh);
+	a->rl = add32(a->rl, bl);
+	a->rh = add32(a->rh, bh);
+#endif
+	st(ocb, packus32(mulhi32r(a->bl, rl), mulhi32r(a->bh, rh)));
+	st(ocr, packus32(mulhi32r(a->rl, rl), mulhi32r(a->rh, rh)));
+}
+
+static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
+			  int w, const struct cisp_cnr_row_tables *t)
+{
+	const int r = t->radius, xe = w - r - N16;
+	struct FN(cnr_bins) bins;
+
+	if (!t->enabled || w < N16 + 2 * r) {
+		cisp_cnr_h_row_c(y, cb, cr, ocb, ocr, w, t);
+		return;
+	}
+	FN(cnr_bins_load)(&bins, t);
+	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, 0, r);
+	FOR_VECTORS(x, r, xe) {
+		const vu16 y0 = ld(y + x), b0 = ld(cb + x), r0 = ld(cr + x);
+		vu16 iy, ic;
+		struct FN(cnr_sums) a;
+
+		FN(cnr_bins_at)(&bins, y0, &iy, &ic);
+		FN(cnr_start)(&a, b0, r0);
+		for (int k = 1; k <= r; k++) {
+			const vu16 ya = ld(y + x - k), ba = ld(cb + x - k), ra = ld(cr + x - k);
+			const vu16 yb = ld(y + x + k), bb = ld(cb + x + k), rb = ld(cr + x + k);
+
+			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
+				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
+		}
+		FN(cnr_end)(&a, ocb + x, ocr + x);
+	}
+	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, AFTER_VECTORS(r, xe), w);
+}
+
+/*
+ * The row pointers are copied into locals, above (row r - 1 - k) and below
+ * (row r + 1 + k) the centre: the stores may alias anything, and would
+ * otherwise make the compiler load each pointer again for every vector.
+ */
+static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
+			  uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t)
+{
+	const int r = t->radius;
+	const uint16_t *const yc = y[r], *const bc = cb[r], *const rc = cr[r];
+	const uint16_t *ya[CISP_CNR_MAX_RADIUS], *ba[CISP_CNR_MAX_RADIUS], *ra[CISP_CNR_MAX_RADIUS];
+	const uint16_t *yb[CISP_CNR_MAX_RADIUS], *bb[CISP_CNR_MAX_RADIUS], *rb[CISP_CNR_MAX_RADIUS];
+	struct FN(cnr_bins) bins;
+
+	if (!t->enabled || w < N16) {
+		cisp_cnr_v_row_c(y, cb, cr, ocb, ocr, w, t);
+		return;
+	}
+	FN(cnr_bins_load)(&bins, t);
+	for (int k = 0; k < r; k++) {
+		ya[k] = y[r - 1 - k];
+		ba[k] = cb[r - 1 - k];
+		ra[k] = cr[r - 1 - k];
+		yb[k] = y[r + 1 + k];
+		bb[k] = cb[r + 1 + k];
+		rb[k] = cr[r + 1 + k];
+	}
+	FOR_VECTORS(x, 0, w - N16) {
+		const vu16 y0 = ld(yc + x), b0 = ld(bc + x), r0 = ld(rc + x);
+		vu16 iy, ic;
+		struct FN(cnr_sums) a;
+
+		FN(cnr_bins_at)(&bins, y0, &iy, &ic);
+		FN(cnr_start)(&a, b0, r0);
+		for (int k = 0; k < r; k++) {
+			const vu16 ya0 = ld(ya[k] + x), ba0 = ld(ba[k] + x), ra0 = ld(ra[k] + x);
+			const vu16 yb0 = ld(yb[k] + x), bb0 = ld(bb[k] + x), rb0 = ld(rb[k] + x);
+
+			FN(cnr_add2)(&a, FN(cnr_weight)(ya0, ba0, ra0, y0, b0, r0, iy, ic),
+				     FN(cnr_weight)(yb0, bb0, rb0, y0, b0, r0, iy, ic), ba0, bb0, ra0, rb0);
+		}
+		FN(cnr_end)(&a, ocb + x, ocr + x);
+	}
+}
+
+void CAT(cisp_dsp_init_cnr, SIMD_SUFFIX)(struct cisp_dsp *d)
+{
+	d->cnr_h_row = FN(cnr_h_row);
+	d->cnr_v_row = FN(cnr_v_row);
+}
