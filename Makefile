@@ -14,6 +14,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-dev meson ninja-build pkg-confi
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools gstreamer1.0-plugins-base-apps locales \
 	libcamera-ipa libopencv-imgproc-dev libopencv-objdetect-dev opencv-data \
+	libvulkan-dev glslc vulkan-tools mesa-vulkan-drivers \
 	abigail-tools pngcheck libimage-exiftool-perl libtiff-tools \
 	python3-dev python3-numpy python3-yaml python3-pytest python3-venv python3-pip \
 	libopencv-photo-dev

@@ -16,6 +16,7 @@
 #include "core/error_internal.h"
 #include "core/preempt.h"
 #include "device/device_internal.h"
+#include "device/vulkan_backend.h"
 
 #define DEFAULT_MAX_JOBS 256
 #define MAX_WORKERS 256
@@ -250,9 +251,14 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 		dev->slots[i].next = dev->free;
 		dev->free = &dev->slots[i];
 	}
-	/* CISP_ISP=/dev/cisp-isp: contexts without a backend of their own run on that kernel ISP. */
+	/*
+	 * CISP_ISP=/dev/cisp-isp: contexts without a backend of their own run on that kernel ISP;
+	 * CISP_ISP=vulkan: on the Vulkan backend (docs/gpu.md).
+	 */
 	dev->default_backend = &device_backend_isp;
-	if (getenv("CISP_ISP") && *getenv("CISP_ISP")) {
+	if (getenv("CISP_ISP") && !strcmp(getenv("CISP_ISP"), VULKAN_ISP_NAME)) {
+		dev->default_backend = &device_backend_vulkan;
+	} else if (getenv("CISP_ISP") && *getenv("CISP_ISP")) {
 		dev->kernel_isp = strdup(getenv("CISP_ISP"));
 		if (!dev->kernel_isp) {
 			ret = cisp_error(-ENOMEM, "out of memory for a device");

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* A Bayer frame on the Vulkan device and its stage dispatches (vulkan_frame.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/format.h>
+
+#include "core/error_internal.h"
+#include "device/vulkan_frame.h"
+
+/* Invocations per workgroup along x (local_size_x of shaders/samples.glsl): each makes a pair of samples. */
+#define GROUP_PAIRS 64
+
+static int create_sets(struct vk_frame *f)
+{
+	struct vk_gpu *g = f->gpu;
+	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6 };
+	const VkDescriptorSetLayout layouts[3] = { g->set_layout, g->set_layout, g->set_layout };
+	const struct vk_buffer *from[3] = { &f->raw, &f->plane[0], &f->plane[1] };
+	const struct vk_buffer *to[3] = { &f->plane[0], &f->plane[1], &f->plane[0] };
+	VkResult r;
+
+	r = vkCreateDescriptorPool(g->device,
+				   &(VkDescriptorPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+								  .maxSets = 3,
+								  .poolSizeCount = 1,
+								  .pPoolSizes = &size },
+				   NULL, &f->descriptors);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating a descriptor pool");
+	r = vkAllocateDescriptorSets(g->device,
+				     &(VkDescriptorSetAllocateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+								     .descriptorPool = f->descriptors,
+								     .descriptorSetCount = 3,
+								     .pSetLayouts = layouts },
+				     f->set);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "allocating descriptor sets");
+	for (int s = 0; s < 3; s++) {
+		const VkDescriptorBufferInfo info[2] = { { from[s]->buffer, 0, VK_WHOLE_SIZE },
+							 { to[s]->buffer, 0, VK_WHOLE_SIZE } };
+		const VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+						 .dstSet = f->set[s],
+						 .dstBinding = 0,
+						 .descriptorCount = 2,
+						 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+						 .pBufferInfo = info };
+
+		vkUpdateDescriptorSets(g->device, 1, &w, 0, NULL);
+	}
+	r = vkAllocateCommandBuffers(g->device,
+				     &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+								     .commandPool = g->commands,
+								     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+								     .commandBufferCount = 1 },
+				     &f->cmd);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "allocating a command buffer");
+}
+
+int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t height, struct vk_frame **out)
+{
+	const struct cisp_format_info *info = cisp_format_info(format);
+	struct vk_frame *f;
+	size_t row, rows, raw_size;
+	int ret;
+
+	if (!info || info->kind != CISP_KIND_BAYER)
+		return cisp_error(-ENOTSUP, "Vulkan backend: input format %s is not a Bayer format",
+				  cisp_format_name(format));
+	/* Both sizes are at most 65535 (the image layer's limit), so these products fit. */
+	if (!width || !height || width % 2 || width > 65535 || height > 65535 ||
+	    cisp_image_plane_size(format, width, height, 0, &row, &rows))
+		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s frame is not a whole Bayer frame", width, height,
+				  cisp_format_name(format));
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return cisp_error(-ENOMEM, "out of memory for a Vulkan frame");
+	f->gpu = g;
+	f->format = format;
+	f->width = width;
+	f->height = height;
+	f->row_bytes = (uint32_t)row;
+	/* Whole 32-bit words: the unpack shader reads the raw bytes four at a time. */
+	raw_size = (row * rows + 3) & ~(size_t)3;
+	if ((ret = vk_buffer_create(g, raw_size, &f->raw)) ||
+	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[0])) ||
+	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) || (ret = create_sets(f))) {
+		vk_frame_destroy(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+void vk_frame_destroy(struct vk_frame *f)
+{
+	if (!f)
+		return;
+	if (f->cmd)
+		vkFreeCommandBuffers(f->gpu->device, f->gpu->commands, 1, &f->cmd);
+	if (f->descriptors)
+		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
+	vk_buffer_destroy(f->gpu, &f->raw);
+	vk_buffer_destroy(f->gpu, &f->plane[0]);
+	vk_buffer_destroy(f->gpu, &f->plane[1]);
+	free(f);
+}
+
+/* Every stage's push constants start with the frame's width and height. */
+static uint32_t *step_begin(const struct vk_frame *f, struct vk_step *s, enum vk_shader shader, unsigned words)
+{
+	memset(s, 0, sizeof(*s));
+	s->shader = shader;
+	s->push_size = words * 4;
+	s->push[0] = f->width;
+	s->push[1] = f->height;
+	return s->push + 2;
+}
+
+void vk_step_unpack(const struct vk_frame *f, struct vk_step *s)
+{
+	const struct cisp_format_info *info = cisp_format_info(f->format);
+	uint32_t *p = step_begin(f, s, VK_SHADER_UNPACK, 5);
+
+	p[0] = f->row_bytes;
+	p[1] = info->bits;
+	p[2] = info->packed;
+}
+
+void vk_step_blc(const struct vk_frame *f, const struct cisp_blc_coeffs *c, struct vk_step *s)
+{
+	uint32_t *p = step_begin(f, s, VK_SHADER_BLC, 11);
+
+	p[0] = c->white;
+	for (int site = 0; site < 4; site++) {
+		p[1 + site] = c->black[site];
+		p[5 + site] = c->gain[site];
+	}
+}
+
+void vk_step_wb(const struct vk_frame *f, const struct cisp_wb_coeffs *c, struct vk_step *s)
+{
+	uint32_t *p = step_begin(f, s, VK_SHADER_WB, 6);
+
+	for (int site = 0; site < 4; site++)
+		p[site] = c->gain[site];
+}
+
+/* Rows of @input, tightly packed, into the raw buffer. */
+static void load(struct vk_frame *f, const struct cisp_image *input)
+{
+	uint8_t *to = f->raw.map;
+
+	for (uint32_t y = 0; y < f->height; y++)
+		memcpy(to + (size_t)y * f->row_bytes, input->plane[0].data + (size_t)y * input->plane[0].stride,
+		       f->row_bytes);
+}
+
+static int record(struct vk_frame *f, const struct vk_step *steps, unsigned count)
+{
+	const struct vk_gpu *g = f->gpu;
+	const VkMemoryBarrier barrier = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+					  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT };
+	const VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+					  .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+	VkResult r;
+
+	vkResetCommandBuffer(f->cmd, 0);
+	r = vkBeginCommandBuffer(f->cmd, &(VkCommandBufferBeginInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+								      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
+	if (r != VK_SUCCESS)
+		return vk_error(r, "recording a frame");
+	for (unsigned i = 0; i < count; i++) {
+		/* The unpack reads the raw buffer; then the planes take turns. */
+		VkDescriptorSet set = f->set[i == 0 ? 0 : 1 + (i - 1) % 2];
+
+		if (i)
+			vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+					     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
+		vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline[steps[i].shader]);
+		vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &set, 0, NULL);
+		vkCmdPushConstants(f->cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, steps[i].push_size, steps[i].push);
+		vkCmdDispatch(f->cmd, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, f->height, 1);
+	}
+	vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
+			     0, NULL, 0, NULL);
+	r = vkEndCommandBuffer(f->cmd);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "recording a frame");
+}
+
+int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
+		 const uint16_t **result)
+{
+	int ret;
+
+	if (!count || steps[0].shader != VK_SHADER_UNPACK)
+		return cisp_error(-EINVAL, "Vulkan backend: a frame starts with the unpack");
+	if (input->format != f->format || input->width != f->width || input->height != f->height)
+		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s input for a %ux%u %s frame", input->width,
+				  input->height, cisp_format_name(input->format), f->width, f->height,
+				  cisp_format_name(f->format));
+	load(f, input);
+	if ((ret = record(f, steps, count)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
+		return ret;
+	/* The last step wrote plane 0 after an odd number of steps, plane 1 after an even one. */
+	*result = f->plane[(count - 1) % 2].map;
+	return 0;
+}

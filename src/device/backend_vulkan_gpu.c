@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Vulkan device of the Vulkan backend (vulkan_gpu.h): what every
+ * context's instance needs before it records a frame.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "device/vulkan_gpu.h"
+
+/* The SPIR-V of shaders/, compiled at build time (src/device/meson.build). */
+static const uint32_t spv_unpack[] =
+#include "device/unpack.spv.h"
+	;
+static const uint32_t spv_blc[] =
+#include "device/blc.spv.h"
+	;
+static const uint32_t spv_wb[] =
+#include "device/wb.spv.h"
+	;
+
+static const struct {
+	const uint32_t *code;
+	size_t size;
+} shader_code[VK_SHADER_COUNT] = {
+	[VK_SHADER_UNPACK] = { spv_unpack, sizeof(spv_unpack) },
+	[VK_SHADER_BLC] = { spv_blc, sizeof(spv_blc) },
+	[VK_SHADER_WB] = { spv_wb, sizeof(spv_wb) },
+};
+
+int vk_error(VkResult r, const char *what)
+{
+	int err = r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? -ENOMEM
+		  : r == VK_ERROR_INITIALIZATION_FAILED || r == VK_ERROR_INCOMPATIBLE_DRIVER ? -ENODEV
+		  : r == VK_ERROR_DEVICE_LOST									? -EIO
+																: -EPROTO;
+
+	return cisp_error(err, "Vulkan: %s failed (VkResult %d)", what, (int)r);
+}
+
+/* The physical device CISP_VULKAN_DEVICE names: an index, or a part of the device's name. */
+static int choose_device(struct vk_gpu *g)
+{
+	const char *want = getenv("CISP_VULKAN_DEVICE");
+	VkPhysicalDevice list[16];
+	uint32_t count = 16;
+	VkResult r = vkEnumeratePhysicalDevices(g->instance, &count, list);
+
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return vk_error(r, "listing the devices");
+	if (!count)
+		return cisp_error(-ENODEV, "no Vulkan device");
+	for (uint32_t i = 0; i < count; i++) {
+		VkPhysicalDeviceProperties p;
+		char *end;
+		unsigned long index;
+
+		vkGetPhysicalDeviceProperties(list[i], &p);
+		if (want && *want) {
+			index = strtoul(want, &end, 10);
+			if (*end ? !strstr(p.deviceName, want) : index != i)
+				continue;
+		}
+		g->physical = list[i];
+		return 0;
+	}
+	return cisp_error(-ENODEV, "no Vulkan device matches CISP_VULKAN_DEVICE=%s (%u devices)", want, count);
+}
+
+/* Name, driver, version and the extensions the backend looks for. */
+static int discover(struct vk_gpu *g)
+{
+	VkPhysicalDeviceDriverProperties driver = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES };
+	VkPhysicalDeviceProperties2 p = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver };
+	VkExtensionProperties *ext;
+	uint32_t count = 0;
+
+	vkGetPhysicalDeviceProperties2(g->physical, &p);
+	snprintf(g->name, sizeof(g->name), "%s", p.properties.deviceName);
+	snprintf(g->driver, sizeof(g->driver), "%s %s", driver.driverName, driver.driverInfo);
+	g->api_version = p.properties.apiVersion;
+	if (p.properties.apiVersion < VK_API_VERSION_1_2)
+		return cisp_error(-ENODEV, "Vulkan device %s offers Vulkan %u.%u; the backend needs 1.2 (timeline semaphores)",
+				  g->name, VK_API_VERSION_MAJOR(g->api_version), VK_API_VERSION_MINOR(g->api_version));
+	vkEnumerateDeviceExtensionProperties(g->physical, NULL, &count, NULL);
+	ext = calloc(count ? count : 1, sizeof(*ext));
+	if (!ext)
+		return cisp_error(-ENOMEM, "out of memory for the Vulkan extension list");
+	vkEnumerateDeviceExtensionProperties(g->physical, NULL, &count, ext);
+	for (uint32_t i = 0; i < count; i++)
+		g->dma_buf |= !strcmp(ext[i].extensionName, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+	free(ext);
+	vkGetPhysicalDeviceMemoryProperties(g->physical, &g->memory);
+	return 0;
+}
+
+static int create_device(struct vk_gpu *g)
+{
+	VkQueueFamilyProperties family[16];
+	uint32_t count = 16;
+	const float priority = 1.0f;
+	VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+		.timelineSemaphore = VK_TRUE,
+	};
+	VkDeviceQueueCreateInfo q = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
+				      .pQueuePriorities = &priority };
+	VkResult r;
+
+	vkGetPhysicalDeviceQueueFamilyProperties(g->physical, &count, family);
+	for (q.queueFamilyIndex = 0; q.queueFamilyIndex < count; q.queueFamilyIndex++)
+		if (family[q.queueFamilyIndex].queueFlags & VK_QUEUE_COMPUTE_BIT)
+			break;
+	if (q.queueFamilyIndex == count)
+		return cisp_error(-ENODEV, "Vulkan device %s has no compute queue", g->name);
+	r = vkCreateDevice(g->physical,
+			   &(VkDeviceCreateInfo){ .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &timeline,
+						  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q },
+			   NULL, &g->device);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating the device");
+	g->queue_family = q.queueFamilyIndex;
+	vkGetDeviceQueue(g->device, g->queue_family, 0, &g->queue);
+	return 0;
+}
+
+static int create_pipelines(struct vk_gpu *g)
+{
+	const VkDescriptorSetLayoutBinding bindings[2] = {
+		{ 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+	};
+	const VkPushConstantRange push = { VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_PUSH_MAX };
+	VkResult r;
+
+	r = vkCreateDescriptorSetLayout(g->device,
+					&(VkDescriptorSetLayoutCreateInfo){
+						.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+						.bindingCount = 2,
+						.pBindings = bindings },
+					NULL, &g->set_layout);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating the descriptor set layout");
+	r = vkCreatePipelineLayout(g->device,
+				   &(VkPipelineLayoutCreateInfo){ .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+								  .setLayoutCount = 1,
+								  .pSetLayouts = &g->set_layout,
+								  .pushConstantRangeCount = 1,
+								  .pPushConstantRanges = &push },
+				   NULL, &g->layout);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating the pipeline layout");
+	for (int s = 0; s < VK_SHADER_COUNT; s++) {
+		VkShaderModule module;
+
+		r = vkCreateShaderModule(g->device,
+					 &(VkShaderModuleCreateInfo){ .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+								      .codeSize = shader_code[s].size,
+								      .pCode = shader_code[s].code },
+					 NULL, &module);
+		if (r != VK_SUCCESS)
+			return vk_error(r, "loading a shader");
+		r = vkCreateComputePipelines(
+			g->device, VK_NULL_HANDLE, 1,
+			&(VkComputePipelineCreateInfo){
+				.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+				.stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+					   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+					   .module = module,
+					   .pName = "main" },
+				.layout = g->layout },
+			NULL, &g->pipeline[s]);
+		vkDestroyShaderModule(g->device, module, NULL);
+		if (r != VK_SUCCESS)
+			return vk_error(r, "creating a compute pipeline");
+	}
+	return 0;
+}
+
+static int create_sync(struct vk_gpu *g)
+{
+	VkSemaphoreTypeCreateInfo type = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+					   .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE };
+	VkResult r;
+
+	r = vkCreateCommandPool(g->device,
+				&(VkCommandPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+							    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+							    .queueFamilyIndex = g->queue_family },
+				NULL, &g->commands);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating the command pool");
+	r = vkCreateSemaphore(g->device, &(VkSemaphoreCreateInfo){ .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+								     .pNext = &type },
+			      NULL, &g->timeline);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "creating the timeline semaphore");
+}
+
+int vk_gpu_open(struct vk_gpu **out)
+{
+	const VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+					.pApplicationName = "cisp",
+					.apiVersion = VK_API_VERSION_1_2 };
+	struct vk_gpu *g = calloc(1, sizeof(*g));
+	VkResult r;
+	int ret;
+
+	if (!g)
+		return cisp_error(-ENOMEM, "out of memory for a Vulkan device");
+	r = vkCreateInstance(&(VkInstanceCreateInfo){ .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+						      .pApplicationInfo = &app },
+			     NULL, &g->instance);
+	if (r != VK_SUCCESS) {
+		free(g);
+		return r == VK_ERROR_INCOMPATIBLE_DRIVER ? cisp_error(-ENODEV, "no Vulkan device (no driver)")
+							 : vk_error(r, "creating the instance");
+	}
+	if ((ret = choose_device(g)) || (ret = discover(g)) || (ret = create_device(g)) ||
+	    (ret = create_pipelines(g)) || (ret = create_sync(g))) {
+		vk_gpu_close(g);
+		return ret;
+	}
+	*out = g;
+	return 0;
+}
+
+void vk_gpu_close(struct vk_gpu *g)
+{
+	if (!g)
+		return;
+	if (g->device) {
+		vkDeviceWaitIdle(g->device);
+		vkDestroySemaphore(g->device, g->timeline, NULL);
+		vkDestroyCommandPool(g->device, g->commands, NULL);
+		for (int s = 0; s < VK_SHADER_COUNT; s++)
+			vkDestroyPipeline(g->device, g->pipeline[s], NULL);
+		vkDestroyPipelineLayout(g->device, g->layout, NULL);
+		vkDestroyDescriptorSetLayout(g->device, g->set_layout, NULL);
+		vkDestroyDevice(g->device, NULL);
+	}
+	vkDestroyInstance(g->instance, NULL);
+	free(g);
+}
+
+void vk_gpu_describe(const struct vk_gpu *g, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s (%s, Vulkan %u.%u.%u, dma-buf import: %s)", g->name, g->driver,
+		 VK_API_VERSION_MAJOR(g->api_version), VK_API_VERSION_MINOR(g->api_version),
+		 VK_API_VERSION_PATCH(g->api_version), g->dma_buf ? "offered" : "not offered");
+}
+
+int vk_buffer_create(struct vk_gpu *g, VkDeviceSize size, struct vk_buffer *b)
+{
+	const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	VkMemoryRequirements req;
+	uint32_t type;
+	VkResult r;
+
+	memset(b, 0, sizeof(*b));
+	r = vkCreateBuffer(g->device,
+			   &(VkBufferCreateInfo){ .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+						  .size = size,
+						  .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+						  .sharingMode = VK_SHARING_MODE_EXCLUSIVE },
+			   NULL, &b->buffer);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating a buffer");
+	vkGetBufferMemoryRequirements(g->device, b->buffer, &req);
+	for (type = 0; type < g->memory.memoryTypeCount; type++)
+		if ((req.memoryTypeBits & (1u << type)) && (g->memory.memoryTypes[type].propertyFlags & want) == want)
+			break;
+	if (type == g->memory.memoryTypeCount) {
+		vk_buffer_destroy(g, b);
+		return cisp_error(-ENODEV, "Vulkan device %s has no host-visible coherent memory", g->name);
+	}
+	r = vkAllocateMemory(g->device,
+			     &(VkMemoryAllocateInfo){ .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+						      .allocationSize = req.size,
+						      .memoryTypeIndex = type },
+			     NULL, &b->memory);
+	if (r == VK_SUCCESS && (r = vkBindBufferMemory(g->device, b->buffer, b->memory, 0)) == VK_SUCCESS)
+		r = vkMapMemory(g->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map);
+	if (r != VK_SUCCESS) {
+		vk_buffer_destroy(g, b);
+		return vk_error(r, "allocating buffer memory");
+	}
+	b->size = size;
+	return 0;
+}
+
+void vk_buffer_destroy(struct vk_gpu *g, struct vk_buffer *b)
+{
+	if (b->memory)
+		vkFreeMemory(g->device, b->memory, NULL); /* unmaps it */
+	if (b->buffer)
+		vkDestroyBuffer(g->device, b->buffer, NULL);
+	memset(b, 0, sizeof(*b));
+}
+
+int vk_gpu_run(struct vk_gpu *g, VkCommandBuffer cmd)
+{
+	const uint64_t value = g->timeline_value + 1;
+	VkTimelineSemaphoreSubmitInfo t = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+					    .signalSemaphoreValueCount = 1,
+					    .pSignalSemaphoreValues = &value };
+	VkResult r;
+
+	r = vkQueueSubmit(g->queue, 1,
+			  &(VkSubmitInfo){ .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+					   .pNext = &t,
+					   .commandBufferCount = 1,
+					   .pCommandBuffers = &cmd,
+					   .signalSemaphoreCount = 1,
+					   .pSignalSemaphores = &g->timeline },
+			  VK_NULL_HANDLE);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "submitting a frame");
+	g->timeline_value = value;
+	r = vkWaitSemaphores(g->device,
+			     &(VkSemaphoreWaitInfo){ .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+						     .semaphoreCount = 1,
+						     .pSemaphores = &g->timeline,
+						     .pValues = &value },
+			     UINT64_MAX);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "waiting for a frame");
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Vulkan backend of the ISP device (docs/gpu.md): contexts of a device
+ * made with CISP_ISP=vulkan run the leading stages of the canonical ISP as
+ * compute shaders and the rest on the software ISP, bit-exact with it.
+ */
+#ifndef CISP_DEVICE_VULKAN_BACKEND_H
+#define CISP_DEVICE_VULKAN_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cisp/device.h>
+#include <cisp/params_state.h>
+
+/* The value of CISP_ISP that picks this backend. */
+#define VULKAN_ISP_NAME "vulkan"
+
+extern const struct cisp_device_backend device_backend_vulkan;
+
+/* Which stages a frame runs on the GPU (the others after them run on the CPU). */
+struct vulkan_plan {
+	bool blc; /* black level */
+	bool wb;  /* white balance */
+};
+
+/*
+ * The GPU's part of a frame with parameter @state (@stats: the job asks for
+ * statistics): the leading stages the GPU has, as long as running them there
+ * leaves the CPU's part exactly the reference's.
+ */
+struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool stats);
+
+/*
+ * "NAME (DRIVER, Vulkan X.Y.Z, dma-buf import: ...)" of the device the
+ * backend would use, into @buf: 0, -ENODEV "no Vulkan device", or -ENOTSUP
+ * in a build without Vulkan.
+ */
+int vulkan_describe(char *buf, size_t size);
+
+#endif

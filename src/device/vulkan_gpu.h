@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One Vulkan device for the Vulkan backend (docs/gpu.md): the instance, the
+ * physical device (CISP_VULKAN_DEVICE picks one by index or by a part of its
+ * name), a compute queue, the stage pipelines, host-visible buffers, and a
+ * timeline semaphore that every submitted job signals.
+ */
+#ifndef CISP_DEVICE_VULKAN_GPU_H
+#define CISP_DEVICE_VULKAN_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+
+/* The stage shaders (shaders/NAME.comp), in pipeline order. */
+enum vk_shader {
+	VK_SHADER_UNPACK,
+	VK_SHADER_BLC,
+	VK_SHADER_WB,
+	VK_SHADER_COUNT
+};
+
+/* Every shader's push constants fit in this many bytes (Vulkan guarantees 128). */
+#define VK_PUSH_MAX 64
+
+struct vk_gpu {
+	VkInstance instance;
+	VkPhysicalDevice physical;
+	VkDevice device;
+	VkQueue queue;
+	uint32_t queue_family;
+	VkPhysicalDeviceMemoryProperties memory;
+	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+	char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 2];
+	uint32_t api_version;
+	bool dma_buf; /* VK_EXT_external_memory_dma_buf offered (not used yet: inputs are copied) */
+	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output */
+	VkPipelineLayout layout;
+	VkPipeline pipeline[VK_SHADER_COUNT];
+	VkCommandPool commands;
+	VkSemaphore timeline;
+	uint64_t timeline_value; /* the value the last submitted job signals */
+};
+
+/* A host-visible, coherent storage buffer, mapped for its whole life. */
+struct vk_buffer {
+	VkBuffer buffer;
+	VkDeviceMemory memory;
+	void *map;
+	VkDeviceSize size;
+};
+
+/* Open the device CISP_VULKAN_DEVICE names (default: the first); -ENODEV "no Vulkan device" if none. */
+int vk_gpu_open(struct vk_gpu **gpu);
+void vk_gpu_close(struct vk_gpu *gpu);
+/* "NAME (DRIVER, Vulkan X.Y.Z, dma-buf import: yes|no)" into @buf. */
+void vk_gpu_describe(const struct vk_gpu *gpu, char *buf, size_t size);
+
+int vk_buffer_create(struct vk_gpu *gpu, VkDeviceSize size, struct vk_buffer *b);
+void vk_buffer_destroy(struct vk_gpu *gpu, struct vk_buffer *b);
+
+/*
+ * Submit @cmd, signalling the timeline semaphore at the next value, and wait
+ * for that value: 0, or a negative errno with a message.
+ */
+int vk_gpu_run(struct vk_gpu *gpu, VkCommandBuffer cmd);
+
+/* A VkResult as a negative errno, with a message naming @what. */
+int vk_error(VkResult r, const char *what);
+
+#endif
