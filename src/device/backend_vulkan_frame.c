@@ -69,7 +69,7 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 		return cisp_error(-ENOTSUP, "Vulkan backend: input format %s is not a Bayer format",
 				  cisp_format_name(format));
 	/* Both sizes are at most 65535 (the image layer's limit), so these products fit. */
-	if (!width || !height || width % 2 || width > 65535 || height > 65535 ||
+	if (!width || !height || width % 2 || height % 2 || width > 65535 || height > 65535 ||
 	    cisp_image_plane_size(format, width, height, 0, &row, &rows))
 		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s frame is not a whole Bayer frame", width, height,
 				  cisp_format_name(format));

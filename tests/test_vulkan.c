@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Vulkan backend (docs/gpu.md): each stage shader against the C
+ * reference row on random inputs of several sizes, then whole frames on a
+ * device with CISP_ISP=vulkan against the software ISP, outputs and
+ * statistics byte for byte. Without a Vulkan device (or in a build without
+ * Vulkan) the tests say so loudly and skip, unless CISP_REQUIRE_VULKAN=1,
+ * which CI sets: then that is a failure.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/device.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+
+#include "device/vulkan_backend.h"
+#include "test.h"
+
+/* No device: a failure where CI requires one, else a loud skip. */
+static void no_vulkan(const char *why)
+{
+	const char *require = getenv("CISP_REQUIRE_VULKAN");
+
+	if (require && !strcmp(require, "1"))
+		test_fail(__FILE__, __LINE__, "CISP_REQUIRE_VULKAN=1 and %s", why);
+	else
+		test_skip("NO VULKAN DEVICE, the Vulkan backend is NOT tested: %s", why);
+}
+
+/* A device whose contexts run on the Vulkan backend. */
+static struct cisp_device *vulkan_device(void)
+{
+	struct cisp_device *dev = NULL;
+
+	setenv("CISP_ISP", VULKAN_ISP_NAME, 1);
+	CHECK_EQ(cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }), 0);
+	unsetenv("CISP_ISP");
+	return dev;
+}
+
+#ifndef CISP_VULKAN_BUILT
+TEST(vulkan_not_built)
+{
+	struct cisp_device *dev = vulkan_device();
+	struct cisp_context *ctx = NULL;
+	const struct cisp_context_config cc = { .name = "v",
+						.isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL } };
+
+	CHECK_ERR(cisp_context_create(&ctx, dev, &cc), -ENOTSUP, "no Vulkan device: this cisp was built without Vulkan");
+	cisp_device_destroy(dev);
+	no_vulkan("this build has no Vulkan backend (meson option vulkan)");
+}
+#else
+#include "device/vulkan_frame.h"
+#include "isp/unpack.h"
+
+/* Frame sizes: widths that are not a multiple of the 64-pair workgroup, and the smallest. */
+static const struct {
+	uint32_t w, h;
+} sizes[] = { { 4, 2 }, { 132, 4 }, { 254, 6 }, { 2, 2 }, { 1030, 2 } };
+
+static struct vk_gpu *open_gpu(void)
+{
+	struct vk_gpu *g = NULL;
+
+	if (vk_gpu_open(&g)) {
+		no_vulkan(cisp_last_error());
+		return NULL;
+	}
+	return g;
+}
+
+/* A frame of @format with random bytes in its rows (padding included: the image's rows are 64-byte aligned). */
+static struct cisp_image random_raw(uint32_t format, uint32_t w, uint32_t h)
+{
+	struct cisp_image img;
+
+	if (cisp_image_alloc(&img, format, w, h)) {
+		test_fail(__FILE__, __LINE__, "%s", cisp_last_error());
+		return img;
+	}
+	for (uint32_t y = 0; y < h; y++)
+		for (size_t x = 0; x < (size_t)img.plane[0].stride; x++)
+			img.plane[0].data[y * img.plane[0].stride + x] = (uint8_t)test_rand();
+	return img;
+}
+
+/* The unpack of @img on the GPU, then @extra steps, equal to @want (w x h samples): 0 or the first wrong index + 1. */
+static size_t gpu_differs(struct vk_gpu *g, const struct cisp_image *img, const struct vk_step *extra,
+			  unsigned n_extra, const uint16_t *want)
+{
+	struct vk_frame *f = NULL;
+	struct vk_step steps[4];
+	const uint16_t *got;
+	size_t n = (size_t)img->width * img->height, bad = 0;
+
+	CHECK_EQ(vk_frame_create(g, img->format, img->width, img->height, &f), 0);
+	if (!f)
+		return 1;
+	vk_step_unpack(f, &steps[0]);
+	memcpy(steps + 1, extra, n_extra * sizeof(*extra));
+	CHECK_EQ(vk_frame_run(f, img, steps, 1 + n_extra, &got), 0);
+	for (size_t i = 0; i < n && !bad; i++)
+		if (got[i] != want[i])
+			bad = i + 1;
+	if (bad)
+		fprintf(stderr, "  %ux%u %s: sample %zu is %u, the reference's %u\n", img->width, img->height,
+			cisp_format_name(img->format), bad - 1, got[bad - 1], want[bad - 1]);
+	vk_frame_destroy(f);
+	return bad;
+}
+
+/* Every Bayer layout, random bytes (out-of-range containers included), against cisp_unpack_rows(). */
+TEST(vulkan_unpack_bitexact)
+{
+	static const struct {
+		unsigned bits;
+		bool packed;
+	} fmt[] = { { 8, false }, { 10, false }, { 12, false }, { 14, false }, { 16, false }, { 10, true }, { 12, true } };
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned f = 0; g && f < sizeof(fmt) / sizeof(fmt[0]); f++) {
+		for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			uint32_t format = cisp_bayer_format((enum cisp_cfa)(s % 4), fmt[f].bits, fmt[f].packed);
+			/* RAW10 comes in groups of 4 samples. */
+			uint32_t w = fmt[f].packed && fmt[f].bits == 10 ? (sizes[s].w + 3) & ~3u : sizes[s].w, h = sizes[s].h;
+			struct cisp_image img = random_raw(format, w, h);
+			uint16_t *want = malloc((size_t)w * h * 2);
+
+			cisp_unpack_rows(&img, &(struct plane16){ want, w, 0, (int)w, (int)h, 0 }, 0, (int)h);
+			CHECK_EQ(gpu_differs(g, &img, NULL, 0, want), 0);
+			free(want);
+			cisp_image_free(&img);
+		}
+	}
+	vk_gpu_close(g);
+}
+
+/* 16-bit samples: their unpack is the identity, so a stage after it sees exactly these. */
+static struct cisp_image random_samples(uint32_t w, uint32_t h)
+{
+	struct cisp_image img = random_raw(CISP_FMT_SRGGB16, w, h);
+
+	/* Some samples at the ends of the range, where clamps and saturation act. */
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x += 7)
+			((uint16_t *)(img.plane[0].data + y * img.plane[0].stride))[x] = x % 2 ? 65535 : 0;
+	return img;
+}
+
+static const uint16_t *sample_row(const struct cisp_image *img, uint32_t y)
+{
+	return (const uint16_t *)(img->plane[0].data + y * img->plane[0].stride);
+}
+
+TEST(vulkan_blc_bitexact)
+{
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned s = 0; g && s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (int trial = 0; trial < 3; trial++) {
+			uint32_t w = sizes[s].w, h = sizes[s].h;
+			struct cisp_image img = random_samples(w, h);
+			struct cisp_blc_params p = { .white = 0 };
+			struct cisp_blc_coeffs c;
+			struct vk_frame f = { .width = w, .height = h };
+			struct vk_step step;
+			uint16_t *want = malloc((size_t)w * h * 2);
+			unsigned top = 0;
+
+			for (int ch = 0; ch < 4; ch++) {
+				p.black[ch] = (uint16_t)(test_rand() % (trial == 2 ? 49152 : 8193));
+				top = p.black[ch] > top ? p.black[ch] : top;
+			}
+			/* white - black >= 16384 (validation); the last trial at the smallest range, gain near 4. */
+			p.white = (uint16_t)(top + 16384 + (trial == 2 ? 0 : test_rand() % (65535 - top - 16384 + 1)));
+			cisp_blc_prepare(&c, &p, (enum cisp_cfa)(trial % 4));
+			for (uint32_t y = 0; y < h; y++)
+				cisp_blc_row_c(sample_row(&img, y), want + y * w, (int)w, &c.black[(y & 1) * 2],
+					       &c.gain[(y & 1) * 2], c.white);
+			vk_step_blc(&f, &c, &step);
+			CHECK_EQ(gpu_differs(g, &img, &step, 1, want), 0);
+			free(want);
+			cisp_image_free(&img);
+		}
+	}
+	vk_gpu_close(g);
+}
+
+TEST(vulkan_wb_bitexact)
+{
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned s = 0; g && s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (int trial = 0; trial < 2; trial++) {
+			uint32_t w = sizes[s].w, h = sizes[s].h;
+			struct cisp_image img = random_samples(w, h);
+			struct cisp_wb_params p;
+			struct cisp_wb_coeffs c;
+			struct vk_frame f = { .width = w, .height = h };
+			struct vk_step step;
+			uint16_t *want = malloc((size_t)w * h * 2);
+
+			/* Any 16-bit gain (up to 16x); the second trial's include the largest. */
+			for (int ch = 0; ch < 4; ch++)
+				p.gain[ch] = (uint16_t)(trial ? (uint64_t)(65535 - ch) : test_rand());
+			cisp_wb_prepare(&c, &p, (enum cisp_cfa)s % 4);
+			for (uint32_t y = 0; y < h; y++)
+				cisp_wb_row_c(sample_row(&img, y), want + y * w, (int)w, &c.gain[(y & 1) * 2]);
+			vk_step_wb(&f, &c, &step);
+			CHECK_EQ(gpu_differs(g, &img, &step, 1, want), 0);
+			free(want);
+			cisp_image_free(&img);
+		}
+	}
+	vk_gpu_close(g);
+}
+
+/* Unpack, black level and white balance in one command buffer, against the reference rows in turn. */
+TEST(vulkan_bayer_chain_bitexact)
+{
+	struct vk_gpu *g = open_gpu();
+	const uint32_t w = 250, h = 10;
+	struct cisp_image img;
+	const struct cisp_blc_params bp = { .black = { 4096, 4000, 4100, 3900 }, .white = 60000 };
+	const struct cisp_wb_params wp = { .gain = { 7000, 4096, 4096, 9000 } };
+	struct cisp_blc_coeffs bc;
+	struct cisp_wb_coeffs wc;
+	struct vk_frame f = { .width = w, .height = h };
+	struct vk_step steps[2];
+	uint16_t *want;
+
+	if (!g)
+		return;
+	img = random_raw(CISP_FMT_SGRBG12P, w, h);
+	want = malloc((size_t)w * h * 2);
+	cisp_unpack_rows(&img, &(struct plane16){ want, w, 0, (int)w, (int)h, 0 }, 0, (int)h);
+	cisp_blc_prepare(&bc, &bp, CISP_CFA_GRBG);
+	cisp_wb_prepare(&wc, &wp, CISP_CFA_GRBG);
+	for (uint32_t y = 0; y < h; y++) {
+		cisp_blc_row_c(want + y * w, want + y * w, (int)w, &bc.black[(y & 1) * 2], &bc.gain[(y & 1) * 2], bc.white);
+		cisp_wb_row_c(want + y * w, want + y * w, (int)w, &wc.gain[(y & 1) * 2]);
+	}
+	vk_step_blc(&f, &bc, &steps[0]);
+	vk_step_wb(&f, &wc, &steps[1]);
+	CHECK_EQ(gpu_differs(g, &img, steps, 2, want), 0);
+	free(want);
+	cisp_image_free(&img);
+	vk_gpu_close(g);
+}
+
+/* What runs on the GPU: black level whenever it is on; white balance only where nothing after it reads its bit. */
+TEST(vulkan_plan)
+{
+	struct cisp_param_state s;
+	struct vulkan_plan p;
+
+	cisp_param_state_init(&s);
+	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_WB);
+	p = vulkan_plan_frame(&s, true);
+	CHECK(p.blc && p.wb);
+	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(p.blc && p.wb);
+	p = vulkan_plan_frame(&s, true);
+	CHECK(p.blc && !p.wb);
+	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_LSC);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(!p.blc && !p.wb);
+	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(!p.wb);
+}
+
+/* One frame through a context of @dev with params @state; 0 or the job's error. */
+static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		   const struct cisp_image *in, struct cisp_image *out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
+{
+	const struct cisp_context_config cc = { .name = "v", .isp = *cfg };
+	struct cisp_context *ctx = NULL;
+	struct cisp_job j = { .num_inputs = 1, .input = { in }, .stats = stats };
+	struct cisp_fence *fence = NULL;
+	size_t size = 0;
+	void *params;
+	int ret;
+
+	cisp_params_encode(state, ~0u, NULL, 0, &size);
+	params = malloc(size);
+	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
+	memcpy(j.output, out, sizeof(j.output));
+	j.params = params;
+	j.params_size = size;
+	if ((ret = cisp_context_create(&ctx, dev, &cc)))
+		goto out;
+	if (!(ret = cisp_job_submit(ctx, &j, &fence)))
+		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
+	cisp_fence_unref(fence);
+	cisp_context_destroy(ctx);
+out:
+	free(params);
+	return ret;
+}
+
+static bool same_image(const struct cisp_image *a, const struct cisp_image *b)
+{
+	for (unsigned p = 0; p < a->num_planes; p++) {
+		size_t row, rows;
+
+		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
+		for (size_t y = 0; y < rows; y++)
+			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Whole frames: the Vulkan backend's RGB and NV12 outputs and statistics are
+ * the software ISP's, with the default state (the GPU runs unpack and black
+ * level) and with only black level and white balance before the RGB stages
+ * (the GPU runs those three).
+ */
+TEST(vulkan_pipeline_bitexact)
+{
+	const uint32_t w = 132, h = 36;
+	const struct cisp_isp_config cfg = { CISP_FMT_SBGGR10P, w, h,
+					     { { CISP_FMT_RGB888, w, h }, { CISP_FMT_NV12, w / 2, h / 2 } }, NULL };
+	struct cisp_device *vk = vulkan_device(), *sw = NULL;
+	struct cisp_image in = random_raw(cfg.input_format, w, h), out[2][2];
+	struct cisp_stats *stats = calloc(2, sizeof(*stats));
+	struct cisp_param_state state;
+
+	CHECK_EQ(cisp_device_create(&sw, &(struct cisp_device_config){ .workers = 1 }), 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(cisp_image_alloc(&out[i][0], CISP_FMT_RGB888, w, h), 0);
+		CHECK_EQ(cisp_image_alloc(&out[i][1], CISP_FMT_NV12, w / 2, h / 2), 0);
+	}
+	for (int config = 0; config < 2; config++) {
+		int ret;
+
+		cisp_param_state_init(&state);
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_WB);
+		state.blc.black[0] = state.blc.black[1] = state.blc.black[2] = state.blc.black[3] = 4096;
+		state.blc.black[2] = 4200;
+		state.blc.white = 64000;
+		state.wb.gain[0] = 7800; /* R, Q4.12 */
+		state.wb.gain[3] = 6100; /* B */
+		if (config == 1)
+			state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
+					   CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
+					   CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_STATS));
+		CHECK_EQ(vulkan_plan_frame(&state, true).wb, config == 1);
+		memset(stats, 0, 2 * sizeof(*stats));
+		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },
+			      &stats[0]);
+		if (ret == -ENODEV) {
+			no_vulkan(cisp_last_error());
+			break;
+		}
+		if (ret)
+			test_fail(__FILE__, __LINE__, "the Vulkan backend's job: %s", cisp_last_error());
+		CHECK_EQ(run_job(sw, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[1][0], &out[1][1] },
+				 &stats[1]),
+			 0);
+		CHECK(same_image(&out[0][0], &out[1][0]));
+		CHECK(same_image(&out[0][1], &out[1][1]));
+		CHECK(!memcmp(&stats[0], &stats[1], sizeof(*stats)));
+	}
+	for (int i = 0; i < 2; i++) {
+		cisp_image_free(&out[i][0]);
+		cisp_image_free(&out[i][1]);
+	}
+	cisp_image_free(&in);
+	free(stats);
+	cisp_device_destroy(vk);
+	cisp_device_destroy(sw);
+}
+
+/* The errors: a device that is not there, a frame the GPU cannot hold, a job mode it does not run. */
+TEST(vulkan_errors)
+{
+	struct cisp_device *dev;
+	struct cisp_context *ctx = NULL;
+	const struct cisp_context_config cc = { .name = "v",
+						.isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL } };
+	struct vk_gpu *g = open_gpu();
+	struct vk_frame *f = NULL;
+
+	if (!g)
+		return;
+	CHECK_ERR(vk_frame_create(g, CISP_FMT_NV12, 64, 48, &f), -ENOTSUP, "NV12 is not a Bayer format");
+	CHECK_ERR(vk_frame_create(g, CISP_FMT_SRGGB10, 63, 48, &f), -EINVAL, "not a whole Bayer frame");
+	CHECK_ERR(vk_frame_create(g, CISP_FMT_SRGGB10, 64, 47, &f), -EINVAL, "not a whole Bayer frame");
+	vk_gpu_close(g);
+
+	setenv("CISP_VULKAN_DEVICE", "no-such-gpu", 1);
+	dev = vulkan_device();
+	CHECK_ERR(cisp_context_create(&ctx, dev, &cc), -ENODEV, "no Vulkan device matches CISP_VULKAN_DEVICE=no-such-gpu");
+	unsetenv("CISP_VULKAN_DEVICE");
+	/* A selected device by index, and a burst job, which the backend does not run. */
+	setenv("CISP_VULKAN_DEVICE", "0", 1);
+	CHECK_EQ(cisp_context_create(&ctx, dev, &cc), 0);
+	unsetenv("CISP_VULKAN_DEVICE");
+	if (ctx) {
+		struct cisp_image a = random_raw(CISP_FMT_SRGGB10, 64, 48);
+		struct cisp_job j = { .mode = CISP_JOB_SELECT_SHARPEST, .num_inputs = 2, .input = { &a, &a } };
+		struct cisp_fence *fence = NULL;
+
+		CHECK(cisp_job_submit(ctx, &j, &fence) < 0);
+		cisp_image_free(&a);
+		cisp_context_destroy(ctx);
+	}
+	cisp_device_destroy(dev);
+	/* No driver at all: the loader finds none. */
+	setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
+	CHECK_ERR(vulkan_describe(NULL, 0), -ENODEV, "no Vulkan device");
+	unsetenv("VK_ICD_FILENAMES");
+}
+#endif
