@@ -196,7 +196,7 @@ TEST(vulkan_wb_bitexact)
 	struct vk_gpu *g = open_gpu();
 
 	for (unsigned s = 0; g && s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		for (int trial = 0; trial < 2; trial++) {
+		for (int trial = 0; trial < 3; trial++) {
 			uint32_t w = sizes[s].w, h = sizes[s].h;
 			struct cisp_image img = random_samples(w, h);
 			struct cisp_wb_params p;
@@ -205,9 +205,14 @@ TEST(vulkan_wb_bitexact)
 			struct vk_step step;
 			uint16_t *want = malloc((size_t)w * h * 2);
 
-			/* Any 16-bit gain (up to 16x); the second trial's include the largest. */
+			/*
+			 * Any 16-bit gain (up to 16x); the second trial's include the largest; the
+			 * third's, odd multiples of 2048, put every odd sample exactly half-way
+			 * between two results, where only the reference's rounding gives its answer.
+			 */
 			for (int ch = 0; ch < 4; ch++)
-				p.gain[ch] = (uint16_t)(trial ? (uint64_t)(65535 - ch) : test_rand());
+				p.gain[ch] = (uint16_t)(trial == 2 ? 2048u * (2 * ch + 1)
+							: trial ? (uint64_t)(65535 - ch) : test_rand());
 			cisp_wb_prepare(&c, &p, (enum cisp_cfa)s % 4);
 			for (uint32_t y = 0; y < h; y++)
 				cisp_wb_row_c(sample_row(&img, y), want + y * w, (int)w, &c.gain[(y & 1) * 2]);

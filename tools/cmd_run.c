@@ -91,8 +91,9 @@ static void usage(FILE *out)
 		"                         (default: found by the camera's sensor model)\n"
 		"  --requests N           requests in flight, 1..8 (default 4); with 1 the camera\n"
 		"                         cannot take a frame while the ISP works on the one before\n"
-		"  --isp DEVICE           run the ISP on a kernel ISP device (/dev/cisp-isp) instead of\n"
-		"                         the software one; the same as CISP_ISP=DEVICE\n"
+		"  --isp DEVICE           run the ISP on a kernel ISP device (/dev/cisp-isp), or with\n"
+		"                         'vulkan' on the Vulkan backend (docs/gpu.md), instead of the\n"
+		"                         software one; the same as CISP_ISP=DEVICE\n"
 		"  --quiet                no per-frame progress\n"
 		"  -h, --help             this help\n");
 }
