@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cisp/develop.h>
+#include <cisp/device.h>
 #include <cisp/error.h>
 #include <cisp/image_file.h>
 #include <cisp/isp.h>
@@ -84,6 +85,8 @@ static void usage(FILE *out)
 		"  -j, --jobs N            develop N files at once (default 1)\n"
 		"  --force                 replace existing outputs\n"
 		"  --threads N             worker threads per file (default: the CPUs shared by the jobs)\n"
+		"  --isp software|vulkan   the software ISP (the default), or the ISP device's Vulkan\n"
+		"                          backend (docs/gpu.md; as CISP_ISP=vulkan for cisp run)\n"
 		"  --bench N               run the pipeline N times and print 'MPix/s <median>' last,\n"
 		"                          with its ratio to OpenCV's demosaic of the frame, timed\n"
 		"                          between the runs (cisp bench's peer)\n"
@@ -98,6 +101,7 @@ struct develop_options {
 	int n_inputs;
 	const char *output, *params, *type;
 	bool force;
+	bool vulkan; /* --isp vulkan */
 	unsigned depth, quality, threads, bench, jobs;
 	struct cisp_vendor_stage_config vendor[8];
 	unsigned n_vendor;
@@ -187,7 +191,7 @@ static int parse_wb(const char *text, struct cisp_develop_options *d)
 static int parse_options(int argc, char **argv, struct develop_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_CFA, OPT_BLACK, OPT_WHITE, OPT_PARAMS, OPT_DEMOSAIC, OPT_AWB,
-	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH, OPT_QUALITY, OPT_NO_CROP,
+	       OPT_EV, OPT_LINEAR, OPT_DEPTH, OPT_OUTPUT_SIZE, OPT_THREADS, OPT_BENCH, OPT_ISP, OPT_QUALITY, OPT_NO_CROP,
 	       OPT_TYPE, OPT_FORCE, OPT_VENDOR, OPT_TRUSTED_VENDOR, OPT_HIGHLIGHTS, OPT_WB, OPT_TONE, OPT_NO_AE,
 	       OPT_CROP };
 	static const char *const tones[] = { "standard", "filmic", "linear", NULL };
@@ -220,6 +224,7 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "bench", required_argument, NULL, OPT_BENCH },
+		{ "isp", required_argument, NULL, OPT_ISP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -352,6 +357,13 @@ static int parse_options(int argc, char **argv, struct develop_options *o)
 				return 2;
 			o->bench = (unsigned)v;
 			break;
+		case OPT_ISP:
+			if (strcmp(optarg, "software") && strcmp(optarg, "vulkan")) {
+				fprintf(stderr, "cisp develop: --isp '%s' is not software or vulkan\n", SHOWN(optarg));
+				return 2;
+			}
+			o->vulkan = !strcmp(optarg, "vulkan");
+			break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -428,6 +440,73 @@ static size_t develop_memory(const struct cisp_raw_frame *frame, const struct ci
  * Standard output (-o -): the image is written to a file of a private
  * temporary folder, then copied out; the folder is removed either way.
  */
+/*
+ * --isp vulkan: frames go through a context of an ISP device on the Vulkan
+ * backend, whose first job carries the whole state cisp_develop_prepare()
+ * gave the instance.
+ */
+struct device_isp {
+	struct cisp_device *dev;
+	struct cisp_context *ctx;
+	void *params; /* for the first job, then NULL */
+	size_t params_size;
+};
+
+static void device_isp_close(struct device_isp *d)
+{
+	cisp_context_destroy(d->ctx);
+	cisp_device_destroy(d->dev);
+	free(d->params);
+	memset(d, 0, sizeof(*d));
+}
+
+static int device_isp_open(struct device_isp *d, const struct cisp_isp *isp, const struct cisp_isp_config *cfg,
+			   unsigned threads)
+{
+	const struct cisp_context_config cc = { .name = "develop", .isp = *cfg };
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	/* The device reads CISP_ISP when it is made (docs/device.md, "Backends"). */
+	setenv("CISP_ISP", "vulkan", 1);
+	cisp_params_encode(cisp_isp_params(isp), ~0u, NULL, 0, &d->params_size);
+	d->params = malloc(d->params_size);
+	if (!d->params)
+		return cisp_error(-ENOMEM, "out of memory for the params");
+	if ((ret = cisp_params_encode(cisp_isp_params(isp), ~0u, d->params, d->params_size, &d->params_size)) ||
+	    (ret = cisp_device_create(&d->dev, &(struct cisp_device_config){ .workers = 1, .job_threads = threads })) ||
+	    (ret = cisp_context_create(&d->ctx, d->dev, &cc)))
+		device_isp_close(d);
+	return ret;
+}
+
+static int device_isp_process(struct device_isp *d, const struct cisp_image *input,
+			      struct cisp_image *const output[CISP_MAX_OUTPUTS])
+{
+	struct cisp_job j = { .num_inputs = 1, .input = { input }, .params = d->params, .params_size = d->params_size };
+	struct cisp_fence *fence;
+	int ret;
+
+	memcpy(j.output, output, sizeof(j.output));
+	if ((ret = cisp_job_submit(d->ctx, &j, &fence)))
+		return ret;
+	ret = cisp_fence_wait(fence, -1);
+	cisp_fence_unref(fence);
+	if (ret)
+		return cisp_error(ret, "the Vulkan backend's job failed: %s", strerror(-ret));
+	free(d->params);
+	d->params = NULL;
+	d->params_size = 0;
+	return 0;
+}
+
+/* One frame through the software ISP, or the device of --isp vulkan. */
+static int develop_process(struct cisp_isp *isp, struct device_isp *d, const struct cisp_image *input,
+			   struct cisp_image *const output[CISP_MAX_OUTPUTS], struct cisp_pool *pool)
+{
+	return d->ctx ? device_isp_process(d, input, output) : cisp_isp_process(isp, input, output, NULL, pool);
+}
+
 struct stdout_file {
 	char dir[4096], path[4200];
 };
@@ -478,6 +557,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	struct cisp_develop_area area;
 	struct cisp_isp_config cfg;
 	struct cisp_isp *isp = NULL;
+	struct device_isp device = { 0 };
 	struct cisp_pool *pool = NULL;
 	struct cisp_image out = { 0 };
 	struct cisp_image *outputs[CISP_MAX_OUTPUTS] = { &out, NULL };
@@ -526,7 +606,8 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 	}
 	if (cisp_isp_create(&isp, &cfg) ||
 	    cisp_image_alloc(&out, cfg.output[0].format, cfg.output[0].width, cfg.output[0].height) ||
-	    cisp_pool_create(&pool, threads) || cisp_develop_prepare(isp, &frame, &develop, outputs, pool)) {
+	    cisp_pool_create(&pool, threads) || cisp_develop_prepare(isp, &frame, &develop, outputs, pool) ||
+	    (o->vulkan && device_isp_open(&device, isp, &cfg, cisp_pool_threads(pool)))) {
 		ret = failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
 		goto done;
 	}
@@ -548,7 +629,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 			if (peer && i % 2 && (ret = bench_peer_time(peer, (int)cisp_pool_threads(pool), &peer_times[i], NULL)))
 				break;
 			t0 = now_seconds();
-			ret = cisp_isp_process(isp, &frame.image, outputs, NULL, pool);
+			ret = develop_process(isp, &device, &frame.image, outputs, pool);
 			times[i] = now_seconds() - t0;
 			if (ret)
 				break;
@@ -575,7 +656,7 @@ static int develop_file(const struct develop_options *o, const char *input, cons
 		bench_peer_stop(peer);
 		free(times);
 	} else {
-		ret = cisp_isp_process(isp, &frame.image, outputs, NULL, pool);
+		ret = develop_process(isp, &device, &frame.image, outputs, pool);
 	}
 	if (ret) {
 		ret = failf(err, err_size, 1, "%s: %s", input, cisp_last_error());
@@ -595,6 +676,8 @@ done:
 		ret = failf(err, err_size, 1, "%s", cisp_last_error());
 	if (memory)
 		memory_budget_give(o->memory, memory);
+	if (device.ctx)
+		device_isp_close(&device);
 	cisp_pool_destroy(pool);
 	cisp_image_free(&out);
 	cisp_isp_destroy(isp);
