@@ -225,6 +225,57 @@ TEST(vulkan_wb_bitexact)
 	vk_gpu_close(g);
 }
 
+/* Random gain grids of random sizes (2x2 up to the largest, and wider than the smallest frames). */
+static void random_lsc(struct cisp_lsc_params *p, int trial)
+{
+	struct cisp_block_header header = p->header;
+
+	memset(p, 0, sizeof(*p));
+	p->header = header;
+	p->grid_w = (uint16_t)(trial == 0 ? 2 : trial == 1 ? CISP_LSC_MAX_GRID : 2 + test_rand() % 16);
+	p->grid_h = (uint16_t)(trial == 0 ? CISP_LSC_MAX_GRID : 2 + test_rand() % 16);
+	for (int i = 0; i < 4 * p->grid_w * p->grid_h; i++)
+		p->gain[i] = (uint16_t)(trial == 1 && i % 3 == 0 ? 65535 : 4096 + test_rand() % 8192);
+}
+
+TEST(vulkan_lsc_bitexact)
+{
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned s = 0; g && s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (int trial = 0; trial < 3; trial++) {
+			uint32_t w = sizes[s].w, h = sizes[s].h;
+			struct cisp_image img = random_samples(w, h);
+			struct cisp_lsc_params *p = calloc(1, sizeof(*p));
+			struct cisp_lsc_coeffs *c = NULL;
+			struct vk_frame *f = NULL;
+			struct vk_step steps[2];
+			const uint16_t *got;
+			uint16_t *want = malloc((size_t)w * h * 2);
+
+			random_lsc(p, trial);
+			CHECK_EQ(cisp_lsc_prepare(&c, p, (enum cisp_cfa)(s % 4), (int)w, (int)h), 0);
+			cisp_lsc_rows(c, &(struct plane16){ (uint16_t *)img.plane[0].data, img.plane[0].stride / 2, 0,
+							    (int)w, (int)h, 0 },
+				      &(struct plane16){ want, w, 0, (int)w, (int)h, 0 }, 0, (int)h);
+			/* The tables live in the frame, so this one builds its own steps. */
+			CHECK_EQ(vk_frame_create(g, img.format, w, h, &f), 0);
+			if (f && c) {
+				vk_step_unpack(f, &steps[0]);
+				vk_step_lsc(f, c, &steps[1]);
+				CHECK_EQ(vk_frame_run(f, &img, steps, 2, &got), 0);
+				CHECK(!memcmp(got, want, (size_t)w * h * 2));
+			}
+			vk_frame_destroy(f);
+			cisp_lsc_free(c);
+			free(p);
+			free(want);
+			cisp_image_free(&img);
+		}
+	}
+	vk_gpu_close(g);
+}
+
 /* Unpack, black level and white balance in one command buffer, against the reference rows in turn. */
 TEST(vulkan_bayer_chain_bitexact)
 {
@@ -275,7 +326,10 @@ TEST(vulkan_plan)
 	CHECK(p.blc && !p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	p = vulkan_plan_frame(&s, false);
-	CHECK(!p.blc && !p.wb);
+	CHECK(!p.blc && p.lsc && p.wb);
+	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(!p.lsc && !p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	p = vulkan_plan_frame(&s, false);
 	CHECK(!p.wb);
@@ -325,9 +379,9 @@ static bool same_image(const struct cisp_image *a, const struct cisp_image *b)
 
 /*
  * Whole frames: the Vulkan backend's RGB and NV12 outputs and statistics are
- * the software ISP's, with the default state (the GPU runs unpack and black
- * level) and with only black level and white balance before the RGB stages
- * (the GPU runs those three).
+ * the software ISP's, with the default state and defect correction (the GPU
+ * runs unpack and black level) and with only black level, lens shading and
+ * white balance before the RGB stages (the GPU runs those four).
  */
 TEST(vulkan_pipeline_bitexact)
 {
@@ -354,11 +408,15 @@ TEST(vulkan_pipeline_bitexact)
 		state.blc.white = 64000;
 		state.wb.gain[0] = 7800; /* R, Q4.12 */
 		state.wb.gain[3] = 6100; /* B */
+		random_lsc(&state.lsc, 2);
+		/* Defect correction keeps lens shading and what follows on the CPU. */
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 		if (config == 1)
 			state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
-					   CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
+					   CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
 					   CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 		CHECK_EQ(vulkan_plan_frame(&state, true).wb, config == 1);
+		CHECK_EQ(vulkan_plan_frame(&state, true).lsc, config == 1);
 		memset(stats, 0, 2 * sizeof(*stats));
 		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },
 			      &stats[0]);

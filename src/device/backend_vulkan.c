@@ -4,7 +4,7 @@
  * Vulkan device and keeps a software ISP for the stages the GPU does not run
  * yet. A frame goes:
  *
- *   raw input --copy--> GPU: unpack, black level[, white balance]
+ *   raw input --copy--> GPU: unpack, black level[, lens shading][, white balance]
  *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest.
  *
  * The software ISP's part reads a 16-bit frame, whose unpack is the
@@ -40,16 +40,17 @@ struct vulkan_instance {
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
-	/* Stages between black level and white balance that the GPU does not have yet. */
-	const uint32_t between = CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
-				 CISP_BLOCK_BIT(CISP_BLOCK_LSC) | (stats ? CISP_BLOCK_BIT(CISP_BLOCK_STATS) : 0);
+	/* Stages after black level that the GPU does not have yet (no vendor stages: create() refuses them). */
+	const uint32_t before_lsc = CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	const uint32_t before_wb = before_lsc | (stats ? CISP_BLOCK_BIT(CISP_BLOCK_STATS) : 0);
 	/* Stages whose arithmetic reads whether white balance is on (statistics, highlights, chroma denoise). */
 	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
 				 (stats ? CISP_BLOCK_BIT(CISP_BLOCK_STATS) : 0);
 	struct vulkan_plan p = { 0 };
 
 	p.blc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC);
-	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && !(s->enabled & (between | readers));
+	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && !(s->enabled & before_lsc);
+	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && !(s->enabled & (before_wb | readers));
 	return p;
 }
 
@@ -137,6 +138,8 @@ static int sync_cpu(struct vulkan_instance *v, const struct vulkan_plan *plan)
 
 	if (plan->blc)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BLC);
+	if (plan->lsc)
+		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	if (plan->wb)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_WB);
 	changed = cisp_params_diff(&v->cpu_state, &want);
@@ -152,7 +155,7 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 {
 	struct vulkan_instance *v = instance;
 	const struct vulkan_plan plan = vulkan_plan_frame(&v->state, f->stats != NULL);
-	struct vk_step steps[3];
+	struct vk_step steps[4];
 	unsigned n = 0;
 	const uint16_t *samples;
 	struct cisp_image mid;
@@ -164,6 +167,14 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 		cisp_blc_prepare(&c, &v->state.blc, v->cfa);
 		vk_step_blc(v->frame, &c, &steps[n++]);
+	}
+	if (plan.lsc) {
+		struct cisp_lsc_coeffs *c;
+
+		if ((ret = cisp_lsc_prepare(&c, &v->state.lsc, v->cfa, (int)v->frame->width, (int)v->frame->height)))
+			return ret;
+		vk_step_lsc(v->frame, c, &steps[n++]);
+		cisp_lsc_free(c);
 	}
 	if (plan.wb) {
 		struct cisp_wb_coeffs c;

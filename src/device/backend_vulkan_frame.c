@@ -15,7 +15,7 @@
 static int create_sets(struct vk_frame *f)
 {
 	struct vk_gpu *g = f->gpu;
-	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6 };
+	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 };
 	const VkDescriptorSetLayout layouts[3] = { g->set_layout, g->set_layout, g->set_layout };
 	const struct vk_buffer *from[3] = { &f->raw, &f->plane[0], &f->plane[1] };
 	const struct vk_buffer *to[3] = { &f->plane[0], &f->plane[1], &f->plane[0] };
@@ -38,12 +38,13 @@ static int create_sets(struct vk_frame *f)
 	if (r != VK_SUCCESS)
 		return vk_error(r, "allocating descriptor sets");
 	for (int s = 0; s < 3; s++) {
-		const VkDescriptorBufferInfo info[2] = { { from[s]->buffer, 0, VK_WHOLE_SIZE },
-							 { to[s]->buffer, 0, VK_WHOLE_SIZE } };
+		const VkDescriptorBufferInfo info[3] = { { from[s]->buffer, 0, VK_WHOLE_SIZE },
+							 { to[s]->buffer, 0, VK_WHOLE_SIZE },
+							 { f->tables.buffer, 0, VK_WHOLE_SIZE } };
 		const VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
 						 .dstSet = f->set[s],
 						 .dstBinding = 0,
-						 .descriptorCount = 2,
+						 .descriptorCount = 3,
 						 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 						 .pBufferInfo = info };
 
@@ -85,7 +86,10 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	raw_size = (row * rows + 3) & ~(size_t)3;
 	if ((ret = vk_buffer_create(g, raw_size, &f->raw)) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[0])) ||
-	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) || (ret = create_sets(f))) {
+	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) ||
+	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)width + (VkDeviceSize)height * 2 * (CISP_LSC_MAX_GRID - 1)),
+				    &f->tables)) ||
+	    (ret = create_sets(f))) {
 		vk_frame_destroy(f);
 		return ret;
 	}
@@ -104,6 +108,7 @@ void vk_frame_destroy(struct vk_frame *f)
 	vk_buffer_destroy(f->gpu, &f->raw);
 	vk_buffer_destroy(f->gpu, &f->plane[0]);
 	vk_buffer_destroy(f->gpu, &f->plane[1]);
+	vk_buffer_destroy(f->gpu, &f->tables);
 	free(f);
 }
 
@@ -136,6 +141,25 @@ void vk_step_blc(const struct vk_frame *f, const struct cisp_blc_coeffs *c, stru
 	for (int site = 0; site < 4; site++) {
 		p[1 + site] = c->black[site];
 		p[5 + site] = c->gain[site];
+	}
+}
+
+void vk_step_lsc(struct vk_frame *f, const struct cisp_lsc_coeffs *c, struct vk_step *s)
+{
+	uint32_t *p = step_begin(f, s, VK_SHADER_LSC, 3), *table = f->tables.map, *rows = table + f->width;
+	struct cisp_lsc_row r;
+
+	/* The columns of each cell (the same on every row), then each row's node gains. */
+	cisp_lsc_row_gains(c, 0, &r);
+	for (int i = 0, x = 0; i < r.cells; i++)
+		for (; x < r.end[i] && x < (int)f->width; x++)
+			table[x] = (uint32_t)i << 16 | r.wx[x];
+	p[0] = (uint32_t)r.cells;
+	for (uint32_t y = 0; y < f->height; y++) {
+		cisp_lsc_row_gains(c, (int)y, &r);
+		for (int i = 0; i < r.cells; i++)
+			for (int k = 0; k < 2; k++)
+				rows[((size_t)y * r.cells + i) * 2 + k] = r.left[i][k] | (uint32_t)r.right[i][k] << 16;
 	}
 }
 

@@ -18,6 +18,9 @@ static const uint32_t spv_unpack[] =
 static const uint32_t spv_blc[] =
 #include "device/blc.spv.h"
 	;
+static const uint32_t spv_lsc[] =
+#include "device/lsc.spv.h"
+	;
 static const uint32_t spv_wb[] =
 #include "device/wb.spv.h"
 	;
@@ -28,6 +31,7 @@ static const struct {
 } shader_code[VK_SHADER_COUNT] = {
 	[VK_SHADER_UNPACK] = { spv_unpack, sizeof(spv_unpack) },
 	[VK_SHADER_BLC] = { spv_blc, sizeof(spv_blc) },
+	[VK_SHADER_LSC] = { spv_lsc, sizeof(spv_lsc) },
 	[VK_SHADER_WB] = { spv_wb, sizeof(spv_wb) },
 };
 
@@ -129,9 +133,10 @@ static int create_device(struct vk_gpu *g)
 
 static int create_pipelines(struct vk_gpu *g)
 {
-	const VkDescriptorSetLayoutBinding bindings[2] = {
+	const VkDescriptorSetLayoutBinding bindings[3] = {
 		{ 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
 		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+		{ 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
 	};
 	const VkPushConstantRange push = { VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_PUSH_MAX };
 	VkResult r;
@@ -139,7 +144,7 @@ static int create_pipelines(struct vk_gpu *g)
 	r = vkCreateDescriptorSetLayout(g->device,
 					&(VkDescriptorSetLayoutCreateInfo){
 						.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-						.bindingCount = 2,
+						.bindingCount = 3,
 						.pBindings = bindings },
 					NULL, &g->set_layout);
 	if (r != VK_SUCCESS)

@@ -13,6 +13,7 @@
 
 #include "device/vulkan_gpu.h"
 #include "isp/blc.h"
+#include "isp/lsc.h"
 #include "isp/wb.h"
 
 /* One dispatch: a shader and its push constants. */
@@ -28,6 +29,7 @@ struct vk_frame {
 	uint32_t row_bytes; /* of the raw input, tightly packed */
 	struct vk_buffer raw;
 	struct vk_buffer plane[2];
+	struct vk_buffer tables; /* a stage's tables: lens shading's (shaders/lsc.comp) */
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[3]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0 */
 	VkCommandBuffer cmd;
@@ -40,6 +42,8 @@ void vk_frame_destroy(struct vk_frame *frame);
 /* The steps of the stages, from the reference's own coefficients. */
 void vk_step_unpack(const struct vk_frame *frame, struct vk_step *step);
 void vk_step_blc(const struct vk_frame *frame, const struct cisp_blc_coeffs *c, struct vk_step *step);
+/* Lens shading: also fills the frame's tables, which the frame's next run reads. */
+void vk_step_lsc(struct vk_frame *frame, const struct cisp_lsc_coeffs *c, struct vk_step *step);
 void vk_step_wb(const struct vk_frame *frame, const struct cisp_wb_coeffs *c, struct vk_step *step);
 
 /*

@@ -17,6 +17,7 @@
 enum vk_shader {
 	VK_SHADER_UNPACK,
 	VK_SHADER_BLC,
+	VK_SHADER_LSC,
 	VK_SHADER_WB,
 	VK_SHADER_COUNT
 };
@@ -35,7 +36,7 @@ struct vk_gpu {
 	char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 2];
 	uint32_t api_version;
 	bool dma_buf; /* VK_EXT_external_memory_dma_buf offered (not used yet: inputs are copied) */
-	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output */
+	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output, 2: its tables */
 	VkPipelineLayout layout;
 	VkPipeline pipeline[VK_SHADER_COUNT];
 	VkCommandPool commands;
