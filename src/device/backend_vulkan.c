@@ -36,6 +36,7 @@ struct vulkan_instance {
 	struct cisp_params_limits limits;
 	struct cisp_param_state state;     /* after every delta the device applied */
 	struct cisp_param_state cpu_state; /* what the software ISP holds */
+	int logged_plan;                   /* the last plan logged (-1: none) */
 };
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
@@ -108,6 +109,7 @@ static int vulkan_create(void **instance, const struct cisp_isp_config *config, 
 	cisp_isp_limits(v->cpu, &v->limits);
 	vk_gpu_describe(v->gpu, name, sizeof(name));
 	cisp_log(CISP_LOG_INFO, "Vulkan backend on %s", name);
+	v->logged_plan = -1;
 	*instance = v;
 	return 0;
 }
@@ -161,6 +163,11 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	struct cisp_image mid;
 	int ret;
 
+	if (v->logged_plan != (plan.blc | plan.lsc << 1 | plan.wb << 2)) {
+		v->logged_plan = plan.blc | plan.lsc << 1 | plan.wb << 2;
+		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s, the CPU the rest",
+			 plan.blc ? ", blc" : "", plan.lsc ? ", lsc" : "", plan.wb ? ", wb" : "");
+	}
 	vk_step_unpack(v->frame, &steps[n++]);
 	if (plan.blc) {
 		struct cisp_blc_coeffs c;
