@@ -102,7 +102,8 @@ static size_t gpu_differs(struct vk_gpu *g, const struct cisp_image *img, const 
 	if (!f)
 		return 1;
 	vk_step_unpack(f, &steps[0]);
-	memcpy(steps + 1, extra, n_extra * sizeof(*extra));
+	if (n_extra)
+		memcpy(steps + 1, extra, n_extra * sizeof(*extra));
 	CHECK_EQ(vk_frame_run(f, img, steps, 1 + n_extra, &got), 0);
 	for (size_t i = 0; i < n && !bad; i++)
 		if (got[i] != want[i])
