@@ -16,8 +16,25 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 # Correctness tests run the reference executor unless told otherwise; the
 # banded executor is checked against it (fastpath tests), and the pipeline, device
 # and vendor tests run once more on it below.
-echo "== unit tests ($build/tests/cisp-test)"
-CISP_EXEC=${CISP_EXEC-reference} "$build/tests/cisp-test" ${CISP_TESTS:-} || status=1
+# The unit tests in one process per CPU (CISP_TEST_JOBS overrides): most of them use one
+# thread. Each process's output is printed whole when it ends.
+jobs=${CISP_TEST_JOBS:-$(nproc)}
+[ "$jobs" -ge 1 ] 2>/dev/null || { echo "CISP_TEST_JOBS=$jobs is not a count" >&2; exit 2; }
+logs=$(mktemp -d)
+echo "== unit tests ($build/tests/cisp-test, $jobs at once)"
+k=0
+pids=""
+while [ $k -lt "$jobs" ]; do
+	CISP_TEST_SHARD=$k/$jobs CISP_EXEC=${CISP_EXEC-reference} "$build/tests/cisp-test" ${CISP_TESTS:-} \
+		>"$logs/$k.log" 2>&1 &
+	pids="$pids $!"
+	k=$((k + 1))
+done
+for pid in $pids; do
+	wait "$pid" || status=1
+done
+cat "$logs"/*.log
+rm -rf "$logs"
 
 if [ -z "${CISP_TESTS:-}" ]; then
 	echo "== pipeline tests on the banded executor"

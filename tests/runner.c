@@ -211,8 +211,16 @@ int main(int argc, char **argv)
 		printf("WARNING: shared test data not found at %s (set CISP_TEST_DATA); tests that need it are "
 		       "SKIPPED\n",
 		       CISP_SHARED_DATA);
+	/* CISP_TEST_SHARD=K/N: every N-th selected test from the K-th, so that N processes share the suite. */
+	unsigned shard = 0, shards = 1, index = 0;
+	const char *shard_env = getenv("CISP_TEST_SHARD");
+
+	if (shard_env && (sscanf(shard_env, "%u/%u", &shard, &shards) != 2 || shards == 0 || shard >= shards)) {
+		fprintf(stderr, "CISP_TEST_SHARD=%s: expected K/N with K < N\n", shard_env);
+		return 2;
+	}
 	for (int i = 0; i < n_tests; i++) {
-		if (!selected(tests[i].name, argc, argv))
+		if (!selected(tests[i].name, argc, argv) || index++ % shards != shard)
 			continue;
 		failures_in_test = 0;
 		skipped_in_test = false;
