@@ -34,7 +34,7 @@ deps:
 
 # The face detection module is C++: with a sanitizer, set CXX to CC's own (clang with clang++).
 $(BUILD)/build.ninja:
-	CC=$(CC) CXX=$(CXX) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) -Dgst=enabled -Dfaces=enabled $(MESON_ARGS)
+	CC=$(CC) CXX=$(CXX) meson setup $(BUILD) -Dwerror=$(if $(filter 1,$(WERROR)),true,false) -Dgst=enabled -Dfaces=enabled -Dvulkan=enabled $(MESON_ARGS)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
