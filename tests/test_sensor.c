@@ -1090,6 +1090,40 @@ TEST(sensor_pollable_fd)
 	cisp_sensor_close(s);
 }
 
+/* "backlit:R:FILE": the image at R of its reflectance in the middle 70%, a white window around it. */
+TEST(sensor_backlit_scene)
+{
+	struct cisp_raster r;
+	struct cisp_sensor *s;
+	struct cisp_image img;
+	char path[512], opts[700];
+
+	snprintf(path, sizeof(path), "%s/white.png", test_tmp_dir());
+	CHECK_EQ(cisp_raster_alloc(&r, 64, 48, 3, 255), 0);
+	for (size_t i = 0; i < 64 * 48 * 3; i++)
+		r.data[i] = 255;
+	CHECK_EQ(cisp_raster_write(path, &r), 0);
+	cisp_raster_free(&r);
+	snprintf(opts, sizeof(opts), "scene=backlit:0.1:%s,shading=off,defects=off,blur=off,lux=300", path);
+	s = open_test(opts);
+	if (!s)
+		return;
+	alloc_for(s, &img);
+	set1(s, CISP_SENSOR_EXPOSURE, 100);
+	CHECK_EQ(cisp_sensor_start(s), 0);
+	capture_n(s, &img, 1, NULL);
+	/* The 320x240 view: the portrait covers 48..272 x 36..204. */
+	double window = mean_rect(&img, CISP_CFA_RGGB, 1, 0, 0, 40, 30) - T_BLACK;
+	double face = mean_rect(&img, CISP_CFA_RGGB, 1, 120, 90, 80, 60) - T_BLACK;
+	CHECK(window > 200);
+	CHECK_NEAR(face / window, 0.1, 0.01);
+	cisp_image_free(&img);
+	cisp_sensor_close(s);
+	CHECK_ERR(cisp_sensor_open(&s, "virtual:cisp-test", "scene=backlit:2:x.png"), -EINVAL, "0.01 to 1");
+	CHECK_ERR(cisp_sensor_open(&s, "virtual:cisp-test", "scene=backlit:0.1"), -EINVAL, "backlit:REFLECTANCE:FILE");
+	CHECK_ERR(cisp_sensor_open(&s, "virtual:cisp-test", "scene=backlit:0.1:/no/such.png"), -ENOENT, "/no/such.png");
+}
+
 static void image_scene_ratios(const char *path, const uint8_t srgb[3])
 {
 	char opts[600];

@@ -2,7 +2,9 @@
 /*
  * The webcam output (docs/webcam.md): NV12 packed into YUYV and NV12 byte
  * for byte, the writer's refusals (bad formats and sizes, files that are no
- * V4L2 output device, links), and `cisp webcam` without a device. The path
+ * V4L2 output device, links), `cisp webcam` without a device (hand shake
+ * with EIS off and on), and the video-conferencing profile's checks of the
+ * webcam path on given figures. The path
  * into a real v4l2loopback device and a reader runs in the VM test
  * (tests/vm/webcam_vm_test.sh).
  */
@@ -14,8 +16,10 @@
 
 #include <cisp/error.h>
 #include <cisp/format.h>
+#include <cisp/iq_report.h>
 #include <cisp/v4l2_output.h>
 
+#include "../tools/webcam.h"
 #include "cli.h"
 #include "test.h"
 
@@ -143,4 +147,107 @@ TEST(webcam_command_without_a_device)
 	CHECK(strstr(cli_output, "/dev/null: not a V4L2 video output") != NULL);
 	CHECK_EQ(cli_run("webcam --camera virtual:no-such --device none --frames 1"), 1);
 	CHECK(strstr(cli_output, "no-such") != NULL);
+}
+
+TEST(webcam_residual_motion_with_and_without_eis)
+{
+	double off, on;
+	const char *line;
+
+	/* The virtual sensor's hand shake, measured from its truth: EIS takes most of it out. */
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device none --size 320x180 --frames 10 --quiet "
+			 "--option lux=300 --option shake=6 --option seed=3"), 0);
+	line = strstr(cli_output, "residual motion of the still scene (the virtual sensor's shake): ");
+	CHECK(line && sscanf(strchr(line, ':') + 2, "%lf", &off) == 1);
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device none --size 320x180 --frames 10 --quiet "
+			 "--option lux=300 --option shake=6 --option seed=3 --eis"), 0);
+	line = strstr(cli_output, "residual motion of the still scene (the virtual sensor's shake, less EIS): ");
+	CHECK(line && sscanf(strchr(line, ':') + 2, "%lf", &on) == 1);
+	if (!line)
+		return;
+	CHECK(off > 0.2);
+	CHECK(on < off / 2);
+	/* Without shake there is nothing to say. */
+	CHECK_EQ(cli_run("webcam --camera virtual:cisp-test --device none --size 320x180 --frames 3 --quiet"), 0);
+	CHECK(strstr(cli_output, "residual motion") == NULL);
+}
+
+/* Figures that pass every check of the profile's webcam part. */
+static void good_figures(struct webcam_conformance *c)
+{
+	struct webcam_report w = {
+		.written = WEBCAM_FRAMES, .seconds = 5, .fps = 29.8, .latency_p50_ms = 50, .latency_p99_ms = 70,
+		.frame_duration_ms = 33.3, .frame_duration_max_ms = 33.32, .analogue_gain = 4, .digital_gain = 2,
+		.cpu_ms_per_frame = 40, .motion_rms_px = 1.5, .motion_pairs = 140, .face_luma = -1,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->eis_off = c->eis_on = w;
+	c->eis_on.motion_rms_px = 0.2;
+	c->faces = c->no_faces = w;
+	c->faces.face_frames = 14;
+	c->faces.written = 15;
+	c->faces.face = (struct cisp_camera_face){ 500, 200, 240, 240, 0.9, 1, 2 };
+	c->faces.face_luma = 105;
+	c->no_faces.face_luma = 45;
+}
+
+/* The count of failed checks for @c. */
+static unsigned failed_checks(const struct webcam_conformance *c)
+{
+	struct cisp_iq_report *r = NULL;
+	unsigned failed = 99;
+
+	CHECK_EQ(cisp_iq_report_create(&r, "test"), 0);
+	if (!r)
+		return failed;
+	webcam_conformance_check(r, c);
+	cisp_iq_report_passed(r, &failed);
+	cisp_iq_report_destroy(r);
+	return failed;
+}
+
+TEST(webcam_conformance_checks)
+{
+	struct webcam_conformance c;
+
+	good_figures(&c);
+	CHECK_EQ(failed_checks(&c), 0);
+	/* EIS on: its rate, frames left out, latency and residual motion are checked on their own. */
+	good_figures(&c);
+	c.eis_on.fps = 20;
+	CHECK_EQ(failed_checks(&c), 1);
+	c.eis_on.dropped = 40;
+	c.eis_on.latency_p99_ms = 300;
+	CHECK_EQ(failed_checks(&c), 3);
+	good_figures(&c);
+	c.eis_on.motion_rms_px = 0.8;
+	CHECK_EQ(failed_checks(&c), 1);
+	c.eis_on.motion_rms_px = -1; /* not measured is a failure, not a pass */
+	CHECK_EQ(failed_checks(&c), 1);
+	/* The EIS-off figure stands beside it, unchecked; the longest frame counts over both runs. */
+	good_figures(&c);
+	c.eis_off.motion_rms_px = 9;
+	CHECK_EQ(failed_checks(&c), 0);
+	c.eis_on.frame_duration_max_ms = 40;
+	CHECK_EQ(failed_checks(&c), 1);
+	/* Faces: the share of frames with one, the face's luma within its range. */
+	good_figures(&c);
+	c.faces.face_frames = 10;
+	CHECK_EQ(failed_checks(&c), 1);
+	good_figures(&c);
+	c.faces.face_luma = 50;
+	CHECK_EQ(failed_checks(&c), 1);
+	c.faces.face_luma = 200;
+	CHECK_EQ(failed_checks(&c), 1);
+	c.faces.face_frames = 0;
+	CHECK_EQ(failed_checks(&c), 2);
+	/* Runs that did not happen (no portrait, no face module) fail with their reason. */
+	good_figures(&c);
+	snprintf(c.faces_error, sizeof(c.faces_error), "not run: face detection not built");
+	CHECK_EQ(failed_checks(&c), 1);
+	/* The latency of a sensor on another clock is a failure, not a pass. */
+	good_figures(&c);
+	c.eis_off.latency_p50_ms = c.eis_off.latency_p99_ms = -1;
+	CHECK_EQ(failed_checks(&c), 1);
 }

@@ -203,6 +203,8 @@ struct webcam_camera {
 	struct cisp_camera *cam;
 	struct cisp_camera_request req[NUM_REQUESTS];
 	struct cisp_image main[NUM_REQUESTS];
+	struct cisp_stream_config main_config; /* the main stream's crop and size */
+	bool eis;                              /* stabilised */
 };
 
 static void camera_close(struct webcam_camera *c)
@@ -245,12 +247,14 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 	cisp_camera_default_config(c->cam, index, &cfg);
 	cisp_sensor_get_mode(cisp_camera_sensor(c->cam), index, &mode);
 	crop_to_aspect(&mode, o->width, o->height, &cfg.stream[CISP_STREAM_MAIN]);
+	c->main_config = cfg.stream[CISP_STREAM_MAIN];
 	if (o->eis && (r = cisp_camera_set_eis(c->cam, &(struct cisp_eis_config){ .enable = true }))) {
 		if (r != -ENOTSUP)
 			goto fail;
 		if (announce)
 			fprintf(stderr, "cisp webcam: warning: %s\n", cisp_last_error());
 	}
+	c->eis = o->eis && !r;
 	if ((r = cisp_camera_configure(c->cam, &cfg)))
 		goto fail;
 	if (o->faces > 0 && (r = cisp_camera_detect_faces(c->cam, o->faces)))
@@ -277,6 +281,112 @@ static int camera_open(struct webcam_camera *c, struct cisp_camera_manager *mgr,
 fail:
 	camera_close(c);
 	return r;
+}
+
+/* Rows of a frame the residual motion is measured on: every this many. */
+#define MOTION_ROW_STEP 16
+#define MOTION_MAX_ROWS (8192 / MOTION_ROW_STEP)
+
+/*
+ * Where the still scene stands in output row @y of @req's frame, output
+ * pixels: the virtual sensor's true shake at that row's readout, less the
+ * window EIS cut the row's band at (docs/eis.md, "Figures"). -ENOTSUP for a
+ * sensor that is not virtual.
+ */
+static int scene_offset(struct webcam_camera *c, const struct cisp_camera_request *req, uint32_t y, double *u,
+			double *v)
+{
+	const struct cisp_stream_config *sc = &c->main_config;
+	double kx = (double)sc->width / sc->crop_width, ky = (double)sc->height / sc->crop_height;
+	double row = (y + 0.5) / ky - 0.5, wx = 0, wy = 0, sx = 1, sy = 1, dx, dy;
+	struct cisp_eis_frame f;
+	int r;
+
+	if (c->eis) {
+		unsigned b = 0;
+
+		if ((r = cisp_camera_eis_frame(c->cam, req, &f)))
+			return r;
+		while (b + 1 < f.num_bands && f.band[b + 1].first_row <= y)
+			b++;
+		sx = f.step_x_q16 / 65536.0;
+		sy = f.step_y_q16 / 65536.0;
+		row = (f.centre_y_q8 / 256.0 + y * sy + 0.5) / f.scale_y - 0.5;
+		wx = ((double)f.band[b].x_q8 - f.centre_x_q8) / 256;
+		wy = ((double)f.band[b].y_q8 - f.centre_y_q8) / 256;
+		kx = f.scale_x;
+		ky = f.scale_y;
+	}
+	r = cisp_vsensor_shake(cisp_camera_sensor(c->cam), req->metadata.timestamp_ns,
+			       sc->crop_y + (uint32_t)lround(fmax(row, 0)), &dx, &dy);
+	/* Output column x shows the scene at sensor column (wx + x sx) / k - dx: it moves by (wx - k dx) / sx. */
+	*u = (wx - kx * dx) / sx;
+	*v = (wy - ky * dy) / sy;
+	return r;
+}
+
+/* The residual motion's running sums: each frame's scene offsets on every MOTION_ROW_STEP-th row. */
+struct motion {
+	bool off;                /* not measurable here */
+	bool have_prev;
+	uint64_t prev_sequence;
+	double prev[MOTION_MAX_ROWS][2];
+	double sum;              /* squared frame-to-frame motion, over rows and pairs */
+	unsigned long rows, pairs;
+};
+
+static void motion_add(struct motion *mo, struct webcam_camera *c, const struct cisp_camera_request *req)
+{
+	uint64_t seq = req->metadata.sequence;
+	bool next = mo->have_prev && seq == mo->prev_sequence + 1;
+	unsigned k = 0;
+
+	for (uint32_t y = 0; !mo->off && y < c->main_config.height && k < MOTION_MAX_ROWS; y += MOTION_ROW_STEP, k++) {
+		double u, v;
+
+		if (scene_offset(c, req, y, &u, &v)) {
+			mo->off = true;
+			return;
+		}
+		if (next) {
+			mo->sum += (u - mo->prev[k][0]) * (u - mo->prev[k][0]) + (v - mo->prev[k][1]) * (v - mo->prev[k][1]);
+			mo->rows++;
+		}
+		mo->prev[k][0] = u;
+		mo->prev[k][1] = v;
+	}
+	mo->pairs += next;
+	mo->have_prev = true;
+	mo->prev_sequence = seq;
+}
+
+/* Mean Y of the central 60% of @f in @img (NV12), the skin face-priority AE meters; -1 when empty. */
+static double face_luma(const struct cisp_image *img, const struct cisp_camera_face *f)
+{
+	int64_t x0 = f->x + (int64_t)f->width / 5, x1 = f->x + (int64_t)f->width * 4 / 5;
+	int64_t y0 = f->y + (int64_t)f->height / 5, y1 = f->y + (int64_t)f->height * 4 / 5;
+	double sum = 0;
+	uint64_t n = 0;
+
+	for (int64_t y = y0 < 0 ? 0 : y0; y < y1 && y < img->height; y++)
+		for (int64_t x = x0 < 0 ? 0 : x0; x < x1 && x < img->width; x++, n++)
+			sum += img->plane[0].data[(size_t)y * img->plane[0].stride + (size_t)x];
+	return n ? sum / n : -1;
+}
+
+/* The faces of a measured frame: counted, the largest kept, the metered rectangle's luma read. */
+static void faces_measure(const struct webcam_options *o, struct webcam_camera *c,
+			  const struct cisp_camera_request *req, struct webcam_report *rep)
+{
+	struct cisp_camera_face f[CISP_CAMERA_MAX_FACES];
+	int n = o->faces > 0 ? cisp_camera_request_faces(c->cam, req, f, CISP_CAMERA_MAX_FACES) : 0;
+
+	if (n > 0) {
+		rep->face_frames++;
+		rep->face = f[0];
+	}
+	if (o->meter || n > 0)
+		rep->face_luma = face_luma(req->buffer[CISP_STREAM_MAIN], o->meter ? o->meter : &f[0]);
 }
 
 /* The device, or nothing for "none": where the frames go. */
@@ -329,6 +439,7 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	struct pacer pacer = { .period = 1.0 / o->fps };
 	struct cisp_image black = { 0 };
 	double *latency = calloc(MAX_LATENCIES, sizeof(double));
+	struct motion *motion = calloc(1, sizeof(*motion));
 	unsigned long measured = 0, settled = 0, camera_frames = 0;
 	uint64_t settle_sensor_dropped = 0;
 	double first = 0, last = 0, report_at = 0;
@@ -342,15 +453,16 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 	dc.job_threads = cpus > 1 ? (unsigned)cpus : 1;
 	mc.device_config = &dc;
 	memset(rep, 0, sizeof(*rep));
-	rep->latency_p50_ms = rep->latency_p99_ms = -1;
+	rep->latency_p50_ms = rep->latency_p99_ms = rep->motion_rms_px = rep->face_luma = -1;
 	sink.config = (struct cisp_v4l2_output_config){ o->pixelformat, o->width, o->height,
 							(unsigned)lround(o->fps * 1000), 1000 };
 	sink.size = cisp_v4l2_output_frame_size(&sink.config);
 	sink.period = 1.0 / o->fps;
-	if (!latency || !sink.size) {
-		fprintf(stderr, "cisp webcam: %s\n", latency ? "bad size or format" : "out of memory");
+	if (!latency || !motion || !sink.size) {
+		fprintf(stderr, "cisp webcam: %s\n", latency && motion ? "bad size or format" : "out of memory");
+		free(motion);
 		free(latency);
-		return latency ? 2 : 1;
+		return latency && motion ? 2 : 1;
 	}
 	if (o->device && !strcmp(o->device, "none")) {
 		sink.packed = malloc(sink.size);
@@ -434,6 +546,8 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			measured = 0;
 			clock_ok = true;
 		}
+		if (settled || !o->settle)
+			motion_add(motion, &cam, req);
 
 		if (pacer_take(&pacer, m->timestamp_ns / 1e9)) {
 			if (sink_write(&sink, req->buffer[CISP_STREAM_MAIN])) {
@@ -451,6 +565,8 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 			if (!measured && (ms < 0 || ms > 10000))
 				clock_ok = false; /* another clock: the first frame cannot be in the future or minutes old */
 			latency[measured++ % MAX_LATENCIES] = ms;
+			if (settled || !o->settle)
+				faces_measure(o, &cam, req, rep);
 		} else {
 			rep->dropped++;
 		}
@@ -492,6 +608,10 @@ int webcam_run(const struct webcam_options *o, struct webcam_report *rep)
 		rep->latency_p50_ms = quantile(latency, n, 0.5);
 		rep->latency_p99_ms = quantile(latency, n, 0.99);
 	}
+	if (!motion->off && motion->pairs) {
+		rep->motion_rms_px = sqrt(motion->sum / motion->rows);
+		rep->motion_pairs = motion->pairs;
+	}
 out:
 	camera_close(&cam);
 	cisp_camera_manager_destroy(mgr);
@@ -499,6 +619,7 @@ out:
 	cisp_image_free(&black);
 	free(sink.packed);
 	free(latency);
+	free(motion);
 	return status;
 }
 
@@ -628,5 +749,11 @@ int cmd_webcam(int argc, char **argv)
 		       rep.latency_p99_ms * rep.fps / 1000);
 	else
 		printf("latency not measured: the sensor's clock is not CLOCK_MONOTONIC\n");
+	if (rep.motion_rms_px > 0)
+		printf("residual motion of the still scene (the virtual sensor's shake%s): %.3f px RMS a frame, %lu frame pairs\n",
+		       o.eis ? ", less EIS" : "", rep.motion_rms_px, rep.motion_pairs);
+	if (o.faces > 0)
+		printf("%lu of %lu frames with a face; the largest face's mean Y %.1f in the last of them\n",
+		       rep.face_frames, rep.written, rep.face_luma);
 	return 0;
 }

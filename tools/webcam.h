@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/camera.h>
+#include <cisp/iq_report.h>
+
 struct webcam_options {
 	const char *camera;         /* required */
 	const char *device;         /* "/dev/videoN"; NULL: the first v4l2loopback device; "none": no device */
@@ -26,6 +29,8 @@ struct webcam_options {
 	bool eis;                   /* stabilise from the gyroscope (docs/eis.md), if the sensor has one */
 	unsigned long settle;       /* frames written first and left out of the report's rate, frames left out
 				       and latency (the 3A's start); 0: none */
+	const struct cisp_camera_face *meter; /* read the mean luma of this rectangle of the measured frames
+						 (webcam_report.face_luma); NULL: of the largest face found */
 };
 
 /* What a run measured. */
@@ -43,7 +48,49 @@ struct webcam_report {
 	double analogue_gain;       /* of the last frame */
 	double digital_gain;        /* sensor and ISP digital gain of the last frame */
 	unsigned long settle_dropped; /* sensor frames left out while the first o->settle frames were written */
+	/*
+	 * Residual motion of the still scene from one sensor frame to the next, RMS
+	 * output pixels, from the virtual sensor's true hand shake (option shake)
+	 * and, with EIS, the window the stage cut (docs/eis.md); < 0: not measured
+	 * (not a virtual sensor, or no two consecutive frames written).
+	 */
+	double motion_rms_px;
+	unsigned long motion_pairs; /* consecutive frame pairs in it */
+	unsigned long face_frames;  /* measured frames with a face (face detection on) */
+	struct cisp_camera_face face; /* the largest face of the last measured frame with one */
+	double face_luma;           /* mean Y (0..255) of the central 60% of o->meter, or of the frame's largest
+				       face, in the last measured frame that had one; < 0: none */
 };
+
+/*
+ * The video-conferencing profile's webcam runs (docs/conformance.md): the
+ * virtual sensor cisp-8m10 at 1280x720 YUYV and 30 fps in a dim room with
+ * hand shake, WEBCAM_SETTLE frames for the 3A's start then WEBCAM_FRAMES
+ * measured, EIS off then on; and a backlit portrait with face priority on
+ * then off.
+ */
+#define WEBCAM_FPS 30.0
+#define WEBCAM_FRAMES 150
+#define WEBCAM_SETTLE 60
+#define WEBCAM_LUX "50"
+#define WEBCAM_SHAKE "6"           /* hand shake, sensor pixels (the virtual sensor's option) */
+#define WEBCAM_MAX_P50_MS 80.0
+#define WEBCAM_MAX_P99_MS 120.0
+#define WEBCAM_MAX_MOTION_PX 0.5   /* residual motion with EIS, RMS output pixels a frame */
+#define WEBCAM_MIN_FACE_SHARE 0.8  /* measured frames of the portrait with a face found */
+#define WEBCAM_MIN_FACE_LUMA 70.0  /* the face's mean Y with face priority: 0.18 grey is about 110 */
+#define WEBCAM_MAX_FACE_LUMA 170.0
+
+/* What the profile's runs measured. */
+struct webcam_conformance {
+	struct webcam_report eis_off, eis_on; /* the dim room with hand shake */
+	struct webcam_report faces;           /* the portrait, face priority on */
+	struct webcam_report no_faces;        /* the same without, metering the face found with it */
+	char faces_error[256];                /* why the portrait's runs did not run; "" when they did */
+};
+
+/* Add the checks (and info lines, printed too) of @c to @r. */
+void webcam_conformance_check(struct cisp_iq_report *r, const struct webcam_conformance *c);
 
 /*
  * Run the webcam path with @o until @o->frames are written or SIGINT/SIGTERM;

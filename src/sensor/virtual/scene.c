@@ -347,6 +347,57 @@ void vs_scene_render(const struct vs_scene *s, const struct vs_view *v, const do
 	}
 }
 
+/*
+ * "backlit:R:FILE": a portrait against a window. The image, its reflectance
+ * times R (0.01..1: 0.1 is about a dark skin tone in a well-exposed
+ * photograph), fills the middle 70% of the width and height of a white
+ * (reflectance 1) window, box-sampled; the window is the bright part the
+ * face must be exposed against (docs/faces.md).
+ */
+static int backlit_create(const char *spec, struct vs_scene *s)
+{
+	const char *file = strchr(spec + 8, ':');
+	char factor[32];
+	char *end;
+	float *img;
+	int ret;
+
+	s->kind = VS_SCENE_IMAGE;
+	s->distance = 2.0;
+	for (int c = 0; c < 3; c++)
+		srgb_primary(&s->materials[c], c);
+	s->num_materials = 3;
+	if (!file || (size_t)(file - spec - 8) >= sizeof(factor))
+		return cisp_error(-EINVAL, "scene '%s': backlit:REFLECTANCE:FILE, such as backlit:0.1:portrait.png",
+				  spec);
+	snprintf(factor, sizeof(factor), "%.*s", (int)(file - spec - 8), spec + 8);
+	double r = strtod(factor, &end);
+	if (end == factor || *end || !(r >= 0.01 && r <= 1))
+		return cisp_error(-EINVAL, "scene '%s': the reflectance '%s' is not a number from 0.01 to 1", spec,
+				  factor);
+	ret = vs_image_load(file + 1, &s->image_width, &s->image_height, &s->image);
+	if (ret)
+		return ret;
+	uint32_t w = s->image_width, h = s->image_height, pw = w * 7 / 10, ph = h * 7 / 10;
+	uint32_t x0 = (w - pw) / 2, y0 = (h - ph) / 2;
+	img = malloc((size_t)w * h * 3 * sizeof(*img));
+	if (!img)
+		return cisp_error(-ENOMEM, "scene '%s': out of memory", spec);
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			float *o = img + ((size_t)y * w + x) * 3;
+			bool inside = pw && ph && x >= x0 && x < x0 + pw && y >= y0 && y < y0 + ph;
+			const float *in = inside ? s->image + ((size_t)((y - y0) * (uint64_t)h / ph) * w +
+							       (size_t)((x - x0) * (uint64_t)w / pw)) * 3 : NULL;
+
+			for (int c = 0; c < 3; c++)
+				o[c] = in ? (float)(in[c] * r) : 1.0f;
+		}
+	free(s->image);
+	s->image = img;
+	return 0;
+}
+
 int vs_scene_create(const char *spec, struct vs_scene **out)
 {
 	struct vs_scene *s = calloc(1, sizeof(*s));
@@ -401,6 +452,8 @@ int vs_scene_create(const char *spec, struct vs_scene **out)
 		s->num_materials = 2;
 	} else if (vs_chart_create(spec, s)) {
 		/* an IQ lab chart */
+	} else if (!strncasecmp(spec, "backlit:", 8)) {
+		ret = backlit_create(spec, s);
 	} else {
 		s->kind = VS_SCENE_IMAGE;
 		s->distance = 2.0;
@@ -410,7 +463,7 @@ int vs_scene_create(const char *spec, struct vs_scene **out)
 		ret = vs_image_load(spec, &s->image_width, &s->image_height, &s->image);
 		if (ret == -ENOENT)
 			ret = cisp_error_prefix(ret, "scene '%s' is neither colorchart, resolution, gradient, hdr, "
-					       "dominant[:patch], star, steps, flat, deadleaves nor a readable image", spec);
+					       "dominant[:patch], backlit:R:FILE, star, steps, flat, deadleaves nor a readable image", spec);
 	}
 	if (ret < 0) {
 		vs_scene_free(s);
