@@ -114,9 +114,11 @@ void webcam_conformance_check(struct cisp_iq_report *r, const struct webcam_conf
 			     ">=", 1.5);
 	check_rate(r, w, "");
 	/* Frames between the sensor and the device at once (Little's law): latency times the delivered rate. */
-	snprintf(text, sizeof(text), "%.2f at p50 latency, %.2f at p99", w->latency_p50_ms * w->fps / 1000,
-		 w->latency_p99_ms * w->fps / 1000);
-	info(r, "webcam: frames held", text);
+	if (w->latency_p50_ms >= 0) {
+		snprintf(text, sizeof(text), "%.2f at p50 latency, %.2f at p99", w->latency_p50_ms * w->fps / 1000,
+			 w->latency_p99_ms * w->fps / 1000);
+		info(r, "webcam: frames held", text);
+	}
 	check_eis(r, c);
 	check_faces(r, c);
 }
