@@ -65,13 +65,34 @@ void vs_shake_row(const float *clean, uint32_t w, uint32_t h, uint32_t y, double
 		double fx = sx - floor(sx);
 		long i0 = (long)floor(sx);
 
-		/* Column x = px + 2k reads sites i0 + k and i0 + k + 1 with the same weights. */
-		for (uint32_t x = px, k = 0; x < w; x += 2, k++) {
-			long a = clamp_site(i0 + (long)k, last_i), b = clamp_site(i0 + (long)k + 1, last_i);
+		/*
+		 * Column x = px + 2k reads sites i0 + k and i0 + k + 1 with the same weights.
+		 * Columns [k0, k1) read inside the row with no clamping: that loop is the
+		 * row's bulk, without branches; the few at the edges clamp.
+		 */
+		long columns = (long)(w - px + 1) / 2;
+		long k0 = i0 < 0 ? -i0 : 0, k1 = last_i - i0;
+
+		k0 = k0 < columns ? k0 : columns;
+		k1 = k1 < k0 ? k0 : k1 < columns ? k1 : columns;
+		for (long k = 0; k < columns; k++) {
+			if (k == k0) {
+				const float *t = r0 + 2 * (i0 + k0), *b = r1 + 2 * (i0 + k0);
+
+				for (; k < k1; k++, t += 2, b += 2) {
+					double top = t[0] + fx * (t[2] - t[0]);
+					double bottom = b[0] + fx * (b[2] - b[0]);
+
+					out[px + 2 * k] = (float)(top + fy * (bottom - top));
+				}
+				if (k == columns)
+					break;
+			}
+			long a = clamp_site(i0 + k, last_i), b = clamp_site(i0 + k + 1, last_i);
 			double top = r0[2 * a] + fx * (r0[2 * b] - r0[2 * a]);
 			double bottom = r1[2 * a] + fx * (r1[2 * b] - r1[2 * a]);
 
-			out[x] = (float)(top + fy * (bottom - top));
+			out[px + 2 * k] = (float)(top + fy * (bottom - top));
 		}
 	}
 }
