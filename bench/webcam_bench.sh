@@ -15,7 +15,8 @@
 # 2. Real time: the sensor at 30 fps on CLOCK_MONOTONIC as `cisp webcam` runs
 #    it: frames delivered a second, frames left out, latency p50/p99.
 # CISP_BUILD: the build folder (default build/ beside this script); FRAMES
-# (default 90). The CPU model and the load average are printed with the
+# (default 90); WEBCAM_ARGS: more `cisp webcam` options for every run, e.g.
+# "--option shake=6 --eis" for the conformance run's EIS pass. The CPU model and the load average are printed with the
 # figures, which are wall-clock and depend on what else the machine runs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +25,7 @@ frames=${FRAMES:-90}
 cisp=$build/tools/cisp
 base=${1:-}
 eval "$(meson devenv -C "$build" --dump | grep -E '^(export )?CISP_')"
-args="webcam --camera virtual:cisp-8m10 --device none --size 1280x720 --fps 30 --quiet --option lux=50"
+args="webcam --camera virtual:cisp-8m10 --device none --size 1280x720 --fps 30 --quiet --option lux=50 ${WEBCAM_ARGS:-}"
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
