@@ -182,8 +182,8 @@ static void good_figures(struct webcam_conformance *c)
 	};
 
 	memset(c, 0, sizeof(*c));
-	c->eis_off = c->eis_on = w;
-	c->eis_on.motion_rms_px = 0.2;
+	c->eis_off = c->eis_on = c->motion_off = c->motion_on = w;
+	c->motion_on.motion_rms_px = 0.2;
 	c->faces = c->no_faces = w;
 	c->faces.face_frames = 14;
 	c->faces.written = 15;
@@ -221,13 +221,13 @@ TEST(webcam_conformance_checks)
 	c.eis_on.latency_p99_ms = 300;
 	CHECK_EQ(failed_checks(&c), 3);
 	good_figures(&c);
-	c.eis_on.motion_rms_px = 0.8;
+	c.motion_on.motion_rms_px = 0.8;
 	CHECK_EQ(failed_checks(&c), 1);
-	c.eis_on.motion_rms_px = -1; /* not measured is a failure, not a pass */
+	c.motion_on.motion_rms_px = -1; /* not measured is a failure, not a pass */
 	CHECK_EQ(failed_checks(&c), 1);
 	/* The EIS-off figure stands beside it, unchecked; the longest frame counts over both runs. */
 	good_figures(&c);
-	c.eis_off.motion_rms_px = 9;
+	c.motion_off.motion_rms_px = 9;
 	CHECK_EQ(failed_checks(&c), 0);
 	c.eis_on.frame_duration_max_ms = 40;
 	CHECK_EQ(failed_checks(&c), 1);

@@ -88,7 +88,9 @@ static int generate_vectors(const char *dir, bool force)
  * The video-conferencing profile measures the webcam path as well (camera,
  * tuning, 3A, pacing, packing: docs/webcam.md), on the virtual sensor at a
  * call's 1280x720 and 30 fps in a dim room with hand shake, where AE must
- * raise gain and keep the frame period: EIS off, then on. Latency is from
+ * raise gain and keep the frame period: EIS off, then on; then both again
+ * taking every sensor frame (not in real time) for the residual motion,
+ * which compares frames that follow each other. Latency is from
  * the start of a frame's readout to the frame handed to the device, so it
  * includes one frame period. The start (WEBCAM_SETTLE frames) is left out:
  * the virtual sensor renders its scene again at each lens position of the
@@ -155,7 +157,14 @@ static int webcam_checks(struct cisp_iq_report *r, const char *portrait)
 	cisp_iq_report_info(r, "webcam runs", text);
 	printf("webcam runs: %s\n", text);
 	fflush(stdout);
-	if (webcam_run(&o, &c->eis_off) || (o.eis = true, webcam_run(&o, &c->eis_on))) {
+	/* The residual motion needs frames that follow each other: every sensor frame, not in real time. */
+	struct webcam_options m = o;
+
+	m.sensor_options = "lux=" WEBCAM_LUX ",shake=" WEBCAM_SHAKE ",seed=3,realtime=0";
+	m.settle = WEBCAM_MOTION_SETTLE;
+	m.frames = WEBCAM_MOTION_FRAMES;
+	if (webcam_run(&o, &c->eis_off) || (o.eis = true, webcam_run(&o, &c->eis_on)) ||
+	    webcam_run(&m, &c->motion_off) || (m.eis = true, webcam_run(&m, &c->motion_on))) {
 		free(c);
 		return cisp_error(-EIO, "the webcam path did not run (see above)");
 	}

@@ -47,16 +47,16 @@ static void check_eis(struct cisp_iq_report *r, const struct webcam_conformance 
 	snprintf(text, sizeof(text), "%.1f ms a frame with EIS, %.1f without; %lu frames in %.1f s",
 		 c->eis_on.cpu_ms_per_frame, c->eis_off.cpu_ms_per_frame, c->eis_on.written, c->eis_on.seconds);
 	info(r, "webcam: EIS on", text);
-	if (c->eis_on.motion_rms_px < 0) {
+	if (c->motion_on.motion_rms_px < 0) {
 		cisp_iq_report_check_text(r, "webcam: residual motion with EIS", false,
 					  "not measured: no two consecutive sensor frames, or not the virtual sensor");
 	} else {
 		snprintf(text, sizeof(text), "%.3f px a frame without EIS (%lu frame pairs), %.3f with it (%lu pairs)",
-			 c->eis_off.motion_rms_px, c->eis_off.motion_pairs, c->eis_on.motion_rms_px,
-			 c->eis_on.motion_pairs);
+			 c->motion_off.motion_rms_px, c->motion_off.motion_pairs, c->motion_on.motion_rms_px,
+			 c->motion_on.motion_pairs);
 		info(r, "webcam: residual motion, RMS", text);
-		cisp_iq_report_check(r, "webcam: residual motion with EIS, RMS a frame", c->eis_on.motion_rms_px, "px",
-				     "<=", WEBCAM_MAX_MOTION_PX);
+		cisp_iq_report_check(r, "webcam: residual motion with EIS, RMS a frame", c->motion_on.motion_rms_px,
+				     "px", "<=", WEBCAM_MAX_MOTION_PX);
 	}
 	check_rate(r, &c->eis_on, " with EIS");
 }
