@@ -103,7 +103,7 @@ static int generate_vectors(const char *dir, bool force)
  */
 #define FACE_SCENE_OPTIONS ",illuminant=A,lux=150"
 #define FACE_REFLECTANCE "0.1"
-#define FACE_SETTLE 45 /* detections at 5 Hz and AE's steps to the face */
+#define FACE_SETTLE 90 /* detections at 5 Hz (a dark face is not always found at once) and AE's steps to it */
 #define FACE_FRAMES 15
 
 static void face_runs(const char *portrait, struct webcam_conformance *c)
