@@ -93,43 +93,17 @@ float vs_fixed_normal(uint64_t seed, uint32_t x, uint32_t y)
 	return normal[vs_mix64(seed ^ vs_mix64(((uint64_t)y << 32) | x)) & (NORMAL_SIZE - 1)];
 }
 
-/*
- * One noisy pixel: @z1 and @z2 are its shot and read noise draws. @fpn is
- * false when the pattern has no fixed pattern noise: a constant where this
- * is inlined, so that the common case has no per-pixel tests for it.
- */
+/* One noisy pixel: @z1 and @z2 are its shot and read noise draws. */
 static inline uint16_t noisy_pixel(const struct vs_noise_frame *f, const struct vs_noise_pattern *p,
-				   const float *clean, float scale, uint32_t x, float z1, float z2, bool fpn)
+				   const float *clean, float scale, uint32_t x, float z1, float z2)
 {
-	float m = clean[x] * scale * (fpn && p->gain ? p->gain[x] : 1.0f) + f->dark_e;
+	float m = clean[x] * scale * (p->gain ? p->gain[x] : 1.0f) + f->dark_e;
 	float e = m + sqrtf(m) * z1;
-	float black = p->black[x & 1] + (fpn && p->offset ? p->offset[x] : 0.0f);
+	float black = p->black[x & 1] + (p->offset ? p->offset[x] : 0.0f);
 
 	if (e > f->full_well)
 		e = f->full_well;
 	return quantise(f, e * f->gain + black + f->read_dn * z2);
-}
-
-/* The noisy row from the generator state @s; @fpn as noisy_pixel()'s, a constant at each call. */
-static inline void noisy_row(const struct vs_noise_frame *f, const struct vs_noise_pattern *p, const float *clean,
-			     float scale, uint64_t s, uint16_t *out, uint32_t w, bool fpn)
-{
-	uint32_t x;
-	uint64_t r;
-
-	/* Each 64-bit draw gives four 12-bit table indices: two pixels (the last one alone in an odd row). */
-	for (x = 0; x + 1 < w; x += 2) {
-		r = next(&s);
-		out[x] = noisy_pixel(f, p, clean, scale, x, normal[r & (NORMAL_SIZE - 1)],
-				     normal[(r >> 12) & (NORMAL_SIZE - 1)], fpn);
-		out[x + 1] = noisy_pixel(f, p, clean, scale, x + 1, normal[(r >> 24) & (NORMAL_SIZE - 1)],
-					 normal[(r >> 36) & (NORMAL_SIZE - 1)], fpn);
-	}
-	if (x < w) {
-		r = next(&s);
-		out[x] = noisy_pixel(f, p, clean, scale, x, normal[r & (NORMAL_SIZE - 1)],
-				     normal[(r >> 12) & (NORMAL_SIZE - 1)], fpn);
-	}
 }
 
 void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern *p, const float *clean, float scale,
@@ -137,7 +111,7 @@ void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern 
 {
 	const float gain = f->gain, fw = f->full_well, dark = f->dark_e;
 	uint32_t x;
-	uint64_t s;
+	uint64_t s, r;
 
 	pthread_once(&normal_once, make_normal);
 	if (!f->noise) {
@@ -150,8 +124,17 @@ void vs_noise_row(const struct vs_noise_frame *f, const struct vs_noise_pattern 
 		return;
 	}
 	s = vs_mix64(seed ^ vs_mix64(frame ^ vs_mix64(row))) | 1;
-	if (p->gain || p->offset)
-		noisy_row(f, p, clean, scale, s, out, w, true);
-	else
-		noisy_row(f, p, clean, scale, s, out, w, false);
+	/* Each 64-bit draw gives four 12-bit table indices: two pixels (the last one alone in an odd row). */
+	for (x = 0; x + 1 < w; x += 2) {
+		r = next(&s);
+		out[x] = noisy_pixel(f, p, clean, scale, x, normal[r & (NORMAL_SIZE - 1)],
+				     normal[(r >> 12) & (NORMAL_SIZE - 1)]);
+		out[x + 1] = noisy_pixel(f, p, clean, scale, x + 1, normal[(r >> 24) & (NORMAL_SIZE - 1)],
+					 normal[(r >> 36) & (NORMAL_SIZE - 1)]);
+	}
+	if (x < w) {
+		r = next(&s);
+		out[x] = noisy_pixel(f, p, clean, scale, x, normal[r & (NORMAL_SIZE - 1)],
+				     normal[(r >> 12) & (NORMAL_SIZE - 1)]);
+	}
 }
