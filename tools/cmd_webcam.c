@@ -752,8 +752,10 @@ int cmd_webcam(int argc, char **argv)
 	if (rep.motion_rms_px > 0)
 		printf("residual motion of the still scene (the virtual sensor's shake%s): %.3f px RMS a frame, %lu frame pairs\n",
 		       o.eis ? ", less EIS" : "", rep.motion_rms_px, rep.motion_pairs);
-	if (o.faces > 0)
+	if (o.faces > 0 && rep.face_frames)
 		printf("%lu of %lu frames with a face; the largest face's mean Y %.1f in the last of them\n",
 		       rep.face_frames, rep.written, rep.face_luma);
+	else if (o.faces > 0)
+		printf("no face in the %lu frames\n", rep.written);
 	return 0;
 }
