@@ -20,6 +20,7 @@
 #include <cisp/raster.h>
 
 #include "cli.h"
+#include "sanitizer.h"
 #include "test.h"
 
 /* A WxH 16-bit raw dump of random samples. */
@@ -411,14 +412,6 @@ TEST(files_params_files_one_rule)
 	CHECK(!cli_exists("rule/x.png") && !cli_exists("rule/out.bin"));
 }
 
-/* Under a sanitizer a process's peak memory holds its shadow memory: it is not measured there. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
 
 /* cisp @argv, run in the folder @dir, refused at CISP_MAX_MEMORY=@bytes: exit 1 and the message. */
 static bool refused_at(const char *dir, const char *const argv[], long long bytes)
@@ -432,7 +425,7 @@ static bool refused_at(const char *dir, const char *const argv[], long long byte
 	       strstr(cli_output, "CISP_MAX_MEMORY=");
 }
 
-#ifndef UNDER_SANITIZER
+#if !TEST_SANITIZED
 /* The peak memory of a finished child, in bytes. */
 static long long child_peak(const char *dir, const char *const argv[], int *status)
 {
@@ -494,7 +487,7 @@ TEST(files_memory_is_bounded)
 	CHECK_EQ(cli_sh("cd mem && CISP_MAX_MEMORY=64M \"$CISP\" develop d.raw %s -o x.png", dump_args), 0);
 	CHECK(cli_exists("mem/x.png") && !cli_exists("mem/huge.png"));
 
-#ifdef UNDER_SANITIZER
+#if TEST_SANITIZED
 	test_skip("peak memory is not measured under a sanitizer (its shadow memory counts)");
 #else
 	estimates_cover_peaks();
