@@ -174,7 +174,8 @@ TEST(run_png_of_a_short_run)
 		char name[32];
 
 		snprintf(name, sizeof(name), "short%d.png", frames);
-		CHECK_EQ(cli_run("run --frames %d --quiet --size 320x240 --png %s", frames, name), 0);
+		CHECK_EQ(cli_run("run --camera virtual:cisp-test --frames %d --quiet --size 320x240 --png %s", frames, name),
+			 0);
 		CHECK_EQ(cisp_raster_read(cli_tmp(name), &r), 0);
 		sum = 0;
 		for (size_t i = 0; r.data && i < (size_t)r.width * r.height * r.channels; i++)
