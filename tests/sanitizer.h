@@ -4,7 +4,7 @@
  * (gcc says so with __SANITIZE_*__, clang with __has_feature), else 0.
  * There a process's peak memory holds the shadow memory, and the measurements
  * over whole image sets run on fewer of them, saying so: the sanitizers look
- * for memory and thread errors, which the first images meet as well.
+ * for memory and thread errors, which a few images meet as well as all of them.
  */
 #ifndef CISP_TEST_SANITIZER_H
 #define CISP_TEST_SANITIZER_H
