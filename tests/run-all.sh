@@ -18,47 +18,27 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 # checkasm. Each program's output is printed whole when the group ends.
 jobs=${CISP_TEST_JOBS:-$(nproc)}
 [ "$jobs" -ge 1 ] 2>/dev/null || { echo "CISP_TEST_JOBS=$jobs is not a count" >&2; exit 2; }
-logs=$(mktemp -d)
-pids=""
-count=0
-start() { # LABEL COMMAND...: run COMMAND in the background, its output kept for finish
-	label=$1
-	shift
-	count=$((count + 1))
-	log=$logs/$(printf %03d $count).log
-	{ echo "== $label"; "$@"; } >"$log" 2>&1 &
-	pids="$pids $!"
-}
-finish() { # wait for every program started, then print their output in the order started
-	[ -n "$pids" ] || return 0
-	for pid in $pids; do
-		wait "$pid" || status=1
-	done
-	pids=""
-	cat "$logs"/*.log
-	rm -f "$logs"/*.log
-}
+. "$(dirname "$0")/side_by_side.sh"
 
 # Correctness tests run the reference executor unless told otherwise; the
 # banded executor is checked against it (fastpath tests), and the pipeline, device
 # and vendor tests run once more on it.
 k=0
 while [ $k -lt "$jobs" ]; do
-	start "unit tests ($build/tests/cisp-test, part $((k + 1)) of $jobs)" \
+	side_by_side "unit tests ($build/tests/cisp-test, part $((k + 1)) of $jobs)" \
 		env CISP_TEST_SHARD=$k/$jobs CISP_EXEC="${CISP_EXEC-reference}" "$build/tests/cisp-test" ${CISP_TESTS:-}
 	k=$((k + 1))
 done
-finish
+side_by_side_wait || status=1
 
 if [ -z "${CISP_TESTS:-}" ]; then
-	start "pipeline tests on the banded executor" env CISP_EXEC=banded "$build/tests/cisp-test" pipeline device_isp vendor
+	side_by_side "pipeline tests on the banded executor" env CISP_EXEC=banded "$build/tests/cisp-test" pipeline device_isp vendor
 fi
 # checkasm runs with the whole suite, or when CISP_TESTS names it.
 case " ${CISP_TESTS:-checkasm} " in
-*checkasm*) start "checkasm ($build/tests/checkasm)" "$build/tests/checkasm" ;;
+*checkasm*) side_by_side "checkasm ($build/tests/checkasm)" "$build/tests/checkasm" ;;
 esac
-finish
-rmdir "$logs"
+side_by_side_wait || status=1
 
 # The GStreamer elements run with the whole suite, or when CISP_TESTS names gst.
 case " ${CISP_TESTS:-gst} " in

@@ -13,18 +13,12 @@ if [ ! -e "$plugin_dir/libgstcisp.so" ]; then
 fi
 
 # The element tests side by side (one thread each, mostly), each one's output printed whole.
-logs=$(mktemp -d)
-pids=""
+. "$(dirname "$0")/../side_by_side.sh"
 for t in "$build"/tests/gst/test_*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
-	{ echo "== $t"; "$t"; } >"$logs/$(basename "$t").log" 2>&1 &
-	pids="$pids $!"
+	side_by_side "$t" "$t"
 done
-for pid in $pids; do
-	wait "$pid" || status=1
-done
-cat "$logs"/*.log 2>/dev/null
-rm -rf "$logs"
+side_by_side_wait || status=1
 
 # The command-line tools are not instrumented: a sanitizer build's plugin needs its runtime preloaded.
 if nm -D "$plugin_dir/libgstcisp.so" 2>/dev/null | grep -q __asan_init; then
