@@ -263,7 +263,8 @@ TEST(vulkan_lsc_bitexact)
 			CHECK_EQ(vk_frame_create(g, img.format, w, h, &f), 0);
 			if (f && c) {
 				vk_step_unpack(f, &steps[0]);
-				vk_step_lsc(f, c, &steps[1]);
+				vk_frame_lsc_tables(f, c);
+				vk_step_lsc(f, &steps[1]);
 				CHECK_EQ(vk_frame_run(f, &img, steps, 2, &got), 0);
 				CHECK(!memcmp(got, want, (size_t)w * h * 2));
 			}
@@ -274,6 +275,96 @@ TEST(vulkan_lsc_bitexact)
 			cisp_image_free(&img);
 		}
 	}
+	vk_gpu_close(g);
+}
+
+/*
+ * A sorted static defect list of about @n random pixels of a w x h frame, the
+ * four corners and the pixels next to them among them (where the neighbours
+ * mirror); with @past, some pixels past the frame too, which the reference
+ * ignores (parameter validation refuses them).
+ */
+static unsigned random_defects(struct cisp_dpc_params *p, uint32_t w, uint32_t h, unsigned n, bool past_frame)
+{
+	const uint32_t margin = past_frame ? 2 : 0;
+	unsigned count = 0;
+
+	for (uint32_t y = 0; y < h + margin && count < CISP_DPC_MAX_PIXELS; y++)
+		for (uint32_t x = 0; x < w + margin && count < CISP_DPC_MAX_PIXELS; x++) {
+			bool corner = (x < 2 || x + 2 >= w) && (y < 2 || y + 2 >= h);
+			bool past = x >= w || y >= h;
+
+			if ((corner && !past) || (uint32_t)test_rand() % (w * h) < n / (past ? 4 : 1))
+				p->pixels[count++] = (struct cisp_dpc_pixel){ (uint16_t)x, (uint16_t)y };
+		}
+	return count;
+}
+
+/*
+ * Defect correction: dynamic detection at thresholds from none (the static
+ * list alone) to one that replaces many pixels, and static lists from empty
+ * to dense, against cisp_dpc_rows(); the last trial's flat frame has spikes
+ * and dips of the threshold and one more or less, where the comparison's
+ * strictness shows.
+ */
+static void spikes(struct cisp_image *img, int threshold)
+{
+	for (uint32_t y = 0; y < img->height; y++)
+		for (uint32_t x = 0; x < img->width; x++) {
+			int step = (int)(x / 5 % 3) - 1, v = 20000;
+
+			if (y % 4 == 1 && x % 5 == 0)
+				v += x % 2 ? threshold + step : -threshold - step;
+			((uint16_t *)(img->plane[0].data + y * img->plane[0].stride))[x] = (uint16_t)v;
+		}
+}
+
+TEST(vulkan_dpc_bitexact)
+{
+	static const struct {
+		uint32_t w, h;
+	} dpc_sizes[] = { { 4, 4 }, { 132, 6 }, { 254, 8 }, { 18, 22 }, { 1030, 4 } };
+	struct vk_gpu *g = open_gpu();
+	struct cisp_dpc_params *p = calloc(1, sizeof(*p));
+
+	for (unsigned s = 0; g && s < sizeof(dpc_sizes) / sizeof(dpc_sizes[0]); s++) {
+		for (int trial = 0; trial < 5; trial++) {
+			uint32_t w = dpc_sizes[s].w, h = dpc_sizes[s].h;
+			struct cisp_image img = random_samples(w, h);
+			struct cisp_dpc_coeffs c;
+			struct vk_frame *f = NULL;
+			struct vk_step steps[2];
+			const uint16_t *got;
+			uint16_t *want = malloc((size_t)w * h * 2);
+
+			p->threshold = (uint16_t)(trial == 0 ? 0 : trial == 1 ? 1 + test_rand() % 65535 : 200u * (unsigned)trial);
+			p->count = (uint16_t)random_defects(p, w, h, trial == 3 ? w * h / 3 : 8u * (unsigned)trial, true);
+			if (trial == 4) {
+				p->threshold = 1000;
+				spikes(&img, p->threshold);
+			}
+			cisp_dpc_prepare(&c, p);
+			cisp_dpc_rows(&c, &(struct plane16){ (uint16_t *)img.plane[0].data, img.plane[0].stride / 2, 0,
+							     (int)w, (int)h, 0 },
+				      &(struct plane16){ want, w, 0, (int)w, (int)h, 0 }, 0, (int)h);
+			CHECK_EQ(vk_frame_create(g, img.format, w, h, &f), 0);
+			if (f) {
+				vk_step_unpack(f, &steps[0]);
+				vk_step_dpc(f, &c, &steps[1]);
+				CHECK_EQ(vk_frame_run(f, &img, steps, 2, &got), 0);
+				for (size_t i = 0; i < (size_t)w * h; i++)
+					if (got[i] != want[i]) {
+						test_fail(__FILE__, __LINE__, "%ux%u threshold %u, %u defects: (%zu, %zu) is %u, the reference's %u",
+							  w, h, p->threshold, p->count, i % w, i / w, got[i], want[i]);
+						break;
+					}
+			}
+			vk_frame_destroy(f);
+			free(want);
+			cisp_image_free(&img);
+		}
+	}
+	free(p);
 	vk_gpu_close(g);
 }
 
@@ -330,20 +421,20 @@ TEST(vulkan_plan)
 	CHECK(!p.blc && p.lsc && p.wb);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 	p = vulkan_plan_frame(&s, false);
-	CHECK(!p.lsc && !p.wb);
+	CHECK(p.dpc && p.lsc && p.wb);
+	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(p.dpc && !p.lsc && !p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	p = vulkan_plan_frame(&s, false);
 	CHECK(!p.wb);
 }
 
-/* One frame through a context of @dev with params @state; 0 or the job's error. */
-static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-		   const struct cisp_image *in, struct cisp_image *out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
+/* Submit one frame to @ctx with params @state: 0 and *@fence, or an error. */
+static int submit(struct cisp_context *ctx, const struct cisp_param_state *state, const struct cisp_image *in,
+		  struct cisp_image *out[CISP_MAX_OUTPUTS], struct cisp_stats *stats, struct cisp_fence **fence)
 {
-	const struct cisp_context_config cc = { .name = "v", .isp = *cfg };
-	struct cisp_context *ctx = NULL;
 	struct cisp_job j = { .num_inputs = 1, .input = { in }, .stats = stats };
-	struct cisp_fence *fence = NULL;
 	size_t size = 0;
 	void *params;
 	int ret;
@@ -354,14 +445,33 @@ static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, c
 	memcpy(j.output, out, sizeof(j.output));
 	j.params = params;
 	j.params_size = size;
-	if ((ret = cisp_context_create(&ctx, dev, &cc)))
-		goto out;
-	if (!(ret = cisp_job_submit(ctx, &j, &fence)))
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-	cisp_fence_unref(fence);
-	cisp_context_destroy(ctx);
-out:
+	ret = cisp_job_submit(ctx, &j, fence);
 	free(params);
+	return ret;
+}
+
+static int wait_job(struct cisp_fence *fence)
+{
+	int ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
+
+	cisp_fence_unref(fence);
+	return ret;
+}
+
+/* One frame through a context of @dev with params @state; 0 or the job's error. */
+static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		   const struct cisp_image *in, struct cisp_image *out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
+{
+	const struct cisp_context_config cc = { .name = "v", .isp = *cfg };
+	struct cisp_context *ctx = NULL;
+	struct cisp_fence *fence = NULL;
+	int ret;
+
+	if ((ret = cisp_context_create(&ctx, dev, &cc)))
+		return ret;
+	if (!(ret = submit(ctx, state, in, out, stats, &fence)))
+		ret = wait_job(fence);
+	cisp_context_destroy(ctx);
 	return ret;
 }
 
@@ -380,9 +490,11 @@ static bool same_image(const struct cisp_image *a, const struct cisp_image *b)
 
 /*
  * Whole frames: the Vulkan backend's RGB and NV12 outputs and statistics are
- * the software ISP's, with the default state and defect correction (the GPU
- * runs unpack and black level) and with only black level, lens shading and
- * white balance before the RGB stages (the GPU runs those four).
+ * the software ISP's, with the default state, defect correction (dynamic and
+ * a static list) and lens shading (the GPU runs unpack, black level, defects
+ * and lens shading; the statistics keep white balance on the CPU) and with
+ * only black level, lens shading and white balance before the RGB stages (the
+ * GPU runs those four).
  */
 TEST(vulkan_pipeline_bitexact)
 {
@@ -410,14 +522,16 @@ TEST(vulkan_pipeline_bitexact)
 		state.wb.gain[0] = 7800; /* R, Q4.12 */
 		state.wb.gain[3] = 6100; /* B */
 		random_lsc(&state.lsc, 2);
-		/* Defect correction keeps lens shading and what follows on the CPU. */
+		state.dpc.threshold = 3000;
+		state.dpc.count = (uint16_t)random_defects(&state.dpc, w, h, 40, false);
 		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 		if (config == 1)
 			state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
 					   CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
 					   CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 		CHECK_EQ(vulkan_plan_frame(&state, true).wb, config == 1);
-		CHECK_EQ(vulkan_plan_frame(&state, true).lsc, config == 1);
+		CHECK_EQ(vulkan_plan_frame(&state, true).dpc, config == 0);
+		CHECK(vulkan_plan_frame(&state, true).lsc);
 		memset(stats, 0, 2 * sizeof(*stats));
 		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },
 			      &stats[0]);
@@ -440,6 +554,106 @@ TEST(vulkan_pipeline_bitexact)
 	}
 	cisp_image_free(&in);
 	free(stats);
+	cisp_device_destroy(vk);
+	cisp_device_destroy(sw);
+}
+
+/* One Vulkan device per process and selection, reference-counted. */
+TEST(vulkan_gpu_shared)
+{
+	struct vk_gpu *a = open_gpu(), *b = NULL, *c = NULL;
+
+	if (!a)
+		return;
+	CHECK_EQ(vk_gpu_open(&b), 0);
+	CHECK(a == b);
+	/* Another selection gets its own device, even of the same GPU. */
+	setenv("CISP_VULKAN_DEVICE", "0", 1);
+	CHECK_EQ(vk_gpu_open(&c), 0);
+	unsetenv("CISP_VULKAN_DEVICE");
+	CHECK(c && c != a);
+	vk_gpu_close(c);
+	vk_gpu_close(a);
+	/* b still holds the device: it runs a frame. */
+	if (b) {
+		struct cisp_image img = random_samples(8, 4);
+		struct vk_frame *f = NULL;
+		struct vk_step step;
+		const uint16_t *got;
+
+		CHECK_EQ(vk_frame_create(b, img.format, 8, 4, &f), 0);
+		if (f) {
+			vk_step_unpack(f, &step);
+			CHECK_EQ(vk_frame_run(f, &img, &step, 1, &got), 0);
+			CHECK(!memcmp(got, sample_row(&img, 0), 16));
+		}
+		vk_frame_destroy(f);
+		cisp_image_free(&img);
+	}
+	vk_gpu_close(b);
+}
+
+/*
+ * Two contexts on two workers share the device and run frames at once; the
+ * first's lens shading changes from frame to frame and back (its tables are
+ * rebuilt only on a change), the second's stays. Each frame is the software
+ * ISP's.
+ */
+TEST(vulkan_contexts_bitexact)
+{
+	enum { FRAMES = 3 };
+	const struct cisp_isp_config cfg[2] = {
+		{ CISP_FMT_SGBRG12P, 96, 32, { { CISP_FMT_RGB888, 96, 32 } }, NULL },
+		{ CISP_FMT_SRGGB10, 64, 24, { { CISP_FMT_RGB888, 64, 24 } }, NULL },
+	};
+	struct cisp_device *vk = NULL, *sw = NULL;
+	struct cisp_context *ctx[2] = { NULL, NULL };
+	struct cisp_param_state state[2][FRAMES];
+	struct cisp_image in[2], out[2][FRAMES], want;
+	struct cisp_fence *fence[2][FRAMES] = { { NULL } };
+	int ret = 0;
+
+	setenv("CISP_ISP", VULKAN_ISP_NAME, 1);
+	CHECK_EQ(cisp_device_create(&vk, &(struct cisp_device_config){ .workers = 2 }), 0);
+	unsetenv("CISP_ISP");
+	CHECK_EQ(cisp_device_create(&sw, &(struct cisp_device_config){ .workers = 1 }), 0);
+	for (int c = 0; c < 2 && !ret; c++) {
+		ret = cisp_context_create(&ctx[c], vk, &(struct cisp_context_config){ .name = "v", .isp = cfg[c] });
+		in[c] = random_raw(cfg[c].input_format, cfg[c].width, cfg[c].height);
+		for (int i = 0; i < FRAMES; i++) {
+			cisp_param_state_init(&state[c][i]);
+			state[c][i].enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_WB);
+			random_lsc(&state[c][i].lsc, 2);
+			if (c == 1 || i == 2)
+				state[c][i].lsc = state[c][0].lsc;
+			CHECK_EQ(cisp_image_alloc(&out[c][i], CISP_FMT_RGB888, cfg[c].width, cfg[c].height), 0);
+		}
+	}
+	if (ret == -ENODEV)
+		no_vulkan(cisp_last_error());
+	else if (ret)
+		test_fail(__FILE__, __LINE__, "a Vulkan context: %s", cisp_last_error());
+	for (int i = 0; i < FRAMES && !ret; i++)
+		for (int c = 0; c < 2; c++)
+			CHECK_EQ(submit(ctx[c], &state[c][i], &in[c], (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[c][i] },
+					NULL, &fence[c][i]),
+				 0);
+	for (int c = 0; c < 2; c++) {
+		CHECK_EQ(cisp_image_alloc(&want, CISP_FMT_RGB888, cfg[c].width, cfg[c].height), 0);
+		for (int i = 0; i < FRAMES && !ret; i++) {
+			CHECK(vulkan_plan_frame(&state[c][i], false).lsc);
+			CHECK_EQ(wait_job(fence[c][i]), 0);
+			CHECK_EQ(run_job(sw, &cfg[c], &state[c][i], &in[c], (struct cisp_image *[CISP_MAX_OUTPUTS]){ &want },
+					 NULL),
+				 0);
+			CHECK(same_image(&out[c][i], &want));
+		}
+		cisp_image_free(&want);
+		for (int i = 0; i < FRAMES; i++)
+			cisp_image_free(&out[c][i]);
+		cisp_image_free(&in[c]);
+		cisp_context_destroy(ctx[c]);
+	}
 	cisp_device_destroy(vk);
 	cisp_device_destroy(sw);
 }

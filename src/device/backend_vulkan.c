@@ -4,7 +4,7 @@
  * Vulkan device and keeps a software ISP for the stages the GPU does not run
  * yet. A frame goes:
  *
- *   raw input --copy--> GPU: unpack, black level[, lens shading][, white balance]
+ *   raw input --copy--> GPU: unpack[, black level][, defects][, lens shading][, white balance]
  *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest.
  *
  * The software ISP's part reads a 16-bit frame, whose unpack is the
@@ -37,12 +37,14 @@ struct vulkan_instance {
 	struct cisp_param_state state;     /* after every delta the device applied */
 	struct cisp_param_state cpu_state; /* what the software ISP holds */
 	int logged_plan;                   /* the last plan logged (-1: none) */
+	bool lsc_held;                     /* the frame's tables hold lens shading for lsc */
+	struct cisp_lsc_params lsc;
 };
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
-	/* Stages after black level that the GPU does not have yet (no vendor stages: create() refuses them). */
-	const uint32_t before_lsc = CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	/* Stages before lens shading that the GPU does not have yet (no vendor stages: create() refuses them). */
+	const uint32_t before_lsc = CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	const uint32_t before_wb = before_lsc | (stats ? CISP_BLOCK_BIT(CISP_BLOCK_STATS) : 0);
 	/* Stages whose arithmetic reads whether white balance is on (statistics, highlights, chroma denoise). */
 	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
@@ -50,6 +52,7 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stat
 	struct vulkan_plan p = { 0 };
 
 	p.blc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC);
+	p.dpc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && !(s->enabled & before_lsc);
 	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && !(s->enabled & (before_wb | readers));
 	return p;
@@ -140,6 +143,8 @@ static int sync_cpu(struct vulkan_instance *v, const struct vulkan_plan *plan)
 
 	if (plan->blc)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BLC);
+	if (plan->dpc)
+		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 	if (plan->lsc)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	if (plan->wb)
@@ -153,20 +158,38 @@ static int sync_cpu(struct vulkan_instance *v, const struct vulkan_plan *plan)
 	return 0;
 }
 
+/* Lens shading's tables on the device, built only when its parameters changed since the last frame. */
+static int load_lsc(struct vulkan_instance *v)
+{
+	struct cisp_lsc_coeffs *c;
+	int ret;
+
+	if (v->lsc_held && !memcmp(&v->lsc, &v->state.lsc, sizeof(v->lsc)))
+		return 0;
+	if ((ret = cisp_lsc_prepare(&c, &v->state.lsc, v->cfa, (int)v->frame->width, (int)v->frame->height)))
+		return ret;
+	vk_frame_lsc_tables(v->frame, c);
+	cisp_lsc_free(c);
+	v->lsc = v->state.lsc;
+	v->lsc_held = true;
+	return 0;
+}
+
 static int vulkan_process(void *instance, struct cisp_device_frame *f)
 {
 	struct vulkan_instance *v = instance;
 	const struct vulkan_plan plan = vulkan_plan_frame(&v->state, f->stats != NULL);
-	struct vk_step steps[4];
+	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.wb << 3;
+	struct vk_step steps[VK_SHADER_COUNT];
 	unsigned n = 0;
 	const uint16_t *samples;
 	struct cisp_image mid;
 	int ret;
 
-	if (v->logged_plan != (plan.blc | plan.lsc << 1 | plan.wb << 2)) {
-		v->logged_plan = plan.blc | plan.lsc << 1 | plan.wb << 2;
-		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s, the CPU the rest",
-			 plan.blc ? ", blc" : "", plan.lsc ? ", lsc" : "", plan.wb ? ", wb" : "");
+	if (v->logged_plan != plan_bits) {
+		v->logged_plan = plan_bits;
+		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s, the CPU the rest",
+			 plan.blc ? ", blc" : "", plan.dpc ? ", dpc" : "", plan.lsc ? ", lsc" : "", plan.wb ? ", wb" : "");
 	}
 	vk_step_unpack(v->frame, &steps[n++]);
 	if (plan.blc) {
@@ -175,13 +198,16 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		cisp_blc_prepare(&c, &v->state.blc, v->cfa);
 		vk_step_blc(v->frame, &c, &steps[n++]);
 	}
-	if (plan.lsc) {
-		struct cisp_lsc_coeffs *c;
+	if (plan.dpc) {
+		struct cisp_dpc_coeffs c;
 
-		if ((ret = cisp_lsc_prepare(&c, &v->state.lsc, v->cfa, (int)v->frame->width, (int)v->frame->height)))
+		cisp_dpc_prepare(&c, &v->state.dpc);
+		vk_step_dpc(v->frame, &c, &steps[n++]);
+	}
+	if (plan.lsc) {
+		if ((ret = load_lsc(v)))
 			return ret;
-		vk_step_lsc(v->frame, c, &steps[n++]);
-		cisp_lsc_free(c);
+		vk_step_lsc(v->frame, &steps[n++]);
 	}
 	if (plan.wb) {
 		struct cisp_wb_coeffs c;

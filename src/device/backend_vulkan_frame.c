@@ -50,9 +50,17 @@ static int create_sets(struct vk_frame *f)
 
 		vkUpdateDescriptorSets(g->device, 1, &w, 0, NULL);
 	}
+	/* A pool of the frame's own: the contexts sharing the device record on their own threads. */
+	r = vkCreateCommandPool(g->device,
+				&(VkCommandPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+							    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+							    .queueFamilyIndex = g->queue_family },
+				NULL, &f->commands);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating a command pool");
 	r = vkAllocateCommandBuffers(g->device,
 				     &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-								     .commandPool = g->commands,
+								     .commandPool = f->commands,
 								     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
 								     .commandBufferCount = 1 },
 				     &f->cmd);
@@ -84,11 +92,12 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	f->row_bytes = (uint32_t)row;
 	/* Whole 32-bit words: the unpack shader reads the raw bytes four at a time. */
 	raw_size = (row * rows + 3) & ~(size_t)3;
+	/* Lens shading's tables: a cell and weight per column, then two node gains per row, cell and column parity. */
+	f->dpc_base = width + height * 2 * (CISP_LSC_MAX_GRID - 1);
 	if ((ret = vk_buffer_create(g, raw_size, &f->raw)) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[0])) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) ||
-	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)width + (VkDeviceSize)height * 2 * (CISP_LSC_MAX_GRID - 1)),
-				    &f->tables)) ||
+	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->dpc_base + height + 1 + CISP_DPC_MAX_PIXELS), &f->tables)) ||
 	    (ret = create_sets(f))) {
 		vk_frame_destroy(f);
 		return ret;
@@ -101,8 +110,8 @@ void vk_frame_destroy(struct vk_frame *f)
 {
 	if (!f)
 		return;
-	if (f->cmd)
-		vkFreeCommandBuffers(f->gpu->device, f->gpu->commands, 1, &f->cmd);
+	if (f->commands)
+		vkDestroyCommandPool(f->gpu->device, f->commands, NULL); /* frees f->cmd */
 	if (f->descriptors)
 		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
 	vk_buffer_destroy(f->gpu, &f->raw);
@@ -144,9 +153,23 @@ void vk_step_blc(const struct vk_frame *f, const struct cisp_blc_coeffs *c, stru
 	}
 }
 
-void vk_step_lsc(struct vk_frame *f, const struct cisp_lsc_coeffs *c, struct vk_step *s)
+void vk_step_dpc(struct vk_frame *f, const struct cisp_dpc_coeffs *c, struct vk_step *s)
 {
-	uint32_t *p = step_begin(f, s, VK_SHADER_LSC, 3), *table = f->tables.map, *rows = table + f->width;
+	uint32_t *p = step_begin(f, s, VK_SHADER_DPC, 4), *first = (uint32_t *)f->tables.map + f->dpc_base;
+	uint32_t *columns = first + f->height + 1;
+
+	p[0] = c->threshold;
+	p[1] = f->dpc_base;
+	/* Row y's defects are [first[y], first[y + 1]) of the sorted list (cisp_dpc_static_row()'s). */
+	for (uint32_t y = 0; y <= f->height; y++)
+		first[y] = cisp_dpc_first_static(c, (int)y);
+	for (unsigned k = 0; k < first[f->height]; k++)
+		columns[k] = c->pixels[k].x;
+}
+
+void vk_frame_lsc_tables(struct vk_frame *f, const struct cisp_lsc_coeffs *c)
+{
+	uint32_t *table = f->tables.map, *rows = table + f->width;
 	struct cisp_lsc_row r;
 
 	/* The columns of each cell (the same on every row), then each row's node gains. */
@@ -154,13 +177,18 @@ void vk_step_lsc(struct vk_frame *f, const struct cisp_lsc_coeffs *c, struct vk_
 	for (int i = 0, x = 0; i < r.cells; i++)
 		for (; x < r.end[i] && x < (int)f->width; x++)
 			table[x] = (uint32_t)i << 16 | r.wx[x];
-	p[0] = (uint32_t)r.cells;
+	f->lsc_cells = (uint32_t)r.cells;
 	for (uint32_t y = 0; y < f->height; y++) {
 		cisp_lsc_row_gains(c, (int)y, &r);
 		for (int i = 0; i < r.cells; i++)
 			for (int k = 0; k < 2; k++)
 				rows[((size_t)y * r.cells + i) * 2 + k] = r.left[i][k] | (uint32_t)r.right[i][k] << 16;
 	}
+}
+
+void vk_step_lsc(const struct vk_frame *f, struct vk_step *s)
+{
+	step_begin(f, s, VK_SHADER_LSC, 3)[0] = f->lsc_cells;
 }
 
 void vk_step_wb(const struct vk_frame *f, const struct cisp_wb_coeffs *c, struct vk_step *s)

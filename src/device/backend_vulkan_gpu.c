@@ -18,6 +18,9 @@ static const uint32_t spv_unpack[] =
 static const uint32_t spv_blc[] =
 #include "device/blc.spv.h"
 	;
+static const uint32_t spv_dpc[] =
+#include "device/dpc.spv.h"
+	;
 static const uint32_t spv_lsc[] =
 #include "device/lsc.spv.h"
 	;
@@ -31,6 +34,7 @@ static const struct {
 } shader_code[VK_SHADER_COUNT] = {
 	[VK_SHADER_UNPACK] = { spv_unpack, sizeof(spv_unpack) },
 	[VK_SHADER_BLC] = { spv_blc, sizeof(spv_blc) },
+	[VK_SHADER_DPC] = { spv_dpc, sizeof(spv_dpc) },
 	[VK_SHADER_LSC] = { spv_lsc, sizeof(spv_lsc) },
 	[VK_SHADER_WB] = { spv_wb, sizeof(spv_wb) },
 };
@@ -191,20 +195,24 @@ static int create_sync(struct vk_gpu *g)
 					   .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE };
 	VkResult r;
 
-	r = vkCreateCommandPool(g->device,
-				&(VkCommandPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-							    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-							    .queueFamilyIndex = g->queue_family },
-				NULL, &g->commands);
-	if (r != VK_SUCCESS)
-		return vk_error(r, "creating the command pool");
 	r = vkCreateSemaphore(g->device, &(VkSemaphoreCreateInfo){ .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
 								     .pNext = &type },
 			      NULL, &g->timeline);
 	return r == VK_SUCCESS ? 0 : vk_error(r, "creating the timeline semaphore");
 }
 
-int vk_gpu_open(struct vk_gpu **out)
+/* The process's shared device (NULL: none open) and the lock of it and of every device's reference count. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vk_gpu *shared;
+
+static bool same_selection(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static void destroy(struct vk_gpu *g);
+
+static int open_device(struct vk_gpu **out)
 {
 	const VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
 					.pApplicationName = "cisp",
@@ -215,38 +223,77 @@ int vk_gpu_open(struct vk_gpu **out)
 
 	if (!g)
 		return cisp_error(-ENOMEM, "out of memory for a Vulkan device");
+	pthread_mutex_init(&g->submit, NULL);
 	r = vkCreateInstance(&(VkInstanceCreateInfo){ .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 						      .pApplicationInfo = &app },
 			     NULL, &g->instance);
 	if (r != VK_SUCCESS) {
-		free(g);
+		destroy(g);
 		return r == VK_ERROR_INCOMPATIBLE_DRIVER ? cisp_error(-ENODEV, "no Vulkan device (no driver)")
 							 : vk_error(r, "creating the instance");
 	}
 	if ((ret = choose_device(g)) || (ret = discover(g)) || (ret = create_device(g)) ||
 	    (ret = create_pipelines(g)) || (ret = create_sync(g))) {
-		vk_gpu_close(g);
+		destroy(g);
 		return ret;
 	}
 	*out = g;
 	return 0;
 }
 
+int vk_gpu_open(struct vk_gpu **out)
+{
+	const char *selection = getenv("CISP_VULKAN_DEVICE");
+	int ret = 0;
+
+	pthread_mutex_lock(&shared_lock);
+	if (shared && same_selection(shared->selection, selection)) {
+		shared->users++;
+		*out = shared;
+	} else if (!(ret = open_device(out))) {
+		/* Another selection than the shared device's gets a device of its own. */
+		(*out)->users = 1;
+		if (selection && !((*out)->selection = strdup(selection))) {
+			destroy(*out);
+			ret = cisp_error(-ENOMEM, "out of memory for a Vulkan device");
+		} else if (!shared) {
+			shared = *out;
+		}
+	}
+	pthread_mutex_unlock(&shared_lock);
+	return ret;
+}
+
 void vk_gpu_close(struct vk_gpu *g)
 {
+	bool last;
+
 	if (!g)
 		return;
+	pthread_mutex_lock(&shared_lock);
+	last = --g->users == 0;
+	if (last && shared == g)
+		shared = NULL;
+	pthread_mutex_unlock(&shared_lock);
+	if (last)
+		destroy(g);
+}
+
+static void destroy(struct vk_gpu *g)
+{
 	if (g->device) {
 		vkDeviceWaitIdle(g->device);
 		vkDestroySemaphore(g->device, g->timeline, NULL);
-		vkDestroyCommandPool(g->device, g->commands, NULL);
 		for (int s = 0; s < VK_SHADER_COUNT; s++)
 			vkDestroyPipeline(g->device, g->pipeline[s], NULL);
 		vkDestroyPipelineLayout(g->device, g->layout, NULL);
 		vkDestroyDescriptorSetLayout(g->device, g->set_layout, NULL);
 		vkDestroyDevice(g->device, NULL);
 	}
-	vkDestroyInstance(g->instance, NULL);
+	if (g->instance)
+		vkDestroyInstance(g->instance, NULL);
+	pthread_mutex_destroy(&g->submit);
+	free(g->selection);
 	free(g);
 }
 
@@ -307,12 +354,15 @@ void vk_buffer_destroy(struct vk_gpu *g, struct vk_buffer *b)
 
 int vk_gpu_run(struct vk_gpu *g, VkCommandBuffer cmd)
 {
-	const uint64_t value = g->timeline_value + 1;
+	uint64_t value;
 	VkTimelineSemaphoreSubmitInfo t = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
 					    .signalSemaphoreValueCount = 1,
 					    .pSignalSemaphoreValues = &value };
 	VkResult r;
 
+	/* The values must rise in the queue's order: take one and submit under the lock. */
+	pthread_mutex_lock(&g->submit);
+	value = g->timeline_value + 1;
 	r = vkQueueSubmit(g->queue, 1,
 			  &(VkSubmitInfo){ .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 					   .pNext = &t,
@@ -321,9 +371,11 @@ int vk_gpu_run(struct vk_gpu *g, VkCommandBuffer cmd)
 					   .signalSemaphoreCount = 1,
 					   .pSignalSemaphores = &g->timeline },
 			  VK_NULL_HANDLE);
+	if (r == VK_SUCCESS)
+		g->timeline_value = value;
+	pthread_mutex_unlock(&g->submit);
 	if (r != VK_SUCCESS)
 		return vk_error(r, "submitting a frame");
-	g->timeline_value = value;
 	r = vkWaitSemaphores(g->device,
 			     &(VkSemaphoreWaitInfo){ .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 						     .semaphoreCount = 1,

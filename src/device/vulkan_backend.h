@@ -21,6 +21,7 @@ extern const struct cisp_device_backend device_backend_vulkan;
 /* Which stages a frame runs on the GPU (the others after them run on the CPU). */
 struct vulkan_plan {
 	bool blc; /* black level */
+	bool dpc; /* defective pixel correction, dynamic and static */
 	bool lsc; /* lens shading */
 	bool wb;  /* white balance */
 };

@@ -13,6 +13,7 @@
 
 #include "device/vulkan_gpu.h"
 #include "isp/blc.h"
+#include "isp/dpc.h"
 #include "isp/lsc.h"
 #include "isp/wb.h"
 
@@ -29,9 +30,13 @@ struct vk_frame {
 	uint32_t row_bytes; /* of the raw input, tightly packed */
 	struct vk_buffer raw;
 	struct vk_buffer plane[2];
-	struct vk_buffer tables; /* a stage's tables: lens shading's (shaders/lsc.comp) */
+	/* The stages' tables: lens shading's (shaders/lsc.comp), then from word dpc_base defect correction's (dpc.comp). */
+	struct vk_buffer tables;
+	uint32_t dpc_base;
+	uint32_t lsc_cells; /* of the lens shading tables held (0: none yet) */
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[3]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0 */
+	VkCommandPool commands;
 	VkCommandBuffer cmd;
 };
 
@@ -42,8 +47,15 @@ void vk_frame_destroy(struct vk_frame *frame);
 /* The steps of the stages, from the reference's own coefficients. */
 void vk_step_unpack(const struct vk_frame *frame, struct vk_step *step);
 void vk_step_blc(const struct vk_frame *frame, const struct cisp_blc_coeffs *c, struct vk_step *step);
-/* Lens shading: also fills the frame's tables, which the frame's next run reads. */
-void vk_step_lsc(struct vk_frame *frame, const struct cisp_lsc_coeffs *c, struct vk_step *step);
+/* Defect correction: also fills the frame's list of static defects, which the frame's next run reads. */
+void vk_step_dpc(struct vk_frame *frame, const struct cisp_dpc_coeffs *c, struct vk_step *step);
+/*
+ * Lens shading: vk_frame_lsc_tables() fills the frame's tables, which the
+ * frame's runs read until the next call; vk_step_lsc() is the step that uses
+ * them (the tables must be there).
+ */
+void vk_frame_lsc_tables(struct vk_frame *frame, const struct cisp_lsc_coeffs *c);
+void vk_step_lsc(const struct vk_frame *frame, struct vk_step *step);
 void vk_step_wb(const struct vk_frame *frame, const struct cisp_wb_coeffs *c, struct vk_step *step);
 
 /*

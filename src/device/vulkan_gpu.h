@@ -3,11 +3,15 @@
  * One Vulkan device for the Vulkan backend (docs/gpu.md): the instance, the
  * physical device (CISP_VULKAN_DEVICE picks one by index or by a part of its
  * name), a compute queue, the stage pipelines, host-visible buffers, and a
- * timeline semaphore that every submitted job signals.
+ * timeline semaphore that every submitted job signals. The contexts of a
+ * process share one (reference-counted); each frame has its own command pool,
+ * and submissions take the device's lock, so contexts may run frames on
+ * several threads at once.
  */
 #ifndef CISP_DEVICE_VULKAN_GPU_H
 #define CISP_DEVICE_VULKAN_GPU_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +21,7 @@
 enum vk_shader {
 	VK_SHADER_UNPACK,
 	VK_SHADER_BLC,
+	VK_SHADER_DPC,
 	VK_SHADER_LSC,
 	VK_SHADER_WB,
 	VK_SHADER_COUNT
@@ -39,9 +44,11 @@ struct vk_gpu {
 	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output, 2: its tables */
 	VkPipelineLayout layout;
 	VkPipeline pipeline[VK_SHADER_COUNT];
-	VkCommandPool commands;
 	VkSemaphore timeline;
+	pthread_mutex_t submit; /* the queue and timeline_value */
 	uint64_t timeline_value; /* the value the last submitted job signals */
+	unsigned users;          /* vk_gpu_open()s not yet closed */
+	char *selection;         /* CISP_VULKAN_DEVICE when it was opened (NULL: unset) */
 };
 
 /* A host-visible, coherent storage buffer, mapped for its whole life. */
@@ -52,7 +59,12 @@ struct vk_buffer {
 	VkDeviceSize size;
 };
 
-/* Open the device CISP_VULKAN_DEVICE names (default: the first); -ENODEV "no Vulkan device" if none. */
+/*
+ * Open the device CISP_VULKAN_DEVICE names (default: the first); -ENODEV "no
+ * Vulkan device" if none. The process's open device is shared while the
+ * selection is the same; each open takes a reference that vk_gpu_close()
+ * drops, and the last one closes the device.
+ */
 int vk_gpu_open(struct vk_gpu **gpu);
 void vk_gpu_close(struct vk_gpu *gpu);
 /* "NAME (DRIVER, Vulkan X.Y.Z, dma-buf import: yes|no)" into @buf. */
@@ -63,7 +75,8 @@ void vk_buffer_destroy(struct vk_gpu *gpu, struct vk_buffer *b);
 
 /*
  * Submit @cmd, signalling the timeline semaphore at the next value, and wait
- * for that value: 0, or a negative errno with a message.
+ * for that value: 0, or a negative errno with a message. Safe from several
+ * threads at once (each with its own command buffer and pool).
  */
 int vk_gpu_run(struct vk_gpu *gpu, VkCommandBuffer cmd);
 
