@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cisp/device.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/isp.h>
@@ -30,6 +31,7 @@
 #include <cisp/raster.h>
 
 #include "core/error_internal.h"
+#include "device/vulkan_backend.h"
 #include "isp/dsp.h"
 #include "isp/pipeline_internal.h"
 #include "isp_bench.h"
@@ -518,6 +520,116 @@ static int bench_stages(struct run *r)
 	return ret;
 }
 
+/* ---- the pipeline through a device context: the Vulkan backend beside the software one ---- */
+
+/* A context of @dev for @in with one NV12 output and the canonical state sent as parameters. */
+static int make_context(struct cisp_device *dev, const struct cisp_image *in, struct cisp_context **ctx, void **params,
+			size_t *size)
+{
+	const struct cisp_context_config cc = {
+		.name = "bench", .isp = { in->format, in->width, in->height, { { CISP_FMT_NV12, in->width, in->height } } }
+	};
+	struct cisp_param_state s;
+	int ret;
+
+	canonical_state(&s, CANONICAL);
+	*size = 0;
+	cisp_params_encode(&s, ~0u, NULL, 0, size);
+	if (!(*params = malloc(*size)))
+		return cisp_error(-ENOMEM, "out of memory for parameters");
+	if ((ret = cisp_params_encode(&s, ~0u, *params, *size, size)))
+		return ret;
+	return cisp_context_create(ctx, dev, &cc);
+}
+
+/* One frame with statistics through @ctx, its parameters the first time (@params non-NULL): its seconds in *@t. */
+static int device_frame(struct cisp_context *ctx, const struct cisp_image *in, struct cisp_image *out,
+			struct cisp_stats *stats, const void *params, size_t size, double *t)
+{
+	const struct cisp_job j = { .num_inputs = 1, .input = { in }, .output = { out }, .stats = stats,
+				    .params = params, .params_size = params ? size : 0 };
+	struct cisp_fence *fence = NULL;
+	double t0 = now();
+	int ret = cisp_job_submit(ctx, &j, &fence);
+
+	if (!ret)
+		ret = cisp_fence_wait(fence, -1) ? cisp_error(-EIO, "waiting for a frame") : cisp_fence_error(fence);
+	*t = now() - t0;
+	cisp_fence_unref(fence);
+	return ret;
+}
+
+/*
+ * --isp vulkan: the canonical pipeline as jobs of a device context on the
+ * Vulkan backend and on the software ISP, one frame each in the order
+ * A B B A per repetition; frames/s and the time of a frame for each, and
+ * their ratio.
+ */
+static int bench_devices(struct run *r)
+{
+	const char *isp[2] = { "software", VULKAN_ISP_NAME };
+	struct cisp_device *dev[2] = { NULL, NULL };
+	struct cisp_context *ctx[2] = { NULL, NULL };
+	void *params[2] = { NULL, NULL };
+	size_t size[2];
+	struct cisp_image out = { 0 };
+	struct cisp_stats *stats = malloc(sizeof(*stats));
+	double t[2][ISP_BENCH_MAX_REPS], dt, best, fps[2];
+	char name[512] = "";
+	struct cisp_param_state s;
+	struct vulkan_plan plan;
+	int ret = stats ? vulkan_describe(name, sizeof(name)) : -ENOMEM;
+
+	for (int d = 0; d < 2 && !ret; d++) {
+		if (d)
+			setenv("CISP_ISP", VULKAN_ISP_NAME, 1);
+		ret = cisp_device_create(&dev[d], &(struct cisp_device_config){ .workers = 1 });
+		if (d)
+			unsetenv("CISP_ISP");
+		if (!ret)
+			ret = make_context(dev[d], r->in, &ctx[d], &params[d], &size[d]);
+	}
+	if (!ret)
+		ret = cisp_image_alloc(&out, CISP_FMT_NV12, r->in->width, r->in->height);
+	/* An untimed first frame each, with the parameters. */
+	for (int d = 0; d < 2 && !ret; d++)
+		ret = device_frame(ctx[d], r->in, &out, stats, params[d], size[d], &dt);
+	for (int k = 0; k < r->o->reps && !ret; k++)
+		for (int i = 0; i < 4 && !ret; i++) {
+			int d = i == 1 || i == 2; /* A B B A */
+
+			ret = device_frame(ctx[d], r->in, &out, stats, NULL, 0, &dt);
+			t[d][k] = i < 2 ? dt : 0.5 * (t[d][k] + dt);
+		}
+	if (ret) {
+		fprintf(stderr, "cisp bench: --isp vulkan: %s\n", cisp_last_error());
+	} else {
+		canonical_state(&s, CANONICAL);
+		plan = vulkan_plan_frame(&s, true);
+		printf("bench isp=vulkan device=\"%s\" gpu_stages=\"unpack%s%s%s%s\"\n", name, plan.blc ? ",blc" : "",
+		       plan.dpc ? ",dpc" : "", plan.lsc ? ",lsc" : "", plan.wb ? ",wb" : "");
+		if (strstr(name, "llvmpipe"))
+			printf("bench note=\"llvmpipe (lavapipe) runs the shaders on the CPU: these figures say nothing of a "
+			       "GPU\"\n");
+		for (int d = 0; d < 2; d++) {
+			fps[d] = 1.0 / middle(t[d], r->o->reps, &best);
+			printf("bench device pipeline=canonical isp=%s frames_per_s=%.2f ms_per_frame=%.2f best_ms=%.2f", isp[d],
+			       fps[d], 1e3 / fps[d], 1e3 * best);
+			if (d)
+				printf(" ratio=%.3f ratio_of=\"vulkan/software frames/s, A B B A\"", fps[1] / fps[0]);
+			printf("\n");
+		}
+	}
+	for (int d = 0; d < 2; d++) {
+		cisp_context_destroy(ctx[d]);
+		cisp_device_destroy(dev[d]);
+		free(params[d]);
+	}
+	cisp_image_free(&out);
+	free(stats);
+	return ret;
+}
+
 int isp_bench_run(const struct isp_bench_options *o)
 {
 	struct cisp_image in = { 0 };
@@ -547,6 +659,13 @@ int isp_bench_run(const struct isp_bench_options *o)
 	printf("bench frame=%ux%u format=%s input=%s cpu=%s reps=%d\n", in.width, in.height, cisp_format_name(o->format),
 	       o->input ? o->input : "synthetic", cisp_cpu_name((enum cisp_cpu_level)r.level), o->reps);
 	fflush(stdout);
+	if (o->isp && !strcmp(o->isp, VULKAN_ISP_NAME)) {
+		ret = bench_devices(&r);
+		bench_loadavg(load, sizeof(load));
+		printf("bench machine loadavg_after=\"%s\"\n", load);
+		cisp_image_free(&in);
+		return ret ? 1 : 0;
+	}
 	ret = bench_pipeline(&r, "canonical", CANONICAL, true);
 	if (!ret && o->peer && (ret = bench_peer_start(&r.peer, &in)))
 		fprintf(stderr, "cisp bench: %s\n", cisp_last_error());

@@ -25,6 +25,7 @@ struct isp_bench_options {
 	bool quality;                 /* the pipeline with the quality demosaic and chroma denoise too */
 	bool reference;               /* time the reference executor (else the banded one only) */
 	bool peer;                    /* time the peer (peer.h) in the same run, a ratio beside each figure */
+	const char *isp;              /* "vulkan": the pipeline through device contexts, Vulkan beside software; NULL: the stages */
 	int threads[ISP_BENCH_MAX_THREADS];
 	int n_threads;
 };

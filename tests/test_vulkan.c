@@ -658,6 +658,29 @@ TEST(vulkan_contexts_bitexact)
 	cisp_device_destroy(sw);
 }
 
+/* `cisp list` names the device, its driver and Vulkan version, and whether dma-buf import is offered. */
+TEST(vulkan_listed)
+{
+	struct vk_gpu *g = open_gpu();
+	char out[16384] = "", want[700];
+	size_t n = 0;
+	FILE *p;
+
+	if (!g)
+		return;
+	p = popen(CISP_BUILD_DIR "/tools/cisp list", "r");
+	CHECK(p != NULL);
+	while (p && n + 1 < sizeof(out) && !feof(p))
+		n += fread(out + n, 1, sizeof(out) - 1 - n, p);
+	out[n] = 0;
+	CHECK_EQ(p ? pclose(p) : -1, 0);
+	strcpy(want, "  vulkan: ");
+	vk_gpu_describe(g, want + strlen(want), sizeof(want) - strlen(want));
+	CHECK(strstr(out, want) != NULL);
+	CHECK(strstr(out, "Vulkan 1.") && strstr(out, "dma-buf import: "));
+	vk_gpu_close(g);
+}
+
 /* The errors: a device that is not there, a frame the GPU cannot hold, a job mode it does not run. */
 TEST(vulkan_errors)
 {

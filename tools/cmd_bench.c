@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cisp/format.h>
 
@@ -44,6 +45,10 @@ static void usage(FILE *out)
 		"                    denoise; with the fast and with the quality Bayer denoise)\n"
 		"  --no-reference    time the optimised executor only (for profiling)\n"
 		"  --no-peer         no peer and no ratios\n"
+		"  --isp vulkan      instead: the canonical pipeline as jobs of a device context\n"
+		"                    on the Vulkan backend beside the software ISP, in turns\n"
+		"                    (A B B A): frames/s and the time of a frame of each, and\n"
+		"                    their ratio (docs/gpu.md)\n"
 		"  -h, --help        this help\n");
 }
 
@@ -69,14 +74,14 @@ static int parse_threads(const char *text, struct isp_bench_options *o)
 static int parse(int argc, char **argv, struct isp_bench_options *o)
 {
 	enum { OPT_SIZE = 256, OPT_FORMAT, OPT_REPS, OPT_THREADS, OPT_CPU, OPT_BAND, OPT_NO_STAGES, OPT_NO_QUALITY,
-	       OPT_NO_REFERENCE, OPT_INPUT, OPT_NO_PEER };
+	       OPT_NO_REFERENCE, OPT_INPUT, OPT_NO_PEER, OPT_ISP };
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, OPT_SIZE },	     { "format", required_argument, NULL, OPT_FORMAT },
 		{ "reps", required_argument, NULL, OPT_REPS },	     { "threads", required_argument, NULL, OPT_THREADS },
 		{ "cpu", required_argument, NULL, OPT_CPU },	     { "band", required_argument, NULL, OPT_BAND },
 		{ "no-stages", no_argument, NULL, OPT_NO_STAGES }, { "no-quality", no_argument, NULL, OPT_NO_QUALITY },
 		{ "no-reference", no_argument, NULL, OPT_NO_REFERENCE }, { "input", required_argument, NULL, OPT_INPUT },
-		{ "no-peer", no_argument, NULL, OPT_NO_PEER },
+		{ "no-peer", no_argument, NULL, OPT_NO_PEER },		     { "isp", required_argument, NULL, OPT_ISP },
 		{ "help", no_argument, NULL, 'h' },		     { NULL, 0, NULL, 0 }
 	};
 	unsigned long v;
@@ -141,6 +146,14 @@ static int parse(int argc, char **argv, struct isp_bench_options *o)
 			break;
 		case OPT_INPUT:
 			o->input = optarg;
+			break;
+		case OPT_ISP:
+			if (strcmp(optarg, "vulkan")) {
+				fprintf(stderr, "cisp bench: --isp %s: the choice is vulkan (the software ISP is the default)\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->isp = optarg;
 			break;
 		case 'h':
 			usage(stdout);

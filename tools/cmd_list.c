@@ -9,6 +9,7 @@
 #include <cisp/format.h>
 
 #include "commands.h"
+#include "device/vulkan_backend.h"
 #include "options.h"
 
 static void usage(FILE *out)
@@ -18,7 +19,10 @@ static void usage(FILE *out)
 		     "List the cameras 'cisp run --camera NAME' can open: the named cameras of the\n"
 		     "file CISP_CAMERA_CONFIG names, then every sensor found (virtual sensor models\n"
 		     "on CISP_SENSOR_PATH and where cisp is installed), with its backend, model,\n"
-		     "tuning and modes (size, bit depth, CFA order, frame rate range).\n"
+		     "tuning and modes (size, bit depth, CFA order, frame rate range). Then the\n"
+		     "ISPs 'cisp run --isp NAME' can run them on: the Vulkan backend's device\n"
+		     "(name, driver, Vulkan version, whether dma-buf import is offered), or why\n"
+		     "there is none.\n"
 		     "\n"
 		     "options:\n"
 		     "  -h, --help   this help\n");
@@ -53,6 +57,18 @@ static void print_camera(struct cisp_camera_manager *mgr, const struct cisp_came
 		       1e9 / (line_ns * m.frame_length_default));
 	}
 	cisp_camera_close(cam);
+}
+
+/* The device API's backends, the Vulkan one with the device it would run on. */
+static void print_isps(void)
+{
+	char vulkan[512];
+
+	printf("ISPs (cisp run --isp NAME)\n  software: the canonical ISP on the CPU\n");
+	if (vulkan_describe(vulkan, sizeof(vulkan)))
+		printf("  vulkan: not available: %s\n", error_text());
+	else
+		printf("  vulkan: %s\n", SHOWN(vulkan));
 }
 
 int cmd_list(int argc, char **argv)
@@ -94,6 +110,7 @@ int cmd_list(int argc, char **argv)
 		printf("no cameras found (virtual sensor models are looked for on CISP_SENSOR_PATH and in data/sensors)\n");
 	for (int i = 0; i < n; i++)
 		print_camera(mgr, &list[i]);
+	print_isps();
 	free(list);
 	cisp_camera_manager_destroy(mgr);
 	return 0;
