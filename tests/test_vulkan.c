@@ -368,6 +368,106 @@ TEST(vulkan_dpc_bitexact)
 	vk_gpu_close(g);
 }
 
+/* A random statistics configuration for a w x h frame: zones, saturation, up to 8 AF windows, row groups. */
+static void random_stats(struct cisp_stats_params *p, uint32_t w, uint32_t h)
+{
+	p->zones_x = (uint16_t)(1 + test_rand() % CISP_STATS_MAX_ZONES);
+	p->zones_y = (uint16_t)(1 + test_rand() % CISP_STATS_MAX_ZONES);
+	p->saturation = (uint16_t)(test_rand() % 2 ? 65535 : 30000 + test_rand() % 35000);
+	p->af_count = (uint16_t)(test_rand() % (CISP_STATS_MAX_AF + 1));
+	for (int k = 0; k < p->af_count; k++) {
+		uint32_t ww = 8 + (uint32_t)test_rand() % (w - 7), wh = 8 + (uint32_t)test_rand() % (h - 7);
+
+		p->af[k] = (struct cisp_stats_window){ (uint16_t)(test_rand() % (w - ww + 1)),
+						       (uint16_t)(test_rand() % (h - wh + 1)), (uint16_t)ww, (uint16_t)wh };
+	}
+	p->row_group = (uint16_t)(test_rand() % (h / 2 + 2));
+}
+
+/* The statistics tap on the GPU against the reference's accumulator over @img's samples: 0 or 1 (after a message). */
+static int stats_differ(struct vk_gpu *g, const struct cisp_image *img, const struct cisp_stats_params *p,
+			const struct cisp_wb_params *wb, enum cisp_cfa cfa)
+{
+	const uint32_t w = img->width, h = img->height;
+	struct cisp_stats_acc *acc = NULL;
+	struct cisp_stats_layout layout;
+	struct cisp_stats_sums *sums = malloc(sizeof(*sums));
+	struct cisp_stats *want = malloc(sizeof(*want)), *got = malloc(sizeof(*got));
+	struct vk_frame *f = NULL;
+	struct vk_step steps[2];
+	const uint16_t *samples;
+	int bad = 1;
+
+	CHECK_EQ(cisp_stats_acc_create(&acc, p, wb, cfa, (int)w, (int)h), 0);
+	CHECK_EQ(vk_frame_create(g, img->format, w, h, &f), 0);
+	if (acc && f && sums && want && got) {
+		cisp_stats_acc_rows(acc, &(struct plane16){ (uint16_t *)img->plane[0].data, img->plane[0].stride / 2, 0,
+							    (int)w, (int)h, 0 },
+				    0, (int)h);
+		cisp_stats_acc_finish(acc, want);
+		cisp_stats_acc_layout(acc, &layout);
+		vk_step_unpack(f, &steps[0]);
+		vk_step_stats(f, &layout, &steps[1]);
+		CHECK_EQ(vk_frame_run(f, img, steps, 2, &samples), 0);
+		vk_frame_stats_sums(f, &layout, sums);
+		cisp_stats_acc_load(acc, sums);
+		cisp_stats_acc_finish(acc, got);
+		/* The tap leaves the frame as it was. */
+		bad = memcmp(got, want, sizeof(*got)) || memcmp(samples, sample_row(img, 0), 2 * w);
+		if (bad)
+			fprintf(stderr, "  %ux%u zones %ux%u, %u AF windows, row group %u: the statistics differ\n", w, h,
+				p->zones_x, p->zones_y, p->af_count, p->row_group);
+	}
+	vk_frame_destroy(f);
+	cisp_stats_acc_free(acc);
+	free(sums);
+	free(want);
+	free(got);
+	return bad;
+}
+
+/*
+ * The statistics on random frames of several sizes and random
+ * configurations, then on a 1024x1024 frame whose zone, row and AF sums pass
+ * 2^32 (the 64-bit sums as pairs of words): every field of struct cisp_stats
+ * byte for byte.
+ */
+TEST(vulkan_stats_bitexact)
+{
+	static const struct {
+		uint32_t w, h;
+	} stats_sizes[] = { { 16, 16 }, { 132, 18 }, { 254, 20 }, { 1030, 16 }, { 130, 34 } };
+	struct vk_gpu *g = open_gpu();
+	struct cisp_stats_params p = { .zones_x = 1 };
+	struct cisp_wb_params wb;
+	struct cisp_image big;
+
+	for (unsigned s = 0; g && s < sizeof(stats_sizes) / sizeof(stats_sizes[0]); s++) {
+		for (int trial = 0; trial < 3; trial++) {
+			struct cisp_image img = random_samples(stats_sizes[s].w, stats_sizes[s].h);
+
+			random_stats(&p, img.width, img.height);
+			for (int c = 0; c < 4; c++)
+				wb.gain[c] = (uint16_t)(trial == 2 ? 65535 : 2048 + test_rand() % 12000);
+			CHECK_EQ(stats_differ(g, &img, &p, trial ? &wb : NULL, (enum cisp_cfa)((s + (unsigned)trial) % 4)), 0);
+			cisp_image_free(&img);
+		}
+	}
+	if (!g)
+		return;
+	/* Every sample just under saturation, one zone, one row group, an AF window of the whole frame. */
+	big = random_samples(1024, 1024);
+	for (uint32_t y = 0; y < big.height; y++)
+		for (uint32_t x = 0; x < big.width; x++)
+			((uint16_t *)(big.plane[0].data + y * big.plane[0].stride))[x] =
+				(uint16_t)(65534 - (x % 3 == 0 && y % 2 == 0 ? 60000 : 0));
+	p = (struct cisp_stats_params){ .zones_x = 1, .zones_y = 1, .saturation = 65535, .af_count = 1,
+					.af = { { 0, 0, 1024, 1024 } }, .row_group = 512 };
+	CHECK_EQ(stats_differ(g, &big, &p, NULL, CISP_CFA_RGGB), 0);
+	cisp_image_free(&big);
+	vk_gpu_close(g);
+}
+
 /* Unpack, black level and white balance in one command buffer, against the reference rows in turn. */
 TEST(vulkan_bayer_chain_bitexact)
 {
@@ -413,9 +513,15 @@ TEST(vulkan_plan)
 	CHECK(p.blc && p.wb);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_STATS);
 	p = vulkan_plan_frame(&s, false);
-	CHECK(p.blc && p.wb);
+	CHECK(p.blc && p.wb && !p.stats);
 	p = vulkan_plan_frame(&s, true);
-	CHECK(p.blc && !p.wb);
+	CHECK(p.blc && p.stats && p.wb);
+	/* Bayer denoise keeps lens shading and the statistics on the CPU, and so white balance, whose bit they read. */
+	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	p = vulkan_plan_frame(&s, true);
+	CHECK(p.blc && !p.stats && !p.wb);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(p.blc && !p.stats && !p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	p = vulkan_plan_frame(&s, false);
 	CHECK(!p.blc && p.lsc && p.wb);
@@ -425,9 +531,9 @@ TEST(vulkan_plan)
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	p = vulkan_plan_frame(&s, false);
 	CHECK(p.dpc && !p.lsc && !p.wb);
-	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
-	p = vulkan_plan_frame(&s, false);
-	CHECK(!p.wb);
+	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+	p = vulkan_plan_frame(&s, true);
+	CHECK(!p.wb && p.stats);
 }
 
 /* Submit one frame to @ctx with params @state: 0 and *@fence, or an error. */
@@ -490,11 +596,12 @@ static bool same_image(const struct cisp_image *a, const struct cisp_image *b)
 
 /*
  * Whole frames: the Vulkan backend's RGB and NV12 outputs and statistics are
- * the software ISP's, with the default state, defect correction (dynamic and
- * a static list) and lens shading (the GPU runs unpack, black level, defects
- * and lens shading; the statistics keep white balance on the CPU) and with
- * only black level, lens shading and white balance before the RGB stages (the
- * GPU runs those four).
+ * the software ISP's, with the default state plus black level, defect
+ * correction (dynamic and a static list), lens shading, white balance and
+ * statistics of a random configuration (the GPU runs them all); with Bayer
+ * denoise and highlight clipping too (the GPU stops after defects, the CPU
+ * makes the statistics); and with neither defects nor statistics (the job
+ * asks for them all the same: the header, every sum 0).
  */
 TEST(vulkan_pipeline_bitexact)
 {
@@ -511,7 +618,10 @@ TEST(vulkan_pipeline_bitexact)
 		CHECK_EQ(cisp_image_alloc(&out[i][0], CISP_FMT_RGB888, w, h), 0);
 		CHECK_EQ(cisp_image_alloc(&out[i][1], CISP_FMT_NV12, w / 2, h / 2), 0);
 	}
-	for (int config = 0; config < 2; config++) {
+	for (int config = 0; config < 3; config++) {
+		const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE) |
+					  CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
+		struct vulkan_plan plan;
 		int ret;
 
 		cisp_param_state_init(&state);
@@ -524,14 +634,16 @@ TEST(vulkan_pipeline_bitexact)
 		random_lsc(&state.lsc, 2);
 		state.dpc.threshold = 3000;
 		state.dpc.count = (uint16_t)random_defects(&state.dpc, w, h, 40, false);
-		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) |
+				 CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+		random_stats(&state.stats, w, h);
 		if (config == 1)
-			state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
-					   CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
-					   CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_STATS));
-		CHECK_EQ(vulkan_plan_frame(&state, true).wb, config == 1);
-		CHECK_EQ(vulkan_plan_frame(&state, true).dpc, config == 0);
-		CHECK(vulkan_plan_frame(&state, true).lsc);
+			state.enabled |= cpu_only;
+		if (config == 2)
+			state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS) | cpu_only);
+		plan = vulkan_plan_frame(&state, true);
+		CHECK(plan.blc && plan.dpc == (config != 2));
+		CHECK(plan.lsc == (config != 1) && plan.wb == (config != 1) && plan.stats == (config == 0));
 		memset(stats, 0, 2 * sizeof(*stats));
 		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },
 			      &stats[0]);

@@ -39,22 +39,26 @@ struct vulkan_instance {
 	int logged_plan;                   /* the last plan logged (-1: none) */
 	bool lsc_held;                     /* the frame's tables hold lens shading for lsc */
 	struct cisp_lsc_params lsc;
+	struct cisp_stats_sums *sums;      /* the GPU's statistics, read back */
 };
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
 	/* Stages before lens shading that the GPU does not have yet (no vendor stages: create() refuses them). */
-	const uint32_t before_lsc = CISP_BLOCK_BIT(CISP_BLOCK_BNR);
-	const uint32_t before_wb = before_lsc | (stats ? CISP_BLOCK_BIT(CISP_BLOCK_STATS) : 0);
-	/* Stages whose arithmetic reads whether white balance is on (statistics, highlights, chroma denoise). */
-	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
-				 (stats ? CISP_BLOCK_BIT(CISP_BLOCK_STATS) : 0);
+	const uint32_t cpu_before_lsc = CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	/* Stages whose arithmetic reads whether white balance is on (highlights, chroma denoise; the statistics too). */
+	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	const bool gpu_reaches_tap = !(s->enabled & cpu_before_lsc);
+	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 	struct vulkan_plan p = { 0 };
 
 	p.blc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC);
 	p.dpc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC);
-	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && !(s->enabled & before_lsc);
-	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && !(s->enabled & (before_wb | readers));
+	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && gpu_reaches_tap;
+	p.stats = tap && gpu_reaches_tap;
+	/* A tap left on the CPU reads the white-balance bit, and sits before white balance. */
+	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && gpu_reaches_tap && !(s->enabled & readers) &&
+	       (!tap || p.stats);
 	return p;
 }
 
@@ -78,6 +82,7 @@ static void vulkan_destroy(void *instance)
 		return;
 	vk_frame_destroy(v->frame);
 	vk_gpu_close(v->gpu);
+	free(v->sums);
 	cisp_isp_destroy(v->cpu);
 	free(v);
 }
@@ -96,6 +101,10 @@ static int vulkan_create(void **instance, const struct cisp_isp_config *config, 
 	if ((ret = cisp_isp_check_config(config)))
 		return ret;
 	v = calloc(1, sizeof(*v));
+	if (v && !(v->sums = malloc(sizeof(*v->sums)))) {
+		free(v);
+		v = NULL;
+	}
 	if (!v)
 		return cisp_error(-ENOMEM, "out of memory for a Vulkan context");
 	v->cfa = info->cfa;
@@ -149,6 +158,8 @@ static int sync_cpu(struct vulkan_instance *v, const struct vulkan_plan *plan)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	if (plan->wb)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_WB);
+	if (plan->stats)
+		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_STATS);
 	changed = cisp_params_diff(&v->cpu_state, &want);
 	if (!changed)
 		return 0;
@@ -175,12 +186,27 @@ static int load_lsc(struct vulkan_instance *v)
 	return 0;
 }
 
+/*
+ * The statistics tap's accumulator for this frame: the reference's own
+ * configuration, and the histogram's white-balance gains as its stage takes
+ * them (unity when white balance is off).
+ */
+static int stats_accumulator(const struct vulkan_instance *v, struct cisp_stats_acc **acc)
+{
+	const bool wb = v->state.enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB);
+
+	return cisp_stats_acc_create(acc, &v->state.stats, wb ? &v->state.wb : NULL, v->cfa, (int)v->frame->width,
+				     (int)v->frame->height);
+}
+
 static int vulkan_process(void *instance, struct cisp_device_frame *f)
 {
 	struct vulkan_instance *v = instance;
 	const struct vulkan_plan plan = vulkan_plan_frame(&v->state, f->stats != NULL);
-	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.wb << 3;
+	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4;
 	struct vk_step steps[VK_SHADER_COUNT];
+	struct cisp_stats_acc *acc = NULL;
+	struct cisp_stats_layout layout;
 	unsigned n = 0;
 	const uint16_t *samples;
 	struct cisp_image mid;
@@ -188,8 +214,9 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 	if (v->logged_plan != plan_bits) {
 		v->logged_plan = plan_bits;
-		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s, the CPU the rest",
-			 plan.blc ? ", blc" : "", plan.dpc ? ", dpc" : "", plan.lsc ? ", lsc" : "", plan.wb ? ", wb" : "");
+		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s, the CPU the rest",
+			 plan.blc ? ", blc" : "", plan.dpc ? ", dpc" : "", plan.lsc ? ", lsc" : "",
+			 plan.stats ? ", statistics" : "", plan.wb ? ", wb" : "");
 	}
 	vk_step_unpack(v->frame, &steps[n++]);
 	if (plan.blc) {
@@ -209,6 +236,12 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 			return ret;
 		vk_step_lsc(v->frame, &steps[n++]);
 	}
+	if (plan.stats) {
+		if ((ret = stats_accumulator(v, &acc)))
+			return ret;
+		cisp_stats_acc_layout(acc, &layout);
+		vk_step_stats(v->frame, &layout, &steps[n++]);
+	}
 	if (plan.wb) {
 		struct cisp_wb_coeffs c;
 
@@ -216,10 +249,20 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		vk_step_wb(v->frame, &c, &steps[n++]);
 	}
 	if ((ret = sync_cpu(v, &plan)) || (ret = vk_frame_run(v->frame, f->input[0], steps, n, &samples)))
-		return ret;
+		goto out;
+	if (plan.stats) {
+		/* The statistics are the GPU's: the software ISP makes none. */
+		vk_frame_stats_sums(v->frame, &layout, v->sums);
+		cisp_stats_acc_load(acc, v->sums);
+		cisp_stats_acc_finish(acc, f->stats);
+	}
 	ret = cisp_image_wrap(&mid, v->mid_format, v->frame->width, v->frame->height, (void *)samples,
 			      (size_t)v->frame->width * v->frame->height * 2);
-	return ret ? ret : cisp_isp_process(v->cpu, &mid, f->output, f->stats, f->pool);
+	if (!ret)
+		ret = cisp_isp_process(v->cpu, &mid, f->output, plan.stats ? NULL : f->stats, f->pool);
+out:
+	cisp_stats_acc_free(acc);
+	return ret;
 }
 
 const struct cisp_device_backend device_backend_vulkan = {

@@ -15,15 +15,16 @@
 static int create_sets(struct vk_frame *f)
 {
 	struct vk_gpu *g = f->gpu;
-	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 };
-	const VkDescriptorSetLayout layouts[3] = { g->set_layout, g->set_layout, g->set_layout };
-	const struct vk_buffer *from[3] = { &f->raw, &f->plane[0], &f->plane[1] };
-	const struct vk_buffer *to[3] = { &f->plane[0], &f->plane[1], &f->plane[0] };
+	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 15 };
+	const VkDescriptorSetLayout layouts[5] = { g->set_layout, g->set_layout, g->set_layout, g->set_layout,
+						   g->set_layout };
+	const struct vk_buffer *from[5] = { &f->raw, &f->plane[0], &f->plane[1], &f->plane[0], &f->plane[1] };
+	const struct vk_buffer *to[5] = { &f->plane[0], &f->plane[1], &f->plane[0], &f->sums, &f->sums };
 	VkResult r;
 
 	r = vkCreateDescriptorPool(g->device,
 				   &(VkDescriptorPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-								  .maxSets = 3,
+								  .maxSets = 5,
 								  .poolSizeCount = 1,
 								  .pPoolSizes = &size },
 				   NULL, &f->descriptors);
@@ -32,12 +33,12 @@ static int create_sets(struct vk_frame *f)
 	r = vkAllocateDescriptorSets(g->device,
 				     &(VkDescriptorSetAllocateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
 								     .descriptorPool = f->descriptors,
-								     .descriptorSetCount = 3,
+								     .descriptorSetCount = 5,
 								     .pSetLayouts = layouts },
 				     f->set);
 	if (r != VK_SUCCESS)
 		return vk_error(r, "allocating descriptor sets");
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; s < 5; s++) {
 		const VkDescriptorBufferInfo info[3] = { { from[s]->buffer, 0, VK_WHOLE_SIZE },
 							 { to[s]->buffer, 0, VK_WHOLE_SIZE },
 							 { f->tables.buffer, 0, VK_WHOLE_SIZE } };
@@ -94,10 +95,12 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	raw_size = (row * rows + 3) & ~(size_t)3;
 	/* Lens shading's tables: a cell and weight per column, then two node gains per row, cell and column parity. */
 	f->dpc_base = width + height * 2 * (CISP_LSC_MAX_GRID - 1);
+	f->stats_base = f->dpc_base + height + 1 + CISP_DPC_MAX_PIXELS;
 	if ((ret = vk_buffer_create(g, raw_size, &f->raw)) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[0])) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) ||
-	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->dpc_base + height + 1 + CISP_DPC_MAX_PIXELS), &f->tables)) ||
+	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->stats_base + 4 * CISP_STATS_MAX_AF), &f->tables)) ||
+	    (ret = vk_buffer_create(g, 4 * VK_STATS_WORDS, &f->sums)) ||
 	    (ret = create_sets(f))) {
 		vk_frame_destroy(f);
 		return ret;
@@ -118,6 +121,7 @@ void vk_frame_destroy(struct vk_frame *f)
 	vk_buffer_destroy(f->gpu, &f->plane[0]);
 	vk_buffer_destroy(f->gpu, &f->plane[1]);
 	vk_buffer_destroy(f->gpu, &f->tables);
+	vk_buffer_destroy(f->gpu, &f->sums);
 	free(f);
 }
 
@@ -129,6 +133,7 @@ static uint32_t *step_begin(const struct vk_frame *f, struct vk_step *s, enum vk
 	s->push_size = words * 4;
 	s->push[0] = f->width;
 	s->push[1] = f->height;
+	s->rows = f->height;
 	return s->push + 2;
 }
 
@@ -199,6 +204,53 @@ void vk_step_wb(const struct vk_frame *f, const struct cisp_wb_coeffs *c, struct
 		p[site] = c->gain[site];
 }
 
+void vk_step_stats(struct vk_frame *f, const struct cisp_stats_layout *l, struct vk_step *s)
+{
+	uint32_t *p = step_begin(f, s, VK_SHADER_STATS, 11), *af = (uint32_t *)f->tables.map + f->stats_base;
+
+	s->rows = f->height / 2; /* one workgroup row per cell row */
+	p[0] = (uint32_t)l->zones_x;
+	p[1] = (uint32_t)l->zones_y;
+	p[2] = (uint32_t)l->saturation;
+	p[3] = (uint32_t)l->row_group;
+	p[4] = (uint32_t)l->af_count;
+	p[5] = l->site[0] | (uint32_t)l->site[1] << 8 | (uint32_t)l->site[2] << 16 | (uint32_t)l->site[3] << 24;
+	p[6] = l->wb[0] | (uint32_t)l->wb[1] << 16;
+	p[7] = l->wb[2] | (uint32_t)l->wb[3] << 16;
+	p[8] = f->stats_base;
+	for (int k = 0; k < l->af_count; k++)
+		for (int e = 0; e < 4; e++)
+			af[4 * k + e] = (uint32_t)l->af[k][e];
+	memset(f->sums.map, 0, 4 * VK_STATS_WORDS);
+}
+
+static uint64_t word_pair(const uint32_t *w)
+{
+	return w[0] | (uint64_t)w[1] << 32;
+}
+
+void vk_frame_stats_sums(const struct vk_frame *f, const struct cisp_stats_layout *l, struct cisp_stats_sums *s)
+{
+	const uint32_t *w = f->sums.map;
+
+	memset(s, 0, sizeof(*s));
+	memcpy(s->hist, w + VK_STATS_HIST, sizeof(s->hist));
+	for (int z = 0; z < l->zones_x * l->zones_y; z++) {
+		const uint32_t *zone = w + VK_STATS_ZONES + 8 * z;
+
+		for (int c = 0; c < 3; c++)
+			s->zone_sum[z][c] = word_pair(zone + 2 * c);
+		s->zone_count[z] = zone[6];
+		s->zone_total[z] = zone[7];
+	}
+	for (int k = 0; k < l->af_count; k++) {
+		s->af_sum[k] = word_pair(w + VK_STATS_AF + 4 * k);
+		s->af_cells[k] = w[VK_STATS_AF + 4 * k + 2];
+	}
+	for (int r = 0; r < l->row_count; r++)
+		s->row_sum[r] = word_pair(w + VK_STATS_ROWS + 2 * r);
+}
+
 /* Rows of @input, tightly packed, into the raw buffer. */
 static void load(struct vk_frame *f, const struct cisp_image *input)
 {
@@ -218,6 +270,7 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 	const VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
 					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
 					  .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+	unsigned written = 0; /* steps that wrote the frame: a tap reads the last one's plane */
 	VkResult r;
 
 	vkResetCommandBuffer(f->cmd, 0);
@@ -226,8 +279,9 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 	if (r != VK_SUCCESS)
 		return vk_error(r, "recording a frame");
 	for (unsigned i = 0; i < count; i++) {
-		/* The unpack reads the raw buffer; then the planes take turns. */
-		VkDescriptorSet set = f->set[i == 0 ? 0 : 1 + (i - 1) % 2];
+		/* The unpack reads the raw buffer; then the planes take turns; a tap writes the sums. */
+		const bool tap = steps[i].shader == VK_SHADER_STATS;
+		VkDescriptorSet set = f->set[written == 0 ? 0 : tap ? 3 + (written - 1) % 2 : 1 + (written - 1) % 2];
 
 		if (i)
 			vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -235,7 +289,8 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 		vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline[steps[i].shader]);
 		vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &set, 0, NULL);
 		vkCmdPushConstants(f->cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, steps[i].push_size, steps[i].push);
-		vkCmdDispatch(f->cmd, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, f->height, 1);
+		vkCmdDispatch(f->cmd, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, steps[i].rows, 1);
+		written += !tap;
 	}
 	vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
 			     0, NULL, 0, NULL);
@@ -246,6 +301,7 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		 const uint16_t **result)
 {
+	unsigned written = 0;
 	int ret;
 
 	if (!count || steps[0].shader != VK_SHADER_UNPACK)
@@ -257,7 +313,9 @@ int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struc
 	load(f, input);
 	if ((ret = record(f, steps, count)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
 		return ret;
-	/* The last step wrote plane 0 after an odd number of steps, plane 1 after an even one. */
-	*result = f->plane[(count - 1) % 2].map;
+	/* The last step wrote plane 0 after an odd number of steps that write the frame, plane 1 after an even one. */
+	for (unsigned i = 0; i < count; i++)
+		written += steps[i].shader != VK_SHADER_STATS;
+	*result = f->plane[(written - 1) % 2].map;
 	return 0;
 }

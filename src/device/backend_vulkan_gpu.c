@@ -24,6 +24,9 @@ static const uint32_t spv_dpc[] =
 static const uint32_t spv_lsc[] =
 #include "device/lsc.spv.h"
 	;
+static const uint32_t spv_stats[] =
+#include "device/stats.spv.h"
+	;
 static const uint32_t spv_wb[] =
 #include "device/wb.spv.h"
 	;
@@ -36,6 +39,7 @@ static const struct {
 	[VK_SHADER_BLC] = { spv_blc, sizeof(spv_blc) },
 	[VK_SHADER_DPC] = { spv_dpc, sizeof(spv_dpc) },
 	[VK_SHADER_LSC] = { spv_lsc, sizeof(spv_lsc) },
+	[VK_SHADER_STATS] = { spv_stats, sizeof(spv_stats) },
 	[VK_SHADER_WB] = { spv_wb, sizeof(spv_wb) },
 };
 

@@ -22,8 +22,9 @@ extern const struct cisp_device_backend device_backend_vulkan;
 struct vulkan_plan {
 	bool blc; /* black level */
 	bool dpc; /* defective pixel correction, dynamic and static */
-	bool lsc; /* lens shading */
-	bool wb;  /* white balance */
+	bool lsc;   /* lens shading */
+	bool stats; /* the statistics (the tap after lens shading) */
+	bool wb;    /* white balance */
 };
 
 /*

@@ -15,14 +15,23 @@
 #include "isp/blc.h"
 #include "isp/dpc.h"
 #include "isp/lsc.h"
+#include "isp/statistics.h"
 #include "isp/wb.h"
 
-/* One dispatch: a shader and its push constants. */
+/* One dispatch: a shader, its push constants and its rows of workgroups (of 64 invocations). */
 struct vk_step {
 	enum vk_shader shader;
 	uint32_t push[VK_PUSH_MAX / 4];
 	uint32_t push_size;
+	uint32_t rows;
 };
+
+/* The statistics' sums on the device, in 32-bit words (shaders/stats.comp). */
+#define VK_STATS_HIST 0
+#define VK_STATS_ZONES 256 /* 8 words a zone: r, g, b (low and high words), count, total */
+#define VK_STATS_AF (VK_STATS_ZONES + CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES * 8) /* 4 a window */
+#define VK_STATS_ROWS (VK_STATS_AF + CISP_STATS_MAX_AF * 4)                          /* 2 a row group */
+#define VK_STATS_WORDS (VK_STATS_ROWS + CISP_STATS_MAX_ROWS * 2)
 
 struct vk_frame {
 	struct vk_gpu *gpu;
@@ -30,12 +39,17 @@ struct vk_frame {
 	uint32_t row_bytes; /* of the raw input, tightly packed */
 	struct vk_buffer raw;
 	struct vk_buffer plane[2];
-	/* The stages' tables: lens shading's (shaders/lsc.comp), then from word dpc_base defect correction's (dpc.comp). */
+	/*
+	 * The stages' tables: lens shading's (shaders/lsc.comp), then from word
+	 * dpc_base defect correction's (dpc.comp), from stats_base the AF windows
+	 * of the statistics (stats.comp).
+	 */
 	struct vk_buffer tables;
-	uint32_t dpc_base;
+	uint32_t dpc_base, stats_base;
+	struct vk_buffer sums; /* the statistics' sums (VK_STATS_*) */
 	uint32_t lsc_cells; /* of the lens shading tables held (0: none yet) */
 	VkDescriptorPool descriptors;
-	VkDescriptorSet set[3]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0 */
+	VkDescriptorSet set[5]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0, plane 0 -> sums, plane 1 -> sums */
 	VkCommandPool commands;
 	VkCommandBuffer cmd;
 };
@@ -57,11 +71,19 @@ void vk_step_dpc(struct vk_frame *frame, const struct cisp_dpc_coeffs *c, struct
 void vk_frame_lsc_tables(struct vk_frame *frame, const struct cisp_lsc_coeffs *c);
 void vk_step_lsc(const struct vk_frame *frame, struct vk_step *step);
 void vk_step_wb(const struct vk_frame *frame, const struct cisp_wb_coeffs *c, struct vk_step *step);
+/*
+ * The statistics tap with layout @l (cisp_stats_acc_layout()): also writes
+ * the AF windows into the frame's tables and zeroes its sums, which
+ * vk_frame_stats_sums() reads after the run.
+ */
+void vk_step_stats(struct vk_frame *frame, const struct cisp_stats_layout *l, struct vk_step *step);
+void vk_frame_stats_sums(const struct vk_frame *frame, const struct cisp_stats_layout *l, struct cisp_stats_sums *sums);
 
 /*
  * Copy @input (the frame's format and size) in, run @steps (the first an
- * unpack) and point *@result at the 16-bit samples made, rows of @width
- * samples, valid until the next run.
+ * unpack; a tap reads the frame as the steps before it left it) and point
+ * *@result at the 16-bit samples made, rows of @width samples, valid until
+ * the next run.
  */
 int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		 const uint16_t **result);

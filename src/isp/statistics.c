@@ -308,6 +308,32 @@ void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_a
 		into->row_sum[r] += from->row_sum[r];
 }
 
+void cisp_stats_acc_layout(const struct cisp_stats_acc *a, struct cisp_stats_layout *out)
+{
+	*out = (struct cisp_stats_layout){ a->cells_x, a->cells_y, a->zones_x, a->zones_y, a->saturation,
+					   a->row_group, a->row_count, a->af_count };
+	for (int k = 0; k < a->af_count; k++) {
+		out->af[k][0] = a->af[k].i0;
+		out->af[k][1] = a->af[k].i1;
+		out->af[k][2] = a->af[k].j0;
+		out->af[k][3] = a->af[k].j1;
+	}
+	memcpy(out->site, a->site, sizeof(a->site));
+	memcpy(out->wb, a->wb, sizeof(a->wb));
+}
+
+void cisp_stats_acc_load(struct cisp_stats_acc *a, const struct cisp_stats_sums *s)
+{
+	cisp_stats_acc_reset(a);
+	memcpy(a->hist[0], s->hist, sizeof(s->hist));
+	memcpy(a->zone_sum, s->zone_sum, sizeof(s->zone_sum));
+	memcpy(a->zone_count, s->zone_count, sizeof(s->zone_count));
+	memcpy(a->zone_total, s->zone_total, sizeof(s->zone_total));
+	memcpy(a->af_sum, s->af_sum, sizeof(s->af_sum));
+	memcpy(a->af_cells, s->af_cells, sizeof(s->af_cells));
+	memcpy(a->row_sum, s->row_sum, sizeof(uint64_t) * (size_t)a->row_count);
+}
+
 /* sum / n rounded half up; 0 when n is 0. */
 static uint16_t mean(uint64_t sum, uint64_t n)
 {

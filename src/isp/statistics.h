@@ -53,6 +53,29 @@ void cisp_stats_acc_reset(struct cisp_stats_acc *acc);
 void cisp_stats_acc_merge(struct cisp_stats_acc *into, const struct cisp_stats_acc *from);
 /* Write the finished statistics. */
 void cisp_stats_acc_finish(const struct cisp_stats_acc *acc, struct cisp_stats *out);
+/*
+ * For statistics summed elsewhere (the Vulkan backend's shader): the layout
+ * an accumulator made from its configuration, and the whole frame's sums,
+ * which cisp_stats_acc_load() puts in place of its own before
+ * cisp_stats_acc_finish().
+ */
+struct cisp_stats_layout {
+	int cells_x, cells_y, zones_x, zones_y, saturation, row_group, row_count, af_count;
+	int af[CISP_STATS_MAX_AF][4]; /* the cells [i0, i1) x [j0, j1) of each AF window */
+	uint8_t site[4];              /* CFA site of R, Gr, Gb, B */
+	uint16_t wb[4];               /* Q4.12 histogram gains of R, Gr, Gb, B */
+};
+struct cisp_stats_sums {
+	uint32_t hist[256];
+	uint64_t zone_sum[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES][3];
+	uint32_t zone_count[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES];
+	uint32_t zone_total[CISP_STATS_MAX_ZONES * CISP_STATS_MAX_ZONES];
+	uint64_t af_sum[CISP_STATS_MAX_AF];
+	uint32_t af_cells[CISP_STATS_MAX_AF];
+	uint64_t row_sum[CISP_STATS_MAX_ROWS];
+};
+void cisp_stats_acc_layout(const struct cisp_stats_acc *acc, struct cisp_stats_layout *out);
+void cisp_stats_acc_load(struct cisp_stats_acc *acc, const struct cisp_stats_sums *sums);
 /* Statistics of a @width x @height frame with nothing measured: the header, every sum 0. */
 void cisp_stats_header(struct cisp_stats *out, uint32_t width, uint32_t height);
 
