@@ -22,6 +22,7 @@
 #include <gst/video/video.h>
 
 #include <cisp/checked.h>
+#include <cisp/device.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/isp.h>
@@ -56,6 +57,7 @@ enum {
 	PROP_PARAMS,
 	PROP_PARAMS_FILE,
 	PROP_TUNING,
+	PROP_ISP,
 };
 
 #define DEFAULT_THREADS 0
@@ -84,6 +86,7 @@ struct settings {
 	gchar *params;
 	gchar *params_file;
 	gchar *tuning;
+	gint isp; /* enum gst_cisp_isp_kind, read when caps are set */
 };
 
 struct _GstCispIsp {
@@ -104,6 +107,11 @@ struct _GstCispIsp {
 	struct isp_loop *loop;    /* the 3A: a tuning file's loop that sets the state, or grey world's gains */
 	gchar *loop_path;         /* the tuning file it was made from */
 	gdouble fps;              /* of the input caps (0: not given) */
+	/* isp=vulkan: the frames go as jobs to a context on the Vulkan backend, with the whole state each. */
+	struct cisp_device *device;
+	struct cisp_context *context;
+	void *job_params;
+	size_t job_params_size;
 };
 
 G_DEFINE_TYPE(GstCispIsp, gst_cisp_isp, GST_TYPE_BASE_TRANSFORM)
@@ -119,6 +127,21 @@ GType gst_cisp_demosaic_get_type(void)
 
 	if (g_once_init_enter(&type))
 		g_once_init_leave(&type, g_enum_register_static("GstCispDemosaic", values));
+	return type;
+}
+
+GType gst_cisp_isp_kind_get_type(void)
+{
+	static GType type;
+	static const GEnumValue values[] = {
+		{ GST_CISP_ISP_SOFTWARE, "The software ISP on the CPU", "software" },
+		{ GST_CISP_ISP_VULKAN, "A device context on the Vulkan backend (docs/gpu.md), bit-exact with it",
+		  "vulkan" },
+		{ 0, NULL, NULL },
+	};
+
+	if (g_once_init_enter(&type))
+		g_once_init_leave(&type, g_enum_register_static("GstCispIspKind", values));
 	return type;
 }
 
@@ -531,6 +554,65 @@ static gboolean parse_bayer_caps(GstCaps *caps, guint32 *format, guint *width, g
 	return TRUE;
 }
 
+static void close_context(GstCispIsp *self)
+{
+	cisp_context_destroy(self->context);
+	self->context = NULL;
+	cisp_device_destroy(self->device);
+	self->device = NULL;
+	g_clear_pointer(&self->job_params, g_free);
+}
+
+/* With isp=vulkan, a context on the Vulkan backend for @config (the software ISP checked it). */
+static gboolean open_context(GstCispIsp *self, const struct cisp_isp_config *config)
+{
+	const struct cisp_context_config cc = { .name = "cispisp", .isp = *config,
+						.backend = cisp_device_vulkan_backend() };
+	gint kind;
+
+	GST_OBJECT_LOCK(self);
+	kind = self->set.isp;
+	GST_OBJECT_UNLOCK(self);
+	close_context(self);
+	if (kind != GST_CISP_ISP_VULKAN)
+		return TRUE;
+	if (cisp_device_create(&self->device, &(struct cisp_device_config){ .workers = 1 }) ||
+	    cisp_context_create(&self->context, self->device, &cc)) {
+		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ_WRITE, ("isp=vulkan: %s", cisp_last_error()), (NULL));
+		close_context(self);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* One frame with the state: through the software ISP, or as a job of the Vulkan context. */
+static int run_isp(GstCispIsp *self, const struct cisp_image *in, struct cisp_image *const outs[CISP_MAX_OUTPUTS])
+{
+	struct cisp_job job = { .num_inputs = 1, .input = { in }, .stats = self->stats };
+	struct cisp_fence *fence = NULL;
+	size_t size = 0;
+	int ret;
+
+	if (!self->context)
+		return cisp_isp_process(self->isp, in, outs, self->stats, self->pool);
+	cisp_params_encode(self->state, ~0u, NULL, 0, &size);
+	if (size > self->job_params_size) {
+		g_free(self->job_params);
+		self->job_params = g_malloc(size);
+		self->job_params_size = size;
+	}
+	if ((ret = cisp_params_encode(self->state, ~0u, self->job_params, size, &size)))
+		return ret;
+	memcpy(job.output, outs, sizeof(job.output));
+	job.params = self->job_params;
+	job.params_size = size;
+	if ((ret = cisp_job_submit(self->context, &job, &fence)))
+		return ret;
+	ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
+	cisp_fence_unref(fence);
+	return ret;
+}
+
 static gboolean gst_cisp_isp_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
 	GstCispIsp *self = GST_CISP_ISP(trans);
@@ -562,6 +644,8 @@ static gboolean gst_cisp_isp_set_caps(GstBaseTransform *trans, GstCaps *incaps, 
 	}
 	cisp_isp_destroy(self->isp);
 	self->isp = isp;
+	if (!open_context(self, &config))
+		return FALSE;
 	{
 		gint n = 0, d = 1;
 
@@ -760,8 +844,7 @@ static GstFlowReturn process(GstCispIsp *self, const struct cisp_image *in, stru
 		/* The loop's parameters for this frame, the properties and params over them; its statistics back. */
 		if (!rebuild_state(self))
 			return GST_FLOW_ERROR;
-		if (cisp_isp_process(self->isp, in, outs, self->stats, self->pool) ||
-		    isp_loop_frame(self->loop, self->stats)) {
+		if (run_isp(self, in, outs) || isp_loop_frame(self->loop, self->stats)) {
 			GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The ISP or its 3A loop failed on a frame: %s",
 								 cisp_last_error()), (NULL));
 			return GST_FLOW_ERROR;
@@ -770,7 +853,7 @@ static GstFlowReturn process(GstCispIsp *self, const struct cisp_image *in, stru
 	}
 	/* Grey world's gains for this frame (the WB block is the element's); its estimate from the statistics. */
 	memcpy(self->state->wb.gain, isp_loop_params(self->loop)->wb.gain, sizeof(self->state->wb.gain));
-	if (sync_params(self) || cisp_isp_process(self->isp, in, outs, self->stats, self->pool)) {
+	if (sync_params(self) || run_isp(self, in, outs)) {
 		GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The ISP failed on a frame: %s", cisp_last_error()), (NULL));
 		return GST_FLOW_ERROR;
 	}
@@ -859,6 +942,7 @@ static gboolean gst_cisp_isp_stop(GstBaseTransform *trans)
 {
 	GstCispIsp *self = GST_CISP_ISP(trans);
 
+	close_context(self);
 	cisp_isp_destroy(self->isp);
 	self->isp = NULL;
 	cisp_pool_destroy(self->pool);
@@ -936,6 +1020,9 @@ static void gst_cisp_isp_set_property(GObject *object, guint id, const GValue *v
 		g_free(s->tuning);
 		s->tuning = g_value_dup_string(value);
 		break;
+	case PROP_ISP:
+		s->isp = g_value_get_enum(value);
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 		break;
@@ -1001,6 +1088,9 @@ static void gst_cisp_isp_get_property(GObject *object, guint id, GValue *value, 
 		break;
 	case PROP_TUNING:
 		g_value_set_string(value, s->tuning);
+		break;
+	case PROP_ISP:
+		g_value_set_enum(value, s->isp);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -1109,6 +1199,11 @@ static void gst_cisp_isp_class_init(GstCispIspClass *klass)
 				    "blue-gain and digital-gain go to the loop; black-level and white-level (when set), "
 				    "demosaic, transfer, params and params-file apply over it",
 				    NULL, PARAM_FLAGS));
+	g_object_class_install_property(gobject_class, PROP_ISP,
+		g_param_spec_enum("isp", "ISP", "What runs the ISP: the software ISP, or a device context on the Vulkan "
+				  "backend (docs/gpu.md), which gives the same bytes; taken when the caps are set",
+				  GST_TYPE_CISP_ISP_KIND, GST_CISP_ISP_SOFTWARE,
+				  G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 
 	gst_element_class_set_static_metadata(element_class, "cisp ISP", "Filter/Converter/Video",
 		"Develops raw Bayer video with the cisp canonical ISP: black level, defective pixels, white balance "
@@ -1134,4 +1229,5 @@ static void gst_cisp_isp_class_init(GstCispIspClass *klass)
 
 	gst_type_mark_as_plugin_api(GST_TYPE_CISP_DEMOSAIC, 0);
 	gst_type_mark_as_plugin_api(GST_TYPE_CISP_TRANSFER, 0);
+	gst_type_mark_as_plugin_api(GST_TYPE_CISP_ISP_KIND, 0);
 }

@@ -20,12 +20,14 @@
 
 #include <cisp/burst.h>
 #include <cisp/camera.h>
+#include <cisp/device.h>
 #include <cisp/eis.h>
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/sensor.h>
 
 #include "caps.h"
+#include "cispisp.h"
 #include "cispsrc.h"
 #include "meta.h"
 
@@ -61,6 +63,7 @@ enum {
 	PROP_BURST,
 	PROP_FACES,
 	PROP_EIS,
+	PROP_ISP,
 };
 
 struct slot {
@@ -87,9 +90,11 @@ struct _GstCispSrc {
 	guint burst;                          /* frames merged into each output frame (0: one) */
 	gdouble faces;                        /* face detections a second at most (0: off) */
 	gboolean eis;                         /* stabilise the processed stream (docs/eis.md) */
+	gint isp;                             /* enum gst_cisp_isp_kind: what the cameras' contexts run on */
 
 	/* Streaming thread state. */
 	struct cisp_camera_manager *manager;
+	struct cisp_device *device; /* the manager's, made here for isp=vulkan (else the manager makes one) */
 	struct cisp_camera *camera;
 	gboolean configured, started, flushing;
 	gboolean raw;
@@ -235,6 +240,11 @@ static void gst_cisp_src_set_property(GObject *object, guint prop_id, const GVal
 		self->burst = g_value_get_uint(value);
 		GST_OBJECT_UNLOCK(self);
 		return;
+	case PROP_ISP:
+		GST_OBJECT_LOCK(self);
+		self->isp = g_value_get_enum(value);
+		GST_OBJECT_UNLOCK(self);
+		return;
 	case PROP_FACES:
 		GST_OBJECT_LOCK(self);
 		self->faces = g_value_get_double(value);
@@ -310,6 +320,9 @@ static void gst_cisp_src_get_property(GObject *object, guint prop_id, GValue *va
 		break;
 	case PROP_BURST:
 		g_value_set_uint(value, self->burst);
+		break;
+	case PROP_ISP:
+		g_value_set_enum(value, self->isp);
 		break;
 	case PROP_FACES:
 		g_value_set_double(value, self->faces);
@@ -792,6 +805,32 @@ static gboolean gst_cisp_src_start(GstBaseSrc *src)
 	return ok;
 }
 
+static void close_manager(GstCispSrc *self)
+{
+	cisp_camera_manager_destroy(self->manager);
+	self->manager = NULL;
+	cisp_device_destroy(self->device);
+	self->device = NULL;
+}
+
+/* The camera manager; with isp=vulkan on a device of our own whose contexts run on the Vulkan backend. */
+static gboolean open_manager(GstCispSrc *self)
+{
+	struct cisp_camera_manager_config config = { 0 };
+	gint isp;
+
+	GST_OBJECT_LOCK(self);
+	isp = self->isp;
+	GST_OBJECT_UNLOCK(self);
+	if (isp == GST_CISP_ISP_VULKAN) {
+		if (cisp_device_create(&self->device, NULL))
+			return FALSE;
+		cisp_device_set_backend(self->device, cisp_device_vulkan_backend());
+		config.device = self->device;
+	}
+	return !cisp_camera_manager_create(&self->manager, &config);
+}
+
 /* start()'s work: the manager and the camera @name, and every control for the first request. */
 static gboolean open_camera(GstCispSrc *self, const gchar *name, const struct cisp_camera_options *opt)
 {
@@ -802,16 +841,16 @@ static gboolean open_camera(GstCispSrc *self, const gchar *name, const struct ci
 				  ("cisp lists no sensor (virtual sensor models or V4L2 cameras)"));
 		return FALSE;
 	}
-	if (cisp_camera_manager_create(&self->manager, NULL)) {
+	if (!open_manager(self)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not create the cisp ISP device"),
 				  ("%s", cisp_last_error()));
+		close_manager(self);
 		return FALSE;
 	}
 	if (cisp_camera_open(&camera, self->manager, name, opt)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not open camera '%s'", SHOWN(name)),
 				  ("%s", cisp_last_error()));
-		cisp_camera_manager_destroy(self->manager);
-		self->manager = NULL;
+		close_manager(self);
 		return FALSE;
 	}
 	GST_OBJECT_LOCK(self);
@@ -853,8 +892,7 @@ static gboolean gst_cisp_src_stop(GstBaseSrc *src)
 		GST_OBJECT_UNLOCK(self);
 		cisp_camera_close(camera);
 	}
-	cisp_camera_manager_destroy(self->manager);
-	self->manager = NULL;
+	close_manager(self);
 	self->configured = self->started = FALSE;
 	return TRUE;
 }
@@ -998,6 +1036,12 @@ static void gst_cisp_src_class_init(GstCispSrcClass *klass)
 							    "GstVideoRegionOfInterestMeta \"face\" on the buffers, "
 							    "metered by AE, focused by AF (docs/faces.md)",
 							    0, 1000, 0, rw));
+	g_object_class_install_property(gobject_class, PROP_ISP,
+					g_param_spec_enum("isp", "ISP",
+							  "What runs the camera's ISP: the software ISP, or the Vulkan "
+							  "backend (docs/gpu.md), which gives the same bytes",
+							  GST_TYPE_CISP_ISP_KIND, GST_CISP_ISP_SOFTWARE,
+							  rw | GST_PARAM_MUTABLE_READY));
 	g_object_class_install_property(gobject_class, PROP_EIS,
 					g_param_spec_boolean("eis", "EIS",
 							     "Stabilise the video from the sensor's gyroscope, a 10% "

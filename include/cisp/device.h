@@ -332,6 +332,28 @@ struct cisp_context_counters {
 CISP_API int cisp_device_create(struct cisp_device **dev, const struct cisp_device_config *config);
 
 /**
+ * cisp_device_vulkan_backend() - the Vulkan backend (docs/gpu.md), for
+ * cisp_context_config.backend: the context runs the canonical ISP's leading
+ * stages as compute shaders and the rest on the CPU, bit-exact with the
+ * software ISP (what CISP_ISP=vulkan gives every context of a device).
+ *
+ * Return: the backend. Without a Vulkan device, or in a build without
+ * Vulkan, creating a context on it fails (-ENODEV, -ENOTSUP) and says why.
+ */
+CISP_API const struct cisp_device_backend *cisp_device_vulkan_backend(void);
+
+/**
+ * cisp_device_set_backend() - what runs the contexts of @dev created from
+ * now on without a backend of their own (cisp_context_config.backend), for
+ * a layer that makes the contexts itself (a camera manager given @dev).
+ * Call it before creating those contexts.
+ * @dev: the device.
+ * @backend: the backend, which must outlive @dev; NULL: the default (the
+ *           software ISP, or what CISP_ISP named when @dev was created).
+ */
+CISP_API void cisp_device_set_backend(struct cisp_device *dev, const struct cisp_device_backend *backend);
+
+/**
  * cisp_device_destroy() - destroy every context left (see
  * cisp_context_destroy()), stop the workers and free the device. Fences the
  * caller still holds stay valid.

@@ -196,6 +196,18 @@ static int start_workers(struct cisp_device *dev)
 	return 0;
 }
 
+const struct cisp_device_backend *cisp_device_vulkan_backend(void)
+{
+	return &device_backend_vulkan;
+}
+
+void cisp_device_set_backend(struct cisp_device *dev, const struct cisp_device_backend *backend)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->default_backend = backend ? backend : dev->env_backend;
+	pthread_mutex_unlock(&dev->lock);
+}
+
 int cisp_device_create(struct cisp_device **out, const struct cisp_device_config *config)
 {
 	struct cisp_device_config c = { 0 };
@@ -267,6 +279,7 @@ int cisp_device_create(struct cisp_device **out, const struct cisp_device_config
 		device_backend_kernel(&dev->kernel_backend, dev->kernel_isp);
 		dev->default_backend = &dev->kernel_backend;
 	}
+	dev->env_backend = dev->default_backend;
 	if ((ret = fence_pool_create(&dev->fences)) || (ret = start_workers(dev)))
 		goto fail;
 	*out = dev;

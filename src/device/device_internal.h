@@ -136,6 +136,7 @@ struct cisp_device {
 	pthread_mutex_t watcher_lock;
 	/* What contexts run on without a backend of their own: the software ISP, or the kernel ISP CISP_ISP names. */
 	const struct cisp_device_backend *default_backend;
+	const struct cisp_device_backend *env_backend; /* the default before cisp_device_set_backend() */
 	struct cisp_device_backend kernel_backend;
 	char *kernel_isp; /* the CISP_ISP node (kernel_backend's opaque) */
 };

@@ -11,6 +11,8 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
+#include <cisp/device.h>
+#include <cisp/error.h>
 #include <cisp/format.h>
 
 #include "../../gst/caps.h"
@@ -358,6 +360,65 @@ GST_START_TEST(test_threads_bit_exact)
 	gst_buffer_unmap(outs[1], &b);
 	gst_buffer_unref(outs[0]);
 	gst_buffer_unref(outs[1]);
+}
+GST_END_TEST;
+
+/* Whether a context on the Vulkan backend can be made; if not, a loud skip, or a failure where CI requires Vulkan. */
+static gboolean have_vulkan(void)
+{
+	const struct cisp_context_config cc = {
+		.name = "probe", .isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
+		.backend = cisp_device_vulkan_backend()
+	};
+	struct cisp_device *dev = NULL;
+	struct cisp_context *ctx = NULL;
+	gboolean ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
+		      !cisp_context_create(&ctx, dev, &cc);
+
+	if (!ok) {
+		fail_if(g_strcmp0(g_getenv("CISP_REQUIRE_VULKAN"), "1") == 0, "CISP_REQUIRE_VULKAN=1 and %s",
+			cisp_last_error());
+		g_print("*** NO VULKAN DEVICE, isp=vulkan is NOT tested: %s ***\n", cisp_last_error());
+	}
+	cisp_context_destroy(ctx);
+	cisp_device_destroy(dev);
+	return ok;
+}
+
+/*
+ * isp=vulkan gives the software ISP's bytes, frame after frame: with defect
+ * correction, white balance and exposure from the element's own statistics
+ * (which the Vulkan backend reduces on the GPU), so a statistic that differed
+ * would change the next frame.
+ */
+GST_START_TEST(test_vulkan_bit_exact)
+{
+	GstBuffer *outs[2][3];
+	GstVideoInfo info;
+	GstMapInfo a, b;
+
+	if (!have_vulkan())
+		return;
+	for (guint i = 0; i < 2; i++) {
+		GstHarness *h = gst_test_isp_harness(i ? "isp=vulkan defect-threshold=2000" : "defect-threshold=2000",
+						     "video/x-bayer,format=bggr10le,width=96,height=64",
+						     "video/x-raw,format=NV12");
+
+		for (guint k = 0; k < 3; k++)
+			outs[i][k] = push_pull(h, gst_test_bayer(96, 64, 2, 192, noise, GUINT_TO_POINTER(300 + 200 * k)),
+					       &info);
+		gst_harness_teardown(h);
+	}
+	for (guint k = 0; k < 3; k++) {
+		gst_buffer_map(outs[0][k], &a, GST_MAP_READ);
+		gst_buffer_map(outs[1][k], &b, GST_MAP_READ);
+		fail_unless_equals_int(a.size, b.size);
+		fail_unless(memcmp(a.data, b.data, a.size) == 0, "frame %u differs", k);
+		gst_buffer_unmap(outs[0][k], &a);
+		gst_buffer_unmap(outs[1][k], &b);
+		gst_buffer_unref(outs[0][k]);
+		gst_buffer_unref(outs[1][k]);
+	}
 }
 GST_END_TEST;
 
@@ -796,6 +857,7 @@ static Suite *cispisp_suite(void)
 	tcase_add_test(tc, test_negotiated_colorimetry_and_size);
 	tcase_add_test(tc, test_input_strides);
 	tcase_add_test(tc, test_threads_bit_exact);
+	tcase_add_test(tc, test_vulkan_bit_exact);
 	tcase_add_test(tc, test_renegotiation);
 	tcase_add_test(tc, test_short_buffer);
 	tcase_add_test(tc, test_hostile_buffers);

@@ -11,6 +11,10 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
+#include <cisp/device.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+
 #include "gst_test.h"
 
 #define CAMERA "cispsrc camera=virtual:cisp-test sensor-options=\"scene=colorchart,seed=2\""
@@ -51,6 +55,49 @@ static GstSample *pull_nth(const gchar *description, int n, guint64 *sequences)
 	gst_object_unref(pipe);
 	return sample;
 }
+
+/* Whether a context on the Vulkan backend can be made; if not, a loud skip, or a failure where CI requires Vulkan. */
+static gboolean have_vulkan(void)
+{
+	const struct cisp_context_config cc = {
+		.name = "probe", .isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
+		.backend = cisp_device_vulkan_backend()
+	};
+	struct cisp_device *dev = NULL;
+	struct cisp_context *ctx = NULL;
+	gboolean ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
+		      !cisp_context_create(&ctx, dev, &cc);
+
+	if (!ok) {
+		fail_if(g_strcmp0(g_getenv("CISP_REQUIRE_VULKAN"), "1") == 0, "CISP_REQUIRE_VULKAN=1 and %s",
+			cisp_last_error());
+		g_print("*** NO VULKAN DEVICE, isp=vulkan is NOT tested: %s ***\n", cisp_last_error());
+	}
+	cisp_context_destroy(ctx);
+	cisp_device_destroy(dev);
+	return ok;
+}
+
+/* isp=vulkan: the camera's frames, its 3A on the statistics included, are the software ISP's, byte for byte. */
+GST_START_TEST(test_vulkan_bit_exact)
+{
+	GstSample *s[2];
+	GstMapInfo a, b;
+
+	if (!have_vulkan())
+		return;
+	s[0] = pull_nth(CAMERA " ! video/x-raw,format=NV12 ! appsink name=out sync=false", 4, NULL);
+	s[1] = pull_nth(CAMERA " isp=vulkan ! video/x-raw,format=NV12 ! appsink name=out sync=false", 4, NULL);
+	gst_buffer_map(gst_sample_get_buffer(s[0]), &a, GST_MAP_READ);
+	gst_buffer_map(gst_sample_get_buffer(s[1]), &b, GST_MAP_READ);
+	fail_unless_equals_int(a.size, b.size);
+	fail_unless(memcmp(a.data, b.data, a.size) == 0);
+	gst_buffer_unmap(gst_sample_get_buffer(s[0]), &a);
+	gst_buffer_unmap(gst_sample_get_buffer(s[1]), &b);
+	gst_sample_unref(s[0]);
+	gst_sample_unref(s[1]);
+}
+GST_END_TEST;
 
 GST_START_TEST(test_num_buffers_to_eos)
 {
@@ -439,6 +486,7 @@ static Suite *cispsrc_suite(void)
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tc, test_num_buffers_to_eos);
+	tcase_add_test(tc, test_vulkan_bit_exact);
 	tcase_add_test(tc, test_caps_and_metadata);
 	tcase_add_test(tc, test_raw_stream);
 	tcase_add_test(tc, test_manual_controls);
