@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Vulkan backend (vulkan_backend.h, docs/gpu.md). Each context opens the
- * Vulkan device and keeps a software ISP for the stages the GPU does not run
- * yet. A frame goes:
+ * The Vulkan backend (vulkan_backend.h, docs/gpu.md). Each context shares the
+ * process's Vulkan device, has a frame's buffers on it, and keeps a software
+ * ISP for the stages the GPU does not run yet. A frame goes:
  *
- *   raw input --copy--> GPU: unpack[, black level][, defects][, lens shading][, white balance]
+ *   raw input --copy--> GPU: unpack[, black level][, defects][, lens shading]
+ *                            [, statistics][, white balance]
  *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest.
  *
  * The software ISP's part reads a 16-bit frame, whose unpack is the
  * identity, with the blocks the GPU ran disabled; since only the unpack
  * reads the input format, and vulkan_plan_frame() keeps white balance on the
- * CPU wherever a later stage reads its enable bit, the outputs and
- * statistics are the software ISP's bit for bit. The GPU's job is submitted
+ * CPU wherever a stage left there reads its enable bit, the outputs are the
+ * software ISP's bit for bit; statistics the GPU reduced are finished by the
+ * reference's own accumulator. vulkan_process() is the hand-over: the place
+ * where the GPU's part ends and the CPU's begins. The GPU's job is submitted
  * with a timeline semaphore the worker waits on; the device signals the
  * job's cisp fence when process() returns.
  */
