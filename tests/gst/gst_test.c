@@ -3,6 +3,10 @@
 
 #include <gst/app/gstappsink.h>
 
+#include <cisp/device.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+
 #include "gst_test.h"
 
 /*
@@ -140,4 +144,25 @@ GstSample *gst_test_pull_sample(const gchar *description)
 	gst_object_unref(sink);
 	gst_object_unref(pipeline);
 	return sample;
+}
+
+gboolean gst_test_have_vulkan(void)
+{
+	const struct cisp_context_config cc = {
+		.name = "probe", .isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
+		.backend = cisp_device_vulkan_backend()
+	};
+	struct cisp_device *dev = NULL;
+	struct cisp_context *ctx = NULL;
+	gboolean ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
+		      !cisp_context_create(&ctx, dev, &cc);
+
+	if (!ok) {
+		fail_if(g_strcmp0(g_getenv("CISP_REQUIRE_VULKAN"), "1") == 0, "CISP_REQUIRE_VULKAN=1 and %s",
+			cisp_last_error());
+		g_print("*** NO VULKAN DEVICE, isp=vulkan is NOT tested: %s ***\n", cisp_last_error());
+	}
+	cisp_context_destroy(ctx);
+	cisp_device_destroy(dev);
+	return ok;
 }

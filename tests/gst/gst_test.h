@@ -32,4 +32,10 @@ gboolean gst_test_run(const gchar *description, gchar **message);
  */
 GstSample *gst_test_pull_sample(const gchar *description);
 
+/*
+ * Whether a context on the Vulkan backend can be made (isp=vulkan); if not,
+ * it says so loudly, and fails the test where CISP_REQUIRE_VULKAN=1.
+ */
+gboolean gst_test_have_vulkan(void);
+
 #endif

@@ -11,8 +11,6 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
-#include <cisp/device.h>
-#include <cisp/error.h>
 #include <cisp/format.h>
 
 #include "../../gst/caps.h"
@@ -363,28 +361,6 @@ GST_START_TEST(test_threads_bit_exact)
 }
 GST_END_TEST;
 
-/* Whether a context on the Vulkan backend can be made; if not, a loud skip, or a failure where CI requires Vulkan. */
-static gboolean have_vulkan(void)
-{
-	const struct cisp_context_config cc = {
-		.name = "probe", .isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
-		.backend = cisp_device_vulkan_backend()
-	};
-	struct cisp_device *dev = NULL;
-	struct cisp_context *ctx = NULL;
-	gboolean ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
-		      !cisp_context_create(&ctx, dev, &cc);
-
-	if (!ok) {
-		fail_if(g_strcmp0(g_getenv("CISP_REQUIRE_VULKAN"), "1") == 0, "CISP_REQUIRE_VULKAN=1 and %s",
-			cisp_last_error());
-		g_print("*** NO VULKAN DEVICE, isp=vulkan is NOT tested: %s ***\n", cisp_last_error());
-	}
-	cisp_context_destroy(ctx);
-	cisp_device_destroy(dev);
-	return ok;
-}
-
 /*
  * isp=vulkan gives the software ISP's bytes, frame after frame: with defect
  * correction, white balance and exposure from the element's own statistics
@@ -397,7 +373,7 @@ GST_START_TEST(test_vulkan_bit_exact)
 	GstVideoInfo info;
 	GstMapInfo a, b;
 
-	if (!have_vulkan())
+	if (!gst_test_have_vulkan())
 		return;
 	for (guint i = 0; i < 2; i++) {
 		GstHarness *h = gst_test_isp_harness(i ? "isp=vulkan defect-threshold=2000" : "defect-threshold=2000",

@@ -11,10 +11,6 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
-#include <cisp/device.h>
-#include <cisp/error.h>
-#include <cisp/format.h>
-
 #include "gst_test.h"
 
 #define CAMERA "cispsrc camera=virtual:cisp-test sensor-options=\"scene=colorchart,seed=2\""
@@ -56,35 +52,13 @@ static GstSample *pull_nth(const gchar *description, int n, guint64 *sequences)
 	return sample;
 }
 
-/* Whether a context on the Vulkan backend can be made; if not, a loud skip, or a failure where CI requires Vulkan. */
-static gboolean have_vulkan(void)
-{
-	const struct cisp_context_config cc = {
-		.name = "probe", .isp = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL },
-		.backend = cisp_device_vulkan_backend()
-	};
-	struct cisp_device *dev = NULL;
-	struct cisp_context *ctx = NULL;
-	gboolean ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
-		      !cisp_context_create(&ctx, dev, &cc);
-
-	if (!ok) {
-		fail_if(g_strcmp0(g_getenv("CISP_REQUIRE_VULKAN"), "1") == 0, "CISP_REQUIRE_VULKAN=1 and %s",
-			cisp_last_error());
-		g_print("*** NO VULKAN DEVICE, isp=vulkan is NOT tested: %s ***\n", cisp_last_error());
-	}
-	cisp_context_destroy(ctx);
-	cisp_device_destroy(dev);
-	return ok;
-}
-
 /* isp=vulkan: the camera's frames, its 3A on the statistics included, are the software ISP's, byte for byte. */
 GST_START_TEST(test_vulkan_bit_exact)
 {
 	GstSample *s[2];
 	GstMapInfo a, b;
 
-	if (!have_vulkan())
+	if (!gst_test_have_vulkan())
 		return;
 	s[0] = pull_nth(CAMERA " ! video/x-raw,format=NV12 ! appsink name=out sync=false", 4, NULL);
 	s[1] = pull_nth(CAMERA " isp=vulkan ! video/x-raw,format=NV12 ! appsink name=out sync=false", 4, NULL);
