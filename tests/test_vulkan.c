@@ -63,11 +63,17 @@ static const struct {
 	uint32_t w, h;
 } sizes[] = { { 4, 2 }, { 132, 4 }, { 254, 6 }, { 2, 2 }, { 1030, 2 } };
 
+/*
+ * A reference to the process's device. The first call takes one more that
+ * is kept to the end, so that the device, whose pipelines lavapipe compiles
+ * at each opening, is made once for the tests and the contexts they create.
+ */
 static struct vk_gpu *open_gpu(void)
 {
+	static struct vk_gpu *kept;
 	struct vk_gpu *g = NULL;
 
-	if (vk_gpu_open(&g)) {
+	if ((!kept && vk_gpu_open(&kept)) || vk_gpu_open(&g)) {
 		no_vulkan(cisp_last_error());
 		return NULL;
 	}
@@ -770,26 +776,48 @@ TEST(vulkan_contexts_bitexact)
 	cisp_device_destroy(sw);
 }
 
-/* `cisp list` names the device, its driver and Vulkan version, and whether dma-buf import is offered. */
-TEST(vulkan_listed)
+/* The output of `cisp ARGS` into @out: its exit status. */
+static int run_cisp(const char *args, char *out, size_t size)
 {
-	struct vk_gpu *g = open_gpu();
-	char out[16384] = "", want[700];
+	char cmd[256];
 	size_t n = 0;
 	FILE *p;
 
+	snprintf(cmd, sizeof(cmd), "%s/tools/cisp %s 2>&1", CISP_BUILD_DIR, args);
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	while (p && n + 1 < size && !feof(p))
+		n += fread(out + n, 1, size - 1 - n, p);
+	out[n] = 0;
+	return p ? pclose(p) : -1;
+}
+
+/*
+ * `cisp list` names the device, its driver and Vulkan version, and whether
+ * dma-buf import is offered; `cisp bench --isp vulkan` prints both backends'
+ * figures, their ratio, and on lavapipe that they mean nothing.
+ */
+TEST(vulkan_tools)
+{
+	struct vk_gpu *g = open_gpu();
+	static char out[16384];
+	char want[700];
+
 	if (!g)
 		return;
-	p = popen(CISP_BUILD_DIR "/tools/cisp list", "r");
-	CHECK(p != NULL);
-	while (p && n + 1 < sizeof(out) && !feof(p))
-		n += fread(out + n, 1, sizeof(out) - 1 - n, p);
-	out[n] = 0;
-	CHECK_EQ(p ? pclose(p) : -1, 0);
+	CHECK_EQ(run_cisp("list", out, sizeof(out)), 0);
 	strcpy(want, "  vulkan: ");
 	vk_gpu_describe(g, want + strlen(want), sizeof(want) - strlen(want));
 	CHECK(strstr(out, want) != NULL);
 	CHECK(strstr(out, "Vulkan 1.") && strstr(out, "dma-buf import: "));
+
+	CHECK_EQ(run_cisp("bench --isp vulkan --size 64x48 --reps 1", out, sizeof(out)), 0);
+	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc\""));
+	CHECK(strstr(out, "bench device pipeline=canonical isp=software frames_per_s="));
+	CHECK(strstr(out, "bench device pipeline=canonical isp=vulkan frames_per_s=") && strstr(out, " ratio="));
+	CHECK(!strstr(g->name, "llvmpipe") || strstr(out, "these figures say nothing of a GPU"));
+	CHECK(run_cisp("bench --isp opencl", out, sizeof(out)) != 0);
+	CHECK(strstr(out, "--isp opencl: the choice is vulkan"));
 	vk_gpu_close(g);
 }
 
@@ -828,9 +856,11 @@ TEST(vulkan_errors)
 		cisp_context_destroy(ctx);
 	}
 	cisp_device_destroy(dev);
-	/* No driver at all: the loader finds none. */
+	/* No driver at all: the loader finds none (another selection, so that the open device is not shared). */
 	setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
-	CHECK_ERR(vulkan_describe(NULL, 0), -ENODEV, "no Vulkan device");
+	setenv("CISP_VULKAN_DEVICE", "0", 1);
+	CHECK_ERR(vulkan_describe(NULL, 0), -ENODEV, "no Vulkan device (no driver)");
+	unsetenv("CISP_VULKAN_DEVICE");
 	unsetenv("VK_ICD_FILENAMES");
 }
 #endif
