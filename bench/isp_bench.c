@@ -574,7 +574,7 @@ static int bench_devices(struct run *r)
 	size_t size[2];
 	struct cisp_image out = { 0 };
 	struct cisp_stats *stats = malloc(sizeof(*stats));
-	double t[2][ISP_BENCH_MAX_REPS], dt, best, fps[2];
+	double t[2][ISP_BENCH_MAX_REPS], dt, best, fps[2], stage_ns[VULKAN_STAGE_COUNT];
 	char name[512] = "";
 	struct cisp_param_state s;
 	struct vulkan_plan plan;
@@ -611,6 +611,15 @@ static int bench_devices(struct run *r)
 		if (strstr(name, "llvmpipe"))
 			printf("bench note=\"llvmpipe (lavapipe) runs the shaders on the CPU: these figures say nothing of a "
 			       "GPU\"\n");
+		/* Each Bayer shader's GPU time, from timestamps: the smallest of the repetitions. */
+		if (vulkan_time_stages(r->in, &s, r->o->reps, stage_ns)) {
+			printf("bench gpu_stages=none (%s)\n", cisp_last_error());
+		} else {
+			printf("bench gpu_stage_times=\"each Bayer shader in one command buffer, smallest of %d\"", r->o->reps);
+			for (int i = 0; i < VULKAN_STAGE_COUNT; i++)
+				printf(" %s_ms=%.3f", vulkan_stage_names[i], stage_ns[i] * 1e-6);
+			printf("\n");
+		}
 		for (int d = 0; d < 2; d++) {
 			fps[d] = 1.0 / middle(t[d], r->o->reps, &best);
 			printf("bench device pipeline=canonical isp=%s frames_per_s=%.2f ms_per_frame=%.2f best_ms=%.2f", isp[d],

@@ -795,7 +795,8 @@ static int run_cisp(const char *args, char *out, size_t size)
 /*
  * `cisp list` names the device, its driver and Vulkan version, and whether
  * dma-buf import is offered; `cisp bench --isp vulkan` prints both backends'
- * figures, their ratio, and on lavapipe that they mean nothing.
+ * figures, their ratio, each shader's time, and on lavapipe that they mean
+ * nothing.
  */
 TEST(vulkan_tools)
 {
@@ -814,6 +815,8 @@ TEST(vulkan_tools)
 	CHECK_EQ(run_cisp("bench --isp vulkan --size 64x48 --reps 1", out, sizeof(out)), 0);
 	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc\""));
 	CHECK(strstr(out, "bench device pipeline=canonical isp=software frames_per_s="));
+	/* lavapipe has timestamps: every Bayer shader's time. */
+	CHECK(strstr(out, "bench gpu_stage_times=") && strstr(out, " unpack_ms=") && strstr(out, " wb_ms="));
 	CHECK(strstr(out, "bench device pipeline=canonical isp=vulkan frames_per_s=") && strstr(out, " ratio="));
 	CHECK(!strstr(g->name, "llvmpipe") || strstr(out, "these figures say nothing of a GPU"));
 	CHECK(run_cisp("bench --isp opencl", out, sizeof(out)) != 0);

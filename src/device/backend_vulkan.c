@@ -268,6 +268,57 @@ out:
 	return ret;
 }
 
+const char *const vulkan_stage_names[VULKAN_STAGE_COUNT] = { "unpack", "blc", "dpc", "lsc", "stats", "wb" };
+
+int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_state *s, int reps,
+		       double ns[VULKAN_STAGE_COUNT])
+{
+	const enum cisp_cfa cfa = cisp_format_info(in->format)->cfa;
+	struct vk_gpu *g = NULL;
+	struct vk_frame *f = NULL;
+	struct vk_step steps[VULKAN_STAGE_COUNT];
+	struct cisp_blc_coeffs blc;
+	struct cisp_dpc_coeffs dpc;
+	struct cisp_lsc_coeffs *lsc = NULL;
+	struct cisp_stats_acc *acc = NULL;
+	struct cisp_stats_layout layout;
+	struct cisp_wb_coeffs wb;
+	const uint16_t *out;
+	int ret;
+
+	if ((ret = vk_gpu_open(&g)) || (ret = vk_frame_create(g, in->format, in->width, in->height, &f)) ||
+	    (ret = cisp_lsc_prepare(&lsc, &s->lsc, cfa, (int)in->width, (int)in->height)) ||
+	    (ret = cisp_stats_acc_create(&acc, &s->stats, &s->wb, cfa, (int)in->width, (int)in->height)))
+		goto out;
+	if (!f->timestamps) {
+		ret = cisp_error(-ENODATA, "Vulkan device %s gives no timestamps", g->name);
+		goto out;
+	}
+	cisp_blc_prepare(&blc, &s->blc, cfa);
+	cisp_dpc_prepare(&dpc, &s->dpc);
+	cisp_wb_prepare(&wb, &s->wb, cfa);
+	cisp_stats_acc_layout(acc, &layout);
+	vk_frame_lsc_tables(f, lsc);
+	vk_step_unpack(f, &steps[0]);
+	vk_step_blc(f, &blc, &steps[1]);
+	vk_step_dpc(f, &dpc, &steps[2]);
+	vk_step_lsc(f, &steps[3]);
+	vk_step_stats(f, &layout, &steps[4]);
+	vk_step_wb(f, &wb, &steps[5]);
+	/* An untimed first run, then the smallest of @reps. */
+	for (int k = -1; k < reps && !ret; k++) {
+		ret = vk_frame_run(f, in, steps, VULKAN_STAGE_COUNT, &out);
+		for (int i = 0; i < VULKAN_STAGE_COUNT && !ret && k >= 0; i++)
+			ns[i] = k == 0 || f->step_ns[i] < ns[i] ? f->step_ns[i] : ns[i];
+	}
+out:
+	cisp_stats_acc_free(acc);
+	cisp_lsc_free(lsc);
+	vk_frame_destroy(f);
+	vk_gpu_close(g);
+	return ret;
+}
+
 const struct cisp_device_backend device_backend_vulkan = {
 	.name = VULKAN_ISP_NAME,
 	.create = vulkan_create,

@@ -59,6 +59,15 @@ static int create_sets(struct vk_frame *f)
 				NULL, &f->commands);
 	if (r != VK_SUCCESS)
 		return vk_error(r, "creating a command pool");
+	if (g->timestamp_bits) {
+		r = vkCreateQueryPool(g->device,
+				      &(VkQueryPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+								.queryType = VK_QUERY_TYPE_TIMESTAMP,
+								.queryCount = VK_SHADER_COUNT + 1 },
+				      NULL, &f->timestamps);
+		if (r != VK_SUCCESS)
+			return vk_error(r, "creating a query pool");
+	}
 	r = vkAllocateCommandBuffers(g->device,
 				     &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
 								     .commandPool = f->commands,
@@ -115,6 +124,8 @@ void vk_frame_destroy(struct vk_frame *f)
 		return;
 	if (f->commands)
 		vkDestroyCommandPool(f->gpu->device, f->commands, NULL); /* frees f->cmd */
+	if (f->timestamps)
+		vkDestroyQueryPool(f->gpu->device, f->timestamps, NULL);
 	if (f->descriptors)
 		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
 	vk_buffer_destroy(f->gpu, &f->raw);
@@ -261,7 +272,7 @@ static void load(struct vk_frame *f, const struct cisp_image *input)
 		       f->row_bytes);
 }
 
-static int record(struct vk_frame *f, const struct vk_step *steps, unsigned count)
+static int record(struct vk_frame *f, const struct vk_step *steps, unsigned count, bool timed)
 {
 	const struct vk_gpu *g = f->gpu;
 	const VkMemoryBarrier barrier = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -278,6 +289,10 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 								      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
 	if (r != VK_SUCCESS)
 		return vk_error(r, "recording a frame");
+	if (timed) {
+		vkCmdResetQueryPool(f->cmd, f->timestamps, 0, count + 1);
+		vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->timestamps, 0);
+	}
 	for (unsigned i = 0; i < count; i++) {
 		/* The unpack reads the raw buffer; then the planes take turns; a tap writes the sums. */
 		const bool tap = steps[i].shader == VK_SHADER_STATS;
@@ -290,6 +305,8 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 		vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &set, 0, NULL);
 		vkCmdPushConstants(f->cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, steps[i].push_size, steps[i].push);
 		vkCmdDispatch(f->cmd, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, steps[i].rows, 1);
+		if (timed)
+			vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, f->timestamps, i + 1);
 		written += !tap;
 	}
 	vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
@@ -301,6 +318,8 @@ static int record(struct vk_frame *f, const struct vk_step *steps, unsigned coun
 int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		 const uint16_t **result)
 {
+	const bool timed = f->timestamps && count <= VK_SHADER_COUNT;
+	uint64_t t[VK_SHADER_COUNT + 1];
 	unsigned written = 0;
 	int ret;
 
@@ -311,8 +330,16 @@ int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struc
 				  input->height, cisp_format_name(input->format), f->width, f->height,
 				  cisp_format_name(f->format));
 	load(f, input);
-	if ((ret = record(f, steps, count)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
+	memset(f->step_ns, 0, sizeof(f->step_ns));
+	if ((ret = record(f, steps, count, timed)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
 		return ret;
+	if (timed && vkGetQueryPoolResults(f->gpu->device, f->timestamps, 0, count + 1, sizeof(t), t, sizeof(t[0]),
+					   VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+		const uint64_t mask = f->gpu->timestamp_bits >= 64 ? ~0ull : (1ull << f->gpu->timestamp_bits) - 1;
+
+		for (unsigned i = 0; i < count; i++)
+			f->step_ns[i] = (double)((t[i + 1] - t[i]) & mask) * f->gpu->timestamp_ns;
+	}
 	/* The last step wrote plane 0 after an odd number of steps that write the frame, plane 1 after an even one. */
 	for (unsigned i = 0; i < count; i++)
 		written += steps[i].shader != VK_SHADER_STATS;

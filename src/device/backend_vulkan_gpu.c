@@ -94,6 +94,7 @@ static int discover(struct vk_gpu *g)
 	snprintf(g->name, sizeof(g->name), "%s", p.properties.deviceName);
 	snprintf(g->driver, sizeof(g->driver), "%s %s", driver.driverName, driver.driverInfo);
 	g->api_version = p.properties.apiVersion;
+	g->timestamp_ns = p.properties.limits.timestampPeriod;
 	if (p.properties.apiVersion < VK_API_VERSION_1_2)
 		return cisp_error(-ENODEV, "Vulkan device %s offers Vulkan %u.%u; the backend needs 1.2 (timeline semaphores)",
 				  g->name, VK_API_VERSION_MAJOR(g->api_version), VK_API_VERSION_MINOR(g->api_version));
@@ -135,6 +136,7 @@ static int create_device(struct vk_gpu *g)
 	if (r != VK_SUCCESS)
 		return vk_error(r, "creating the device");
 	g->queue_family = q.queueFamilyIndex;
+	g->timestamp_bits = family[q.queueFamilyIndex].timestampValidBits;
 	vkGetDeviceQueue(g->device, g->queue_family, 0, &g->queue);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include <cisp/device.h>
+#include <cisp/image.h>
 #include <cisp/params_state.h>
 
 /* The value of CISP_ISP that picks this backend. */
@@ -33,6 +34,19 @@ struct vulkan_plan {
  * leaves the CPU's part exactly the reference's.
  */
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool stats);
+
+/* The Bayer shaders, in pipeline order, as vulkan_time_stages() reports them. */
+#define VULKAN_STAGE_COUNT 6
+extern const char *const vulkan_stage_names[VULKAN_STAGE_COUNT];
+
+/*
+ * For benchmarks: every Bayer shader on @input with @state's coefficients
+ * (whatever vulkan_plan_frame() would run), in one command buffer, @reps
+ * times; the smallest GPU time of each, from the device's timestamps, into
+ * @ns. 0, -ENODATA when the device has no timestamps, or an error.
+ */
+int vulkan_time_stages(const struct cisp_image *input, const struct cisp_param_state *state, int reps,
+		       double ns[VULKAN_STAGE_COUNT]);
 
 /*
  * "NAME (DRIVER, Vulkan X.Y.Z, dma-buf import: ...)" of the device the

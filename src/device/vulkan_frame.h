@@ -52,6 +52,8 @@ struct vk_frame {
 	VkDescriptorSet set[5]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0, plane 0 -> sums, plane 1 -> sums */
 	VkCommandPool commands;
 	VkCommandBuffer cmd;
+	VkQueryPool timestamps;          /* one before the steps and one after each (none: not offered) */
+	double step_ns[VK_SHADER_COUNT]; /* the GPU time of each step of the last run (0: not measured) */
 };
 
 /* Buffers for frames of @format (a Bayer format), @width x @height: 0 or a negative errno. */
@@ -83,7 +85,8 @@ void vk_frame_stats_sums(const struct vk_frame *frame, const struct cisp_stats_l
  * Copy @input (the frame's format and size) in, run @steps (the first an
  * unpack; a tap reads the frame as the steps before it left it) and point
  * *@result at the 16-bit samples made, rows of @width samples, valid until
- * the next run.
+ * the next run. Where the device has timestamps, the GPU time of each of the
+ * first VK_SHADER_COUNT steps goes into step_ns[].
  */
 int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		 const uint16_t **result);

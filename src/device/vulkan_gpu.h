@@ -42,6 +42,8 @@ struct vk_gpu {
 	char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 2];
 	uint32_t api_version;
 	bool dma_buf; /* VK_EXT_external_memory_dma_buf offered (not used yet: inputs are copied) */
+	float timestamp_ns;      /* nanoseconds a timestamp tick */
+	uint32_t timestamp_bits; /* valid bits of the compute queue's timestamps (0: none) */
 	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output, 2: its tables */
 	VkPipelineLayout layout;
 	VkPipeline pipeline[VK_SHADER_COUNT];
