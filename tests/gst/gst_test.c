@@ -7,6 +7,7 @@
 #include <cisp/error.h>
 #include <cisp/format.h>
 
+#include "../sanitizer.h"
 #include "gst_test.h"
 
 /*
@@ -154,9 +155,20 @@ gboolean gst_test_have_vulkan(void)
 	};
 	struct cisp_device *dev = NULL;
 	struct cisp_context *ctx = NULL;
-	gboolean ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
-		      !cisp_context_create(&ctx, dev, &cc);
+	gboolean ok;
 
+	/*
+	 * Under AddressSanitizer lavapipe's LLVM JIT, compiling in a streaming
+	 * thread, deadlocks in libgcc's unwinder (registering its frames, it
+	 * allocates, and the sanitizer's malloc unwinds into the lock it holds):
+	 * cisp-test vulkan covers the backend under the sanitizers.
+	 */
+	if (TEST_SANITIZED) {
+		g_print("*** isp=vulkan is NOT tested under a sanitizer (lavapipe's JIT deadlocks in the unwinder) ***\n");
+		return FALSE;
+	}
+	ok = !cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }) &&
+	     !cisp_context_create(&ctx, dev, &cc);
 	if (!ok) {
 		fail_if(g_strcmp0(g_getenv("CISP_REQUIRE_VULKAN"), "1") == 0, "CISP_REQUIRE_VULKAN=1 and %s",
 			cisp_last_error());

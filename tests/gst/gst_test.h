@@ -34,7 +34,8 @@ GstSample *gst_test_pull_sample(const gchar *description);
 
 /*
  * Whether a context on the Vulkan backend can be made (isp=vulkan); if not,
- * it says so loudly, and fails the test where CISP_REQUIRE_VULKAN=1.
+ * it says so loudly, and fails the test where CISP_REQUIRE_VULKAN=1. Never
+ * in a sanitizer build (gst_test.c says why), loudly too.
  */
 gboolean gst_test_have_vulkan(void);
 
