@@ -26,11 +26,13 @@
 #include "core/error_internal.h"
 #include "device/vulkan_backend.h"
 #include "device/vulkan_frame.h"
+#include "device/vulkan_rgb.h"
 
 struct vulkan_instance {
 	struct vk_gpu *gpu;
 	struct vk_frame *frame;
 	struct cisp_isp *cpu; /* the stages after the GPU's, on 16-bit Bayer frames */
+	struct vk_rgb *rgb;   /* the stages after white balance, when it packs the outputs (else NULL) */
 	enum cisp_cfa cfa;
 	uint32_t mid_format;  /* of the frames the GPU hands over */
 	struct cisp_params_limits limits;
@@ -52,6 +54,7 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stat
 	p.blc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC);
 	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && !(s->enabled & before_lsc);
 	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && !(s->enabled & (before_wb | readers));
+	p.rgb = vulkan_rgb_covers(s, &p, stats);
 	return p;
 }
 
@@ -73,6 +76,7 @@ static void vulkan_destroy(void *instance)
 
 	if (!v)
 		return;
+	vk_rgb_destroy(v->rgb);
 	vk_frame_destroy(v->frame);
 	vk_gpu_close(v->gpu);
 	cisp_isp_destroy(v->cpu);
@@ -102,7 +106,8 @@ static int vulkan_create(void **instance, const struct cisp_isp_config *config, 
 	cisp_param_state_init(&v->cpu_state);
 	if ((ret = vk_gpu_open(&v->gpu)) ||
 	    (ret = vk_frame_create(v->gpu, config->input_format, config->width, config->height, &v->frame)) ||
-	    (ret = cisp_isp_create(&v->cpu, &cpu))) {
+	    (ret = cisp_isp_create(&v->cpu, &cpu)) ||
+	    (ret = vk_rgb_open(v->gpu, v->frame, config, &v->rgb))) {
 		vulkan_destroy(v);
 		return ret;
 	}
@@ -189,6 +194,8 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		cisp_wb_prepare(&c, &v->state.wb, v->cfa);
 		vk_step_wb(v->frame, &c, &steps[n++]);
 	}
+	if (plan.rgb && v->rgb)
+		return vk_rgb_process(v->rgb, v->frame, v->cfa, &v->state, f->input[0], steps, n, f->output);
 	if ((ret = sync_cpu(v, &plan)) || (ret = vk_frame_run(v->frame, f->input[0], steps, n, &samples)))
 		return ret;
 	ret = cisp_image_wrap(&mid, v->mid_format, v->frame->width, v->frame->height, (void *)samples,

@@ -23,6 +23,7 @@ struct vulkan_plan {
 	bool blc; /* black level */
 	bool lsc; /* lens shading */
 	bool wb;  /* white balance */
+	bool rgb; /* and every later stage, to the outputs (vulkan_rgb_covers()) */
 };
 
 /*
