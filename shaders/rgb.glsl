@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the RGB-side stage shaders share (docs/gpu.md, "The RGB side"): a
-// frame of three planes (R, G, B, or Y, Cb, Cr after the conversion), one
-// 32-bit word per 16-bit sample, plane c at c * width * height, rows packed;
+// frame of three planes (R, G, B, or Y, Cb, Cr after the conversion) and a
+// fourth for a stage's scratch (sharpening's luma), one 32-bit word per
+// 16-bit sample, plane c at c * width * height, rows packed;
 // one invocation per pixel, workgroups of 64 pixels by one row.
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 

@@ -25,6 +25,7 @@
 #include "isp/csc.h"
 #include "isp/demosaic.h"
 #include "isp/pack.h"
+#include "isp/sharpen.h"
 #include "isp/tone.h"
 
 /* Sizes: odd widths and heights, widths that are not a multiple of the 64-pixel workgroup, one pixel. */
@@ -98,10 +99,20 @@ static struct vk_rgb *rgb_side(struct vk_gpu *g, uint32_t w, uint32_t h, const u
 /*
  * A random matrix: the third trial's rows are at the ABI's limit (sum of
  * |coeff| 32767) with negative entries, the fourth's push most samples
- * past either end; offsets up to +-2^20.
+ * past either end; offsets up to +-2^20. The fifth's diagonal entries are
+ * odd multiples of 2048, one negative: every odd sample lands exactly
+ * half-way between two results, where only the reference's rounding gives
+ * its answer.
  */
 static void random_ccm(struct cisp_ccm_params *p, int trial)
 {
+	if (trial == 4) {
+		for (int k = 0; k < 9; k++)
+			p->coeff[k] = (int16_t)(k % 4 ? 0 : (k == 4 ? -2048 : 2048) * (k / 2 + 1));
+		p->offset[0] = p->offset[2] = 0;
+		p->offset[1] = 65535;
+		return;
+	}
 	for (int row = 0; row < 3; row++) {
 		int left = 32767;
 
@@ -128,7 +139,7 @@ TEST(vulkan_rgb_ccm_bitexact)
 		uint16_t *want = malloc((size_t)sizes[s].w * sizes[s].h * 3 * 2);
 		struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
 
-		for (int trial = 0; rgb && trial < 4; trial++) {
+		for (int trial = 0; rgb && trial < 5; trial++) {
 			struct cisp_ccm_params p = { .offset = { 0 } };
 			struct vk_rgb_step step;
 
@@ -206,6 +217,40 @@ TEST(vulkan_rgb_csc_bitexact)
 			CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
 			CHECK_EQ(planes_differ(rgb, want), 0);
 		}
+		free(want);
+		vk_rgb_destroy(rgb);
+	}
+	vk_gpu_close(g);
+}
+
+/* Sharpening against cisp_sharpen_rows(): the defaults, the largest gain and limit with no coring, all cored. */
+TEST(vulkan_rgb_sharpen_bitexact)
+{
+	static const struct cisp_sharpen_params params[] = {
+		{ .strength = 256, .coring = 256, .limit = 4096 },
+		{ .strength = 65535, .coring = 0, .limit = 65535 },
+		{ .strength = 2048, .coring = 65535, .limit = 65535 },
+		{ .strength = 700, .coring = 30, .limit = 0 },
+	};
+	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned s = 0; g && s < SIZES; s++) {
+		const uint32_t w = sizes[s].w, h = sizes[s].h;
+		struct vk_rgb *rgb = rgb_side(g, w, h, none);
+		uint16_t *in = malloc((size_t)w * h * 3 * 2), *want = malloc((size_t)w * h * 3 * 2);
+		struct rgb16 ref_in = as_rgb16(in, w, h), ref_out = as_rgb16(want, w, h);
+
+		for (unsigned trial = 0; rgb && trial < sizeof(params) / sizeof(params[0]); trial++) {
+			struct vk_rgb_step steps[2];
+
+			random_planes(rgb, in);
+			cisp_sharpen_rows(&params[trial], &ref_in, &ref_out, 0, (int)h);
+			vk_rgb_step_sharpen(rgb, &params[trial], steps);
+			CHECK_EQ(vk_rgb_run(rgb, steps, 2), 0);
+			CHECK_EQ(planes_differ(rgb, want), 0);
+		}
+		free(in);
 		free(want);
 		vk_rgb_destroy(rgb);
 	}
@@ -332,7 +377,8 @@ TEST(vulkan_rgb_plan)
 		const uint32_t gpu = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
-				     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) | CISP_BLOCK_BIT(CISP_BLOCK_CSC) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_STATS) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_NOISE) | CISP_BLOCK_BIT(CISP_BLOCK_CROP);
 		struct cisp_param_state t = s;
 
@@ -404,9 +450,10 @@ static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
  * Whole frames on a device with CISP_ISP=vulkan, every stage on the GPU
  * (black level, lens shading, white balance, the fast demosaic, a matrix
  * with negative entries, a tone curve with a transfer function, the
- * conversion and the packing), against the software ISP, byte for byte, in
- * every output format; the last pair with sharpening on, which the GPU does
- * not have: the Bayer frame is handed over and the result is the same.
+ * conversion, sharpening from the second pair on, and the packing), against
+ * the software ISP, byte for byte, in every output format; the last pair
+ * with the 3D LUT on, which the GPU does not have: the Bayer frame is handed
+ * over and the result is the same.
  */
 TEST(vulkan_rgb_pipeline_bitexact)
 {
@@ -443,8 +490,14 @@ TEST(vulkan_rgb_pipeline_bitexact)
 		struct cisp_image got[CISP_MAX_OUTPUTS], want[CISP_MAX_OUTPUTS];
 		int ret;
 
-		if (k == 3)
+		if (k == 1) {
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
+			state.sharpen.strength = 2048;
+			state.sharpen.coring = 100;
+			state.sharpen.limit = 30000;
+		}
+		if (k == 3)
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LUT3D);
 		CHECK_EQ(vulkan_plan_frame(&state, false).rgb, k != 3);
 		for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 			CHECK_EQ(cisp_image_alloc(&got[i], pairs[k][i] ? pairs[k][i] : CISP_FMT_RGB888, w, h), 0);

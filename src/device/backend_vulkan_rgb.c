@@ -24,6 +24,12 @@ static const uint32_t spv_ccm[] =
 static const uint32_t spv_tone[] =
 #include "device/tone.spv.h"
 	;
+static const uint32_t spv_sharpen_luma[] =
+#include "device/sharpen_luma.spv.h"
+	;
+static const uint32_t spv_sharpen[] =
+#include "device/sharpen.spv.h"
+	;
 static const uint32_t spv_csc[] =
 #include "device/csc.spv.h"
 	;
@@ -39,6 +45,8 @@ static const struct {
 	[VK_RGB_DEMOSAIC_RB] = { spv_demosaic_rb, sizeof(spv_demosaic_rb) },
 	[VK_RGB_CCM] = { spv_ccm, sizeof(spv_ccm) },
 	[VK_RGB_TONE] = { spv_tone, sizeof(spv_tone) },
+	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
+	[VK_RGB_SHARPEN] = { spv_sharpen, sizeof(spv_sharpen) },
 	[VK_RGB_CSC] = { spv_csc, sizeof(spv_csc) },
 	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
 };
@@ -82,8 +90,7 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
 	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
 				  CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM) |
-				  CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
-				  CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+				  CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 
 	if (stats || (s->enabled & cpu_only) || s->crop_enabled || s->demosaic.algorithm != CISP_DEMOSAIC_FAST)
 		return false;
@@ -200,8 +207,8 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	r->width = width;
 	r->height = height;
 	memcpy(r->out_format, out_format, sizeof(r->out_format));
-	/* At most 3 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
-	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 3 * 4, &r->planes);
+	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
+	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
 		ret = vk_buffer_create(g, 65536 * 2, &r->tables);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
@@ -305,6 +312,17 @@ int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct 
 	return 0;
 }
 
+void vk_rgb_step_sharpen(const struct vk_rgb *r, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2])
+{
+	uint32_t *push;
+
+	step_begin(r, &step[0], VK_RGB_SHARPEN_LUMA, VK_RGB_IN_PLACE, 2);
+	push = step_begin(r, &step[1], VK_RGB_SHARPEN, VK_RGB_IN_PLACE, 5);
+	push[0] = p->coring;
+	push[1] = p->strength;
+	push[2] = p->limit;
+}
+
 void vk_rgb_step_csc(const struct vk_rgb *r, const struct cisp_csc_params *p, struct vk_rgb_step *s)
 {
 	uint32_t *push = step_begin(r, s, VK_RGB_CSC, VK_RGB_IN_PLACE, 12);
@@ -390,7 +408,7 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[5 + 2 * CISP_MAX_OUTPUTS];
+	struct vk_rgb_step steps[7 + 2 * CISP_MAX_OUTPUTS];
 	const uint16_t *bayer;
 	unsigned n = 0;
 	bool yuv = false;
@@ -404,6 +422,10 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
 	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) && (ret = vk_rgb_step_tone(r, &state->tone, &steps[n++])))
 		return ret;
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
+		vk_rgb_step_sharpen(r, &state->sharpen, &steps[n]);
+		n += 2;
+	}
 	/* The RGB outputs, then the conversion to YCbCr for the others (as the reference's executor). */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		if (r->out_format[i] && output[i] && !is_yuv(r->out_format[i]))

@@ -3,11 +3,11 @@
  * The RGB side of the Vulkan backend (docs/gpu.md, "The RGB side"): the
  * stages after white balance as compute shaders (the fast demosaic, colour
  * correction, global tone, the conversion to YCbCr and the packing into the
- * output formats), so that a frame whose every stage the GPU has goes from
+ * output formats, and sharpening), so that a frame whose every stage the GPU has goes from
  * the raw input to its outputs without the software ISP.
  *
  * A frame on this side is three planes of one 32-bit word per sample in one
- * buffer (shaders/rgb.glsl); each output is packed into a buffer of its own,
+ * buffer, and a fourth for a stage's scratch (shaders/rgb.glsl); each output is packed into a buffer of its own,
  * then copied into the caller's image.
  */
 #ifndef CISP_DEVICE_VULKAN_RGB_H
@@ -28,6 +28,8 @@ enum vk_rgb_shader {
 	VK_RGB_DEMOSAIC_RB,
 	VK_RGB_CCM,
 	VK_RGB_TONE,
+	VK_RGB_SHARPEN_LUMA,
+	VK_RGB_SHARPEN,
 	VK_RGB_CSC,
 	VK_RGB_PACK,
 	VK_RGB_SHADER_COUNT
@@ -54,7 +56,7 @@ struct vk_rgb {
 	uint32_t width, height;
 	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
 	VkPipeline pipeline[VK_RGB_SHADER_COUNT];
-	struct vk_buffer planes; /* 3 x width x height words */
+	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
 	struct vk_buffer tables; /* the tone table */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
 	VkDescriptorPool descriptors;
@@ -96,6 +98,8 @@ void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned 
 void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
 /* Global tone: also fills the tables from @p (cisp_tone_prepare()), which the next run reads; 0 or -ENOMEM. */
 int vk_rgb_step_tone(struct vk_rgb *rgb, const struct cisp_tone_params *p, struct vk_rgb_step *step);
+/* Sharpening: two steps, the luma then the sharpening. */
+void vk_rgb_step_sharpen(const struct vk_rgb *rgb, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2]);
 void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
 /* Packing the planes into output @index's buffer, in its format. */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
