@@ -24,6 +24,7 @@
 #include "isp/ccm.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
+#include "isp/lut3d.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
 #include "isp/tone.h"
@@ -223,6 +224,43 @@ TEST(vulkan_rgb_csc_bitexact)
 	vk_gpu_close(g);
 }
 
+/* A random 3D LUT: the smallest, the largest, and one between with nodes at the ends of the range. */
+static void random_lut3d(struct cisp_lut3d_params *p, int trial)
+{
+	p->size = (uint16_t)(trial == 0 ? 2 : trial == 1 ? CISP_LUT3D_MAX_SIZE : 17);
+	for (int k = 0; k < p->size * p->size * p->size; k++)
+		for (int c = 0; c < 3; c++)
+			p->table[k][c] = (uint16_t)(trial == 2 && k % 3 == 0 ? (c % 2 ? 65535 : 0) : test_rand());
+}
+
+TEST(vulkan_rgb_lut3d_bitexact)
+{
+	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
+	struct vk_gpu *g = open_gpu();
+	struct cisp_lut3d_params *p = calloc(1, sizeof(*p));
+
+	for (unsigned s = 0; g && s < SIZES; s++) {
+		struct vk_rgb *rgb = rgb_side(g, sizes[s].w, sizes[s].h, none);
+		uint16_t *want = malloc((size_t)sizes[s].w * sizes[s].h * 3 * 2);
+		struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
+
+		for (int trial = 0; rgb && trial < 3; trial++) {
+			struct vk_rgb_step step;
+
+			random_lut3d(p, trial);
+			random_planes(rgb, want);
+			cisp_lut3d_rows(p, &ref, &ref, 0, (int)sizes[s].h);
+			vk_rgb_step_lut3d(rgb, p, &step);
+			CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
+			CHECK_EQ(planes_differ(rgb, want), 0);
+		}
+		free(want);
+		vk_rgb_destroy(rgb);
+	}
+	free(p);
+	vk_gpu_close(g);
+}
+
 /* Sharpening against cisp_sharpen_rows(): the defaults, the largest gain and limit with no coring, all cored. */
 TEST(vulkan_rgb_sharpen_bitexact)
 {
@@ -377,7 +415,8 @@ TEST(vulkan_rgb_plan)
 		const uint32_t gpu = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
-				     CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) | CISP_BLOCK_BIT(CISP_BLOCK_CSC) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_CSC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_STATS) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_NOISE) | CISP_BLOCK_BIT(CISP_BLOCK_CROP);
 		struct cisp_param_state t = s;
@@ -450,10 +489,10 @@ static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
  * Whole frames on a device with CISP_ISP=vulkan, every stage on the GPU
  * (black level, lens shading, white balance, the fast demosaic, a matrix
  * with negative entries, a tone curve with a transfer function, the
- * conversion, sharpening from the second pair on, and the packing), against
- * the software ISP, byte for byte, in every output format; the last pair
- * with the 3D LUT on, which the GPU does not have: the Bayer frame is handed
- * over and the result is the same.
+ * conversion, sharpening from the second pair on, a 3D LUT from the third,
+ * and the packing), against the software ISP, byte for byte, in every output
+ * format; the last pair with chroma denoise on, which the GPU does not have:
+ * the Bayer frame is handed over and the result is the same.
  */
 TEST(vulkan_rgb_pipeline_bitexact)
 {
@@ -496,8 +535,12 @@ TEST(vulkan_rgb_pipeline_bitexact)
 			state.sharpen.coring = 100;
 			state.sharpen.limit = 30000;
 		}
-		if (k == 3)
+		if (k == 2) {
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LUT3D);
+			random_lut3d(&state.lut3d, 0);
+		}
+		if (k == 3)
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 		CHECK_EQ(vulkan_plan_frame(&state, false).rgb, k != 3);
 		for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 			CHECK_EQ(cisp_image_alloc(&got[i], pairs[k][i] ? pairs[k][i] : CISP_FMT_RGB888, w, h), 0);

@@ -24,6 +24,9 @@ static const uint32_t spv_ccm[] =
 static const uint32_t spv_tone[] =
 #include "device/tone.spv.h"
 	;
+static const uint32_t spv_lut3d[] =
+#include "device/lut3d.spv.h"
+	;
 static const uint32_t spv_sharpen_luma[] =
 #include "device/sharpen_luma.spv.h"
 	;
@@ -45,6 +48,7 @@ static const struct {
 	[VK_RGB_DEMOSAIC_RB] = { spv_demosaic_rb, sizeof(spv_demosaic_rb) },
 	[VK_RGB_CCM] = { spv_ccm, sizeof(spv_ccm) },
 	[VK_RGB_TONE] = { spv_tone, sizeof(spv_tone) },
+	[VK_RGB_LUT3D] = { spv_lut3d, sizeof(spv_lut3d) },
 	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
 	[VK_RGB_SHARPEN] = { spv_sharpen, sizeof(spv_sharpen) },
 	[VK_RGB_CSC] = { spv_csc, sizeof(spv_csc) },
@@ -54,6 +58,9 @@ static const struct {
 /* Invocations per workgroup along x (shaders/rgb.glsl); the pack's words go in rows of this many workgroups. */
 #define GROUP_PIXELS 64
 #define PACK_GROUPS_X 1024
+/* Words of the tables buffer: the tone table (65536 16-bit entries), then the 3D LUT's (a word an entry). */
+#define TONE_WORDS 32768
+#define LUT3D_WORDS (CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * 3)
 
 /* The layouts of shaders/pack.comp, by output format (0: not one it packs). */
 static uint32_t pack_layout(uint32_t format)
@@ -90,7 +97,7 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
 	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
 				  CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM) |
-				  CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+				  CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 
 	if (stats || (s->enabled & cpu_only) || s->crop_enabled || s->demosaic.algorithm != CISP_DEMOSAIC_FAST)
 		return false;
@@ -210,7 +217,7 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
-		ret = vk_buffer_create(g, 65536 * 2, &r->tables);
+		ret = vk_buffer_create(g, (TONE_WORDS + LUT3D_WORDS) * 4, &r->tables);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (out_format[i])
 			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
@@ -296,7 +303,7 @@ void vk_rgb_step_ccm(const struct vk_rgb *r, const struct cisp_ccm_params *p, st
 
 int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct vk_rgb_step *s)
 {
-	uint16_t *table = r->tables.map;
+	uint32_t *table = r->tables.map;
 
 	step_begin(r, s, VK_RGB_TONE, VK_RGB_IN_PLACE, 2);
 	if (!r->tone && !(r->tone = malloc(sizeof(*r->tone))))
@@ -307,9 +314,20 @@ int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct 
 	cisp_tone_prepare(r->tone, p);
 	/* Two entries a word, the even one low: little-endian 16-bit entries on any host. */
 	for (uint32_t v = 0; v < 65536; v += 2)
-		((uint32_t *)(void *)table)[v / 2] = r->tone->lut[v] | (uint32_t)r->tone->lut[v + 1] << 16;
+		table[v / 2] = r->tone->lut[v] | (uint32_t)r->tone->lut[v + 1] << 16;
 	r->tone_params = *p;
 	return 0;
+}
+
+void vk_rgb_step_lut3d(struct vk_rgb *r, const struct cisp_lut3d_params *p, struct vk_rgb_step *s)
+{
+	uint32_t *push = step_begin(r, s, VK_RGB_LUT3D, VK_RGB_IN_PLACE, 3), *table = (uint32_t *)r->tables.map + TONE_WORDS;
+	const size_t entries = (size_t)p->size * p->size * p->size * 3;
+
+	push[0] = p->size;
+	/* The params' validation keeps size in 2..CISP_LUT3D_MAX_SIZE: the table fits. */
+	for (size_t k = 0; k < entries && k < LUT3D_WORDS; k++)
+		table[k] = p->table[k / 3][k % 3];
 }
 
 void vk_rgb_step_sharpen(const struct vk_rgb *r, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2])
@@ -408,7 +426,7 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[7 + 2 * CISP_MAX_OUTPUTS];
+	struct vk_rgb_step steps[8 + 2 * CISP_MAX_OUTPUTS];
 	const uint16_t *bayer;
 	unsigned n = 0;
 	bool yuv = false;
@@ -422,6 +440,8 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
 	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) && (ret = vk_rgb_step_tone(r, &state->tone, &steps[n++])))
 		return ret;
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D))
+		vk_rgb_step_lut3d(r, &state->lut3d, &steps[n++]);
 	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
 		vk_rgb_step_sharpen(r, &state->sharpen, &steps[n]);
 		n += 2;

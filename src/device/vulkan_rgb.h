@@ -3,7 +3,7 @@
  * The RGB side of the Vulkan backend (docs/gpu.md, "The RGB side"): the
  * stages after white balance as compute shaders (the fast demosaic, colour
  * correction, global tone, the conversion to YCbCr and the packing into the
- * output formats, and sharpening), so that a frame whose every stage the GPU has goes from
+ * output formats, the 3D LUT and sharpening), so that a frame whose every stage the GPU has goes from
  * the raw input to its outputs without the software ISP.
  *
  * A frame on this side is three planes of one 32-bit word per sample in one
@@ -28,6 +28,7 @@ enum vk_rgb_shader {
 	VK_RGB_DEMOSAIC_RB,
 	VK_RGB_CCM,
 	VK_RGB_TONE,
+	VK_RGB_LUT3D,
 	VK_RGB_SHARPEN_LUMA,
 	VK_RGB_SHARPEN,
 	VK_RGB_CSC,
@@ -57,7 +58,7 @@ struct vk_rgb {
 	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
 	VkPipeline pipeline[VK_RGB_SHADER_COUNT];
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
-	struct vk_buffer tables; /* the tone table */
+	struct vk_buffer tables; /* the tone table, then the 3D LUT's (shaders/lut3d.comp) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS];
@@ -98,6 +99,8 @@ void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned 
 void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
 /* Global tone: also fills the tables from @p (cisp_tone_prepare()), which the next run reads; 0 or -ENOMEM. */
 int vk_rgb_step_tone(struct vk_rgb *rgb, const struct cisp_tone_params *p, struct vk_rgb_step *step);
+/* The 3D LUT: also copies @p's table into the tables, which the next run reads. */
+void vk_rgb_step_lut3d(struct vk_rgb *rgb, const struct cisp_lut3d_params *p, struct vk_rgb_step *step);
 /* Sharpening: two steps, the luma then the sharpening. */
 void vk_rgb_step_sharpen(const struct vk_rgb *rgb, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2]);
 void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
