@@ -400,6 +400,42 @@ TEST(vulkan_rgb_demosaic_bitexact)
 	vk_gpu_close(g);
 }
 
+/* Sizes and outputs the RGB side refuses, and the contexts that keep the hand-over. */
+TEST(vulkan_rgb_errors)
+{
+	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 }, nv12[CISP_MAX_OUTPUTS] = { CISP_FMT_NV12 };
+	struct cisp_isp_config cfg = { CISP_FMT_SRGGB10, 64, 48, { { CISP_FMT_NV12, 64, 48 } }, NULL };
+	struct vk_gpu *g = open_gpu();
+	struct vk_frame *f = NULL;
+	struct vk_rgb *rgb = NULL;
+
+	if (!g)
+		return;
+	CHECK_ERR(vk_rgb_create(g, 0, 4, NULL, none, &rgb), -EINVAL, "no RGB side for a 0x4 frame");
+	CHECK_ERR(vk_rgb_create(g, 4, CISP_MAX_DIMENSION + 1, NULL, none, &rgb), -EINVAL, "no RGB side");
+	CHECK_ERR(vk_rgb_create(g, 4, 4, NULL, (const uint32_t[CISP_MAX_OUTPUTS]){ CISP_FMT_SRGGB10 }, &rgb), -ENOTSUP,
+		  "the GPU does not pack SRGGB10 outputs");
+	/* Four planes of 32-bit words at the largest size: over any device's storage buffer range (32 bits). */
+	CHECK_ERR(vk_rgb_create(g, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION, NULL, none, &rgb), -E2BIG,
+		  "storage buffers");
+	CHECK_EQ(vk_frame_create(g, CISP_FMT_SRGGB16, 64, 48, &f), 0);
+	CHECK_ERR(vk_rgb_create(g, 64, 46, f, nv12, &rgb), -EINVAL, "no RGB side for a 64x46 frame");
+	/* A context whose outputs the GPU packs has an RGB side; a scaled output or a format it lacks, none. */
+	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);
+	CHECK(rgb != NULL);
+	vk_rgb_destroy(rgb);
+	cfg.output[1] = (struct cisp_output_config){ CISP_FMT_RGB888, 32, 24 };
+	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);
+	CHECK(rgb == NULL);
+	/* Nor one too big for the device's buffers: it runs, handed over. */
+	cfg = (struct cisp_isp_config){ CISP_FMT_SRGGB10, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION,
+					{ { CISP_FMT_NV12, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION } }, NULL };
+	CHECK_EQ(vk_rgb_open(g, NULL, &cfg, &rgb), 0);
+	CHECK(rgb == NULL);
+	vk_frame_destroy(f);
+	vk_gpu_close(g);
+}
+
 /* What the whole frame needs to stay on the GPU (vulkan_rgb_covers()). */
 TEST(vulkan_rgb_plan)
 {

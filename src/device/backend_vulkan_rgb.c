@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <cisp/format.h>
+#include <cisp/log.h>
 
 #include "core/error_internal.h"
 #include "device/vulkan_rgb.h"
@@ -198,6 +199,7 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **out)
 {
 	struct vk_rgb *r;
+	VkPhysicalDeviceProperties props;
 	int ret;
 
 	if (!width || !height || width > CISP_MAX_DIMENSION || height > CISP_MAX_DIMENSION ||
@@ -207,6 +209,11 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 		if (out_format[i] && !pack_layout(out_format[i]))
 			return cisp_error(-ENOTSUP, "Vulkan backend: the GPU does not pack %s outputs",
 					  cisp_format_name(out_format[i]));
+	/* Vulkan promises storage buffers of 2^27 bytes only; the planes' is the largest here. */
+	vkGetPhysicalDeviceProperties(g->physical, &props);
+	if ((uint64_t)width * height * 4 * 4 > props.limits.maxStorageBufferRange)
+		return cisp_error(-E2BIG, "Vulkan device %s: a %ux%u frame's planes are over its %u-byte storage buffers",
+				  g->name, width, height, props.limits.maxStorageBufferRange);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return cisp_error(-ENOMEM, "out of memory for a Vulkan frame");
@@ -253,6 +260,7 @@ int vk_rgb_open(struct vk_gpu *g, const struct vk_frame *bayer, const struct cis
 		struct vk_rgb **rgb)
 {
 	uint32_t format[CISP_MAX_OUTPUTS];
+	int ret;
 
 	*rgb = NULL;
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
@@ -262,7 +270,14 @@ int vk_rgb_open(struct vk_gpu *g, const struct vk_frame *bayer, const struct cis
 			return 0; /* the software ISP makes them */
 		format[i] = o->format;
 	}
-	return vk_rgb_create(g, config->width, config->height, bayer, format, rgb);
+	ret = vk_rgb_create(g, config->width, config->height, bayer, format, rgb);
+	/* A frame too big for the device's buffers still runs, handed over after white balance. */
+	if (ret == -ENOMEM || ret == -E2BIG) {
+		cisp_log(CISP_LOG_INFO, "Vulkan backend: the stages after white balance run on the CPU: %s",
+			 cisp_last_error());
+		return 0;
+	}
+	return ret;
 }
 
 /* Every step's push constants start with the frame's width and height. */

@@ -71,7 +71,8 @@ struct vk_rgb {
  * The RGB side of frames of @width x @height, reading the 16-bit Bayer
  * frames of @bayer (NULL: none, for the stages after the demosaic only, of
  * any size), packing into outputs of formats @out_format (0: none; each of
- * the frame's size): 0 or a negative errno.
+ * the frame's size): 0, -E2BIG for planes over the device's largest storage
+ * buffer, or another negative errno.
  */
 int vk_rgb_create(struct vk_gpu *gpu, uint32_t width, uint32_t height, const struct vk_frame *bayer,
 		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **rgb);
@@ -80,7 +81,9 @@ void vk_rgb_destroy(struct vk_rgb *rgb);
 /*
  * The RGB side of a context of @config whose Bayer frames are @bayer's, in
  * *@rgb, when it packs every output of @config (each of the frame's size, in
- * NV12, I420, RGB888, XBGR32 or RGB48), else NULL there: 0 or a negative errno.
+ * NV12, I420, RGB888, XBGR32 or RGB48) and the device holds its buffers,
+ * else NULL there (with an info message when the buffers are too big): 0 or
+ * a negative errno.
  */
 int vk_rgb_open(struct vk_gpu *gpu, const struct vk_frame *bayer, const struct cisp_isp_config *config,
 		struct vk_rgb **rgb);
