@@ -5,7 +5,10 @@
  * yet. A frame goes:
  *
  *   raw input --copy--> GPU: unpack, black level[, lens shading][, white balance]
- *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest.
+ *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest,
+ *
+ * or, when the GPU has every stage the frame runs (plan.rgb), on through the
+ * RGB side (vulkan_rgb.h) to the outputs, without the software ISP.
  *
  * The software ISP's part reads a 16-bit frame, whose unpack is the
  * identity, with the blocks the GPU ran disabled; since only the unpack
