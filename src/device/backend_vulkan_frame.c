@@ -14,49 +14,13 @@
 
 static int create_sets(struct vk_frame *f)
 {
-	struct vk_gpu *g = f->gpu;
-	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 };
-	const VkDescriptorSetLayout layouts[3] = { g->set_layout, g->set_layout, g->set_layout };
-	const struct vk_buffer *from[3] = { &f->raw, &f->plane[0], &f->plane[1] };
-	const struct vk_buffer *to[3] = { &f->plane[0], &f->plane[1], &f->plane[0] };
-	VkResult r;
+	/* raw -> plane 0, plane 0 -> 1, plane 1 -> 0; the tables always. */
+	const struct vk_buffer *bindings[3][3] = { { &f->raw, &f->plane[0], &f->tables },
+							 { &f->plane[0], &f->plane[1], &f->tables },
+							 { &f->plane[1], &f->plane[0], &f->tables } };
+	int ret = vk_sets_create(f->gpu, 3, bindings, &f->descriptors, f->set);
 
-	r = vkCreateDescriptorPool(g->device,
-				   &(VkDescriptorPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-								  .maxSets = 3,
-								  .poolSizeCount = 1,
-								  .pPoolSizes = &size },
-				   NULL, &f->descriptors);
-	if (r != VK_SUCCESS)
-		return vk_error(r, "creating a descriptor pool");
-	r = vkAllocateDescriptorSets(g->device,
-				     &(VkDescriptorSetAllocateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-								     .descriptorPool = f->descriptors,
-								     .descriptorSetCount = 3,
-								     .pSetLayouts = layouts },
-				     f->set);
-	if (r != VK_SUCCESS)
-		return vk_error(r, "allocating descriptor sets");
-	for (int s = 0; s < 3; s++) {
-		const VkDescriptorBufferInfo info[3] = { { from[s]->buffer, 0, VK_WHOLE_SIZE },
-							 { to[s]->buffer, 0, VK_WHOLE_SIZE },
-							 { f->tables.buffer, 0, VK_WHOLE_SIZE } };
-		const VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-						 .dstSet = f->set[s],
-						 .dstBinding = 0,
-						 .descriptorCount = 3,
-						 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-						 .pBufferInfo = info };
-
-		vkUpdateDescriptorSets(g->device, 1, &w, 0, NULL);
-	}
-	r = vkAllocateCommandBuffers(g->device,
-				     &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-								     .commandPool = g->commands,
-								     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-								     .commandBufferCount = 1 },
-				     &f->cmd);
-	return r == VK_SUCCESS ? 0 : vk_error(r, "allocating a command buffer");
+	return ret ? ret : vk_commands_create(f->gpu, &f->cmd);
 }
 
 int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t height, struct vk_frame **out)
@@ -183,36 +147,18 @@ static void load(struct vk_frame *f, const struct cisp_image *input)
 
 static int record(struct vk_frame *f, const struct vk_step *steps, unsigned count)
 {
-	const struct vk_gpu *g = f->gpu;
-	const VkMemoryBarrier barrier = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-					  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT };
-	const VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-					  .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
-	VkResult r;
+	int ret = vk_commands_begin(f->cmd);
 
-	vkResetCommandBuffer(f->cmd, 0);
-	r = vkBeginCommandBuffer(f->cmd, &(VkCommandBufferBeginInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-								      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
-	if (r != VK_SUCCESS)
-		return vk_error(r, "recording a frame");
+	if (ret)
+		return ret;
 	for (unsigned i = 0; i < count; i++) {
 		/* The unpack reads the raw buffer; then the planes take turns. */
 		VkDescriptorSet set = f->set[i == 0 ? 0 : 1 + (i - 1) % 2];
 
-		if (i)
-			vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-					     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
-		vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline[steps[i].shader]);
-		vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &set, 0, NULL);
-		vkCmdPushConstants(f->cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, steps[i].push_size, steps[i].push);
-		vkCmdDispatch(f->cmd, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, f->height, 1);
+		vk_commands_dispatch(f->cmd, f->gpu, i > 0, f->gpu->pipeline[steps[i].shader], set, steps[i].push,
+				     steps[i].push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, f->height);
 	}
-	vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
-			     0, NULL, 0, NULL);
-	r = vkEndCommandBuffer(f->cmd);
-	return r == VK_SUCCESS ? 0 : vk_error(r, "recording a frame");
+	return vk_commands_end(f->cmd);
 }
 
 int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,

@@ -108,91 +108,23 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 	       (plan->wb || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)));
 }
 
-static int create_pipelines(struct vk_rgb *r)
-{
-	struct vk_gpu *g = r->gpu;
-
-	for (int s = 0; s < VK_RGB_SHADER_COUNT; s++) {
-		VkShaderModule module;
-		VkResult res;
-
-		res = vkCreateShaderModule(g->device,
-					   &(VkShaderModuleCreateInfo){ .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-									.codeSize = shader_code[s].size,
-									.pCode = shader_code[s].code },
-					   NULL, &module);
-		if (res != VK_SUCCESS)
-			return vk_error(res, "loading an RGB-side shader");
-		res = vkCreateComputePipelines(
-			g->device, VK_NULL_HANDLE, 1,
-			&(VkComputePipelineCreateInfo){ .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-							.stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-								   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-								   .module = module,
-								   .pName = "main" },
-							.layout = g->layout },
-			NULL, &r->pipeline[s]);
-		vkDestroyShaderModule(g->device, module, NULL);
-		if (res != VK_SUCCESS)
-			return vk_error(res, "creating an RGB-side compute pipeline");
-	}
-	return 0;
-}
-
-/* The descriptor sets of enum vk_rgb_source (binding 0 the input, 1 the output, 2 the tables) and the command buffer. */
+/* The descriptor sets of enum vk_rgb_source (binding 0 the input, 1 the output, 2 the tables). */
 static int create_sets(struct vk_rgb *r, const struct vk_frame *bayer)
 {
 	enum { SETS = VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS };
-	struct vk_gpu *g = r->gpu;
-	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * SETS };
-	VkDescriptorSetLayout layouts[SETS];
-	VkResult res;
+	const struct vk_buffer *bindings[SETS][3];
 
-	for (int s = 0; s < SETS; s++)
-		layouts[s] = g->set_layout;
-	res = vkCreateDescriptorPool(g->device,
-				     &(VkDescriptorPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-								    .maxSets = SETS,
-								    .poolSizeCount = 1,
-								    .pPoolSizes = &size },
-				     NULL, &r->descriptors);
-	if (res != VK_SUCCESS)
-		return vk_error(res, "creating a descriptor pool");
-	res = vkAllocateDescriptorSets(g->device,
-				       &(VkDescriptorSetAllocateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-								       .descriptorPool = r->descriptors,
-								       .descriptorSetCount = SETS,
-								       .pSetLayouts = layouts },
-				       r->set);
-	if (res != VK_SUCCESS)
-		return vk_error(res, "allocating descriptor sets");
 	for (int s = 0; s < SETS; s++) {
 		/* Without a Bayer frame, or an output there, the planes stand in (no shader reads them). */
-		const struct vk_buffer *from = s == VK_RGB_FROM_BAYER0 && bayer ? &bayer->plane[0]
-					       : s == VK_RGB_FROM_BAYER1 && bayer ? &bayer->plane[1]
-										  : &r->planes;
-		const struct vk_buffer *to = s >= VK_RGB_TO_OUTPUT0 && r->out[s - VK_RGB_TO_OUTPUT0].buffer
-						     ? &r->out[s - VK_RGB_TO_OUTPUT0]
-						     : &r->planes;
-		const VkDescriptorBufferInfo info[3] = { { from->buffer, 0, VK_WHOLE_SIZE },
-							 { to->buffer, 0, VK_WHOLE_SIZE },
-							 { r->tables.buffer, 0, VK_WHOLE_SIZE } };
-		const VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-						 .dstSet = r->set[s],
-						 .dstBinding = 0,
-						 .descriptorCount = 3,
-						 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-						 .pBufferInfo = info };
-
-		vkUpdateDescriptorSets(g->device, 1, &w, 0, NULL);
+		bindings[s][0] = s == VK_RGB_FROM_BAYER0 && bayer   ? &bayer->plane[0]
+				 : s == VK_RGB_FROM_BAYER1 && bayer ? &bayer->plane[1]
+								    : &r->planes;
+		bindings[s][1] = s >= VK_RGB_TO_OUTPUT0 && r->out[s - VK_RGB_TO_OUTPUT0].buffer
+					 ? &r->out[s - VK_RGB_TO_OUTPUT0]
+					 : &r->planes;
+		bindings[s][2] = &r->tables;
 	}
-	res = vkAllocateCommandBuffers(g->device,
-				       &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-								       .commandPool = g->commands,
-								       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-								       .commandBufferCount = 1 },
-				       &r->cmd);
-	return res == VK_SUCCESS ? 0 : vk_error(res, "allocating a command buffer");
+	return vk_sets_create(r->gpu, SETS, bindings, &r->descriptors, r->set);
 }
 
 int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struct vk_frame *bayer,
@@ -229,7 +161,9 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 		if (out_format[i])
 			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
 					       &r->out[i]);
-	if (ret || (ret = create_pipelines(r)) || (ret = create_sets(r, bayer))) {
+	for (int s = 0; s < VK_RGB_SHADER_COUNT && !ret; s++)
+		ret = vk_pipeline_create(g, shader_code[s].code, shader_code[s].size, &r->pipeline[s]);
+	if (ret || (ret = create_sets(r, bayer)) || (ret = vk_commands_create(g, &r->cmd))) {
 		vk_rgb_destroy(r);
 		return ret;
 	}
@@ -378,20 +312,10 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 
 static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count)
 {
-	const struct vk_gpu *g = r->gpu;
-	const VkMemoryBarrier barrier = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-					  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT };
-	const VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-					  .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
-	VkResult res;
+	int ret = vk_commands_begin(r->cmd);
 
-	vkResetCommandBuffer(r->cmd, 0);
-	res = vkBeginCommandBuffer(r->cmd, &(VkCommandBufferBeginInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-									 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
-	if (res != VK_SUCCESS)
-		return vk_error(res, "recording a frame");
+	if (ret)
+		return ret;
 	for (unsigned i = 0; i < count; i++) {
 		const struct vk_rgb_step *s = &steps[i];
 		uint32_t groups_x = (r->width + GROUP_PIXELS - 1) / GROUP_PIXELS, groups_y = r->height;
@@ -403,19 +327,10 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
 		}
-		if (i)
-			vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-					     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
-		vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline[s->shader]);
-		vkCmdBindDescriptorSets(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &r->set[s->source], 0,
-					NULL);
-		vkCmdPushConstants(r->cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, s->push_size, s->push);
-		vkCmdDispatch(r->cmd, groups_x, groups_y, 1);
+		vk_commands_dispatch(r->cmd, r->gpu, i > 0, r->pipeline[s->shader], r->set[s->source], s->push,
+				     s->push_size, groups_x, groups_y);
 	}
-	vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
-			     NULL, 0, NULL);
-	res = vkEndCommandBuffer(r->cmd);
-	return res == VK_SUCCESS ? 0 : vk_error(res, "recording a frame");
+	return vk_commands_end(r->cmd);
 }
 
 int vk_rgb_run(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count)
