@@ -145,27 +145,9 @@ static void load(struct vk_frame *f, const struct cisp_image *input)
 		       f->row_bytes);
 }
 
-static int record(struct vk_frame *f, const struct vk_step *steps, unsigned count)
+int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
+		    VkCommandBuffer cmd, unsigned *result_plane)
 {
-	int ret = vk_commands_begin(f->cmd);
-
-	if (ret)
-		return ret;
-	for (unsigned i = 0; i < count; i++) {
-		/* The unpack reads the raw buffer; then the planes take turns. */
-		VkDescriptorSet set = f->set[i == 0 ? 0 : 1 + (i - 1) % 2];
-
-		vk_commands_dispatch(f->cmd, f->gpu, i > 0, f->gpu->pipeline[steps[i].shader], set, steps[i].push,
-				     steps[i].push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, f->height);
-	}
-	return vk_commands_end(f->cmd);
-}
-
-int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
-		 const uint16_t **result)
-{
-	int ret;
-
 	if (!count || steps[0].shader != VK_SHADER_UNPACK)
 		return cisp_error(-EINVAL, "Vulkan backend: a frame starts with the unpack");
 	if (input->format != f->format || input->width != f->width || input->height != f->height)
@@ -173,9 +155,27 @@ int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struc
 				  input->height, cisp_format_name(input->format), f->width, f->height,
 				  cisp_format_name(f->format));
 	load(f, input);
-	if ((ret = record(f, steps, count)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
-		return ret;
+	for (unsigned i = 0; i < count; i++) {
+		/* The unpack reads the raw buffer; then the planes take turns. */
+		VkDescriptorSet set = f->set[i == 0 ? 0 : 1 + (i - 1) % 2];
+
+		vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[steps[i].shader], set, steps[i].push,
+				     steps[i].push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, f->height);
+	}
 	/* The last step wrote plane 0 after an odd number of steps, plane 1 after an even one. */
-	*result = f->plane[(count - 1) % 2].map;
+	*result_plane = (count - 1) % 2;
+	return 0;
+}
+
+int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
+		 const uint16_t **result)
+{
+	unsigned plane;
+	int ret;
+
+	if ((ret = vk_commands_begin(f->cmd)) || (ret = vk_frame_record(f, input, steps, count, f->cmd, &plane)) ||
+	    (ret = vk_commands_end(f->cmd)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
+		return ret;
+	*result = f->plane[plane].map;
 	return 0;
 }

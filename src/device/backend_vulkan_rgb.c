@@ -310,12 +310,9 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->width, r->height);
 }
 
-static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count)
+/* @steps into the command buffer being recorded (@after_another: a dispatch is recorded before them). */
+static void record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count, bool after_another)
 {
-	int ret = vk_commands_begin(r->cmd);
-
-	if (ret)
-		return ret;
 	for (unsigned i = 0; i < count; i++) {
 		const struct vk_rgb_step *s = &steps[i];
 		uint32_t groups_x = (r->width + GROUP_PIXELS - 1) / GROUP_PIXELS, groups_y = r->height;
@@ -327,17 +324,19 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
 		}
-		vk_commands_dispatch(r->cmd, r->gpu, i > 0, r->pipeline[s->shader], r->set[s->source], s->push,
-				     s->push_size, groups_x, groups_y);
+		vk_commands_dispatch(r->cmd, r->gpu, after_another || i > 0, r->pipeline[s->shader], r->set[s->source],
+				     s->push, s->push_size, groups_x, groups_y);
 	}
-	return vk_commands_end(r->cmd);
 }
 
 int vk_rgb_run(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count)
 {
-	int ret = record(r, steps, count);
+	int ret = vk_commands_begin(r->cmd);
 
-	return ret ? ret : vk_gpu_run(r->gpu, r->cmd);
+	if (ret)
+		return ret;
+	record(r, steps, count, false);
+	return (ret = vk_commands_end(r->cmd)) ? ret : vk_gpu_run(r->gpu, r->cmd);
 }
 
 void vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
@@ -357,14 +356,15 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
 	struct vk_rgb_step steps[8 + 2 * CISP_MAX_OUTPUTS];
-	const uint16_t *bayer;
-	unsigned n = 0;
+	unsigned n = 0, bayer_plane;
 	bool yuv = false;
 	int ret;
 
-	if ((ret = vk_frame_run(frame, input, bayer_steps, count, &bayer)))
+	/* One command buffer: the Bayer side's steps, then this side's. */
+	if ((ret = vk_commands_begin(r->cmd)) ||
+	    (ret = vk_frame_record(frame, input, bayer_steps, count, r->cmd, &bayer_plane)))
 		return ret;
-	vk_rgb_step_demosaic(r, cfa, bayer == frame->plane[0].map ? 0 : 1, &steps[n]);
+	vk_rgb_step_demosaic(r, cfa, bayer_plane, &steps[n]);
 	n += 2;
 	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
 		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
@@ -387,7 +387,8 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
 			vk_rgb_step_pack(r, i, &steps[n++]);
-	if ((ret = vk_rgb_run(r, steps, n)))
+	record(r, steps, n, true);
+	if ((ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
 		return ret;
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		if (r->out_format[i] && output[i])

@@ -53,5 +53,12 @@ void vk_step_wb(const struct vk_frame *frame, const struct cisp_wb_coeffs *c, st
  */
 int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		 const uint16_t **result);
+/*
+ * The same into @cmd, a command buffer being recorded, for more dispatches
+ * to follow in it (vulkan_rgb.h): copy @input in, record @steps, and set
+ * *@result_plane to the plane (0 or 1) the samples will be in.
+ */
+int vk_frame_record(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps,
+		    unsigned count, VkCommandBuffer cmd, unsigned *result_plane);
 
 #endif

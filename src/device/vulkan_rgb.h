@@ -116,9 +116,10 @@ int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned cou
 void vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
 
 /*
- * A whole frame on the GPU: @input through the Bayer side's @bayer_steps on
- * @frame, then the stages of @state after white balance and the outputs into
- * @output (vulkan_rgb_covers() said yes): 0 or a negative errno.
+ * A whole frame on the GPU, in one command buffer: @input through the Bayer
+ * side's @bayer_steps on @frame, then the stages of @state after white
+ * balance and the outputs into @output (vulkan_rgb_covers() said yes): 0 or
+ * a negative errno.
  */
 int vk_rgb_process(struct vk_rgb *rgb, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
 		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
