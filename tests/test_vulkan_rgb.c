@@ -318,7 +318,7 @@ TEST(vulkan_rgb_pack_bitexact)
 				cisp_pack_rows(&ref, &want, 0, (int)h);
 				vk_rgb_step_pack(rgb, 1, &step);
 				CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
-				vk_rgb_unload(rgb, 1, &got);
+				CHECK_EQ(vk_rgb_unload(rgb, 1, &got), 0);
 				for (unsigned p = 0; p < want.num_planes; p++) {
 					size_t row, rows;
 
@@ -423,6 +423,15 @@ TEST(vulkan_rgb_errors)
 	/* A context whose outputs the GPU packs has an RGB side; a scaled output or a format it lacks, none. */
 	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);
 	CHECK(rgb != NULL);
+	if (rgb) {
+		struct cisp_image img;
+
+		/* An image that is not the output's. */
+		CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, 64, 46), 0);
+		CHECK_ERR(vk_rgb_unload(rgb, 0, &img), -EINVAL, "a 64x46 NV12 image for output 0");
+		CHECK_ERR(vk_rgb_unload(rgb, 1, &img), -EINVAL, "for output 1");
+		cisp_image_free(&img);
+	}
 	vk_rgb_destroy(rgb);
 	cfg.output[1] = (struct cisp_output_config){ CISP_FMT_RGB888, 32, 24 };
 	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);

@@ -63,16 +63,16 @@ static const struct {
 #define TONE_WORDS 32768
 #define LUT3D_WORDS (CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * 3)
 
-/* The layouts of shaders/pack.comp, by output format (0: not one it packs). */
-static uint32_t pack_layout(uint32_t format)
+/* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
+static int pack_layout(uint32_t format)
 {
 	switch (format) {
-	case CISP_FMT_RGB888: return 1;
-	case CISP_FMT_XBGR32: return 2;
-	case CISP_FMT_RGB48: return 3;
-	case CISP_FMT_NV12: return 4;
-	case CISP_FMT_I420: return 5;
-	default: return 0;
+	case CISP_FMT_RGB888: return 0;
+	case CISP_FMT_XBGR32: return 1;
+	case CISP_FMT_RGB48: return 2;
+	case CISP_FMT_NV12: return 3;
+	case CISP_FMT_I420: return 4;
+	default: return -1;
 	}
 }
 
@@ -91,7 +91,6 @@ static bool is_yuv(uint32_t format)
 {
 	return format == CISP_FMT_NV12 || format == CISP_FMT_I420;
 }
-
 
 bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_plan *plan, bool stats)
 {
@@ -138,7 +137,7 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	    (bayer && (bayer->width != width || bayer->height != height)))
 		return cisp_error(-EINVAL, "Vulkan backend: no RGB side for a %ux%u frame", width, height);
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-		if (out_format[i] && !pack_layout(out_format[i]))
+		if (out_format[i] && pack_layout(out_format[i]) < 0)
 			return cisp_error(-ENOTSUP, "Vulkan backend: the GPU does not pack %s outputs",
 					  cisp_format_name(out_format[i]));
 	/* Vulkan promises storage buffers of 2^27 bytes only; the planes' is the largest here. */
@@ -200,7 +199,7 @@ int vk_rgb_open(struct vk_gpu *g, const struct vk_frame *bayer, const struct cis
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		const struct cisp_output_config *o = &config->output[i];
 
-		if (o->format && (!pack_layout(o->format) || o->width != config->width || o->height != config->height))
+		if (o->format && (pack_layout(o->format) < 0 || o->width != config->width || o->height != config->height))
 			return 0; /* the software ISP makes them */
 		format[i] = o->format;
 	}
@@ -305,8 +304,7 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 {
 	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4);
 
-	/* shaders/pack.comp's PACK_* are pack_layout() less one. */
-	push[0] = pack_layout(r->out_format[index]) - 1;
+	push[0] = (uint32_t)pack_layout(r->out_format[index]);
 	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->width, r->height);
 }
 
@@ -339,16 +337,22 @@ int vk_rgb_run(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count
 	return (ret = vk_commands_end(r->cmd)) ? ret : vk_gpu_run(r->gpu, r->cmd);
 }
 
-void vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
+int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
 {
 	const uint8_t *from = r->out[index].map;
 	size_t row, rows;
 
-	for (unsigned p = 0; p < img->num_planes && !cisp_image_plane_size(img->format, img->width, img->height, p, &row, &rows);
-	     p++) {
+	if (!r->out_format[index] || img->format != r->out_format[index] || img->width != r->width ||
+	    img->height != r->height)
+		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s image for output %d", img->width, img->height,
+				  cisp_format_name(img->format), index);
+	for (unsigned p = 0; p < img->num_planes; p++) {
+		if (cisp_image_plane_size(img->format, img->width, img->height, p, &row, &rows))
+			break;
 		for (size_t y = 0; y < rows; y++, from += row)
 			memcpy(img->plane[p].data + y * (size_t)img->plane[p].stride, from, row);
 	}
+	return 0;
 }
 
 int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
@@ -390,8 +394,8 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 	record(r, steps, n, true);
 	if ((ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
 		return ret;
-	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (r->out_format[i] && output[i])
-			vk_rgb_unload(r, i, output[i]);
-	return 0;
+			ret = vk_rgb_unload(r, i, output[i]);
+	return ret;
 }

@@ -112,8 +112,8 @@ void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *s
 
 /* Record @steps in one command buffer, submit it and wait for it: 0 or a negative errno. */
 int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned count);
-/* Output @index's packed bytes into @img (its format and size). */
-void vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
+/* Output @index's packed bytes into @img: 0, or -EINVAL if @img is not of its format and the frame's size. */
+int vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
 
 /*
  * A whole frame on the GPU, in one command buffer: @input through the Bayer
