@@ -119,7 +119,7 @@ static void random_ccm(struct cisp_ccm_params *p, int trial)
 
 		for (int k = 0; k < 3; k++) {
 			int v = trial == 2 ? (k == 2 ? left : (int)(test_rand() % (uint64_t)(left + 1)))
-					   : (int)(test_rand() % 16384);
+					   : (int)(test_rand() % 10923); /* three of them within 32767 */
 
 			left -= v;
 			p->coeff[3 * row + k] = (int16_t)((trial >= 2 && (row + k) % 2) || (trial < 2 && test_rand() % 3 == 0)
