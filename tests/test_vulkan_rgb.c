@@ -273,7 +273,8 @@ TEST(vulkan_rgb_sharpen_bitexact)
 	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
 	struct vk_gpu *g = open_gpu();
 
-	for (unsigned s = 0; g && s < SIZES; s++) {
+	/* From 3x5: the reference reflects once, so its 5x5 window needs 3 pixels each way. */
+	for (unsigned s = 1; g && s < SIZES; s++) {
 		const uint32_t w = sizes[s].w, h = sizes[s].h;
 		struct vk_rgb *rgb = rgb_side(g, w, h, none);
 		uint16_t *in = malloc((size_t)w * h * 3 * 2), *want = malloc((size_t)w * h * 3 * 2);
