@@ -296,41 +296,55 @@ TEST(vulkan_rgb_sharpen_bitexact)
 	vk_gpu_close(g);
 }
 
-/* Every output format against cisp_pack_rows(); odd sizes for the RGB ones, even for 4:2:0. */
+static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
+{
+	for (unsigned p = 0; p < a->num_planes; p++) {
+		size_t row, rows;
+
+		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
+		for (size_t y = 0; y < rows; y++)
+			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
+				return false;
+	}
+	return true;
+}
+
+/* Every output format against cisp_pack_rows(), two at a time; odd sizes for the RGB ones, even for 4:2:0. */
 TEST(vulkan_rgb_pack_bitexact)
 {
-	static const uint32_t formats[] = { CISP_FMT_RGB888, CISP_FMT_XBGR32, CISP_FMT_RGB48, CISP_FMT_NV12, CISP_FMT_I420 };
+	static const uint32_t pairs[][CISP_MAX_OUTPUTS] = { { CISP_FMT_RGB888, CISP_FMT_XBGR32 },
+							     { CISP_FMT_RGB48, 0 },
+							     { CISP_FMT_NV12, CISP_FMT_I420 } };
 	struct vk_gpu *g = open_gpu();
 
-	for (unsigned f = 0; g && f < sizeof(formats) / sizeof(formats[0]); f++) {
+	for (unsigned f = 0; g && f < sizeof(pairs) / sizeof(pairs[0]); f++) {
 		for (unsigned s = 0; s < SIZES; s++) {
-			const bool yuv = formats[f] == CISP_FMT_NV12 || formats[f] == CISP_FMT_I420;
+			const bool yuv = pairs[f][0] == CISP_FMT_NV12;
 			const uint32_t w = yuv ? (sizes[s].w + 1) & ~1u : sizes[s].w, h = yuv ? (sizes[s].h + 1) & ~1u : sizes[s].h;
-			struct vk_rgb *rgb = rgb_side(g, w, h, (const uint32_t[CISP_MAX_OUTPUTS]){ 0, formats[f] });
+			struct vk_rgb *rgb = rgb_side(g, w, h, pairs[f]);
 			uint16_t *planes = malloc((size_t)w * h * 3 * 2);
 			struct rgb16 ref = as_rgb16(planes, w, h);
-			struct cisp_image want, got;
-			struct vk_rgb_step step;
+			struct vk_rgb_step steps[CISP_MAX_OUTPUTS];
 
-			CHECK_EQ(cisp_image_alloc(&want, formats[f], w, h), 0);
-			CHECK_EQ(cisp_image_alloc(&got, formats[f], w, h), 0);
 			if (rgb) {
 				random_planes(rgb, planes);
-				cisp_pack_rows(&ref, &want, 0, (int)h);
-				vk_rgb_step_pack(rgb, 1, &step);
-				CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
-				CHECK_EQ(vk_rgb_unload(rgb, 1, &got), 0);
-				for (unsigned p = 0; p < want.num_planes; p++) {
-					size_t row, rows;
-
-					cisp_image_plane_size(formats[f], w, h, p, &row, &rows);
-					for (size_t y = 0; y < rows; y++)
-						CHECK(!memcmp(want.plane[p].data + y * want.plane[p].stride,
-							      got.plane[p].data + y * got.plane[p].stride, row));
-				}
+				for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+					vk_rgb_step_pack(rgb, pairs[f][i] ? i : 0, &steps[i]);
+				CHECK_EQ(vk_rgb_run(rgb, steps, CISP_MAX_OUTPUTS), 0);
 			}
-			cisp_image_free(&want);
-			cisp_image_free(&got);
+			for (int i = 0; rgb && i < CISP_MAX_OUTPUTS && pairs[f][i]; i++) {
+				struct cisp_image want, got;
+
+				CHECK_EQ(cisp_image_alloc(&want, pairs[f][i], w, h), 0);
+				CHECK_EQ(cisp_image_alloc(&got, pairs[f][i], w, h), 0);
+				cisp_pack_rows(&ref, &want, 0, (int)h);
+				CHECK_EQ(vk_rgb_unload(rgb, i, &got), 0);
+				if (!same_pixels(&want, &got))
+					test_fail(__FILE__, __LINE__, "%ux%u %s: not the reference's bytes", w, h,
+						  cisp_format_name(pairs[f][i]));
+				cisp_image_free(&want);
+				cisp_image_free(&got);
+			}
 			free(planes);
 			vk_rgb_destroy(rgb);
 		}
@@ -339,11 +353,11 @@ TEST(vulkan_rgb_pack_bitexact)
 }
 
 /* A 16-bit Bayer frame of random samples, some at the ends of the range; its unpack on the GPU is the identity. */
-static struct cisp_image random_bayer(enum cisp_cfa cfa, uint32_t w, uint32_t h)
+static struct cisp_image random_bayer(uint32_t w, uint32_t h)
 {
 	struct cisp_image img;
 
-	CHECK_EQ(cisp_image_alloc(&img, cisp_bayer_format(cfa, 16, false), w, h), 0);
+	CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_SRGGB16, w, h), 0);
 	for (uint32_t y = 0; y < h; y++) {
 		uint16_t *row = (uint16_t *)(img.plane[0].data + y * img.plane[0].stride);
 
@@ -353,7 +367,11 @@ static struct cisp_image random_bayer(enum cisp_cfa cfa, uint32_t w, uint32_t h)
 	return img;
 }
 
-/* The fast demosaic on every CFA order, both Bayer planes, against cisp_demosaic_fast_rows(). */
+/*
+ * The fast demosaic on every CFA order (the unpack of a 16-bit frame reads
+ * no CFA, so one frame serves them all), from either Bayer plane, against
+ * cisp_demosaic_fast_rows().
+ */
 TEST(vulkan_rgb_demosaic_bitexact)
 {
 	/* Bayer frames are even; widths around the workgroup's, down to 4x4 (the reference reflects once). */
@@ -364,25 +382,26 @@ TEST(vulkan_rgb_demosaic_bitexact)
 	struct vk_gpu *g = open_gpu();
 
 	for (unsigned s = 0; g && s < sizeof(bayer_sizes) / sizeof(bayer_sizes[0]); s++) {
-		for (int cfa = 0; cfa < 4; cfa++) {
-			const uint32_t w = bayer_sizes[s].w, h = bayer_sizes[s].h;
-			struct cisp_image img = random_bayer((enum cisp_cfa)cfa, w, h);
-			uint16_t *want = malloc((size_t)w * h * 3 * 2), *halo = malloc((size_t)w * 2 * 2);
-			struct vk_frame *f = NULL;
-			struct vk_rgb *rgb = NULL;
+		const uint32_t w = bayer_sizes[s].w, h = bayer_sizes[s].h;
+		uint16_t *want = malloc((size_t)w * h * 3 * 2), *halo = malloc((size_t)w * 2 * 2);
+		struct rgb16 ref = as_rgb16(want, w, h);
+		struct vk_frame *f = NULL;
+		struct vk_rgb *rgb = NULL;
+
+		CHECK_EQ(vk_frame_create(g, CISP_FMT_SRGGB16, w, h, &f), 0);
+		if (f)
+			CHECK_EQ(vk_rgb_create(g, w, h, f, none, &rgb), 0);
+		for (int cfa = 0; rgb && cfa < 4; cfa++) {
+			struct cisp_image img = random_bayer(w, h);
 			struct vk_step unpack[2];
 			struct vk_rgb_step steps[2];
 			const uint16_t *bayer;
-			struct rgb16 ref = as_rgb16(want, w, h);
 
 			cisp_demosaic_fast_rows(&(struct plane16){ (uint16_t *)img.plane[0].data, img.plane[0].stride / 2, 0,
 								   (int)w, (int)h, 0 },
 						(enum cisp_cfa)cfa, &ref, 0, (int)h, halo);
-			CHECK_EQ(vk_frame_create(g, img.format, w, h, &f), 0);
-			if (f)
-				CHECK_EQ(vk_rgb_create(g, w, h, f, none, &rgb), 0);
 			/* One step leaves the samples in plane 0, two (an identity white balance) in plane 1. */
-			for (int n = 1; rgb && n <= 2; n++) {
+			for (int n = 1; n <= 2; n++) {
 				vk_step_unpack(f, &unpack[0]);
 				vk_step_wb(f, &(struct cisp_wb_coeffs){ .gain = { 4096, 4096, 4096, 4096 } }, &unpack[1]);
 				CHECK_EQ(vk_frame_run(f, &img, unpack, (unsigned)n, &bayer), 0);
@@ -391,12 +410,12 @@ TEST(vulkan_rgb_demosaic_bitexact)
 				CHECK_EQ(vk_rgb_run(rgb, steps, 2), 0);
 				CHECK_EQ(planes_differ(rgb, want), 0);
 			}
-			vk_rgb_destroy(rgb);
-			vk_frame_destroy(f);
-			free(want);
-			free(halo);
 			cisp_image_free(&img);
 		}
+		vk_rgb_destroy(rgb);
+		vk_frame_destroy(f);
+		free(want);
+		free(halo);
 	}
 	vk_gpu_close(g);
 }
@@ -516,19 +535,6 @@ static void reference_frame(const struct cisp_isp_config *cfg, const struct cisp
 	CHECK_EQ(cisp_isp_set_state(isp, state, ~0u), 0);
 	CHECK_EQ(cisp_isp_process(isp, in, out, NULL, NULL), 0);
 	cisp_isp_destroy(isp);
-}
-
-static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
-{
-	for (unsigned p = 0; p < a->num_planes; p++) {
-		size_t row, rows;
-
-		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
-		for (size_t y = 0; y < rows; y++)
-			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
-				return false;
-	}
-	return true;
 }
 
 /*

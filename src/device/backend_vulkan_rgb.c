@@ -160,8 +160,6 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 		if (out_format[i])
 			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
 					       &r->out[i]);
-	for (int s = 0; s < VK_RGB_SHADER_COUNT && !ret; s++)
-		ret = vk_pipeline_create(g, shader_code[s].code, shader_code[s].size, &r->pipeline[s]);
 	if (ret || (ret = create_sets(r, bayer)) || (ret = vk_commands_create(g, &r->cmd))) {
 		vk_rgb_destroy(r);
 		return ret;
@@ -308,12 +306,23 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->width, r->height);
 }
 
-/* @steps into the command buffer being recorded (@after_another: a dispatch is recorded before them). */
-static void record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count, bool after_another)
+/*
+ * @steps into the command buffer being recorded (@after_another: a dispatch
+ * is recorded before them), each shader's pipeline made the first time it is
+ * used (a context that never keeps a frame on the GPU compiles none): 0 or a
+ * negative errno.
+ */
+static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count, bool after_another)
 {
 	for (unsigned i = 0; i < count; i++) {
 		const struct vk_rgb_step *s = &steps[i];
 		uint32_t groups_x = (r->width + GROUP_PIXELS - 1) / GROUP_PIXELS, groups_y = r->height;
+		int ret;
+
+		if (!r->pipeline[s->shader] && (ret = vk_pipeline_create(r->gpu, shader_code[s->shader].code,
+									 shader_code[s->shader].size,
+									 &r->pipeline[s->shader])))
+			return ret;
 
 		if (s->shader == VK_RGB_PACK) {
 			/* One invocation per word, in rows of PACK_GROUPS_X workgroups. */
@@ -325,16 +334,16 @@ static void record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned c
 		vk_commands_dispatch(r->cmd, r->gpu, after_another || i > 0, r->pipeline[s->shader], r->set[s->source],
 				     s->push, s->push_size, groups_x, groups_y);
 	}
+	return 0;
 }
 
 int vk_rgb_run(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count)
 {
 	int ret = vk_commands_begin(r->cmd);
 
-	if (ret)
+	if (ret || (ret = record(r, steps, count, false)) || (ret = vk_commands_end(r->cmd)))
 		return ret;
-	record(r, steps, count, false);
-	return (ret = vk_commands_end(r->cmd)) ? ret : vk_gpu_run(r->gpu, r->cmd);
+	return vk_gpu_run(r->gpu, r->cmd);
 }
 
 int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
@@ -391,8 +400,7 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
 			vk_rgb_step_pack(r, i, &steps[n++]);
-	record(r, steps, n, true);
-	if ((ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
+	if ((ret = record(r, steps, n, true)) || (ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
 		return ret;
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (r->out_format[i] && output[i])

@@ -56,7 +56,7 @@ struct vk_rgb {
 	struct vk_gpu *gpu;
 	uint32_t width, height;
 	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
-	VkPipeline pipeline[VK_RGB_SHADER_COUNT];
+	VkPipeline pipeline[VK_RGB_SHADER_COUNT]; /* each made when first recorded */
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
 	struct vk_buffer tables; /* the tone table, then the 3D LUT's (shaders/lut3d.comp) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
