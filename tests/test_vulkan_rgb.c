@@ -130,31 +130,51 @@ static void random_ccm(struct cisp_ccm_params *p, int trial)
 	}
 }
 
-TEST(vulkan_rgb_ccm_bitexact)
+/*
+ * One trial of a stage: make its params for @trial, run the reference over
+ * @ref (the random input) into @ref, and fill @steps; the number of steps.
+ */
+typedef unsigned (*stage_trial)(struct vk_rgb *rgb, int trial, const struct rgb16 *ref, struct vk_rgb_step steps[2]);
+
+/* @trials trials of a stage on random planes of each size from sizes[@first_size], against its reference. */
+static void check_stage(unsigned first_size, int trials, stage_trial trial_fn)
 {
 	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
 	struct vk_gpu *g = open_gpu();
 
-	for (unsigned s = 0; g && s < SIZES; s++) {
+	for (unsigned s = first_size; g && s < SIZES; s++) {
 		struct vk_rgb *rgb = rgb_side(g, sizes[s].w, sizes[s].h, none);
 		uint16_t *want = malloc((size_t)sizes[s].w * sizes[s].h * 3 * 2);
-		struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
+		const struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
 
-		for (int trial = 0; rgb && trial < 5; trial++) {
-			struct cisp_ccm_params p = { .offset = { 0 } };
-			struct vk_rgb_step step;
+		for (int trial = 0; rgb && trial < trials; trial++) {
+			struct vk_rgb_step steps[2];
+			unsigned n;
 
-			random_ccm(&p, trial);
 			random_planes(rgb, want);
-			cisp_ccm_rows(&p, &ref, &ref, 0, (int)sizes[s].h);
-			vk_rgb_step_ccm(rgb, &p, &step);
-			CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
+			n = trial_fn(rgb, trial, &ref, steps);
+			CHECK_EQ(vk_rgb_run(rgb, steps, n), 0);
 			CHECK_EQ(planes_differ(rgb, want), 0);
 		}
 		free(want);
 		vk_rgb_destroy(rgb);
 	}
 	vk_gpu_close(g);
+}
+
+static unsigned ccm_trial(struct vk_rgb *rgb, int trial, const struct rgb16 *ref, struct vk_rgb_step steps[2])
+{
+	struct cisp_ccm_params p = { .offset = { 0 } };
+
+	random_ccm(&p, trial);
+	cisp_ccm_rows(&p, ref, ref, 0, ref->c[0].height);
+	vk_rgb_step_ccm(rgb, &p, &steps[0]);
+	return 1;
+}
+
+TEST(vulkan_rgb_ccm_bitexact)
+{
+	check_stage(0, 5, ccm_trial);
 }
 
 /* Tone curves: the identity, random ones (rising and falling), and a step from 0 to 65535; each transfer. */
@@ -167,61 +187,37 @@ static void random_tone(struct cisp_tone_params *p, int trial)
 						      : (uint16_t)test_rand());
 }
 
-TEST(vulkan_rgb_tone_bitexact)
+static unsigned tone_trial(struct vk_rgb *rgb, int trial, const struct rgb16 *ref, struct vk_rgb_step steps[2])
 {
-	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
-	struct vk_gpu *g = open_gpu();
+	struct cisp_tone_params p = { .header = { .type = CISP_BLOCK_TONE, .size = sizeof(p) } };
 	struct cisp_tone_coeffs *c = malloc(sizeof(*c));
 
-	for (unsigned s = 0; g && s < SIZES; s++) {
-		struct vk_rgb *rgb = rgb_side(g, sizes[s].w, sizes[s].h, none);
-		uint16_t *want = malloc((size_t)sizes[s].w * sizes[s].h * 3 * 2);
-		struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
-
-		for (int trial = 0; rgb && trial < 6; trial++) {
-			struct cisp_tone_params p = { .header = { .type = CISP_BLOCK_TONE, .size = sizeof(p) } };
-			struct vk_rgb_step step;
-
-			random_tone(&p, trial);
-			random_planes(rgb, want);
-			cisp_tone_prepare(c, &p);
-			cisp_tone_rows(c, &ref, &ref, 0, (int)sizes[s].h);
-			CHECK_EQ(vk_rgb_step_tone(rgb, &p, &step), 0);
-			CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
-			CHECK_EQ(planes_differ(rgb, want), 0);
-		}
-		free(want);
-		vk_rgb_destroy(rgb);
-	}
+	random_tone(&p, trial);
+	cisp_tone_prepare(c, &p);
+	cisp_tone_rows(c, ref, ref, 0, ref->c[0].height);
 	free(c);
-	vk_gpu_close(g);
+	CHECK_EQ(vk_rgb_step_tone(rgb, &p, &steps[0]), 0);
+	return 1;
+}
+
+TEST(vulkan_rgb_tone_bitexact)
+{
+	check_stage(0, 6, tone_trial);
+}
+
+/* Every matrix in both ranges. */
+static unsigned csc_trial(struct vk_rgb *rgb, int trial, const struct rgb16 *ref, struct vk_rgb_step steps[2])
+{
+	const struct cisp_csc_params p = { .matrix = (uint16_t)(trial / 2), .range = (uint16_t)(trial % 2) };
+
+	cisp_csc_rows(&p, ref, ref, 0, ref->c[0].height);
+	vk_rgb_step_csc(rgb, &p, &steps[0]);
+	return 1;
 }
 
 TEST(vulkan_rgb_csc_bitexact)
 {
-	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
-	struct vk_gpu *g = open_gpu();
-
-	for (unsigned s = 0; g && s < SIZES; s++) {
-		struct vk_rgb *rgb = rgb_side(g, sizes[s].w, sizes[s].h, none);
-		uint16_t *want = malloc((size_t)sizes[s].w * sizes[s].h * 3 * 2);
-		struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
-
-		/* Every matrix in both ranges. */
-		for (int trial = 0; rgb && trial < 6; trial++) {
-			struct cisp_csc_params p = { .matrix = (uint16_t)(trial / 2), .range = (uint16_t)(trial % 2) };
-			struct vk_rgb_step step;
-
-			random_planes(rgb, want);
-			cisp_csc_rows(&p, &ref, &ref, 0, (int)sizes[s].h);
-			vk_rgb_step_csc(rgb, &p, &step);
-			CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
-			CHECK_EQ(planes_differ(rgb, want), 0);
-		}
-		free(want);
-		vk_rgb_destroy(rgb);
-	}
-	vk_gpu_close(g);
+	check_stage(0, 6, csc_trial);
 }
 
 /* A random 3D LUT: the smallest, the largest, and one between with nodes at the ends of the range. */
@@ -233,36 +229,24 @@ static void random_lut3d(struct cisp_lut3d_params *p, int trial)
 			p->table[k][c] = (uint16_t)(trial == 2 && k % 3 == 0 ? (c % 2 ? 65535 : 0) : test_rand());
 }
 
-TEST(vulkan_rgb_lut3d_bitexact)
+static unsigned lut3d_trial(struct vk_rgb *rgb, int trial, const struct rgb16 *ref, struct vk_rgb_step steps[2])
 {
-	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
-	struct vk_gpu *g = open_gpu();
 	struct cisp_lut3d_params *p = calloc(1, sizeof(*p));
 
-	for (unsigned s = 0; g && s < SIZES; s++) {
-		struct vk_rgb *rgb = rgb_side(g, sizes[s].w, sizes[s].h, none);
-		uint16_t *want = malloc((size_t)sizes[s].w * sizes[s].h * 3 * 2);
-		struct rgb16 ref = as_rgb16(want, sizes[s].w, sizes[s].h);
-
-		for (int trial = 0; rgb && trial < 3; trial++) {
-			struct vk_rgb_step step;
-
-			random_lut3d(p, trial);
-			random_planes(rgb, want);
-			cisp_lut3d_rows(p, &ref, &ref, 0, (int)sizes[s].h);
-			vk_rgb_step_lut3d(rgb, p, &step);
-			CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
-			CHECK_EQ(planes_differ(rgb, want), 0);
-		}
-		free(want);
-		vk_rgb_destroy(rgb);
-	}
+	random_lut3d(p, trial);
+	cisp_lut3d_rows(p, ref, ref, 0, ref->c[0].height);
+	vk_rgb_step_lut3d(rgb, p, &steps[0]);
 	free(p);
-	vk_gpu_close(g);
+	return 1;
 }
 
-/* Sharpening against cisp_sharpen_rows(): the defaults, the largest gain and limit with no coring, all cored. */
-TEST(vulkan_rgb_sharpen_bitexact)
+TEST(vulkan_rgb_lut3d_bitexact)
+{
+	check_stage(0, 3, lut3d_trial);
+}
+
+/* The defaults, the largest gain and limit with no coring, all cored, a zero limit. */
+static unsigned sharpen_trial(struct vk_rgb *rgb, int trial, const struct rgb16 *ref, struct vk_rgb_step steps[2])
 {
 	static const struct cisp_sharpen_params params[] = {
 		{ .strength = 256, .coring = 256, .limit = 4096 },
@@ -270,30 +254,23 @@ TEST(vulkan_rgb_sharpen_bitexact)
 		{ .strength = 2048, .coring = 65535, .limit = 65535 },
 		{ .strength = 700, .coring = 30, .limit = 0 },
 	};
-	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
-	struct vk_gpu *g = open_gpu();
+	const size_t n = (size_t)ref->c[0].width * ref->c[0].height * 3;
+	uint16_t *in = malloc(n * 2);
+	struct rgb16 copy;
 
+	/* Its reference writes into other planes than it reads. */
+	memcpy(in, ref->c[0].base, n * 2);
+	copy = as_rgb16(in, (uint32_t)ref->c[0].width, (uint32_t)ref->c[0].height);
+	cisp_sharpen_rows(&params[trial], &copy, ref, 0, ref->c[0].height);
+	free(in);
+	vk_rgb_step_sharpen(rgb, &params[trial], steps);
+	return 2;
+}
+
+TEST(vulkan_rgb_sharpen_bitexact)
+{
 	/* From 3x5: the reference reflects once, so its 5x5 window needs 3 pixels each way. */
-	for (unsigned s = 1; g && s < SIZES; s++) {
-		const uint32_t w = sizes[s].w, h = sizes[s].h;
-		struct vk_rgb *rgb = rgb_side(g, w, h, none);
-		uint16_t *in = malloc((size_t)w * h * 3 * 2), *want = malloc((size_t)w * h * 3 * 2);
-		struct rgb16 ref_in = as_rgb16(in, w, h), ref_out = as_rgb16(want, w, h);
-
-		for (unsigned trial = 0; rgb && trial < sizeof(params) / sizeof(params[0]); trial++) {
-			struct vk_rgb_step steps[2];
-
-			random_planes(rgb, in);
-			cisp_sharpen_rows(&params[trial], &ref_in, &ref_out, 0, (int)h);
-			vk_rgb_step_sharpen(rgb, &params[trial], steps);
-			CHECK_EQ(vk_rgb_run(rgb, steps, 2), 0);
-			CHECK_EQ(planes_differ(rgb, want), 0);
-		}
-		free(in);
-		free(want);
-		vk_rgb_destroy(rgb);
-	}
-	vk_gpu_close(g);
+	check_stage(1, 4, sharpen_trial);
 }
 
 static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
