@@ -9,7 +9,7 @@ layout(std430, set = 0, binding = 0) readonly buffer Planes { uint rgb[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
 layout(push_constant) uniform Params {
 	uint width, height;
-	uint layout_; // PACK_* below
+	uint packing; // PACK_* below
 	uint bytes;   // of the whole image
 } p;
 
@@ -40,7 +40,7 @@ uint chroma(uint c, uint cx, uint cy)
 uint byte_at(uint b)
 {
 	uint n = p.width * p.height, cw = (p.width + 1u) / 2u;
-	switch (p.layout_) {
+	switch (p.packing) {
 	case PACK_RGB888:
 		return to8(sample16(b % 3u, b / 3u));
 	case PACK_XBGR32:
@@ -51,7 +51,7 @@ uint byte_at(uint b)
 		if (b < n)
 			return to8(sample16(0u, b));
 		b -= n;
-		if (p.layout_ == PACK_NV12)
+		if (p.packing == PACK_NV12)
 			return chroma(1u + (b & 1u), (b % (2u * cw)) / 2u, b / (2u * cw));
 		uint plane_bytes = cw * ((p.height + 1u) / 2u), c = b < plane_bytes ? 1u : 2u;
 		b %= plane_bytes;

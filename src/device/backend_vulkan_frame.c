@@ -16,8 +16,8 @@ static int create_sets(struct vk_frame *f)
 {
 	/* raw -> plane 0, plane 0 -> 1, plane 1 -> 0; the tables always. */
 	const struct vk_buffer *bindings[3][3] = { { &f->raw, &f->plane[0], &f->tables },
-							 { &f->plane[0], &f->plane[1], &f->tables },
-							 { &f->plane[1], &f->plane[0], &f->tables } };
+						   { &f->plane[0], &f->plane[1], &f->tables },
+						   { &f->plane[1], &f->plane[0], &f->tables } };
 	int ret = vk_sets_create(f->gpu, 3, bindings, &f->descriptors, f->set);
 
 	return ret ? ret : vk_commands_create(f->gpu, &f->cmd);
