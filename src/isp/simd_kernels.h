@@ -590,14 +590,21 @@ static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *cons
 	const uint16_t *const src[3] = { in[0], in[1], in[2] };
 	uint16_t *const dst[3] = { out[0], out[1], out[2] };
 	int mc[9];
-	vs32 k[3], o[3];
+	vs32 k[3];
 	int x = 0;
 
 	for (int i = 0; i < 9; i++)
 		mc[i] = m[i];
+	/*
+	 * The output's zero goes in before the shift, as zero * 2^15: with the standard matrices
+	 * (sum |coeff| <= 32768, chroma rows summing to 0) the sum lies in [0, 2^32) for every
+	 * input, so a logical shift gives the reference's value (at most 65536, which packus32()
+	 * clamps as the reference does) with one add less per output.
+	 */
 	for (int c = 0; c < 3; c++) {
-		k[c] = set32(32768 * (mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 16384);
-		o[c] = set32(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+		const uint32_t zero = (uint32_t)(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+
+		k[c] = set32((int32_t)(32768u * (uint32_t)(mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 16384u + (zero << 15)));
 	}
 	for (; x + N16 <= w; x += N16) {
 		vu16 r = ld(src[0] + x), g = ld(src[1] + x), b = ld(src[2] + x);
@@ -606,8 +613,7 @@ static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *cons
 			vs32 lo, hi;
 
 			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
-			st(dst[c] + x,
-			   packus32(add32(sra32(add32(lo, k[c]), 15), o[c]), add32(sra32(add32(hi, k[c]), 15), o[c])));
+			st(dst[c] + x, packus32(srl32(add32(lo, k[c]), 15), srl32(add32(hi, k[c]), 15)));
 		}
 	}
 	if (x < w) {
