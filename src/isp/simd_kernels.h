@@ -645,6 +645,58 @@ static void FN(luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w)
 }
 
 /*
+ * min((cored * strength + 128) >> 8, limit) per lane, the product's high half @ph and low
+ * half @pl. (cored * strength + 128) >> 8 = 256 hi + ((lo + 128) >> 8), at least 65536 when
+ * hi > 255; with @weak (strength <= 256, a constant where this is inlined) the product is at
+ * most 65535 * 256, so hi is at most 255 and the sum, the exact value, at most 65535.
+ */
+V_INLINE vu16 sharpen_gain(vu16 ph, vu16 pl, vu16 lim, int weak)
+{
+	const vu16 r127 = set16(127), c255 = set16(255);
+
+	if (weak)
+		return min16(add16(sll16(ph, 8), srl16(avg16(pl, r127), 7)), lim);
+
+	vu16 e = adds16(sll16(min16(ph, c255), 8), srl16(avg16(pl, r127), 7));
+	vu16 big = sub16(zero(), min16(subs16(ph, c255), set16(1)));
+
+	return min16(vor(e, big), lim);
+}
+
+/*
+ * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()), the detail of
+ * @y's row and its gain added to the three planes. @weak as sharpen_gain().
+ */
+V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, const uint16_t *const mid[3],
+				uint16_t *const out[3], int w, int coring, int strength, int limit, int weak)
+{
+	const vu16 r128 = set16(128), cor = set16(coring), str = set16(strength), lim = set16(limit);
+	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
+	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
+	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
+	/* The last vector may overlap the one before: its samples first (mid may be out). */
+	const vu16 tail[3] = { ld(mid0 + w - N16), ld(mid1 + w - N16), ld(mid2 + w - N16) };
+
+	for (int x = 0; x < w; x += N16) {
+		const int last = x + N16 > w, xv = last ? w - N16 : x;
+		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
+		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
+				sll16(hc, 1));
+		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
+				sll16(lc, 1));
+		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l2 + xv);
+		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
+		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
+		vu16 e = sharpen_gain(mulhi16(cored, str), mullo16(cored, str), lim, weak);
+		vu16 en = vand(neg, e), ep = sub16(e, en);
+
+		st(out0 + xv, subs16(adds16(last ? tail[0] : ld(mid0 + xv), ep), en));
+		st(out1 + xv, subs16(adds16(last ? tail[1] : ld(mid1 + xv), ep), en));
+		st(out2 + xv, subs16(adds16(last ? tail[2] : ld(mid2 + xv), ep), en));
+	}
+}
+
+/*
  * The blur in 16-bit lanes: with luma l = 256 h + o (h, o <= 255), the blur
  * sum S = sum k l (k sums to 256) is 256 H + L with H = sum k h and
  * L = sum k o, each at most 65280; (S + 128) >> 8 = H + ((L + 128) >> 8).
@@ -654,13 +706,9 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 {
 	/* The vertical sums of H and L of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
 	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
-	const vu16 lo8 = set16(255), r128 = set16(128), r127 = set16(127), c255 = set16(255);
-	const vu16 cor = set16(coring), str = set16(strength), lim = set16(limit);
+	const vu16 lo8 = set16(255);
 	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
 	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
-	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
-	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
-	vu16 tail[3];
 	int x = 0;
 
 	if (w < 2 * N16) {
@@ -689,33 +737,11 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	vl[1] = vl[3];
 	vl[w + 2] = vl[w];
 	vl[w + 3] = vl[w - 1];
-	/* The last vector may overlap the one before: its samples first (mid may be out). */
-	tail[0] = ld(mid0 + w - N16);
-	tail[1] = ld(mid1 + w - N16);
-	tail[2] = ld(mid2 + w - N16);
-	for (x = 0; x < w; x += N16) {
-		const int last = x + N16 > w, xv = last ? w - N16 : x;
-		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
-		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
-				sll16(hc, 1));
-		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
-				sll16(lc, 1));
-		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l2 + xv);
-		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
-		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
-		/* (cored * strength + 128) >> 8 = 256 hi + ((lo + 128) >> 8), at least 65536 when hi > 255. */
-		vu16 ph = mulhi16(cored, str), pl = mullo16(cored, str);
-		vu16 e = adds16(sll16(min16(ph, c255), 8), srl16(avg16(pl, r127), 7));
-		vu16 big = sub16(zero(), min16(subs16(ph, c255), set16(1)));
-		vu16 en, ep;
-
-		e = min16(vor(e, big), lim);
-		en = vand(neg, e);
-		ep = sub16(e, en);
-		st(out0 + xv, subs16(adds16(last ? tail[0] : ld(mid0 + xv), ep), en));
-		st(out1 + xv, subs16(adds16(last ? tail[1] : ld(mid1 + xv), ep), en));
-		st(out2 + xv, subs16(adds16(last ? tail[2] : ld(mid2 + xv), ep), en));
-	}
+	/* The usual strengths are at most 1.0, where the gain needs no clamp of its own. */
+	if (strength <= 256)
+		FN(sharpen_apply)(vh, vl, l2, mid, out, w, coring, strength, limit, 1);
+	else
+		FN(sharpen_apply)(vh, vl, l2, mid, out, w, coring, strength, limit, 0);
 }
 
 /* cisp_to8(v) = floor((v + 128) / 257) = floor(min(v + 128, 65535) * 65281 / 2^24), in 16-bit lanes. */
