@@ -167,20 +167,39 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(2, xe), w);
 }
 
+/* The vertical 1 2 1 of the guide (cisp_bnr_guide_at()) at columns x.. */
+V_INLINE vu16 bnr_guide_col(const uint16_t *a, const uint16_t *m, const uint16_t *b, int x)
+{
+	return avg16(avg16(ld(a + x), ld(b + x)), ld(m + x));
+}
+
 static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
 {
 	const int xe = w - 1 - N16;
+	int xs = 1;
 
 	/* The 1 2 1 filter as avg(avg(outer, outer), middle), down the rows and then across (cisp_bnr_guide_at()). */
 	cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
-	FOR_VECTORS(x, 1, xe) {
-		vu16 l = avg16(avg16(ld(a + x - 1), ld(b + x - 1)), ld(m + x - 1));
-		vu16 c = avg16(avg16(ld(a + x), ld(b + x)), ld(m + x));
-		vu16 r = avg16(avg16(ld(a + x + 1), ld(b + x + 1)), ld(m + x + 1));
+	if (w >= 2 * N16) {
+		/* Each column's vertical filter once: v from column xs - 1, n the N16 columns after it. */
+		vu16 v = bnr_guide_col(a, m, b, 0);
+
+		for (; xs - 1 + 2 * N16 <= w; xs += N16) {
+			vu16 n = bnr_guide_col(a, m, b, xs - 1 + N16);
+
+			st(d + xs, avg16(avg16(v, ext16(v, n, 2)), ext16(v, n, 1)));
+			v = n;
+		}
+		/* The rest as one vector ending at the last column but one. */
+		if (xs > xe)
+			xs = xe;
+	}
+	FOR_VECTORS(x, xs, xe) {
+		vu16 l = bnr_guide_col(a, m, b, x - 1), c = bnr_guide_col(a, m, b, x), r = bnr_guide_col(a, m, b, x + 1);
 
 		st(d + x, avg16(avg16(l, r), c));
 	}
-	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(1, xe), w);
+	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(xs, xe), w);
 }
 
 static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
