@@ -489,79 +489,142 @@ static void FN(stats_run_sums)(const uint16_t *const v[4], const int *start, int
 }
 
 /*
+ * ld(p + x) of a row of @w samples, or for the row's first and last vectors (@edge, x in
+ * [-2, w - N16 + 2]) with the lanes before its start or past its end reflected, where the
+ * vector layer can (ld_reflected()).
+ */
+V_INLINE vu16 ld_row(const uint16_t *p, int x, int w, int edge)
+{
+#ifdef VEC_HAS_REFLECT
+	if (edge && x < 0)
+		return ld_reflected(p, x);
+	if (edge && x > w - N16)
+		return ld_reflected(p + w - N16, x - (w - N16));
+#else
+	(void)w;
+	(void)edge;
+#endif
+	return ld(p + x);
+}
+
+/*
  * The sample at column (colour site + o) of row p for each pair, as 32-bit
  * lanes: from the vector at the even column below it (odd o: its odd
  * samples), so the loads at x - 2, x and x + 2 serve all five offsets.
  */
-#define L(p, o) (((o) & 1) ? odd32(ld((p) + x + (o) - 1)) : even32(ld((p) + x + (o))))
+#define L(p, o) (((o) & 1) ? odd32(ld_row(p, x + (o) - 1, w, edge)) : even32(ld_row(p, x + (o), w, edge)))
+
+/* The pairs (red or blue site, green site) of the fast demosaic's green from column x (@edge: ld_row()). */
+V_INLINE vu16 FN(green_vec)(const uint16_t *const r[5], int x, int w, int edge)
+{
+	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+	vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
+	vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
+	vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
+	vs32 b0 = L(r1, -2), b1 = L(r1, -1), b2 = L(r1, 0), b3 = L(r1, 1), b4 = L(r1, 2);
+	vs32 c0 = L(r3, -2), c1 = L(r3, -1), c2 = L(r3, 0), c3 = L(r3, 1), c4 = L(r3, 2);
+	vs32 u1 = L(r0, -1), u3 = L(r0, 1), e1 = L(r4, -1), e3 = L(r4, 1);
+	vs32 gh = add32(sll32(add32(a1, a3), 1), lh);
+	vs32 gv = add32(sll32(add32(b2, c2), 1), lv);
+	vs32 dh = add32(sll32(add32(abs32(sub32(a1, a3)), abs32(lh)), 2),
+			add32(sll32(add32(abs32(sub32(b1, b3)), abs32(sub32(c1, c3))), 1),
+			      add32(add32(abs32(sub32(b0, b2)), abs32(sub32(b2, b4))),
+				    add32(abs32(sub32(c0, c2)), abs32(sub32(c2, c4))))));
+	vs32 dv = add32(sll32(add32(abs32(sub32(b2, c2)), abs32(lv)), 2),
+			add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
+			      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
+				    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
+	/* level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. */
+	vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
+	vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
+	vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
+	vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
+	vs32 more = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(dv, 4), dh64), dv31, dh64), dv43, dh64),
+			       dv56, dh64);
+	vs32 fewer = count_gt32(count_gt32(count_gt32(count_gt32(set32(0), sll32(dh, 4), dv64), dh31, dv64), dh43, dv64),
+				dh56, dv64);
+	vs32 level = sub32(more, fewer);
+	vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
+
+	return as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u))));
+}
+
+/*
+ * Whether a row's first and last vectors can reflect at its ends (pairs from column nx to
+ * w - nx, whole vectors apart from the middle ones), leaving to C only column 0 or w - 1
+ * where it is half a pair.
+ */
+#ifdef VEC_HAS_REFLECT
+#define DEMOSAIC_REFLECTS(w) (!((w)&1) && (w) >= 2 * N16 + 4)
+#else
+#define DEMOSAIC_REFLECTS(w) 0
+#endif
 
 static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx)
 {
-	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+	/* The row pointers in locals: the vector stores may alias anything. */
+	const uint16_t *const rows[5] = { r[0], r[1], r[2], r[3], r[4] };
 	const int xs = nx + 2, xe = w - 2 - N16 - nx;
 
 	/* Vectors of pairs (red or blue site, green site) starting at a red or blue column. */
-	cisp_demosaic_green_range_c(r, dst, w, nx, 0, xs);
-	FOR_VECTORS(x, xs, xe) {
-		vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
-		vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
-		vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
-		vs32 b0 = L(r1, -2), b1 = L(r1, -1), b2 = L(r1, 0), b3 = L(r1, 1), b4 = L(r1, 2);
-		vs32 c0 = L(r3, -2), c1 = L(r3, -1), c2 = L(r3, 0), c3 = L(r3, 1), c4 = L(r3, 2);
-		vs32 u1 = L(r0, -1), u3 = L(r0, 1), e1 = L(r4, -1), e3 = L(r4, 1);
-		vs32 gh = add32(sll32(add32(a1, a3), 1), lh);
-		vs32 gv = add32(sll32(add32(b2, c2), 1), lv);
-		vs32 dh = add32(sll32(add32(abs32(sub32(a1, a3)), abs32(lh)), 2),
-				add32(sll32(add32(abs32(sub32(b1, b3)), abs32(sub32(c1, c3))), 1),
-				      add32(add32(abs32(sub32(b0, b2)), abs32(sub32(b2, b4))),
-					    add32(abs32(sub32(c0, c2)), abs32(sub32(c2, c4))))));
-		vs32 dv = add32(sll32(add32(abs32(sub32(b2, c2)), abs32(lv)), 2),
-				add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
-				      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
-					    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
-		/* level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. */
-		vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
-		vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
-		vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
-		vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
-		vs32 more = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(dv, 4), dh64), dv31, dh64), dv43, dh64),
-				       dv56, dh64);
-		vs32 fewer = count_gt32(count_gt32(count_gt32(count_gt32(set32(0), sll32(dh, 4), dv64), dh31, dv64), dh43, dv64),
-					dh56, dv64);
-		vs32 level = sub32(more, fewer);
-		vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
-
-		st(dst + x, as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u)))));
+	if (DEMOSAIC_REFLECTS(w)) {
+		cisp_demosaic_green_range_c(r, dst, w, nx, 0, nx);
+		st(dst + nx, FN(green_vec)(rows, nx, w, 1));
+		FOR_VECTORS(x, nx + N16, xe)
+			st(dst + x, FN(green_vec)(rows, x, w, 0));
+		st(dst + w - N16 - nx, FN(green_vec)(rows, w - N16 - nx, w, 1));
+		cisp_demosaic_green_range_c(r, dst, w, nx, w - nx, w);
+		return;
 	}
+	cisp_demosaic_green_range_c(r, dst, w, nx, 0, xs);
+	FOR_VECTORS(x, xs, xe)
+		st(dst + x, FN(green_vec)(rows, x, w, 0));
 	cisp_demosaic_green_range_c(r, dst, w, nx, AFTER_VECTORS(xs, xe), w);
+}
+
+/* The pairs (red or blue site c, green site c + 1) of the fast demosaic's red and blue from column x. */
+V_INLINE void FN(rb_vec)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
+			 int x, int w, int edge)
+{
+	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
+	/* The green site's neighbours are at offsets + 1. */
+	vs32 g1c = L(g1, 0), g1g = L(g1, 1);
+	vs32 b0m = L(b0, -1), b0p = L(b0, 1), b2m = L(b2, -1), b2p = L(b2, 1);
+	vs32 g0m = L(g0, -1), g0p = L(g0, 1), g2m = L(g2, -1), g2p = L(g2, 1);
+	/* Red or blue site: the other colour from the four diagonals. */
+	vs32 oc = sub32(add32(sll32(g1c, 2), add32(add32(b0m, b0p), add32(b2m, b2p))), add32(add32(g0m, g0p), add32(g2m, g2p)));
+	/* Green site: the row's colour from left and right, the other from above and below. */
+	vs32 rg = sub32(add32(sll32(g1g, 1), add32(L(b1, 0), L(b1, 2))), add32(g1c, L(g1, 2)));
+	vs32 og = sub32(add32(sll32(g1g, 1), add32(b0p, b2p)), add32(g0p, g2p));
+
+	st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
+	st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
 }
 
 static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
 		       int w, int nx)
 {
-	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
-	/* The first pair at column 2 or 3: the loads at x - 2 stay inside the row. */
-	const int xs = nx ? 3 : 2, xe = w - 2 - N16 - nx;
+	/* In locals: the vector stores may alias anything. */
+	const uint16_t *const br[3] = { b[0], b[1], b[2] }, *const gr[3] = { g[0], g[1], g[2] };
+	/* Without reflection the first pair is at column 2 or 3: the loads at x - 2 stay inside the row. */
+	const int xs = nx + 2, xe = w - 2 - N16 - nx;
 
-	/* Pairs (red or blue site c, green site c + 1); the green site's neighbours are at offsets + 1. */
-	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
-	FOR_VECTORS(x, xs, xe) {
-		vs32 g1c = L(g1, 0), g1g = L(g1, 1);
-		vs32 b0m = L(b0, -1), b0p = L(b0, 1), b2m = L(b2, -1), b2p = L(b2, 1);
-		vs32 g0m = L(g0, -1), g0p = L(g0, 1), g2m = L(g2, -1), g2p = L(g2, 1);
-		/* Red or blue site: the other colour from the four diagonals. */
-		vs32 oc = sub32(add32(sll32(g1c, 2), add32(add32(b0m, b0p), add32(b2m, b2p))),
-				add32(add32(g0m, g0p), add32(g2m, g2p)));
-		/* Green site: the row's colour from left and right, the other from above and below. */
-		vs32 rg = sub32(add32(sll32(g1g, 1), add32(L(b1, 0), L(b1, 2))), add32(g1c, L(g1, 2)));
-		vs32 og = sub32(add32(sll32(g1g, 1), add32(b0p, b2p)), add32(g0p, g2p));
-
-		st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
-		st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
+	if (DEMOSAIC_REFLECTS(w)) {
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, nx);
+		FN(rb_vec)(br, gr, row_c, other_c, nx, w, 1);
+		FOR_VECTORS(x, nx + N16, xe)
+			FN(rb_vec)(br, gr, row_c, other_c, x, w, 0);
+		FN(rb_vec)(br, gr, row_c, other_c, w - N16 - nx, w, 1);
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, w - nx, w);
+		return;
 	}
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
+	FOR_VECTORS(x, xs, xe)
+		FN(rb_vec)(br, gr, row_c, other_c, x, w, 0);
 	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, AFTER_VECTORS(xs, xe), w);
 }
 
+#undef DEMOSAIC_REFLECTS
 #undef L
 
 static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
