@@ -746,8 +746,9 @@ V_INLINE vu16 sharpen_gain(vu16 ph, vu16 pl, vu16 lim, int weak)
 }
 
 /*
- * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()), the detail of
- * @y's row and its gain added to the three planes. @weak as sharpen_gain().
+ * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()), the detail of the
+ * middle luma row @l2 against it, cored, and its gain added to the three planes @mid into
+ * @out. @weak as sharpen_gain().
  */
 V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, const uint16_t *const mid[3],
 				uint16_t *const out[3], int w, int coring, int strength, int limit, int weak)
