@@ -597,17 +597,20 @@ V_INLINE void dmq_box9_row(int32_t *r, int32_t *t, int w)
  * The sums of rows of errors over the rows of y's parity within 4 (five:
  * v5) and of the other parity (four: v4), from those of y - 1 (the scratch
  * rows hold them, and are rewritten): v5(y) = v4(y - 1) + e(y + 4) and
- * v4(y) = v5(y - 1) - e(y - 5). @first: compute them from the rows instead.
+ * v4(y) = v5(y - 1) - e(y - 5); e[i] is the row of errors y - 5 + i.
+ * @first: compute them from the rows instead.
  */
-V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *e, size_t ws, int first, int w)
+V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10], int first, int w)
 {
+	const int32_t *old = e[0], *add = e[9];
+
 	if (first) {
 		DMQ_FOR(x, 0, w) {
-			vs32 s4 = add32(add32(ld32(e - 3 * ws + x), ld32(e - ws + x)), add32(ld32(e + ws + x), ld32(e + 3 * ws + x)));
-			vs32 s5 = add32(add32(ld32(e - 4 * ws + x), ld32(e - 2 * ws + x)), add32(ld32(e + x), ld32(e + 2 * ws + x)));
+			vs32 s4 = add32(add32(ld32(e[2] + x), ld32(e[4] + x)), add32(ld32(e[6] + x), ld32(e[8] + x)));
+			vs32 s5 = add32(add32(ld32(e[1] + x), ld32(e[3] + x)), add32(ld32(e[5] + x), ld32(e[7] + x)));
 
 			st32(v4 + x, s4);
-			st32(v5 + x, add32(s5, ld32(e + 4 * ws + x)));
+			st32(v5 + x, add32(s5, ld32(e[9] + x)));
 		}
 		return;
 	}
@@ -617,181 +620,254 @@ V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *e, size_t w
 	for (; x + N32 <= w; x += N32) {
 		vs32 old5 = ld32(v5 + x);
 
-		st32(v5 + x, add32(ld32(v4 + x), ld32(e + 4 * ws + x)));
-		st32(v4 + x, sub32(old5, ld32(e - 5 * ws + x)));
+		st32(v5 + x, add32(ld32(v4 + x), ld32(add + x)));
+		st32(v4 + x, sub32(old5, ld32(old + x)));
 	}
 	for (; x < w; x++) {
 		int32_t old5 = v5[x];
 
-		v5[x] = v4[x] + (e + 4 * ws)[x];
-		v4[x] = old5 - (e - 5 * ws)[x];
+		v5[x] = v4[x] + add[x];
+		v4[x] = old5 - old[x];
+	}
+}
+
+/*
+ * Pass 3 keeps only the scratch rows its steps read at once, in rings (row
+ * r in slot (r - first) mod rows), so that they stay in the L2 cache
+ * whatever the chunk: 7 rows of KR, KB and green, 10 of errors, 7 of
+ * widened Bayer. Its steps run one row each, in turn, each as soon as the
+ * rows it reads are made (dmq_colour_rows).
+ */
+#define DMQ_K_RING 7
+#define DMQ_E_RING 10
+#define DMQ_M_RING 7
+
+/* Row r of a ring of n scratch rows ws apart that starts at frame row r0 (r >= r0). */
+V_INLINE int32_t *dmq_ring_row(int32_t *ring, size_t ws, int n, int r, int r0)
+{
+	return ring + ws * (size_t)((r - r0) % n) + CISP_DMQ_PAD;
+}
+
+/* The state of pass 3 on a chunk of rows: its input, output and rings. */
+struct dmq_colour {
+	const struct plane16 *m, *g;
+	enum cisp_cfa cfa;
+	vs32 fc;
+	const struct rgb16 *out;
+	int w, y0;
+	size_t ws;
+	int32_t *kr, *kb, *gp; /* rings of green minus red, green minus blue, green */
+	int32_t *ecd, *eown;   /* rings of errors, summed over 9 columns */
+	int32_t *mp;           /* ring of Bayer rows, widened */
+	int32_t *tmp;          /* one row */
+	int32_t *v5[2], *v4[2]; /* [cd, own] rows of sums of 5 and 4 rows of errors */
+	struct dmq_tables tb;
+};
+
+/* KR, KB and green from frame row y0 - 5, errors from y0 - 5 (only y0 - 4 on are read), Bayer from y0 - 3. */
+#define KR(r) dmq_ring_row(c->kr, c->ws, DMQ_K_RING, r, c->y0 - 5)
+#define KB(r) dmq_ring_row(c->kb, c->ws, DMQ_K_RING, r, c->y0 - 5)
+#define GP(r) dmq_ring_row(c->gp, c->ws, DMQ_K_RING, r, c->y0 - 5)
+#define ECD(r) dmq_ring_row(c->ecd, c->ws, DMQ_E_RING, r, c->y0 - 5)
+#define EOWN(r) dmq_ring_row(c->eown, c->ws, DMQ_E_RING, r, c->y0 - 5)
+#define MP(r) dmq_ring_row(c->mp, c->ws, DMQ_M_RING, r, c->y0 - 3)
+
+/*
+ * Row r's green, and the colour difference of its red or blue sites' own
+ * colour (written on the green sites too: those are computed by the step
+ * on green sites before anything reads them).
+ */
+static void FN(dmq_colour_known_row)(const struct dmq_colour *c, int r)
+{
+	const int w = c->w, hgt = c->m->height;
+	const uint16_t *mr = plane_row(c->m, mirror(r, hgt)), *gr = plane_row(c->g, mirror(r, hgt));
+	int32_t *k = cisp_dmq_red_row(c->cfa, r) ? KR(r) : KB(r), *gq = GP(r);
+
+	DMQ_FOR(x, 0, w) {
+		vs32 gv = dmq_ldw(gr + x);
+
+		st32(gq + x, gv);
+		st32(k + x, sub32(gv, dmq_ldw(mr + x)));
+	}
+	cisp_dmq_pad_row(gq, w);
+	cisp_dmq_pad_row(k, w);
+}
+
+/* The other colour on row r's red or blue sites: 7x7 filter of the diagonal sites' differences. */
+static void FN(dmq_colour_diag_row)(const struct dmq_colour *c, int r)
+{
+	const int w = c->w, red = cisp_dmq_red_row(c->cfa, r);
+	int32_t *o = red ? KB(r) : KR(r);
+	const int32_t *u3 = red ? KB(r - 3) : KR(r - 3), *u1 = red ? KB(r - 1) : KR(r - 1);
+	const int32_t *d1 = red ? KB(r + 1) : KR(r + 1), *d3 = red ? KB(r + 3) : KR(r + 3);
+
+	DMQ_FOR(x, 0, w) {
+		vs32 near = add32(add32(ld32(u1 + x - 1), ld32(u1 + x + 1)), add32(ld32(d1 + x - 1), ld32(d1 + x + 1)));
+		vs32 far = add32(add32(add32(ld32(u3 + x - 1), ld32(u3 + x + 1)), add32(ld32(d3 + x - 1), ld32(d3 + x + 1))),
+				 add32(add32(ld32(u1 + x - 3), ld32(u1 + x + 3)), add32(ld32(d1 + x - 3), ld32(d1 + x + 3))));
+		vs32 s = sub32(add32(sll32(near, 3), sll32(near, 1)), far);
+
+		st32(o + x, sra32(add32(s, set32(16)), 5));
+	}
+	cisp_dmq_pad_row(o, w);
+}
+
+/* Red and blue on row r's green sites: the 4 neighbours, axes blended by the green gradients. */
+static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
+{
+	const int w = c->w, rbx = cisp_dmq_rb_column(c->cfa, r);
+	int32_t *a = KR(r), *b = KB(r);
+	const struct dmq_gsite_in rw = { { GP(r - 2), GP(r - 1), GP(r), GP(r + 1), GP(r + 2) }, a, KR(r - 1), KR(r + 1),
+					 b, KB(r - 1), KB(r + 1) };
+	/* x stays even, so the green lanes are the same for every vector */
+	const vs32 one = set32(1), gl = dmq_green_lanes(0, rbx);
+
+	/*
+	 * Two vectors at a time, their green sites gathered into one (ph: their
+	 * parity). In place: the vectors read the row's colour sites, which
+	 * they store back unchanged.
+	 */
+	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+		const int ph = ((x ^ rbx) & 1) ^ 1;
+		vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
+
+		dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
+		dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
+		wh = dmq_sig(&c->tb, sub32(dmq_mlog(add32(dmq_pick(gv0, gv1, ph), one)),
+					   dmq_mlog(add32(dmq_pick(gh0, gh1, ph), one))));
+		/* the spread leaves 0 on the colour sites: the select keeps their values */
+		dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
+		st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
+		st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
+		dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
+		st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
+		st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
+	}
+	cisp_dmq_pad_row(a, w);
+	cisp_dmq_pad_row(b, w);
+}
+
+/* The errors of row r, each summed over 9 columns (in place). */
+static void FN(dmq_colour_error_row)(const struct dmq_colour *c, int r)
+{
+	FN(dmq_loo_row)(c->m, c->g, c->cfa, r, ECD(r), EOWN(r));
+	dmq_box9_row(ECD(r), c->tmp, c->w);
+	dmq_box9_row(EOWN(r), c->tmp, c->w);
+}
+
+/*
+ * Red and blue of row y: false-colour suppression (median of 5 of the
+ * colour differences), then the blend with the colour from its own samples,
+ * weighed by the leave-one-out errors of the colour's sites within 4 rows
+ * and columns (the rows of errors summed over 9 columns, then 5 or 4 of
+ * them). Makes the row of errors and of widened Bayer it is the first to
+ * read, while the rows they come from are in cache.
+ */
+static void FN(dmq_colour_out_row)(const struct dmq_colour *c, int y)
+{
+	const int w = c->w, hgt = c->m->height;
+	const uint16_t *gr = plane_row(c->g, y);
+	uint16_t *ro = plane_row(&c->out->c[0], y), *bo = plane_row(&c->out->c[2], y);
+	const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
+	const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
+	const int red = cisp_dmq_red_row(c->cfa, y);
+	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(c->cfa, y)), fc = c->fc; /* x stays even */
+	/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
+	const int32_t *rcd = red ? c->v5[0] : c->v4[0], *rown = red ? c->v5[1] : c->v4[1];
+	const int32_t *bcd = red ? c->v4[0] : c->v5[0], *bown = red ? c->v4[1] : c->v5[1];
+	const int32_t *m0, *m1, *m2, *m3, *m4, *ecd[10], *eown[10];
+
+	FN(dmq_colour_error_row)(c, y + 4);
+	for (int i = 0; i < 10; i++) {
+		ecd[i] = ECD(y - 5 + i);
+		eown[i] = EOWN(y - 5 + i);
+	}
+	dmq_roll_sums(c->v5[0], c->v4[0], ecd, y == c->y0, w);
+	dmq_roll_sums(c->v5[1], c->v4[1], eown, y == c->y0, w);
+	dmq_widen_row(MP(y + 3), plane_row(c->m, mirror(y + 3, hgt)), w);
+	m0 = MP(y - 3);
+	m1 = MP(y - 1);
+	m2 = MP(y);
+	m3 = MP(y + 1);
+	m4 = MP(y + 3);
+	DMQ_FOR(x, 0, w) {
+		vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
+		vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
+		vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
+		/* the colours from their own samples: the row's colour along the row, the other one
+		   along the column on green sites and from the diagonal ones on colour sites */
+		vs32 row = dmq_cubic(ld32(m2 + x - 1), ld32(m2 + x + 1), ld32(m2 + x - 3), ld32(m2 + x + 3));
+		vs32 col = dmq_cubic(ld32(m1 + x), ld32(m3 + x), ld32(m0 + x), ld32(m4 + x));
+		vs32 near = add32(add32(ld32(m1 + x - 1), ld32(m1 + x + 1)), add32(ld32(m3 + x - 1), ld32(m3 + x + 1)));
+		vs32 far = add32(add32(add32(ld32(m0 + x - 1), ld32(m0 + x + 1)), add32(ld32(m4 + x - 1), ld32(m4 + x + 1))),
+				 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
+		vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
+		vs32 other = dmq_sel(gl, col, diag);
+		vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rown + x));
+		vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bown + x));
+
+		rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
+		bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
+		/* The colour of a red or blue site is its own sample. */
+		if (red)
+			rv = dmq_sel(gl, rv, mv);
+		else
+			bv = dmq_sel(gl, bv, mv);
+		dmq_stc(ro + x, rv);
+		dmq_stc(bo + x, bv);
 	}
 }
 
 static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch)
 {
-	const int w = m->width, hgt = m->height, n = y1 - y0;
-	const vs32 fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
-	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
-	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
-	int32_t *ecd = gp + ws * nr, *eown = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
-	int32_t *tmp = eown + ws * ne + CISP_DMQ_PAD;       /* one row */
-	int32_t *v5[2], *v4[2];                            /* [cd, own] rows of sums of 5 and 4 rows */
-	int32_t *mp = eown + ws * (ne + 5);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
-	struct dmq_tables tb;
+	const int w = m->width, hgt = m->height;
+	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
+	struct dmq_colour cs = { .m = m, .g = g, .cfa = cfa, .out = out, .w = w, .y0 = y0, .ws = ws };
+	struct dmq_colour *c = &cs;
 
-	for (int k = 0; k < 2; k++) {
-		v5[k] = tmp + ws * (size_t)(1 + k);
-		v4[k] = tmp + ws * (size_t)(3 + k);
-	}
 	if (w < 2 * N32 + 4) {
 		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
 		return;
 	}
-	dmq_tables_load(&tb);
-/* rows [y0 - 5, y1 + 5): green minus red, green minus blue, green */
-#define KR(r) (kr + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define MP(r) (mp + ws * (size_t)((r) - (y0 - 3)) + CISP_DMQ_PAD)
-	/*
-	 * Green, and the colour differences of the red and blue sites' own
-	 * colour (written on the green sites too: those are computed by the
-	 * step on green sites before anything reads them).
-	 */
-	for (int r = y0 - 5; r < y1 + 5; r++) {
-		const uint16_t *mr = plane_row(m, mirror(r, hgt)), *gr = plane_row(g, mirror(r, hgt));
-		int32_t *k = cisp_dmq_red_row(cfa, r) ? KR(r) : KB(r), *gq = GP(r);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 gv = dmq_ldw(gr + x);
-
-			st32(gq + x, gv);
-			st32(k + x, sub32(gv, dmq_ldw(mr + x)));
-		}
-		cisp_dmq_pad_row(gq, w);
-		cisp_dmq_pad_row(k, w);
+	cs.fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
+	cs.kr = scratch;
+	cs.kb = cs.kr + ws * DMQ_K_RING;
+	cs.gp = cs.kb + ws * DMQ_K_RING;
+	cs.ecd = cs.gp + ws * DMQ_K_RING;
+	cs.eown = cs.ecd + ws * DMQ_E_RING;
+	cs.mp = cs.eown + ws * DMQ_E_RING;
+	cs.tmp = cs.mp + ws * DMQ_M_RING + CISP_DMQ_PAD;
+	for (int k = 0; k < 2; k++) {
+		cs.v5[k] = cs.tmp + ws * (size_t)(1 + k);
+		cs.v4[k] = cs.tmp + ws * (size_t)(3 + k);
 	}
-	/* the other colour on red and blue sites: 7x7 filter of the diagonal sites' differences */
-	for (int r = y0 - 2; r < y1 + 2; r++) {
-		int red = cisp_dmq_red_row(cfa, r);
-		int32_t *o = red ? KB(r) : KR(r);
-		const int32_t *u3 = red ? KB(r - 3) : KR(r - 3), *u1 = red ? KB(r - 1) : KR(r - 1);
-		const int32_t *d1 = red ? KB(r + 1) : KR(r + 1), *d3 = red ? KB(r + 3) : KR(r + 3);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 near = add32(add32(ld32(u1 + x - 1), ld32(u1 + x + 1)), add32(ld32(d1 + x - 1), ld32(d1 + x + 1)));
-			vs32 far = add32(add32(add32(ld32(u3 + x - 1), ld32(u3 + x + 1)), add32(ld32(d3 + x - 1), ld32(d3 + x + 1))),
-					 add32(add32(ld32(u1 + x - 3), ld32(u1 + x + 3)), add32(ld32(d1 + x - 3), ld32(d1 + x + 3))));
-			vs32 s = sub32(add32(sll32(near, 3), sll32(near, 1)), far);
-
-			st32(o + x, sra32(add32(s, set32(16)), 5));
-		}
-		cisp_dmq_pad_row(o, w);
-	}
-	/* red and blue on green sites: the 4 neighbours, axes blended by the green gradients */
-	for (int r = y0 - 1; r < y1 + 1; r++) {
-		const int32_t *g0 = GP(r - 2), *g1 = GP(r - 1), *g2 = GP(r), *g3 = GP(r + 1), *g4 = GP(r + 2);
-		int32_t *a = KR(r), *b = KB(r);
-		const struct dmq_gsite_in rw = { { g0, g1, g2, g3, g4 }, a, KR(r - 1), KR(r + 1), b, KB(r - 1), KB(r + 1) };
-		const int rbx = cisp_dmq_rb_column(cfa, r);
-		/* x stays even, so the green lanes are the same for every vector */
-		const vs32 one = set32(1), gl = dmq_green_lanes(0, rbx);
-
-		/*
-		 * Two vectors at a time, their green sites gathered into one (ph: their
-		 * parity). In place: the vectors read the row's colour sites, which
-		 * they store back unchanged.
-		 */
-		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-			const int ph = ((x ^ rbx) & 1) ^ 1;
-			vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
-
-			dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
-			dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
-			wh = dmq_sig(&tb, sub32(dmq_mlog(add32(dmq_pick(gv0, gv1, ph), one)),
-						dmq_mlog(add32(dmq_pick(gh0, gh1, ph), one))));
-			/* the spread leaves 0 on the colour sites: the select keeps their values */
-			dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
-			st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
-			st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
-			dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
-			st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
-			st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
-		}
-		cisp_dmq_pad_row(a, w);
-		cisp_dmq_pad_row(b, w);
-	}
-	/*
-	 * False-colour suppression (median of 5 of the colour differences), then
-	 * the blend with the colour from its own samples, weighed by the
-	 * leave-one-out errors of the colour's sites within 4 rows and columns:
-	 * each row of errors summed over 9 columns once (in place), then 5 or 4
-	 * of those rows. Rows of errors and of widened Bayer are made just
-	 * before they are first read, while the rows they come from are in cache.
-	 */
-	for (int r = y0 - 4; r < y0 + 4; r++) {
-		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EOWN(r));
-		dmq_box9_row(ECD(r), tmp, w);
-		dmq_box9_row(EOWN(r), tmp, w);
-	}
+	dmq_tables_load(&cs.tb);
+	for (int r = y0 - 4; r < y0 + 4; r++)
+		FN(dmq_colour_error_row)(c, r);
 	for (int r = y0 - 3; r < y0 + 3; r++)
 		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
-	for (int y = y0; y < y1; y++) {
-		const uint16_t *gr = plane_row(g, y);
-		uint16_t *ro = plane_row(&out->c[0], y), *bo = plane_row(&out->c[2], y);
-		const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
-		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
-		const int32_t *m0 = MP(y - 3), *m1 = MP(y - 1), *m2 = MP(y), *m3 = MP(y + 1), *m4 = MP(y + 3);
-		const int red = cisp_dmq_red_row(cfa, y);
-		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
-		/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
-		const int32_t *rcd = red ? v5[0] : v4[0], *rown = red ? v5[1] : v4[1];
-		const int32_t *bcd = red ? v4[0] : v5[0], *bown = red ? v4[1] : v5[1];
-
-		FN(dmq_loo_row)(m, g, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
-		dmq_box9_row(ECD(y + 4), tmp, w);
-		dmq_box9_row(EOWN(y + 4), tmp, w);
-		dmq_roll_sums(v5[0], v4[0], ECD(y), ws, y == y0, w);
-		dmq_roll_sums(v5[1], v4[1], EOWN(y), ws, y == y0, w);
-		dmq_widen_row(MP(y + 3), plane_row(m, mirror(y + 3, hgt)), w);
-		DMQ_FOR(x, 0, w) {
-			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
-			vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
-			vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
-			/* the colours from their own samples: the row's colour along the row, the other one
-			   along the column on green sites and from the diagonal ones on colour sites */
-			vs32 row = dmq_cubic(ld32(m2 + x - 1), ld32(m2 + x + 1), ld32(m2 + x - 3), ld32(m2 + x + 3));
-			vs32 col = dmq_cubic(ld32(m1 + x), ld32(m3 + x), ld32(m0 + x), ld32(m4 + x));
-			vs32 near = add32(add32(ld32(m1 + x - 1), ld32(m1 + x + 1)), add32(ld32(m3 + x - 1), ld32(m3 + x + 1)));
-			vs32 far = add32(add32(add32(ld32(m0 + x - 1), ld32(m0 + x + 1)), add32(ld32(m4 + x - 1), ld32(m4 + x + 1))),
-					 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
-			vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
-			vs32 other = dmq_sel(gl, col, diag);
-			vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rown + x));
-			vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bown + x));
-
-			rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
-			bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
-			/* The colour of a red or blue site is its own sample. */
-			if (red)
-				rv = dmq_sel(gl, rv, mv);
-			else
-				bv = dmq_sel(gl, bv, mv);
-			dmq_stc(ro + x, rv);
-			dmq_stc(bo + x, bv);
-		}
+	/*
+	 * Each step as soon as the rows it reads are there: row t's knowns, the
+	 * diagonal filter of t - 3 (reads t - 6 .. t), the green sites of t - 4
+	 * (reads green t - 6 .. t - 2), the output row t - 5 (reads t - 6 .. t - 4).
+	 */
+	for (int t = y0 - 5; t < y1 + 5; t++) {
+		FN(dmq_colour_known_row)(c, t);
+		if (t - 3 >= y0 - 2)
+			FN(dmq_colour_diag_row)(c, t - 3);
+		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
+			FN(dmq_colour_gsite_row)(c, t - 4);
+		if (t - 5 >= y0)
+			FN(dmq_colour_out_row)(c, t - 5);
 	}
+}
 #undef KR
 #undef KB
 #undef GP
 #undef ECD
 #undef EOWN
 #undef MP
-}
 
 void CAT(cisp_dsp_init_dmq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
