@@ -286,15 +286,10 @@ V_INLINE void dmq_green_sums(const struct dmq_green_in *r, int o, vs32 *se, vs32
 	*es = ld32(r->es + o);
 }
 
-/* Row o = o + r1 + r2 + r3 in place, columns [0, w) (no vector overlaps another: each adds once). */
-V_INLINE void dmq_add3_rows(int32_t *o, const int32_t *r1, const int32_t *r2, const int32_t *r3, int w)
+/* Row r of a ring of n scratch rows ws apart that starts at frame row r0 (r >= r0). */
+V_INLINE int32_t *dmq_ring_row(int32_t *ring, size_t ws, int n, int r, int r0)
 {
-	int x = 0;
-
-	for (; x + N32 <= w; x += N32)
-		st32(o + x, add32(add32(ld32(o + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))));
-	for (; x < w; x++)
-		o[x] += r1[x] + r2[x] + r3[x];
+	return ring + ws * (size_t)((r - r0) % n) + CISP_DMQ_PAD;
 }
 
 /* Row o = the Bayer row p widened, its CISP_DMQ_PAD columns each side filled by reflection. */
@@ -305,15 +300,148 @@ V_INLINE void dmq_widen_row(int32_t *o, const uint16_t *p, int w)
 	cisp_dmq_pad_row(o, w);
 }
 
+/*
+ * Pass 1 keeps its scratch rows in rings too (dmq_ring_row): 3 rows of dh,
+ * 4 of dv and of CV, 6 of the sums of 4 rows of each.
+ */
+#define DMQ_DH_RING 3
+#define DMQ_DV_RING 4
+#define DMQ_SUM_RING 6
+
+/* Row o = r[0] + r[1] + r[2] + r[3], columns [0, w). */
+V_INLINE void dmq_sum4_rows(int32_t *o, const int32_t *const r[4], int w)
+{
+	DMQ_FOR(x, 0, w)
+		st32(o + x, add32(add32(ld32(r[0] + x), ld32(r[1] + x)), add32(ld32(r[2] + x), ld32(r[3] + x))));
+}
+
+/* dh of row r: green minus the other colour along the row; the C version at the two columns of each end. */
+V_INLINE void dmq_diff_h_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o)
+{
+	const int w = m->width;
+	const uint16_t *p = plane_row(m, mirror(r, m->height));
+	const int rbx = cisp_dmq_rb_column(cfa, r);
+	const vs32 gl = dmq_green_lanes(2, rbx); /* the same for every vector: x stays even */
+
+	cisp_dmq_diff_h_range(p, w, rbx, o, 0, 2);
+	DMQ_FOR(x, 2, w - 2) {
+		vs32 c = dmq_ldw(p + x);
+		vs32 e = dmq_ha(c, dmq_ldw(p + x - 1), dmq_ldw(p + x + 1), dmq_ldw(p + x - 2), dmq_ldw(p + x + 2));
+
+		st32(o + x, dmq_diff(e, c, gl));
+	}
+	cisp_dmq_diff_h_range(p, w, rbx, o, w - 2, w);
+	cisp_dmq_pad_row(o, w);
+}
+
+/* dv of row r: green minus the other colour along the column. */
+V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o)
+{
+	const int w = m->width, hgt = m->height;
+	const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
+	const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
+	const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
+	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
+
+	DMQ_FOR(x, 0, w) {
+		vs32 c = dmq_ldw(p2 + x);
+		vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
+
+		st32(o + x, dmq_diff(e, c, gl));
+	}
+	cisp_dmq_pad_row(o, w);
+}
+
+/* CV(x) = sum over a = -1..1 of |dv(x + a) of row a - dv(x + a) of row b|. */
+V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int w)
+{
+	DMQ_FOR(x, 0, w) {
+		vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
+
+		st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
+	}
+}
+
+/*
+ * The two greens of row y (pass 1's last step): @h dh of rows y - 1 .. y + 1,
+ * @ns the sums of CV of rows y - 4 .. y - 1 and y + 1 .. y + 4, @ens those of
+ * dv of rows y - 3 .. y and y .. y + 3; @ch, @ch4, @h4 and @mw rows of scratch.
+ */
+static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
+			      const struct plane16 *g2, int y, const int32_t *const h[3], const int32_t *const ns[2],
+			      const int32_t *const ens[2], int32_t *ch, int32_t *ch4, int32_t *h4, int32_t *mw,
+			      const struct dmq_tables *tb)
+{
+	const int w = m->width, hgt = m->height;
+	const int32_t *h0 = h[0], *h1 = h[1], *h2 = h[2];
+	const struct dmq_green_in rw = { ch4, h4, ns[0], ns[1], ens[0], ens[1] };
+	const uint16_t *mr = plane_row(m, y);
+	const uint16_t *up = plane_row(m, mirror(y - 1, hgt)), *dn = plane_row(m, mirror(y + 1, hgt));
+	uint16_t *gr = plane_row(gc, y), *sr = plane_row(g2, y);
+	const int rbx = cisp_dmq_rb_column(cfa, y);
+	const vs32 one = set32(1);
+
+	dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
+	/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
+	DMQ_FOR(x, -5, w + 5) {
+		vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
+			       abs32(sub32(ld32(h1 + x - 1), ld32(h1 + x + 1))));
+
+		st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
+	}
+	/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 over [-3, w) (reads dh up to w + 2) */
+	DMQ_FOR(x, -4, w + 2)
+		st32(ch4 + x, dmq_sum4(ch + x));
+	DMQ_FOR(x, -3, w)
+		st32(h4 + x, dmq_sum4(h1 + x));
+	/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
+	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+		const int ph = (x ^ rbx) & 1;
+		vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
+
+		dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
+		dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
+		{
+			vs32 le = dmq_mlog(add32(dmq_pick(se0, se1, ph), one));
+			vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
+			vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
+			vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
+			vs32 we = dmq_sig(tb, sub32(lw, le)), wn = dmq_sig(tb, sub32(ls, ln));
+			vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
+			vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
+			/* log of the summed weights of each axis, as a gradient */
+			vs32 lh = sub32(min32(le, lw), dmq_soft(tb, abs32(sub32(le, lw))));
+			vs32 lv = sub32(min32(ln, ls), dmq_soft(tb, abs32(sub32(ln, ls))));
+			vs32 wh = dmq_sig(tb, sub32(lv, lh)), d[2];
+			/* the green from the four green neighbours alone, with the same weights */
+			vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
+					     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
+			vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(up + x), dmq_ldw(up + x + N32), ph),
+					     dmq_pick(dmq_ldw(dn + x), dmq_ldw(dn + x + N32), ph), 128, 8);
+			vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
+
+			/* green = M + d on the colour sites, M + 0 on the green sites */
+			dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
+			dmq_stc(gr + x, add32(ld32(mw + x), d[0]));
+			dmq_stc(gr + x + N32, add32(ld32(mw + x + N32), d[1]));
+			dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
+			dmq_stc(sr + x, add32(ld32(mw + x), d[0]));
+			dmq_stc(sr + x + N32, add32(ld32(mw + x + N32), d[1]));
+		}
+	}
+}
+
 static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
 			       const struct plane16 *g2, int y0, int y1, void *scratch)
 {
-	const int w = m->width, hgt = m->height, n = y1 - y0;
+	const int w = m->width;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
-	int32_t *dh = scratch;                    /* rows [y0 - 1, y1 + 1) */
-	int32_t *dv = dh + ws * (size_t)(n + 2);  /* rows [y0 - 5, y1 + 5) */
-	int32_t *cv = dv + ws * (size_t)(n + 10); /* rows [y0 - 4, y1 + 4) */
-	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
+	int32_t *dh = scratch;                    /* rows from y0 - 1 */
+	int32_t *dv = dh + ws * DMQ_DH_RING;       /* rows from y0 - 5 */
+	int32_t *cv = dv + ws * DMQ_DV_RING;       /* rows from y0 - 4 */
+	int32_t *cvs = cv + ws * DMQ_DV_RING;      /* CV of rows r .. r + 3, from y0 - 4 */
+	int32_t *dvs = cvs + ws * DMQ_SUM_RING;    /* dv of rows r .. r + 3, from y0 - 3 */
+	int32_t *ch = dvs + ws * DMQ_SUM_RING + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
@@ -321,123 +449,48 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 		return;
 	}
 	dmq_tables_load(&tb);
-#define DH(r) (dh + ws * (size_t)((r) - (y0 - 1)) + CISP_DMQ_PAD)
-#define DV(r) (dv + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define CV(r) (cv + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-	for (int r = y0 - 1; r < y1 + 1; r++) {
-		const uint16_t *p = plane_row(m, mirror(r, hgt));
-		int rbx = cisp_dmq_rb_column(cfa, r);
-		int32_t *o = DH(r);
-
-		const vs32 gl = dmq_green_lanes(2, rbx); /* the same for every vector: x stays even */
-
-		cisp_dmq_diff_h_range(p, w, rbx, o, 0, 2);
-		DMQ_FOR(x, 2, w - 2) {
-			vs32 c = dmq_ldw(p + x);
-			vs32 e = dmq_ha(c, dmq_ldw(p + x - 1), dmq_ldw(p + x + 1), dmq_ldw(p + x - 2), dmq_ldw(p + x + 2));
-
-			st32(o + x, dmq_diff(e, c, gl));
-		}
-		cisp_dmq_diff_h_range(p, w, rbx, o, w - 2, w);
-		cisp_dmq_pad_row(o, w);
-	}
-	for (int r = y0 - 5; r < y1 + 5; r++) {
-		const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
-		const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
-		const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
-		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
-		int32_t *o = DV(r);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 c = dmq_ldw(p2 + x);
-			vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
-
-			st32(o + x, dmq_diff(e, c, gl));
-		}
-		cisp_dmq_pad_row(o, w);
-	}
-	/* CV(x, r) = sum over a = -1..1 of |dv(x + a, r - 1) - dv(x + a, r + 1)| */
-	for (int r = y0 - 4; r < y1 + 4; r++) {
-		const int32_t *a = DV(r - 1), *b = DV(r + 1);
-		int32_t *o = CV(r);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
-
-			st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
-		}
-	}
+#define DH(r) dmq_ring_row(dh, ws, DMQ_DH_RING, r, y0 - 1)
+#define DV(r) dmq_ring_row(dv, ws, DMQ_DV_RING, r, y0 - 5)
+#define CV(r) dmq_ring_row(cv, ws, DMQ_DV_RING, r, y0 - 4)
+#define CVS(r) dmq_ring_row(cvs, ws, DMQ_SUM_RING, r, y0 - 4)
+#define DVS(r) dmq_ring_row(dvs, ws, DMQ_SUM_RING, r, y0 - 3)
 	/*
-	 * Sums of 4 rows, in place in increasing row order (each reads rows
-	 * not yet summed): CV rows r..r + 3 into CV(r), the N sum of row r + 4
-	 * and the S sum of row r - 1; dv rows r..r + 3 into DV(r), the estimate
-	 * en of row r + 3 and es of row r.
+	 * Each step as soon as the rows it reads are there: dv of row t, CV of
+	 * t - 1 (reads dv t - 2, t), the sums of 4 rows of CV from t - 4 and
+	 * of dv from t - 3, dh of t - 4, then the green of row y = t - 5, which
+	 * reads the CV sums of y - 4 (north) and y + 1 (south), the dv sums of
+	 * y - 3 and y, dh of y - 1 .. y + 1.
 	 */
-	for (int r = y0 - 4; r < y1 + 1; r++)
-		dmq_add3_rows(CV(r), CV(r + 1), CV(r + 2), CV(r + 3), w);
-	for (int r = y0 - 3; r < y1; r++)
-		dmq_add3_rows(DV(r), DV(r + 1), DV(r + 2), DV(r + 3), w);
-	for (int y = y0; y < y1; y++) {
-		const int32_t *h0 = DH(y - 1), *h1 = DH(y), *h2 = DH(y + 1);
-		const struct dmq_green_in rw = { ch4, h4, CV(y - 4), CV(y + 1), DV(y - 3), DV(y) };
-		const uint16_t *mr = plane_row(m, y);
-		const uint16_t *up = plane_row(m, mirror(y - 1, hgt)), *dn = plane_row(m, mirror(y + 1, hgt));
-		uint16_t *gr = plane_row(gc, y), *sr = plane_row(g2, y);
-		const int rbx = cisp_dmq_rb_column(cfa, y);
-		const vs32 one = set32(1);
+	for (int t = y0 - 5; t < y1 + 5; t++) {
+		const int y = t - 5;
 
-		dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
-		/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
-		DMQ_FOR(x, -5, w + 5) {
-			vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
-				       abs32(sub32(ld32(h1 + x - 1), ld32(h1 + x + 1))));
+		dmq_diff_v_row(m, cfa, t, DV(t));
+		if (t - 1 >= y0 - 4)
+			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), w);
+		if (t - 4 >= y0 - 4 && t - 4 < y1 + 1) {
+			const int32_t *const r[4] = { CV(t - 4), CV(t - 3), CV(t - 2), CV(t - 1) };
 
-			st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
+			dmq_sum4_rows(CVS(t - 4), r, w);
 		}
-		/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 over [-3, w) (reads dh up to w + 2) */
-		DMQ_FOR(x, -4, w + 2)
-			st32(ch4 + x, dmq_sum4(ch + x));
-		DMQ_FOR(x, -3, w)
-			st32(h4 + x, dmq_sum4(h1 + x));
-		/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
-		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-			const int ph = (x ^ rbx) & 1;
-			vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
+		if (t - 3 >= y0 - 3 && t - 3 < y1) {
+			const int32_t *const r[4] = { DV(t - 3), DV(t - 2), DV(t - 1), DV(t) };
 
-			dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
-			dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
-			{
-				vs32 le = dmq_mlog(add32(dmq_pick(se0, se1, ph), one));
-				vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
-				vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
-				vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
-				vs32 we = dmq_sig(&tb, sub32(lw, le)), wn = dmq_sig(&tb, sub32(ls, ln));
-				vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
-				vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
-				/* log of the summed weights of each axis, as a gradient */
-				vs32 lh = sub32(min32(le, lw), dmq_soft(&tb, abs32(sub32(le, lw))));
-				vs32 lv = sub32(min32(ln, ls), dmq_soft(&tb, abs32(sub32(ln, ls))));
-				vs32 wh = dmq_sig(&tb, sub32(lv, lh)), d[2];
-				/* the green from the four green neighbours alone, with the same weights */
-				vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
-						     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
-				vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(up + x), dmq_ldw(up + x + N32), ph),
-						     dmq_pick(dmq_ldw(dn + x), dmq_ldw(dn + x + N32), ph), 128, 8);
-				vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
+			dmq_sum4_rows(DVS(t - 3), r, w);
+		}
+		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
+			dmq_diff_h_row(m, cfa, t - 4, DH(t - 4));
+		if (y >= y0) {
+			const int32_t *const h[3] = { DH(y - 1), DH(y), DH(y + 1) };
+			const int32_t *const ns[2] = { CVS(y - 4), CVS(y + 1) }, *const ens[2] = { DVS(y - 3), DVS(y) };
 
-				/* green = M + d on the colour sites, M + 0 on the green sites */
-				dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
-				dmq_stc(gr + x, add32(ld32(mw + x), d[0]));
-				dmq_stc(gr + x + N32, add32(ld32(mw + x + N32), d[1]));
-				dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
-				dmq_stc(sr + x, add32(ld32(mw + x), d[0]));
-				dmq_stc(sr + x + N32, add32(ld32(mw + x + N32), d[1]));
-			}
+			FN(dmq_green_row)(m, cfa, gc, g2, y, h, ns, ens, ch, ch4, h4, mw, &tb);
 		}
 	}
 #undef DH
 #undef DV
 #undef CV
+#undef CVS
+#undef DVS
 }
 
 /*
@@ -641,12 +694,6 @@ V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10]
 #define DMQ_K_RING 7
 #define DMQ_E_RING 10
 #define DMQ_M_RING 7
-
-/* Row r of a ring of n scratch rows ws apart that starts at frame row r0 (r >= r0). */
-V_INLINE int32_t *dmq_ring_row(int32_t *ring, size_t ws, int n, int r, int r0)
-{
-	return ring + ws * (size_t)((r - r0) % n) + CISP_DMQ_PAD;
-}
 
 /* The state of pass 3 on a chunk of rows: its input, output and rings. */
 struct dmq_colour {
