@@ -540,14 +540,17 @@ V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t 
 	return add32(add32(add32(ld32(r0 + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))), ld32(r4 + x));
 }
 
+/* Pass 2 keeps the rows of errors it reads at once (y - 4 .. y + 4) in rings. */
+#define DMQ_E_RING2 9
+
 static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc, const struct plane16 *g2,
 			       enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch)
 {
-	const int w = m->width, n = y1 - y0;
+	const int w = m->width;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
-	int32_t *ecd = scratch;                    /* rows [y0 - 4, y1 + 4) */
-	int32_t *eown = ecd + ws * (size_t)(n + 8); /* the same rows */
-	int32_t *vcd = eown + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *vown = vcd + ws;
+	int32_t *ecd = scratch;                 /* rings of the rows y - 4 .. y + 4 */
+	int32_t *eown = ecd + ws * DMQ_E_RING2;
+	int32_t *vcd = eown + ws * DMQ_E_RING2 + CISP_DMQ_PAD, *vown = vcd + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
@@ -555,8 +558,8 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 		return;
 	}
 	dmq_tables_load(&tb);
-#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define ECD(r) dmq_ring_row(ecd, ws, DMQ_E_RING2, r, y0 - 4)
+#define EOWN(r) dmq_ring_row(eown, ws, DMQ_E_RING2, r, y0 - 4)
 	/* rows of errors just before they are first read, while the rows they come from are in cache */
 	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EOWN(r));
