@@ -3,8 +3,9 @@
  * The quality demosaic's three passes (demosaic_quality_row.c is the
  * reference, docs/stages/demosaic_quality.md the arithmetic) over the vector
  * layer, for the files in x86/ and arm/, which include it after
- * simd_kernels.h. Same rows, same bits; the scratch holds a few more rows
- * (cisp_dmq_scratch_size() counts them).
+ * simd_kernels.h. Same rows, same bits; the scratch holds rings of the rows
+ * each pass's steps read at once, whatever the rows of a call
+ * (cisp_dmq_scratch_size() counts them), so that they stay in the L2 cache.
  *
  * Every step works on N32 columns as 32-bit lanes. Green and colour sites
  * alternate along a row: the green of the colour sites and the red and blue
@@ -286,6 +287,12 @@ V_INLINE void dmq_green_sums(const struct dmq_green_in *r, int o, vs32 *se, vs32
 	*es = ld32(r->es + o);
 }
 
+/* The end of the chunk of C rows from y on a frame too narrow for the vectors (cisp_dmq_scratch_size()). */
+V_INLINE int dmq_narrow_end(int y, int y1)
+{
+	return y1 - y > CISP_DMQ_NARROW_ROWS ? y + CISP_DMQ_NARROW_ROWS : y1;
+}
+
 /* Row r of a ring of n scratch rows ws apart that starts at frame row r0 (r >= r0). */
 V_INLINE int32_t *dmq_ring_row(int32_t *ring, size_t ws, int n, int r, int r0)
 {
@@ -445,7 +452,8 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_green_rows(m, cfa, gc, g2, y0, y1, scratch);
+		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
+			cisp_dmq_green_rows(m, cfa, gc, g2, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
 	dmq_tables_load(&tb);
@@ -554,7 +562,8 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_blend_rows(m, gc, g2, cfa, g, y0, y1, scratch);
+		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
+			cisp_dmq_blend_rows(m, gc, g2, cfa, g, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
 	dmq_tables_load(&tb);
@@ -877,7 +886,8 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	struct dmq_colour *c = &cs;
 
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
+		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
+			cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
 	cs.fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
