@@ -359,7 +359,7 @@ V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int r, 
 	cisp_dmq_pad_row(o, w);
 }
 
-/* CV(x) = sum over a = -1..1 of |dv(x + a) of row a - dv(x + a) of row b|. */
+/* CV(x) = sum over c = -1..1 of |a(x + c) - b(x + c)|, a and b the rows of dv above and below. */
 V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int w)
 {
 	DMQ_FOR(x, 0, w) {
