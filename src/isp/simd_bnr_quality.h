@@ -128,19 +128,51 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 
 #define BQ_GPAD 4
 #define BQ_LPAD 5
-/* Columns of the guide computed (whole vectors, so past the tile) and of the input; the buffers hold them. */
+/*
+ * Column of x = 0 in the input copy and the guide (past the pads the loads
+ * need, so the 3-sums of lanes left of the tile read defined samples), and
+ * their widths: whole vectors of guide columns, the input 16 more.
+ */
+#define BQ_LOFF 9
+#define BQ_GOFF (BQ_LOFF - 1)
 #define BQ_GW 112
 #define BQ_LW (BQ_GW + 16)
 /* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
+/* 3-sums of squared guide differences: lane of i = 0, lanes, rows (tile rows -1 .. th + 3). */
+#define BQ_HOFF 2
+#define BQ_HW 56
+#define BQ_HH (CISP_BNR_TILE_H + 5)
 /* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
 #define BQ_CAP ((1u << 30) - 1)
+
+/*
+ * The 24 tap offsets as 12 pairs d, -d (indices into cisp_bnr_taps): the
+ * first of each with dy < 0, or dy = 0 and dx < 0. The squared guide
+ * differences of -d at x are those of d at x - d, so one set of 3-sums, on
+ * the rows and columns both need, serves both taps.
+ */
+static const uint8_t bq_pairs[12][2] = {
+	{ 0, 7 }, { 1, 6 }, { 2, 5 }, { 3, 4 }, { 8, 11 }, { 9, 10 },
+	{ 12, 23 }, { 13, 22 }, { 14, 21 }, { 15, 20 }, { 16, 19 }, { 17, 18 },
+};
+
+/*
+ * Lane offset of parity @p's 3-sums for the tap -d of a pair whose first
+ * has @dx: x - dx = 2 (i + o) + p' with p' = (p - dx) & 1.
+ */
+static inline int bq_pair_lane(int p, int dx)
+{
+	return (p - dx - ((p - dx) & 1)) / 2;
+}
 
 /*
  * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
  * so a parity is one CFA site per row), each a vector of N32 columns read
  * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
- * the green parity of each row only.
+ * the green parity of each row only. Tiles of 60 columns (30 lanes a
+ * parity) keep a pair's 3-sums, shifted by at most 2 lanes, within 32 lanes:
+ * whole vectors of 4, 8 or 16.
  */
 static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			       int th, uint16_t *dst, int stride)
@@ -150,11 +182,13 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
 	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
 	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
-	/* One offset's squared guide differences D(x) summed over 3 columns, per parity. */
-	int32_t hs[2][CISP_BNR_TILE_H + 2][BQ_PW];
+	/* One pair's squared guide differences D(x) summed over 3 columns, per parity. */
+	int32_t hs[2][BQ_HH][BQ_HW];
+	/* Per pair: the first and past-the-last lane of its 3-sums. */
+	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
 	/* Per column of a parity: its index; the sums of 9; the output row; the largest Q. */
 	double col[BQ_PW], qmaxv[N64];
-	int32_t t9[BQ_PW], out[BQ_PW];
+	int32_t t9[BQ_PW], out[2][BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
 	const vf64 s2 = bq_setd(q->s2);
 	/* Per column parity: the tile rows of green sites there, as a first row (past the tile: none) and a step. */
@@ -167,9 +201,11 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		gfirst[p] = g0 ? 0 : g1 ? 1 : CISP_BNR_TILE_H;
 		gstep[p] = g0 && g1 ? 1 : 2;
 	}
-	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][0], BQ_LW);
-	for (int j = 0; j < lh; j++)
-		memset(&l[j][lw], 0, (size_t)(BQ_LW - lw) * sizeof(l[0][0]));
+	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][BQ_LOFF - BQ_LPAD], BQ_LW);
+	for (int j = 0; j < lh; j++) {
+		memset(&l[j][0], 0, (BQ_LOFF - BQ_LPAD) * sizeof(l[0][0]));
+		memset(&l[j][BQ_LOFF - BQ_LPAD + lw], 0, (size_t)(BQ_LW - lw - BQ_LOFF + BQ_LPAD) * sizeof(l[0][0]));
+	}
 	for (int i = 0; i < BQ_PW; i++)
 		col[i] = i;
 	/*
@@ -184,8 +220,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			const vf64 pa = bq_setd(q->a[site]), pb = bq_setd(q->b[site]), n = bq_setd(np[p]);
 
 			for (int i = 0; i < BQ_PW; i += N32) {
-				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LPAD], *c = &l[ly][2 * i + p + BQ_LPAD];
-				const uint16_t *e = &l[ly + 2][2 * i + p + BQ_LPAD];
+				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LOFF], *c = &l[ly][2 * i + p + BQ_LOFF];
+				const uint16_t *e = &l[ly + 2][2 * i + p + BQ_LOFF];
 				vs32 s9 = add32(add32(add32(bq_ld2(u - 2), bq_ld2(u)), add32(bq_ld2(u + 2), bq_ld2(c - 2))),
 						add32(add32(bq_ld2(c), bq_ld2(c + 2)), add32(bq_ld2(e - 2), bq_ld2(e))));
 				vs32 v0 = bq_ld2(c);
@@ -227,11 +263,38 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			cisp_bnr_patch_tile(q, in, x0, y0, tw, th, dst, stride);
 			return;
 		}
+	/*
+	 * Each pair's lanes: those of d's sums at both parities, [0, np), and
+	 * of -d's, [o, o + np) at parity p', in whole vectors; the guide's
+	 * columns the widest reads (up to 3 past 2 ihi) need.
+	 */
+	for (int r = 0; r < 12; r++) {
+		const int dx = cisp_bnr_taps[bq_pairs[r][0]][0], o0 = bq_pair_lane(0, dx), o1 = bq_pair_lane(1, dx);
+		const int lo = o0 < o1 ? (o0 < 0 ? o0 : 0) : (o1 < 0 ? o1 : 0);
+		int hi = np[0];
+
+		hi = o0 + np[0] > hi ? o0 + np[0] : hi;
+		hi = o1 + np[1] > hi ? o1 + np[1] : hi;
+		ilo[r] = lo;
+		ihi[r] = lo + (hi - lo + N32 - 1) / N32 * N32;
+		if (BQ_GOFF + 3 + 2 * ihi[r] > gw)
+			gw = BQ_GOFF + 3 + 2 * ihi[r];
+		if (ihi[r] < hmin)
+			hmin = ihi[r];
+	}
+	/*
+	 * The whole vectors read reach up to 2 lanes past the shortest pair's
+	 * (outputs past the tile, Q = 0 there): defined once, never computed.
+	 */
+	for (int p = 0; p < 2; p++)
+		for (int j = 0; j < BQ_HH; j++)
+			for (int i = hmin; i < (np[0] + N32 - 1) / N32 * N32 + 2; i++)
+				hs[p][j][BQ_HOFF + i] = 0;
 	/* Guide, the reference's, on whole vectors of columns. */
 	for (int j = 0; j < th + 2 * BQ_GPAD; j++) {
 		const uint16_t *a = l[j], *m = l[j + 1], *b = l[j + 2];
 
-		for (int i = 0; i < BQ_GW; i += N32) {
+		for (int i = 0; i < gw; i += N32) {
 			vs32 s = add32(add32(bq_ldw(a + i), bq_ldw(a + i + 2)), add32(bq_ldw(b + i), bq_ldw(b + i + 2)));
 			vs32 e = add32(add32(bq_ldw(m + i), bq_ldw(m + i + 2)), add32(bq_ldw(a + i + 1), bq_ldw(b + i + 1)));
 
@@ -240,8 +303,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			bq_stn(&g[j][i], s);
 		}
 	}
-	for (int k = 0; k < 24; k++) {
-		const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
+	for (int r = 0; r < 12; r++) {
+		const int k = bq_pairs[r][0], dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
 
 		/*
 		 * Squared guide differences and their sums, capped at C = 2^30 - 1
@@ -250,18 +313,19 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		 * capped distance E' decides as E does and equals it where it
 		 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
 		 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
-		 * D(x) for x = -1 .. tw at rows -1 .. th, G(x) at g column x + 4.
+		 * D(x) for the lanes of the pair at rows -1 .. th - dy (-d reads
+		 * rows y - dy - 1 .. y - dy + 1), G(x) at g column x + BQ_GOFF.
 		 */
-		for (int j = 0; j < th + 2; j++) {
-			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GPAD], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GPAD + dx];
-			int32_t *h0 = hs[0][j], *h1 = hs[1][j];
+		for (int j = 0; j < th + 2 - dy; j++) {
+			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx];
+			int32_t *h0 = &hs[0][j][BQ_HOFF], *h1 = &hs[1][j][BQ_HOFF];
 
 			/*
 			 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
 			 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
 			 * the next two: the two 3-sums from two loads of each row.
 			 */
-			for (int i = 0; i < np[0]; i += N32) {
+			for (int i = ilo[r]; i < ihi[r]; i += N32) {
 				const uint16_t *ta = t + 2 * i - 1, *ca = c + 2 * i - 1, *tb = ta + 2, *cb = ca + 2;
 				vs32 e0 = sub32(even32(ld(ta)), even32(ld(ca))), e1 = sub32(odd32(ld(ta)), odd32(ld(ca)));
 				vs32 e2 = sub32(even32(ld(tb)), even32(ld(cb))), e3 = sub32(odd32(ld(tb)), odd32(ld(cb)));
@@ -272,56 +336,74 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				st32(h1 + i, bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap));
 			}
 		}
-		/* Offsets 8..23 are green sites' only: the rows of a parity's green sites. */
-		for (int p = 0; p < 2; p++) {
-			const int first = k >= 8 ? gfirst[p] : 0, step = k >= 8 ? gstep[p] : 1, n = np[p];
+		/*
+		 * Tap d, then -d: at x, parity p, -d reads d's 3-sums at x - d,
+		 * parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), rows shifted
+		 * by -dy. Offsets 8..23 are green sites' only: the rows of a
+		 * parity's green sites.
+		 */
+		for (int s = 0; s < 2; s++)
+			for (int p = 0; p < 2; p++) {
+				const int first = k >= 8 ? gfirst[p] : 0, step = k >= 8 ? gstep[p] : 1, n = np[p];
+				const int tx = s ? -dx : dx, ty = s ? -dy : dy, hp = s ? (p - dx) & 1 : p;
+				const int ho = BQ_HOFF + (s ? bq_pair_lane(p, dx) : 0), ro = s ? -dy : 0;
 
-			for (int j = first; j < th; j += step) {
-				const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx + p], *lc = &l[j + BQ_LPAD][BQ_LPAD + p];
-				const int32_t *h0 = hs[p][j], *h1 = hs[p][j + 1], *h2 = hs[p][j + 2], *qr = qv[p][j];
-				const int32_t *ihr = ih[p][j], *ilr = il[p][j];
-				int32_t *swr = sw[p][j], *slr = slo[p][j], *shr = shi[p][j];
+				for (int j = first; j < th; j += step) {
+					const uint16_t *lv = &l[j + BQ_LPAD + ty][BQ_LOFF + tx + p], *lc = &l[j + BQ_LPAD][BQ_LOFF + p];
+					const int32_t *h0 = &hs[hp][j + ro][ho], *h1 = &hs[hp][j + ro + 1][ho];
+					const int32_t *h2 = &hs[hp][j + ro + 2][ho], *qr = qv[p][j];
+					const int32_t *ihr = ih[p][j], *ilr = il[p][j];
+					int32_t *swr = sw[p][j], *slr = slo[p][j], *shr = shi[p][j];
 
-				for (int i = 0; i < n; i += N32) {
-					vs32 v = bq_ld2(lv + 2 * i), dv = sub32(v, bq_ld2(lc + 2 * i));
-					vs32 sum = add32(add32(ld32(h0 + i), ld32(h1 + i)), ld32(h2 + i));
-					vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
-					vs32 keep = gt32(ld32(qr + i), e), u, t, wt;
+					for (int i = 0; i < n; i += N32) {
+						vs32 v = bq_ld2(lv + 2 * i), dv = sub32(v, bq_ld2(lc + 2 * i));
+						vs32 sum = add32(add32(ld32(h0 + i), ld32(h1 + i)), ld32(h2 + i));
+						vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
+						vs32 keep = gt32(ld32(qr + i), e), u, t, wt;
 
-					if (!bq_any(keep))
-						continue;
-					/*
-					 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
-					 * exactly; E ih is at most the result, below 2^16.
-					 */
-					u = add32(mul32(e, ld32(ihr + i)), bq_mulhiu(e, ld32(ilr + i)));
-					t = sub32(set32(65536), u);
-					/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
-					wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
-					/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
-					st32(swr + i, add32(ld32(swr + i), wt));
-					st32(slr + i, add32(ld32(slr + i), mul32(wt, vand32(v, set32(255)))));
-					st32(shr + i, add32(ld32(shr + i), mul32(wt, srl32(v, 8))));
+						if (!bq_any(keep))
+							continue;
+						/*
+						 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
+						 * exactly; E ih is at most the result, below 2^16.
+						 */
+						u = add32(mul32(e, ld32(ihr + i)), bq_mulhiu(e, ld32(ilr + i)));
+						t = sub32(set32(65536), u);
+						/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
+						wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
+						/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
+						st32(swr + i, add32(ld32(swr + i), wt));
+						st32(slr + i, add32(ld32(slr + i), mul32(wt, vand32(v, set32(255)))));
+						st32(shr + i, add32(ld32(shr + i), mul32(wt, srl32(v, 8))));
+					}
 				}
 			}
-		}
 	}
 	/*
 	 * (swv + sw / 2) / sw in double: the numerator (below 2^34) is exact and
 	 * the quotient (below 2^17) within 2^-36 of the true one, which is an
 	 * integer or at least 1 / sw >= 2^-17 from one: the same floor.
 	 */
-	for (int j = 0; j < th; j++)
-		for (int p = 0; p < 2; p++) {
-			for (int i = 0; i < np[p]; i += N64) {
-				vf64 ws = bq_ldf(&sw[p][j][i]), lo = bq_ldf(&slo[p][j][i]), hi = bq_ldf(&shi[p][j][i]);
+	for (int j = 0; j < th; j++) {
+		uint16_t *d = dst + (size_t)j * stride;
+		int i = 0;
 
-				bq_sti(&out[i], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo),
-								    bq_floor(muld(ws, bq_setd(0.5)))), ws)));
+		for (int p = 0; p < 2; p++)
+			for (int k = 0; k < np[p]; k += N64) {
+				vf64 ws = bq_ldf(&sw[p][j][k]), lo = bq_ldf(&slo[p][j][k]), hi = bq_ldf(&shi[p][j][k]);
+
+				bq_sti(&out[p][k], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo),
+								       bq_floor(muld(ws, bq_setd(0.5)))), ws)));
 			}
-			for (int i = 0; i < np[p]; i++)
-				dst[(size_t)j * stride + 2 * i + p] = (uint16_t)out[i];
+		/* Both parities interleaved into whole vectors of the row, the rest one sample at a time. */
+		for (; i + N32 <= np[1]; i += N32)
+			st(d + 2 * i, join32(ld32(&out[0][i]), ld32(&out[1][i])));
+		for (; 2 * i < tw; i++) {
+			d[2 * i] = (uint16_t)out[0][i];
+			if (2 * i + 1 < tw)
+				d[2 * i + 1] = (uint16_t)out[1][i];
 		}
+	}
 }
 
 /* ---- transform shrinkage ---- */
@@ -534,17 +616,24 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 														    bq_setd(1.0 / 4096))))));
 		}
 	for (int r = 0; r < ncy; r++)
-		for (int p = 0; p < 4; p++) {
-			/* Position p of the cell is sample (2 (cx0 + c) + (p & 1), 2 (cy0 + r) + (p >> 1)). */
+		for (int p = 0; p < 4; p += 2) {
+			/*
+			 * Positions p and p + 1 of the cell are samples (2 (cx0 + c),
+			 * 2 (cy0 + r) + (p >> 1)) and the next (x0 is even): interleaved
+			 * into whole vectors of the row, the rest one sample at a time.
+			 */
 			const int j = 2 * (cy0 + r) + (p >> 1) - y0;
+			uint16_t *d = dst + (size_t)j * stride;
+			int c = 0;
 
 			if (j < 0 || j >= th)
 				continue;
-			for (int c = 0; c < ncx; c++) {
-				const int i = 2 * (cx0 + c) + (p & 1) - x0;
-
-				if (i < tw)
-					dst[(size_t)j * stride + i] = (uint16_t)pix[p][r][c];
+			for (; c + N32 <= tw / 2; c += N32)
+				st(d + 2 * c, join32(ld32(&pix[p][r][c]), ld32(&pix[p + 1][r][c])));
+			for (; 2 * c < tw; c++) {
+				d[2 * c] = (uint16_t)pix[p][r][c];
+				if (2 * c + 1 < tw)
+					d[2 * c + 1] = (uint16_t)pix[p + 1][r][c];
 			}
 		}
 }
