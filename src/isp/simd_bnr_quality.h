@@ -182,8 +182,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
 	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
 	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
-	/* One pair's squared guide differences D(x) summed over 3 columns, per parity. */
-	int32_t hs[2][BQ_HH][BQ_HW];
+	/* Two pairs' squared guide differences D(x) summed over 3 columns, per parity. */
+	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its 3-sums. */
 	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
 	/* Per column of a parity: its index; the sums of 9; the output row; the largest Q. */
@@ -286,10 +286,11 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	 * The whole vectors read reach up to 2 lanes past the shortest pair's
 	 * (outputs past the tile, Q = 0 there): defined once, never computed.
 	 */
-	for (int p = 0; p < 2; p++)
-		for (int j = 0; j < BQ_HH; j++)
-			for (int i = hmin; i < (np[0] + N32 - 1) / N32 * N32 + 2; i++)
-				hs[p][j][BQ_HOFF + i] = 0;
+	for (int m = 0; m < 2; m++)
+		for (int p = 0; p < 2; p++)
+			for (int j = 0; j < BQ_HH; j++)
+				for (int i = hmin; i < (np[0] + N32 - 1) / N32 * N32 + 2; i++)
+					hs[m][p][j][BQ_HOFF + i] = 0;
 	/* Guide, the reference's, on whole vectors of columns. */
 	for (int j = 0; j < th + 2 * BQ_GPAD; j++) {
 		const uint16_t *a = l[j], *m = l[j + 1], *b = l[j + 2];
@@ -303,63 +304,77 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			bq_stn(&g[j][i], s);
 		}
 	}
-	for (int r = 0; r < 12; r++) {
-		const int k = bq_pairs[r][0], dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
+	/* Two pairs at a time (both of offsets 0..7 or both of 8..23): four taps added in one pass. */
+	for (int r0 = 0; r0 < 12; r0 += 2) {
+		const int green_only = bq_pairs[r0][0] >= 8;
 
-		/*
-		 * Squared guide differences and their sums, capped at C = 2^30 - 1
-		 * at each step so every sum fits 32 bits (the largest, 3 C, is
-		 * unsigned; the distance, 2 C at most, signed). With Q <= C the
-		 * capped distance E' decides as E does and equals it where it
-		 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
-		 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
-		 * D(x) for the lanes of the pair at rows -1 .. th - dy (-d reads
-		 * rows y - dy - 1 .. y - dy + 1), G(x) at g column x + BQ_GOFF.
-		 */
-		for (int j = 0; j < th + 2 - dy; j++) {
-			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx];
-			int32_t *h0 = &hs[0][j][BQ_HOFF], *h1 = &hs[1][j][BQ_HOFF];
+		for (int m = 0; m < 2; m++) {
+			const int r = r0 + m, dx = cisp_bnr_taps[bq_pairs[r][0]][0], dy = cisp_bnr_taps[bq_pairs[r][0]][1];
 
 			/*
-			 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
-			 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
-			 * the next two: the two 3-sums from two loads of each row.
+			 * Squared guide differences and their sums, capped at C = 2^30 - 1
+			 * at each step so every sum fits 32 bits (the largest, 3 C, is
+			 * unsigned; the distance, 2 C at most, signed). With Q <= C the
+			 * capped distance E' decides as E does and equals it where it
+			 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
+			 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
+			 * D(x) for the lanes of the pair at rows -1 .. th - dy (-d reads
+			 * rows y - dy - 1 .. y - dy + 1), G(x) at g column x + BQ_GOFF.
 			 */
-			for (int i = ilo[r]; i < ihi[r]; i += N32) {
-				const uint16_t *ta = t + 2 * i - 1, *ca = c + 2 * i - 1, *tb = ta + 2, *cb = ca + 2;
-				vs32 e0 = sub32(even32(ld(ta)), even32(ld(ca))), e1 = sub32(odd32(ld(ta)), odd32(ld(ca)));
-				vs32 e2 = sub32(even32(ld(tb)), even32(ld(cb))), e3 = sub32(odd32(ld(tb)), odd32(ld(cb)));
-				vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
+			for (int j = 0; j < th + 2 - dy; j++) {
+				const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx];
+				int32_t *h0 = &hs[m][0][j][BQ_HOFF], *h1 = &hs[m][1][j][BQ_HOFF];
 
-				/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
-				st32(h0 + i, bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap));
-				st32(h1 + i, bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap));
+				/*
+				 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
+				 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
+				 * the next two: the two 3-sums from two loads of each row.
+				 */
+				for (int i = ilo[r]; i < ihi[r]; i += N32) {
+					const uint16_t *ta = t + 2 * i - 1, *ca = c + 2 * i - 1, *tb = ta + 2, *cb = ca + 2;
+					vs32 e0 = sub32(even32(ld(ta)), even32(ld(ca))), e1 = sub32(odd32(ld(ta)), odd32(ld(ca)));
+					vs32 e2 = sub32(even32(ld(tb)), even32(ld(cb))), e3 = sub32(odd32(ld(tb)), odd32(ld(cb)));
+					vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
+
+					/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
+					st32(h0 + i, bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap));
+					st32(h1 + i, bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap));
+				}
 			}
 		}
 		/*
-		 * Tap d, then -d: at x, parity p, -d reads d's 3-sums at x - d,
-		 * parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), rows shifted
-		 * by -dy. Offsets 8..23 are green sites' only: the rows of a
-		 * parity's green sites.
+		 * Taps d and -d of both pairs: at x, parity p, -d reads d's 3-sums
+		 * at x - d, parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), rows
+		 * shifted by -dy. Offsets 8..23 are green sites' only: the rows of
+		 * a parity's green sites.
 		 */
-		for (int s = 0; s < 2; s++)
-			for (int p = 0; p < 2; p++) {
-				const int first = k >= 8 ? gfirst[p] : 0, step = k >= 8 ? gstep[p] : 1, n = np[p];
-				const int tx = s ? -dx : dx, ty = s ? -dy : dy, hp = s ? (p - dx) & 1 : p;
-				const int ho = BQ_HOFF + (s ? bq_pair_lane(p, dx) : 0), ro = s ? -dy : 0;
+		for (int p = 0; p < 2; p++) {
+			const int first = green_only ? gfirst[p] : 0, step = green_only ? gstep[p] : 1, n = np[p];
+			/* Per tap: its 3-sums at tile row 0, lane 0; its sample's offset from the centre in l. */
+			const int32_t *hb[4];
+			int lo[4];
 
-				for (int j = first; j < th; j += step) {
-					const uint16_t *lv = &l[j + BQ_LPAD + ty][BQ_LOFF + tx + p], *lc = &l[j + BQ_LPAD][BQ_LOFF + p];
-					const int32_t *h0 = &hs[hp][j + ro][ho], *h1 = &hs[hp][j + ro + 1][ho];
-					const int32_t *h2 = &hs[hp][j + ro + 2][ho], *qr = qv[p][j];
-					const int32_t *ihr = ih[p][j], *ilr = il[p][j];
-					int32_t *swr = sw[p][j], *slr = slo[p][j], *shr = shi[p][j];
+			for (int t = 0; t < 4; t++) {
+				const int m = t >> 1, k = bq_pairs[r0 + m][0], neg = t & 1;
+				const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1], hp = neg ? (p - dx) & 1 : p;
 
-					for (int i = 0; i < n; i += N32) {
-						vs32 v = bq_ld2(lv + 2 * i), dv = sub32(v, bq_ld2(lc + 2 * i));
-						vs32 sum = add32(add32(ld32(h0 + i), ld32(h1 + i)), ld32(h2 + i));
+				hb[t] = &hs[m][hp][neg ? -dy : 0][BQ_HOFF + (neg ? bq_pair_lane(p, dx) : 0)];
+				lo[t] = neg ? -dy * BQ_LW - dx : dy * BQ_LW + dx;
+			}
+			for (int j = first; j < th; j += step) {
+				const uint16_t *lc = &l[j + BQ_LPAD][BQ_LOFF + p];
+
+				for (int i = 0; i < n; i += N32) {
+					const vs32 v0 = bq_ld2(lc + 2 * i), qr = ld32(&qv[p][j][i]);
+					const vs32 ihv = ld32(&ih[p][j][i]), ilv = ld32(&il[p][j][i]);
+					vs32 ws = ld32(&sw[p][j][i]), wlo = ld32(&slo[p][j][i]), whi = ld32(&shi[p][j][i]);
+
+					for (int t = 0; t < 4; t++) {
+						const int32_t *h = hb[t] + j * BQ_HW + i;
+						vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
+						vs32 sum = add32(add32(ld32(h), ld32(h + BQ_HW)), ld32(h + 2 * BQ_HW));
 						vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
-						vs32 keep = gt32(ld32(qr + i), e), u, t, wt;
+						vs32 keep = gt32(qr, e), u, tt, wt;
 
 						if (!bq_any(keep))
 							continue;
@@ -367,17 +382,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 						 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
 						 * exactly; E ih is at most the result, below 2^16.
 						 */
-						u = add32(mul32(e, ld32(ihr + i)), bq_mulhiu(e, ld32(ilr + i)));
-						t = sub32(set32(65536), u);
+						u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
+						tt = sub32(set32(65536), u);
 						/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
-						wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
+						wt = vand32(keep, add32(srl32(mul32(tt, tt), 20), sll32(srl32(tt, 16), 12)));
 						/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
-						st32(swr + i, add32(ld32(swr + i), wt));
-						st32(slr + i, add32(ld32(slr + i), mul32(wt, vand32(v, set32(255)))));
-						st32(shr + i, add32(ld32(shr + i), mul32(wt, srl32(v, 8))));
+						ws = add32(ws, wt);
+						wlo = add32(wlo, mul32(wt, vand32(v, set32(255))));
+						whi = add32(whi, mul32(wt, srl32(v, 8)));
 					}
+					st32(&sw[p][j][i], ws);
+					st32(&slo[p][j][i], wlo);
+					st32(&shi[p][j][i], whi);
 				}
 			}
+		}
 	}
 	/*
 	 * (swv + sw / 2) / sw in double: the numerator (below 2^34) is exact and
