@@ -139,10 +139,10 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define BQ_LW (BQ_GW + 16)
 /* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
-/* 3-sums of squared guide differences: lane of i = 0, lanes, rows (tile rows -1 .. th + 3). */
+/* 3x3 sums of squared guide differences: lane of i = 0, lanes, rows (tile rows 0 .. th + 2). */
 #define BQ_HOFF 2
 #define BQ_HW 56
-#define BQ_HH (CISP_BNR_TILE_H + 5)
+#define BQ_HH (CISP_BNR_TILE_H + 3)
 /* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
 #define BQ_CAP ((1u << 30) - 1)
 
@@ -182,7 +182,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
 	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
 	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
-	/* Two pairs' squared guide differences D(x) summed over 3 columns, per parity. */
+	/* Two pairs' squared guide differences D summed over 3x3, per parity and tile row y. */
 	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its 3-sums. */
 	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
@@ -318,27 +318,38 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			 * capped distance E' decides as E does and equals it where it
 			 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
 			 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
-			 * D(x) for the lanes of the pair at rows -1 .. th - dy (-d reads
-			 * rows y - dy - 1 .. y - dy + 1), G(x) at g column x + BQ_GOFF.
+			 * D(x) for the lanes of the pair at rows -1 .. th - dy, their 3x3
+			 * sums at rows 0 .. th - dy - 1 (-d reads row y - dy), G(x) at g
+			 * column x + BQ_GOFF.
 			 */
-			for (int j = 0; j < th + 2 - dy; j++) {
-				const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx];
-				int32_t *h0 = &hs[m][0][j][BQ_HOFF], *h1 = &hs[m][1][j][BQ_HOFF];
+			for (int i = ilo[r]; i < ihi[r]; i += N32) {
+				/* Two rows' 3-sums above, per parity. */
+				vs32 a0 = set32(0), a1 = set32(0), b0 = set32(0), b1 = set32(0);
 
-				/*
-				 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
-				 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
-				 * the next two: the two 3-sums from two loads of each row.
-				 */
-				for (int i = ilo[r]; i < ihi[r]; i += N32) {
-					const uint16_t *ta = t + 2 * i - 1, *ca = c + 2 * i - 1, *tb = ta + 2, *cb = ca + 2;
-					vs32 e0 = sub32(even32(ld(ta)), even32(ld(ca))), e1 = sub32(odd32(ld(ta)), odd32(ld(ca)));
-					vs32 e2 = sub32(even32(ld(tb)), even32(ld(cb))), e3 = sub32(odd32(ld(tb)), odd32(ld(cb)));
+				for (int j = 0; j < th + 2 - dy; j++) {
+					const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF + 2 * i - 1];
+					const uint16_t *ta = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx + 2 * i - 1], *tb = ta + 2;
+					/*
+					 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
+					 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
+					 * the next two: the two 3-sums from two loads of each row.
+					 */
+					vs32 e0 = sub32(even32(ld(ta)), even32(ld(c))), e1 = sub32(odd32(ld(ta)), odd32(ld(c)));
+					vs32 e2 = sub32(even32(ld(tb)), even32(ld(c + 2))), e3 = sub32(odd32(ld(tb)), odd32(ld(c + 2)));
 					vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
-
 					/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
-					st32(h0 + i, bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap));
-					st32(h1 + i, bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap));
+					vs32 h0 = bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap);
+					vs32 h1 = bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap);
+
+					/* Rows j - 2 .. j of 3-sums are rows y - 1 .. y + 1 of y = j - 2: its 3x3 sum, capped. */
+					if (j >= 2) {
+						st32(&hs[m][0][j - 2][BQ_HOFF + i], bq_minu(add32(add32(a0, b0), h0), cap));
+						st32(&hs[m][1][j - 2][BQ_HOFF + i], bq_minu(add32(add32(a1, b1), h1), cap));
+					}
+					a0 = b0;
+					a1 = b1;
+					b0 = h0;
+					b1 = h1;
 				}
 			}
 		}
@@ -370,10 +381,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 					vs32 ws = ld32(&sw[p][j][i]), wlo = ld32(&slo[p][j][i]), whi = ld32(&shi[p][j][i]);
 
 					for (int t = 0; t < 4; t++) {
-						const int32_t *h = hb[t] + j * BQ_HW + i;
 						vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
-						vs32 sum = add32(add32(ld32(h), ld32(h + BQ_HW)), ld32(h + 2 * BQ_HW));
-						vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
+						vs32 e = add32(ld32(hb[t] + j * BQ_HW + i), bq_minu(mul32(dv, dv), cap));
 						vs32 keep = gt32(qr, e), u, tt, wt;
 
 						if (!bq_any(keep))
