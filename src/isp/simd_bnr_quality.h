@@ -186,7 +186,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its 3-sums. */
 	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
-	/* Per column of a parity: its index; the sums of 9; the output row; the largest Q. */
+	/* Per column of a parity: its index; the means of 9; the output row; the largest Q. */
 	double col[BQ_PW], qmaxv[N64];
 	int32_t t9[BQ_PW], out[2][BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
@@ -210,9 +210,9 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		col[i] = i;
 	/*
 	 * Q first: a tile that needs the reference's 64-bit distances goes
-	 * there. In double, every step exact: m = (sum9 + 4) / 9 (the quotient
-	 * is an integer or 1/9 from one); a m < 2^48; var < 2^33 and var S^2 <
-	 * 2^53; Q < 2^43. Past the tile Q = 0 (keeps no tap).
+	 * there. m = (sum9 + 4) / 9 in 32 bits, then in double, every step
+	 * exact: a m < 2^48; var < 2^33 and var S^2 < 2^53; Q < 2^43. Past the
+	 * tile Q = 0 (keeps no tap).
 	 */
 	for (int j = 0; j < th; j++)
 		for (int p = 0; p < 2; p++) {
@@ -226,14 +226,15 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 						add32(add32(bq_ld2(c), bq_ld2(c + 2)), add32(bq_ld2(e - 2), bq_ld2(e))));
 				vs32 v0 = bq_ld2(c);
 
-				st32(&t9[i], add32(s9, bq_ld2(e + 2)));
+				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
+				st32(&t9[i], bq_mulhiu(add32(add32(s9, bq_ld2(e + 2)), set32(4)), set32(477218589)));
 				st32(&sw[p][j][i], set32(4096));
 				st32(&slo[p][j][i], sll32(vand32(v0, set32(255)), 12));
 				st32(&shi[p][j][i], sll32(srl32(v0, 8), 12));
 			}
 			for (int i = 0; i < BQ_PW; i += N64) {
 				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
-				vf64 m = bq_floor(divd(addd(bq_ldf(&t9[i]), bq_setd(4.0)), bq_setd(9.0)));
+				vf64 m = bq_ldf(&t9[i]);
 				vf64 var = addd(bq_floor(muld(addd(muld(pa, m), bq_setd(32768.0)), bq_setd(1.0 / 65536))), pb);
 				vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
 				vf64 inv, rem, hi;
