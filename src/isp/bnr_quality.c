@@ -80,7 +80,7 @@ void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane1
 /*
  * Transform tiles of 58 columns (29 cells) have 32 block columns: whole
  * vectors of 4, 8 or 16 lanes, where 64 columns leave 13 of 48 AVX-512 lanes
- * idle. Patch tiles of 60 columns keep the 3-sums a pair of taps shares
+ * idle. Patch tiles of 60 columns keep the sums a pair of taps shares
  * within 32 lanes a parity (simd_bnr_quality.h).
  */
 #define SIMD_TRANSFORM_TILE_W 58

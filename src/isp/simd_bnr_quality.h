@@ -130,7 +130,7 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define BQ_LPAD 5
 /*
  * Column of x = 0 in the input copy and the guide (past the pads the loads
- * need, so the 3-sums of lanes left of the tile read defined samples), and
+ * need, so the sums of lanes left of the tile read defined samples), and
  * their widths: whole vectors of guide columns, the input 16 more.
  */
 #define BQ_LOFF 9
@@ -149,7 +149,7 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 /*
  * The 24 tap offsets as 12 pairs d, -d (indices into cisp_bnr_taps): the
  * first of each with dy < 0, or dy = 0 and dx < 0. The squared guide
- * differences of -d at x are those of d at x - d, so one set of 3-sums, on
+ * differences of -d at x are those of d at x - d, so one set of sums, on
  * the rows and columns both need, serves both taps.
  */
 static const uint8_t bq_pairs[12][2] = {
@@ -158,7 +158,7 @@ static const uint8_t bq_pairs[12][2] = {
 };
 
 /*
- * Lane offset of parity @p's 3-sums for the tap -d of a pair whose first
+ * Lane offset of parity @p's sums for the tap -d of a pair whose first
  * has @dx: x - dx = 2 (i + o) + p' with p' = (p - dx) & 1.
  */
 static inline int bq_pair_lane(int p, int dx)
@@ -171,7 +171,7 @@ static inline int bq_pair_lane(int p, int dx)
  * so a parity is one CFA site per row), each a vector of N32 columns read
  * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
  * the green parity of each row only. Tiles of 60 columns (30 lanes a
- * parity) keep a pair's 3-sums, shifted by at most 2 lanes, within 32 lanes:
+ * parity) keep a pair's sums, shifted by at most 2 lanes, within 32 lanes:
  * whole vectors of 4, 8 or 16.
  */
 static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
@@ -184,7 +184,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
 	/* Two pairs' squared guide differences D summed over 3x3, per parity and tile row y. */
 	int32_t hs[2][2][BQ_HH][BQ_HW];
-	/* Per pair: the first and past-the-last lane of its 3-sums. */
+	/* Per pair: the first and past-the-last lane of its sums. */
 	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
 	/* Per column of a parity: its index; the means of 9; the output row; the largest Q. */
 	double col[BQ_PW], qmaxv[N64];
@@ -355,14 +355,14 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			}
 		}
 		/*
-		 * Taps d and -d of both pairs: at x, parity p, -d reads d's 3-sums
-		 * at x - d, parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), rows
-		 * shifted by -dy. Offsets 8..23 are green sites' only: the rows of
-		 * a parity's green sites.
+		 * Taps d and -d of both pairs: at x, parity p, -d reads d's 3x3 sum
+		 * at x - d, parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), row
+		 * y - dy. Offsets 8..23 are green sites' only: the rows of a
+		 * parity's green sites.
 		 */
 		for (int p = 0; p < 2; p++) {
 			const int first = green_only ? gfirst[p] : 0, step = green_only ? gstep[p] : 1, n = np[p];
-			/* Per tap: its 3-sums at tile row 0, lane 0; its sample's offset from the centre in l. */
+			/* Per tap: its 3x3 sums at tile row 0, lane 0; its sample's offset from the centre in l. */
 			const int32_t *hb[4];
 			int lo[4];
 
