@@ -652,11 +652,12 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			 * into whole vectors of the row, the rest one sample at a time.
 			 */
 			const int j = 2 * (cy0 + r) + (p >> 1) - y0;
-			uint16_t *d = dst + (size_t)j * stride;
+			uint16_t *d;
 			int c = 0;
 
 			if (j < 0 || j >= th)
 				continue;
+			d = dst + (size_t)j * stride;
 			for (; c + N32 <= tw / 2; c += N32)
 				st(d + 2 * c, join32(ld32(&pix[p][r][c]), ld32(&pix[p + 1][r][c])));
 			for (; 2 * c < tw; c++) {
