@@ -6,7 +6,10 @@
  *
  *   raw input --copy--> GPU: unpack[, black level][, defects][, lens shading]
  *                            [, statistics][, white balance]
- *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest.
+ *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest,
+ *
+ * or, when the GPU has every stage the frame runs (plan.rgb), on through the
+ * RGB side (vulkan_rgb.h) to the outputs, without the software ISP.
  *
  * The software ISP's part reads a 16-bit frame, whose unpack is the
  * identity, with the blocks the GPU ran disabled; since only the unpack
@@ -29,11 +32,13 @@
 #include "core/error_internal.h"
 #include "device/vulkan_backend.h"
 #include "device/vulkan_frame.h"
+#include "device/vulkan_rgb.h"
 
 struct vulkan_instance {
 	struct vk_gpu *gpu;
 	struct vk_frame *frame;
 	struct cisp_isp *cpu; /* the stages after the GPU's, on 16-bit Bayer frames */
+	struct vk_rgb *rgb;   /* the stages after white balance, when it packs the outputs (else NULL) */
 	enum cisp_cfa cfa;
 	uint32_t mid_format;  /* of the frames the GPU hands over */
 	struct cisp_params_limits limits;
@@ -62,6 +67,7 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stat
 	/* A tap left on the CPU reads the white-balance bit, and sits before white balance. */
 	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && gpu_reaches_tap && !(s->enabled & readers) &&
 	       (!tap || p.stats);
+	p.rgb = vulkan_rgb_covers(s, &p, stats);
 	return p;
 }
 
@@ -83,6 +89,7 @@ static void vulkan_destroy(void *instance)
 
 	if (!v)
 		return;
+	vk_rgb_destroy(v->rgb);
 	vk_frame_destroy(v->frame);
 	vk_gpu_close(v->gpu);
 	free(v->sums);
@@ -117,7 +124,8 @@ static int vulkan_create(void **instance, const struct cisp_isp_config *config, 
 	cisp_param_state_init(&v->cpu_state);
 	if ((ret = vk_gpu_open(&v->gpu)) ||
 	    (ret = vk_frame_create(v->gpu, config->input_format, config->width, config->height, &v->frame)) ||
-	    (ret = cisp_isp_create(&v->cpu, &cpu))) {
+	    (ret = cisp_isp_create(&v->cpu, &cpu)) ||
+	    (ret = vk_rgb_open(v->gpu, v->frame, config, &v->rgb))) {
 		vulkan_destroy(v);
 		return ret;
 	}
@@ -202,11 +210,21 @@ static int stats_accumulator(const struct vulkan_instance *v, struct cisp_stats_
 				     (int)v->frame->height);
 }
 
+/* The statistics the GPU reduced, as the reference's accumulator @acc finishes them, into @stats. */
+static void load_stats(struct vulkan_instance *v, const struct cisp_stats_layout *layout, struct cisp_stats_acc *acc,
+		       struct cisp_stats *stats)
+{
+	vk_frame_stats_sums(v->frame, layout, v->sums);
+	cisp_stats_acc_load(acc, v->sums);
+	cisp_stats_acc_finish(acc, stats);
+}
+
 static int vulkan_process(void *instance, struct cisp_device_frame *f)
 {
 	struct vulkan_instance *v = instance;
 	const struct vulkan_plan plan = vulkan_plan_frame(&v->state, f->stats != NULL);
-	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4;
+	const bool whole = plan.rgb && v->rgb; /* the whole frame on the GPU */
+	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4 | whole << 5;
 	struct vk_step steps[VK_SHADER_COUNT];
 	struct cisp_stats_acc *acc = NULL;
 	struct cisp_stats_layout layout;
@@ -217,9 +235,9 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 	if (v->logged_plan != plan_bits) {
 		v->logged_plan = plan_bits;
-		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s, the CPU the rest",
-			 plan.blc ? ", blc" : "", plan.dpc ? ", dpc" : "", plan.lsc ? ", lsc" : "",
-			 plan.stats ? ", statistics" : "", plan.wb ? ", wb" : "");
+		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s%s", plan.blc ? ", blc" : "",
+			 plan.dpc ? ", dpc" : "", plan.lsc ? ", lsc" : "", plan.stats ? ", statistics" : "",
+			 plan.wb ? ", wb" : "", whole ? " and every later stage" : ", the CPU the rest");
 	}
 	vk_step_unpack(v->frame, &steps[n++]);
 	if (plan.blc) {
@@ -251,14 +269,16 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		cisp_wb_prepare(&c, &v->state.wb, v->cfa);
 		vk_step_wb(v->frame, &c, &steps[n++]);
 	}
+	if (whole) {
+		if (!(ret = vk_rgb_process(v->rgb, v->frame, v->cfa, &v->state, f->input[0], steps, n, f->output)) &&
+		    plan.stats)
+			load_stats(v, &layout, acc, f->stats);
+		goto out;
+	}
 	if ((ret = sync_cpu(v, &plan)) || (ret = vk_frame_run(v->frame, f->input[0], steps, n, &samples)))
 		goto out;
-	if (plan.stats) {
-		/* The statistics are the GPU's: the software ISP makes none. */
-		vk_frame_stats_sums(v->frame, &layout, v->sums);
-		cisp_stats_acc_load(acc, v->sums);
-		cisp_stats_acc_finish(acc, f->stats);
-	}
+	if (plan.stats)
+		load_stats(v, &layout, acc, f->stats); /* the software ISP makes none */
 	ret = cisp_image_wrap(&mid, v->mid_format, v->frame->width, v->frame->height, (void *)samples,
 			      (size_t)v->frame->width * v->frame->height * 2);
 	if (!ret)

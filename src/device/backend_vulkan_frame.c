@@ -14,67 +14,28 @@
 
 static int create_sets(struct vk_frame *f)
 {
+	/* raw -> plane 0, plane 0 -> 1, plane 1 -> 0; a statistics tap reads plane 0 or 1 into the sums. */
+	const struct vk_buffer *bindings[5][3] = { { &f->raw, &f->plane[0], &f->tables },
+						   { &f->plane[0], &f->plane[1], &f->tables },
+						   { &f->plane[1], &f->plane[0], &f->tables },
+						   { &f->plane[0], &f->sums, &f->tables },
+						   { &f->plane[1], &f->sums, &f->tables } };
 	struct vk_gpu *g = f->gpu;
-	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 15 };
-	const VkDescriptorSetLayout layouts[5] = { g->set_layout, g->set_layout, g->set_layout, g->set_layout,
-						   g->set_layout };
-	const struct vk_buffer *from[5] = { &f->raw, &f->plane[0], &f->plane[1], &f->plane[0], &f->plane[1] };
-	const struct vk_buffer *to[5] = { &f->plane[0], &f->plane[1], &f->plane[0], &f->sums, &f->sums };
 	VkResult r;
+	int ret;
 
-	r = vkCreateDescriptorPool(g->device,
-				   &(VkDescriptorPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-								  .maxSets = 5,
-								  .poolSizeCount = 1,
-								  .pPoolSizes = &size },
-				   NULL, &f->descriptors);
-	if (r != VK_SUCCESS)
-		return vk_error(r, "creating a descriptor pool");
-	r = vkAllocateDescriptorSets(g->device,
-				     &(VkDescriptorSetAllocateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-								     .descriptorPool = f->descriptors,
-								     .descriptorSetCount = 5,
-								     .pSetLayouts = layouts },
-				     f->set);
-	if (r != VK_SUCCESS)
-		return vk_error(r, "allocating descriptor sets");
-	for (int s = 0; s < 5; s++) {
-		const VkDescriptorBufferInfo info[3] = { { from[s]->buffer, 0, VK_WHOLE_SIZE },
-							 { to[s]->buffer, 0, VK_WHOLE_SIZE },
-							 { f->tables.buffer, 0, VK_WHOLE_SIZE } };
-		const VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-						 .dstSet = f->set[s],
-						 .dstBinding = 0,
-						 .descriptorCount = 3,
-						 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-						 .pBufferInfo = info };
-
-		vkUpdateDescriptorSets(g->device, 1, &w, 0, NULL);
-	}
-	/* A pool of the frame's own: the contexts sharing the device record on their own threads. */
-	r = vkCreateCommandPool(g->device,
-				&(VkCommandPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-							    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-							    .queueFamilyIndex = g->queue_family },
-				NULL, &f->commands);
-	if (r != VK_SUCCESS)
-		return vk_error(r, "creating a command pool");
-	if (g->timestamp_bits) {
-		r = vkCreateQueryPool(g->device,
-				      &(VkQueryPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-								.queryType = VK_QUERY_TYPE_TIMESTAMP,
-								.queryCount = VK_SHADER_COUNT + 1 },
-				      NULL, &f->timestamps);
-		if (r != VK_SUCCESS)
-			return vk_error(r, "creating a query pool");
-	}
-	r = vkAllocateCommandBuffers(g->device,
-				     &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-								     .commandPool = f->commands,
-								     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-								     .commandBufferCount = 1 },
-				     &f->cmd);
-	return r == VK_SUCCESS ? 0 : vk_error(r, "allocating a command buffer");
+	/* A command pool of the frame's own: the contexts sharing the device record on their own threads. */
+	if ((ret = vk_sets_create(g, 5, bindings, &f->descriptors, f->set)) ||
+	    (ret = vk_commands_create(g, &f->commands, &f->cmd)))
+		return ret;
+	if (!g->timestamp_bits)
+		return 0;
+	r = vkCreateQueryPool(g->device,
+			      &(VkQueryPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+							.queryType = VK_QUERY_TYPE_TIMESTAMP,
+							.queryCount = VK_SHADER_COUNT + 1 },
+			      NULL, &f->timestamps);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "creating a query pool");
 }
 
 int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t height, struct vk_frame **out)
@@ -272,56 +233,10 @@ static void load(struct vk_frame *f, const struct cisp_image *input)
 		       f->row_bytes);
 }
 
-static int record(struct vk_frame *f, const struct vk_step *steps, unsigned count, bool timed)
+int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
+		    VkCommandBuffer cmd, bool timed, unsigned *result_plane)
 {
-	const struct vk_gpu *g = f->gpu;
-	const VkMemoryBarrier barrier = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-					  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT };
-	const VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-					  .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
 	unsigned written = 0; /* steps that wrote the frame: a tap reads the last one's plane */
-	VkResult r;
-
-	vkResetCommandBuffer(f->cmd, 0);
-	r = vkBeginCommandBuffer(f->cmd, &(VkCommandBufferBeginInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-								      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
-	if (r != VK_SUCCESS)
-		return vk_error(r, "recording a frame");
-	if (timed) {
-		vkCmdResetQueryPool(f->cmd, f->timestamps, 0, count + 1);
-		vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->timestamps, 0);
-	}
-	for (unsigned i = 0; i < count; i++) {
-		/* The unpack reads the raw buffer; then the planes take turns; a tap writes the sums. */
-		const bool tap = steps[i].shader == VK_SHADER_STATS;
-		VkDescriptorSet set = f->set[written == 0 ? 0 : tap ? 3 + (written - 1) % 2 : 1 + (written - 1) % 2];
-
-		if (i)
-			vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-					     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
-		vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline[steps[i].shader]);
-		vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &set, 0, NULL);
-		vkCmdPushConstants(f->cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, steps[i].push_size, steps[i].push);
-		vkCmdDispatch(f->cmd, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, steps[i].rows, 1);
-		if (timed)
-			vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, f->timestamps, i + 1);
-		written += !tap;
-	}
-	vkCmdPipelineBarrier(f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
-			     0, NULL, 0, NULL);
-	r = vkEndCommandBuffer(f->cmd);
-	return r == VK_SUCCESS ? 0 : vk_error(r, "recording a frame");
-}
-
-int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
-		 const uint16_t **result)
-{
-	const bool timed = f->timestamps && count <= VK_SHADER_COUNT;
-	uint64_t t[VK_SHADER_COUNT + 1];
-	unsigned written = 0;
-	int ret;
 
 	if (!count || steps[0].shader != VK_SHADER_UNPACK)
 		return cisp_error(-EINVAL, "Vulkan backend: a frame starts with the unpack");
@@ -330,8 +245,37 @@ int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struc
 				  input->height, cisp_format_name(input->format), f->width, f->height,
 				  cisp_format_name(f->format));
 	load(f, input);
+	if (timed) {
+		vkCmdResetQueryPool(cmd, f->timestamps, 0, count + 1);
+		vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->timestamps, 0);
+	}
+	for (unsigned i = 0; i < count; i++) {
+		/* The unpack reads the raw buffer; then the planes take turns; a tap writes the sums. */
+		const bool tap = steps[i].shader == VK_SHADER_STATS;
+		VkDescriptorSet set = f->set[written == 0 ? 0 : tap ? 3 + (written - 1) % 2 : 1 + (written - 1) % 2];
+
+		vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[steps[i].shader], set, steps[i].push,
+				     steps[i].push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, steps[i].rows);
+		if (timed)
+			vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, f->timestamps, i + 1);
+		written += !tap;
+	}
+	/* The last step wrote plane 0 after an odd number of steps that write the frame, plane 1 after an even one. */
+	*result_plane = (written - 1) % 2;
+	return 0;
+}
+
+int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
+		 const uint16_t **result)
+{
+	const bool timed = f->timestamps && count <= VK_SHADER_COUNT;
+	uint64_t t[VK_SHADER_COUNT + 1];
+	unsigned plane;
+	int ret;
+
 	memset(f->step_ns, 0, sizeof(f->step_ns));
-	if ((ret = record(f, steps, count, timed)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
+	if ((ret = vk_commands_begin(f->cmd)) || (ret = vk_frame_record(f, input, steps, count, f->cmd, timed, &plane)) ||
+	    (ret = vk_commands_end(f->cmd)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
 		return ret;
 	if (timed && vkGetQueryPoolResults(f->gpu->device, f->timestamps, 0, count + 1, sizeof(t), t, sizeof(t[0]),
 					   VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
@@ -340,9 +284,6 @@ int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struc
 		for (unsigned i = 0; i < count; i++)
 			f->step_ns[i] = (double)((t[i + 1] - t[i]) & mask) * f->gpu->timestamp_ns;
 	}
-	/* The last step wrote plane 0 after an odd number of steps that write the frame, plane 1 after an even one. */
-	for (unsigned i = 0; i < count; i++)
-		written += steps[i].shader != VK_SHADER_STATS;
-	*result = f->plane[(written - 1) % 2].map;
+	*result = f->plane[plane].map;
 	return 0;
 }

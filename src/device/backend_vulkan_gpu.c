@@ -169,30 +169,38 @@ static int create_pipelines(struct vk_gpu *g)
 	if (r != VK_SUCCESS)
 		return vk_error(r, "creating the pipeline layout");
 	for (int s = 0; s < VK_SHADER_COUNT; s++) {
-		VkShaderModule module;
+		int ret = vk_pipeline_create(g, shader_code[s].code, shader_code[s].size, &g->pipeline[s]);
 
-		r = vkCreateShaderModule(g->device,
-					 &(VkShaderModuleCreateInfo){ .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-								      .codeSize = shader_code[s].size,
-								      .pCode = shader_code[s].code },
-					 NULL, &module);
-		if (r != VK_SUCCESS)
-			return vk_error(r, "loading a shader");
-		r = vkCreateComputePipelines(
-			g->device, VK_NULL_HANDLE, 1,
-			&(VkComputePipelineCreateInfo){
-				.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-				.stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-					   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-					   .module = module,
-					   .pName = "main" },
-				.layout = g->layout },
-			NULL, &g->pipeline[s]);
-		vkDestroyShaderModule(g->device, module, NULL);
-		if (r != VK_SUCCESS)
-			return vk_error(r, "creating a compute pipeline");
+		if (ret)
+			return ret;
 	}
 	return 0;
+}
+
+int vk_pipeline_create(struct vk_gpu *g, const uint32_t *code, size_t size, VkPipeline *pipeline)
+{
+	VkShaderModule module;
+	VkResult r;
+
+	r = vkCreateShaderModule(g->device,
+				 &(VkShaderModuleCreateInfo){ .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+							      .codeSize = size,
+							      .pCode = code },
+				 NULL, &module);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "loading a shader");
+	r = vkCreateComputePipelines(
+		g->device, VK_NULL_HANDLE, 1,
+		&(VkComputePipelineCreateInfo){
+			.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+			.stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+				   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+				   .module = module,
+				   .pName = "main" },
+			.layout = g->layout },
+		NULL, pipeline);
+	vkDestroyShaderModule(g->device, module, NULL);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "creating a compute pipeline");
 }
 
 static int create_sync(struct vk_gpu *g)
@@ -389,4 +397,108 @@ int vk_gpu_run(struct vk_gpu *g, VkCommandBuffer cmd)
 						     .pValues = &value },
 			     UINT64_MAX);
 	return r == VK_SUCCESS ? 0 : vk_error(r, "waiting for a frame");
+}
+
+int vk_sets_create(struct vk_gpu *g, unsigned count, const struct vk_buffer *bindings[][3], VkDescriptorPool *pool,
+		   VkDescriptorSet *sets)
+{
+	const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * count };
+	VkDescriptorSetLayout *layouts = calloc(count, sizeof(*layouts));
+	VkResult r;
+
+	if (!layouts)
+		return cisp_error(-ENOMEM, "out of memory for descriptor sets");
+	for (unsigned s = 0; s < count; s++)
+		layouts[s] = g->set_layout;
+	r = vkCreateDescriptorPool(g->device,
+				   &(VkDescriptorPoolCreateInfo){ .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+								  .maxSets = count,
+								  .poolSizeCount = 1,
+								  .pPoolSizes = &size },
+				   NULL, pool);
+	if (r == VK_SUCCESS)
+		r = vkAllocateDescriptorSets(g->device,
+					     &(VkDescriptorSetAllocateInfo){
+						     .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+						     .descriptorPool = *pool,
+						     .descriptorSetCount = count,
+						     .pSetLayouts = layouts },
+					     sets);
+	free(layouts);
+	if (r != VK_SUCCESS)
+		return vk_error(r, "allocating descriptor sets");
+	for (unsigned s = 0; s < count; s++) {
+		const VkDescriptorBufferInfo info[3] = { { bindings[s][0]->buffer, 0, VK_WHOLE_SIZE },
+							 { bindings[s][1]->buffer, 0, VK_WHOLE_SIZE },
+							 { bindings[s][2]->buffer, 0, VK_WHOLE_SIZE } };
+		const VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+						 .dstSet = sets[s],
+						 .dstBinding = 0,
+						 .descriptorCount = 3,
+						 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+						 .pBufferInfo = info };
+
+		vkUpdateDescriptorSets(g->device, 1, &w, 0, NULL);
+	}
+	return 0;
+}
+
+int vk_commands_create(struct vk_gpu *g, VkCommandPool *pool, VkCommandBuffer *cmd)
+{
+	VkResult r = vkCreateCommandPool(g->device,
+					 &(VkCommandPoolCreateInfo){
+						 .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+						 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+						 .queueFamilyIndex = g->queue_family },
+					 NULL, pool);
+
+	if (r != VK_SUCCESS)
+		return vk_error(r, "creating a command pool");
+	r = vkAllocateCommandBuffers(g->device,
+				     &(VkCommandBufferAllocateInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+								     .commandPool = *pool,
+								     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+								     .commandBufferCount = 1 },
+				     cmd);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "allocating a command buffer");
+}
+
+int vk_commands_begin(VkCommandBuffer cmd)
+{
+	VkResult r;
+
+	vkResetCommandBuffer(cmd, 0);
+	r = vkBeginCommandBuffer(cmd, &(VkCommandBufferBeginInfo){ .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+								   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
+	return r == VK_SUCCESS ? 0 : vk_error(r, "recording a frame");
+}
+
+void vk_commands_dispatch(VkCommandBuffer cmd, const struct vk_gpu *g, bool after_another, VkPipeline pipeline,
+			  VkDescriptorSet set, const uint32_t *push, uint32_t push_size, uint32_t groups_x,
+			  uint32_t groups_y)
+{
+	const VkMemoryBarrier barrier = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+					  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT };
+
+	if (after_another)
+		vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+				     &barrier, 0, NULL, 0, NULL);
+	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+	vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1, &set, 0, NULL);
+	vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+	vkCmdDispatch(cmd, groups_x, groups_y, 1);
+}
+
+int vk_commands_end(VkCommandBuffer cmd)
+{
+	const VkMemoryBarrier to_host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+					  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+					  .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+	VkResult r;
+
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
+			     NULL, 0, NULL);
+	r = vkEndCommandBuffer(cmd);
+	return r == VK_SUCCESS ? 0 : vk_error(r, "recording a frame");
 }

@@ -26,6 +26,7 @@ struct vulkan_plan {
 	bool lsc;   /* lens shading */
 	bool stats; /* the statistics (the tap after lens shading) */
 	bool wb;    /* white balance */
+	bool rgb;   /* and every later stage, to the outputs (vulkan_rgb_covers()) */
 };
 
 /*

@@ -90,5 +90,13 @@ void vk_frame_stats_sums(const struct vk_frame *frame, const struct cisp_stats_l
  */
 int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		 const uint16_t **result);
+/*
+ * The same into @cmd, a command buffer being recorded, for more dispatches
+ * to follow in it (vulkan_rgb.h): copy @input in, record @steps, and set
+ * *@result_plane to the plane (0 or 1) the samples will be in; @timed: with
+ * the frame's timestamps around each step (the frame has them).
+ */
+int vk_frame_record(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps,
+		    unsigned count, VkCommandBuffer cmd, bool timed, unsigned *result_plane);
 
 #endif

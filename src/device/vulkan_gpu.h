@@ -76,6 +76,34 @@ void vk_gpu_describe(const struct vk_gpu *gpu, char *buf, size_t size);
 int vk_buffer_create(struct vk_gpu *gpu, VkDeviceSize size, struct vk_buffer *b);
 void vk_buffer_destroy(struct vk_gpu *gpu, struct vk_buffer *b);
 
+/* A compute pipeline of the device's layout from SPIR-V @code of @size bytes: 0 or a negative errno. */
+int vk_pipeline_create(struct vk_gpu *gpu, const uint32_t *code, size_t size, VkPipeline *pipeline);
+/*
+ * A pool of @count descriptor sets of the device's layout, set s binding
+ * bindings[s][0..2] (input, output, tables): 0 or a negative errno.
+ */
+int vk_sets_create(struct vk_gpu *gpu, unsigned count, const struct vk_buffer *bindings[][3],
+		   VkDescriptorPool *pool, VkDescriptorSet *sets);
+/*
+ * A command pool of the caller's own in *@pool, and a primary command buffer
+ * of it in *@cmd (vkDestroyCommandPool() frees both): 0 or a negative errno.
+ * Each owner has its pool because contexts sharing the device record on
+ * their own threads, and a pool may be used by one thread at a time.
+ */
+int vk_commands_create(struct vk_gpu *gpu, VkCommandPool *pool, VkCommandBuffer *cmd);
+
+/*
+ * Recording a frame: begin (resetting @cmd), one dispatch after another
+ * (@after_another: behind a compute-to-compute barrier, so that it reads
+ * what the one before wrote) with its set and push constants, and end
+ * (behind a barrier that makes the writes visible to the host).
+ */
+int vk_commands_begin(VkCommandBuffer cmd);
+void vk_commands_dispatch(VkCommandBuffer cmd, const struct vk_gpu *gpu, bool after_another, VkPipeline pipeline,
+			  VkDescriptorSet set, const uint32_t *push, uint32_t push_size, uint32_t groups_x,
+			  uint32_t groups_y);
+int vk_commands_end(VkCommandBuffer cmd);
+
 /*
  * Submit @cmd, signalling the timeline semaphore at the next value, and wait
  * for that value: 0, or a negative errno with a message. Safe from several

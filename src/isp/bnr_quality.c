@@ -37,10 +37,10 @@ typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in,
 		     uint16_t *dst, int stride);
 
 /*
- * The patch filter's tiles straight into @out, then the transform's, tiles
- * @ttw columns wide, averaged into it; no tile size changes a byte.
+ * The patch filter's tiles, @ptw columns wide, straight into @out, then the
+ * transform's, @ttw wide, averaged into it; no tile size changes a byte.
  */
-static void quality_rows(tile_fn *patch, tile_fn *transform, int ttw, const struct cisp_bnr_quality *q,
+static void quality_rows(tile_fn *patch, int ptw, tile_fn *transform, int ttw, const struct cisp_bnr_quality *q,
 			 const struct plane16 *in, const struct plane16 *out, int y0, int y1)
 {
 	CISP_SCRATCH uint16_t p[CISP_BNR_TILE_H][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
@@ -50,8 +50,8 @@ static void quality_rows(tile_fn *patch, tile_fn *transform, int ttw, const stru
 		const int th = y1 - ty < CISP_BNR_TILE_H ? y1 - ty : CISP_BNR_TILE_H;
 
 		/* Through a tile of its own: a band's rows are a ring (plane.h), which a stride cannot step through. */
-		for (int tx = 0; tx < w; tx += CISP_BNR_TILE_W) {
-			const int tw = w - tx < CISP_BNR_TILE_W ? w - tx : CISP_BNR_TILE_W;
+		for (int tx = 0; tx < w; tx += ptw) {
+			const int tw = w - tx < ptw ? w - tx : ptw;
 
 			patch(q, in, tx, ty, tw, th, &p[0][0], CISP_BNR_TILE_W);
 			for (int j = 0; j < th; j++)
@@ -74,18 +74,21 @@ static void quality_rows(tile_fn *patch, tile_fn *transform, int ttw, const stru
 void cisp_bnr_quality_rows(const struct cisp_bnr_quality *q, const struct plane16 *in, const struct plane16 *out,
 			   int y0, int y1)
 {
-	quality_rows(cisp_bnr_patch_tile, cisp_bnr_transform_tile, CISP_BNR_TILE_W, q, in, out, y0, y1);
+	quality_rows(cisp_bnr_patch_tile, CISP_BNR_TILE_W, cisp_bnr_transform_tile, CISP_BNR_TILE_W, q, in, out, y0, y1);
 }
 
 /*
  * Transform tiles of 58 columns (29 cells) have 32 block columns: whole
  * vectors of 4, 8 or 16 lanes, where 64 columns leave 13 of 48 AVX-512 lanes
- * idle.
+ * idle. Patch tiles of 60 columns keep the sums a pair of taps shares
+ * within 32 lanes a parity (simd_bnr_quality.h).
  */
 #define SIMD_TRANSFORM_TILE_W 58
+#define SIMD_PATCH_TILE_W 60
 
 void cisp_bnr_quality_rows_dsp(const struct cisp_dsp *d, const struct cisp_bnr_quality *q, const struct plane16 *in,
 			       const struct plane16 *out, int y0, int y1)
 {
-	quality_rows(d->bnr_patch_tile, d->bnr_transform_tile, SIMD_TRANSFORM_TILE_W, q, in, out, y0, y1);
+	quality_rows(d->bnr_patch_tile, SIMD_PATCH_TILE_W, d->bnr_transform_tile, SIMD_TRANSFORM_TILE_W, q, in, out, y0,
+		     y1);
 }

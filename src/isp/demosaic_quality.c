@@ -14,7 +14,11 @@
 #include "isp/demosaic_quality.h"
 #include "isp/dsp.h"
 
-/* Rows one pass computes at a time within a band, to keep its scratch small. */
+/*
+ * Rows the C passes compute at a time within a band, to keep their scratch
+ * small; the vector passes keep rings of rows and take whole bands (less
+ * of the rows above and below recomputed).
+ */
 #define CHUNK_ROWS 32
 
 struct cisp_demosaic_quality {
@@ -76,6 +80,7 @@ struct quality_job {
 	unsigned false_colour;
 	const struct rgb16 *out;
 	const struct cisp_dsp *dsp; /* the passes' functions */
+	int chunk;                  /* rows a call of a pass computes */
 };
 
 static void band_rows(unsigned band, int height, int *y0, int *y1)
@@ -95,9 +100,9 @@ static void green_task(void *opaque, unsigned band, unsigned worker)
 	int y0, y1;
 
 	band_rows(band, j->q->height, &y0, &y1);
-	for (int y = y0; y < y1; y += CHUNK_ROWS)
+	for (int y = y0; y < y1; y += j->chunk)
 		j->dsp->dmq_green_rows(j->bayer, j->cfa, &j->out->c[0], &j->out->c[2], y,
-				    y + CHUNK_ROWS < y1 ? y + CHUNK_ROWS : y1, j->q->scratch[worker]);
+				    y + j->chunk < y1 ? y + j->chunk : y1, j->q->scratch[worker]);
 }
 
 static void blend_task(void *opaque, unsigned band, unsigned worker)
@@ -106,9 +111,9 @@ static void blend_task(void *opaque, unsigned band, unsigned worker)
 	int y0, y1;
 
 	band_rows(band, j->q->height, &y0, &y1);
-	for (int y = y0; y < y1; y += CHUNK_ROWS)
+	for (int y = y0; y < y1; y += j->chunk)
 		j->dsp->dmq_blend_rows(j->bayer, &j->out->c[0], &j->out->c[2], j->cfa, &j->out->c[1], y,
-				    y + CHUNK_ROWS < y1 ? y + CHUNK_ROWS : y1, j->q->scratch[worker]);
+				    y + j->chunk < y1 ? y + j->chunk : y1, j->q->scratch[worker]);
 }
 
 static void colour_task(void *opaque, unsigned band, unsigned worker)
@@ -117,9 +122,9 @@ static void colour_task(void *opaque, unsigned band, unsigned worker)
 	int y0, y1;
 
 	band_rows(band, j->q->height, &y0, &y1);
-	for (int y = y0; y < y1; y += CHUNK_ROWS)
+	for (int y = y0; y < y1; y += j->chunk)
 		j->dsp->dmq_colour_rows(j->bayer, &j->out->c[1], j->cfa, j->false_colour, j->out, y,
-				     y + CHUNK_ROWS < y1 ? y + CHUNK_ROWS : y1, j->q->scratch[worker]);
+				     y + j->chunk < y1 ? y + j->chunk : y1, j->q->scratch[worker]);
 }
 
 void cisp_demosaic_quality_run(struct cisp_demosaic_quality *q, const struct plane16 *bayer, enum cisp_cfa cfa,
@@ -127,12 +132,15 @@ void cisp_demosaic_quality_run(struct cisp_demosaic_quality *q, const struct pla
 			       struct cisp_pool *pool, const struct cisp_dsp *dsp)
 {
 	struct cisp_dsp c;
-	struct quality_job job = { q, bayer, cfa, p->false_colour, out, dsp };
+	struct quality_job job = { q, bayer, cfa, p->false_colour, out, dsp, CISP_DEMOSAIC_BAND_ROWS };
 
 	if (!dsp) {
 		cisp_dsp_init(&c, CISP_CPU_SCALAR);
 		job.dsp = &c;
 	}
+	if (job.dsp->dmq_green_rows == cisp_dmq_green_rows || job.dsp->dmq_blend_rows == cisp_dmq_blend_rows ||
+	    job.dsp->dmq_colour_rows == cisp_dmq_colour_rows)
+		job.chunk = CHUNK_ROWS;
 	unsigned bands = (unsigned)cisp_demosaic_band_count(q->height);
 
 	/* Scratch is per worker thread; without enough of it, run on the caller alone (same result). */

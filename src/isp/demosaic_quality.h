@@ -26,8 +26,18 @@
 /* Green and Bayer rows pass 3 reads above and below an output row (reflected). */
 #define CISP_DMQ_COLOUR_RADIUS 6
 
-/* Bytes of scratch any pass needs for up to @rows output rows of a frame @width wide. */
+/*
+ * Bytes of scratch any pass needs for a frame @width wide: the C passes for
+ * up to @rows output rows a call, the vector ones for any number (they keep
+ * rings of rows, and run the C ones CISP_DMQ_NARROW_ROWS rows at a time on
+ * frames too narrow for their vectors).
+ */
 size_t cisp_dmq_scratch_size(int width, int rows);
+
+/* Rows of the C passes a call of a vector pass runs at a time on a narrow frame. */
+#define CISP_DMQ_NARROW_ROWS 16
+/* Scratch rows the vector passes keep (the colour pass's rings and rows, the most). */
+#define CISP_DMQ_VECTOR_ROWS 53
 
 /*
  * Pass 1: of rows [y0, y1), the colour-difference green into @gc and the
@@ -50,15 +60,15 @@ void cisp_dmq_colour_rows(const struct plane16 *bayer, const struct plane16 *g, 
 			  unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch);
 
 /*
- * The layout of the scratch, shared by the reference and the optimised
- * passes: rows of int32 with CISP_DMQ_PAD columns each side (filled by
- * reflection), width + 2 * CISP_DMQ_PAD apart. Pass 1: rows of dh for frame
- * rows [y0 - 1, y1 + 1), of dv for [y0 - 5, y1 + 5), of CV for
- * [y0 - 4, y1 + 4), one row of CH (and two more rows the vectorised pass
- * uses: sums of 4 columns of CH and of dh). Pass 2: rows of the errors e_cd
- * and e_own for [y0 - 4, y1 + 4), then two rows of their sums over 5 rows.
- * Pass 3: rows of KR, KB and green for [y0 - 5, y1 + 5), of e_cd and e_own
- * for [y0 - 4, y1 + 4), then four rows of their sums over 5 and 4 rows.
+ * The layout of the scratch: rows of int32 with CISP_DMQ_PAD columns each
+ * side (filled by reflection), width + 2 * CISP_DMQ_PAD apart. The C passes:
+ * pass 1, rows of dh for frame rows [y0 - 1, y1 + 1), of dv for
+ * [y0 - 5, y1 + 5), of CV for [y0 - 4, y1 + 4), one row of CH; pass 2, rows
+ * of the errors e_cd and e_own for [y0 - 4, y1 + 4), then two rows of their
+ * sums over 5 rows; pass 3, rows of KR, KB and green for [y0 - 5, y1 + 5),
+ * of e_cd and e_own for [y0 - 4, y1 + 4), then four rows of their sums over
+ * 5 and 4 rows. The vector passes keep only the rows their steps read at
+ * once, in rings (simd_demosaic_quality.h).
  */
 #define CISP_DMQ_PAD 8
 

@@ -104,16 +104,25 @@ void cisp_dmq_pad_row(int32_t *r, int w)
 	}
 }
 
+/* Rows of scratch the C passes need for up to @rows output rows. */
+static size_t c_rows(size_t r)
+{
+	size_t green = 3 * r + 21;                /* dh r + 2, dv r + 10, cv r + 8, ch 1 */
+	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_own r + 8; their two column sums */
+	size_t colour = 3 * (r + 10) + blend + 2; /* kr, kb, gp r + 10; as blend with four column sums */
+
+	return green > colour ? green : colour;
+}
+
 size_t cisp_dmq_scratch_size(int width, int rows)
 {
-	size_t w = (size_t)width + 2 * PAD, r = (size_t)rows;
-	size_t green = 3 * r + 24;                /* dh r + 2, dv r + 10, cv r + 8, ch 1; 3 more for the vector pass */
-	size_t blend = 2 * (r + 8) + 2;           /* e_cd, e_own r + 8; their two column sums */
-	/* kr, kb, gp r + 10; as blend with four column sums; the vector pass 1 more and r + 6 rows of Bayer */
-	size_t colour = 3 * (r + 10) + blend + 3 + (r + 6);
-	size_t most = green > colour ? green : colour;
+	size_t w = (size_t)width + 2 * PAD, most = c_rows((size_t)rows);
 
-	return sizeof(int32_t) * w * (most > blend ? most : blend);
+	if (most < c_rows(CISP_DMQ_NARROW_ROWS))
+		most = c_rows(CISP_DMQ_NARROW_ROWS);
+	if (most < CISP_DMQ_VECTOR_ROWS)
+		most = CISP_DMQ_VECTOR_ROWS;
+	return sizeof(int32_t) * w * most;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -128,19 +128,51 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 
 #define BQ_GPAD 4
 #define BQ_LPAD 5
-/* Columns of the guide computed (whole vectors, so past the tile) and of the input; the buffers hold them. */
+/*
+ * Column of x = 0 in the input copy and the guide (past the pads the loads
+ * need, so the sums of lanes left of the tile read defined samples), and
+ * their widths: whole vectors of guide columns, the input 16 more.
+ */
+#define BQ_LOFF 9
+#define BQ_GOFF (BQ_LOFF - 1)
 #define BQ_GW 112
 #define BQ_LW (BQ_GW + 16)
 /* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
+/* 3x3 sums of squared guide differences: lane of i = 0, lanes, rows (tile rows 0 .. th + 2). */
+#define BQ_HOFF 2
+#define BQ_HW 56
+#define BQ_HH (CISP_BNR_TILE_H + 3)
 /* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
 #define BQ_CAP ((1u << 30) - 1)
+
+/*
+ * The 24 tap offsets as 12 pairs d, -d (indices into cisp_bnr_taps): the
+ * first of each with dy < 0, or dy = 0 and dx < 0. The squared guide
+ * differences of -d at x are those of d at x - d, so one set of sums, on
+ * the rows and columns both need, serves both taps.
+ */
+static const uint8_t bq_pairs[12][2] = {
+	{ 0, 7 }, { 1, 6 }, { 2, 5 }, { 3, 4 }, { 8, 11 }, { 9, 10 },
+	{ 12, 23 }, { 13, 22 }, { 14, 21 }, { 15, 20 }, { 16, 19 }, { 17, 18 },
+};
+
+/*
+ * Lane offset of parity @p's sums for the tap -d of a pair whose first
+ * has @dx: x - dx = 2 (i + o) + p' with p' = (p - dx) & 1.
+ */
+static inline int bq_pair_lane(int p, int dx)
+{
+	return (p - dx - ((p - dx) & 1)) / 2;
+}
 
 /*
  * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
  * so a parity is one CFA site per row), each a vector of N32 columns read
  * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
- * the green parity of each row only.
+ * the green parity of each row only. Tiles of 60 columns (30 lanes a
+ * parity) keep a pair's sums, shifted by at most 2 lanes, within 32 lanes:
+ * whole vectors of 4, 8 or 16.
  */
 static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			       int th, uint16_t *dst, int stride)
@@ -150,11 +182,13 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
 	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
 	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
-	/* One offset's squared guide differences D(x) summed over 3 columns, per parity. */
-	int32_t hs[2][CISP_BNR_TILE_H + 2][BQ_PW];
-	/* Per column of a parity: its index; the sums of 9; the output row; the largest Q. */
+	/* Two pairs' squared guide differences D summed over 3x3, per parity and tile row y. */
+	int32_t hs[2][2][BQ_HH][BQ_HW];
+	/* Per pair: the first and past-the-last lane of its sums. */
+	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
+	/* Per column of a parity: its index; the means of 9; the output row; the largest Q. */
 	double col[BQ_PW], qmaxv[N64];
-	int32_t t9[BQ_PW], out[BQ_PW];
+	int32_t t9[BQ_PW], out[2][BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
 	const vf64 s2 = bq_setd(q->s2);
 	/* Per column parity: the tile rows of green sites there, as a first row (past the tile: none) and a step. */
@@ -167,16 +201,18 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		gfirst[p] = g0 ? 0 : g1 ? 1 : CISP_BNR_TILE_H;
 		gstep[p] = g0 && g1 ? 1 : 2;
 	}
-	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][0], BQ_LW);
-	for (int j = 0; j < lh; j++)
-		memset(&l[j][lw], 0, (size_t)(BQ_LW - lw) * sizeof(l[0][0]));
+	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][BQ_LOFF - BQ_LPAD], BQ_LW);
+	for (int j = 0; j < lh; j++) {
+		memset(&l[j][0], 0, (BQ_LOFF - BQ_LPAD) * sizeof(l[0][0]));
+		memset(&l[j][BQ_LOFF - BQ_LPAD + lw], 0, (size_t)(BQ_LW - lw - BQ_LOFF + BQ_LPAD) * sizeof(l[0][0]));
+	}
 	for (int i = 0; i < BQ_PW; i++)
 		col[i] = i;
 	/*
 	 * Q first: a tile that needs the reference's 64-bit distances goes
-	 * there. In double, every step exact: m = (sum9 + 4) / 9 (the quotient
-	 * is an integer or 1/9 from one); a m < 2^48; var < 2^33 and var S^2 <
-	 * 2^53; Q < 2^43. Past the tile Q = 0 (keeps no tap).
+	 * there. m = (sum9 + 4) / 9 in 32 bits, then in double, every step
+	 * exact: a m < 2^48; var < 2^33 and var S^2 < 2^53; Q < 2^43. Past the
+	 * tile Q = 0 (keeps no tap).
 	 */
 	for (int j = 0; j < th; j++)
 		for (int p = 0; p < 2; p++) {
@@ -184,20 +220,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			const vf64 pa = bq_setd(q->a[site]), pb = bq_setd(q->b[site]), n = bq_setd(np[p]);
 
 			for (int i = 0; i < BQ_PW; i += N32) {
-				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LPAD], *c = &l[ly][2 * i + p + BQ_LPAD];
-				const uint16_t *e = &l[ly + 2][2 * i + p + BQ_LPAD];
+				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LOFF], *c = &l[ly][2 * i + p + BQ_LOFF];
+				const uint16_t *e = &l[ly + 2][2 * i + p + BQ_LOFF];
 				vs32 s9 = add32(add32(add32(bq_ld2(u - 2), bq_ld2(u)), add32(bq_ld2(u + 2), bq_ld2(c - 2))),
 						add32(add32(bq_ld2(c), bq_ld2(c + 2)), add32(bq_ld2(e - 2), bq_ld2(e))));
 				vs32 v0 = bq_ld2(c);
 
-				st32(&t9[i], add32(s9, bq_ld2(e + 2)));
+				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
+				st32(&t9[i], bq_mulhiu(add32(add32(s9, bq_ld2(e + 2)), set32(4)), set32(477218589)));
 				st32(&sw[p][j][i], set32(4096));
 				st32(&slo[p][j][i], sll32(vand32(v0, set32(255)), 12));
 				st32(&shi[p][j][i], sll32(srl32(v0, 8), 12));
 			}
 			for (int i = 0; i < BQ_PW; i += N64) {
 				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
-				vf64 m = bq_floor(divd(addd(bq_ldf(&t9[i]), bq_setd(4.0)), bq_setd(9.0)));
+				vf64 m = bq_ldf(&t9[i]);
 				vf64 var = addd(bq_floor(muld(addd(muld(pa, m), bq_setd(32768.0)), bq_setd(1.0 / 65536))), pb);
 				vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
 				vf64 inv, rem, hi;
@@ -227,11 +264,39 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			cisp_bnr_patch_tile(q, in, x0, y0, tw, th, dst, stride);
 			return;
 		}
+	/*
+	 * Each pair's lanes: those of d's sums at both parities, [0, np), and
+	 * of -d's, [o, o + np) at parity p', in whole vectors; the guide's
+	 * columns the widest reads (up to 3 past 2 ihi) need.
+	 */
+	for (int r = 0; r < 12; r++) {
+		const int dx = cisp_bnr_taps[bq_pairs[r][0]][0], o0 = bq_pair_lane(0, dx), o1 = bq_pair_lane(1, dx);
+		const int lo = o0 < o1 ? (o0 < 0 ? o0 : 0) : (o1 < 0 ? o1 : 0);
+		int hi = np[0];
+
+		hi = o0 + np[0] > hi ? o0 + np[0] : hi;
+		hi = o1 + np[1] > hi ? o1 + np[1] : hi;
+		ilo[r] = lo;
+		ihi[r] = lo + (hi - lo + N32 - 1) / N32 * N32;
+		if (BQ_GOFF + 3 + 2 * ihi[r] > gw)
+			gw = BQ_GOFF + 3 + 2 * ihi[r];
+		if (ihi[r] < hmin)
+			hmin = ihi[r];
+	}
+	/*
+	 * The whole vectors read reach up to 2 lanes past the shortest pair's
+	 * (outputs past the tile, Q = 0 there): defined once, never computed.
+	 */
+	for (int m = 0; m < 2; m++)
+		for (int p = 0; p < 2; p++)
+			for (int j = 0; j < BQ_HH; j++)
+				for (int i = hmin; i < (np[0] + N32 - 1) / N32 * N32 + 2; i++)
+					hs[m][p][j][BQ_HOFF + i] = 0;
 	/* Guide, the reference's, on whole vectors of columns. */
 	for (int j = 0; j < th + 2 * BQ_GPAD; j++) {
 		const uint16_t *a = l[j], *m = l[j + 1], *b = l[j + 2];
 
-		for (int i = 0; i < BQ_GW; i += N32) {
+		for (int i = 0; i < gw; i += N32) {
 			vs32 s = add32(add32(bq_ldw(a + i), bq_ldw(a + i + 2)), add32(bq_ldw(b + i), bq_ldw(b + i + 2)));
 			vs32 e = add32(add32(bq_ldw(m + i), bq_ldw(m + i + 2)), add32(bq_ldw(a + i + 1), bq_ldw(b + i + 1)));
 
@@ -240,68 +305,105 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			bq_stn(&g[j][i], s);
 		}
 	}
-	for (int k = 0; k < 24; k++) {
-		const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
+	/* Two pairs at a time (both of offsets 0..7 or both of 8..23): four taps added in one pass. */
+	for (int r0 = 0; r0 < 12; r0 += 2) {
+		const int green_only = bq_pairs[r0][0] >= 8;
 
-		/*
-		 * Squared guide differences and their sums, capped at C = 2^30 - 1
-		 * at each step so every sum fits 32 bits (the largest, 3 C, is
-		 * unsigned; the distance, 2 C at most, signed). With Q <= C the
-		 * capped distance E' decides as E does and equals it where it
-		 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
-		 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
-		 * D(x) for x = -1 .. tw at rows -1 .. th, G(x) at g column x + 4.
-		 */
-		for (int j = 0; j < th + 2; j++) {
-			const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GPAD], *t = &g[j + BQ_GPAD - 1 + dy][BQ_GPAD + dx];
-			int32_t *h0 = hs[0][j], *h1 = hs[1][j];
+		for (int m = 0; m < 2; m++) {
+			const int r = r0 + m, dx = cisp_bnr_taps[bq_pairs[r][0]][0], dy = cisp_bnr_taps[bq_pairs[r][0]][1];
 
 			/*
-			 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
-			 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
-			 * the next two: the two 3-sums from two loads of each row.
+			 * Squared guide differences and their sums, capped at C = 2^30 - 1
+			 * at each step so every sum fits 32 bits (the largest, 3 C, is
+			 * unsigned; the distance, 2 C at most, signed). With Q <= C the
+			 * capped distance E' decides as E does and equals it where it
+			 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
+			 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
+			 * D(x) for the lanes of the pair at rows -1 .. th - dy, their 3x3
+			 * sums at rows 0 .. th - dy - 1 (-d reads row y - dy), G(x) at g
+			 * column x + BQ_GOFF.
 			 */
-			for (int i = 0; i < np[0]; i += N32) {
-				const uint16_t *ta = t + 2 * i - 1, *ca = c + 2 * i - 1, *tb = ta + 2, *cb = ca + 2;
-				vs32 e0 = sub32(even32(ld(ta)), even32(ld(ca))), e1 = sub32(odd32(ld(ta)), odd32(ld(ca)));
-				vs32 e2 = sub32(even32(ld(tb)), even32(ld(cb))), e3 = sub32(odd32(ld(tb)), odd32(ld(cb)));
-				vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
+			for (int i = ilo[r]; i < ihi[r]; i += N32) {
+				/* Two rows' 3-sums above, per parity. */
+				vs32 a0 = set32(0), a1 = set32(0), b0 = set32(0), b1 = set32(0);
 
-				/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
-				st32(h0 + i, bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap));
-				st32(h1 + i, bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap));
+				for (int j = 0; j < th + 2 - dy; j++) {
+					const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF + 2 * i - 1];
+					const uint16_t *ta = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx + 2 * i - 1], *tb = ta + 2;
+					/*
+					 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
+					 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
+					 * the next two: the two 3-sums from two loads of each row.
+					 */
+					vs32 e0 = sub32(even32(ld(ta)), even32(ld(c))), e1 = sub32(odd32(ld(ta)), odd32(ld(c)));
+					vs32 e2 = sub32(even32(ld(tb)), even32(ld(c + 2))), e3 = sub32(odd32(ld(tb)), odd32(ld(c + 2)));
+					vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
+					/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
+					vs32 h0 = bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap);
+					vs32 h1 = bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap);
+
+					/* Rows j - 2 .. j of 3-sums are rows y - 1 .. y + 1 of y = j - 2: its 3x3 sum, capped. */
+					if (j >= 2) {
+						st32(&hs[m][0][j - 2][BQ_HOFF + i], bq_minu(add32(add32(a0, b0), h0), cap));
+						st32(&hs[m][1][j - 2][BQ_HOFF + i], bq_minu(add32(add32(a1, b1), h1), cap));
+					}
+					a0 = b0;
+					a1 = b1;
+					b0 = h0;
+					b1 = h1;
+				}
 			}
 		}
-		/* Offsets 8..23 are green sites' only: the rows of a parity's green sites. */
+		/*
+		 * Taps d and -d of both pairs: at x, parity p, -d reads d's 3x3 sum
+		 * at x - d, parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), row
+		 * y - dy. Offsets 8..23 are green sites' only: the rows of a
+		 * parity's green sites.
+		 */
 		for (int p = 0; p < 2; p++) {
-			const int first = k >= 8 ? gfirst[p] : 0, step = k >= 8 ? gstep[p] : 1, n = np[p];
+			const int first = green_only ? gfirst[p] : 0, step = green_only ? gstep[p] : 1, n = np[p];
+			/* Per tap: its 3x3 sums at tile row 0, lane 0; its sample's offset from the centre in l. */
+			const int32_t *hb[4];
+			int lo[4];
 
+			for (int t = 0; t < 4; t++) {
+				const int m = t >> 1, k = bq_pairs[r0 + m][0], neg = t & 1;
+				const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1], hp = neg ? (p - dx) & 1 : p;
+
+				hb[t] = &hs[m][hp][neg ? -dy : 0][BQ_HOFF + (neg ? bq_pair_lane(p, dx) : 0)];
+				lo[t] = neg ? -dy * BQ_LW - dx : dy * BQ_LW + dx;
+			}
 			for (int j = first; j < th; j += step) {
-				const uint16_t *lv = &l[j + BQ_LPAD + dy][BQ_LPAD + dx + p], *lc = &l[j + BQ_LPAD][BQ_LPAD + p];
-				const int32_t *h0 = hs[p][j], *h1 = hs[p][j + 1], *h2 = hs[p][j + 2], *qr = qv[p][j];
-				const int32_t *ihr = ih[p][j], *ilr = il[p][j];
-				int32_t *swr = sw[p][j], *slr = slo[p][j], *shr = shi[p][j];
+				const uint16_t *lc = &l[j + BQ_LPAD][BQ_LOFF + p];
 
 				for (int i = 0; i < n; i += N32) {
-					vs32 v = bq_ld2(lv + 2 * i), dv = sub32(v, bq_ld2(lc + 2 * i));
-					vs32 sum = add32(add32(ld32(h0 + i), ld32(h1 + i)), ld32(h2 + i));
-					vs32 e = add32(bq_minu(sum, cap), bq_minu(mul32(dv, dv), cap));
-					vs32 keep = gt32(ld32(qr + i), e), u, t, wt;
+					const vs32 v0 = bq_ld2(lc + 2 * i), qr = ld32(&qv[p][j][i]);
+					const vs32 ihv = ld32(&ih[p][j][i]), ilv = ld32(&il[p][j][i]);
+					vs32 ws = ld32(&sw[p][j][i]), wlo = ld32(&slo[p][j][i]), whi = ld32(&shi[p][j][i]);
 
-					if (!bq_any(keep))
-						continue;
-					/*
-					 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
-					 * exactly; E ih is at most the result, below 2^16.
-					 */
-					u = add32(mul32(e, ld32(ihr + i)), bq_mulhiu(e, ld32(ilr + i)));
-					t = sub32(set32(65536), u);
-					/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
-					wt = vand32(keep, add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12)));
-					/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
-					st32(swr + i, add32(ld32(swr + i), wt));
-					st32(slr + i, add32(ld32(slr + i), mul32(wt, vand32(v, set32(255)))));
-					st32(shr + i, add32(ld32(shr + i), mul32(wt, srl32(v, 8))));
+					for (int t = 0; t < 4; t++) {
+						vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
+						vs32 e = add32(ld32(hb[t] + j * BQ_HW + i), bq_minu(mul32(dv, dv), cap));
+						vs32 keep = gt32(qr, e), u, tt, wt;
+
+						if (!bq_any(keep))
+							continue;
+						/*
+						 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
+						 * exactly; E ih is at most the result, below 2^16.
+						 */
+						u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
+						tt = sub32(set32(65536), u);
+						/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
+						wt = vand32(keep, add32(srl32(mul32(tt, tt), 20), sll32(srl32(tt, 16), 12)));
+						/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
+						ws = add32(ws, wt);
+						wlo = add32(wlo, mul32(wt, vand32(v, set32(255))));
+						whi = add32(whi, mul32(wt, srl32(v, 8)));
+					}
+					st32(&sw[p][j][i], ws);
+					st32(&slo[p][j][i], wlo);
+					st32(&shi[p][j][i], whi);
 				}
 			}
 		}
@@ -311,17 +413,26 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	 * the quotient (below 2^17) within 2^-36 of the true one, which is an
 	 * integer or at least 1 / sw >= 2^-17 from one: the same floor.
 	 */
-	for (int j = 0; j < th; j++)
-		for (int p = 0; p < 2; p++) {
-			for (int i = 0; i < np[p]; i += N64) {
-				vf64 ws = bq_ldf(&sw[p][j][i]), lo = bq_ldf(&slo[p][j][i]), hi = bq_ldf(&shi[p][j][i]);
+	for (int j = 0; j < th; j++) {
+		uint16_t *d = dst + (size_t)j * stride;
+		int i = 0;
 
-				bq_sti(&out[i], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo),
-								    bq_floor(muld(ws, bq_setd(0.5)))), ws)));
+		for (int p = 0; p < 2; p++)
+			for (int k = 0; k < np[p]; k += N64) {
+				vf64 ws = bq_ldf(&sw[p][j][k]), lo = bq_ldf(&slo[p][j][k]), hi = bq_ldf(&shi[p][j][k]);
+
+				bq_sti(&out[p][k], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo),
+								       bq_floor(muld(ws, bq_setd(0.5)))), ws)));
 			}
-			for (int i = 0; i < np[p]; i++)
-				dst[(size_t)j * stride + 2 * i + p] = (uint16_t)out[i];
+		/* Both parities interleaved into whole vectors of the row, the rest one sample at a time. */
+		for (; i + N32 <= np[1]; i += N32)
+			st(d + 2 * i, join32(ld32(&out[0][i]), ld32(&out[1][i])));
+		for (; 2 * i < tw; i++) {
+			d[2 * i] = (uint16_t)out[0][i];
+			if (2 * i + 1 < tw)
+				d[2 * i + 1] = (uint16_t)out[1][i];
 		}
+	}
 }
 
 /* ---- transform shrinkage ---- */
@@ -534,17 +645,25 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 														    bq_setd(1.0 / 4096))))));
 		}
 	for (int r = 0; r < ncy; r++)
-		for (int p = 0; p < 4; p++) {
-			/* Position p of the cell is sample (2 (cx0 + c) + (p & 1), 2 (cy0 + r) + (p >> 1)). */
+		for (int p = 0; p < 4; p += 2) {
+			/*
+			 * Positions p and p + 1 of the cell are samples (2 (cx0 + c),
+			 * 2 (cy0 + r) + (p >> 1)) and the next (x0 is even): interleaved
+			 * into whole vectors of the row, the rest one sample at a time.
+			 */
 			const int j = 2 * (cy0 + r) + (p >> 1) - y0;
+			uint16_t *d;
+			int c = 0;
 
 			if (j < 0 || j >= th)
 				continue;
-			for (int c = 0; c < ncx; c++) {
-				const int i = 2 * (cx0 + c) + (p & 1) - x0;
-
-				if (i < tw)
-					dst[(size_t)j * stride + i] = (uint16_t)pix[p][r][c];
+			d = dst + (size_t)j * stride;
+			for (; c + N32 <= tw / 2; c += N32)
+				st(d + 2 * c, join32(ld32(&pix[p][r][c]), ld32(&pix[p + 1][r][c])));
+			for (; 2 * c < tw; c++) {
+				d[2 * c] = (uint16_t)pix[p][r][c];
+				if (2 * c + 1 < tw)
+					d[2 * c + 1] = (uint16_t)pix[p + 1][r][c];
 			}
 		}
 }

@@ -3,8 +3,9 @@
  * The quality demosaic's three passes (demosaic_quality_row.c is the
  * reference, docs/stages/demosaic_quality.md the arithmetic) over the vector
  * layer, for the files in x86/ and arm/, which include it after
- * simd_kernels.h. Same rows, same bits; the scratch holds a few more rows
- * (cisp_dmq_scratch_size() counts them).
+ * simd_kernels.h. Same rows, same bits; the scratch holds rings of the rows
+ * each pass's steps read at once, whatever the rows of a call
+ * (cisp_dmq_scratch_size() counts them), so that they stay in the L2 cache.
  *
  * Every step works on N32 columns as 32-bit lanes. Green and colour sites
  * alternate along a row: the green of the colour sites and the red and blue
@@ -286,15 +287,16 @@ V_INLINE void dmq_green_sums(const struct dmq_green_in *r, int o, vs32 *se, vs32
 	*es = ld32(r->es + o);
 }
 
-/* Row o = o + r1 + r2 + r3 in place, columns [0, w) (no vector overlaps another: each adds once). */
-V_INLINE void dmq_add3_rows(int32_t *o, const int32_t *r1, const int32_t *r2, const int32_t *r3, int w)
+/* The end of the chunk of C rows from y on a frame too narrow for the vectors (cisp_dmq_scratch_size()). */
+V_INLINE int dmq_narrow_end(int y, int y1)
 {
-	int x = 0;
+	return y1 - y > CISP_DMQ_NARROW_ROWS ? y + CISP_DMQ_NARROW_ROWS : y1;
+}
 
-	for (; x + N32 <= w; x += N32)
-		st32(o + x, add32(add32(ld32(o + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))));
-	for (; x < w; x++)
-		o[x] += r1[x] + r2[x] + r3[x];
+/* Row r of a ring of n scratch rows ws apart that starts at frame row r0 (r >= r0). */
+V_INLINE int32_t *dmq_ring_row(int32_t *ring, size_t ws, int n, int r, int r0)
+{
+	return ring + ws * (size_t)((r - r0) % n) + CISP_DMQ_PAD;
 }
 
 /* Row o = the Bayer row p widened, its CISP_DMQ_PAD columns each side filled by reflection. */
@@ -305,139 +307,198 @@ V_INLINE void dmq_widen_row(int32_t *o, const uint16_t *p, int w)
 	cisp_dmq_pad_row(o, w);
 }
 
+/*
+ * Pass 1 keeps its scratch rows in rings too (dmq_ring_row): 3 rows of dh,
+ * 4 of dv and of CV, 6 of the sums of 4 rows of each.
+ */
+#define DMQ_DH_RING 3
+#define DMQ_DV_RING 4
+#define DMQ_SUM_RING 6
+
+/* Row o = r[0] + r[1] + r[2] + r[3], columns [0, w). */
+V_INLINE void dmq_sum4_rows(int32_t *o, const int32_t *const r[4], int w)
+{
+	DMQ_FOR(x, 0, w)
+		st32(o + x, add32(add32(ld32(r[0] + x), ld32(r[1] + x)), add32(ld32(r[2] + x), ld32(r[3] + x))));
+}
+
+/* dh of row r: green minus the other colour along the row; the C version at the two columns of each end. */
+V_INLINE void dmq_diff_h_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o)
+{
+	const int w = m->width;
+	const uint16_t *p = plane_row(m, mirror(r, m->height));
+	const int rbx = cisp_dmq_rb_column(cfa, r);
+	const vs32 gl = dmq_green_lanes(2, rbx); /* the same for every vector: x stays even */
+
+	cisp_dmq_diff_h_range(p, w, rbx, o, 0, 2);
+	DMQ_FOR(x, 2, w - 2) {
+		vs32 c = dmq_ldw(p + x);
+		vs32 e = dmq_ha(c, dmq_ldw(p + x - 1), dmq_ldw(p + x + 1), dmq_ldw(p + x - 2), dmq_ldw(p + x + 2));
+
+		st32(o + x, dmq_diff(e, c, gl));
+	}
+	cisp_dmq_diff_h_range(p, w, rbx, o, w - 2, w);
+	cisp_dmq_pad_row(o, w);
+}
+
+/* dv of row r: green minus the other colour along the column. */
+V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o)
+{
+	const int w = m->width, hgt = m->height;
+	const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
+	const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
+	const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
+	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
+
+	DMQ_FOR(x, 0, w) {
+		vs32 c = dmq_ldw(p2 + x);
+		vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
+
+		st32(o + x, dmq_diff(e, c, gl));
+	}
+	cisp_dmq_pad_row(o, w);
+}
+
+/* CV(x) = sum over c = -1..1 of |a(x + c) - b(x + c)|, a and b the rows of dv above and below. */
+V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int w)
+{
+	DMQ_FOR(x, 0, w) {
+		vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
+
+		st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
+	}
+}
+
+/*
+ * The two greens of row y (pass 1's last step): @h dh of rows y - 1 .. y + 1,
+ * @ns the sums of CV of rows y - 4 .. y - 1 and y + 1 .. y + 4, @ens those of
+ * dv of rows y - 3 .. y and y .. y + 3; @ch, @ch4, @h4 and @mw rows of scratch.
+ */
+static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
+			      const struct plane16 *g2, int y, const int32_t *const h[3], const int32_t *const ns[2],
+			      const int32_t *const ens[2], int32_t *ch, int32_t *ch4, int32_t *h4, int32_t *mw,
+			      const struct dmq_tables *tb)
+{
+	const int w = m->width, hgt = m->height;
+	const int32_t *h0 = h[0], *h1 = h[1], *h2 = h[2];
+	const struct dmq_green_in rw = { ch4, h4, ns[0], ns[1], ens[0], ens[1] };
+	const uint16_t *mr = plane_row(m, y);
+	const uint16_t *up = plane_row(m, mirror(y - 1, hgt)), *dn = plane_row(m, mirror(y + 1, hgt));
+	uint16_t *gr = plane_row(gc, y), *sr = plane_row(g2, y);
+	const int rbx = cisp_dmq_rb_column(cfa, y);
+	const vs32 one = set32(1);
+
+	dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
+	/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
+	DMQ_FOR(x, -5, w + 5) {
+		vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
+			       abs32(sub32(ld32(h1 + x - 1), ld32(h1 + x + 1))));
+
+		st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
+	}
+	/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 over [-3, w) (reads dh up to w + 2) */
+	DMQ_FOR(x, -4, w + 2)
+		st32(ch4 + x, dmq_sum4(ch + x));
+	DMQ_FOR(x, -3, w)
+		st32(h4 + x, dmq_sum4(h1 + x));
+	/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
+	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+		const int ph = (x ^ rbx) & 1;
+		vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
+
+		dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
+		dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
+		{
+			vs32 le = dmq_mlog(add32(dmq_pick(se0, se1, ph), one));
+			vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
+			vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
+			vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
+			vs32 we = dmq_sig(tb, sub32(lw, le)), wn = dmq_sig(tb, sub32(ls, ln));
+			vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
+			vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
+			/* log of the summed weights of each axis, as a gradient */
+			vs32 lh = sub32(min32(le, lw), dmq_soft(tb, abs32(sub32(le, lw))));
+			vs32 lv = sub32(min32(ln, ls), dmq_soft(tb, abs32(sub32(ln, ls))));
+			vs32 wh = dmq_sig(tb, sub32(lv, lh)), d[2];
+			/* the green from the four green neighbours alone, with the same weights */
+			vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
+					     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
+			vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(up + x), dmq_ldw(up + x + N32), ph),
+					     dmq_pick(dmq_ldw(dn + x), dmq_ldw(dn + x + N32), ph), 128, 8);
+			vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
+
+			/* green = M + d on the colour sites, M + 0 on the green sites */
+			dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
+			dmq_stc(gr + x, add32(ld32(mw + x), d[0]));
+			dmq_stc(gr + x + N32, add32(ld32(mw + x + N32), d[1]));
+			dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
+			dmq_stc(sr + x, add32(ld32(mw + x), d[0]));
+			dmq_stc(sr + x + N32, add32(ld32(mw + x + N32), d[1]));
+		}
+	}
+}
+
 static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
 			       const struct plane16 *g2, int y0, int y1, void *scratch)
 {
-	const int w = m->width, hgt = m->height, n = y1 - y0;
+	const int w = m->width;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
-	int32_t *dh = scratch;                    /* rows [y0 - 1, y1 + 1) */
-	int32_t *dv = dh + ws * (size_t)(n + 2);  /* rows [y0 - 5, y1 + 5) */
-	int32_t *cv = dv + ws * (size_t)(n + 10); /* rows [y0 - 4, y1 + 4) */
-	int32_t *ch = cv + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
+	int32_t *dh = scratch;                    /* rows from y0 - 1 */
+	int32_t *dv = dh + ws * DMQ_DH_RING;       /* rows from y0 - 5 */
+	int32_t *cv = dv + ws * DMQ_DV_RING;       /* rows from y0 - 4 */
+	int32_t *cvs = cv + ws * DMQ_DV_RING;      /* CV of rows r .. r + 3, from y0 - 4 */
+	int32_t *dvs = cvs + ws * DMQ_SUM_RING;    /* dv of rows r .. r + 3, from y0 - 3 */
+	int32_t *ch = dvs + ws * DMQ_SUM_RING + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_green_rows(m, cfa, gc, g2, y0, y1, scratch);
+		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
+			cisp_dmq_green_rows(m, cfa, gc, g2, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
 	dmq_tables_load(&tb);
-#define DH(r) (dh + ws * (size_t)((r) - (y0 - 1)) + CISP_DMQ_PAD)
-#define DV(r) (dv + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define CV(r) (cv + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-	for (int r = y0 - 1; r < y1 + 1; r++) {
-		const uint16_t *p = plane_row(m, mirror(r, hgt));
-		int rbx = cisp_dmq_rb_column(cfa, r);
-		int32_t *o = DH(r);
-
-		const vs32 gl = dmq_green_lanes(2, rbx); /* the same for every vector: x stays even */
-
-		cisp_dmq_diff_h_range(p, w, rbx, o, 0, 2);
-		DMQ_FOR(x, 2, w - 2) {
-			vs32 c = dmq_ldw(p + x);
-			vs32 e = dmq_ha(c, dmq_ldw(p + x - 1), dmq_ldw(p + x + 1), dmq_ldw(p + x - 2), dmq_ldw(p + x + 2));
-
-			st32(o + x, dmq_diff(e, c, gl));
-		}
-		cisp_dmq_diff_h_range(p, w, rbx, o, w - 2, w);
-		cisp_dmq_pad_row(o, w);
-	}
-	for (int r = y0 - 5; r < y1 + 5; r++) {
-		const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
-		const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
-		const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
-		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
-		int32_t *o = DV(r);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 c = dmq_ldw(p2 + x);
-			vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
-
-			st32(o + x, dmq_diff(e, c, gl));
-		}
-		cisp_dmq_pad_row(o, w);
-	}
-	/* CV(x, r) = sum over a = -1..1 of |dv(x + a, r - 1) - dv(x + a, r + 1)| */
-	for (int r = y0 - 4; r < y1 + 4; r++) {
-		const int32_t *a = DV(r - 1), *b = DV(r + 1);
-		int32_t *o = CV(r);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
-
-			st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
-		}
-	}
+#define DH(r) dmq_ring_row(dh, ws, DMQ_DH_RING, r, y0 - 1)
+#define DV(r) dmq_ring_row(dv, ws, DMQ_DV_RING, r, y0 - 5)
+#define CV(r) dmq_ring_row(cv, ws, DMQ_DV_RING, r, y0 - 4)
+#define CVS(r) dmq_ring_row(cvs, ws, DMQ_SUM_RING, r, y0 - 4)
+#define DVS(r) dmq_ring_row(dvs, ws, DMQ_SUM_RING, r, y0 - 3)
 	/*
-	 * Sums of 4 rows, in place in increasing row order (each reads rows
-	 * not yet summed): CV rows r..r + 3 into CV(r), the N sum of row r + 4
-	 * and the S sum of row r - 1; dv rows r..r + 3 into DV(r), the estimate
-	 * en of row r + 3 and es of row r.
+	 * Each step as soon as the rows it reads are there: dv of row t, CV of
+	 * t - 1 (reads dv t - 2, t), the sums of 4 rows of CV from t - 4 and
+	 * of dv from t - 3, dh of t - 4, then the green of row y = t - 5, which
+	 * reads the CV sums of y - 4 (north) and y + 1 (south), the dv sums of
+	 * y - 3 and y, dh of y - 1 .. y + 1.
 	 */
-	for (int r = y0 - 4; r < y1 + 1; r++)
-		dmq_add3_rows(CV(r), CV(r + 1), CV(r + 2), CV(r + 3), w);
-	for (int r = y0 - 3; r < y1; r++)
-		dmq_add3_rows(DV(r), DV(r + 1), DV(r + 2), DV(r + 3), w);
-	for (int y = y0; y < y1; y++) {
-		const int32_t *h0 = DH(y - 1), *h1 = DH(y), *h2 = DH(y + 1);
-		const struct dmq_green_in rw = { ch4, h4, CV(y - 4), CV(y + 1), DV(y - 3), DV(y) };
-		const uint16_t *mr = plane_row(m, y);
-		const uint16_t *up = plane_row(m, mirror(y - 1, hgt)), *dn = plane_row(m, mirror(y + 1, hgt));
-		uint16_t *gr = plane_row(gc, y), *sr = plane_row(g2, y);
-		const int rbx = cisp_dmq_rb_column(cfa, y);
-		const vs32 one = set32(1);
+	for (int t = y0 - 5; t < y1 + 5; t++) {
+		const int y = t - 5;
 
-		dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
-		/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
-		DMQ_FOR(x, -5, w + 5) {
-			vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
-				       abs32(sub32(ld32(h1 + x - 1), ld32(h1 + x + 1))));
+		dmq_diff_v_row(m, cfa, t, DV(t));
+		if (t - 1 >= y0 - 4)
+			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), w);
+		if (t - 4 >= y0 - 4 && t - 4 < y1 + 1) {
+			const int32_t *const r[4] = { CV(t - 4), CV(t - 3), CV(t - 2), CV(t - 1) };
 
-			st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
+			dmq_sum4_rows(CVS(t - 4), r, w);
 		}
-		/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 over [-3, w) (reads dh up to w + 2) */
-		DMQ_FOR(x, -4, w + 2)
-			st32(ch4 + x, dmq_sum4(ch + x));
-		DMQ_FOR(x, -3, w)
-			st32(h4 + x, dmq_sum4(h1 + x));
-		/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
-		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-			const int ph = (x ^ rbx) & 1;
-			vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
+		if (t - 3 >= y0 - 3 && t - 3 < y1) {
+			const int32_t *const r[4] = { DV(t - 3), DV(t - 2), DV(t - 1), DV(t) };
 
-			dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
-			dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
-			{
-				vs32 le = dmq_mlog(add32(dmq_pick(se0, se1, ph), one));
-				vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
-				vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
-				vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
-				vs32 we = dmq_sig(&tb, sub32(lw, le)), wn = dmq_sig(&tb, sub32(ls, ln));
-				vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
-				vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
-				/* log of the summed weights of each axis, as a gradient */
-				vs32 lh = sub32(min32(le, lw), dmq_soft(&tb, abs32(sub32(le, lw))));
-				vs32 lv = sub32(min32(ln, ls), dmq_soft(&tb, abs32(sub32(ln, ls))));
-				vs32 wh = dmq_sig(&tb, sub32(lv, lh)), d[2];
-				/* the green from the four green neighbours alone, with the same weights */
-				vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
-						     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
-				vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(up + x), dmq_ldw(up + x + N32), ph),
-						     dmq_pick(dmq_ldw(dn + x), dmq_ldw(dn + x + N32), ph), 128, 8);
-				vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
+			dmq_sum4_rows(DVS(t - 3), r, w);
+		}
+		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
+			dmq_diff_h_row(m, cfa, t - 4, DH(t - 4));
+		if (y >= y0) {
+			const int32_t *const h[3] = { DH(y - 1), DH(y), DH(y + 1) };
+			const int32_t *const ns[2] = { CVS(y - 4), CVS(y + 1) }, *const ens[2] = { DVS(y - 3), DVS(y) };
 
-				/* green = M + d on the colour sites, M + 0 on the green sites */
-				dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
-				dmq_stc(gr + x, add32(ld32(mw + x), d[0]));
-				dmq_stc(gr + x + N32, add32(ld32(mw + x + N32), d[1]));
-				dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
-				dmq_stc(sr + x, add32(ld32(mw + x), d[0]));
-				dmq_stc(sr + x + N32, add32(ld32(mw + x + N32), d[1]));
-			}
+			FN(dmq_green_row)(m, cfa, gc, g2, y, h, ns, ens, ch, ch4, h4, mw, &tb);
 		}
 	}
 #undef DH
 #undef DV
 #undef CV
+#undef CVS
+#undef DVS
 }
 
 /*
@@ -487,23 +548,27 @@ V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t 
 	return add32(add32(add32(ld32(r0 + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))), ld32(r4 + x));
 }
 
+/* Pass 2 keeps the rows of errors it reads at once (y - 4 .. y + 4) in rings. */
+#define DMQ_E_RING2 9
+
 static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc, const struct plane16 *g2,
 			       enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch)
 {
-	const int w = m->width, n = y1 - y0;
+	const int w = m->width;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
-	int32_t *ecd = scratch;                    /* rows [y0 - 4, y1 + 4) */
-	int32_t *eown = ecd + ws * (size_t)(n + 8); /* the same rows */
-	int32_t *vcd = eown + ws * (size_t)(n + 8) + CISP_DMQ_PAD, *vown = vcd + ws;
+	int32_t *ecd = scratch;                 /* rings of the rows y - 4 .. y + 4 */
+	int32_t *eown = ecd + ws * DMQ_E_RING2;
+	int32_t *vcd = eown + ws * DMQ_E_RING2 + CISP_DMQ_PAD, *vown = vcd + ws;
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_blend_rows(m, gc, g2, cfa, g, y0, y1, scratch);
+		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
+			cisp_dmq_blend_rows(m, gc, g2, cfa, g, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
 	dmq_tables_load(&tb);
-#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
+#define ECD(r) dmq_ring_row(ecd, ws, DMQ_E_RING2, r, y0 - 4)
+#define EOWN(r) dmq_ring_row(eown, ws, DMQ_E_RING2, r, y0 - 4)
 	/* rows of errors just before they are first read, while the rows they come from are in cache */
 	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EOWN(r));
@@ -597,17 +662,20 @@ V_INLINE void dmq_box9_row(int32_t *r, int32_t *t, int w)
  * The sums of rows of errors over the rows of y's parity within 4 (five:
  * v5) and of the other parity (four: v4), from those of y - 1 (the scratch
  * rows hold them, and are rewritten): v5(y) = v4(y - 1) + e(y + 4) and
- * v4(y) = v5(y - 1) - e(y - 5). @first: compute them from the rows instead.
+ * v4(y) = v5(y - 1) - e(y - 5); e[i] is the row of errors y - 5 + i.
+ * @first: compute them from the rows instead.
  */
-V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *e, size_t ws, int first, int w)
+V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10], int first, int w)
 {
+	const int32_t *old = e[0], *add = e[9];
+
 	if (first) {
 		DMQ_FOR(x, 0, w) {
-			vs32 s4 = add32(add32(ld32(e - 3 * ws + x), ld32(e - ws + x)), add32(ld32(e + ws + x), ld32(e + 3 * ws + x)));
-			vs32 s5 = add32(add32(ld32(e - 4 * ws + x), ld32(e - 2 * ws + x)), add32(ld32(e + x), ld32(e + 2 * ws + x)));
+			vs32 s4 = add32(add32(ld32(e[2] + x), ld32(e[4] + x)), add32(ld32(e[6] + x), ld32(e[8] + x)));
+			vs32 s5 = add32(add32(ld32(e[1] + x), ld32(e[3] + x)), add32(ld32(e[5] + x), ld32(e[7] + x)));
 
 			st32(v4 + x, s4);
-			st32(v5 + x, add32(s5, ld32(e + 4 * ws + x)));
+			st32(v5 + x, add32(s5, ld32(e[9] + x)));
 		}
 		return;
 	}
@@ -617,181 +685,249 @@ V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *e, size_t w
 	for (; x + N32 <= w; x += N32) {
 		vs32 old5 = ld32(v5 + x);
 
-		st32(v5 + x, add32(ld32(v4 + x), ld32(e + 4 * ws + x)));
-		st32(v4 + x, sub32(old5, ld32(e - 5 * ws + x)));
+		st32(v5 + x, add32(ld32(v4 + x), ld32(add + x)));
+		st32(v4 + x, sub32(old5, ld32(old + x)));
 	}
 	for (; x < w; x++) {
 		int32_t old5 = v5[x];
 
-		v5[x] = v4[x] + (e + 4 * ws)[x];
-		v4[x] = old5 - (e - 5 * ws)[x];
+		v5[x] = v4[x] + add[x];
+		v4[x] = old5 - old[x];
+	}
+}
+
+/*
+ * Pass 3 keeps only the scratch rows its steps read at once, in rings (row
+ * r in slot (r - first) mod rows), so that they stay in the L2 cache
+ * whatever the chunk: 7 rows of KR, KB and green, 10 of errors, 7 of
+ * widened Bayer. Its steps run one row each, in turn, each as soon as the
+ * rows it reads are made (dmq_colour_rows).
+ */
+#define DMQ_K_RING 7
+#define DMQ_E_RING 10
+#define DMQ_M_RING 7
+
+/* The state of pass 3 on a chunk of rows: its input, output and rings. */
+struct dmq_colour {
+	const struct plane16 *m, *g;
+	enum cisp_cfa cfa;
+	vs32 fc;
+	const struct rgb16 *out;
+	int w, y0;
+	size_t ws;
+	int32_t *kr, *kb, *gp; /* rings of green minus red, green minus blue, green */
+	int32_t *ecd, *eown;   /* rings of errors, summed over 9 columns */
+	int32_t *mp;           /* ring of Bayer rows, widened */
+	int32_t *tmp;          /* one row */
+	int32_t *v5[2], *v4[2]; /* [cd, own] rows of sums of 5 and 4 rows of errors */
+	struct dmq_tables tb;
+};
+
+/* KR, KB and green from frame row y0 - 5, errors from y0 - 5 (only y0 - 4 on are read), Bayer from y0 - 3. */
+#define KR(r) dmq_ring_row(c->kr, c->ws, DMQ_K_RING, r, c->y0 - 5)
+#define KB(r) dmq_ring_row(c->kb, c->ws, DMQ_K_RING, r, c->y0 - 5)
+#define GP(r) dmq_ring_row(c->gp, c->ws, DMQ_K_RING, r, c->y0 - 5)
+#define ECD(r) dmq_ring_row(c->ecd, c->ws, DMQ_E_RING, r, c->y0 - 5)
+#define EOWN(r) dmq_ring_row(c->eown, c->ws, DMQ_E_RING, r, c->y0 - 5)
+#define MP(r) dmq_ring_row(c->mp, c->ws, DMQ_M_RING, r, c->y0 - 3)
+
+/*
+ * Row r's green, and the colour difference of its red or blue sites' own
+ * colour (written on the green sites too: those are computed by the step
+ * on green sites before anything reads them).
+ */
+static void FN(dmq_colour_known_row)(const struct dmq_colour *c, int r)
+{
+	const int w = c->w, hgt = c->m->height;
+	const uint16_t *mr = plane_row(c->m, mirror(r, hgt)), *gr = plane_row(c->g, mirror(r, hgt));
+	int32_t *k = cisp_dmq_red_row(c->cfa, r) ? KR(r) : KB(r), *gq = GP(r);
+
+	DMQ_FOR(x, 0, w) {
+		vs32 gv = dmq_ldw(gr + x);
+
+		st32(gq + x, gv);
+		st32(k + x, sub32(gv, dmq_ldw(mr + x)));
+	}
+	cisp_dmq_pad_row(gq, w);
+	cisp_dmq_pad_row(k, w);
+}
+
+/* The other colour on row r's red or blue sites: 7x7 filter of the diagonal sites' differences. */
+static void FN(dmq_colour_diag_row)(const struct dmq_colour *c, int r)
+{
+	const int w = c->w, red = cisp_dmq_red_row(c->cfa, r);
+	int32_t *o = red ? KB(r) : KR(r);
+	const int32_t *u3 = red ? KB(r - 3) : KR(r - 3), *u1 = red ? KB(r - 1) : KR(r - 1);
+	const int32_t *d1 = red ? KB(r + 1) : KR(r + 1), *d3 = red ? KB(r + 3) : KR(r + 3);
+
+	DMQ_FOR(x, 0, w) {
+		vs32 near = add32(add32(ld32(u1 + x - 1), ld32(u1 + x + 1)), add32(ld32(d1 + x - 1), ld32(d1 + x + 1)));
+		vs32 far = add32(add32(add32(ld32(u3 + x - 1), ld32(u3 + x + 1)), add32(ld32(d3 + x - 1), ld32(d3 + x + 1))),
+				 add32(add32(ld32(u1 + x - 3), ld32(u1 + x + 3)), add32(ld32(d1 + x - 3), ld32(d1 + x + 3))));
+		vs32 s = sub32(add32(sll32(near, 3), sll32(near, 1)), far);
+
+		st32(o + x, sra32(add32(s, set32(16)), 5));
+	}
+	cisp_dmq_pad_row(o, w);
+}
+
+/* Red and blue on row r's green sites: the 4 neighbours, axes blended by the green gradients. */
+static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
+{
+	const int w = c->w, rbx = cisp_dmq_rb_column(c->cfa, r);
+	int32_t *a = KR(r), *b = KB(r);
+	const struct dmq_gsite_in rw = { { GP(r - 2), GP(r - 1), GP(r), GP(r + 1), GP(r + 2) }, a, KR(r - 1), KR(r + 1),
+					 b, KB(r - 1), KB(r + 1) };
+	/* x stays even, so the green lanes are the same for every vector */
+	const vs32 one = set32(1), gl = dmq_green_lanes(0, rbx);
+
+	/*
+	 * Two vectors at a time, their green sites gathered into one (ph: their
+	 * parity). In place: the vectors read the row's colour sites, which
+	 * they store back unchanged.
+	 */
+	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+		const int ph = ((x ^ rbx) & 1) ^ 1;
+		vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
+
+		dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
+		dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
+		wh = dmq_sig(&c->tb, sub32(dmq_mlog(add32(dmq_pick(gv0, gv1, ph), one)),
+					   dmq_mlog(add32(dmq_pick(gh0, gh1, ph), one))));
+		/* the spread leaves 0 on the colour sites: the select keeps their values */
+		dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
+		st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
+		st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
+		dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
+		st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
+		st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
+	}
+	cisp_dmq_pad_row(a, w);
+	cisp_dmq_pad_row(b, w);
+}
+
+/* The errors of row r, each summed over 9 columns (in place). */
+static void FN(dmq_colour_error_row)(const struct dmq_colour *c, int r)
+{
+	FN(dmq_loo_row)(c->m, c->g, c->cfa, r, ECD(r), EOWN(r));
+	dmq_box9_row(ECD(r), c->tmp, c->w);
+	dmq_box9_row(EOWN(r), c->tmp, c->w);
+}
+
+/*
+ * Red and blue of row y: false-colour suppression (median of 5 of the
+ * colour differences), then the blend with the colour from its own samples,
+ * weighed by the leave-one-out errors of the colour's sites within 4 rows
+ * and columns (the rows of errors summed over 9 columns, then 5 or 4 of
+ * them). Makes the row of errors and of widened Bayer it is the first to
+ * read, while the rows they come from are in cache.
+ */
+static void FN(dmq_colour_out_row)(const struct dmq_colour *c, int y)
+{
+	const int w = c->w, hgt = c->m->height;
+	const uint16_t *gr = plane_row(c->g, y);
+	uint16_t *ro = plane_row(&c->out->c[0], y), *bo = plane_row(&c->out->c[2], y);
+	const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
+	const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
+	const int red = cisp_dmq_red_row(c->cfa, y);
+	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(c->cfa, y)), fc = c->fc; /* x stays even */
+	/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
+	const int32_t *rcd = red ? c->v5[0] : c->v4[0], *rown = red ? c->v5[1] : c->v4[1];
+	const int32_t *bcd = red ? c->v4[0] : c->v5[0], *bown = red ? c->v4[1] : c->v5[1];
+	const int32_t *m0, *m1, *m2, *m3, *m4, *ecd[10], *eown[10];
+
+	FN(dmq_colour_error_row)(c, y + 4);
+	for (int i = 0; i < 10; i++) {
+		ecd[i] = ECD(y - 5 + i);
+		eown[i] = EOWN(y - 5 + i);
+	}
+	dmq_roll_sums(c->v5[0], c->v4[0], ecd, y == c->y0, w);
+	dmq_roll_sums(c->v5[1], c->v4[1], eown, y == c->y0, w);
+	dmq_widen_row(MP(y + 3), plane_row(c->m, mirror(y + 3, hgt)), w);
+	m0 = MP(y - 3);
+	m1 = MP(y - 1);
+	m2 = MP(y);
+	m3 = MP(y + 1);
+	m4 = MP(y + 3);
+	DMQ_FOR(x, 0, w) {
+		vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
+		vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
+		vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
+		/* the colours from their own samples: the row's colour along the row, the other one
+		   along the column on green sites and from the diagonal ones on colour sites */
+		vs32 row = dmq_cubic(ld32(m2 + x - 1), ld32(m2 + x + 1), ld32(m2 + x - 3), ld32(m2 + x + 3));
+		vs32 col = dmq_cubic(ld32(m1 + x), ld32(m3 + x), ld32(m0 + x), ld32(m4 + x));
+		vs32 near = add32(add32(ld32(m1 + x - 1), ld32(m1 + x + 1)), add32(ld32(m3 + x - 1), ld32(m3 + x + 1)));
+		vs32 far = add32(add32(add32(ld32(m0 + x - 1), ld32(m0 + x + 1)), add32(ld32(m4 + x - 1), ld32(m4 + x + 1))),
+				 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
+		vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
+		vs32 other = dmq_sel(gl, col, diag);
+		vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rown + x));
+		vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bown + x));
+
+		rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
+		bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
+		/* The colour of a red or blue site is its own sample. */
+		if (red)
+			rv = dmq_sel(gl, rv, mv);
+		else
+			bv = dmq_sel(gl, bv, mv);
+		dmq_stc(ro + x, rv);
+		dmq_stc(bo + x, bv);
 	}
 }
 
 static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch)
 {
-	const int w = m->width, hgt = m->height, n = y1 - y0;
-	const vs32 fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
-	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD, nr = (size_t)(n + 10), ne = (size_t)(n + 8);
-	int32_t *kr = scratch, *kb = kr + ws * nr, *gp = kb + ws * nr;
-	int32_t *ecd = gp + ws * nr, *eown = ecd + ws * ne; /* rows [y0 - 4, y1 + 4) */
-	int32_t *tmp = eown + ws * ne + CISP_DMQ_PAD;       /* one row */
-	int32_t *v5[2], *v4[2];                            /* [cd, own] rows of sums of 5 and 4 rows */
-	int32_t *mp = eown + ws * (ne + 5);                 /* Bayer rows [y0 - 3, y1 + 3), widened */
-	struct dmq_tables tb;
+	const int w = m->width, hgt = m->height;
+	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
+	struct dmq_colour cs = { .m = m, .g = g, .cfa = cfa, .out = out, .w = w, .y0 = y0, .ws = ws };
+	struct dmq_colour *c = &cs;
 
-	for (int k = 0; k < 2; k++) {
-		v5[k] = tmp + ws * (size_t)(1 + k);
-		v4[k] = tmp + ws * (size_t)(3 + k);
-	}
 	if (w < 2 * N32 + 4) {
-		cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y0, y1, scratch);
+		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
+			cisp_dmq_colour_rows(m, g, cfa, false_colour, out, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
-	dmq_tables_load(&tb);
-/* rows [y0 - 5, y1 + 5): green minus red, green minus blue, green */
-#define KR(r) (kr + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define KB(r) (kb + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define GP(r) (gp + ws * (size_t)((r) - (y0 - 5)) + CISP_DMQ_PAD)
-#define ECD(r) (ecd + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define EOWN(r) (eown + ws * (size_t)((r) - (y0 - 4)) + CISP_DMQ_PAD)
-#define MP(r) (mp + ws * (size_t)((r) - (y0 - 3)) + CISP_DMQ_PAD)
-	/*
-	 * Green, and the colour differences of the red and blue sites' own
-	 * colour (written on the green sites too: those are computed by the
-	 * step on green sites before anything reads them).
-	 */
-	for (int r = y0 - 5; r < y1 + 5; r++) {
-		const uint16_t *mr = plane_row(m, mirror(r, hgt)), *gr = plane_row(g, mirror(r, hgt));
-		int32_t *k = cisp_dmq_red_row(cfa, r) ? KR(r) : KB(r), *gq = GP(r);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 gv = dmq_ldw(gr + x);
-
-			st32(gq + x, gv);
-			st32(k + x, sub32(gv, dmq_ldw(mr + x)));
-		}
-		cisp_dmq_pad_row(gq, w);
-		cisp_dmq_pad_row(k, w);
+	cs.fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
+	cs.kr = scratch;
+	cs.kb = cs.kr + ws * DMQ_K_RING;
+	cs.gp = cs.kb + ws * DMQ_K_RING;
+	cs.ecd = cs.gp + ws * DMQ_K_RING;
+	cs.eown = cs.ecd + ws * DMQ_E_RING;
+	cs.mp = cs.eown + ws * DMQ_E_RING;
+	cs.tmp = cs.mp + ws * DMQ_M_RING + CISP_DMQ_PAD;
+	for (int k = 0; k < 2; k++) {
+		cs.v5[k] = cs.tmp + ws * (size_t)(1 + k);
+		cs.v4[k] = cs.tmp + ws * (size_t)(3 + k);
 	}
-	/* the other colour on red and blue sites: 7x7 filter of the diagonal sites' differences */
-	for (int r = y0 - 2; r < y1 + 2; r++) {
-		int red = cisp_dmq_red_row(cfa, r);
-		int32_t *o = red ? KB(r) : KR(r);
-		const int32_t *u3 = red ? KB(r - 3) : KR(r - 3), *u1 = red ? KB(r - 1) : KR(r - 1);
-		const int32_t *d1 = red ? KB(r + 1) : KR(r + 1), *d3 = red ? KB(r + 3) : KR(r + 3);
-
-		DMQ_FOR(x, 0, w) {
-			vs32 near = add32(add32(ld32(u1 + x - 1), ld32(u1 + x + 1)), add32(ld32(d1 + x - 1), ld32(d1 + x + 1)));
-			vs32 far = add32(add32(add32(ld32(u3 + x - 1), ld32(u3 + x + 1)), add32(ld32(d3 + x - 1), ld32(d3 + x + 1))),
-					 add32(add32(ld32(u1 + x - 3), ld32(u1 + x + 3)), add32(ld32(d1 + x - 3), ld32(d1 + x + 3))));
-			vs32 s = sub32(add32(sll32(near, 3), sll32(near, 1)), far);
-
-			st32(o + x, sra32(add32(s, set32(16)), 5));
-		}
-		cisp_dmq_pad_row(o, w);
-	}
-	/* red and blue on green sites: the 4 neighbours, axes blended by the green gradients */
-	for (int r = y0 - 1; r < y1 + 1; r++) {
-		const int32_t *g0 = GP(r - 2), *g1 = GP(r - 1), *g2 = GP(r), *g3 = GP(r + 1), *g4 = GP(r + 2);
-		int32_t *a = KR(r), *b = KB(r);
-		const struct dmq_gsite_in rw = { { g0, g1, g2, g3, g4 }, a, KR(r - 1), KR(r + 1), b, KB(r - 1), KB(r + 1) };
-		const int rbx = cisp_dmq_rb_column(cfa, r);
-		/* x stays even, so the green lanes are the same for every vector */
-		const vs32 one = set32(1), gl = dmq_green_lanes(0, rbx);
-
-		/*
-		 * Two vectors at a time, their green sites gathered into one (ph: their
-		 * parity). In place: the vectors read the row's colour sites, which
-		 * they store back unchanged.
-		 */
-		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-			const int ph = ((x ^ rbx) & 1) ^ 1;
-			vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
-
-			dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
-			dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
-			wh = dmq_sig(&tb, sub32(dmq_mlog(add32(dmq_pick(gv0, gv1, ph), one)),
-						dmq_mlog(add32(dmq_pick(gh0, gh1, ph), one))));
-			/* the spread leaves 0 on the colour sites: the select keeps their values */
-			dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
-			st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
-			st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
-			dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
-			st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
-			st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
-		}
-		cisp_dmq_pad_row(a, w);
-		cisp_dmq_pad_row(b, w);
-	}
-	/*
-	 * False-colour suppression (median of 5 of the colour differences), then
-	 * the blend with the colour from its own samples, weighed by the
-	 * leave-one-out errors of the colour's sites within 4 rows and columns:
-	 * each row of errors summed over 9 columns once (in place), then 5 or 4
-	 * of those rows. Rows of errors and of widened Bayer are made just
-	 * before they are first read, while the rows they come from are in cache.
-	 */
-	for (int r = y0 - 4; r < y0 + 4; r++) {
-		FN(dmq_loo_row)(m, g, cfa, r, ECD(r), EOWN(r));
-		dmq_box9_row(ECD(r), tmp, w);
-		dmq_box9_row(EOWN(r), tmp, w);
-	}
+	dmq_tables_load(&cs.tb);
+	for (int r = y0 - 4; r < y0 + 4; r++)
+		FN(dmq_colour_error_row)(c, r);
 	for (int r = y0 - 3; r < y0 + 3; r++)
 		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
-	for (int y = y0; y < y1; y++) {
-		const uint16_t *gr = plane_row(g, y);
-		uint16_t *ro = plane_row(&out->c[0], y), *bo = plane_row(&out->c[2], y);
-		const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
-		const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
-		const int32_t *m0 = MP(y - 3), *m1 = MP(y - 1), *m2 = MP(y), *m3 = MP(y + 1), *m4 = MP(y + 3);
-		const int red = cisp_dmq_red_row(cfa, y);
-		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
-		/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
-		const int32_t *rcd = red ? v5[0] : v4[0], *rown = red ? v5[1] : v4[1];
-		const int32_t *bcd = red ? v4[0] : v5[0], *bown = red ? v4[1] : v5[1];
-
-		FN(dmq_loo_row)(m, g, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
-		dmq_box9_row(ECD(y + 4), tmp, w);
-		dmq_box9_row(EOWN(y + 4), tmp, w);
-		dmq_roll_sums(v5[0], v4[0], ECD(y), ws, y == y0, w);
-		dmq_roll_sums(v5[1], v4[1], EOWN(y), ws, y == y0, w);
-		dmq_widen_row(MP(y + 3), plane_row(m, mirror(y + 3, hgt)), w);
-		DMQ_FOR(x, 0, w) {
-			vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
-			vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
-			vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
-			/* the colours from their own samples: the row's colour along the row, the other one
-			   along the column on green sites and from the diagonal ones on colour sites */
-			vs32 row = dmq_cubic(ld32(m2 + x - 1), ld32(m2 + x + 1), ld32(m2 + x - 3), ld32(m2 + x + 3));
-			vs32 col = dmq_cubic(ld32(m1 + x), ld32(m3 + x), ld32(m0 + x), ld32(m4 + x));
-			vs32 near = add32(add32(ld32(m1 + x - 1), ld32(m1 + x + 1)), add32(ld32(m3 + x - 1), ld32(m3 + x + 1)));
-			vs32 far = add32(add32(add32(ld32(m0 + x - 1), ld32(m0 + x + 1)), add32(ld32(m4 + x - 1), ld32(m4 + x + 1))),
-					 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
-			vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
-			vs32 other = dmq_sel(gl, col, diag);
-			vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rown + x));
-			vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bown + x));
-
-			rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
-			bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
-			/* The colour of a red or blue site is its own sample. */
-			if (red)
-				rv = dmq_sel(gl, rv, mv);
-			else
-				bv = dmq_sel(gl, bv, mv);
-			dmq_stc(ro + x, rv);
-			dmq_stc(bo + x, bv);
-		}
+	/*
+	 * Each step as soon as the rows it reads are there: row t's knowns, the
+	 * diagonal filter of t - 3 (reads t - 6 .. t), the green sites of t - 4
+	 * (reads green t - 6 .. t - 2), the output row t - 5 (reads t - 6 .. t - 4).
+	 */
+	for (int t = y0 - 5; t < y1 + 5; t++) {
+		FN(dmq_colour_known_row)(c, t);
+		if (t - 3 >= y0 - 2)
+			FN(dmq_colour_diag_row)(c, t - 3);
+		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
+			FN(dmq_colour_gsite_row)(c, t - 4);
+		if (t - 5 >= y0)
+			FN(dmq_colour_out_row)(c, t - 5);
 	}
+}
 #undef KR
 #undef KB
 #undef GP
 #undef ECD
 #undef EOWN
 #undef MP
-}
 
 void CAT(cisp_dsp_init_dmq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {

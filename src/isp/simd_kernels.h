@@ -167,20 +167,39 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(2, xe), w);
 }
 
+/* The vertical 1 2 1 of the guide (cisp_bnr_guide_at()) at columns x.. */
+V_INLINE vu16 bnr_guide_col(const uint16_t *a, const uint16_t *m, const uint16_t *b, int x)
+{
+	return avg16(avg16(ld(a + x), ld(b + x)), ld(m + x));
+}
+
 static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
 {
 	const int xe = w - 1 - N16;
+	int xs = 1;
 
 	/* The 1 2 1 filter as avg(avg(outer, outer), middle), down the rows and then across (cisp_bnr_guide_at()). */
 	cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
-	FOR_VECTORS(x, 1, xe) {
-		vu16 l = avg16(avg16(ld(a + x - 1), ld(b + x - 1)), ld(m + x - 1));
-		vu16 c = avg16(avg16(ld(a + x), ld(b + x)), ld(m + x));
-		vu16 r = avg16(avg16(ld(a + x + 1), ld(b + x + 1)), ld(m + x + 1));
+	if (w >= 2 * N16) {
+		/* Each column's vertical filter once: v from column xs - 1, n the N16 columns after it. */
+		vu16 v = bnr_guide_col(a, m, b, 0);
+
+		for (; xs - 1 + 2 * N16 <= w; xs += N16) {
+			vu16 n = bnr_guide_col(a, m, b, xs - 1 + N16);
+
+			st(d + xs, avg16(avg16(v, ext16(v, n, 2)), ext16(v, n, 1)));
+			v = n;
+		}
+		/* The rest as one vector ending at the last column but one. */
+		if (xs > xe)
+			xs = xe;
+	}
+	FOR_VECTORS(x, xs, xe) {
+		vu16 l = bnr_guide_col(a, m, b, x - 1), c = bnr_guide_col(a, m, b, x), r = bnr_guide_col(a, m, b, x + 1);
 
 		st(d + x, avg16(avg16(l, r), c));
 	}
-	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(1, xe), w);
+	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(xs, xe), w);
 }
 
 static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
@@ -470,79 +489,142 @@ static void FN(stats_run_sums)(const uint16_t *const v[4], const int *start, int
 }
 
 /*
+ * ld(p + x) of a row of @w samples, or for the row's first and last vectors (@edge, x in
+ * [-2, w - N16 + 2]) with the lanes before its start or past its end reflected, where the
+ * vector layer can (ld_reflected()).
+ */
+V_INLINE vu16 ld_row(const uint16_t *p, int x, int w, int edge)
+{
+#ifdef VEC_HAS_REFLECT
+	if (edge && x < 0)
+		return ld_reflected(p, x);
+	if (edge && x > w - N16)
+		return ld_reflected(p + w - N16, x - (w - N16));
+#else
+	(void)w;
+	(void)edge;
+#endif
+	return ld(p + x);
+}
+
+/*
  * The sample at column (colour site + o) of row p for each pair, as 32-bit
  * lanes: from the vector at the even column below it (odd o: its odd
  * samples), so the loads at x - 2, x and x + 2 serve all five offsets.
  */
-#define L(p, o) (((o) & 1) ? odd32(ld((p) + x + (o) - 1)) : even32(ld((p) + x + (o))))
+#define L(p, o) (((o) & 1) ? odd32(ld_row(p, x + (o) - 1, w, edge)) : even32(ld_row(p, x + (o), w, edge)))
+
+/* The pairs (red or blue site, green site) of the fast demosaic's green from column x (@edge: ld_row()). */
+V_INLINE vu16 FN(green_vec)(const uint16_t *const r[5], int x, int w, int edge)
+{
+	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+	vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
+	vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
+	vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
+	vs32 b0 = L(r1, -2), b1 = L(r1, -1), b2 = L(r1, 0), b3 = L(r1, 1), b4 = L(r1, 2);
+	vs32 c0 = L(r3, -2), c1 = L(r3, -1), c2 = L(r3, 0), c3 = L(r3, 1), c4 = L(r3, 2);
+	vs32 u1 = L(r0, -1), u3 = L(r0, 1), e1 = L(r4, -1), e3 = L(r4, 1);
+	vs32 gh = add32(sll32(add32(a1, a3), 1), lh);
+	vs32 gv = add32(sll32(add32(b2, c2), 1), lv);
+	vs32 dh = add32(sll32(add32(abs32(sub32(a1, a3)), abs32(lh)), 2),
+			add32(sll32(add32(abs32(sub32(b1, b3)), abs32(sub32(c1, c3))), 1),
+			      add32(add32(abs32(sub32(b0, b2)), abs32(sub32(b2, b4))),
+				    add32(abs32(sub32(c0, c2)), abs32(sub32(c2, c4))))));
+	vs32 dv = add32(sll32(add32(abs32(sub32(b2, c2)), abs32(lv)), 2),
+			add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
+			      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
+				    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
+	/* level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. */
+	vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
+	vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
+	vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
+	vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
+	vs32 more = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(dv, 4), dh64), dv31, dh64), dv43, dh64),
+			       dv56, dh64);
+	vs32 fewer = count_gt32(count_gt32(count_gt32(count_gt32(set32(0), sll32(dh, 4), dv64), dh31, dv64), dh43, dv64),
+				dh56, dv64);
+	vs32 level = sub32(more, fewer);
+	vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
+
+	return as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u))));
+}
+
+/*
+ * Whether a row's first and last vectors can reflect at its ends (pairs from column nx to
+ * w - nx, whole vectors apart from the middle ones), leaving to C only column 0 or w - 1
+ * where it is half a pair.
+ */
+#ifdef VEC_HAS_REFLECT
+#define DEMOSAIC_REFLECTS(w) (!((w)&1) && (w) >= 2 * N16 + 4)
+#else
+#define DEMOSAIC_REFLECTS(w) 0
+#endif
 
 static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx)
 {
-	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
+	/* The row pointers in locals: the vector stores may alias anything. */
+	const uint16_t *const rows[5] = { r[0], r[1], r[2], r[3], r[4] };
 	const int xs = nx + 2, xe = w - 2 - N16 - nx;
 
 	/* Vectors of pairs (red or blue site, green site) starting at a red or blue column. */
-	cisp_demosaic_green_range_c(r, dst, w, nx, 0, xs);
-	FOR_VECTORS(x, xs, xe) {
-		vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
-		vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
-		vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
-		vs32 b0 = L(r1, -2), b1 = L(r1, -1), b2 = L(r1, 0), b3 = L(r1, 1), b4 = L(r1, 2);
-		vs32 c0 = L(r3, -2), c1 = L(r3, -1), c2 = L(r3, 0), c3 = L(r3, 1), c4 = L(r3, 2);
-		vs32 u1 = L(r0, -1), u3 = L(r0, 1), e1 = L(r4, -1), e3 = L(r4, 1);
-		vs32 gh = add32(sll32(add32(a1, a3), 1), lh);
-		vs32 gv = add32(sll32(add32(b2, c2), 1), lv);
-		vs32 dh = add32(sll32(add32(abs32(sub32(a1, a3)), abs32(lh)), 2),
-				add32(sll32(add32(abs32(sub32(b1, b3)), abs32(sub32(c1, c3))), 1),
-				      add32(add32(abs32(sub32(b0, b2)), abs32(sub32(b2, b4))),
-					    add32(abs32(sub32(c0, c2)), abs32(sub32(c2, c4))))));
-		vs32 dv = add32(sll32(add32(abs32(sub32(b2, c2)), abs32(lv)), 2),
-				add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
-				      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
-					    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
-		/* level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. */
-		vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
-		vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
-		vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
-		vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
-		vs32 more = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(dv, 4), dh64), dv31, dh64), dv43, dh64),
-				       dv56, dh64);
-		vs32 fewer = count_gt32(count_gt32(count_gt32(count_gt32(set32(0), sll32(dh, 4), dv64), dh31, dv64), dh43, dv64),
-					dh56, dv64);
-		vs32 level = sub32(more, fewer);
-		vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
-
-		st(dst + x, as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u)))));
+	if (DEMOSAIC_REFLECTS(w)) {
+		cisp_demosaic_green_range_c(r, dst, w, nx, 0, nx);
+		st(dst + nx, FN(green_vec)(rows, nx, w, 1));
+		FOR_VECTORS(x, nx + N16, xe)
+			st(dst + x, FN(green_vec)(rows, x, w, 0));
+		st(dst + w - N16 - nx, FN(green_vec)(rows, w - N16 - nx, w, 1));
+		cisp_demosaic_green_range_c(r, dst, w, nx, w - nx, w);
+		return;
 	}
+	cisp_demosaic_green_range_c(r, dst, w, nx, 0, xs);
+	FOR_VECTORS(x, xs, xe)
+		st(dst + x, FN(green_vec)(rows, x, w, 0));
 	cisp_demosaic_green_range_c(r, dst, w, nx, AFTER_VECTORS(xs, xe), w);
+}
+
+/* The pairs (red or blue site c, green site c + 1) of the fast demosaic's red and blue from column x. */
+V_INLINE void FN(rb_vec)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
+			 int x, int w, int edge)
+{
+	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
+	/* The green site's neighbours are at offsets + 1. */
+	vs32 g1c = L(g1, 0), g1g = L(g1, 1);
+	vs32 b0m = L(b0, -1), b0p = L(b0, 1), b2m = L(b2, -1), b2p = L(b2, 1);
+	vs32 g0m = L(g0, -1), g0p = L(g0, 1), g2m = L(g2, -1), g2p = L(g2, 1);
+	/* Red or blue site: the other colour from the four diagonals. */
+	vs32 oc = sub32(add32(sll32(g1c, 2), add32(add32(b0m, b0p), add32(b2m, b2p))), add32(add32(g0m, g0p), add32(g2m, g2p)));
+	/* Green site: the row's colour from left and right, the other from above and below. */
+	vs32 rg = sub32(add32(sll32(g1g, 1), add32(L(b1, 0), L(b1, 2))), add32(g1c, L(g1, 2)));
+	vs32 og = sub32(add32(sll32(g1g, 1), add32(b0p, b2p)), add32(g0p, g2p));
+
+	st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
+	st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
 }
 
 static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
 		       int w, int nx)
 {
-	const uint16_t *b0 = b[0], *b1 = b[1], *b2 = b[2], *g0 = g[0], *g1 = g[1], *g2 = g[2];
-	/* The first pair at column 2 or 3: the loads at x - 2 stay inside the row. */
-	const int xs = nx ? 3 : 2, xe = w - 2 - N16 - nx;
+	/* In locals: the vector stores may alias anything. */
+	const uint16_t *const br[3] = { b[0], b[1], b[2] }, *const gr[3] = { g[0], g[1], g[2] };
+	/* Without reflection the first pair is at column 2 or 3: the loads at x - 2 stay inside the row. */
+	const int xs = nx + 2, xe = w - 2 - N16 - nx;
 
-	/* Pairs (red or blue site c, green site c + 1); the green site's neighbours are at offsets + 1. */
-	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
-	FOR_VECTORS(x, xs, xe) {
-		vs32 g1c = L(g1, 0), g1g = L(g1, 1);
-		vs32 b0m = L(b0, -1), b0p = L(b0, 1), b2m = L(b2, -1), b2p = L(b2, 1);
-		vs32 g0m = L(g0, -1), g0p = L(g0, 1), g2m = L(g2, -1), g2p = L(g2, 1);
-		/* Red or blue site: the other colour from the four diagonals. */
-		vs32 oc = sub32(add32(sll32(g1c, 2), add32(add32(b0m, b0p), add32(b2m, b2p))),
-				add32(add32(g0m, g0p), add32(g2m, g2p)));
-		/* Green site: the row's colour from left and right, the other from above and below. */
-		vs32 rg = sub32(add32(sll32(g1g, 1), add32(L(b1, 0), L(b1, 2))), add32(g1c, L(g1, 2)));
-		vs32 og = sub32(add32(sll32(g1g, 1), add32(b0p, b2p)), add32(g0p, g2p));
-
-		st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
-		st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
+	if (DEMOSAIC_REFLECTS(w)) {
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, nx);
+		FN(rb_vec)(br, gr, row_c, other_c, nx, w, 1);
+		FOR_VECTORS(x, nx + N16, xe)
+			FN(rb_vec)(br, gr, row_c, other_c, x, w, 0);
+		FN(rb_vec)(br, gr, row_c, other_c, w - N16 - nx, w, 1);
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, w - nx, w);
+		return;
 	}
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
+	FOR_VECTORS(x, xs, xe)
+		FN(rb_vec)(br, gr, row_c, other_c, x, w, 0);
 	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, AFTER_VECTORS(xs, xe), w);
 }
 
+#undef DEMOSAIC_REFLECTS
 #undef L
 
 static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
@@ -590,14 +672,21 @@ static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *cons
 	const uint16_t *const src[3] = { in[0], in[1], in[2] };
 	uint16_t *const dst[3] = { out[0], out[1], out[2] };
 	int mc[9];
-	vs32 k[3], o[3];
+	vs32 k[3];
 	int x = 0;
 
 	for (int i = 0; i < 9; i++)
 		mc[i] = m[i];
+	/*
+	 * The output's zero goes in before the shift, as zero * 2^15: with the standard matrices
+	 * (sum |coeff| <= 32768, chroma rows summing to 0) the sum lies in [0, 2^32) for every
+	 * input, so a logical shift gives the reference's value (at most 65536, which packus32()
+	 * clamps as the reference does) with one add less per output.
+	 */
 	for (int c = 0; c < 3; c++) {
-		k[c] = set32(32768 * (mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 16384);
-		o[c] = set32(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+		const uint32_t zero = (uint32_t)(c ? CISP_CSC_CHROMA_ZERO : y_zero);
+
+		k[c] = set32((int32_t)(32768u * (uint32_t)(mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 16384u + (zero << 15)));
 	}
 	for (; x + N16 <= w; x += N16) {
 		vu16 r = ld(src[0] + x), g = ld(src[1] + x), b = ld(src[2] + x);
@@ -606,8 +695,7 @@ static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *cons
 			vs32 lo, hi;
 
 			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
-			st(dst[c] + x,
-			   packus32(add32(sra32(add32(lo, k[c]), 15), o[c]), add32(sra32(add32(hi, k[c]), 15), o[c])));
+			st(dst[c] + x, packus32(srl32(add32(lo, k[c]), 15), srl32(add32(hi, k[c]), 15)));
 		}
 	}
 	if (x < w) {
@@ -639,6 +727,59 @@ static void FN(luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w)
 }
 
 /*
+ * min((cored * strength + 128) >> 8, limit) per lane, the product's high half @ph and low
+ * half @pl. (cored * strength + 128) >> 8 = 256 hi + ((lo + 128) >> 8), at least 65536 when
+ * hi > 255; with @weak (strength <= 256, a constant where this is inlined) the product is at
+ * most 65535 * 256, so hi is at most 255 and the sum, the exact value, at most 65535.
+ */
+V_INLINE vu16 sharpen_gain(vu16 ph, vu16 pl, vu16 lim, int weak)
+{
+	const vu16 r127 = set16(127), c255 = set16(255);
+
+	if (weak)
+		return min16(add16(sll16(ph, 8), srl16(avg16(pl, r127), 7)), lim);
+
+	vu16 e = adds16(sll16(min16(ph, c255), 8), srl16(avg16(pl, r127), 7));
+	vu16 big = sub16(zero(), min16(subs16(ph, c255), set16(1)));
+
+	return min16(vor(e, big), lim);
+}
+
+/*
+ * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()), the detail of the
+ * middle luma row @l2 against it, cored, and its gain added to the three planes @mid into
+ * @out. @weak as sharpen_gain().
+ */
+V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, const uint16_t *const mid[3],
+				uint16_t *const out[3], int w, int coring, int strength, int limit, int weak)
+{
+	const vu16 r128 = set16(128), cor = set16(coring), str = set16(strength), lim = set16(limit);
+	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
+	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
+	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
+	/* The last vector may overlap the one before: its samples first (mid may be out). */
+	const vu16 tail[3] = { ld(mid0 + w - N16), ld(mid1 + w - N16), ld(mid2 + w - N16) };
+
+	for (int x = 0; x < w; x += N16) {
+		const int last = x + N16 > w, xv = last ? w - N16 : x;
+		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
+		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
+				sll16(hc, 1));
+		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
+				sll16(lc, 1));
+		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l2 + xv);
+		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
+		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
+		vu16 e = sharpen_gain(mulhi16(cored, str), mullo16(cored, str), lim, weak);
+		vu16 en = vand(neg, e), ep = sub16(e, en);
+
+		st(out0 + xv, subs16(adds16(last ? tail[0] : ld(mid0 + xv), ep), en));
+		st(out1 + xv, subs16(adds16(last ? tail[1] : ld(mid1 + xv), ep), en));
+		st(out2 + xv, subs16(adds16(last ? tail[2] : ld(mid2 + xv), ep), en));
+	}
+}
+
+/*
  * The blur in 16-bit lanes: with luma l = 256 h + o (h, o <= 255), the blur
  * sum S = sum k l (k sums to 256) is 256 H + L with H = sum k h and
  * L = sum k o, each at most 65280; (S + 128) >> 8 = H + ((L + 128) >> 8).
@@ -648,13 +789,9 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 {
 	/* The vertical sums of H and L of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
 	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
-	const vu16 lo8 = set16(255), r128 = set16(128), r127 = set16(127), c255 = set16(255);
-	const vu16 cor = set16(coring), str = set16(strength), lim = set16(limit);
+	const vu16 lo8 = set16(255);
 	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
 	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
-	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
-	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
-	vu16 tail[3];
 	int x = 0;
 
 	if (w < 2 * N16) {
@@ -683,33 +820,11 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	vl[1] = vl[3];
 	vl[w + 2] = vl[w];
 	vl[w + 3] = vl[w - 1];
-	/* The last vector may overlap the one before: its samples first (mid may be out). */
-	tail[0] = ld(mid0 + w - N16);
-	tail[1] = ld(mid1 + w - N16);
-	tail[2] = ld(mid2 + w - N16);
-	for (x = 0; x < w; x += N16) {
-		const int last = x + N16 > w, xv = last ? w - N16 : x;
-		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
-		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
-				sll16(hc, 1));
-		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
-				sll16(lc, 1));
-		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l2 + xv);
-		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
-		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
-		/* (cored * strength + 128) >> 8 = 256 hi + ((lo + 128) >> 8), at least 65536 when hi > 255. */
-		vu16 ph = mulhi16(cored, str), pl = mullo16(cored, str);
-		vu16 e = adds16(sll16(min16(ph, c255), 8), srl16(avg16(pl, r127), 7));
-		vu16 big = sub16(zero(), min16(subs16(ph, c255), set16(1)));
-		vu16 en, ep;
-
-		e = min16(vor(e, big), lim);
-		en = vand(neg, e);
-		ep = sub16(e, en);
-		st(out0 + xv, subs16(adds16(last ? tail[0] : ld(mid0 + xv), ep), en));
-		st(out1 + xv, subs16(adds16(last ? tail[1] : ld(mid1 + xv), ep), en));
-		st(out2 + xv, subs16(adds16(last ? tail[2] : ld(mid2 + xv), ep), en));
-	}
+	/* The usual strengths are at most 1.0, where the gain needs no clamp of its own. */
+	if (strength <= 256)
+		FN(sharpen_apply)(vh, vl, l2, mid, out, w, coring, strength, limit, 1);
+	else
+		FN(sharpen_apply)(vh, vl, l2, mid, out, w, coring, strength, limit, 0);
 }
 
 /* cisp_to8(v) = floor((v + 128) / 257) = floor(min(v + 128, 65535) * 65281 / 2^24), in 16-bit lanes. */

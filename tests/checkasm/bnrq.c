@@ -136,6 +136,29 @@ static int check_frame(const struct cisp_dsp *t, const char *level, uint16_t *sr
 	return 1;
 }
 
+/*
+ * ns per sample of the whole denoise through cisp_bnr_quality_rows_dsp() with
+ * the tile functions of @d (their own tile widths) over the same frame in
+ * bands of 16 rows, as the banded executor asks (best of 5).
+ */
+static double bench_rows(const struct cisp_dsp *d, const struct cisp_bnr_quality *q, uint16_t *mem)
+{
+	static uint16_t out[1024 * 64];
+	const int w = 1024, h = 64;
+	struct plane16 in = { mem, w, 0, w, h }, o = { out, w, 0, w, h };
+	double best = 1e30;
+
+	for (int r = 0; r < 5; r++) {
+		double t0 = checkasm_now();
+
+		for (int y = 0; y < h; y += 16)
+			cisp_bnr_quality_rows_dsp(d, q, &in, &o, y, y + 16);
+		t0 = checkasm_now() - t0;
+		best = t0 < best ? t0 : best;
+	}
+	return best * 1e9 / (double)(w * h);
+}
+
 /* ns per sample of @fn over a noisy 1024x64 frame in whole tiles (best of 5). */
 static double bench_tiles(tile_fn *fn, const struct cisp_bnr_quality *q, uint16_t *mem)
 {
@@ -229,5 +252,10 @@ void checkasm_bnrq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], c
 			}
 			printf("\n");
 		}
+		printf("%-14s %8s", "bnrq rows", "");
+		for (int l = CISP_CPU_SCALAR + 1; l < CISP_CPU_LEVELS; l++)
+			if (have[l])
+				printf(" %7.3f %6s", bench_rows(&levels[l], &q, frame), "");
+		printf("\n");
 	}
 }

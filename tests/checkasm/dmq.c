@@ -2,9 +2,9 @@
 /*
  * checkasm of the quality demosaic's passes (dsp.h dmq_green_rows,
  * dmq_blend_rows and dmq_colour_rows): whole frames of every CFA order in
- * chunks of random rows, random and extreme samples, widths around the
- * vector sizes; each pass gets the C output of the pass before, so each is
- * checked alone.
+ * chunks of random rows (the vector passes sometimes the whole frame in one
+ * call), random and extreme samples, widths around the vector sizes; each
+ * pass gets the C output of the pass before, so each is checked alone.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -77,6 +77,12 @@ static int next_chunk(int y, int h)
 	return y + n < h ? y + n : h;
 }
 
+/* For the vector passes, which take any rows in the same scratch: one time in four the rest of the frame. */
+static int next_vector_chunk(int y, int h)
+{
+	return rnd32() % 4 ? next_chunk(y, h) : h;
+}
+
 static int compare(const uint16_t *a, const uint16_t *b, int w, int h, const char *what, const char *level,
 		   enum cisp_cfa cfa, int kind)
 {
@@ -111,7 +117,7 @@ static int run_frame(const struct cisp_dsp *ref, const struct cisp_dsp *t, const
 		ref->dmq_green_rows(&pb, cfa, &pcc, &pc2, y, e, scratch);
 	}
 	for (int y = 0, e; y < h; y = e) {
-		e = next_chunk(y, h);
+		e = next_vector_chunk(y, h);
 		t->dmq_green_rows(&pb, cfa, &ptc, &pt2, y, e, scratch);
 	}
 	if (!compare(cc, tc, w, h, "dmq_green_rows gc", level, cfa, kind) ||
@@ -123,7 +129,7 @@ static int run_frame(const struct cisp_dsp *ref, const struct cisp_dsp *t, const
 		ref->dmq_blend_rows(&pb, &pcc, &pc2, cfa, &pgc, y, e, scratch);
 	}
 	for (int y = 0, e; y < h; y = e) {
-		e = next_chunk(y, h);
+		e = next_vector_chunk(y, h);
 		t->dmq_blend_rows(&pb, &pcc, &pc2, cfa, &pgt, y, e, scratch);
 	}
 	if (!compare(gc, gt, w, h, "dmq_blend_rows", level, cfa, kind))
@@ -134,7 +140,7 @@ static int run_frame(const struct cisp_dsp *ref, const struct cisp_dsp *t, const
 		ref->dmq_colour_rows(&pb, &pgc, cfa, fc, &oc, y, e, scratch);
 	}
 	for (int y = 0, e; y < h; y = e) {
-		e = next_chunk(y, h);
+		e = next_vector_chunk(y, h);
 		t->dmq_colour_rows(&pb, &pgc, cfa, fc, &ot, y, e, scratch);
 	}
 	return compare(rc, rt, w, h, "dmq_colour_rows R", level, cfa, kind) &&

@@ -162,6 +162,9 @@ V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 	vst1q_u8(d, vcombine_u8(vqmovn_u16(a), vqmovn_u16(b)));
 }
 
+/* Lanes n .. n + N16 - 1 of a and b side by side (a's lanes first), for n = 1 or 2: a vector n columns on. */
+#define ext16(a, b, n) vextq_u16(a, b, n)
+
 #define VEC_HAS_TONE 1
 /* The tone function's segment tables (src/isp/tone.h) as bytes, 64 to a table register group. */
 struct tone_lut {

@@ -237,6 +237,21 @@ V_INLINE vs32 div_trunc32(vs32 a, vs32 b)
 	return X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)));
 }
 
+/* Lanes n .. n + N16 - 1 of a and b side by side (a's lanes first), for n = 1 or 2: a vector n columns on. */
+#if VEC_BITS == 128
+#define ext16(a, b, n) _mm_alignr_epi8(b, a, 2 * (n))
+#elif VEC_BITS == 256
+#define ext16(a, b, n) _mm256_alignr_epi8(_mm256_permute2x128_si256(a, b, 0x21), a, 2 * (n))
+#else
+V_INLINE vu16 ext16(vu16 a, vu16 b, int n)
+{
+	static const uint16_t idx[34] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+					  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33 };
+
+	return _mm512_permutex2var_epi16(a, ld(idx + n), b);
+}
+#endif
+
 /* The bits of (float)v of 32-bit lanes (exact below 2^24). */
 #if VEC_BITS == 128
 #define f32bits32(v) _mm_castps_si128(_mm_cvtepi32_ps(v))

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/* The RGB side of the Vulkan backend (vulkan_rgb.h, docs/gpu.md). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/format.h>
+#include <cisp/log.h>
+
+#include "core/error_internal.h"
+#include "device/vulkan_rgb.h"
+#include "isp/csc.h"
+#include "isp/demosaic.h"
+
+/* The SPIR-V of shaders/, compiled at build time (src/device/meson.build). */
+static const uint32_t spv_demosaic_green[] =
+#include "device/demosaic_green.spv.h"
+	;
+static const uint32_t spv_demosaic_rb[] =
+#include "device/demosaic_rb.spv.h"
+	;
+static const uint32_t spv_ccm[] =
+#include "device/ccm.spv.h"
+	;
+static const uint32_t spv_tone[] =
+#include "device/tone.spv.h"
+	;
+static const uint32_t spv_lut3d[] =
+#include "device/lut3d.spv.h"
+	;
+static const uint32_t spv_sharpen_luma[] =
+#include "device/sharpen_luma.spv.h"
+	;
+static const uint32_t spv_sharpen[] =
+#include "device/sharpen.spv.h"
+	;
+static const uint32_t spv_csc[] =
+#include "device/csc.spv.h"
+	;
+static const uint32_t spv_pack[] =
+#include "device/pack.spv.h"
+	;
+
+static const struct {
+	const uint32_t *code;
+	size_t size;
+} shader_code[VK_RGB_SHADER_COUNT] = {
+	[VK_RGB_DEMOSAIC_GREEN] = { spv_demosaic_green, sizeof(spv_demosaic_green) },
+	[VK_RGB_DEMOSAIC_RB] = { spv_demosaic_rb, sizeof(spv_demosaic_rb) },
+	[VK_RGB_CCM] = { spv_ccm, sizeof(spv_ccm) },
+	[VK_RGB_TONE] = { spv_tone, sizeof(spv_tone) },
+	[VK_RGB_LUT3D] = { spv_lut3d, sizeof(spv_lut3d) },
+	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
+	[VK_RGB_SHARPEN] = { spv_sharpen, sizeof(spv_sharpen) },
+	[VK_RGB_CSC] = { spv_csc, sizeof(spv_csc) },
+	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
+};
+
+/* Invocations per workgroup along x (shaders/rgb.glsl); the pack's words go in rows of this many workgroups. */
+#define GROUP_PIXELS 64
+#define PACK_GROUPS_X 1024
+/* Words of the tables buffer: the tone table (65536 16-bit entries), then the 3D LUT's (a word an entry). */
+#define TONE_WORDS 32768
+#define LUT3D_WORDS (CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * 3)
+
+/* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
+static int pack_layout(uint32_t format)
+{
+	switch (format) {
+	case CISP_FMT_RGB888: return 0;
+	case CISP_FMT_XBGR32: return 1;
+	case CISP_FMT_RGB48: return 2;
+	case CISP_FMT_NV12: return 3;
+	case CISP_FMT_I420: return 4;
+	default: return -1;
+	}
+}
+
+/* Bytes of a @format image of @w x @h, its planes one after the other with rows tightly packed. */
+static uint64_t packed_bytes(uint32_t format, uint32_t w, uint32_t h)
+{
+	uint64_t bytes = 0;
+	size_t row, rows;
+
+	for (unsigned p = 0; p < 3 && !cisp_image_plane_size(format, w, h, p, &row, &rows); p++)
+		bytes += (uint64_t)row * rows;
+	return bytes;
+}
+
+static bool is_yuv(uint32_t format)
+{
+	return format == CISP_FMT_NV12 || format == CISP_FMT_I420;
+}
+
+bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_plan *plan, bool stats)
+{
+	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
+	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
+				  CISP_BLOCK_BIT(CISP_BLOCK_LTM) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
+
+	if ((s->enabled & cpu_only) || s->crop_enabled || s->demosaic.algorithm != CISP_DEMOSAIC_FAST)
+		return false;
+	/* Every Bayer stage that is on ran on the GPU, and the statistics the job asks for. */
+	return (plan->blc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))) &&
+	       (plan->dpc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC))) &&
+	       (plan->lsc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC))) && (plan->stats || !tap) &&
+	       (plan->wb || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)));
+}
+
+/* The descriptor sets of enum vk_rgb_source (binding 0 the input, 1 the output, 2 the tables). */
+static int create_sets(struct vk_rgb *r, const struct vk_frame *bayer)
+{
+	enum { SETS = VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS };
+	const struct vk_buffer *bindings[SETS][3];
+
+	for (int s = 0; s < SETS; s++) {
+		/* Without a Bayer frame, or an output there, the planes stand in (no shader reads them). */
+		bindings[s][0] = s == VK_RGB_FROM_BAYER0 && bayer   ? &bayer->plane[0]
+				 : s == VK_RGB_FROM_BAYER1 && bayer ? &bayer->plane[1]
+								    : &r->planes;
+		bindings[s][1] = s >= VK_RGB_TO_OUTPUT0 && r->out[s - VK_RGB_TO_OUTPUT0].buffer
+					 ? &r->out[s - VK_RGB_TO_OUTPUT0]
+					 : &r->planes;
+		bindings[s][2] = &r->tables;
+	}
+	return vk_sets_create(r->gpu, SETS, bindings, &r->descriptors, r->set);
+}
+
+int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struct vk_frame *bayer,
+		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **out)
+{
+	struct vk_rgb *r;
+	VkPhysicalDeviceProperties props;
+	int ret;
+
+	if (!width || !height || width > CISP_MAX_DIMENSION || height > CISP_MAX_DIMENSION ||
+	    (bayer && (bayer->width != width || bayer->height != height)))
+		return cisp_error(-EINVAL, "Vulkan backend: no RGB side for a %ux%u frame", width, height);
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (out_format[i] && pack_layout(out_format[i]) < 0)
+			return cisp_error(-ENOTSUP, "Vulkan backend: the GPU does not pack %s outputs",
+					  cisp_format_name(out_format[i]));
+	/* Vulkan promises storage buffers of 2^27 bytes only; the planes' is the largest here. */
+	vkGetPhysicalDeviceProperties(g->physical, &props);
+	if ((uint64_t)width * height * 4 * 4 > props.limits.maxStorageBufferRange)
+		return cisp_error(-E2BIG, "Vulkan device %s: a %ux%u frame's planes are over its %u-byte storage buffers",
+				  g->name, width, height, props.limits.maxStorageBufferRange);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return cisp_error(-ENOMEM, "out of memory for a Vulkan frame");
+	r->gpu = g;
+	r->width = width;
+	r->height = height;
+	memcpy(r->out_format, out_format, sizeof(r->out_format));
+	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
+	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
+	if (!ret)
+		ret = vk_buffer_create(g, (TONE_WORDS + LUT3D_WORDS) * 4, &r->tables);
+	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
+		if (out_format[i])
+			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
+					       &r->out[i]);
+	if (ret || (ret = create_sets(r, bayer)) || (ret = vk_commands_create(g, &r->commands, &r->cmd))) {
+		vk_rgb_destroy(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+void vk_rgb_destroy(struct vk_rgb *r)
+{
+	if (!r)
+		return;
+	if (r->commands)
+		vkDestroyCommandPool(r->gpu->device, r->commands, NULL); /* frees r->cmd */
+	if (r->descriptors)
+		vkDestroyDescriptorPool(r->gpu->device, r->descriptors, NULL);
+	for (int s = 0; s < VK_RGB_SHADER_COUNT; s++)
+		if (r->pipeline[s])
+			vkDestroyPipeline(r->gpu->device, r->pipeline[s], NULL);
+	vk_buffer_destroy(r->gpu, &r->planes);
+	vk_buffer_destroy(r->gpu, &r->tables);
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		vk_buffer_destroy(r->gpu, &r->out[i]);
+	free(r->tone);
+	free(r);
+}
+
+int vk_rgb_open(struct vk_gpu *g, const struct vk_frame *bayer, const struct cisp_isp_config *config,
+		struct vk_rgb **rgb)
+{
+	uint32_t format[CISP_MAX_OUTPUTS];
+	int ret;
+
+	*rgb = NULL;
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		const struct cisp_output_config *o = &config->output[i];
+
+		if (o->format && (pack_layout(o->format) < 0 || o->width != config->width || o->height != config->height))
+			return 0; /* the software ISP makes them */
+		format[i] = o->format;
+	}
+	ret = vk_rgb_create(g, config->width, config->height, bayer, format, rgb);
+	/* A frame too big for the device's buffers still runs, handed over after white balance. */
+	if (ret == -ENOMEM || ret == -E2BIG) {
+		cisp_log(CISP_LOG_INFO, "Vulkan backend: the stages after white balance run on the CPU: %s",
+			 cisp_last_error());
+		return 0;
+	}
+	return ret;
+}
+
+/* Every step's push constants start with the frame's width and height. */
+static uint32_t *step_begin(const struct vk_rgb *r, struct vk_rgb_step *s, enum vk_rgb_shader shader, unsigned source,
+			    unsigned words)
+{
+	memset(s, 0, sizeof(*s));
+	s->shader = shader;
+	s->source = source;
+	s->push_size = words * 4;
+	s->push[0] = r->width;
+	s->push[1] = r->height;
+	return s->push + 2;
+}
+
+void vk_rgb_step_demosaic(const struct vk_rgb *r, enum cisp_cfa cfa, unsigned bayer_plane, struct vk_rgb_step step[2])
+{
+	const unsigned source = bayer_plane ? VK_RGB_FROM_BAYER1 : VK_RGB_FROM_BAYER0;
+	uint32_t *green = step_begin(r, &step[0], VK_RGB_DEMOSAIC_GREEN, source, 4);
+	uint32_t *rb = step_begin(r, &step[1], VK_RGB_DEMOSAIC_RB, source, 6);
+
+	/* Rows of one parity share their CFA pattern. */
+	for (int y = 0; y < 2; y++) {
+		green[y] = rb[y] = (uint32_t)cisp_demosaic_first_colour(cfa, y);
+		rb[2 + y] = (uint32_t)cisp_demosaic_red_first(cfa, y);
+	}
+}
+
+void vk_rgb_step_ccm(const struct vk_rgb *r, const struct cisp_ccm_params *p, struct vk_rgb_step *s)
+{
+	uint32_t *push = step_begin(r, s, VK_RGB_CCM, VK_RGB_IN_PLACE, 14);
+
+	for (int k = 0; k < 9; k++)
+		push[k] = (uint32_t)(int32_t)p->coeff[k];
+	for (int k = 0; k < 3; k++)
+		push[9 + k] = (uint32_t)p->offset[k];
+}
+
+int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct vk_rgb_step *s)
+{
+	uint32_t *table = r->tables.map;
+
+	step_begin(r, s, VK_RGB_TONE, VK_RGB_IN_PLACE, 2);
+	if (!r->tone && !(r->tone = malloc(sizeof(*r->tone))))
+		return cisp_error(-ENOMEM, "out of memory for the tone tables");
+	/* The table is made again only when the params change (65536 entries). */
+	if (r->tone_params.header.size && !memcmp(&r->tone_params, p, sizeof(*p)))
+		return 0;
+	cisp_tone_prepare(r->tone, p);
+	/* Two entries a word, the even one low: little-endian 16-bit entries on any host. */
+	for (uint32_t v = 0; v < 65536; v += 2)
+		table[v / 2] = r->tone->lut[v] | (uint32_t)r->tone->lut[v + 1] << 16;
+	r->tone_params = *p;
+	return 0;
+}
+
+void vk_rgb_step_lut3d(struct vk_rgb *r, const struct cisp_lut3d_params *p, struct vk_rgb_step *s)
+{
+	uint32_t *push = step_begin(r, s, VK_RGB_LUT3D, VK_RGB_IN_PLACE, 3), *table = (uint32_t *)r->tables.map + TONE_WORDS;
+	const size_t entries = (size_t)p->size * p->size * p->size * 3;
+
+	push[0] = p->size;
+	/* The params' validation keeps size in 2..CISP_LUT3D_MAX_SIZE: the table fits. */
+	for (size_t k = 0; k < entries && k < LUT3D_WORDS; k++)
+		table[k] = p->table[k / 3][k % 3];
+}
+
+void vk_rgb_step_sharpen(const struct vk_rgb *r, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2])
+{
+	uint32_t *push;
+
+	step_begin(r, &step[0], VK_RGB_SHARPEN_LUMA, VK_RGB_IN_PLACE, 2);
+	push = step_begin(r, &step[1], VK_RGB_SHARPEN, VK_RGB_IN_PLACE, 5);
+	push[0] = p->coring;
+	push[1] = p->strength;
+	push[2] = p->limit;
+}
+
+void vk_rgb_step_csc(const struct vk_rgb *r, const struct cisp_csc_params *p, struct vk_rgb_step *s)
+{
+	uint32_t *push = step_begin(r, s, VK_RGB_CSC, VK_RGB_IN_PLACE, 12);
+	int32_t y_zero;
+	const int32_t *m = cisp_csc_matrix(p, &y_zero);
+
+	for (int k = 0; k < 9; k++)
+		push[k] = (uint32_t)m[k];
+	push[9] = (uint32_t)y_zero;
+}
+
+void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
+{
+	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4);
+
+	push[0] = (uint32_t)pack_layout(r->out_format[index]);
+	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->width, r->height);
+}
+
+/*
+ * @steps into the command buffer being recorded (@after_another: a dispatch
+ * is recorded before them), each shader's pipeline made the first time it is
+ * used (a context that never keeps a frame on the GPU compiles none): 0 or a
+ * negative errno.
+ */
+static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count, bool after_another)
+{
+	for (unsigned i = 0; i < count; i++) {
+		const struct vk_rgb_step *s = &steps[i];
+		uint32_t groups_x = (r->width + GROUP_PIXELS - 1) / GROUP_PIXELS, groups_y = r->height;
+		int ret;
+
+		if (!r->pipeline[s->shader] && (ret = vk_pipeline_create(r->gpu, shader_code[s->shader].code,
+									 shader_code[s->shader].size,
+									 &r->pipeline[s->shader])))
+			return ret;
+
+		if (s->shader == VK_RGB_PACK) {
+			/* One invocation per word, in rows of PACK_GROUPS_X workgroups. */
+			uint32_t words = (s->push[3] + 3) / 4, per_row = PACK_GROUPS_X * GROUP_PIXELS;
+
+			groups_x = PACK_GROUPS_X;
+			groups_y = (words + per_row - 1) / per_row;
+		}
+		vk_commands_dispatch(r->cmd, r->gpu, after_another || i > 0, r->pipeline[s->shader], r->set[s->source],
+				     s->push, s->push_size, groups_x, groups_y);
+	}
+	return 0;
+}
+
+int vk_rgb_run(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned count)
+{
+	int ret = vk_commands_begin(r->cmd);
+
+	if (ret || (ret = record(r, steps, count, false)) || (ret = vk_commands_end(r->cmd)))
+		return ret;
+	return vk_gpu_run(r->gpu, r->cmd);
+}
+
+int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
+{
+	const uint8_t *from = r->out[index].map;
+	size_t row, rows;
+
+	if (!r->out_format[index] || img->format != r->out_format[index] || img->width != r->width ||
+	    img->height != r->height)
+		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s image for output %d", img->width, img->height,
+				  cisp_format_name(img->format), index);
+	for (unsigned p = 0; p < img->num_planes; p++) {
+		if (cisp_image_plane_size(img->format, img->width, img->height, p, &row, &rows))
+			break;
+		for (size_t y = 0; y < rows; y++, from += row)
+			memcpy(img->plane[p].data + y * (size_t)img->plane[p].stride, from, row);
+	}
+	return 0;
+}
+
+int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
+		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
+		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
+{
+	struct vk_rgb_step steps[8 + 2 * CISP_MAX_OUTPUTS];
+	unsigned n = 0, bayer_plane;
+	bool yuv = false;
+	int ret;
+
+	/* One command buffer: the Bayer side's steps, then this side's. */
+	if ((ret = vk_commands_begin(r->cmd)) ||
+	    (ret = vk_frame_record(frame, input, bayer_steps, count, r->cmd, false, &bayer_plane)))
+		return ret;
+	vk_rgb_step_demosaic(r, cfa, bayer_plane, &steps[n]);
+	n += 2;
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
+		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
+	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) && (ret = vk_rgb_step_tone(r, &state->tone, &steps[n++])))
+		return ret;
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D))
+		vk_rgb_step_lut3d(r, &state->lut3d, &steps[n++]);
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
+		vk_rgb_step_sharpen(r, &state->sharpen, &steps[n]);
+		n += 2;
+	}
+	/* The RGB outputs, then the conversion to YCbCr for the others (as the reference's executor). */
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		if (r->out_format[i] && output[i] && !is_yuv(r->out_format[i]))
+			vk_rgb_step_pack(r, i, &steps[n++]);
+		yuv |= r->out_format[i] && output[i] && is_yuv(r->out_format[i]);
+	}
+	if (yuv)
+		vk_rgb_step_csc(r, &state->csc, &steps[n++]);
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
+			vk_rgb_step_pack(r, i, &steps[n++]);
+	if ((ret = record(r, steps, n, true)) || (ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
+		return ret;
+	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
+		if (r->out_format[i] && output[i])
+			ret = vk_rgb_unload(r, i, output[i]);
+	return ret;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RGB side of the Vulkan backend (docs/gpu.md, "The RGB side"): the
+ * stages after white balance as compute shaders (the fast demosaic, colour
+ * correction, global tone, the conversion to YCbCr and the packing into the
+ * output formats, the 3D LUT and sharpening), so that a frame whose every stage the GPU has goes from
+ * the raw input to its outputs without the software ISP.
+ *
+ * A frame on this side is three planes of one 32-bit word per sample in one
+ * buffer, and a fourth for a stage's scratch (shaders/rgb.glsl); each output is packed into a buffer of its own,
+ * then copied into the caller's image.
+ */
+#ifndef CISP_DEVICE_VULKAN_RGB_H
+#define CISP_DEVICE_VULKAN_RGB_H
+
+#include <stdbool.h>
+
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+
+#include "device/vulkan_backend.h"
+#include "device/vulkan_frame.h"
+#include "isp/tone.h"
+
+/* The RGB-side shaders (shaders/NAME.comp). */
+enum vk_rgb_shader {
+	VK_RGB_DEMOSAIC_GREEN,
+	VK_RGB_DEMOSAIC_RB,
+	VK_RGB_CCM,
+	VK_RGB_TONE,
+	VK_RGB_LUT3D,
+	VK_RGB_SHARPEN_LUMA,
+	VK_RGB_SHARPEN,
+	VK_RGB_CSC,
+	VK_RGB_PACK,
+	VK_RGB_SHADER_COUNT
+};
+
+/* What a dispatch reads and writes (its descriptor set). */
+enum vk_rgb_source {
+	VK_RGB_FROM_BAYER0, /* the Bayer frame's plane 0 into the planes */
+	VK_RGB_FROM_BAYER1, /* its plane 1 into the planes */
+	VK_RGB_IN_PLACE,    /* the planes, in place, with the tables */
+	VK_RGB_TO_OUTPUT0,  /* the planes into output 0's buffer; output i: VK_RGB_TO_OUTPUT0 + i */
+};
+
+/* One dispatch: a shader, its descriptor set and its push constants. */
+struct vk_rgb_step {
+	enum vk_rgb_shader shader;
+	unsigned source; /* enum vk_rgb_source, plus the output's index for a pack */
+	uint32_t push[VK_PUSH_MAX / 4];
+	uint32_t push_size;
+};
+
+struct vk_rgb {
+	struct vk_gpu *gpu;
+	uint32_t width, height;
+	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
+	VkPipeline pipeline[VK_RGB_SHADER_COUNT]; /* each made when first recorded */
+	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
+	struct vk_buffer tables; /* the tone table, then the 3D LUT's (shaders/lut3d.comp) */
+	struct vk_buffer out[CISP_MAX_OUTPUTS];
+	VkDescriptorPool descriptors;
+	VkDescriptorSet set[VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS];
+	VkCommandPool commands; /* of its own: see vk_commands_create() */
+	VkCommandBuffer cmd;
+	struct cisp_tone_coeffs *tone; /* the table's coefficients, and the params they came from */
+	struct cisp_tone_params tone_params;
+};
+
+/*
+ * The RGB side of frames of @width x @height, reading the 16-bit Bayer
+ * frames of @bayer (NULL: none, for the stages after the demosaic only, of
+ * any size), packing into outputs of formats @out_format (0: none; each of
+ * the frame's size): 0, -E2BIG for planes over the device's largest storage
+ * buffer, or another negative errno.
+ */
+int vk_rgb_create(struct vk_gpu *gpu, uint32_t width, uint32_t height, const struct vk_frame *bayer,
+		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **rgb);
+void vk_rgb_destroy(struct vk_rgb *rgb);
+
+/*
+ * The RGB side of a context of @config whose Bayer frames are @bayer's, in
+ * *@rgb, when it packs every output of @config (each of the frame's size, in
+ * NV12, I420, RGB888, XBGR32 or RGB48) and the device holds its buffers,
+ * else NULL there (with an info message when the buffers are too big): 0 or
+ * a negative errno.
+ */
+int vk_rgb_open(struct vk_gpu *gpu, const struct vk_frame *bayer, const struct cisp_isp_config *config,
+		struct vk_rgb **rgb);
+
+/*
+ * Whether, with @plan for the Bayer side, every stage that parameter state
+ * @state runs on a frame is on the GPU: the Bayer side's plan has every Bayer
+ * stage that is on and the statistics when the job asks for them (@stats),
+ * and every later stage enabled is one of this side's, with no crop. The
+ * outputs are vk_rgb_open()'s business.
+ */
+bool vulkan_rgb_covers(const struct cisp_param_state *state, const struct vulkan_plan *plan, bool stats);
+
+/* The steps of the stages, from the reference's own coefficients; the demosaic takes two. */
+void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned bayer_plane, struct vk_rgb_step step[2]);
+void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
+/* Global tone: also fills the tables from @p (cisp_tone_prepare()), which the next run reads; 0 or -ENOMEM. */
+int vk_rgb_step_tone(struct vk_rgb *rgb, const struct cisp_tone_params *p, struct vk_rgb_step *step);
+/* The 3D LUT: also copies @p's table into the tables, which the next run reads. */
+void vk_rgb_step_lut3d(struct vk_rgb *rgb, const struct cisp_lut3d_params *p, struct vk_rgb_step *step);
+/* Sharpening: two steps, the luma then the sharpening. */
+void vk_rgb_step_sharpen(const struct vk_rgb *rgb, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2]);
+void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
+/* Packing the planes into output @index's buffer, in its format. */
+void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
+
+/* Record @steps in one command buffer, submit it and wait for it: 0 or a negative errno. */
+int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned count);
+/* Output @index's packed bytes into @img: 0, or -EINVAL if @img is not of its format and the frame's size. */
+int vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
+
+/*
+ * A whole frame on the GPU, in one command buffer: @input through the Bayer
+ * side's @bayer_steps on @frame, then the stages of @state after white
+ * balance and the outputs into @output (vulkan_rgb_covers() said yes): 0 or
+ * a negative errno.
+ */
+int vk_rgb_process(struct vk_rgb *rgb, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
+		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
+		   struct cisp_image *const output[CISP_MAX_OUTPUTS]);
+
+#endif
