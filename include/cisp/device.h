@@ -333,9 +333,10 @@ CISP_API int cisp_device_create(struct cisp_device **dev, const struct cisp_devi
 
 /**
  * cisp_device_vulkan_backend() - the Vulkan backend (docs/gpu.md), for
- * cisp_context_config.backend: the context runs the canonical ISP's leading
- * stages as compute shaders and the rest on the CPU, bit-exact with the
- * software ISP (what CISP_ISP=vulkan gives every context of a device).
+ * cisp_context_config.backend: the context runs the canonical ISP's stages
+ * the GPU has as compute shaders (a whole frame, where it has every stage the
+ * frame needs) and the rest on the CPU, bit-exact with the software ISP (what
+ * CISP_ISP=vulkan gives every context of a device).
  *
  * Return: the backend. Without a Vulkan device, or in a build without
  * Vulkan, creating a context on it fails (-ENODEV, -ENOTSUP) and says why.
