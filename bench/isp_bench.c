@@ -606,8 +606,8 @@ static int bench_devices(struct run *r)
 	} else {
 		canonical_state(&s, CANONICAL);
 		plan = vulkan_plan_frame(&s, true);
-		printf("bench isp=vulkan device=\"%s\" gpu_stages=\"unpack%s%s%s%s\"\n", name, plan.blc ? ",blc" : "",
-		       plan.dpc ? ",dpc" : "", plan.lsc ? ",lsc" : "", plan.wb ? ",wb" : "");
+		printf("bench isp=vulkan device=\"%s\" gpu_stages=\"unpack%s%s%s%s%s\"\n", name, plan.blc ? ",blc" : "",
+		       plan.dpc ? ",dpc" : "", plan.bnr ? ",bnr" : "", plan.lsc ? ",lsc" : "", plan.wb ? ",wb" : "");
 		if (strstr(name, "llvmpipe"))
 			printf("bench note=\"llvmpipe (lavapipe) runs the shaders on the CPU: these figures say nothing of a "
 			       "GPU\"\n");

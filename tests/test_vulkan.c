@@ -384,6 +384,94 @@ TEST(vulkan_dpc_bitexact)
 	vk_gpu_close(g);
 }
 
+/*
+ * The fast Bayer denoise against its C rows (cisp_bnr_guide_row_c(), then
+ * cisp_bnr_row_c() over reflected rows, as the stage runs them): frames of
+ * odd and even pair counts, random or a smooth ramp with noise of a few
+ * levels (where the weights are neither 0 nor the centre's alone and the
+ * mean's rounding decides), strengths 0, small, random and 1024, noise
+ * profiles of gains 1 to 64 and the extremes, every CFA.
+ */
+static void noisy_ramp(struct cisp_image *img, unsigned noise)
+{
+	for (uint32_t y = 0; y < img->height; y++)
+		for (uint32_t x = 0; x < img->width; x++)
+			((uint16_t *)(img->plane[0].data + y * img->plane[0].stride))[x] =
+				(uint16_t)(1000 + 61 * x + 37 * y + test_rand() % (noise + 1));
+}
+
+static void bnr_reference(const struct cisp_bnr_coeffs *c, const struct cisp_image *img, uint16_t *want)
+{
+	const int w = (int)img->width, h = (int)img->height;
+	uint16_t *guide = malloc((size_t)w * h * 2);
+
+	for (int y = 0; y < h; y++)
+		cisp_bnr_guide_row_c(sample_row(img, (uint32_t)mirror(y - 1, h)), sample_row(img, (uint32_t)y),
+				     sample_row(img, (uint32_t)mirror(y + 1, h)), guide + (size_t)y * w, w);
+	for (int y = 0; y < h; y++) {
+		const uint16_t *r[5], *g[5];
+		struct cisp_bnr_row_tables t;
+
+		for (int k = 0; k < 5; k++) {
+			r[k] = sample_row(img, (uint32_t)mirror(y + k - 2, h));
+			g[k] = guide + (size_t)mirror(y + k - 2, h) * w;
+		}
+		cisp_bnr_tables(c, y, &t);
+		cisp_bnr_row_c(r, g, want + (size_t)y * w, w, &t);
+	}
+	free(guide);
+}
+
+TEST(vulkan_bnr_bitexact)
+{
+	static const struct {
+		uint32_t w, h;
+	} bnr_sizes[] = { { 4, 4 }, { 6, 4 }, { 130, 6 }, { 254, 10 }, { 516, 4 } };
+	static const uint16_t strengths[] = { 0, 1, 24, 256, 1024 };
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned s = 0; g && s < sizeof(bnr_sizes) / sizeof(bnr_sizes[0]); s++) {
+		for (int trial = 0; trial < 7; trial++) {
+			const uint32_t w = bnr_sizes[s].w, h = bnr_sizes[s].h, gain = 1u << (2 * (trial % 4));
+			struct cisp_image img = random_samples(w, h);
+			struct cisp_bnr_params p = { .strength = trial < 5 ? strengths[trial] : (uint16_t)(test_rand() % 1025) };
+			struct cisp_noise_params noise;
+			struct cisp_bnr_coeffs *c = NULL;
+			struct vk_frame *f = NULL;
+			struct vk_step steps[2];
+			const uint16_t *got;
+			uint16_t *want = malloc((size_t)w * h * 2);
+
+			/* Gains 1, 4, 16, 64 of the default profile; trial 5 no noise at all, trial 6 the most. */
+			for (int ch = 0; ch < 4; ch++) {
+				noise.a[ch] = trial == 5 ? 0 : trial == 6 ? 0xffffffffu : (4u << 16) * gain + (uint32_t)ch * 977;
+				noise.b[ch] = trial == 5 ? 0 : trial == 6 ? 0xffffffffu : 64u * gain * gain;
+			}
+			if (trial % 2)
+				noisy_ramp(&img, 8u * gain * gain);
+			CHECK_EQ(cisp_bnr_prepare(&c, &p, &noise, (enum cisp_cfa)((s + (unsigned)trial) % 4)), 0);
+			CHECK_EQ(vk_frame_create(g, img.format, w, h, &f), 0);
+			if (c && f) {
+				bnr_reference(c, &img, want);
+				vk_step_unpack(f, &steps[0]);
+				vk_step_bnr(f, c, &steps[1]);
+				CHECK_EQ(vk_frame_run(f, &img, steps, 2, &got), 0);
+				for (size_t i = 0; i < (size_t)w * h; i++)
+					if (got[i] != want[i]) {
+						test_fail(__FILE__, __LINE__, "%ux%u strength %u gain %u: (%zu, %zu) is %u, the reference's %u",
+							  w, h, p.strength, gain, i % w, i / w, got[i], want[i]);
+						break;
+					}
+			}
+			vk_frame_destroy(f);
+			cisp_bnr_free(c);
+			free(want);
+			cisp_image_free(&img);
+		}
+	}
+	vk_gpu_close(g);
+}
+
 /* A random statistics configuration for a w x h frame: zones, saturation, up to 8 AF windows, row groups. */
 static void random_stats(struct cisp_stats_params *p, uint32_t w, uint32_t h)
 {
@@ -532,12 +620,17 @@ TEST(vulkan_plan)
 	CHECK(p.blc && p.wb && !p.stats);
 	p = vulkan_plan_frame(&s, true);
 	CHECK(p.blc && p.stats && p.wb);
-	/* Bayer denoise keeps lens shading and the statistics on the CPU, and so white balance, whose bit they read. */
+	/* The fast Bayer denoise runs on the GPU, and the stages after it follow. */
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	s.bnr.mode = CISP_BNR_FAST;
 	p = vulkan_plan_frame(&s, true);
-	CHECK(p.blc && !p.stats && !p.wb);
+	CHECK(p.blc && p.bnr && p.stats && p.wb);
+	/* Its quality mode keeps lens shading and the statistics on the CPU, and so white balance, whose bit they read. */
+	s.bnr.mode = CISP_BNR_QUALITY;
+	p = vulkan_plan_frame(&s, true);
+	CHECK(p.blc && !p.bnr && !p.stats && !p.wb);
 	p = vulkan_plan_frame(&s, false);
-	CHECK(p.blc && !p.stats && !p.wb);
+	CHECK(p.blc && !p.bnr && !p.stats && !p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	p = vulkan_plan_frame(&s, false);
 	CHECK(!p.blc && p.lsc && p.wb);
@@ -546,7 +639,10 @@ TEST(vulkan_plan)
 	CHECK(p.dpc && p.lsc && p.wb);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	p = vulkan_plan_frame(&s, false);
-	CHECK(p.dpc && !p.lsc && !p.wb);
+	CHECK(p.dpc && !p.bnr && !p.lsc && !p.wb);
+	s.bnr.mode = CISP_BNR_FAST;
+	p = vulkan_plan_frame(&s, false);
+	CHECK(p.dpc && p.bnr && p.lsc && p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_STATS);
 	p = vulkan_plan_frame(&s, true);
 	CHECK(!p.wb && p.stats);
@@ -615,9 +711,12 @@ static bool same_image(const struct cisp_image *a, const struct cisp_image *b)
  * the software ISP's, with the default state plus black level, defect
  * correction (dynamic and a static list), lens shading, white balance and
  * statistics of a random configuration (the GPU runs them all); with Bayer
- * denoise and highlight clipping too (the GPU stops after defects, the CPU
- * makes the statistics); and with neither defects nor statistics (the job
- * asks for them all the same: the header, every sum 0).
+ * denoise in its quality mode and highlight clipping too (the GPU stops
+ * after defects, the CPU makes the statistics); with neither defects nor
+ * statistics (the job asks for them all the same: the header, every sum 0);
+ * and with the fast Bayer denoise at a gain-16 profile, alone (the GPU runs
+ * everything) and with highlight clipping (the GPU hands over after the
+ * statistics, the CPU does white balance).
  */
 TEST(vulkan_pipeline_bitexact)
 {
@@ -634,7 +733,7 @@ TEST(vulkan_pipeline_bitexact)
 		CHECK_EQ(cisp_image_alloc(&out[i][0], CISP_FMT_RGB888, w, h), 0);
 		CHECK_EQ(cisp_image_alloc(&out[i][1], CISP_FMT_NV12, w / 2, h / 2), 0);
 	}
-	for (int config = 0; config < 3; config++) {
+	for (int config = 0; config < 5; config++) {
 		const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE) |
 					  CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 		struct vulkan_plan plan;
@@ -653,13 +752,23 @@ TEST(vulkan_pipeline_bitexact)
 		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) |
 				 CISP_BLOCK_BIT(CISP_BLOCK_STATS);
 		random_stats(&state.stats, w, h);
-		if (config == 1)
+		state.bnr.mode = config == 1 ? CISP_BNR_QUALITY : CISP_BNR_FAST;
+		state.bnr.strength = 300;
+		for (int ch = 0; ch < 4; ch++) {
+			state.noise.a[ch] = (64u << 16) + (uint32_t)ch * 4099;
+			state.noise.b[ch] = 64u * 256;
+		}
+		if (config == 1 || config == 4)
 			state.enabled |= cpu_only;
 		if (config == 2)
 			state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS) | cpu_only);
+		if (config == 3)
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
 		plan = vulkan_plan_frame(&state, true);
-		CHECK(plan.blc && plan.dpc == (config != 2));
-		CHECK(plan.lsc == (config != 1) && plan.wb == (config != 1) && plan.stats == (config == 0));
+		CHECK(plan.blc && plan.dpc == (config != 2) && plan.bnr == (config >= 3));
+		CHECK(plan.lsc == (config != 1) && plan.wb == (config != 1 && config != 4) &&
+		      plan.stats == (config == 0 || config >= 3));
+		CHECK(plan.rgb == (config != 1 && config != 4));
 		memset(stats, 0, 2 * sizeof(*stats));
 		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },
 			      &stats[0]);
@@ -823,10 +932,11 @@ TEST(vulkan_tools)
 	CHECK(strstr(out, "Vulkan 1.") && strstr(out, "dma-buf import: "));
 
 	CHECK_EQ(run_cisp("bench --isp vulkan --size 64x48 --reps 1", out, sizeof(out)), 0);
-	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc\""));
+	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc,bnr,lsc\""));
 	CHECK(strstr(out, "bench device pipeline=canonical isp=software frames_per_s="));
 	/* lavapipe has timestamps: every Bayer shader's time. */
-	CHECK(strstr(out, "bench gpu_stage_times=") && strstr(out, " unpack_ms=") && strstr(out, " wb_ms="));
+	CHECK(strstr(out, "bench gpu_stage_times=") && strstr(out, " unpack_ms=") && strstr(out, " bnr_ms=") &&
+	      strstr(out, " wb_ms="));
 	CHECK(strstr(out, "bench device pipeline=canonical isp=vulkan frames_per_s=") && strstr(out, " ratio="));
 	CHECK(!strstr(g->name, "llvmpipe") || strstr(out, "these figures say nothing of a GPU"));
 	CHECK(run_cisp("bench --isp opencl", out, sizeof(out)) != 0);

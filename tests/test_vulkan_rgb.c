@@ -454,11 +454,15 @@ TEST(vulkan_rgb_plan)
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_STATS);
 	CHECK(vulkan_plan_frame(&s, true).rgb);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	CHECK(vulkan_plan_frame(&s, true).rgb);
+	s.bnr.mode = CISP_BNR_QUALITY; /* only the fast Bayer denoise has a shader */
 	CHECK(!vulkan_plan_frame(&s, true).rgb);
+	s.bnr.mode = CISP_BNR_FAST;
 	s.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	/* A stage neither side has, anywhere in the pipeline. */
 	for (unsigned b = CISP_BLOCK_BLC; b < CISP_BLOCK_TYPE_COUNT; b++) {
-		const uint32_t gpu = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
+		const uint32_t gpu = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_LSC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |

@@ -4,7 +4,7 @@
  * process's Vulkan device, has a frame's buffers on it, and keeps a software
  * ISP for the stages the GPU does not run yet. A frame goes:
  *
- *   raw input --copy--> GPU: unpack[, black level][, defects][, lens shading]
+ *   raw input --copy--> GPU: unpack[, black level][, defects][, Bayer denoise][, lens shading]
  *                            [, statistics][, white balance]
  *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest,
  *
@@ -52,16 +52,19 @@ struct vulkan_instance {
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
-	/* Stages before lens shading that the GPU does not have yet (no vendor stages: create() refuses them). */
-	const uint32_t cpu_before_lsc = CISP_BLOCK_BIT(CISP_BLOCK_BNR);
+	/* The Bayer denoise's quality filter (bnr_quality.c) has no shader: it stays on the CPU. */
+	const bool bnr_on = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	/* Stages whose arithmetic reads whether white balance is on (highlights, chroma denoise; the statistics too). */
 	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
-	const bool gpu_reaches_tap = !(s->enabled & cpu_before_lsc);
+	const bool bnr_gpu = bnr_on && s->bnr.mode == CISP_BNR_FAST;
+	/* No stage before lens shading stays on the CPU (no vendor stages: create() refuses them). */
+	const bool gpu_reaches_tap = !bnr_on || bnr_gpu;
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 	struct vulkan_plan p = { 0 };
 
 	p.blc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC);
 	p.dpc = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+	p.bnr = bnr_gpu;
 	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && gpu_reaches_tap;
 	p.stats = tap && gpu_reaches_tap;
 	/* A tap left on the CPU reads the white-balance bit, and sits before white balance. */
@@ -165,6 +168,8 @@ static int sync_cpu(struct vulkan_instance *v, const struct vulkan_plan *plan)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BLC);
 	if (plan->dpc)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+	if (plan->bnr)
+		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	if (plan->lsc)
 		want.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	if (plan->wb)
@@ -224,7 +229,8 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	struct vulkan_instance *v = instance;
 	const struct vulkan_plan plan = vulkan_plan_frame(&v->state, f->stats != NULL);
 	const bool whole = plan.rgb && v->rgb; /* the whole frame on the GPU */
-	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4 | whole << 5;
+	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4 | whole << 5 |
+			      plan.bnr << 6;
 	struct vk_step steps[VK_SHADER_COUNT];
 	struct cisp_stats_acc *acc = NULL;
 	struct cisp_stats_layout layout;
@@ -235,8 +241,8 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 	if (v->logged_plan != plan_bits) {
 		v->logged_plan = plan_bits;
-		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s%s", plan.blc ? ", blc" : "",
-			 plan.dpc ? ", dpc" : "", plan.lsc ? ", lsc" : "", plan.stats ? ", statistics" : "",
+		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s%s%s", plan.blc ? ", blc" : "",
+			 plan.dpc ? ", dpc" : "", plan.bnr ? ", bnr" : "", plan.lsc ? ", lsc" : "", plan.stats ? ", statistics" : "",
 			 plan.wb ? ", wb" : "", whole ? " and every later stage" : ", the CPU the rest");
 	}
 	vk_step_unpack(v->frame, &steps[n++]);
@@ -251,6 +257,14 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 		cisp_dpc_prepare(&c, &v->state.dpc);
 		vk_step_dpc(v->frame, &c, &steps[n++]);
+	}
+	if (plan.bnr) {
+		struct cisp_bnr_coeffs *c;
+
+		if ((ret = cisp_bnr_prepare(&c, &v->state.bnr, &v->state.noise, v->cfa)))
+			return ret;
+		vk_step_bnr(v->frame, c, &steps[n++]);
+		cisp_bnr_free(c);
 	}
 	if (plan.lsc) {
 		if ((ret = load_lsc(v)))
@@ -288,7 +302,7 @@ out:
 	return ret;
 }
 
-const char *const vulkan_stage_names[VULKAN_STAGE_COUNT] = { "unpack", "blc", "dpc", "lsc", "stats", "wb" };
+const char *const vulkan_stage_names[VULKAN_STAGE_COUNT] = { "unpack", "blc", "dpc", "bnr", "lsc", "stats", "wb" };
 
 int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_state *s, int reps,
 		       double ns[VULKAN_STAGE_COUNT])
@@ -299,6 +313,7 @@ int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_stat
 	struct vk_step steps[VULKAN_STAGE_COUNT];
 	struct cisp_blc_coeffs blc;
 	struct cisp_dpc_coeffs dpc;
+	struct cisp_bnr_coeffs *bnr = NULL;
 	struct cisp_lsc_coeffs *lsc = NULL;
 	struct cisp_stats_acc *acc = NULL;
 	struct cisp_stats_layout layout;
@@ -307,6 +322,7 @@ int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_stat
 	int ret;
 
 	if ((ret = vk_gpu_open(&g)) || (ret = vk_frame_create(g, in->format, in->width, in->height, &f)) ||
+	    (ret = cisp_bnr_prepare(&bnr, &s->bnr, &s->noise, cfa)) ||
 	    (ret = cisp_lsc_prepare(&lsc, &s->lsc, cfa, (int)in->width, (int)in->height)) ||
 	    (ret = cisp_stats_acc_create(&acc, &s->stats, &s->wb, cfa, (int)in->width, (int)in->height)))
 		goto out;
@@ -322,9 +338,10 @@ int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_stat
 	vk_step_unpack(f, &steps[0]);
 	vk_step_blc(f, &blc, &steps[1]);
 	vk_step_dpc(f, &dpc, &steps[2]);
-	vk_step_lsc(f, &steps[3]);
-	vk_step_stats(f, &layout, &steps[4]);
-	vk_step_wb(f, &wb, &steps[5]);
+	vk_step_bnr(f, bnr, &steps[3]);
+	vk_step_lsc(f, &steps[4]);
+	vk_step_stats(f, &layout, &steps[5]);
+	vk_step_wb(f, &wb, &steps[6]);
 	/* An untimed first run, then the smallest of @reps. */
 	for (int k = -1; k < reps && !ret; k++) {
 		ret = vk_frame_run(f, in, steps, VULKAN_STAGE_COUNT, &out);
@@ -334,6 +351,7 @@ int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_stat
 out:
 	cisp_stats_acc_free(acc);
 	cisp_lsc_free(lsc);
+	cisp_bnr_free(bnr);
 	vk_frame_destroy(f);
 	vk_gpu_close(g);
 	return ret;

@@ -11,6 +11,8 @@
 
 /* Invocations per workgroup along x (local_size_x of shaders/samples.glsl): each makes a pair of samples. */
 #define GROUP_PAIRS 64
+/* The Bayer denoise's inv tables: 4 CFA sites of 256 16-bit values, two to a word. */
+#define BNR_TABLE_WORDS (4 * 128)
 
 static int create_sets(struct vk_frame *f)
 {
@@ -66,10 +68,11 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	/* Lens shading's tables: a cell and weight per column, then two node gains per row, cell and column parity. */
 	f->dpc_base = width + height * 2 * (CISP_LSC_MAX_GRID - 1);
 	f->stats_base = f->dpc_base + height + 1 + CISP_DPC_MAX_PIXELS;
+	f->bnr_base = f->stats_base + 4 * CISP_STATS_MAX_AF;
 	if ((ret = vk_buffer_create(g, raw_size, &f->raw)) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[0])) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) ||
-	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->stats_base + 4 * CISP_STATS_MAX_AF), &f->tables)) ||
+	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->bnr_base + BNR_TABLE_WORDS), &f->tables)) ||
 	    (ret = vk_buffer_create(g, 4 * VK_STATS_WORDS, &f->sums)) ||
 	    (ret = create_sets(f))) {
 		vk_frame_destroy(f);
@@ -142,6 +145,25 @@ void vk_step_dpc(struct vk_frame *f, const struct cisp_dpc_coeffs *c, struct vk_
 		first[y] = cisp_dpc_first_static(c, (int)y);
 	for (unsigned k = 0; k < first[f->height]; k++)
 		columns[k] = c->pixels[k].x;
+}
+
+void vk_step_bnr(struct vk_frame *f, const struct cisp_bnr_coeffs *c, struct vk_step *s)
+{
+	uint32_t *p = step_begin(f, s, VK_SHADER_BNR, 5), *table = (uint32_t *)f->tables.map + f->bnr_base;
+	struct cisp_bnr_row_tables t;
+
+	p[0] = f->bnr_base;
+	for (int y = 0; y < 2; y++) {
+		cisp_bnr_tables(c, y, &t);
+		for (int k = 0; k < 2; k++) {
+			const int site = y * 2 + k;
+
+			p[1] |= (uint32_t)t.green[k] << site;
+			for (int i = 0; i < 128; i++)
+				table[site * 128 + i] = t.inv[k][2 * i] | (uint32_t)t.inv[k][2 * i + 1] << 16;
+		}
+	}
+	p[2] = (uint32_t)t.enabled;
 }
 
 void vk_frame_lsc_tables(struct vk_frame *f, const struct cisp_lsc_coeffs *c)

@@ -21,6 +21,9 @@ static const uint32_t spv_blc[] =
 static const uint32_t spv_dpc[] =
 #include "device/dpc.spv.h"
 	;
+static const uint32_t spv_bnr[] =
+#include "device/bnr.spv.h"
+	;
 static const uint32_t spv_lsc[] =
 #include "device/lsc.spv.h"
 	;
@@ -38,6 +41,7 @@ static const struct {
 	[VK_SHADER_UNPACK] = { spv_unpack, sizeof(spv_unpack) },
 	[VK_SHADER_BLC] = { spv_blc, sizeof(spv_blc) },
 	[VK_SHADER_DPC] = { spv_dpc, sizeof(spv_dpc) },
+	[VK_SHADER_BNR] = { spv_bnr, sizeof(spv_bnr) },
 	[VK_SHADER_LSC] = { spv_lsc, sizeof(spv_lsc) },
 	[VK_SHADER_STATS] = { spv_stats, sizeof(spv_stats) },
 	[VK_SHADER_WB] = { spv_wb, sizeof(spv_wb) },

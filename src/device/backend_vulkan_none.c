@@ -25,7 +25,7 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool 
 	return (struct vulkan_plan){ 0 };
 }
 
-const char *const vulkan_stage_names[VULKAN_STAGE_COUNT] = { "unpack", "blc", "dpc", "lsc", "stats", "wb" };
+const char *const vulkan_stage_names[VULKAN_STAGE_COUNT] = { "unpack", "blc", "dpc", "bnr", "lsc", "stats", "wb" };
 
 int vulkan_time_stages(const struct cisp_image *input, const struct cisp_param_state *state, int reps,
 		       double ns[VULKAN_STAGE_COUNT])

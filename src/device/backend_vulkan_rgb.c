@@ -95,8 +95,8 @@ static bool is_yuv(uint32_t format)
 bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_plan *plan, bool stats)
 {
 	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
-	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) |
-				  CISP_BLOCK_BIT(CISP_BLOCK_LTM) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM) |
+				  CISP_BLOCK_BIT(CISP_BLOCK_CNR);
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 
 	if ((s->enabled & cpu_only) || s->crop_enabled || s->demosaic.algorithm != CISP_DEMOSAIC_FAST)
@@ -104,6 +104,7 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 	/* Every Bayer stage that is on ran on the GPU, and the statistics the job asks for. */
 	return (plan->blc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))) &&
 	       (plan->dpc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_DPC))) &&
+	       (plan->bnr || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR))) &&
 	       (plan->lsc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC))) && (plan->stats || !tap) &&
 	       (plan->wb || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)));
 }

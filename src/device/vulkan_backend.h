@@ -23,6 +23,7 @@ extern const struct cisp_device_backend device_backend_vulkan;
 struct vulkan_plan {
 	bool blc; /* black level */
 	bool dpc; /* defective pixel correction, dynamic and static */
+	bool bnr;   /* Bayer denoise, in its fast mode (CISP_BNR_FAST) */
 	bool lsc;   /* lens shading */
 	bool stats; /* the statistics (the tap after lens shading) */
 	bool wb;    /* white balance */
@@ -37,7 +38,7 @@ struct vulkan_plan {
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool stats);
 
 /* The Bayer shaders, in pipeline order, as vulkan_time_stages() reports them. */
-#define VULKAN_STAGE_COUNT 6
+#define VULKAN_STAGE_COUNT 7
 extern const char *const vulkan_stage_names[VULKAN_STAGE_COUNT];
 
 /*

@@ -13,6 +13,7 @@
 
 #include "device/vulkan_gpu.h"
 #include "isp/blc.h"
+#include "isp/bnr.h"
 #include "isp/dpc.h"
 #include "isp/lsc.h"
 #include "isp/statistics.h"
@@ -42,10 +43,10 @@ struct vk_frame {
 	/*
 	 * The stages' tables: lens shading's (shaders/lsc.comp), then from word
 	 * dpc_base defect correction's (dpc.comp), from stats_base the AF windows
-	 * of the statistics (stats.comp).
+	 * of the statistics (stats.comp), from bnr_base the Bayer denoise's (bnr.comp).
 	 */
 	struct vk_buffer tables;
-	uint32_t dpc_base, stats_base;
+	uint32_t dpc_base, stats_base, bnr_base;
 	struct vk_buffer sums; /* the statistics' sums (VK_STATS_*) */
 	uint32_t lsc_cells; /* of the lens shading tables held (0: none yet) */
 	VkDescriptorPool descriptors;
@@ -70,6 +71,8 @@ void vk_step_dpc(struct vk_frame *frame, const struct cisp_dpc_coeffs *c, struct
  * frame's runs read until the next call; vk_step_lsc() is the step that uses
  * them (the tables must be there).
  */
+/* The fast Bayer denoise (CISP_BNR_FAST's filter): also fills its tables, which the frame's next run reads. */
+void vk_step_bnr(struct vk_frame *frame, const struct cisp_bnr_coeffs *c, struct vk_step *step);
 void vk_frame_lsc_tables(struct vk_frame *frame, const struct cisp_lsc_coeffs *c);
 void vk_step_lsc(const struct vk_frame *frame, struct vk_step *step);
 void vk_step_wb(const struct vk_frame *frame, const struct cisp_wb_coeffs *c, struct vk_step *step);

@@ -22,6 +22,7 @@ enum vk_shader {
 	VK_SHADER_UNPACK,
 	VK_SHADER_BLC,
 	VK_SHADER_DPC,
+	VK_SHADER_BNR, /* the fast Bayer denoise */
 	VK_SHADER_LSC,
 	VK_SHADER_STATS, /* a tap: reads the frame, writes the statistics' sums */
 	VK_SHADER_WB,
