@@ -387,17 +387,19 @@ TEST(vulkan_dpc_bitexact)
 /*
  * The fast Bayer denoise against its C rows (cisp_bnr_guide_row_c(), then
  * cisp_bnr_row_c() over reflected rows, as the stage runs them): frames of
- * odd and even pair counts, random or a smooth ramp with noise of a few
+ * odd and even pair counts, random or a smooth ramp, low or high, with noise of a few
  * levels (where the weights are neither 0 nor the centre's alone and the
  * mean's rounding decides), strengths 0, small, random and 1024, noise
  * profiles of gains 1 to 64 and the extremes, every CFA.
  */
-static void noisy_ramp(struct cisp_image *img, unsigned noise)
+static void noisy_ramp(struct cisp_image *img, unsigned base, unsigned noise)
 {
 	for (uint32_t y = 0; y < img->height; y++)
-		for (uint32_t x = 0; x < img->width; x++)
-			((uint16_t *)(img->plane[0].data + y * img->plane[0].stride))[x] =
-				(uint16_t)(1000 + 61 * x + 37 * y + test_rand() % (noise + 1));
+		for (uint32_t x = 0; x < img->width; x++) {
+			unsigned v = base + 61 * x % 8192 + 37 * y + test_rand() % (noise + 1);
+
+			((uint16_t *)(img->plane[0].data + y * img->plane[0].stride))[x] = (uint16_t)(v < 65535 ? v : 65535);
+		}
 }
 
 static void bnr_reference(const struct cisp_bnr_coeffs *c, const struct cisp_image *img, uint16_t *want)
@@ -447,8 +449,9 @@ TEST(vulkan_bnr_bitexact)
 				noise.a[ch] = trial == 5 ? 0 : trial == 6 ? 0xffffffffu : (4u << 16) * gain + (uint32_t)ch * 977;
 				noise.b[ch] = trial == 5 ? 0 : trial == 6 ? 0xffffffffu : 64u * gain * gain;
 			}
+			/* High levels too, where the mean's last rounding (half an ulp of 2^-10 and more) shows. */
 			if (trial % 2)
-				noisy_ramp(&img, 8u * gain * gain);
+				noisy_ramp(&img, trial % 4 == 1 ? 1000 : 40000, 8u * gain * gain);
 			CHECK_EQ(cisp_bnr_prepare(&c, &p, &noise, (enum cisp_cfa)((s + (unsigned)trial) % 4)), 0);
 			CHECK_EQ(vk_frame_create(g, img.format, w, h, &f), 0);
 			if (c && f) {
