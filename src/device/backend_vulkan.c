@@ -52,11 +52,11 @@ struct vulkan_instance {
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
-	/* The Bayer denoise's quality filter (bnr_quality.c) has no shader: it stays on the CPU. */
 	const bool bnr_on = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	/* Stages whose arithmetic reads whether white balance is on (highlights, chroma denoise; the statistics too). */
 	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
-	const bool bnr_gpu = bnr_on && s->bnr.mode == CISP_BNR_FAST;
+	/* The Bayer denoise's quality filter (bnr_quality.c) has no shader: it stays on the CPU. */
+	const bool bnr_gpu = bnr_on && s->bnr.mode != CISP_BNR_QUALITY;
 	/* No stage before lens shading stays on the CPU (no vendor stages: create() refuses them). */
 	const bool gpu_reaches_tap = !bnr_on || bnr_gpu;
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
@@ -242,8 +242,9 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	if (v->logged_plan != plan_bits) {
 		v->logged_plan = plan_bits;
 		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s%s%s", plan.blc ? ", blc" : "",
-			 plan.dpc ? ", dpc" : "", plan.bnr ? ", bnr" : "", plan.lsc ? ", lsc" : "", plan.stats ? ", statistics" : "",
-			 plan.wb ? ", wb" : "", whole ? " and every later stage" : ", the CPU the rest");
+			 plan.dpc ? ", dpc" : "", plan.bnr ? ", bnr" : "", plan.lsc ? ", lsc" : "",
+			 plan.stats ? ", statistics" : "", plan.wb ? ", wb" : "",
+			 whole ? " and every later stage" : ", the CPU the rest");
 	}
 	vk_step_unpack(v->frame, &steps[n++]);
 	if (plan.blc) {

@@ -21,8 +21,8 @@ extern const struct cisp_device_backend device_backend_vulkan;
 
 /* Which stages a frame runs on the GPU (the others after them run on the CPU). */
 struct vulkan_plan {
-	bool blc; /* black level */
-	bool dpc; /* defective pixel correction, dynamic and static */
+	bool blc;   /* black level */
+	bool dpc;   /* defective pixel correction, dynamic and static */
 	bool bnr;   /* Bayer denoise, in its fast mode (CISP_BNR_FAST) */
 	bool lsc;   /* lens shading */
 	bool stats; /* the statistics (the tap after lens shading) */
