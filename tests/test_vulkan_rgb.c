@@ -273,6 +273,76 @@ TEST(vulkan_rgb_sharpen_bitexact)
 	check_stage(1, 4, sharpen_trial);
 }
 
+/*
+ * Chroma denoise against cisp_cnr_rows() on random planes: sizes down to
+ * 3x5 with the largest radius each allows (the reference reflects once),
+ * odd widths on both sides of the workgroup; noise from none (the largest
+ * inverse thresholds) to far beyond full scale, with and without white
+ * balance and a matrix with negative entries, strengths from 1 to the
+ * largest, and 0 (no steps: the planes as they were).
+ */
+TEST(vulkan_rgb_cnr_bitexact)
+{
+	static const struct {
+		uint32_t w, h;
+	} cnr_sizes[] = { { 3, 5 }, { 9, 17 }, { 65, 9 }, { 130, 12 }, { 257, 9 } };
+	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned s = 0; g && s < sizeof(cnr_sizes) / sizeof(cnr_sizes[0]); s++) {
+		const uint32_t w = cnr_sizes[s].w, h = cnr_sizes[s].h, n = w * h;
+		struct vk_rgb *rgb = rgb_side(g, w, h, none);
+		uint16_t *want = malloc((size_t)n * 3 * 2), *out = malloc((size_t)n * 3 * 2);
+		const struct rgb16 ref = as_rgb16(want, w, h);
+		struct rgb16 ref_out = as_rgb16(out, w, h);
+
+		ref_out.c[0] = ref.c[0]; /* Y stays where it is, as in the pipeline */
+		for (int trial = 0; rgb && want && out && trial < 5; trial++) {
+			struct cisp_cnr_params p = { .strength = (uint16_t)(1 + test_rand() % 4096),
+						     .luma_strength = (uint16_t)(1 + test_rand() % 4096) };
+			struct cisp_noise_params noise = { .a = { 0 } };
+			struct cisp_wb_params wb = { .gain = { 8000, 4096, 4096, 6000 } };
+			struct cisp_ccm_params ccm = { .offset = { 0 } };
+			struct cisp_csc_params csc = { .matrix = (uint8_t)(trial % 3), .range = (uint8_t)(trial % 2) };
+			struct cisp_cnr_gains gains = { .csc = &csc };
+			struct cisp_cnr_coeffs *c = NULL;
+			struct vk_rgb_step steps[2];
+			int steps_n;
+
+			p.radius = (uint16_t)(trial == 1 ? 1 : (w < h ? w : h) - 1 < CISP_CNR_MAX_RADIUS ? (w < h ? w : h) - 1
+												: CISP_CNR_MAX_RADIUS);
+			for (int k = 0; k < 4; k++) {
+				/* Trial 0: no noise; 2: beyond full scale; else random, large enough to average. */
+				noise.a[k] = trial == 0 ? 0 : trial == 2 ? 0xffffffffu : (uint32_t)(test_rand() % (1u << 28));
+				noise.b[k] = trial == 0 ? 0 : trial == 2 ? 0xffffffffu : (uint32_t)(test_rand() % (1u << 30));
+			}
+			if (trial == 2)
+				p.strength = p.luma_strength = 4096;
+			if (trial == 3)
+				p.strength = 0;
+			if (trial >= 2) {
+				random_ccm(&ccm, 2);
+				gains.wb = &wb;
+				gains.ccm = &ccm;
+			}
+			random_planes(rgb, want);
+			CHECK_EQ(cisp_cnr_prepare(&c, &p, &noise, &gains), 0);
+			cisp_cnr_rows(c, &ref, &ref_out, 0, (int)h);
+			cisp_cnr_free(c);
+			memcpy(want + n, out + n, (size_t)n * 2 * 2);
+			steps_n = vk_rgb_step_cnr(rgb, &p, &noise, &gains, steps);
+			CHECK_EQ(steps_n, trial == 3 ? 0 : 2);
+			if (steps_n > 0)
+				CHECK_EQ(vk_rgb_run(rgb, steps, (unsigned)steps_n), 0);
+			CHECK_EQ(planes_differ(rgb, want), 0);
+		}
+		free(want);
+		free(out);
+		vk_rgb_destroy(rgb);
+	}
+	vk_gpu_close(g);
+}
+
 static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
 {
 	for (unsigned p = 0; p < a->num_planes; p++) {
@@ -466,7 +536,7 @@ TEST(vulkan_rgb_plan)
 				     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
-				     CISP_BLOCK_BIT(CISP_BLOCK_CSC) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_STATS) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_NOISE) | CISP_BLOCK_BIT(CISP_BLOCK_CROP);
 		struct cisp_param_state t = s;
@@ -528,16 +598,19 @@ static void reference_frame(const struct cisp_isp_config *cfg, const struct cisp
  * with negative entries, a tone curve with a transfer function, the
  * conversion, sharpening from the second pair on, a 3D LUT and defect
  * correction from the third, and the packing), with the statistics, against
- * the software ISP, byte for byte, in every output format; the last pair with
- * chroma denoise on, which the GPU does not have: the Bayer frame is handed
- * over and the result is the same.
+ * the software ISP, byte for byte, in every output format; the fourth pair
+ * with chroma denoise on too (still all on the GPU), the last with local
+ * tone mapping on as well, which the GPU does not have: the Bayer frame is
+ * handed over before white balance, which chroma denoise reads, and the
+ * result is the same.
  */
 TEST(vulkan_rgb_pipeline_bitexact)
 {
 	static const uint32_t pairs[][2] = { { CISP_FMT_RGB888, CISP_FMT_NV12 },
 					     { CISP_FMT_I420, CISP_FMT_XBGR32 },
 					     { CISP_FMT_RGB48, 0 },
-					     { CISP_FMT_NV12, CISP_FMT_RGB888 } };
+					     { CISP_FMT_NV12, CISP_FMT_RGB888 },
+					     { CISP_FMT_I420, 0 } };
 	const uint32_t w = 132, h = 20;
 	struct cisp_device *dev = NULL;
 	struct cisp_image in;
@@ -583,9 +656,19 @@ TEST(vulkan_rgb_pipeline_bitexact)
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_DPC);
 			state.dpc.threshold = 300;
 		}
-		if (k == 3)
-			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR);
-		CHECK_EQ(vulkan_plan_frame(&state, true).rgb, k != 3);
+		if (k == 3) {
+			/* Noise that the filter averages away: thresholds far above the default profile's. */
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
+			for (int c = 0; c < 4; c++) {
+				state.noise.a[c] = 1u << 22;
+				state.noise.b[c] = 1u << 26;
+			}
+		}
+		if (k == 4)
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LTM);
+		CHECK_EQ(vulkan_plan_frame(&state, true).rgb, k != 4);
+		/* Chroma denoise reads the white-balance bit: it leaves white balance on the GPU with the whole frame only. */
+		CHECK_EQ(vulkan_plan_frame(&state, true).wb, k != 4);
 		for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 			CHECK_EQ(cisp_image_alloc(&got[i], pairs[k][i] ? pairs[k][i] : CISP_FMT_RGB888, w, h), 0);
 			CHECK_EQ(cisp_image_alloc(&want[i], got[i].format, w, h), 0);

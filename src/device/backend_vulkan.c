@@ -53,8 +53,8 @@ struct vulkan_instance {
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
 	const bool bnr_on = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR);
-	/* Stages whose arithmetic reads whether white balance is on (highlights, chroma denoise; the statistics too). */
-	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	/* Stages whose arithmetic reads whether white balance is on (highlights; chroma denoise below; the statistics too). */
+	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	/* The Bayer denoise's quality filter (bnr_quality.c) has no shader: it stays on the CPU. */
 	const bool bnr_gpu = bnr_on && s->bnr.mode != CISP_BNR_QUALITY;
 	/* No stage before lens shading stays on the CPU (no vendor stages: create() refuses them). */
@@ -71,6 +71,8 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stat
 	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && gpu_reaches_tap && !(s->enabled & readers) &&
 	       (!tap || p.stats);
 	p.rgb = vulkan_rgb_covers(s, &p, stats);
+	/* Chroma denoise reads the bit too: white balance stays on the GPU only when it runs there as well. */
+	p.wb = p.wb && (p.rgb || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)));
 	return p;
 }
 

@@ -37,6 +37,12 @@ static const uint32_t spv_sharpen[] =
 static const uint32_t spv_csc[] =
 #include "device/csc.spv.h"
 	;
+static const uint32_t spv_cnr_h[] =
+#include "device/cnr_h.spv.h"
+	;
+static const uint32_t spv_cnr_v[] =
+#include "device/cnr_v.spv.h"
+	;
 static const uint32_t spv_pack[] =
 #include "device/pack.spv.h"
 	;
@@ -53,15 +59,24 @@ static const struct {
 	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
 	[VK_RGB_SHARPEN] = { spv_sharpen, sizeof(spv_sharpen) },
 	[VK_RGB_CSC] = { spv_csc, sizeof(spv_csc) },
+	[VK_RGB_CNR_H] = { spv_cnr_h, sizeof(spv_cnr_h) },
+	[VK_RGB_CNR_V] = { spv_cnr_v, sizeof(spv_cnr_v) },
 	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
 };
 
 /* Invocations per workgroup along x (shaders/rgb.glsl); the pack's words go in rows of this many workgroups. */
 #define GROUP_PIXELS 64
 #define PACK_GROUPS_X 1024
-/* Words of the tables buffer: the tone table (65536 16-bit entries), then the 3D LUT's (a word an entry). */
+/*
+ * Words of the tables buffer: the tone table (65536 16-bit entries), the 3D
+ * LUT's (a word an entry), then chroma denoise's: 32 inverse luma thresholds,
+ * 32 chroma ones and R[n], n up to (2 * CISP_CNR_MAX_RADIUS + 1) * 64 (shaders/cnr.glsl).
+ */
 #define TONE_WORDS 32768
 #define LUT3D_WORDS (CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * 3)
+#define CNR_BINS 32
+#define CNR_RECIP_WORDS ((2 * CISP_CNR_MAX_RADIUS + 1) * 64 + 1)
+#define CNR_WORDS (2 * CNR_BINS + CNR_RECIP_WORDS)
 
 /* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
 static int pack_layout(uint32_t format)
@@ -95,8 +110,7 @@ static bool is_yuv(uint32_t format)
 bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_plan *plan, bool stats)
 {
 	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
-	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM) |
-				  CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM);
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 
 	if ((s->enabled & cpu_only) || s->crop_enabled || s->demosaic.algorithm != CISP_DEMOSAIC_FAST)
@@ -157,7 +171,7 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
-		ret = vk_buffer_create(g, (TONE_WORDS + LUT3D_WORDS) * 4, &r->tables);
+		ret = vk_buffer_create(g, (TONE_WORDS + LUT3D_WORDS + CNR_WORDS) * 4, &r->tables);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (out_format[i])
 			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
@@ -300,6 +314,29 @@ void vk_rgb_step_csc(const struct vk_rgb *r, const struct cisp_csc_params *p, st
 	push[9] = (uint32_t)y_zero;
 }
 
+int vk_rgb_step_cnr(struct vk_rgb *r, const struct cisp_cnr_params *p, const struct cisp_noise_params *noise,
+		    const struct cisp_cnr_gains *g, struct vk_rgb_step step[2])
+{
+	uint32_t *table = (uint32_t *)r->tables.map + TONE_WORDS + LUT3D_WORDS;
+	struct cisp_cnr_coeffs *c;
+	struct cisp_cnr_row_tables t;
+	int ret = cisp_cnr_prepare(&c, p, noise, g);
+
+	if (ret)
+		return ret;
+	cisp_cnr_tables(c, &t);
+	for (int b = 0; b < CNR_BINS; b++) {
+		table[b] = t.inv_y[b];
+		table[CNR_BINS + b] = t.inv_c[b];
+	}
+	memcpy(table + 2 * CNR_BINS, t.recip, CNR_RECIP_WORDS * sizeof(uint32_t));
+	step_begin(r, &step[0], VK_RGB_CNR_H, VK_RGB_IN_PLACE, 3)[0] = (uint32_t)t.radius;
+	step_begin(r, &step[1], VK_RGB_CNR_V, VK_RGB_IN_PLACE, 3)[0] = (uint32_t)t.radius;
+	ret = t.enabled ? 2 : 0;
+	cisp_cnr_free(c);
+	return ret;
+}
+
 void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 {
 	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4);
@@ -370,7 +407,7 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[8 + 2 * CISP_MAX_OUTPUTS];
+	struct vk_rgb_step steps[10 + 2 * CISP_MAX_OUTPUTS];
 	unsigned n = 0, bayer_plane;
 	bool yuv = false;
 	int ret;
@@ -399,6 +436,19 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 	}
 	if (yuv)
 		vk_rgb_step_csc(r, &state->csc, &steps[n++]);
+	if (yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR))) {
+		/* Its thresholds follow the noise through the stages that are on, as the reference's cnr_prepare(). */
+		const struct cisp_cnr_gains g = {
+			.wb = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &state->wb : NULL,
+			.ccm = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? &state->ccm : NULL,
+			.tone_lut = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE) ? r->tone->lut : NULL,
+			.csc = &state->csc,
+		};
+
+		if ((ret = vk_rgb_step_cnr(r, &state->cnr, &state->noise, &g, &steps[n])) < 0)
+			return ret;
+		n += (unsigned)ret;
+	}
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
 			vk_rgb_step_pack(r, i, &steps[n++]);

@@ -3,7 +3,7 @@
  * The RGB side of the Vulkan backend (docs/gpu.md, "The RGB side"): the
  * stages after white balance as compute shaders (the fast demosaic, colour
  * correction, global tone, the conversion to YCbCr and the packing into the
- * output formats, the 3D LUT and sharpening), so that a frame whose every stage the GPU has goes from
+ * output formats, the 3D LUT, sharpening and chroma denoise), so that a frame whose every stage the GPU has goes from
  * the raw input to its outputs without the software ISP.
  *
  * A frame on this side is three planes of one 32-bit word per sample in one
@@ -20,6 +20,7 @@
 
 #include "device/vulkan_backend.h"
 #include "device/vulkan_frame.h"
+#include "isp/cnr.h"
 #include "isp/tone.h"
 
 /* The RGB-side shaders (shaders/NAME.comp). */
@@ -32,6 +33,8 @@ enum vk_rgb_shader {
 	VK_RGB_SHARPEN_LUMA,
 	VK_RGB_SHARPEN,
 	VK_RGB_CSC,
+	VK_RGB_CNR_H,
+	VK_RGB_CNR_V,
 	VK_RGB_PACK,
 	VK_RGB_SHADER_COUNT
 };
@@ -58,7 +61,7 @@ struct vk_rgb {
 	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
 	VkPipeline pipeline[VK_RGB_SHADER_COUNT]; /* each made when first recorded */
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
-	struct vk_buffer tables; /* the tone table, then the 3D LUT's (shaders/lut3d.comp) */
+	struct vk_buffer tables; /* the tone table, the 3D LUT's (shaders/lut3d.comp), chroma denoise's (shaders/cnr.glsl) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS];
@@ -108,6 +111,14 @@ void vk_rgb_step_lut3d(struct vk_rgb *rgb, const struct cisp_lut3d_params *p, st
 /* Sharpening: two steps, the luma then the sharpening. */
 void vk_rgb_step_sharpen(const struct vk_rgb *rgb, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2]);
 void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
+/*
+ * Chroma denoise: two steps, the horizontal pass then the vertical one, with
+ * the tables of cisp_cnr_prepare() for @p, @noise and @g written into the
+ * tables, which the next run reads. Returns the number of steps (0 where the
+ * stage changes nothing: zero strength) or a negative errno.
+ */
+int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_cnr_params *p, const struct cisp_noise_params *noise,
+		    const struct cisp_cnr_gains *g, struct vk_rgb_step step[2]);
 /* Packing the planes into output @index's buffer, in its format. */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
 
