@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cisp/error.h>
+#include <cisp/image.h>
 
 #include "test.h"
 
@@ -246,4 +247,18 @@ int main(int argc, char **argv)
 		printf("%d skipped (see SKIPPED lines above)\n", skipped);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
+}
+
+bool test_same_pixels(const struct cisp_image *a, const struct cisp_image *b)
+{
+	for (unsigned p = 0; p < a->num_planes; p++) {
+		size_t row, rows;
+
+		if (cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows))
+			return false;
+		for (size_t y = 0; y < rows; y++)
+			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
+				return false;
+	}
+	return true;
 }

@@ -45,6 +45,9 @@ char *test_read_text(const char *path);
 bool test_comma_locale_begin(void);
 /* Back to the "C" numeric locale. */
 void test_comma_locale_end(void);
+struct cisp_image;
+/* Whether images @a and @b, of one format and size, have the same pixels (strides may differ). */
+bool test_same_pixels(const struct cisp_image *a, const struct cisp_image *b);
 /* Deterministic pseudo-random numbers (xorshift64*), seeded per test from its name. */
 uint64_t test_rand(void);
 

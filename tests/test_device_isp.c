@@ -57,15 +57,6 @@ static struct cisp_image rgb_new(void)
 	return img;
 }
 
-static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
-{
-	for (uint32_t y = 0; y < a->height; y++)
-		if (memcmp(a->plane[0].data + y * a->plane[0].stride, b->plane[0].data + y * b->plane[0].stride,
-			   (size_t)a->width * 3))
-			return false;
-	return true;
-}
-
 static struct cisp_context *isp_context(struct cisp_device *dev, const char *name)
 {
 	struct cisp_context_config c = { .name = name, .isp = isp_config, .queue_limit = 16 };
@@ -206,7 +197,7 @@ TEST(device_isp_bracket_consistent)
 		memset(out.plane[0].data, 0, (size_t)W * H * 3);
 		CHECK_EQ(cisp_job_submit(ctx, &j, &f), 0);
 		CHECK_EQ(cisp_fence_wait(f, -1), 0);
-		CHECK(same_pixels(&out, &ref));
+		CHECK(test_same_pixels(&out, &ref));
 		CHECK(!memcmp(st[0].zone, st[1].zone, sizeof(st[0].zone)));
 		cisp_fence_unref(f);
 	}
@@ -292,7 +283,7 @@ TEST(device_isp_select_sharpest)
 	CHECK_EQ(r.sharpness[2], 192ull * 4 * 20000);
 	CHECK_EQ(cisp_isp_create(&isp, &isp_config), 0);
 	CHECK_EQ(cisp_isp_process(isp, &sharp, outs, NULL, NULL), 0);
-	CHECK(same_pixels(&out, &ref));
+	CHECK(test_same_pixels(&out, &ref));
 	cisp_fence_unref(f);
 
 	/* The statistics pass checks a caller's configuration like a params buffer would. */
@@ -375,7 +366,7 @@ TEST(device_isp_params_in_order)
 		if (i == 6)
 			continue;
 		CHECK_EQ(cisp_isp_process(isp, &in[i], outs, NULL, NULL), 0);
-		CHECK(same_pixels(&out[i], &ref));
+		CHECK(test_same_pixels(&out[i], &ref));
 	}
 	for (int i = 0; i < JOBS; i++) {
 		cisp_fence_unref(f[i]);

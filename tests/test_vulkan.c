@@ -696,19 +696,6 @@ static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, c
 	return ret;
 }
 
-static bool same_image(const struct cisp_image *a, const struct cisp_image *b)
-{
-	for (unsigned p = 0; p < a->num_planes; p++) {
-		size_t row, rows;
-
-		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
-		for (size_t y = 0; y < rows; y++)
-			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
-				return false;
-	}
-	return true;
-}
-
 /*
  * Whole frames: the Vulkan backend's RGB and NV12 outputs and statistics are
  * the software ISP's, with the default state plus black level, defect
@@ -784,8 +771,8 @@ TEST(vulkan_pipeline_bitexact)
 		CHECK_EQ(run_job(sw, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[1][0], &out[1][1] },
 				 &stats[1]),
 			 0);
-		CHECK(same_image(&out[0][0], &out[1][0]));
-		CHECK(same_image(&out[0][1], &out[1][1]));
+		CHECK(test_same_pixels(&out[0][0], &out[1][0]));
+		CHECK(test_same_pixels(&out[0][1], &out[1][1]));
 		CHECK(!memcmp(&stats[0], &stats[1], sizeof(*stats)));
 	}
 	for (int i = 0; i < 2; i++) {
@@ -886,7 +873,7 @@ TEST(vulkan_contexts_bitexact)
 			CHECK_EQ(run_job(sw, &cfg[c], &state[c][i], &in[c], (struct cisp_image *[CISP_MAX_OUTPUTS]){ &want },
 					 NULL),
 				 0);
-			CHECK(same_image(&out[c][i], &want));
+			CHECK(test_same_pixels(&out[c][i], &want));
 		}
 		cisp_image_free(&want);
 		for (int i = 0; i < FRAMES; i++)

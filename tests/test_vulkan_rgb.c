@@ -343,19 +343,6 @@ TEST(vulkan_rgb_cnr_bitexact)
 	vk_gpu_close(g);
 }
 
-static bool same_pixels(const struct cisp_image *a, const struct cisp_image *b)
-{
-	for (unsigned p = 0; p < a->num_planes; p++) {
-		size_t row, rows;
-
-		cisp_image_plane_size(a->format, a->width, a->height, p, &row, &rows);
-		for (size_t y = 0; y < rows; y++)
-			if (memcmp(a->plane[p].data + y * a->plane[p].stride, b->plane[p].data + y * b->plane[p].stride, row))
-				return false;
-	}
-	return true;
-}
-
 /* Every output format against cisp_pack_rows(), two at a time; odd sizes for the RGB ones, even for 4:2:0. */
 TEST(vulkan_rgb_pack_bitexact)
 {
@@ -386,7 +373,7 @@ TEST(vulkan_rgb_pack_bitexact)
 				CHECK_EQ(cisp_image_alloc(&got, pairs[f][i], w, h), 0);
 				cisp_pack_rows(&ref, &want, 0, (int)h);
 				CHECK_EQ(vk_rgb_unload(rgb, i, &got), 0);
-				if (!same_pixels(&want, &got))
+				if (!test_same_pixels(&want, &got))
 					test_fail(__FILE__, __LINE__, "%ux%u %s: not the reference's bytes", w, h,
 						  cisp_format_name(pairs[f][i]));
 				cisp_image_free(&want);
@@ -687,7 +674,7 @@ TEST(vulkan_rgb_pipeline_bitexact)
 			if (memcmp(&got_stats, &want_stats, sizeof(got_stats)))
 				test_fail(__FILE__, __LINE__, "the statistics of pair %u differ from the software ISP's", k);
 			for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-				if (pairs[k][i] && !same_pixels(&got[i], &want[i]))
+				if (pairs[k][i] && !test_same_pixels(&got[i], &want[i]))
 					test_fail(__FILE__, __LINE__, "output %d (%s) of pair %u differs from the software ISP's",
 						  i, cisp_format_name(pairs[k][i]), k);
 		}
