@@ -71,8 +71,14 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stat
 	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && gpu_reaches_tap && !(s->enabled & readers) &&
 	       (!tap || p.stats);
 	p.rgb = vulkan_rgb_covers(s, &p, stats);
-	/* Chroma denoise reads the bit too: white balance stays on the GPU only when it runs there as well. */
-	p.wb = p.wb && (p.rgb || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)));
+	return p.rgb ? p : vulkan_plan_handed_over(p, s);
+}
+
+struct vulkan_plan vulkan_plan_handed_over(struct vulkan_plan p, const struct cisp_param_state *s)
+{
+	p.rgb = false;
+	/* Chroma denoise reads the white-balance bit too: on the CPU, white balance stays with it. */
+	p.wb = p.wb && !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR));
 	return p;
 }
 
@@ -229,8 +235,11 @@ static void load_stats(struct vulkan_instance *v, const struct cisp_stats_layout
 static int vulkan_process(void *instance, struct cisp_device_frame *f)
 {
 	struct vulkan_instance *v = instance;
-	const struct vulkan_plan plan = vulkan_plan_frame(&v->state, f->stats != NULL);
-	const bool whole = plan.rgb && v->rgb; /* the whole frame on the GPU */
+	/* Without an RGB side (outputs it cannot pack: vk_rgb_open()), every frame is handed over. */
+	const struct vulkan_plan plan = v->rgb ? vulkan_plan_frame(&v->state, f->stats != NULL)
+					       : vulkan_plan_handed_over(vulkan_plan_frame(&v->state, f->stats != NULL),
+									 &v->state);
+	const bool whole = plan.rgb; /* the whole frame on the GPU */
 	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4 | whole << 5 |
 			      plan.bnr << 6;
 	struct vk_step steps[VK_SHADER_COUNT];

@@ -36,6 +36,13 @@ struct vulkan_plan {
  * leaves the CPU's part exactly the reference's.
  */
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool stats);
+/*
+ * @plan for a frame handed over to the CPU after the Bayer side even where
+ * the GPU has every stage (a context whose outputs the RGB side cannot pack):
+ * no RGB side, and white balance left to the CPU where a stage there reads
+ * its bit.
+ */
+struct vulkan_plan vulkan_plan_handed_over(struct vulkan_plan plan, const struct cisp_param_state *state);
 
 /* The Bayer shaders, in pipeline order, as vulkan_time_stages() reports them. */
 #define VULKAN_STAGE_COUNT 7
