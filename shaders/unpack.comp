@@ -8,9 +8,10 @@ layout(std430, set = 0, binding = 0) readonly buffer Raw { uint raw[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint dst[]; };
 layout(push_constant) uniform Params {
 	uint width, height;
-	uint row_bytes; // of the raw rows, tightly packed one after the other
-	uint bits;      // 8..16
-	uint packed;    // 1: MIPI CSI-2 RAW10 or RAW12
+	uint stride; // bytes from one raw row to the next
+	uint bits;   // 8..16
+	uint packed; // 1: MIPI CSI-2 RAW10 or RAW12
+	uint offset; // of the first row's first byte in the buffer
 } p;
 
 uint byte_at(uint i)
@@ -29,7 +30,7 @@ void main()
 	uint px = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
 	if (px >= p.width / 2u || y >= p.height)
 		return;
-	uint row = y * p.row_bytes, x = 2u * px, a, b;
+	uint row = p.offset + y * p.stride, x = 2u * px, a, b;
 	if (p.packed == 0u && p.bits == 8u) {
 		a = byte_at(row + x) << 8;
 		b = byte_at(row + x + 1u) << 8;

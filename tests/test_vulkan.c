@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cisp/device.h>
 #include <cisp/error.h>
@@ -153,6 +155,93 @@ TEST(vulkan_unpack_bitexact)
 			free(want);
 			cisp_image_free(&img);
 		}
+	}
+	vk_gpu_close(g);
+}
+
+/*
+ * The input imported where it is (VK_EXT_external_memory_host) and copied,
+ * against cisp_unpack_rows(): rows at odd addresses with odd strides, and a
+ * frame whose last byte is the last of a page before an inaccessible one, so
+ * that the import takes only the pages that hold the frame.
+ */
+static void import_and_copy(struct vk_gpu *g, struct cisp_image *img)
+{
+	const uint32_t w = img->width, h = img->height;
+	uint16_t *want = malloc((size_t)w * h * 2);
+
+	cisp_unpack_rows(img, &(struct plane16){ want, w, 0, (int)w, (int)h, 0 }, 0, (int)h);
+	for (int import = 0; import < 2; import++) {
+		struct vk_frame *f = NULL;
+		struct vk_step step;
+		const uint16_t *got = NULL;
+
+		CHECK_EQ(vk_frame_create(g, img->format, w, h, &f), 0);
+		if (!f)
+			break;
+		f->import_input = import && g->host_import;
+		vk_step_unpack(f, &step);
+		CHECK_EQ(vk_frame_run(f, img, &step, 1, &got), 0);
+		CHECK(got && !memcmp(got, want, (size_t)w * h * 2));
+		/* Imported when asked and offered, released after the run. */
+		CHECK_EQ(f->imports, (unsigned long)f->import_input);
+		CHECK(!f->imported.buffer);
+		vk_frame_destroy(f);
+	}
+	free(want);
+}
+
+TEST(vulkan_input_import_bitexact)
+{
+	static const struct {
+		unsigned bits;
+		bool packed;
+	} fmt[] = { { 8, false }, { 12, false }, { 16, false }, { 10, true }, { 12, true } };
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct vk_gpu *g = open_gpu();
+
+	if (g && !g->host_import)
+		fprintf(stderr, "  %s does not offer host memory import: the copy path alone is tested\n", g->name);
+	for (unsigned k = 0; g && k < sizeof(fmt) / sizeof(fmt[0]); k++) {
+		const uint32_t w = fmt[k].packed && fmt[k].bits == 10 ? 132 : 134, h = 6;
+		const uint32_t format = cisp_bayer_format((enum cisp_cfa)(k % 4), fmt[k].bits, fmt[k].packed);
+		struct cisp_image img = random_raw(format, w, h);
+		size_t row, rows, stride = 0, bytes;
+		uint8_t *map;
+
+		CHECK_EQ(cisp_image_plane_size(format, w, h, 0, &row, &rows), 0);
+		/* Odd strides and addresses: 1 to 3 bytes past a word, rows 1 to 13 bytes apart past their size. */
+		for (int trial = 0; trial < 2; trial++) {
+			const size_t skip = 1 + (size_t)test_rand() % 3;
+			struct cisp_image odd = img;
+
+			stride = row + 1 + (size_t)test_rand() % 13;
+			bytes = skip + stride * h;
+			map = malloc(bytes);
+			odd.plane[0].data = map + skip;
+			odd.plane[0].stride = stride;
+			for (uint32_t y = 0; y < h; y++)
+				memcpy(odd.plane[0].data + y * stride, img.plane[0].data + y * img.plane[0].stride, row);
+			import_and_copy(g, &odd);
+			free(map);
+		}
+		/* The frame's last byte the last of a page, the next page inaccessible. */
+		bytes = stride * (h - 1) + row;
+		map = mmap(NULL, 2 * page + bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(map != MAP_FAILED);
+		if (map != MAP_FAILED) {
+			uint8_t *guard = map + page + (bytes + page - 1) / page * page;
+			struct cisp_image end = img;
+
+			CHECK_EQ(mprotect(guard, page, PROT_NONE), 0);
+			end.plane[0].data = guard - bytes;
+			end.plane[0].stride = stride;
+			for (uint32_t y = 0; y < h; y++)
+				memcpy(end.plane[0].data + y * stride, img.plane[0].data + y * img.plane[0].stride, row);
+			import_and_copy(g, &end);
+			munmap(map, 2 * page + bytes);
+		}
+		cisp_image_free(&img);
 	}
 	vk_gpu_close(g);
 }

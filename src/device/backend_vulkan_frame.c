@@ -63,6 +63,7 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	f->width = width;
 	f->height = height;
 	f->row_bytes = (uint32_t)row;
+	f->import_input = g->host_import;
 	/* Whole 32-bit words: the unpack shader reads the raw bytes four at a time. */
 	raw_size = (row * rows + 3) & ~(size_t)3;
 	/* Lens shading's tables: a cell and weight per column, then two node gains per row, cell and column parity. */
@@ -92,6 +93,7 @@ void vk_frame_destroy(struct vk_frame *f)
 		vkDestroyQueryPool(f->gpu->device, f->timestamps, NULL);
 	if (f->descriptors)
 		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
+	vk_buffer_destroy(f->gpu, &f->imported);
 	vk_buffer_destroy(f->gpu, &f->raw);
 	vk_buffer_destroy(f->gpu, &f->plane[0]);
 	vk_buffer_destroy(f->gpu, &f->plane[1]);
@@ -115,11 +117,13 @@ static uint32_t *step_begin(const struct vk_frame *f, struct vk_step *s, enum vk
 void vk_step_unpack(const struct vk_frame *f, struct vk_step *s)
 {
 	const struct cisp_format_info *info = cisp_format_info(f->format);
-	uint32_t *p = step_begin(f, s, VK_SHADER_UNPACK, 5);
+	uint32_t *p = step_begin(f, s, VK_SHADER_UNPACK, 6);
 
+	/* The raw buffer's layout; an input imported where it is has its own stride and offset (load()). */
 	p[0] = f->row_bytes;
 	p[1] = info->bits;
 	p[2] = info->packed;
+	p[3] = 0;
 }
 
 void vk_step_blc(const struct vk_frame *f, const struct cisp_blc_coeffs *c, struct vk_step *s)
@@ -245,20 +249,56 @@ void vk_frame_stats_sums(const struct vk_frame *f, const struct cisp_stats_layou
 		s->row_sum[r] = word_pair(w + VK_STATS_ROWS + 2 * r);
 }
 
-/* Rows of @input, tightly packed, into the raw buffer. */
-static void load(struct vk_frame *f, const struct cisp_image *input)
+/*
+ * The input where the unpack reads it: imported where it is when the device
+ * can (the unpack's push constants then take its stride and offset), else
+ * its rows tightly packed into the raw buffer; set 0 reads the one used.
+ */
+static void load(struct vk_frame *f, const struct cisp_image *input, struct vk_step *unpack)
 {
+	const size_t stride = input->plane[0].stride;
+	/* The frame's bytes: whole rows but the last, which may end where its bytes do. */
+	const size_t bytes = stride * (f->height - 1) + f->row_bytes;
+	const struct vk_buffer *bound = &f->raw;
+	VkDeviceSize offset;
 	uint8_t *to = f->raw.map;
 
-	for (uint32_t y = 0; y < f->height; y++)
-		memcpy(to + (size_t)y * f->row_bytes, input->plane[0].data + (size_t)y * input->plane[0].stride,
-		       f->row_bytes);
+	vk_frame_release_input(f);
+	/* Strides past 32 bits are copied: the shader counts bytes in a uint (imports past the limit fail). */
+	if (f->import_input && stride <= UINT32_MAX / f->height &&
+	    !vk_buffer_import_host(f->gpu, input->plane[0].data, bytes, &f->imported, &offset)) {
+		unpack->push[2] = (uint32_t)stride;
+		unpack->push[5] = (uint32_t)offset;
+		bound = &f->imported;
+		f->imports++;
+	} else {
+		for (uint32_t y = 0; y < f->height; y++)
+			memcpy(to + (size_t)y * f->row_bytes, input->plane[0].data + (size_t)y * stride,
+			       f->row_bytes);
+	}
+	/* Every time: the handle of a released import may come back as another one's. */
+	vkUpdateDescriptorSets(f->gpu->device, 1,
+			       &(VkWriteDescriptorSet){ .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+							.dstSet = f->set[0],
+							.dstBinding = 0,
+							.descriptorCount = 1,
+							.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+							.pBufferInfo = &(VkDescriptorBufferInfo){ bound->buffer, 0,
+												  VK_WHOLE_SIZE } },
+			       0, NULL);
+}
+
+void vk_frame_release_input(struct vk_frame *f)
+{
+	/* Set 0 still names the buffer; the next load() binds another before any dispatch reads it. */
+	vk_buffer_destroy(f->gpu, &f->imported);
 }
 
 int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		    VkCommandBuffer cmd, bool timed, unsigned *result_plane)
 {
 	unsigned written = 0; /* steps that wrote the frame: a tap reads the last one's plane */
+	struct vk_step unpack;
 
 	if (!count || steps[0].shader != VK_SHADER_UNPACK)
 		return cisp_error(-EINVAL, "Vulkan backend: a frame starts with the unpack");
@@ -266,7 +306,8 @@ int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const st
 		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s input for a %ux%u %s frame", input->width,
 				  input->height, cisp_format_name(input->format), f->width, f->height,
 				  cisp_format_name(f->format));
-	load(f, input);
+	unpack = steps[0];
+	load(f, input, &unpack);
 	if (timed) {
 		vkCmdResetQueryPool(cmd, f->timestamps, 0, count + 1);
 		vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->timestamps, 0);
@@ -276,8 +317,10 @@ int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const st
 		const bool tap = steps[i].shader == VK_SHADER_STATS;
 		VkDescriptorSet set = f->set[written == 0 ? 0 : tap ? 3 + (written - 1) % 2 : 1 + (written - 1) % 2];
 
-		vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[steps[i].shader], set, steps[i].push,
-				     steps[i].push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, steps[i].rows);
+		const struct vk_step *step = i ? &steps[i] : &unpack;
+
+		vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[step->shader], set, step->push,
+				     step->push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, step->rows);
 		if (timed)
 			vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, f->timestamps, i + 1);
 		written += !tap;
@@ -296,8 +339,11 @@ int vk_frame_run(struct vk_frame *f, const struct cisp_image *input, const struc
 	int ret;
 
 	memset(f->step_ns, 0, sizeof(f->step_ns));
-	if ((ret = vk_commands_begin(f->cmd)) || (ret = vk_frame_record(f, input, steps, count, f->cmd, timed, &plane)) ||
-	    (ret = vk_commands_end(f->cmd)) || (ret = vk_gpu_run(f->gpu, f->cmd)))
+	if (!(ret = vk_commands_begin(f->cmd)) && !(ret = vk_frame_record(f, input, steps, count, f->cmd, timed, &plane)) &&
+	    !(ret = vk_commands_end(f->cmd)))
+		ret = vk_gpu_run(f->gpu, f->cmd);
+	vk_frame_release_input(f);
+	if (ret)
 		return ret;
 	if (timed && vkGetQueryPoolResults(f->gpu->device, f->timestamps, 0, count + 1, sizeof(t), t, sizeof(t[0]),
 					   VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {

@@ -107,9 +107,23 @@ static int discover(struct vk_gpu *g)
 	if (!ext)
 		return cisp_error(-ENOMEM, "out of memory for the Vulkan extension list");
 	vkEnumerateDeviceExtensionProperties(g->physical, NULL, &count, ext);
-	for (uint32_t i = 0; i < count; i++)
+	for (uint32_t i = 0; i < count; i++) {
 		g->dma_buf |= !strcmp(ext[i].extensionName, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+		g->host_import |= !strcmp(ext[i].extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+	}
 	free(ext);
+	if (g->host_import) {
+		VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+		};
+
+		p = (VkPhysicalDeviceProperties2){ .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &host };
+		vkGetPhysicalDeviceProperties2(g->physical, &p);
+		g->host_import_align = host.minImportedHostPointerAlignment;
+		/* A power of two, as the specification requires; anything else is not worth trusting. */
+		g->host_import = g->host_import_align && !(g->host_import_align & (g->host_import_align - 1));
+	}
+	g->max_storage_range = p.properties.limits.maxStorageBufferRange;
 	vkGetPhysicalDeviceMemoryProperties(g->physical, &g->memory);
 	return 0;
 }
@@ -125,6 +139,7 @@ static int create_device(struct vk_gpu *g)
 	};
 	VkDeviceQueueCreateInfo q = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
 				      .pQueuePriorities = &priority };
+	const char *extensions[] = { VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME };
 	VkResult r;
 
 	vkGetPhysicalDeviceQueueFamilyProperties(g->physical, &count, family);
@@ -135,10 +150,17 @@ static int create_device(struct vk_gpu *g)
 		return cisp_error(-ENODEV, "Vulkan device %s has no compute queue", g->name);
 	r = vkCreateDevice(g->physical,
 			   &(VkDeviceCreateInfo){ .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &timeline,
-						  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q },
+						  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q,
+						  /* VK_KHR_external_memory is core in 1.1; the name is listed for older loaders. */
+						  .enabledExtensionCount = g->host_import ? 2 : 0,
+						  .ppEnabledExtensionNames = extensions },
 			   NULL, &g->device);
 	if (r != VK_SUCCESS)
 		return vk_error(r, "creating the device");
+	if (g->host_import &&
+	    !(g->host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+		      g->device, "vkGetMemoryHostPointerPropertiesEXT")))
+		g->host_import = false;
 	g->queue_family = q.queueFamilyIndex;
 	g->timestamp_bits = family[q.queueFamilyIndex].timestampValidBits;
 	vkGetDeviceQueue(g->device, g->queue_family, 0, &g->queue);
@@ -317,9 +339,10 @@ static void destroy(struct vk_gpu *g)
 
 void vk_gpu_describe(const struct vk_gpu *g, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s (%s, Vulkan %u.%u.%u, dma-buf import: %s)", g->name, g->driver,
-		 VK_API_VERSION_MAJOR(g->api_version), VK_API_VERSION_MINOR(g->api_version),
-		 VK_API_VERSION_PATCH(g->api_version), g->dma_buf ? "offered" : "not offered");
+	snprintf(buf, size, "%s (%s, Vulkan %u.%u.%u, host memory import: %s, dma-buf import: %s)", g->name,
+		 g->driver, VK_API_VERSION_MAJOR(g->api_version), VK_API_VERSION_MINOR(g->api_version),
+		 VK_API_VERSION_PATCH(g->api_version), g->host_import ? "offered" : "not offered",
+		 g->dma_buf ? "offered" : "not offered");
 }
 
 int vk_buffer_create(struct vk_gpu *g, VkDeviceSize size, struct vk_buffer *b)
@@ -358,6 +381,66 @@ int vk_buffer_create(struct vk_gpu *g, VkDeviceSize size, struct vk_buffer *b)
 		return vk_error(r, "allocating buffer memory");
 	}
 	b->size = size;
+	return 0;
+}
+
+int vk_buffer_import_host(struct vk_gpu *g, const void *data, size_t size, struct vk_buffer *b,
+			  VkDeviceSize *offset)
+{
+	const VkExternalMemoryHandleTypeFlagBits type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	VkMemoryHostPointerPropertiesEXT host = { .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT };
+	const uintptr_t align = (uintptr_t)g->host_import_align, first = (uintptr_t)data & ~(align - 1);
+	VkMemoryRequirements req;
+	uintptr_t end;
+	uint32_t index;
+	VkResult r;
+
+	memset(b, 0, sizeof(*b));
+	/* Whole aligned blocks around the bytes: the pages that hold them, all mapped since the bytes are. */
+	if (!g->host_import || !size || __builtin_add_overflow((uintptr_t)data, size, &end) ||
+	    __builtin_add_overflow(end, align - 1, &end))
+		return -ENOTSUP;
+	end &= ~(align - 1);
+	if (end - first > g->max_storage_range)
+		return -E2BIG;
+	if (g->host_pointer_properties(g->device, type, (void *)first, &host) != VK_SUCCESS)
+		return -ENOTSUP;
+	r = vkCreateBuffer(g->device,
+			   &(VkBufferCreateInfo){
+				   .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+				   .pNext = &(VkExternalMemoryBufferCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+					   .handleTypes = type },
+				   .size = end - first,
+				   .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+				   .sharingMode = VK_SHARING_MODE_EXCLUSIVE },
+			   NULL, &b->buffer);
+	if (r != VK_SUCCESS)
+		return -ENOTSUP;
+	vkGetBufferMemoryRequirements(g->device, b->buffer, &req);
+	req.memoryTypeBits &= host.memoryTypeBits;
+	for (index = 0; index < g->memory.memoryTypeCount && !(req.memoryTypeBits & (1u << index)); index++)
+		;
+	r = index == g->memory.memoryTypeCount || req.size > end - first
+		    ? VK_ERROR_INVALID_EXTERNAL_HANDLE
+		    : vkAllocateMemory(g->device,
+				       &(VkMemoryAllocateInfo){
+					       .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+					       .pNext = &(VkImportMemoryHostPointerInfoEXT){
+						       .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+						       .handleType = type,
+						       .pHostPointer = (void *)first },
+					       .allocationSize = end - first,
+					       .memoryTypeIndex = index },
+				       NULL, &b->memory);
+	if (r == VK_SUCCESS)
+		r = vkBindBufferMemory(g->device, b->buffer, b->memory, 0);
+	if (r != VK_SUCCESS) {
+		vk_buffer_destroy(g, b);
+		return -ENOTSUP;
+	}
+	b->size = end - first;
+	*offset = (uintptr_t)data - first;
 	return 0;
 }
 

@@ -403,9 +403,9 @@ int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
 	return 0;
 }
 
-int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
-		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
-		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
+static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
+		     const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
+		     struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
 	struct vk_rgb_step steps[10 + 2 * CISP_MAX_OUTPUTS];
 	unsigned n = 0, bayer_plane;
@@ -457,5 +457,16 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (r->out_format[i] && output[i])
 			ret = vk_rgb_unload(r, i, output[i]);
+	return ret;
+}
+
+int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
+		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
+		   struct cisp_image *const output[CISP_MAX_OUTPUTS])
+{
+	int ret = run_frame(r, frame, cfa, state, input, bayer_steps, count, output);
+
+	/* The input may have been imported where it is: the GPU is done with it (or never ran). */
+	vk_frame_release_input(frame);
 	return ret;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A Bayer frame on the Vulkan device and the stage shaders run on it
- * (docs/gpu.md). The raw input is copied into a host-visible buffer; the
+ * (docs/gpu.md). The raw input is imported where it is, or copied into a
+ * host-visible buffer where the device cannot import it; the
  * stages run one dispatch each, ping-ponging between two frame-sized
  * buffers of 16-bit samples, in one command buffer per frame that signals
  * the device's timeline semaphore.
@@ -39,6 +40,15 @@ struct vk_frame {
 	uint32_t format, width, height;
 	uint32_t row_bytes; /* of the raw input, tightly packed */
 	struct vk_buffer raw;
+	/*
+	 * The input of the frame being run, imported where it is (none: copied
+	 * into raw); released after the run. import_input: try that (the device
+	 * offers it; a test turns it off to run the copy). imports: inputs
+	 * imported so far.
+	 */
+	struct vk_buffer imported;
+	bool import_input;
+	unsigned long imports;
 	struct vk_buffer plane[2];
 	/*
 	 * The stages' tables: lens shading's (shaders/lsc.comp), then from word
@@ -85,7 +95,7 @@ void vk_step_stats(struct vk_frame *frame, const struct cisp_stats_layout *l, st
 void vk_frame_stats_sums(const struct vk_frame *frame, const struct cisp_stats_layout *l, struct cisp_stats_sums *sums);
 
 /*
- * Copy @input (the frame's format and size) in, run @steps (the first an
+ * Take @input (the frame's format and size) in, run @steps (the first an
  * unpack; a tap reads the frame as the steps before it left it) and point
  * *@result at the 16-bit samples made, rows of @width samples, valid until
  * the next run. Where the device has timestamps, the GPU time of each of the
@@ -95,11 +105,15 @@ int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const s
 		 const uint16_t **result);
 /*
  * The same into @cmd, a command buffer being recorded, for more dispatches
- * to follow in it (vulkan_rgb.h): copy @input in, record @steps, and set
+ * to follow in it (vulkan_rgb.h): take @input in, record @steps, and set
  * *@result_plane to the plane (0 or 1) the samples will be in; @timed: with
- * the frame's timestamps around each step (the frame has them).
+ * the frame's timestamps around each step (the frame has them). @input may
+ * be imported where it is: it must stay valid until the caller has waited
+ * for the command buffer and called vk_frame_release_input().
  */
 int vk_frame_record(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps,
 		    unsigned count, VkCommandBuffer cmd, bool timed, unsigned *result_plane);
+/* Release the input a record imported (none: nothing to do), once the GPU is done with it. */
+void vk_frame_release_input(struct vk_frame *frame);
 
 #endif

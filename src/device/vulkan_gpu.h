@@ -42,7 +42,12 @@ struct vk_gpu {
 	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 	char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 2];
 	uint32_t api_version;
-	bool dma_buf; /* VK_EXT_external_memory_dma_buf offered (not used yet: inputs are copied) */
+	bool dma_buf; /* VK_EXT_external_memory_dma_buf offered (not used: the device API's images are host memory) */
+	/* VK_EXT_external_memory_host: inputs are imported where they are, without a copy (vk_buffer_import_host()). */
+	bool host_import;
+	VkDeviceSize host_import_align; /* minImportedHostPointerAlignment */
+	PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties;
+	VkDeviceSize max_storage_range; /* maxStorageBufferRange: the most bytes a shader's buffer binding holds */
 	float timestamp_ns;      /* nanoseconds a timestamp tick */
 	uint32_t timestamp_bits; /* valid bits of the compute queue's timestamps (0: none) */
 	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output, 2: its tables */
@@ -55,7 +60,7 @@ struct vk_gpu {
 	char *selection;         /* CISP_VULKAN_DEVICE when it was opened (NULL: unset) */
 };
 
-/* A host-visible, coherent storage buffer, mapped for its whole life. */
+/* A host-visible, coherent storage buffer, mapped for its whole life (an imported one: not mapped, map NULL). */
 struct vk_buffer {
 	VkBuffer buffer;
 	VkDeviceMemory memory;
@@ -76,6 +81,16 @@ void vk_gpu_describe(const struct vk_gpu *gpu, char *buf, size_t size);
 
 int vk_buffer_create(struct vk_gpu *gpu, VkDeviceSize size, struct vk_buffer *b);
 void vk_buffer_destroy(struct vk_gpu *gpu, struct vk_buffer *b);
+/*
+ * A storage buffer over @size bytes of the caller's memory at @data, imported
+ * where it is (VK_EXT_external_memory_host): the aligned blocks that hold
+ * them, with the bytes at *@offset in it. The memory must stay valid and
+ * unchanged until vk_buffer_destroy(). 0, or -ENOTSUP (not offered, or the
+ * driver refused this memory) / -E2BIG (over the binding limit), without a
+ * message: the caller copies instead.
+ */
+int vk_buffer_import_host(struct vk_gpu *gpu, const void *data, size_t size, struct vk_buffer *b,
+			  VkDeviceSize *offset);
 
 /* A compute pipeline of the device's layout from SPIR-V @code of @size bytes: 0 or a negative errno. */
 int vk_pipeline_create(struct vk_gpu *gpu, const uint32_t *code, size_t size, VkPipeline *pipeline);
