@@ -75,6 +75,12 @@ typedef __m128d vf64;
 #define N64 (N32 / 2)
 #define bq_minu(a, b) X(min_epu32)(a, b)
 #define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
+/*
+ * (t t) >> 20 for 1 <= t <= 65536, but 0 at t = 65536, from the high halves
+ * of the 16-bit products (t's high half is 0 or 1, its square's high half 0):
+ * one short multiply where mul32 takes two on most x86 cores.
+ */
+#define bq_sq20(t) srl32(X(mulhi_epu16)(t, t), 4)
 
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
@@ -93,6 +99,7 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
 #define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
+#define bq_sq20(t) srl32(mul32(t, t), 20) /* t t wraps to 0 at t = 65536 */
 typedef float64x2_t vf64;
 #define bq_ldf(p) vcvtq_f64_s64(vmovl_s32(vld1_s32((const int32_t *)(p))))
 #define bq_sti(p, v) vst1_s32((int32_t *)(p), vmovn_s64(vcvtq_s64_f64(v)))
@@ -179,9 +186,12 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 {
 	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD, np[2] = { (tw + 1) / 2, tw / 2 };
 	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW], g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW];
-	/* Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits, sums of weights and of weighted bytes. */
+	/*
+	 * Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits,
+	 * the sum of weights and two unsigned sums of weighted samples (below).
+	 */
 	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
-	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], slo[2][CISP_BNR_TILE_H][BQ_PW], shi[2][CISP_BNR_TILE_H][BQ_PW];
+	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], sv[2][2][CISP_BNR_TILE_H][BQ_PW];
 	/* Two pairs' squared guide differences D summed over 3x3, per parity and tile row y. */
 	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its sums. */
@@ -229,8 +239,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
 				st32(&t9[i], bq_mulhiu(add32(add32(s9, bq_ld2(e + 2)), set32(4)), set32(477218589)));
 				st32(&sw[p][j][i], set32(4096));
-				st32(&slo[p][j][i], sll32(vand32(v0, set32(255)), 12));
-				st32(&shi[p][j][i], sll32(srl32(v0, 8), 12));
+				st32(&sv[0][p][j][i], sll32(v0, 12));
+				st32(&sv[1][p][j][i], set32(0));
 			}
 			for (int i = 0; i < BQ_PW; i += N64) {
 				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
@@ -379,7 +389,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				for (int i = 0; i < n; i += N32) {
 					const vs32 v0 = bq_ld2(lc + 2 * i), qr = ld32(&qv[p][j][i]);
 					const vs32 ihv = ld32(&ih[p][j][i]), ilv = ld32(&il[p][j][i]);
-					vs32 ws = ld32(&sw[p][j][i]), wlo = ld32(&slo[p][j][i]), whi = ld32(&shi[p][j][i]);
+					vs32 ws = ld32(&sw[p][j][i]), wv[2] = { ld32(&sv[0][p][j][i]), ld32(&sv[1][p][j][i]) };
 
 					for (int t = 0; t < 4; t++) {
 						vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
@@ -394,16 +404,19 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 						 */
 						u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
 						tt = sub32(set32(65536), u);
-						/* (t t) >> 20; t = 65536 (t t wraps to 0) gives 4096. */
-						wt = vand32(keep, add32(srl32(mul32(tt, tt), 20), sll32(srl32(tt, 16), 12)));
-						/* The weighted sum, up to 2^33, as sums of the weighted low and high bytes. */
+						/* (t t) >> 20 (1 <= t <= 65536); t = 65536 gives 4096. */
+						wt = vand32(keep, add32(bq_sq20(tt), sll32(srl32(tt, 16), 12)));
+						/*
+						 * The weighted sum, up to 2^33, as two unsigned 32-bit sums:
+						 * taps d into one (with the centre), -d into the other; at
+						 * most 13 terms below 2^28 each.
+						 */
 						ws = add32(ws, wt);
-						wlo = add32(wlo, mul32(wt, vand32(v, set32(255))));
-						whi = add32(whi, mul32(wt, srl32(v, 8)));
+						wv[t & 1] = add32(wv[t & 1], mul32(wt, v));
 					}
 					st32(&sw[p][j][i], ws);
-					st32(&slo[p][j][i], wlo);
-					st32(&shi[p][j][i], whi);
+					st32(&sv[0][p][j][i], wv[0]);
+					st32(&sv[1][p][j][i], wv[1]);
 				}
 			}
 		}
@@ -417,13 +430,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		uint16_t *d = dst + (size_t)j * stride;
 		int i = 0;
 
-		for (int p = 0; p < 2; p++)
-			for (int k = 0; k < np[p]; k += N64) {
-				vf64 ws = bq_ldf(&sw[p][j][k]), lo = bq_ldf(&slo[p][j][k]), hi = bq_ldf(&shi[p][j][k]);
+		for (int p = 0; p < 2; p++) {
+			/* The two unsigned sums as signed 32-bit sums of their low and high 16 bits (each below 2^18). */
+			for (int k = 0; k < np[p]; k += N32) {
+				const vs32 s0 = ld32(&sv[0][p][j][k]), s1 = ld32(&sv[1][p][j][k]), m16 = set32(65535);
 
-				bq_sti(&out[p][k], bq_floor(divd(addd(addd(muld(hi, bq_setd(256.0)), lo),
+				st32(&sv[0][p][j][k], add32(vand32(s0, m16), vand32(s1, m16)));
+				st32(&sv[1][p][j][k], add32(srl32(s0, 16), srl32(s1, 16)));
+			}
+			for (int k = 0; k < np[p]; k += N64) {
+				vf64 ws = bq_ldf(&sw[p][j][k]), lo = bq_ldf(&sv[0][p][j][k]), hi = bq_ldf(&sv[1][p][j][k]);
+
+				bq_sti(&out[p][k], bq_floor(divd(addd(addd(muld(hi, bq_setd(65536.0)), lo),
 								       bq_floor(muld(ws, bq_setd(0.5)))), ws)));
 			}
+		}
 		/* Both parities interleaved into whole vectors of the row, the rest one sample at a time. */
 		for (; i + N32 <= np[1]; i += N32)
 			st(d + 2 * i, join32(ld32(&out[0][i]), ld32(&out[1][i])));
