@@ -76,11 +76,11 @@ typedef __m128d vf64;
 #define bq_minu(a, b) X(min_epu32)(a, b)
 #define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
 /*
- * (t t) >> 20 for 1 <= t <= 65536, but 0 at t = 65536, from the high halves
- * of the 16-bit products (t's high half is 0 or 1, its square's high half 0):
- * one short multiply where mul32 takes two on most x86 cores.
+ * A tap's weight (t t) >> 20 for 1 <= t <= 65536: the high halves of the
+ * 16-bit products give (t t) >> 16 below 65536 and 0 at 65536 (t's high half
+ * is 1 there, its square's high half 0), where t & 65536 adds 65536.
  */
-#define bq_sq20(t) srl32(X(mulhi_epu16)(t, t), 4)
+#define bq_weight(t) srl32(add32(X(mulhi_epu16)(t, t), vand32(t, set32(65536))), 4)
 
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
@@ -99,7 +99,8 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
 #define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
-#define bq_sq20(t) srl32(mul32(t, t), 20) /* t t wraps to 0 at t = 65536 */
+/* t t wraps to 0 at t = 65536, which gives 4096. */
+#define bq_weight(t) add32(srl32(mul32(t, t), 20), sll32(srl32(t, 16), 12))
 typedef float64x2_t vf64;
 #define bq_ldf(p) vcvtq_f64_s64(vmovl_s32(vld1_s32((const int32_t *)(p))))
 #define bq_sti(p, v) vst1_s32((int32_t *)(p), vmovn_s64(vcvtq_s64_f64(v)))
@@ -404,8 +405,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 						 */
 						u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
 						tt = sub32(set32(65536), u);
-						/* (t t) >> 20 (1 <= t <= 65536); t = 65536 gives 4096. */
-						wt = vand32(keep, add32(bq_sq20(tt), sll32(srl32(tt, 16), 12)));
+						wt = vand32(keep, bq_weight(tt));
 						/*
 						 * The weighted sum, up to 2^33, as two unsigned 32-bit sums:
 						 * taps d into one (with the centre), -d into the other; at
