@@ -113,7 +113,8 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM);
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 
-	if ((s->enabled & cpu_only) || s->crop_enabled || s->demosaic.algorithm != CISP_DEMOSAIC_FAST)
+	if ((s->enabled & cpu_only) || s->crop_enabled ||
+	    (s->demosaic.algorithm != CISP_DEMOSAIC_FAST && s->demosaic.algorithm != CISP_DEMOSAIC_QUALITY))
 		return false;
 	/* Every Bayer stage that is on ran on the GPU, and the statistics the job asks for. */
 	return (plan->blc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))) &&
@@ -199,6 +200,7 @@ void vk_rgb_destroy(struct vk_rgb *r)
 	vk_buffer_destroy(r->gpu, &r->tables);
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		vk_buffer_destroy(r->gpu, &r->out[i]);
+	vk_dmq_destroy(r->dmq);
 	free(r->tone);
 	free(r);
 }
@@ -416,8 +418,15 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	if ((ret = vk_commands_begin(r->cmd)) ||
 	    (ret = vk_frame_record(frame, input, bayer_steps, count, r->cmd, false, &bayer_plane)))
 		return ret;
-	vk_rgb_step_demosaic(r, cfa, bayer_plane, &steps[n]);
-	n += 2;
+	if (state->demosaic.algorithm == CISP_DEMOSAIC_QUALITY) {
+		if ((!r->dmq && (ret = vk_dmq_create(r->gpu, frame, &r->planes, &r->dmq))) ||
+		    (ret = vk_dmq_record(r->dmq, r->cmd, true, cfa, bayer_plane, state->demosaic.false_colour, 0,
+					 VK_DMQ_STEP_COUNT)))
+			return ret;
+	} else {
+		vk_rgb_step_demosaic(r, cfa, bayer_plane, &steps[n]);
+		n += 2;
+	}
 	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
 		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
 	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) && (ret = vk_rgb_step_tone(r, &state->tone, &steps[n++])))

@@ -19,6 +19,7 @@
 #include <cisp/params_state.h>
 
 #include "device/vulkan_backend.h"
+#include "device/vulkan_dmq.h"
 #include "device/vulkan_frame.h"
 #include "isp/cnr.h"
 #include "isp/tone.h"
@@ -69,6 +70,7 @@ struct vk_rgb {
 	VkCommandBuffer cmd;
 	struct cisp_tone_coeffs *tone; /* the table's coefficients, and the params they came from */
 	struct cisp_tone_params tone_params;
+	struct vk_dmq *dmq; /* the quality demosaic's, made with its first frame */
 };
 
 /*
