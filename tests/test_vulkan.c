@@ -717,11 +717,14 @@ TEST(vulkan_plan)
 	s.bnr.mode = CISP_BNR_FAST;
 	p = vulkan_plan_frame(&s, true);
 	CHECK(p.blc && p.bnr && p.stats && p.wb);
-	/* Its quality mode keeps lens shading and the statistics on the CPU, and so white balance, whose bit they read. */
+	/* Its quality mode too; on a device without 64-bit integers, it keeps lens shading and the statistics on
+	 * the CPU, and so white balance, whose bit they read. */
 	s.bnr.mode = CISP_BNR_QUALITY;
 	p = vulkan_plan_frame(&s, true);
+	CHECK(p.blc && p.bnr && p.stats && p.wb);
+	p = vulkan_plan_on(&s, true, false);
 	CHECK(p.blc && !p.bnr && !p.stats && !p.wb);
-	p = vulkan_plan_frame(&s, false);
+	p = vulkan_plan_on(&s, false, false);
 	CHECK(p.blc && !p.bnr && !p.stats && !p.wb);
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_LSC);
 	p = vulkan_plan_frame(&s, false);
@@ -730,8 +733,10 @@ TEST(vulkan_plan)
 	p = vulkan_plan_frame(&s, false);
 	CHECK(p.dpc && p.lsc && p.wb);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
-	p = vulkan_plan_frame(&s, false);
+	p = vulkan_plan_on(&s, false, false);
 	CHECK(p.dpc && !p.bnr && !p.lsc && !p.wb);
+	p = vulkan_plan_frame(&s, false);
+	CHECK(p.dpc && p.bnr && p.lsc && p.wb);
 	s.bnr.mode = CISP_BNR_FAST;
 	p = vulkan_plan_frame(&s, false);
 	CHECK(p.dpc && p.bnr && p.lsc && p.wb);
@@ -790,8 +795,8 @@ static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, c
  * the software ISP's, with the default state plus black level, defect
  * correction (dynamic and a static list), lens shading, white balance and
  * statistics of a random configuration (the GPU runs them all); with Bayer
- * denoise in its quality mode and highlight clipping too (the GPU stops
- * after defects, the CPU makes the statistics); with neither defects nor
+ * denoise in its quality mode and highlight clipping too (the GPU hands over
+ * after the statistics, the CPU does white balance); with neither defects nor
  * statistics (the job asks for them all the same: the header, every sum 0);
  * and with the fast Bayer denoise at a gain-16 profile, alone (the GPU runs
  * everything) and with highlight clipping (the GPU hands over after the
@@ -844,9 +849,8 @@ TEST(vulkan_pipeline_bitexact)
 		if (config == 3)
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
 		plan = vulkan_plan_frame(&state, true);
-		CHECK(plan.blc && plan.dpc == (config != 2) && plan.bnr == (config >= 3));
-		CHECK(plan.lsc == (config != 1) && plan.wb == (config != 1 && config != 4) &&
-		      plan.stats == (config == 0 || config >= 3));
+		CHECK(plan.blc && plan.dpc == (config != 2) && plan.bnr == (config == 1 || config >= 3));
+		CHECK(plan.lsc && plan.wb == (config != 1 && config != 4) && plan.stats == (config != 2));
 		CHECK(plan.rgb == (config != 1 && config != 4));
 		memset(stats, 0, 2 * sizeof(*stats));
 		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },

@@ -512,8 +512,9 @@ TEST(vulkan_rgb_plan)
 	CHECK(vulkan_plan_frame(&s, true).rgb);
 	s.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	CHECK(vulkan_plan_frame(&s, true).rgb);
-	s.bnr.mode = CISP_BNR_QUALITY; /* only the fast Bayer denoise has a shader */
-	CHECK(!vulkan_plan_frame(&s, true).rgb);
+	s.bnr.mode = CISP_BNR_QUALITY; /* its shaders need 64-bit integers */
+	CHECK(vulkan_plan_frame(&s, true).rgb);
+	CHECK(!vulkan_plan_on(&s, true, false).rgb);
 	s.bnr.mode = CISP_BNR_FAST;
 	s.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	/* A stage neither side has, anywhere in the pipeline. */

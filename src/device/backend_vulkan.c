@@ -4,7 +4,7 @@
  * process's Vulkan device, has a frame's buffers on it, and keeps a software
  * ISP for the stages the GPU does not run yet. A frame goes:
  *
- *   raw input --copy--> GPU: unpack[, black level][, defects][, Bayer denoise][, lens shading]
+ *   raw input --copy--> GPU: unpack[, black level][, defects][, Bayer denoise (either mode)][, lens shading]
  *                            [, statistics][, white balance]
  *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest,
  *
@@ -52,11 +52,16 @@ struct vulkan_instance {
 
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stats)
 {
+	return vulkan_plan_on(s, stats, true);
+}
+
+struct vulkan_plan vulkan_plan_on(const struct cisp_param_state *s, bool stats, bool int64)
+{
 	const bool bnr_on = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR);
 	/* Stages whose arithmetic reads whether white balance is on (highlights; chroma denoise below; the statistics too). */
 	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
-	/* The Bayer denoise's quality filter (bnr_quality.c) has no shader: it stays on the CPU. */
-	const bool bnr_gpu = bnr_on && s->bnr.mode != CISP_BNR_QUALITY;
+	/* The Bayer denoise's quality filter's shaders (vulkan_bnrq.h) need 64-bit integers: without, the CPU runs it. */
+	const bool bnr_gpu = bnr_on && (s->bnr.mode != CISP_BNR_QUALITY || int64);
 	/* No stage before lens shading stays on the CPU (no vendor stages: create() refuses them). */
 	const bool gpu_reaches_tap = !bnr_on || bnr_gpu;
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
@@ -236,9 +241,8 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 {
 	struct vulkan_instance *v = instance;
 	/* Without an RGB side (outputs it cannot pack: vk_rgb_open()), every frame is handed over. */
-	const struct vulkan_plan plan = v->rgb ? vulkan_plan_frame(&v->state, f->stats != NULL)
-					       : vulkan_plan_handed_over(vulkan_plan_frame(&v->state, f->stats != NULL),
-									 &v->state);
+	const struct vulkan_plan gpu_plan = vulkan_plan_on(&v->state, f->stats != NULL, v->gpu->int64);
+	const struct vulkan_plan plan = v->rgb ? gpu_plan : vulkan_plan_handed_over(gpu_plan, &v->state);
 	const bool whole = plan.rgb; /* the whole frame on the GPU */
 	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4 | whole << 5 |
 			      plan.bnr << 6;
@@ -271,12 +275,19 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		vk_step_dpc(v->frame, &c, &steps[n++]);
 	}
 	if (plan.bnr) {
+		const struct cisp_bnr_quality *q;
 		struct cisp_bnr_coeffs *c;
 
 		if ((ret = cisp_bnr_prepare(&c, &v->state.bnr, &v->state.noise, v->cfa)))
 			return ret;
-		vk_step_bnr(v->frame, c, &steps[n++]);
+		/* The quality filter's parameters, or none at strength 0, where either mode copies. */
+		if ((q = cisp_bnr_quality_params(c)))
+			ret = vk_step_bnrq(v->frame, q, VK_BNRQ_BOTH, &steps[n++]);
+		else
+			vk_step_bnr(v->frame, c, &steps[n++]);
 		cisp_bnr_free(c);
+		if (ret)
+			return ret;
 	}
 	if (plan.lsc) {
 		if ((ret = load_lsc(v)))

@@ -94,6 +94,7 @@ void vk_frame_destroy(struct vk_frame *f)
 	if (f->descriptors)
 		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
 	vk_buffer_destroy(f->gpu, &f->imported);
+	vk_bnrq_destroy(f->gpu, f->bnrq);
 	vk_buffer_destroy(f->gpu, &f->raw);
 	vk_buffer_destroy(f->gpu, &f->plane[0]);
 	vk_buffer_destroy(f->gpu, &f->plane[1]);
@@ -319,8 +320,11 @@ int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const st
 
 		const struct vk_step *step = i ? &steps[i] : &unpack;
 
-		vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[step->shader], set, step->push,
-				     step->push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, step->rows);
+		if (step->bnr_quality)
+			vk_bnrq_record(f, cmd, step, (written - 1) % 2, i > 0);
+		else
+			vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[step->shader], set, step->push,
+					     step->push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, step->rows);
 		if (timed)
 			vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, f->timestamps, i + 1);
 		written += !tap;

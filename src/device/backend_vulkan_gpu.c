@@ -140,8 +140,12 @@ static int create_device(struct vk_gpu *g)
 	VkDeviceQueueCreateInfo q = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
 				      .pQueuePriorities = &priority };
 	const char *extensions[] = { VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME };
+	VkPhysicalDeviceFeatures offered;
 	VkResult r;
 
+	/* 64-bit integers, where offered, for the quality Bayer denoise's shaders (backend_vulkan_bnrq.c). */
+	vkGetPhysicalDeviceFeatures(g->physical, &offered);
+	g->int64 = offered.shaderInt64;
 	vkGetPhysicalDeviceQueueFamilyProperties(g->physical, &count, family);
 	for (q.queueFamilyIndex = 0; q.queueFamilyIndex < count; q.queueFamilyIndex++)
 		if (family[q.queueFamilyIndex].queueFlags & VK_QUEUE_COMPUTE_BIT)
@@ -153,7 +157,8 @@ static int create_device(struct vk_gpu *g)
 						  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q,
 						  /* VK_KHR_external_memory is core in 1.1; the name is listed for older loaders. */
 						  .enabledExtensionCount = g->host_import ? 2 : 0,
-						  .ppEnabledExtensionNames = extensions },
+						  .ppEnabledExtensionNames = extensions,
+						  .pEnabledFeatures = &(VkPhysicalDeviceFeatures){ .shaderInt64 = g->int64 } },
 			   NULL, &g->device);
 	if (r != VK_SUCCESS)
 		return vk_error(r, "creating the device");

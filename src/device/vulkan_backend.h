@@ -23,7 +23,7 @@ extern const struct cisp_device_backend device_backend_vulkan;
 struct vulkan_plan {
 	bool blc;   /* black level */
 	bool dpc;   /* defective pixel correction, dynamic and static */
-	bool bnr;   /* Bayer denoise, in its fast mode (CISP_BNR_FAST) */
+	bool bnr;   /* Bayer denoise, in either mode */
 	bool lsc;   /* lens shading */
 	bool stats; /* the statistics (the tap after lens shading) */
 	bool wb;    /* white balance */
@@ -36,6 +36,13 @@ struct vulkan_plan {
  * leaves the CPU's part exactly the reference's.
  */
 struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool stats);
+/*
+ * The same on a device with or without 64-bit integers in shaders (@int64:
+ * struct vk_gpu's), which the quality Bayer denoise's shaders need; without,
+ * it runs on the CPU and so does every stage after it. vulkan_plan_frame()
+ * is this on a device with them.
+ */
+struct vulkan_plan vulkan_plan_on(const struct cisp_param_state *state, bool stats, bool int64);
 /*
  * @plan for a frame handed over to the CPU after the Bayer side even where
  * the GPU has every stage (a context whose outputs the RGB side cannot pack):

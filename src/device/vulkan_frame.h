@@ -12,6 +12,7 @@
 
 #include <cisp/image.h>
 
+#include "device/vulkan_bnrq.h"
 #include "device/vulkan_gpu.h"
 #include "isp/blc.h"
 #include "isp/bnr.h"
@@ -26,6 +27,7 @@ struct vk_step {
 	uint32_t push[VK_PUSH_MAX / 4];
 	uint32_t push_size;
 	uint32_t rows;
+	bool bnr_quality; /* the quality Bayer denoise's step: its own dispatches (vulkan_bnrq.h) */
 };
 
 /* The statistics' sums on the device, in 32-bit words (shaders/stats.comp). */
@@ -59,6 +61,7 @@ struct vk_frame {
 	uint32_t dpc_base, stats_base, bnr_base;
 	struct vk_buffer sums; /* the statistics' sums (VK_STATS_*) */
 	uint32_t lsc_cells; /* of the lens shading tables held (0: none yet) */
+	struct vk_bnrq *bnrq; /* the quality Bayer denoise's buffers (NULL until its first step) */
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[5]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0, plane 0 -> sums, plane 1 -> sums */
 	VkCommandPool commands;
@@ -81,7 +84,11 @@ void vk_step_dpc(struct vk_frame *frame, const struct cisp_dpc_coeffs *c, struct
  * frame's runs read until the next call; vk_step_lsc() is the step that uses
  * them (the tables must be there).
  */
-/* The fast Bayer denoise (CISP_BNR_FAST's filter): also fills its tables, which the frame's next run reads. */
+/*
+ * The fast Bayer denoise (CISP_BNR_FAST's filter, or either mode's copy at
+ * strength 0): also fills its tables, which the frame's next run reads. The
+ * quality filter's step is vk_step_bnrq() (vulkan_bnrq.h).
+ */
 void vk_step_bnr(struct vk_frame *frame, const struct cisp_bnr_coeffs *c, struct vk_step *step);
 void vk_frame_lsc_tables(struct vk_frame *frame, const struct cisp_lsc_coeffs *c);
 void vk_step_lsc(const struct vk_frame *frame, struct vk_step *step);

@@ -48,6 +48,7 @@ struct vk_gpu {
 	VkDeviceSize host_import_align; /* minImportedHostPointerAlignment */
 	PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties;
 	VkDeviceSize max_storage_range; /* maxStorageBufferRange: the most bytes a shader's buffer binding holds */
+	bool int64; /* shaderInt64 offered, and enabled: the quality Bayer denoise's shaders need it */
 	float timestamp_ns;      /* nanoseconds a timestamp tick */
 	uint32_t timestamp_bits; /* valid bits of the compute queue's timestamps (0: none) */
 	VkDescriptorSetLayout set_layout; /* binding 0: the stage's input, 1: its output, 2: its tables */
