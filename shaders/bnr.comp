@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 // bnr (src/isp/bnr_row.c, cisp_bnr_row_c; docs/stages/bnr.md): the fast
 // Bayer denoise. Each invocation makes a pair of samples; the guide of every
-// tap (cisp_bnr_guide_row_c) is made here from the input's 3x3 around it,
-// rows and columns reflected as the reference reflects them, so the stage
-// is one dispatch from one plane to the other. Integer arithmetic only: the
-// mean's single-precision rounding (cisp_bnr_mean) is done in 32-bit words.
+// tap is read from the guide plane bnr_guide.comp made before. Integer
+// arithmetic only: the mean's single-precision rounding (cisp_bnr_mean) is
+// done in 32-bit words.
 #version 450
 #include "samples.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer In { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint dst[]; };
-// From @base: per CFA site (y & 1) * 2 + (x & 1), 256 inv values by guide
-// level >> 8 (cisp_bnr_inv_sigma), two to a word, the even level low.
+// The guide plane (bnr_guide.comp), then from @base: per CFA site
+// (y & 1) * 2 + (x & 1), 256 inv values by guide level >> 8
+// (cisp_bnr_inv_sigma), two to a word, the even level low.
 layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 layout(push_constant) uniform Params {
 	uint width, height;
@@ -36,18 +36,11 @@ uint at(int x, int y)
 	return (x & 1) == 0 ? lo16(pair) : hi16(pair);
 }
 
-uint guide3(uint a, uint b, uint c)
-{
-	return (((a + c + 1u) >> 1) + b + 1u) >> 1;
-}
-
-// The guide of (x, y), both inside the frame: 1 2 1 down the rows of 1 2 1 across the columns.
+// The guide of (x, y), both inside the frame.
 uint guide(int x, int y)
 {
-	int w = int(p.width), h = int(p.height);
-	int u = mirror(y - 1, h), d = mirror(y + 1, h), l = mirror(x - 1, w), r = mirror(x + 1, w);
-	return guide3(guide3(at(l, u), at(l, y), at(l, d)), guide3(at(x, u), at(x, y), at(x, d)),
-		      guide3(at(r, u), at(r, y), at(r, d)));
+	uint pair = table[uint(y) * (p.width / 2u) + uint(x >> 1)];
+	return (x & 1) == 0 ? lo16(pair) : hi16(pair);
 }
 
 // cisp_bnr_tap_weight().

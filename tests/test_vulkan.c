@@ -546,7 +546,7 @@ TEST(vulkan_bnr_bitexact)
 			if (c && f) {
 				bnr_reference(c, &img, want);
 				vk_step_unpack(f, &steps[0]);
-				vk_step_bnr(f, c, &steps[1]);
+				CHECK_EQ(vk_step_bnr(f, c, &steps[1]), 0);
 				CHECK_EQ(vk_frame_run(f, &img, steps, 2, &got), 0);
 				for (size_t i = 0; i < (size_t)w * h; i++)
 					if (got[i] != want[i]) {

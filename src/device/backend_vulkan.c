@@ -284,7 +284,7 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		if ((q = cisp_bnr_quality_params(c)))
 			ret = vk_step_bnrq(v->frame, q, VK_BNRQ_BOTH, &steps[n++]);
 		else
-			vk_step_bnr(v->frame, c, &steps[n++]);
+			ret = vk_step_bnr(v->frame, c, &steps[n++]);
 		cisp_bnr_free(c);
 		if (ret)
 			return ret;
@@ -361,7 +361,8 @@ int vulkan_time_stages(const struct cisp_image *in, const struct cisp_param_stat
 	vk_step_unpack(f, &steps[0]);
 	vk_step_blc(f, &blc, &steps[1]);
 	vk_step_dpc(f, &dpc, &steps[2]);
-	vk_step_bnr(f, bnr, &steps[3]);
+	if ((ret = vk_step_bnr(f, bnr, &steps[3])))
+		goto out;
 	vk_step_lsc(f, &steps[4]);
 	vk_step_stats(f, &layout, &steps[5]);
 	vk_step_wb(f, &wb, &steps[6]);

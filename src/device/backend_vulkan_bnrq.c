@@ -32,9 +32,6 @@ void vk_bnrq_destroy(struct vk_gpu *g, struct vk_bnrq *b)
 		vkDestroyPipeline(g->device, b->patch_pipeline, NULL);
 	if (b->transform_pipeline)
 		vkDestroyPipeline(g->device, b->transform_pipeline, NULL);
-	if (b->descriptors)
-		vkDestroyDescriptorPool(g->device, b->descriptors, NULL);
-	vk_buffer_destroy(g, &b->guide);
 	free(b);
 }
 
@@ -47,20 +44,12 @@ static int bnrq_create(struct vk_frame *f)
 	if (!g->int64)
 		return cisp_error(-ENOTSUP, "Vulkan device %s has no 64-bit integers (shaderInt64) for the quality Bayer denoise",
 				  g->name);
+	if ((ret = vk_frame_guide(f)))
+		return ret;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return cisp_error(-ENOMEM, "out of memory for the quality Bayer denoise");
-	ret = vk_buffer_create(g, (VkDeviceSize)f->width * f->height * 2, &b->guide);
-	if (!ret) {
-		const struct vk_buffer *bindings[4][3] = { { &f->plane[0], &b->guide, &b->guide },
-							   { &f->plane[1], &b->guide, &b->guide },
-							   { &f->plane[0], &f->plane[1], &b->guide },
-							   { &f->plane[1], &f->plane[0], &b->guide } };
-
-		ret = vk_sets_create(g, 4, bindings, &b->descriptors, b->set);
-	}
-	if (!ret)
-		ret = vk_pipeline_create(g, spv_bnrq_guide, sizeof(spv_bnrq_guide), &b->guide_pipeline);
+	ret = vk_pipeline_create(g, spv_bnrq_guide, sizeof(spv_bnrq_guide), &b->guide_pipeline);
 	if (!ret)
 		ret = vk_pipeline_create(g, spv_bnrq_patch, sizeof(spv_bnrq_patch), &b->patch_pipeline);
 	if (!ret)
@@ -106,14 +95,14 @@ void vk_bnrq_record(const struct vk_frame *f, VkCommandBuffer cmd, const struct 
 	const uint32_t groups = (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS;
 
 	if (s->push[12] & VK_BNRQ_PATCH) {
-		vk_commands_dispatch(cmd, f->gpu, after_another, b->guide_pipeline, b->set[from], s->push, s->push_size,
+		vk_commands_dispatch(cmd, f->gpu, after_another, b->guide_pipeline, f->guide_set[from], s->push,
+				     s->push_size, groups, f->height);
+		vk_commands_dispatch(cmd, f->gpu, true, b->patch_pipeline, f->guide_set[2 + from], s->push, s->push_size,
 				     groups, f->height);
-		vk_commands_dispatch(cmd, f->gpu, true, b->patch_pipeline, b->set[2 + from], s->push, s->push_size, groups,
-				     f->height);
 		after_another = true;
 	}
 	/* One invocation a cell: half the rows. */
 	if (s->push[12] & VK_BNRQ_TRANSFORM)
-		vk_commands_dispatch(cmd, f->gpu, after_another, b->transform_pipeline, b->set[2 + from], s->push,
+		vk_commands_dispatch(cmd, f->gpu, after_another, b->transform_pipeline, f->guide_set[2 + from], s->push,
 				     s->push_size, groups, f->height / 2);
 }

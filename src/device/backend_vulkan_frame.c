@@ -9,6 +9,11 @@
 #include "core/error_internal.h"
 #include "device/vulkan_frame.h"
 
+/* The SPIR-V of shaders/bnr_guide.comp (src/device/meson.build). */
+static const uint32_t spv_bnr_guide[] =
+#include "device/bnr_guide.spv.h"
+	;
+
 /* Invocations per workgroup along x (local_size_x of shaders/samples.glsl): each makes a pair of samples. */
 #define GROUP_PAIRS 64
 /* The Bayer denoise's inv tables: 4 CFA sites of 256 16-bit values, two to a word. */
@@ -69,11 +74,10 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	/* Lens shading's tables: a cell and weight per column, then two node gains per row, cell and column parity. */
 	f->dpc_base = width + height * 2 * (CISP_LSC_MAX_GRID - 1);
 	f->stats_base = f->dpc_base + height + 1 + CISP_DPC_MAX_PIXELS;
-	f->bnr_base = f->stats_base + 4 * CISP_STATS_MAX_AF;
 	if ((ret = vk_buffer_create(g, raw_size, &f->raw)) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[0])) ||
 	    (ret = vk_buffer_create(g, (VkDeviceSize)width * height * 2, &f->plane[1])) ||
-	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->bnr_base + BNR_TABLE_WORDS), &f->tables)) ||
+	    (ret = vk_buffer_create(g, 4 * ((VkDeviceSize)f->stats_base + 4 * CISP_STATS_MAX_AF), &f->tables)) ||
 	    (ret = vk_buffer_create(g, 4 * VK_STATS_WORDS, &f->sums)) ||
 	    (ret = create_sets(f))) {
 		vk_frame_destroy(f);
@@ -95,6 +99,11 @@ void vk_frame_destroy(struct vk_frame *f)
 		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
 	vk_buffer_destroy(f->gpu, &f->imported);
 	vk_bnrq_destroy(f->gpu, f->bnrq);
+	if (f->guide_pipeline)
+		vkDestroyPipeline(f->gpu->device, f->guide_pipeline, NULL);
+	if (f->guide_descriptors)
+		vkDestroyDescriptorPool(f->gpu->device, f->guide_descriptors, NULL);
+	vk_buffer_destroy(f->gpu, &f->guide);
 	vk_buffer_destroy(f->gpu, &f->raw);
 	vk_buffer_destroy(f->gpu, &f->plane[0]);
 	vk_buffer_destroy(f->gpu, &f->plane[1]);
@@ -152,12 +161,40 @@ void vk_step_dpc(struct vk_frame *f, const struct cisp_dpc_coeffs *c, struct vk_
 		columns[k] = c->pixels[k].x;
 }
 
-void vk_step_bnr(struct vk_frame *f, const struct cisp_bnr_coeffs *c, struct vk_step *s)
+int vk_frame_guide(struct vk_frame *f)
 {
-	uint32_t *p = step_begin(f, s, VK_SHADER_BNR, 5), *table = (uint32_t *)f->tables.map + f->bnr_base;
-	struct cisp_bnr_row_tables t;
+	const struct vk_buffer *bindings[4][3] = { { &f->plane[0], &f->guide, &f->guide },
+						   { &f->plane[1], &f->guide, &f->guide },
+						   { &f->plane[0], &f->plane[1], &f->guide },
+						   { &f->plane[1], &f->plane[0], &f->guide } };
+	int ret;
 
-	p[0] = f->bnr_base;
+	/* Each part once, whatever an earlier call that failed left. */
+	if (!f->guide.map &&
+	    (ret = vk_buffer_create(f->gpu, (VkDeviceSize)f->width * f->height * 2 + 4 * BNR_TABLE_WORDS, &f->guide)))
+		return ret;
+	if (!f->guide_descriptors && (ret = vk_sets_create(f->gpu, 4, bindings, &f->guide_descriptors, f->guide_set))) {
+		if (f->guide_descriptors) /* the pool without its sets */
+			vkDestroyDescriptorPool(f->gpu->device, f->guide_descriptors, NULL);
+		f->guide_descriptors = VK_NULL_HANDLE;
+		return ret;
+	}
+	if (!f->guide_pipeline)
+		return vk_pipeline_create(f->gpu, spv_bnr_guide, sizeof(spv_bnr_guide), &f->guide_pipeline);
+	return 0;
+}
+
+int vk_step_bnr(struct vk_frame *f, const struct cisp_bnr_coeffs *c, struct vk_step *s)
+{
+	const uint32_t base = f->width / 2 * f->height; /* the tables' first word, after the guide plane */
+	uint32_t *p = step_begin(f, s, VK_SHADER_BNR, 5), *table;
+	struct cisp_bnr_row_tables t;
+	int ret;
+
+	if ((ret = vk_frame_guide(f)))
+		return ret;
+	table = (uint32_t *)f->guide.map + base;
+	p[0] = base;
 	for (int y = 0; y < 2; y++) {
 		cisp_bnr_tables(c, y, &t);
 		for (int k = 0; k < 2; k++) {
@@ -169,6 +206,7 @@ void vk_step_bnr(struct vk_frame *f, const struct cisp_bnr_coeffs *c, struct vk_
 		}
 	}
 	p[2] = (uint32_t)t.enabled;
+	return 0;
 }
 
 void vk_frame_lsc_tables(struct vk_frame *f, const struct cisp_lsc_coeffs *c)
@@ -295,6 +333,18 @@ void vk_frame_release_input(struct vk_frame *f)
 	vk_buffer_destroy(f->gpu, &f->imported);
 }
 
+/* The fast Bayer denoise from plane @from: its guide (none for a copy, strength 0), then the filter. */
+static void record_bnr(const struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *s, unsigned from)
+{
+	const uint32_t groups = (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS;
+
+	if (s->push[4])
+		vk_commands_dispatch(cmd, f->gpu, true, f->guide_pipeline, f->guide_set[from], s->push, 8, groups,
+				     f->height);
+	vk_commands_dispatch(cmd, f->gpu, true, f->gpu->pipeline[VK_SHADER_BNR], f->guide_set[2 + from], s->push,
+			     s->push_size, groups, f->height);
+}
+
 int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
 		    VkCommandBuffer cmd, bool timed, unsigned *result_plane)
 {
@@ -322,6 +372,8 @@ int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const st
 
 		if (step->bnr_quality)
 			vk_bnrq_record(f, cmd, step, (written - 1) % 2, i > 0);
+		else if (step->shader == VK_SHADER_BNR)
+			record_bnr(f, cmd, step, (written - 1) % 2);
 		else
 			vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[step->shader], set, step->push,
 					     step->push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, step->rows);

@@ -24,19 +24,15 @@ enum vk_bnrq_filters {
 	VK_BNRQ_BOTH = 3,
 };
 
-/* A frame's buffers, descriptor sets and pipelines for the stage, made at its first step. */
+/* A frame's pipelines for the stage, made at its first step; it runs on the frame's guide (vulkan_frame.h). */
 struct vk_bnrq {
-	struct vk_buffer guide; /* the guide, 16-bit samples as the frame's planes */
-	VkDescriptorPool descriptors;
-	/* From plane s: set[s] reads it into the guide, set[2 + s] reads it (and the guide) into plane 1 - s. */
-	VkDescriptorSet set[4];
 	VkPipeline guide_pipeline, patch_pipeline, transform_pipeline;
 };
 
 /*
  * The step of the quality Bayer denoise with @q (cisp_bnr_quality_params()
- * of the host's cisp_bnr_prepare()) on @frame, making the frame's buffers
- * and pipelines for it the first time: 0, -ENOTSUP where the device has no
+ * of the host's cisp_bnr_prepare()) on @frame, making the frame's guide
+ * and the pipelines for it the first time: 0, -ENOTSUP where the device has no
  * 64-bit integers, or another negative errno.
  */
 int vk_step_bnrq(struct vk_frame *frame, const struct cisp_bnr_quality *q, enum vk_bnrq_filters filters,

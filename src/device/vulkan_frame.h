@@ -55,13 +55,23 @@ struct vk_frame {
 	/*
 	 * The stages' tables: lens shading's (shaders/lsc.comp), then from word
 	 * dpc_base defect correction's (dpc.comp), from stats_base the AF windows
-	 * of the statistics (stats.comp), from bnr_base the Bayer denoise's (bnr.comp).
+	 * of the statistics (stats.comp).
 	 */
 	struct vk_buffer tables;
-	uint32_t dpc_base, stats_base, bnr_base;
+	uint32_t dpc_base, stats_base;
 	struct vk_buffer sums; /* the statistics' sums (VK_STATS_*) */
 	uint32_t lsc_cells; /* of the lens shading tables held (0: none yet) */
-	struct vk_bnrq *bnrq; /* the quality Bayer denoise's buffers (NULL until its first step) */
+	/*
+	 * The Bayer denoise's, made at its first step (in either mode): the guide
+	 * plane (16-bit samples as the planes), then the fast filter's tables;
+	 * from plane s, guide_set[s] reads it into the guide, guide_set[2 + s]
+	 * reads it and the guide into plane 1 - s; the fast guide's pipeline.
+	 */
+	struct vk_buffer guide;
+	VkDescriptorPool guide_descriptors;
+	VkDescriptorSet guide_set[4];
+	VkPipeline guide_pipeline;
+	struct vk_bnrq *bnrq; /* the quality filter's pipelines (NULL until its first step) */
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[5]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0, plane 0 -> sums, plane 1 -> sums */
 	VkCommandPool commands;
@@ -86,10 +96,14 @@ void vk_step_dpc(struct vk_frame *frame, const struct cisp_dpc_coeffs *c, struct
  */
 /*
  * The fast Bayer denoise (CISP_BNR_FAST's filter, or either mode's copy at
- * strength 0): also fills its tables, which the frame's next run reads. The
+ * strength 0), two dispatches: the guide (shaders/bnr_guide.comp), then the
+ * filter (bnr.comp). Also fills its tables, which the frame's next run reads,
+ * making the frame's guide the first time: 0 or a negative errno. The
  * quality filter's step is vk_step_bnrq() (vulkan_bnrq.h).
  */
-void vk_step_bnr(struct vk_frame *frame, const struct cisp_bnr_coeffs *c, struct vk_step *step);
+int vk_step_bnr(struct vk_frame *frame, const struct cisp_bnr_coeffs *c, struct vk_step *step);
+/* The guide plane, its tables and descriptor sets (vk_frame's guide*), made once: 0 or a negative errno. */
+int vk_frame_guide(struct vk_frame *frame);
 void vk_frame_lsc_tables(struct vk_frame *frame, const struct cisp_lsc_coeffs *c);
 void vk_step_lsc(const struct vk_frame *frame, struct vk_step *step);
 void vk_step_wb(const struct vk_frame *frame, const struct cisp_wb_coeffs *c, struct vk_step *step);
