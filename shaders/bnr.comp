@@ -5,36 +5,13 @@
 // arithmetic only: the mean's single-precision rounding (cisp_bnr_mean) is
 // done in 32-bit words.
 #version 450
-#include "samples.glsl"
+#include "bnr.glsl"
 
-layout(std430, set = 0, binding = 0) readonly buffer In { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint dst[]; };
 // The guide plane (bnr_guide.comp), then from @base: per CFA site
 // (y & 1) * 2 + (x & 1), 256 inv values by guide level >> 8
 // (cisp_bnr_inv_sigma), two to a word, the even level low.
 layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
-layout(push_constant) uniform Params {
-	uint width, height;
-	uint base;
-	uint green;   // bit site: the site is green
-	uint enabled; // 0: strength 0, a copy
-} p;
-
-// mirror() of src/isp/arith.h: reflection without repeating the edge.
-int mirror(int i, int n)
-{
-	if (i < 0)
-		i = -i;
-	if (i >= n)
-		i = 2 * n - 2 - i;
-	return i;
-}
-
-uint at(int x, int y)
-{
-	uint pair = src[uint(y) * (p.width / 2u) + uint(x >> 1)];
-	return (x & 1) == 0 ? lo16(pair) : hi16(pair);
-}
 
 // The guide of (x, y), both inside the frame.
 uint guide(int x, int y)

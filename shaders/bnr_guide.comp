@@ -4,29 +4,9 @@
 // rounded up (cisp_bnr_guide_at()), rows and columns reflected as the
 // reference reflects them; into the guide plane that bnr.comp reads.
 #version 450
-#include "samples.glsl"
+#include "bnr.glsl"
 
-layout(std430, set = 0, binding = 0) readonly buffer In { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Guide { uint guide[]; };
-layout(push_constant) uniform Params {
-	uint width, height;
-} p;
-
-// mirror() of src/core/plane.h: reflection without repeating the edge.
-int mirror(int i, int n)
-{
-	if (i < 0)
-		i = -i;
-	if (i >= n)
-		i = 2 * n - 2 - i;
-	return i;
-}
-
-uint at(int x, int y)
-{
-	uint pair = src[uint(y) * (p.width / 2u) + uint(x >> 1)];
-	return (x & 1) == 0 ? lo16(pair) : hi16(pair);
-}
 
 uint guide3(uint a, uint b, uint c)
 {

@@ -339,7 +339,7 @@ static void record_bnr(const struct vk_frame *f, VkCommandBuffer cmd, const stru
 	const uint32_t groups = (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS;
 
 	if (s->push[4])
-		vk_commands_dispatch(cmd, f->gpu, true, f->guide_pipeline, f->guide_set[from], s->push, 8, groups,
+		vk_commands_dispatch(cmd, f->gpu, true, f->guide_pipeline, f->guide_set[from], s->push, s->push_size, groups,
 				     f->height);
 	vk_commands_dispatch(cmd, f->gpu, true, f->gpu->pipeline[VK_SHADER_BNR], f->guide_set[2 + from], s->push,
 			     s->push_size, groups, f->height);
