@@ -524,7 +524,7 @@ TEST(vulkan_rgb_plan)
 				     CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_DEMOSAIC) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
-				     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
+				     CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_LTM) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_STATS) |
 				     CISP_BLOCK_BIT(CISP_BLOCK_NOISE) | CISP_BLOCK_BIT(CISP_BLOCK_CROP);
 		struct cisp_param_state t = s;
@@ -587,8 +587,8 @@ static void reference_frame(const struct cisp_isp_config *cfg, const struct cisp
  * conversion, sharpening from the second pair on, a 3D LUT and defect
  * correction from the third, and the packing), with the statistics, against
  * the software ISP, byte for byte, in every output format; the fourth pair
- * with chroma denoise on too (still all on the GPU), the last with local
- * tone mapping on as well, which the GPU does not have: the Bayer frame is
+ * with chroma denoise on too (still all on the GPU), the last with
+ * highlights on as well, which the GPU does not have: the Bayer frame is
  * handed over before white balance, which chroma denoise reads, and the
  * result is the same.
  */
@@ -653,7 +653,7 @@ TEST(vulkan_rgb_pipeline_bitexact)
 			}
 		}
 		if (k == 4)
-			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LTM);
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 		CHECK_EQ(vulkan_plan_frame(&state, true).rgb, k != 4);
 		/* Chroma denoise reads the white-balance bit: it leaves white balance on the GPU with the whole frame only. */
 		CHECK_EQ(vulkan_plan_frame(&state, true).wb, k != 4);

@@ -22,6 +22,9 @@ static const uint32_t spv_demosaic_rb[] =
 static const uint32_t spv_ccm[] =
 #include "device/ccm.spv.h"
 	;
+static const uint32_t spv_ltm[] =
+#include "device/ltm.spv.h"
+	;
 static const uint32_t spv_tone[] =
 #include "device/tone.spv.h"
 	;
@@ -54,6 +57,7 @@ static const struct {
 	[VK_RGB_DEMOSAIC_GREEN] = { spv_demosaic_green, sizeof(spv_demosaic_green) },
 	[VK_RGB_DEMOSAIC_RB] = { spv_demosaic_rb, sizeof(spv_demosaic_rb) },
 	[VK_RGB_CCM] = { spv_ccm, sizeof(spv_ccm) },
+	[VK_RGB_LTM] = { spv_ltm, sizeof(spv_ltm) },
 	[VK_RGB_TONE] = { spv_tone, sizeof(spv_tone) },
 	[VK_RGB_LUT3D] = { spv_lut3d, sizeof(spv_lut3d) },
 	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
@@ -69,14 +73,20 @@ static const struct {
 #define PACK_GROUPS_X 1024
 /*
  * Words of the tables buffer: the tone table (65536 16-bit entries), the 3D
- * LUT's (a word an entry), then chroma denoise's: 32 inverse luma thresholds,
- * 32 chroma ones and R[n], n up to (2 * CISP_CNR_MAX_RADIUS + 1) * 64 (shaders/cnr.glsl).
+ * LUT's (a word an entry), chroma denoise's: 32 inverse luma thresholds,
+ * 32 chroma ones and R[n], n up to (2 * CISP_CNR_MAX_RADIUS + 1) * 64 (shaders/cnr.glsl),
+ * then local tone mapping's: four words, the nodes, the columns' and the rows' (shaders/colour.glsl).
  */
 #define TONE_WORDS 32768
 #define LUT3D_WORDS (CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * 3)
 #define CNR_BINS 32
 #define CNR_RECIP_WORDS ((2 * CISP_CNR_MAX_RADIUS + 1) * 64 + 1)
 #define CNR_WORDS (2 * CNR_BINS + CNR_RECIP_WORDS)
+#define LTM_START (TONE_WORDS + LUT3D_WORDS + CNR_WORDS)
+#define LTM_NODES 4
+#define LTM_COLS (LTM_NODES + CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID)
+#define LTM_ROWS (LTM_COLS + CISP_MAX_DIMENSION)
+#define LTM_WORDS (LTM_ROWS + CISP_MAX_DIMENSION)
 
 /* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
 static int pack_layout(uint32_t format)
@@ -110,7 +120,7 @@ static bool is_yuv(uint32_t format)
 bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_plan *plan, bool stats)
 {
 	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
-	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_LTM);
+	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 
 	if ((s->enabled & cpu_only) || s->crop_enabled ||
@@ -172,7 +182,7 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
-		ret = vk_buffer_create(g, (TONE_WORDS + LUT3D_WORDS + CNR_WORDS) * 4, &r->tables);
+		ret = vk_buffer_create(g, (LTM_START + LTM_WORDS) * 4, &r->tables);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (out_format[i])
 			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
@@ -202,6 +212,7 @@ void vk_rgb_destroy(struct vk_rgb *r)
 		vk_buffer_destroy(r->gpu, &r->out[i]);
 	vk_dmq_destroy(r->dmq);
 	free(r->tone);
+	free(r->ltm);
 	free(r);
 }
 
@@ -263,6 +274,37 @@ void vk_rgb_step_ccm(const struct vk_rgb *r, const struct cisp_ccm_params *p, st
 		push[k] = (uint32_t)(int32_t)p->coeff[k];
 	for (int k = 0; k < 3; k++)
 		push[9 + k] = (uint32_t)p->offset[k];
+}
+
+int vk_rgb_step_ltm(struct vk_rgb *r, const struct cisp_ltm_params *p, struct vk_rgb_step *s)
+{
+	uint32_t *table = (uint32_t *)r->tables.map + LTM_START;
+	const struct cisp_ltm_coeffs *c;
+	int ret;
+
+	step_begin(r, s, VK_RGB_LTM, VK_RGB_IN_PLACE, 2);
+	/* The tables are made again only when the params change (the size is the side's). */
+	if (r->ltm_held && !memcmp(&r->ltm_params, p, sizeof(*p)))
+		return 0;
+	r->ltm_held = false;
+	if (!r->ltm && !(r->ltm = malloc(sizeof(*r->ltm))))
+		return cisp_error(-ENOMEM, "out of memory for the LTM tables");
+	if ((ret = cisp_ltm_prepare(r->ltm, p, (int)r->width, (int)r->height)))
+		return ret;
+	c = r->ltm;
+	table[0] = (uint32_t)c->grid_w;
+	table[1] = c->range;
+	table[2] = c->rscale;
+	table[3] = 0;
+	for (int k = 0; k < c->grid_w * c->grid_h; k++)
+		table[LTM_NODES + k] = c->level[k] | (uint32_t)c->gain[k] << 16;
+	for (uint32_t x = 0; x < r->width; x++)
+		table[LTM_COLS + x] = c->col_node[x] | (uint32_t)c->col_pos[x] << 8;
+	for (uint32_t y = 0; y < r->height; y++)
+		table[LTM_ROWS + y] = c->row_node[y] | (uint32_t)c->row_pos[y] << 8;
+	r->ltm_params = *p;
+	r->ltm_held = true;
+	return 0;
 }
 
 int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct vk_rgb_step *s)
@@ -409,7 +451,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		     const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		     struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[10 + 2 * CISP_MAX_OUTPUTS];
+	struct vk_rgb_step steps[11 + 2 * CISP_MAX_OUTPUTS];
 	unsigned n = 0, bayer_plane;
 	bool yuv = false;
 	int ret;
@@ -429,6 +471,8 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	}
 	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
 		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
+	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM)) && (ret = vk_rgb_step_ltm(r, &state->ltm, &steps[n++])))
+		return ret;
 	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) && (ret = vk_rgb_step_tone(r, &state->tone, &steps[n++])))
 		return ret;
 	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D))

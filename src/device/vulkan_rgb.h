@@ -2,7 +2,7 @@
 /*
  * The RGB side of the Vulkan backend (docs/gpu.md, "The RGB side"): the
  * stages after white balance as compute shaders (the fast demosaic, colour
- * correction, global tone, the conversion to YCbCr and the packing into the
+ * correction, local and global tone, the conversion to YCbCr and the packing into the
  * output formats, the 3D LUT, sharpening and chroma denoise), so that a frame whose every stage the GPU has goes from
  * the raw input to its outputs without the software ISP.
  *
@@ -22,6 +22,7 @@
 #include "device/vulkan_dmq.h"
 #include "device/vulkan_frame.h"
 #include "isp/cnr.h"
+#include "isp/ltm.h"
 #include "isp/tone.h"
 
 /* The RGB-side shaders (shaders/NAME.comp). */
@@ -29,6 +30,7 @@ enum vk_rgb_shader {
 	VK_RGB_DEMOSAIC_GREEN,
 	VK_RGB_DEMOSAIC_RB,
 	VK_RGB_CCM,
+	VK_RGB_LTM,
 	VK_RGB_TONE,
 	VK_RGB_LUT3D,
 	VK_RGB_SHARPEN_LUMA,
@@ -71,6 +73,9 @@ struct vk_rgb {
 	struct cisp_tone_coeffs *tone; /* the table's coefficients, and the params they came from */
 	struct cisp_tone_params tone_params;
 	struct vk_dmq *dmq; /* the quality demosaic's, made with its first frame */
+	struct cisp_ltm_coeffs *ltm; /* local tone mapping's, likewise, and whether the tables hold them */
+	struct cisp_ltm_params ltm_params;
+	bool ltm_held;
 };
 
 /*
@@ -106,6 +111,12 @@ bool vulkan_rgb_covers(const struct cisp_param_state *state, const struct vulkan
 /* The steps of the stages, from the reference's own coefficients; the demosaic takes two. */
 void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned bayer_plane, struct vk_rgb_step step[2]);
 void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
+/*
+ * Local tone mapping: also fills the tables from @p (cisp_ltm_prepare() for
+ * the frame's size; again only when @p changes), which the next run reads:
+ * 0, or -EINVAL for params the reference refuses, or -ENOMEM.
+ */
+int vk_rgb_step_ltm(struct vk_rgb *rgb, const struct cisp_ltm_params *p, struct vk_rgb_step *step);
 /* Global tone: also fills the tables from @p (cisp_tone_prepare()), which the next run reads; 0 or -ENOMEM. */
 int vk_rgb_step_tone(struct vk_rgb *rgb, const struct cisp_tone_params *p, struct vk_rgb_step *step);
 /* The 3D LUT: also copies @p's table into the tables, which the next run reads. */
