@@ -1,18 +1,33 @@
 // SPDX-License-Identifier: MIT
-// The per-pixel colour stages' arithmetic (docs/gpu.md, "The RGB side"), one
-// function each, on a pixel held in registers.
+// The per-pixel colour stages' arithmetic (docs/gpu.md, "The fused colour
+// dispatch"): colour correction, local tone mapping, global tone and the 3D
+// LUT, one function each, on a pixel held in registers.
 //
-// Local tone mapping's tables, made by the host's cisp_ltm_prepare(), start at
+// The tables: from word 0 the tone table, two 16-bit entries a word (the even
+// one low); from word LUT3D_START the 3D LUT's node (r, g, b)'s R, G, B at
+// ((b * size + g) * size + r) * 3, one word each; chroma denoise's
+// (shaders/cnr.glsl). Local tone mapping's tables, made by the host's cisp_ltm_prepare(), start at
 // word LTM_START of the tables (after the tone table, the 3D LUT's and chroma
 // denoise's): grid_w, range and rscale, a spare word, then the grid's nodes
 // (level | gain << 16, row-major, 32 x 32 at most), then each column's left
 // node | its Q6 position << 8 (16384 at most), then each row's likewise.
 layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 
-const uint LTM_START = 32768u + 33u * 33u * 33u * 3u + 2u * 32u + (2u * 8u + 1u) * 64u + 1u;
+const uint LUT3D_START = 32768u;
+const uint LTM_START = LUT3D_START + 33u * 33u * 33u * 3u + 2u * 32u + (2u * 8u + 1u) * 64u + 1u;
 const uint LTM_NODES = LTM_START + 4u;
 const uint LTM_COLS = LTM_NODES + 32u * 32u;
 const uint LTM_ROWS = LTM_COLS + 16384u;
+
+// cisp_ccm_row_c(): a Q3.12 matrix @m (row-major) and @offset. Each row's sum
+// of |coeff| is at most 32767 (the ABI's check): inside int; >> floors.
+uvec3 ccm(uvec3 c, int m[9], ivec3 offset)
+{
+	ivec3 v = ivec3(c), out_v;
+	for (int k = 0; k < 3; k++)
+		out_v[k] = ((m[3 * k] * v.r + m[3 * k + 1] * v.g + m[3 * k + 2] * v.b + 2048) >> 12) + offset[k];
+	return uvec3(clamp(out_v, 0, 65535));
+}
 
 // cisp_ltm_level(): log2 of v in 1/256 stop, piecewise linear; 0..4095.
 uint ltm_level(uint v)
@@ -52,4 +67,57 @@ uvec3 ltm(uvec3 c, uint x, uint y)
 		acc += w[i] * (table[LTM_NODES + k[i]] >> 16);
 	uint gain = (acc + sum / 2u) / sum;
 	return min((c * gain + 128u) >> 8, uvec3(65535u));
+}
+
+// cisp_tone_row_c(): each sample through the table cisp_tone_prepare() made.
+uvec3 tone(uvec3 c)
+{
+	return (uvec3(table[c.r >> 1], table[c.g >> 1], table[c.b >> 1]) >> ((c & 1u) * 16u)) & 0xffffu;
+}
+
+// Cell (0..size-2) and Q15 weight towards the next node of input @v: locate() in lut3d.c.
+ivec2 lut3d_locate(int v, int size)
+{
+	int a = v * (size - 1);
+	int q = (a + (a >> 16) + 1) >> 16; // floor(a / 65535), exact for a < 2^22
+	int pos = (a + 1 + q) >> 1;        // round(a * 32768 / 65535)
+	int i = min(pos >> 15, size - 2);
+	return ivec2(i, pos - (i << 15));
+}
+
+int lut3d_node(int index, int c)
+{
+	return int(table[LUT3D_START + uint(index * 3 + c)]);
+}
+
+// cisp_lut3d_rows(): tetrahedral interpolation between the @size^3 nodes, Q15 weights.
+uvec3 lut3d(uvec3 c, int size)
+{
+	ivec2 r = lut3d_locate(int(c.r), size), g = lut3d_locate(int(c.g), size), b = lut3d_locate(int(c.b), size);
+	int sr = 1, sg = size, sb = size * size, wr = r.y, wg = g.y, wb = b.y;
+	int base = (b.x * size + g.x) * size + r.x, i1, i2, k0, k1, k2, k3;
+	// The tetrahedron from node 000 to 111 through the corners the order of the weights picks, as in C.
+	if (wr >= wg) {
+		if (wg >= wb) {
+			i1 = sr; i2 = sr + sg; k0 = 32768 - wr; k1 = wr - wg; k2 = wg - wb; k3 = wb;
+		} else if (wr >= wb) {
+			i1 = sr; i2 = sr + sb; k0 = 32768 - wr; k1 = wr - wb; k2 = wb - wg; k3 = wg;
+		} else {
+			i1 = sb; i2 = sr + sb; k0 = 32768 - wb; k1 = wb - wr; k2 = wr - wg; k3 = wg;
+		}
+	} else {
+		if (wb >= wg) {
+			i1 = sb; i2 = sg + sb; k0 = 32768 - wb; k1 = wb - wg; k2 = wg - wr; k3 = wr;
+		} else if (wb >= wr) {
+			i1 = sg; i2 = sg + sb; k0 = 32768 - wg; k1 = wg - wb; k2 = wb - wr; k3 = wr;
+		} else {
+			i1 = sg; i2 = sr + sg; k0 = 32768 - wg; k1 = wg - wr; k2 = wr - wb; k3 = wb;
+		}
+	}
+	// The weights sum to 32768: at most 65535 * 32768 + 16384, inside int.
+	uvec3 out_v;
+	for (int k = 0; k < 3; k++)
+		out_v[k] = uint((lut3d_node(base, k) * k0 + lut3d_node(base + i1, k) * k1 + lut3d_node(base + i2, k) * k2 +
+				 lut3d_node(base + sr + sg + sb, k) * k3 + 16384) >> 15);
+	return out_v;
 }

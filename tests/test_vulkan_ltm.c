@@ -28,7 +28,10 @@
 
 #ifdef CISP_VULKAN_BUILT
 #include "device/vulkan_rgb.h"
+#include "isp/ccm.h"
+#include "isp/lut3d.h"
 #include "isp/ltm.h"
+#include "isp/tone.h"
 
 /* Widths and heights on both sides of the 64-pixel workgroup, odd ones; 1x1 the reference refuses. */
 static const struct {
@@ -149,6 +152,109 @@ TEST(vulkan_ltm_bitexact)
 	}
 	free(c);
 	free(p);
+	vk_gpu_close(g);
+}
+
+/* The colour stages of @mask (bit 0 CCM, 1 LTM, 2 tone, 3 the 3D LUT) on @want, in the reference executor's order. */
+static void colour_reference(const struct cisp_param_state *st, unsigned mask, uint16_t *want, uint32_t w, uint32_t h)
+{
+	struct rgb16 v;
+	struct cisp_ltm_coeffs *lc = malloc(sizeof(*lc));
+	struct cisp_tone_coeffs *tc = malloc(sizeof(*tc));
+
+	for (int c = 0; c < 3; c++)
+		v.c[c] = (struct plane16){ want + (size_t)c * w * h, (int)w, 0, (int)w, (int)h, 0 };
+	if (mask & 1)
+		cisp_ccm_rows(&st->ccm, &v, &v, 0, (int)h);
+	if ((mask & 2) && lc && !cisp_ltm_prepare(lc, &st->ltm, (int)w, (int)h))
+		for (uint32_t y = 0; y < h; y++) {
+			uint16_t *row[3] = { v.c[0].base + y * w, v.c[1].base + y * w, v.c[2].base + y * w };
+
+			cisp_ltm_row_c(lc, (const uint16_t *const *)row, row, (int)w, (int)y);
+		}
+	if ((mask & 4) && tc) {
+		cisp_tone_prepare(tc, &st->tone);
+		cisp_tone_rows(tc, &v, &v, 0, (int)h);
+	}
+	if (mask & 8)
+		cisp_lut3d_rows(&st->lut3d, &v, &v, 0, (int)h);
+	free(lc);
+	free(tc);
+}
+
+/*
+ * The fused colour dispatch: every subset of colour correction (a matrix
+ * with negative entries, all odd multiples of 2048, so that about half the
+ * pixels fall exactly half-way between two results, and offsets), LTM, a
+ * falling tone curve with sRGB and a 17-node 3D LUT, one subset a run over
+ * the sizes, against the reference stages one after the other.
+ */
+TEST(vulkan_ltm_fused_colour_bitexact)
+{
+	const uint32_t none[CISP_MAX_OUTPUTS] = { 0 };
+	struct vk_gpu *g = ltm_gpu();
+	struct cisp_param_state *st = malloc(sizeof(*st));
+
+	if (!g || !st)
+		goto out;
+	cisp_param_state_init(st);
+	for (int k = 0; k < 9; k++)
+		st->ccm.coeff[k] = (int16_t)(k % 4 ? (k % 2 ? -6144 : 2048) : 14336);
+	for (int c = 0; c < 3; c++)
+		st->ccm.offset[c] = c == 1 ? -3000 : 2000;
+	ltm_params(&st->ltm, 5, 7, 0);
+	st->tone.transfer = CISP_TRANSFER_SRGB;
+	for (int k = 0; k < CISP_TONE_POINTS; k++)
+		st->tone.curve[k] = (uint16_t)(65535 - k * 65535 / (CISP_TONE_POINTS - 1));
+	st->lut3d.size = 17;
+	for (int k = 0; k < 17 * 17 * 17; k++)
+		for (int c = 0; c < 3; c++)
+			st->lut3d.table[k][c] = (uint16_t)test_rand();
+	for (unsigned mask = 1; mask < 16; mask++) {
+		const uint32_t w = sizes[1 + mask % (SIZES - 1)].w, h = sizes[1 + mask % (SIZES - 1)].h;
+		struct vk_rgb *rgb = NULL;
+		uint16_t *want = malloc((size_t)w * h * 3 * 2);
+		struct vk_rgb_step colour = { .push_size = 0 }, one;
+		const uint32_t *got;
+
+		CHECK_EQ(vk_rgb_create(g, w, h, NULL, none, &rgb), 0);
+		if (!rgb || !want) {
+			free(want);
+			vk_rgb_destroy(rgb);
+			break;
+		}
+		ltm_planes(rgb, want, 0);
+		colour_reference(st, mask, want, w, h);
+		if (mask & 1) {
+			vk_rgb_step_ccm(rgb, &st->ccm, &one);
+			vk_rgb_step_fuse(&colour, &one);
+		}
+		if (mask & 2) {
+			CHECK_EQ(vk_rgb_step_ltm(rgb, &st->ltm, &one), 0);
+			vk_rgb_step_fuse(&colour, &one);
+		}
+		if (mask & 4) {
+			CHECK_EQ(vk_rgb_step_tone(rgb, &st->tone, &one), 0);
+			vk_rgb_step_fuse(&colour, &one);
+		}
+		if (mask & 8) {
+			vk_rgb_step_lut3d(rgb, &st->lut3d, &one);
+			vk_rgb_step_fuse(&colour, &one);
+		}
+		CHECK_EQ(vk_rgb_run(rgb, &colour, 1), 0);
+		got = rgb->planes.map;
+		for (uint32_t i = 0; i < 3 * w * h; i++) {
+			if (got[i] != want[i]) {
+				test_fail(__FILE__, __LINE__, "stages %#x, %ux%u: sample %u is %u, the reference's %u", mask, w,
+					  h, i, got[i], want[i]);
+				break;
+			}
+		}
+		free(want);
+		vk_rgb_destroy(rgb);
+	}
+out:
+	free(st);
 	vk_gpu_close(g);
 }
 

@@ -19,17 +19,8 @@ static const uint32_t spv_demosaic_green[] =
 static const uint32_t spv_demosaic_rb[] =
 #include "device/demosaic_rb.spv.h"
 	;
-static const uint32_t spv_ccm[] =
-#include "device/ccm.spv.h"
-	;
-static const uint32_t spv_ltm[] =
-#include "device/ltm.spv.h"
-	;
-static const uint32_t spv_tone[] =
-#include "device/tone.spv.h"
-	;
-static const uint32_t spv_lut3d[] =
-#include "device/lut3d.spv.h"
+static const uint32_t spv_colour[] =
+#include "device/colour.spv.h"
 	;
 static const uint32_t spv_sharpen_luma[] =
 #include "device/sharpen_luma.spv.h"
@@ -56,10 +47,7 @@ static const struct {
 } shader_code[VK_RGB_SHADER_COUNT] = {
 	[VK_RGB_DEMOSAIC_GREEN] = { spv_demosaic_green, sizeof(spv_demosaic_green) },
 	[VK_RGB_DEMOSAIC_RB] = { spv_demosaic_rb, sizeof(spv_demosaic_rb) },
-	[VK_RGB_CCM] = { spv_ccm, sizeof(spv_ccm) },
-	[VK_RGB_LTM] = { spv_ltm, sizeof(spv_ltm) },
-	[VK_RGB_TONE] = { spv_tone, sizeof(spv_tone) },
-	[VK_RGB_LUT3D] = { spv_lut3d, sizeof(spv_lut3d) },
+	[VK_RGB_COLOUR] = { spv_colour, sizeof(spv_colour) },
 	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
 	[VK_RGB_SHARPEN] = { spv_sharpen, sizeof(spv_sharpen) },
 	[VK_RGB_CSC] = { spv_csc, sizeof(spv_csc) },
@@ -87,6 +75,13 @@ static const struct {
 #define LTM_COLS (LTM_NODES + CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID)
 #define LTM_ROWS (LTM_COLS + CISP_MAX_DIMENSION)
 #define LTM_WORDS (LTM_ROWS + CISP_MAX_DIMENSION)
+/* shaders/colour.comp's push constants: words 0 and 1 the size, then these; COLOUR_* its stage bits. */
+#define COLOUR_STAGES 2
+#define COLOUR_LUT3D_SIZE 3
+#define COLOUR_CCM_MATRIX 4 /* 5 words, two 16-bit coefficients each */
+#define COLOUR_CCM_OFFSET 9
+#define COLOUR_WORDS 12
+enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8 };
 
 /* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
 static int pack_layout(uint32_t format)
@@ -266,14 +261,30 @@ void vk_rgb_step_demosaic(const struct vk_rgb *r, enum cisp_cfa cfa, unsigned ba
 	}
 }
 
+/* A colour step with @stage alone on; each stage sets only its own words, so that steps fuse by OR. */
+static void colour_begin(const struct vk_rgb *r, struct vk_rgb_step *s, uint32_t stage)
+{
+	step_begin(r, s, VK_RGB_COLOUR, VK_RGB_IN_PLACE, COLOUR_WORDS);
+	s->push[COLOUR_STAGES] = stage;
+}
+
+void vk_rgb_step_fuse(struct vk_rgb_step *colour, const struct vk_rgb_step *stage)
+{
+	if (!colour->push_size) {
+		*colour = *stage;
+		return;
+	}
+	for (unsigned k = 0; k < COLOUR_WORDS; k++)
+		colour->push[k] |= stage->push[k];
+}
+
 void vk_rgb_step_ccm(const struct vk_rgb *r, const struct cisp_ccm_params *p, struct vk_rgb_step *s)
 {
-	uint32_t *push = step_begin(r, s, VK_RGB_CCM, VK_RGB_IN_PLACE, 14);
-
+	colour_begin(r, s, COLOUR_CCM);
 	for (int k = 0; k < 9; k++)
-		push[k] = (uint32_t)(int32_t)p->coeff[k];
+		s->push[COLOUR_CCM_MATRIX + k / 2] |= (uint32_t)(uint16_t)p->coeff[k] << (k % 2 * 16);
 	for (int k = 0; k < 3; k++)
-		push[9 + k] = (uint32_t)p->offset[k];
+		s->push[COLOUR_CCM_OFFSET + k] = (uint32_t)p->offset[k];
 }
 
 int vk_rgb_step_ltm(struct vk_rgb *r, const struct cisp_ltm_params *p, struct vk_rgb_step *s)
@@ -282,7 +293,7 @@ int vk_rgb_step_ltm(struct vk_rgb *r, const struct cisp_ltm_params *p, struct vk
 	const struct cisp_ltm_coeffs *c;
 	int ret;
 
-	step_begin(r, s, VK_RGB_LTM, VK_RGB_IN_PLACE, 2);
+	colour_begin(r, s, COLOUR_LTM);
 	/* The tables are made again only when the params change (the size is the side's). */
 	if (r->ltm_held && !memcmp(&r->ltm_params, p, sizeof(*p)))
 		return 0;
@@ -311,7 +322,7 @@ int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct 
 {
 	uint32_t *table = r->tables.map;
 
-	step_begin(r, s, VK_RGB_TONE, VK_RGB_IN_PLACE, 2);
+	colour_begin(r, s, COLOUR_TONE);
 	if (!r->tone && !(r->tone = malloc(sizeof(*r->tone))))
 		return cisp_error(-ENOMEM, "out of memory for the tone tables");
 	/* The table is made again only when the params change (65536 entries). */
@@ -327,10 +338,11 @@ int vk_rgb_step_tone(struct vk_rgb *r, const struct cisp_tone_params *p, struct 
 
 void vk_rgb_step_lut3d(struct vk_rgb *r, const struct cisp_lut3d_params *p, struct vk_rgb_step *s)
 {
-	uint32_t *push = step_begin(r, s, VK_RGB_LUT3D, VK_RGB_IN_PLACE, 3), *table = (uint32_t *)r->tables.map + TONE_WORDS;
+	uint32_t *table = (uint32_t *)r->tables.map + TONE_WORDS;
 	const size_t entries = (size_t)p->size * p->size * p->size * 3;
 
-	push[0] = p->size;
+	colour_begin(r, s, COLOUR_LUT3D);
+	s->push[COLOUR_LUT3D_SIZE] = p->size;
 	/* The params' validation keeps size in 2..CISP_LUT3D_MAX_SIZE: the table fits. */
 	for (size_t k = 0; k < entries && k < LUT3D_WORDS; k++)
 		table[k] = p->table[k / 3][k % 3];
@@ -451,7 +463,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		     const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		     struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[11 + 2 * CISP_MAX_OUTPUTS];
+	struct vk_rgb_step steps[8 + 2 * CISP_MAX_OUTPUTS], colour = { .push_size = 0 }, one;
 	unsigned n = 0, bayer_plane;
 	bool yuv = false;
 	int ret;
@@ -469,14 +481,27 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		vk_rgb_step_demosaic(r, cfa, bayer_plane, &steps[n]);
 		n += 2;
 	}
-	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
-		vk_rgb_step_ccm(r, &state->ccm, &steps[n++]);
-	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM)) && (ret = vk_rgb_step_ltm(r, &state->ltm, &steps[n++])))
-		return ret;
-	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) && (ret = vk_rgb_step_tone(r, &state->tone, &steps[n++])))
-		return ret;
-	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D))
-		vk_rgb_step_lut3d(r, &state->lut3d, &steps[n++]);
+	/* Colour correction, LTM, tone and the 3D LUT where on: one dispatch, the pixel in registers. */
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM)) {
+		vk_rgb_step_ccm(r, &state->ccm, &one);
+		vk_rgb_step_fuse(&colour, &one);
+	}
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM)) {
+		if ((ret = vk_rgb_step_ltm(r, &state->ltm, &one)))
+			return ret;
+		vk_rgb_step_fuse(&colour, &one);
+	}
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)) {
+		if ((ret = vk_rgb_step_tone(r, &state->tone, &one)))
+			return ret;
+		vk_rgb_step_fuse(&colour, &one);
+	}
+	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D)) {
+		vk_rgb_step_lut3d(r, &state->lut3d, &one);
+		vk_rgb_step_fuse(&colour, &one);
+	}
+	if (colour.push_size)
+		steps[n++] = colour;
 	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
 		vk_rgb_step_sharpen(r, &state->sharpen, &steps[n]);
 		n += 2;

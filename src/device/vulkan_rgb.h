@@ -29,10 +29,7 @@
 enum vk_rgb_shader {
 	VK_RGB_DEMOSAIC_GREEN,
 	VK_RGB_DEMOSAIC_RB,
-	VK_RGB_CCM,
-	VK_RGB_LTM,
-	VK_RGB_TONE,
-	VK_RGB_LUT3D,
+	VK_RGB_COLOUR, /* colour correction, LTM, tone and the 3D LUT, fused */
 	VK_RGB_SHARPEN_LUMA,
 	VK_RGB_SHARPEN,
 	VK_RGB_CSC,
@@ -110,6 +107,14 @@ bool vulkan_rgb_covers(const struct cisp_param_state *state, const struct vulkan
 
 /* The steps of the stages, from the reference's own coefficients; the demosaic takes two. */
 void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned bayer_plane, struct vk_rgb_step step[2]);
+/*
+ * Colour correction, LTM, tone and the 3D LUT are one shader
+ * (shaders/colour.comp): each of their steps below is that shader with the
+ * stage alone on. vk_rgb_step_fuse() adds @stage's to @colour (all zero, or
+ * steps of the other colour stages), which then runs each stage that is on,
+ * in the reference's order, in one dispatch.
+ */
+void vk_rgb_step_fuse(struct vk_rgb_step *colour, const struct vk_rgb_step *stage);
 void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
 /*
  * Local tone mapping: also fills the tables from @p (cisp_ltm_prepare() for
