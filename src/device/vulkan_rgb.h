@@ -61,7 +61,7 @@ struct vk_rgb {
 	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
 	VkPipeline pipeline[VK_RGB_SHADER_COUNT]; /* each made when first recorded */
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
-	struct vk_buffer tables; /* the tone table, the 3D LUT's (shaders/lut3d.comp), chroma denoise's (shaders/cnr.glsl) */
+	struct vk_buffer tables; /* the tone table, the 3D LUT's, chroma denoise's and LTM's (shaders/colour.glsl) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS];
