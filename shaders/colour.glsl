@@ -6,11 +6,10 @@
 // The tables: from word 0 the tone table, two 16-bit entries a word (the even
 // one low); from word LUT3D_START the 3D LUT's node (r, g, b)'s R, G, B at
 // ((b * size + g) * size + r) * 3, one word each; chroma denoise's
-// (shaders/cnr.glsl). Local tone mapping's tables, made by the host's cisp_ltm_prepare(), start at
-// word LTM_START of the tables (after the tone table, the 3D LUT's and chroma
-// denoise's): grid_w, range and rscale, a spare word, then the grid's nodes
-// (level | gain << 16, row-major, 32 x 32 at most), then each column's left
-// node | its Q6 position << 8 (16384 at most), then each row's likewise.
+// (shaders/cnr.glsl); from word LTM_START local tone mapping's, made by the
+// host's cisp_ltm_prepare(): grid_w, range and rscale, a spare word, then the
+// grid's nodes (level | gain << 16, row-major, 32 x 32 at most), then each
+// column's left node | its Q6 position << 8 (16384 at most), then each row's.
 layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 
 const uint LUT3D_START = 32768u;

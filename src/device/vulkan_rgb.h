@@ -110,9 +110,9 @@ void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned 
 /*
  * Colour correction, LTM, tone and the 3D LUT are one shader
  * (shaders/colour.comp): each of their steps below is that shader with the
- * stage alone on. vk_rgb_step_fuse() adds @stage's to @colour (all zero, or
- * steps of the other colour stages), which then runs each stage that is on,
- * in the reference's order, in one dispatch.
+ * stage alone on. vk_rgb_step_fuse() adds @stage to @colour (a step with
+ * push_size 0 for none yet, or other colour stages' steps fused), which then
+ * runs each stage that is on, in the reference's order, in one dispatch.
  */
 void vk_rgb_step_fuse(struct vk_rgb_step *colour, const struct vk_rgb_step *stage);
 void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
