@@ -58,8 +58,6 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *s, bool stat
 struct vulkan_plan vulkan_plan_on(const struct cisp_param_state *s, bool stats, bool int64)
 {
 	const bool bnr_on = s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BNR);
-	/* Stages whose arithmetic reads whether white balance is on (highlights; chroma denoise below; the statistics too). */
-	const uint32_t readers = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	/* The Bayer denoise's quality filter's shaders (vulkan_bnrq.h) need 64-bit integers: without, the CPU runs it. */
 	const bool bnr_gpu = bnr_on && (s->bnr.mode != CISP_BNR_QUALITY || int64);
 	/* No stage before lens shading stays on the CPU (no vendor stages: create() refuses them). */
@@ -73,8 +71,7 @@ struct vulkan_plan vulkan_plan_on(const struct cisp_param_state *s, bool stats, 
 	p.lsc = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LSC)) && gpu_reaches_tap;
 	p.stats = tap && gpu_reaches_tap;
 	/* A tap left on the CPU reads the white-balance bit, and sits before white balance. */
-	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && gpu_reaches_tap && !(s->enabled & readers) &&
-	       (!tap || p.stats);
+	p.wb = (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB)) && gpu_reaches_tap && (!tap || p.stats);
 	p.rgb = vulkan_rgb_covers(s, &p, stats);
 	return p.rgb ? p : vulkan_plan_handed_over(p, s);
 }
@@ -82,8 +79,8 @@ struct vulkan_plan vulkan_plan_on(const struct cisp_param_state *s, bool stats, 
 struct vulkan_plan vulkan_plan_handed_over(struct vulkan_plan p, const struct cisp_param_state *s)
 {
 	p.rgb = false;
-	/* Chroma denoise reads the white-balance bit too: on the CPU, white balance stays with it. */
-	p.wb = p.wb && !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR));
+	/* Highlights and chroma denoise read the white-balance bit: on the CPU, white balance stays with them. */
+	p.wb = p.wb && !(s->enabled & (CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR)));
 	return p;
 }
 

@@ -8,6 +8,7 @@
 #include <cisp/log.h>
 
 #include "core/error_internal.h"
+#include "device/vulkan_highlights.h"
 #include "device/vulkan_rgb.h"
 #include "isp/csc.h"
 #include "isp/demosaic.h"
@@ -114,11 +115,10 @@ static bool is_yuv(uint32_t format)
 
 bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_plan *plan, bool stats)
 {
-	/* Blocks whose stages neither side has on the GPU (the merge and vendor stages never reach it). */
-	const uint32_t cpu_only = CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 
-	if ((s->enabled & cpu_only) || s->crop_enabled ||
+	/* Every stage after white balance has its shaders (the merge and vendor stages never reach the GPU). */
+	if (s->crop_enabled ||
 	    (s->demosaic.algorithm != CISP_DEMOSAIC_FAST && s->demosaic.algorithm != CISP_DEMOSAIC_QUALITY))
 		return false;
 	/* Every Bayer stage that is on ran on the GPU, and the statistics the job asks for. */
@@ -471,6 +471,10 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	/* One command buffer: the Bayer side's steps, then this side's. */
 	if ((ret = vk_commands_begin(r->cmd)) ||
 	    (ret = vk_frame_record(frame, input, bayer_steps, count, r->cmd, false, &bayer_plane)))
+		return ret;
+	/* Highlights run on the Bayer frame after white balance, into the other plane. */
+	if ((state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS)) &&
+	    (ret = vk_highlights_record_state(r, frame, cfa, state, &bayer_plane)))
 		return ret;
 	if (state->demosaic.algorithm == CISP_DEMOSAIC_QUALITY) {
 		if ((!r->dmq && (ret = vk_dmq_create(r->gpu, frame, &r->planes, &r->dmq))) ||

@@ -36,6 +36,7 @@ enum vk_rgb_shader {
 	VK_RGB_CNR_H,
 	VK_RGB_CNR_V,
 	VK_RGB_PACK,
+	VK_RGB_HIGHLIGHTS, /* on the Bayer frame, before the demosaic: backend_vulkan_highlights.c records it */
 	VK_RGB_SHADER_COUNT
 };
 
