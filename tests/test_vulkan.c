@@ -740,8 +740,11 @@ TEST(vulkan_plan)
 	s.bnr.mode = CISP_BNR_FAST;
 	p = vulkan_plan_frame(&s, false);
 	CHECK(p.dpc && p.bnr && p.lsc && p.wb);
+	/* Highlights read the white-balance bit: white balance stays on the GPU with them only with the whole frame. */
 	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_STATS);
 	p = vulkan_plan_frame(&s, true);
+	CHECK(p.rgb && p.wb && p.stats);
+	p = vulkan_plan_handed_over(p, &s);
 	CHECK(!p.wb && p.stats);
 }
 
@@ -850,8 +853,10 @@ TEST(vulkan_pipeline_bitexact)
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
 		plan = vulkan_plan_frame(&state, true);
 		CHECK(plan.blc && plan.dpc == (config != 2) && plan.bnr == (config == 1 || config >= 3));
-		CHECK(plan.lsc && plan.wb == (config != 1 && config != 4) && plan.stats == (config != 2));
-		CHECK(plan.rgb == (config != 1 && config != 4));
+		/* The half-size output keeps every frame handed over, and white balance with highlights on the CPU. */
+		CHECK(plan.lsc && vulkan_plan_handed_over(plan, &state).wb == (config != 1 && config != 4) &&
+		      plan.stats == (config != 2));
+		CHECK(plan.rgb);
 		memset(stats, 0, 2 * sizeof(*stats));
 		ret = run_job(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0][0], &out[0][1] },
 			      &stats[0]);
@@ -1015,7 +1020,7 @@ TEST(vulkan_tools)
 	CHECK(strstr(out, "Vulkan 1.") && strstr(out, "dma-buf import: "));
 
 	CHECK_EQ(run_cisp("bench --isp vulkan --size 64x48 --reps 1", out, sizeof(out)), 0);
-	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc,bnr,lsc\""));
+	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc,bnr,lsc,wb\""));
 	CHECK(strstr(out, "bench device pipeline=canonical isp=software frames_per_s="));
 	/* lavapipe has timestamps: every Bayer shader's time. */
 	CHECK(strstr(out, "bench gpu_stage_times=") && strstr(out, " unpack_ms=") && strstr(out, " bnr_ms=") &&
