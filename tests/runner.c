@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cisp/device.h>
 #include <cisp/error.h>
 #include <cisp/image.h>
+#include <cisp/params_state.h>
 
 #include "test.h"
 
@@ -261,4 +264,40 @@ bool test_same_pixels(const struct cisp_image *a, const struct cisp_image *b)
 				return false;
 	}
 	return true;
+}
+
+int test_device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		      const struct cisp_image *in, struct cisp_image *const *out, struct cisp_stats *stats)
+{
+	struct cisp_context *ctx = NULL;
+	struct cisp_job job = { .num_inputs = 1, .input = { in }, .stats = stats };
+	struct cisp_fence *fence = NULL;
+	size_t size = 0;
+	void *params;
+	int ret;
+
+	cisp_params_encode(state, ~0u, NULL, 0, &size);
+	if (!(params = malloc(size)))
+		return -ENOMEM;
+	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
+	job.params = params;
+	job.params_size = size;
+	memcpy(job.output, out, sizeof(job.output));
+	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "test", .isp = *cfg });
+	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
+		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
+	cisp_fence_unref(fence);
+	cisp_context_destroy(ctx);
+	free(params);
+	return ret;
+}
+
+void test_no_vulkan(const char *what, const char *why)
+{
+	const char *require = getenv("CISP_REQUIRE_VULKAN");
+
+	if (require && !strcmp(require, "1"))
+		test_fail(__FILE__, __LINE__, "CISP_REQUIRE_VULKAN=1 and %s", why);
+	else
+		test_skip("NO VULKAN DEVICE, %s NOT tested: %s", what, why);
 }

@@ -48,6 +48,22 @@ void test_comma_locale_end(void);
 struct cisp_image;
 /* Whether images @a and @b, of one format and size, have the same pixels (strides may differ). */
 bool test_same_pixels(const struct cisp_image *a, const struct cisp_image *b);
+/*
+ * No Vulkan device (@why) for the tests of @what: a failure where CI requires
+ * one (CISP_REQUIRE_VULKAN=1), else a loud skip.
+ */
+void test_no_vulkan(const char *what, const char *why);
+struct cisp_device;
+struct cisp_isp_config;
+struct cisp_param_state;
+struct cisp_stats;
+/*
+ * One frame through a new context of @dev for @cfg, with params @state
+ * (encoded whole), input @in, outputs @out (CISP_MAX_OUTPUTS of them, NULL:
+ * none there) and @stats: 0 or the job's error.
+ */
+int test_device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		      const struct cisp_image *in, struct cisp_image *const *out, struct cisp_stats *stats);
 /* Deterministic pseudo-random numbers (xorshift64*), seeded per test from its name. */
 uint64_t test_rand(void);
 

@@ -24,18 +24,14 @@
 #ifdef CISP_VULKAN_BUILT
 #include "device/vulkan_highlights.h"
 
-/* No device is a failure where CI requires one, else a loud skip; NULL then. */
+/* The device, or NULL: no device is a failure where CI requires one, else a loud skip. */
 static struct vk_gpu *open_gpu(void)
 {
-	const char *require = getenv("CISP_REQUIRE_VULKAN");
 	struct vk_gpu *g = NULL;
 
 	if (!vk_gpu_open(&g))
 		return g;
-	if (require && !strcmp(require, "1"))
-		test_fail(__FILE__, __LINE__, "CISP_REQUIRE_VULKAN=1 and %s", cisp_last_error());
-	else
-		test_skip("NO VULKAN DEVICE, the Vulkan backend's highlights are NOT tested: %s", cisp_last_error());
+	test_no_vulkan("the Vulkan backend's highlights are", cisp_last_error());
 	return NULL;
 }
 
@@ -187,33 +183,6 @@ TEST(vulkan_highlights_errors)
 	vk_gpu_close(g);
 }
 
-/* One frame through a new context of @dev with params @state: 0 or the job's error. */
-static int device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-			const struct cisp_image *in, struct cisp_image *const out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
-{
-	struct cisp_context *ctx = NULL;
-	struct cisp_job job = { .num_inputs = 1, .input = { in }, .stats = stats };
-	struct cisp_fence *fence = NULL;
-	size_t size = 0;
-	void *params;
-	int ret;
-
-	cisp_params_encode(state, ~0u, NULL, 0, &size);
-	if (!(params = malloc(size)))
-		return -ENOMEM;
-	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	job.params = params;
-	job.params_size = size;
-	memcpy(job.output, out, sizeof(job.output));
-	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "highlights", .isp = *cfg });
-	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-	cisp_fence_unref(fence);
-	cisp_context_destroy(ctx);
-	free(params);
-	return ret;
-}
-
 /*
  * Whole frames (132x20 RAW12 with clipped patches, black level, statistics,
  * RGB888 and NV12 outputs) with highlights in each mode after white balance
@@ -259,7 +228,7 @@ TEST(vulkan_highlights_pipeline_bitexact)
 			CHECK_EQ(cisp_image_alloc(&got[i], cfg.output[i].format, w, h), 0);
 			CHECK_EQ(cisp_image_alloc(&want[i], cfg.output[i].format, w, h), 0);
 		}
-		ret = device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], &got[1] },
+		ret = test_device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], &got[1] },
 				   &got_stats);
 		if (ret == -ENODEV && !open_gpu()) {
 			k = 4; /* no device: said so */
@@ -353,11 +322,6 @@ TEST(vulkan_highlights_develop_rose)
 #else
 TEST(vulkan_highlights_not_built)
 {
-	const char *require = getenv("CISP_REQUIRE_VULKAN");
-
-	if (require && !strcmp(require, "1"))
-		test_fail(__FILE__, __LINE__, "CISP_REQUIRE_VULKAN=1 and this build has no Vulkan backend");
-	else
-		test_skip("NO VULKAN DEVICE, the Vulkan backend's highlights are NOT tested: this build has no Vulkan backend");
+	test_no_vulkan("the Vulkan backend's highlights are", "this build has no Vulkan backend");
 }
 #endif

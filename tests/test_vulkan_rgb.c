@@ -540,33 +540,6 @@ TEST(vulkan_rgb_plan)
 	CHECK(!vulkan_plan_frame(&s, false).rgb);
 }
 
-/* One frame through a new context of @dev, params @state; 0 or the job's error. */
-static int device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-			const struct cisp_image *in, struct cisp_image *const out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
-{
-	struct cisp_context *ctx = NULL;
-	struct cisp_job job = { .num_inputs = 1, .input = { in }, .stats = stats };
-	struct cisp_fence *fence = NULL;
-	size_t size = 0;
-	void *params;
-	int ret;
-
-	cisp_params_encode(state, ~0u, NULL, 0, &size);
-	if (!(params = malloc(size)))
-		return -ENOMEM;
-	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	job.params = params;
-	job.params_size = size;
-	memcpy(job.output, out, sizeof(job.output));
-	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "rgb", .isp = *cfg });
-	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-	cisp_fence_unref(fence);
-	cisp_context_destroy(ctx);
-	free(params);
-	return ret;
-}
-
 /* The same frame through the software ISP. */
 static void reference_frame(const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
 			    const struct cisp_image *in, struct cisp_image *const out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
@@ -662,7 +635,7 @@ TEST(vulkan_rgb_pipeline_bitexact)
 			CHECK_EQ(cisp_image_alloc(&got[i], pairs[k][i] ? pairs[k][i] : CISP_FMT_RGB888, w, h), 0);
 			CHECK_EQ(cisp_image_alloc(&want[i], got[i].format, w, h), 0);
 		}
-		ret = device_frame(dev, &cfg, &state, &in,
+		ret = test_device_frame(dev, &cfg, &state, &in,
 				   (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], pairs[k][1] ? &got[1] : NULL },
 				   &got_stats);
 		if (ret == -ENODEV && !open_gpu())
@@ -724,7 +697,7 @@ TEST(vulkan_rgb_handed_over_outputs_bitexact)
 		state.noise.b[c] = 1u << 26;
 	}
 	CHECK(vulkan_plan_frame(&state, true).rgb); /* the stages alone would stay on the GPU */
-	ret = dev ? device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got }, &got_stats)
+	ret = dev ? test_device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got }, &got_stats)
 		  : -ENODEV;
 	if (ret == -ENODEV && !open_gpu())
 		; /* no device: said so */
