@@ -4,7 +4,7 @@
 // one invocation per pair, with the coefficients of the reference's own
 // cisp_highlights_prepare() as push constants. Every value is below 2^32
 // as in C; reconstruct's quotient of up to 34 bits is divided in 32-bit
-// words (docs/gpu.md, "Bit-exactness of the RGB side").
+// words (docs/gpu.md, "Clipped highlights").
 #version 450
 #include "samples.glsl"
 
@@ -61,7 +61,7 @@ uint pull(uint s, uint target, uint amount)
 	return uint(int(s) + ((int(target - s) * int(amount) + 16384) >> 15));
 }
 
-// amount_above(): Q15, 0 at or below start; the product wraps in uint as in C.
+// amount_above(): Q15, 0 at or below start; in uint as in C (below 2^27: an estimate never passes its clip level).
 uint amount_above(uint v, uint start, uint ramp)
 {
 	if (v <= start)
