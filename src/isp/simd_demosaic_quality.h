@@ -185,8 +185,14 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 }
 #endif
 
-/* a where the mask m is all ones, b where it is 0. */
-#define dmq_sel(m, a, b) vxor32(b, vand32(vxor32(a, b), m))
+/* a where the mask m is all ones, b where it is 0: one instruction (its lanes are all ones or 0). */
+#ifndef VEC_BITS
+#define dmq_sel(m, a, b) vbslq_s32(vreinterpretq_u32_s32(m), a, b)
+#elif VEC_BITS == 512
+#define dmq_sel(m, a, b) _mm512_ternarylogic_epi32(m, a, b, 0xca)
+#else
+#define dmq_sel(m, a, b) X(blendv_epi8)(b, a, m)
+#endif
 
 /*
  * Vectors of N32 columns at x = x0, x0 + N32, ..., the last one ending at x1
@@ -315,11 +321,10 @@ V_INLINE void dmq_widen_row(int32_t *o, const uint16_t *p, int w)
 #define DMQ_DV_RING 4
 #define DMQ_SUM_RING 6
 
-/* Row o = r[0] + r[1] + r[2] + r[3], columns [0, w). */
-V_INLINE void dmq_sum4_rows(int32_t *o, const int32_t *const r[4], int w)
+/* The sum of rows r[0], r[1], r[2] at column x and v. */
+V_INLINE vs32 dmq_sum3_rows_and(const int32_t *const r[3], int x, vs32 v)
 {
-	DMQ_FOR(x, 0, w)
-		st32(o + x, add32(add32(ld32(r[0] + x), ld32(r[1] + x)), add32(ld32(r[2] + x), ld32(r[3] + x))));
+	return add32(add32(ld32(r[0] + x), ld32(r[1] + x)), add32(ld32(r[2] + x), v));
 }
 
 /* dh of row r: green minus the other colour along the row; the C version at the two columns of each end. */
@@ -341,31 +346,64 @@ V_INLINE void dmq_diff_h_row(const struct plane16 *m, enum cisp_cfa cfa, int r, 
 	cisp_dmq_pad_row(o, w);
 }
 
-/* dv of row r: green minus the other colour along the column. */
-V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o)
+/* dv at column x of the row whose Bayer rows at -2 .. 2 are p[0] .. p[4]. */
+V_INLINE vs32 dmq_diff_v(const uint16_t *const p[5], vs32 gl, int x)
+{
+	vs32 c = dmq_ldw(p[2] + x);
+
+	return dmq_diff(dmq_ha(c, dmq_ldw(p[1] + x), dmq_ldw(p[3] + x), dmq_ldw(p[0] + x), dmq_ldw(p[4] + x)), c, gl);
+}
+
+/*
+ * dv of row r: green minus the other colour along the column; with @s, also
+ * the sum of the dv rows @sr (the three above) and r into @s, in the same
+ * sweep.
+ */
+V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o, int32_t *s,
+			     const int32_t *const sr[3])
 {
 	const int w = m->width, hgt = m->height;
-	const uint16_t *p0 = plane_row(m, mirror(r - 2, hgt)), *p1 = plane_row(m, mirror(r - 1, hgt));
-	const uint16_t *p2 = plane_row(m, mirror(r, hgt)), *p3 = plane_row(m, mirror(r + 1, hgt));
-	const uint16_t *p4 = plane_row(m, mirror(r + 2, hgt));
+	const uint16_t *const p[5] = { plane_row(m, mirror(r - 2, hgt)), plane_row(m, mirror(r - 1, hgt)),
+				       plane_row(m, mirror(r, hgt)), plane_row(m, mirror(r + 1, hgt)),
+				       plane_row(m, mirror(r + 2, hgt)) };
 	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
 
-	DMQ_FOR(x, 0, w) {
-		vs32 c = dmq_ldw(p2 + x);
-		vs32 e = dmq_ha(c, dmq_ldw(p1 + x), dmq_ldw(p3 + x), dmq_ldw(p0 + x), dmq_ldw(p4 + x));
+	if (s) {
+		DMQ_FOR(x, 0, w) {
+			vs32 d = dmq_diff_v(p, gl, x);
 
-		st32(o + x, dmq_diff(e, c, gl));
+			st32(o + x, d);
+			st32(s + x, dmq_sum3_rows_and(sr, x, d));
+		}
+	} else {
+		DMQ_FOR(x, 0, w)
+			st32(o + x, dmq_diff_v(p, gl, x));
 	}
 	cisp_dmq_pad_row(o, w);
 }
 
 /* CV(x) = sum over c = -1..1 of |a(x + c) - b(x + c)|, a and b the rows of dv above and below. */
-V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int w)
+V_INLINE vs32 dmq_cv(const int32_t *a, const int32_t *b, int x)
 {
-	DMQ_FOR(x, 0, w) {
-		vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
+	vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
 
-		st32(o + x, add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1)))));
+	return add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1))));
+}
+
+/* The row o of CV; with @s, also the sum of the CV rows @sr (the three above) and o into @s. */
+V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int32_t *s, const int32_t *const sr[3],
+			 int w)
+{
+	if (s) {
+		DMQ_FOR(x, 0, w) {
+			vs32 v = dmq_cv(a, b, x);
+
+			st32(o + x, v);
+			st32(s + x, dmq_sum3_rows_and(sr, x, v));
+		}
+	} else {
+		DMQ_FOR(x, 0, w)
+			st32(o + x, dmq_cv(a, b, x));
 	}
 }
 
@@ -396,11 +434,11 @@ static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const 
 
 		st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
 	}
-	/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 over [-3, w) (reads dh up to w + 2) */
-	DMQ_FOR(x, -4, w + 2)
+	/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 too (read over [-3, w), reads dh up to w + 5) */
+	DMQ_FOR(x, -4, w + 2) {
 		st32(ch4 + x, dmq_sum4(ch + x));
-	DMQ_FOR(x, -3, w)
 		st32(h4 + x, dmq_sum4(h1 + x));
+	}
 	/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
 	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
 		const int ph = (x ^ rbx) & 1;
@@ -471,19 +509,20 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	 */
 	for (int t = y0 - 5; t < y1 + 5; t++) {
 		const int y = t - 5;
-
-		dmq_diff_v_row(m, cfa, t, DV(t));
-		if (t - 1 >= y0 - 4)
-			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), w);
-		if (t - 4 >= y0 - 4 && t - 4 < y1 + 1) {
-			const int32_t *const r[4] = { CV(t - 4), CV(t - 3), CV(t - 2), CV(t - 1) };
-
-			dmq_sum4_rows(CVS(t - 4), r, w);
-		}
+		/* the sums of 4 rows of dv and of CV in the sweep that makes their last row */
 		if (t - 3 >= y0 - 3 && t - 3 < y1) {
-			const int32_t *const r[4] = { DV(t - 3), DV(t - 2), DV(t - 1), DV(t) };
+			const int32_t *const r[3] = { DV(t - 3), DV(t - 2), DV(t - 1) };
 
-			dmq_sum4_rows(DVS(t - 3), r, w);
+			dmq_diff_v_row(m, cfa, t, DV(t), DVS(t - 3), r);
+		} else {
+			dmq_diff_v_row(m, cfa, t, DV(t), NULL, NULL);
+		}
+		if (t - 4 >= y0 - 4 && t - 4 < y1 + 1) {
+			const int32_t *const r[3] = { CV(t - 4), CV(t - 3), CV(t - 2) };
+
+			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), CVS(t - 4), r, w);
+		} else if (t - 1 >= y0 - 4) {
+			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), NULL, NULL, w);
 		}
 		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
 			dmq_diff_h_row(m, cfa, t - 4, DH(t - 4));

@@ -19,15 +19,8 @@
 
 #define CHUNK 16
 
-static uint64_t state = 0x2545F4914F6CDD1Dull;
-
-static uint32_t rnd32(void)
-{
-	state ^= state >> 12;
-	state ^= state << 25;
-	state ^= state >> 27;
-	return (uint32_t)((state * 0x9E3779B97F4A7C15ull) >> 32);
-}
+/* checkasm's generator, so that --seed picks the frames, sizes and chunks here too */
+#define rnd32() checkasm_rnd()
 
 enum pattern { P_RANDOM, P_EXTREMES, P_ZERO, P_MAX, P_SMALL, P_SMOOTH, P_STRIPES, P_KINDS };
 
