@@ -688,63 +688,53 @@ V_INLINE vs32 dmq_cubic(vs32 a, vs32 b, vs32 p, vs32 q)
 	return sra32(add32(sub32(add32(sll32(s, 3), s), add32(p, q)), set32(8)), 4);
 }
 
-/* Row r = the sums of r[x - 4 .. x + 4] over [0, w), in place (r padded), @t a scratch row. */
-V_INLINE void dmq_box9_row(int32_t *r, int32_t *t, int w)
+/* The sum of r[x - 1], r[x], r[x + 1] (s = 1) or of r[x - 3], r[x], r[x + 3] (s = 3). */
+V_INLINE vs32 dmq_sum3(const int32_t *r, int x, int s)
 {
-	DMQ_FOR(x, -3, w + 3)
-		st32(t + x, add32(add32(ld32(r + x - 1), ld32(r + x)), ld32(r + x + 1)));
-	DMQ_FOR(x, 0, w)
-		st32(r + x, add32(add32(ld32(t + x - 3), ld32(t + x)), ld32(t + x + 3)));
+	return add32(add32(ld32(r + x - s), ld32(r + x)), ld32(r + x + s));
+}
+
+/* Rows a and b = the sums of their values at x - 4 .. x + 4 over [0, w), in place (padded); @t two scratch rows ws apart. */
+V_INLINE void dmq_box9_rows(int32_t *a, int32_t *b, int32_t *t, size_t ws, int w)
+{
+	int32_t *tb = t + ws;
+
+	DMQ_FOR(x, -3, w + 3) {
+		st32(t + x, dmq_sum3(a, x, 1));
+		st32(tb + x, dmq_sum3(b, x, 1));
+	}
+	DMQ_FOR(x, 0, w) {
+		st32(a + x, dmq_sum3(t, x, 3));
+		st32(b + x, dmq_sum3(tb, x, 3));
+	}
 }
 
 /*
  * The sums of rows of errors over the rows of y's parity within 4 (five:
- * v5) and of the other parity (four: v4), from those of y - 1 (the scratch
- * rows hold them, and are rewritten): v5(y) = v4(y - 1) + e(y + 4) and
- * v4(y) = v5(y - 1) - e(y - 5); e[i] is the row of errors y - 5 + i.
- * @first: compute them from the rows instead.
+ * v5) and of the other parity (four: v4), from the rows: e[i] is the row of
+ * errors y - 5 + i. (The rows after roll them: dmq_colour_out_row.)
  */
-V_INLINE void dmq_roll_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10], int first, int w)
+V_INLINE void dmq_first_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10], int w)
 {
-	const int32_t *old = e[0], *add = e[9];
+	DMQ_FOR(x, 0, w) {
+		vs32 s4 = add32(add32(ld32(e[2] + x), ld32(e[4] + x)), add32(ld32(e[6] + x), ld32(e[8] + x)));
+		vs32 s5 = add32(add32(ld32(e[1] + x), ld32(e[3] + x)), add32(ld32(e[5] + x), ld32(e[7] + x)));
 
-	if (first) {
-		DMQ_FOR(x, 0, w) {
-			vs32 s4 = add32(add32(ld32(e[2] + x), ld32(e[4] + x)), add32(ld32(e[6] + x), ld32(e[8] + x)));
-			vs32 s5 = add32(add32(ld32(e[1] + x), ld32(e[3] + x)), add32(ld32(e[5] + x), ld32(e[7] + x)));
-
-			st32(v4 + x, s4);
-			st32(v5 + x, add32(s5, ld32(e[9] + x)));
-		}
-		return;
-	}
-	/* in place, so no vector overlaps another: the tail in C */
-	int x = 0;
-
-	for (; x + N32 <= w; x += N32) {
-		vs32 old5 = ld32(v5 + x);
-
-		st32(v5 + x, add32(ld32(v4 + x), ld32(add + x)));
-		st32(v4 + x, sub32(old5, ld32(old + x)));
-	}
-	for (; x < w; x++) {
-		int32_t old5 = v5[x];
-
-		v5[x] = v4[x] + add[x];
-		v4[x] = old5 - old[x];
+		st32(v4 + x, s4);
+		st32(v5 + x, add32(s5, ld32(e[9] + x)));
 	}
 }
 
 /*
  * Pass 3 keeps only the scratch rows its steps read at once, in rings (row
  * r in slot (r - first) mod rows), so that they stay in the L2 cache
- * whatever the chunk: 7 rows of KR, KB and green, 10 of errors, 7 of
+ * whatever the chunk: 7 rows of KR, KB and green, 10 of errors, 9 of
  * widened Bayer. Its steps run one row each, in turn, each as soon as the
  * rows it reads are made (dmq_colour_rows).
  */
 #define DMQ_K_RING 7
 #define DMQ_E_RING 10
-#define DMQ_M_RING 7
+#define DMQ_M_RING 9
 
 /* The state of pass 3 on a chunk of rows: its input, output and rings. */
 struct dmq_colour {
@@ -757,37 +747,43 @@ struct dmq_colour {
 	int32_t *kr, *kb, *gp; /* rings of green minus red, green minus blue, green */
 	int32_t *ecd, *eown;   /* rings of errors, summed over 9 columns */
 	int32_t *mp;           /* ring of Bayer rows, widened */
-	int32_t *tmp;          /* one row */
-	int32_t *v5[2], *v4[2]; /* [cd, own] rows of sums of 5 and 4 rows of errors */
+	int32_t *tmp;          /* two rows */
+	/*
+	 * [row parity][cd, own] rows of sums of 5 and 4 rows of errors: a row's
+	 * sums are rolled from those of the row before, in the other pair
+	 */
+	int32_t *v5[2][2], *v4[2][2];
 	struct dmq_tables tb;
 };
 
-/* KR, KB and green from frame row y0 - 5, errors from y0 - 5 (only y0 - 4 on are read), Bayer from y0 - 3. */
+/* KR, KB, green and Bayer from frame row y0 - 5, errors from y0 - 5 (only y0 - 4 on are read). */
 #define KR(r) dmq_ring_row(c->kr, c->ws, DMQ_K_RING, r, c->y0 - 5)
 #define KB(r) dmq_ring_row(c->kb, c->ws, DMQ_K_RING, r, c->y0 - 5)
 #define GP(r) dmq_ring_row(c->gp, c->ws, DMQ_K_RING, r, c->y0 - 5)
 #define ECD(r) dmq_ring_row(c->ecd, c->ws, DMQ_E_RING, r, c->y0 - 5)
 #define EOWN(r) dmq_ring_row(c->eown, c->ws, DMQ_E_RING, r, c->y0 - 5)
-#define MP(r) dmq_ring_row(c->mp, c->ws, DMQ_M_RING, r, c->y0 - 3)
+#define MP(r) dmq_ring_row(c->mp, c->ws, DMQ_M_RING, r, c->y0 - 5)
 
 /*
- * Row r's green, and the colour difference of its red or blue sites' own
- * colour (written on the green sites too: those are computed by the step
- * on green sites before anything reads them).
+ * Row r's green, Bayer samples (widened), and the colour difference of its
+ * red or blue sites' own colour (written on the green sites too: those are
+ * computed by the step on green sites before anything reads them).
  */
 static void FN(dmq_colour_known_row)(const struct dmq_colour *c, int r)
 {
 	const int w = c->w, hgt = c->m->height;
 	const uint16_t *mr = plane_row(c->m, mirror(r, hgt)), *gr = plane_row(c->g, mirror(r, hgt));
-	int32_t *k = cisp_dmq_red_row(c->cfa, r) ? KR(r) : KB(r), *gq = GP(r);
+	int32_t *k = cisp_dmq_red_row(c->cfa, r) ? KR(r) : KB(r), *gq = GP(r), *mq = MP(r);
 
 	DMQ_FOR(x, 0, w) {
-		vs32 gv = dmq_ldw(gr + x);
+		vs32 gv = dmq_ldw(gr + x), mv = dmq_ldw(mr + x);
 
 		st32(gq + x, gv);
-		st32(k + x, sub32(gv, dmq_ldw(mr + x)));
+		st32(mq + x, mv);
+		st32(k + x, sub32(gv, mv));
 	}
 	cisp_dmq_pad_row(gq, w);
+	cisp_dmq_pad_row(mq, w);
 	cisp_dmq_pad_row(k, w);
 }
 
@@ -849,77 +845,127 @@ static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
 static void FN(dmq_colour_error_row)(const struct dmq_colour *c, int r)
 {
 	FN(dmq_loo_row)(c->m, c->g, c->cfa, r, ECD(r), EOWN(r));
-	dmq_box9_row(ECD(r), c->tmp, c->w);
-	dmq_box9_row(EOWN(r), c->tmp, c->w);
+	dmq_box9_rows(ECD(r), EOWN(r), c->tmp, c->ws, c->w);
+}
+
+/* The rows the output of a row y reads and writes (dmq_colour_out_row). */
+struct dmq_out_in {
+	const uint16_t *gr;               /* green */
+	uint16_t *ro, *bo;                /* red and blue out */
+	const int32_t *a, *au, *ad;       /* KR of rows y, y - 1, y + 1 */
+	const int32_t *b, *bu, *bd;       /* KB of the same rows */
+	const int32_t *m[5];              /* Bayer of rows y - 3, y - 1, y, y + 1, y + 3 */
+	const int32_t *in5[2], *in4[2];   /* [cd, own] sums of 5 and 4 rows: of y - 1, or of y (not rolled) */
+	int32_t *out5[2], *out4[2];       /* [cd, own] sums of 5 and 4 rows of y, when rolled */
+	const int32_t *eold[2], *enew[2]; /* [cd, own] rows of errors y - 5 and y + 4 */
+	int red;                          /* whether row y holds red sites */
+	vs32 gl, fc;                      /* the green lanes; the suppression strength */
+};
+
+/*
+ * Red and blue of the vector at column x of a row (@o): false-colour
+ * suppression (median of 5 of the colour differences), then the blend with
+ * the colour from its own samples, weighed by the leave-one-out errors of
+ * the colour's sites within 4 rows and columns (the rows of errors summed
+ * over 9 columns, then 5 or 4 of them). @roll: the sums of rows are those
+ * of the row before, rolled here: v5(y) = v4(y - 1) + e(y + 4) and
+ * v4(y) = v5(y - 1) - e(y - 5).
+ */
+V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
+{
+	const int32_t *const *mr = o->m;
+	vs32 s5[2], s4[2];
+
+	for (int k = 0; k < 2; k++) {
+		s5[k] = ld32(o->in5[k] + x);
+		s4[k] = ld32(o->in4[k] + x);
+		if (roll) {
+			vs32 n5 = add32(s4[k], ld32(o->enew[k] + x));
+
+			s4[k] = sub32(s5[k], ld32(o->eold[k] + x));
+			s5[k] = n5;
+			st32(o->out5[k] + x, s5[k]);
+			st32(o->out4[k] + x, s4[k]);
+		}
+	}
+	vs32 gc = dmq_ldw(o->gr + x), mv = ld32(mr[2] + x);
+	vs32 rv = dmq_suppressed(gc, o->a + x, o->au + x, o->ad + x, o->fc);
+	vs32 bv = dmq_suppressed(gc, o->b + x, o->bu + x, o->bd + x, o->fc);
+	/* the colours from their own samples: the row's colour along the row, the other one
+	   along the column on green sites and from the diagonal ones on colour sites */
+	vs32 row = dmq_cubic(ld32(mr[2] + x - 1), ld32(mr[2] + x + 1), ld32(mr[2] + x - 3), ld32(mr[2] + x + 3));
+	vs32 col = dmq_cubic(ld32(mr[1] + x), ld32(mr[3] + x), ld32(mr[0] + x), ld32(mr[4] + x));
+	vs32 near = add32(add32(ld32(mr[1] + x - 1), ld32(mr[1] + x + 1)), add32(ld32(mr[3] + x - 1), ld32(mr[3] + x + 1)));
+	vs32 far = add32(add32(add32(ld32(mr[0] + x - 1), ld32(mr[0] + x + 1)), add32(ld32(mr[4] + x - 1), ld32(mr[4] + x + 1))),
+			 add32(add32(ld32(mr[1] + x - 3), ld32(mr[1] + x + 3)), add32(ld32(mr[3] + x - 3), ld32(mr[3] + x + 3))));
+	vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
+	vs32 other = dmq_sel(o->gl, col, diag);
+	/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
+	vs32 wr = o->red ? dmq_cd_weight(s5[0], s5[1]) : dmq_cd_weight(s4[0], s4[1]);
+	vs32 wb = o->red ? dmq_cd_weight(s4[0], s4[1]) : dmq_cd_weight(s5[0], s5[1]);
+
+	rv = dmq_blend(wr, rv, o->red ? row : other, 128, 8);
+	bv = dmq_blend(wb, bv, o->red ? other : row, 128, 8);
+	/* The colour of a red or blue site is its own sample. */
+	if (o->red)
+		rv = dmq_sel(o->gl, rv, mv);
+	else
+		bv = dmq_sel(o->gl, bv, mv);
+	dmq_stc(o->ro + x, rv);
+	dmq_stc(o->bo + x, bv);
 }
 
 /*
- * Red and blue of row y: false-colour suppression (median of 5 of the
- * colour differences), then the blend with the colour from its own samples,
- * weighed by the leave-one-out errors of the colour's sites within 4 rows
- * and columns (the rows of errors summed over 9 columns, then 5 or 4 of
- * them). Makes the row of errors and of widened Bayer it is the first to
- * read, while the rows they come from are in cache.
+ * Red and blue of row y (dmq_out_vec). Makes the row of errors it is the
+ * first to read, while the rows they come from are in cache; the sums of
+ * rows of errors of the first row from the rows, of the others rolled from
+ * those of the row before (in the other pair of rows, so that the last
+ * vector of a row, which overlaps the one before, reads them unchanged).
  */
 static void FN(dmq_colour_out_row)(const struct dmq_colour *c, int y)
 {
-	const int w = c->w, hgt = c->m->height;
-	const uint16_t *gr = plane_row(c->g, y);
-	uint16_t *ro = plane_row(&c->out->c[0], y), *bo = plane_row(&c->out->c[2], y);
-	const int32_t *a = KR(y), *au = KR(y - 1), *ad = KR(y + 1);
-	const int32_t *b = KB(y), *bu = KB(y - 1), *bd = KB(y + 1);
-	const int red = cisp_dmq_red_row(c->cfa, y);
-	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(c->cfa, y)), fc = c->fc; /* x stays even */
-	/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
-	const int32_t *rcd = red ? c->v5[0] : c->v4[0], *rown = red ? c->v5[1] : c->v4[1];
-	const int32_t *bcd = red ? c->v4[0] : c->v5[0], *bown = red ? c->v4[1] : c->v5[1];
-	const int32_t *m0, *m1, *m2, *m3, *m4, *ecd[10], *eown[10];
+	const int w = c->w, cur = (y - c->y0) & 1, roll = y != c->y0;
+	struct dmq_out_in o = {
+		.gr = plane_row(c->g, y), .ro = plane_row(&c->out->c[0], y), .bo = plane_row(&c->out->c[2], y),
+		.a = KR(y), .au = KR(y - 1), .ad = KR(y + 1), .b = KB(y), .bu = KB(y - 1), .bd = KB(y + 1),
+		.m = { MP(y - 3), MP(y - 1), MP(y), MP(y + 1), MP(y + 3) },
+		.red = cisp_dmq_red_row(c->cfa, y), .gl = dmq_green_lanes(0, cisp_dmq_rb_column(c->cfa, y)), /* x stays even */
+		.fc = c->fc,
+	};
 
 	FN(dmq_colour_error_row)(c, y + 4);
-	for (int i = 0; i < 10; i++) {
-		ecd[i] = ECD(y - 5 + i);
-		eown[i] = EOWN(y - 5 + i);
-	}
-	dmq_roll_sums(c->v5[0], c->v4[0], ecd, y == c->y0, w);
-	dmq_roll_sums(c->v5[1], c->v4[1], eown, y == c->y0, w);
-	dmq_widen_row(MP(y + 3), plane_row(c->m, mirror(y + 3, hgt)), w);
-	m0 = MP(y - 3);
-	m1 = MP(y - 1);
-	m2 = MP(y);
-	m3 = MP(y + 1);
-	m4 = MP(y + 3);
-	DMQ_FOR(x, 0, w) {
-		vs32 gc = dmq_ldw(gr + x), mv = ld32(m2 + x);
-		vs32 rv = dmq_suppressed(gc, a + x, au + x, ad + x, fc);
-		vs32 bv = dmq_suppressed(gc, b + x, bu + x, bd + x, fc);
-		/* the colours from their own samples: the row's colour along the row, the other one
-		   along the column on green sites and from the diagonal ones on colour sites */
-		vs32 row = dmq_cubic(ld32(m2 + x - 1), ld32(m2 + x + 1), ld32(m2 + x - 3), ld32(m2 + x + 3));
-		vs32 col = dmq_cubic(ld32(m1 + x), ld32(m3 + x), ld32(m0 + x), ld32(m4 + x));
-		vs32 near = add32(add32(ld32(m1 + x - 1), ld32(m1 + x + 1)), add32(ld32(m3 + x - 1), ld32(m3 + x + 1)));
-		vs32 far = add32(add32(add32(ld32(m0 + x - 1), ld32(m0 + x + 1)), add32(ld32(m4 + x - 1), ld32(m4 + x + 1))),
-				 add32(add32(ld32(m1 + x - 3), ld32(m1 + x + 3)), add32(ld32(m3 + x - 3), ld32(m3 + x + 3))));
-		vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
-		vs32 other = dmq_sel(gl, col, diag);
-		vs32 wr = dmq_cd_weight(ld32(rcd + x), ld32(rown + x));
-		vs32 wb = dmq_cd_weight(ld32(bcd + x), ld32(bown + x));
+	for (int k = 0; k < 2; k++) {
+		int32_t *const ring = k ? c->eown : c->ecd;
 
-		rv = dmq_blend(wr, rv, red ? row : other, 128, 8);
-		bv = dmq_blend(wb, bv, red ? other : row, 128, 8);
-		/* The colour of a red or blue site is its own sample. */
-		if (red)
-			rv = dmq_sel(gl, rv, mv);
-		else
-			bv = dmq_sel(gl, bv, mv);
-		dmq_stc(ro + x, rv);
-		dmq_stc(bo + x, bv);
+		o.in5[k] = c->v5[roll ? cur ^ 1 : cur][k];
+		o.in4[k] = c->v4[roll ? cur ^ 1 : cur][k];
+		o.out5[k] = c->v5[cur][k];
+		o.out4[k] = c->v4[cur][k];
+		if (roll) {
+			o.eold[k] = dmq_ring_row(ring, c->ws, DMQ_E_RING, y - 5, c->y0 - 5);
+			o.enew[k] = dmq_ring_row(ring, c->ws, DMQ_E_RING, y + 4, c->y0 - 5);
+		} else {
+			const int32_t *e[10];
+
+			for (int i = 1; i < 10; i++)
+				e[i] = dmq_ring_row(ring, c->ws, DMQ_E_RING, y - 5 + i, c->y0 - 5);
+			e[0] = e[1]; /* row y0 - 5 is not made, nor read */
+			dmq_first_sums(o.out5[k], o.out4[k], e, w);
+		}
+	}
+	if (roll) {
+		DMQ_FOR(x, 0, w)
+			dmq_out_vec(&o, x, 1);
+	} else {
+		DMQ_FOR(x, 0, w)
+			dmq_out_vec(&o, x, 0);
 	}
 }
 
 static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
 				unsigned false_colour, const struct rgb16 *out, int y0, int y1, void *scratch)
 {
-	const int w = m->width, hgt = m->height;
+	const int w = m->width;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
 	struct dmq_colour cs = { .m = m, .g = g, .cfa = cfa, .out = out, .w = w, .y0 = y0, .ws = ws };
 	struct dmq_colour *c = &cs;
@@ -937,19 +983,20 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	cs.eown = cs.ecd + ws * DMQ_E_RING;
 	cs.mp = cs.eown + ws * DMQ_E_RING;
 	cs.tmp = cs.mp + ws * DMQ_M_RING + CISP_DMQ_PAD;
-	for (int k = 0; k < 2; k++) {
-		cs.v5[k] = cs.tmp + ws * (size_t)(1 + k);
-		cs.v4[k] = cs.tmp + ws * (size_t)(3 + k);
+	for (int p = 0; p < 2; p++) {
+		for (int k = 0; k < 2; k++) {
+			cs.v5[p][k] = cs.tmp + ws * (size_t)(2 + 4 * p + k);
+			cs.v4[p][k] = cs.tmp + ws * (size_t)(4 + 4 * p + k);
+		}
 	}
 	dmq_tables_load(&cs.tb);
 	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_colour_error_row)(c, r);
-	for (int r = y0 - 3; r < y0 + 3; r++)
-		dmq_widen_row(MP(r), plane_row(m, mirror(r, hgt)), w);
 	/*
 	 * Each step as soon as the rows it reads are there: row t's knowns, the
 	 * diagonal filter of t - 3 (reads t - 6 .. t), the green sites of t - 4
-	 * (reads green t - 6 .. t - 2), the output row t - 5 (reads t - 6 .. t - 4).
+	 * (reads green t - 6 .. t - 2), the output row t - 5 (reads t - 6 .. t - 4,
+	 * and Bayer t - 8 .. t - 2).
 	 */
 	for (int t = y0 - 5; t < y1 + 5; t++) {
 		FN(dmq_colour_known_row)(c, t);
