@@ -38,23 +38,24 @@
 	_mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtusepi32_epi16(max32(v, set32(0))))
 #define dmq_asint(f) _mm512_castps_si512(f)
 
+/* The 64 entries as 16-bit words, 32 a register. */
 struct dmq_lut {
-	__m512i t[4];
+	__m512i t[2];
 };
 
 V_INLINE void dmq_lut_load(struct dmq_lut *l, const uint8_t tab[64])
 {
-	for (int k = 0; k < 4; k++)
-		l->t[k] = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(tab + 16 * k)));
+	for (int k = 0; k < 2; k++)
+		l->t[k] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(tab + 32 * k)));
 }
 
-/* tab[i], i in 0..63: a two-table permute per 32 entries, bit 5 chooses. */
+/*
+ * tab[i], i in 0..63: one two-table permute of 16-bit words; the low word
+ * of each lane is i, its result the entry, and the high word is zeroed.
+ */
 V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 {
-	__m512i lo = _mm512_permutex2var_epi32(l->t[0], i, l->t[1]);
-	__m512i hi = _mm512_permutex2var_epi32(l->t[2], i, l->t[3]);
-
-	return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(i, _mm512_set1_epi32(32)), lo, hi);
+	return _mm512_maskz_permutex2var_epi16(0x55555555, l->t[0], i, l->t[1]);
 }
 
 V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
@@ -147,13 +148,17 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 #endif
 }
 #endif
-/* mlog of s (1 <= s < 2^24): bits 19.. of the single float of s, less 2032. */
-#define dmq_mlog(s) sub32(srl32(dmq_asint(X(cvtepi32_ps)(s)), 19), set32(2032))
+/*
+ * mlog of s plus 2032 (1 <= s < 2^24): bits 19.. of the single float of s.
+ * Every step takes differences of two of them (or of two minima of them),
+ * in which the 2032 cancels.
+ */
+#define dmq_mlog2032(s) srl32(dmq_asint(X(cvtepi32_ps)(s)), 19)
 #else /* NEON */
 #define dmq_ldw(p) vreinterpretq_s32_u32(vmovl_u16(vld1_u16((const uint16_t *)(p))))
 #define dmq_stc(p, v) vst1_u16((uint16_t *)(p), vqmovun_s32(v))
-#define dmq_mlog(s) \
-	vsubq_s32(vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_f32(vcvtq_f32_s32(s)), 19)), vdupq_n_s32(2032))
+/* mlog of s plus 2032, as above. */
+#define dmq_mlog2032(s) vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_f32(vcvtq_f32_s32(s)), 19))
 
 struct dmq_lut {
 	uint8x16x4_t t;
@@ -447,10 +452,10 @@ static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const 
 		dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
 		dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
 		{
-			vs32 le = dmq_mlog(add32(dmq_pick(se0, se1, ph), one));
-			vs32 lw = dmq_mlog(add32(dmq_pick(sw0, sw1, ph), one));
-			vs32 ln = dmq_mlog(add32(dmq_pick(sn0, sn1, ph), one));
-			vs32 ls = dmq_mlog(add32(dmq_pick(ss0, ss1, ph), one));
+			vs32 le = dmq_mlog2032(add32(dmq_pick(se0, se1, ph), one));
+			vs32 lw = dmq_mlog2032(add32(dmq_pick(sw0, sw1, ph), one));
+			vs32 ln = dmq_mlog2032(add32(dmq_pick(sn0, sn1, ph), one));
+			vs32 ls = dmq_mlog2032(add32(dmq_pick(ss0, ss1, ph), one));
 			vs32 we = dmq_sig(tb, sub32(lw, le)), wn = dmq_sig(tb, sub32(ls, ln));
 			vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
 			vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
@@ -576,7 +581,7 @@ static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, en
 V_INLINE vs32 dmq_cd_weight(vs32 s_cd, vs32 s_own)
 {
 	const vs32 one = set32(1);
-	vs32 t = sll32(sub32(dmq_mlog(add32(s_own, one)), dmq_mlog(add32(s_cd, one))), 2);
+	vs32 t = sll32(sub32(dmq_mlog2032(add32(s_own, one)), dmq_mlog2032(add32(s_cd, one))), 2);
 
 	return min32(max32(add32(t, set32(128)), set32(0)), set32(256));
 }
@@ -827,8 +832,8 @@ static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
 
 		dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
 		dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
-		wh = dmq_sig(&c->tb, sub32(dmq_mlog(add32(dmq_pick(gv0, gv1, ph), one)),
-					   dmq_mlog(add32(dmq_pick(gh0, gh1, ph), one))));
+		wh = dmq_sig(&c->tb, sub32(dmq_mlog2032(add32(dmq_pick(gv0, gv1, ph), one)),
+					   dmq_mlog2032(add32(dmq_pick(gh0, gh1, ph), one))));
 		/* the spread leaves 0 on the colour sites: the select keeps their values */
 		dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
 		st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
