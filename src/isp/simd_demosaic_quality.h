@@ -861,7 +861,7 @@ struct dmq_out_in {
 	const int32_t *b, *bu, *bd;       /* KB of the same rows */
 	const int32_t *m[5];              /* Bayer of rows y - 3, y - 1, y, y + 1, y + 3 */
 	const int32_t *in5[2], *in4[2];   /* [cd, own] sums of 5 and 4 rows: of y - 1, or of y (not rolled) */
-	int32_t *out5[2], *out4[2];       /* [cd, own] sums of 5 and 4 rows of y, when rolled */
+	int32_t *out5[2], *out4[2];       /* [cd, own] sums of 5 and 4 rows of y (made here) */
 	const int32_t *eold[2], *enew[2]; /* [cd, own] rows of errors y - 5 and y + 4 */
 	int red;                          /* whether row y holds red sites */
 	vs32 gl, fc;                      /* the green lanes; the suppression strength */
