@@ -46,6 +46,20 @@ TEST(freestanding_bnr_mean_is_the_float_one)
 			}
 		}
 	}
+	/*
+	 * Where the float quotient rounds up onto the next half (means of 16384
+	 * and more, sums of 256 and more: bnr.h), 3 below to 1 above each half.
+	 */
+	for (uint32_t sw = 256; sw <= 576; sw += 5) {
+		for (uint32_t m = 16383; m < 65536; m += 13) {
+			for (uint32_t d = 0; d < 5; d++) {
+				uint32_t swv = (2 * m + 1) * sw / 2 + d - 3;
+
+				differ += cisp_bnr_mean(swv, sw) != float_mean(swv, sw);
+				checked++;
+			}
+		}
+	}
 	CHECK(checked > 20000000);
 	CHECK_EQ(differ, 0);
 	/* Known values: 0, exact quotients, a half rounded up, the clamp. */
@@ -53,4 +67,7 @@ TEST(freestanding_bnr_mean_is_the_float_one)
 	CHECK_EQ(cisp_bnr_mean(64 * 1000, 64), 1000);
 	CHECK_EQ(cisp_bnr_mean(64 * 1000 + 32, 64), 1001);
 	CHECK_EQ(cisp_bnr_mean((1u << 26) - 1, 64), 65535);
+	/* 40000.5 - 1/576 in the float quotient rounds to the half (bnr.h). */
+	CHECK_EQ(cisp_bnr_mean(40000 * 576 + 287, 576), 40001);
+	CHECK_EQ(cisp_bnr_mean(40000 * 576 + 286, 576), 40000);
 }

@@ -87,26 +87,25 @@ static inline uint32_t cisp_bnr_tap_weight(uint32_t dg, uint32_t dv, uint32_t in
  * as single precision rounds (uint32_t)((float)swv / (float)sw + 0.5f), each
  * step to nearest even: the bits every SIMD level's division (div_round32())
  * gives. Computed here in integers so that the reference has no floating
- * point (the kernel module runs it): values are held in units of 2^-33,
- * where a quotient of at least 1/576 keeps all its 24 significant bits and
- * adding 1/2 is exact; the remainder of the division decides the rounding.
+ * point (the kernel module runs it). With a = swv rounded to 24 bits (as the
+ * conversion to float does), the float mean is R0 = floor((2a + sw) / 2sw),
+ * the exact a / sw rounded half up, except where the float quotient rounds
+ * up onto R0 + 1/2: only there, from below, by at most half its unit
+ * 2^(e-23), e = floor(log2(R0)); a / sw steps by 1/sw >= 1/576 > 2^-10, so
+ * that needs e >= 14. Then the result is R0 + 1 when (2sw - rem) / 2sw, the
+ * distance to the next half, is at most 2^(e-24). Checked once against the
+ * float formula for every Σw and every Σw·v <= 65535 Σw (beyond, both give
+ * 65535: a >= 65535 Σw - 2); test_freestanding.c samples those boundaries.
  */
 static inline uint16_t cisp_bnr_mean(uint32_t swv, uint32_t sw)
 {
-	const uint64_t a = cisp_bnr_round24(swv), n = a << 33, q = n / sw, r = n % sw;
-	int drop;
-	uint64_t keep, rest, o;
+	const uint32_t a = (uint32_t)cisp_bnr_round24(swv), n = 2 * a + sw, d = 2 * sw;
+	uint32_t r0 = n / d;
+	const uint32_t below = d - (n - r0 * d); /* 1..d: from the quotient to the next half */
 
-	if (!a)
-		return 0;
-	drop = 64 - __builtin_clzll(q) - 24; /* >= 0: q >= 2^33 / 576 > 2^23 when a > 0 */
-	keep = q >> drop;
-	/* The dropped bits and the remainder r / sw against half a unit of the kept bits. */
-	rest = ((q & ((1ull << drop) - 1)) * sw + r) * 2;
-	if (rest > (uint64_t)sw << drop || (rest == (uint64_t)sw << drop && (keep & 1)))
-		keep++;
-	o = cisp_bnr_round24((keep << drop) + (1ull << 32)) >> 33;
-	return (uint16_t)(o > 65535 ? 65535 : o);
+	if ((r0 >= 32768 && below * 512 <= d) || (r0 >= 16384 && r0 < 32768 && below * 1024 <= d))
+		r0++;
+	return (uint16_t)(r0 > 65535 ? 65535 : r0);
 }
 /*
  * Row kernels (bnr_row.c): the guide of a row from the input rows above
