@@ -474,7 +474,7 @@ TEST(vulkan_rgb_errors)
 		  "storage buffers");
 	CHECK_EQ(vk_frame_create(g, CISP_FMT_SRGGB16, 64, 48, &f), 0);
 	CHECK_ERR(vk_rgb_create(g, 64, 46, f, nv12, &rgb), -EINVAL, "no RGB side for a 64x46 frame");
-	/* A context whose outputs the GPU packs has an RGB side; a scaled output or a format it lacks, none. */
+	/* A context whose outputs the GPU packs has an RGB side, scaled ones too. */
 	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);
 	CHECK(rgb != NULL);
 	if (rgb) {
@@ -487,9 +487,10 @@ TEST(vulkan_rgb_errors)
 		cisp_image_free(&img);
 	}
 	vk_rgb_destroy(rgb);
-	cfg.output[1] = (struct cisp_output_config){ CISP_FMT_RGB888, 32, 24 };
+	cfg.output[1] = (struct cisp_output_config){ CISP_FMT_RGB888, 33, 24 };
 	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);
-	CHECK(rgb == NULL);
+	CHECK(rgb != NULL);
+	vk_rgb_destroy(rgb);
 	/* Nor one too big for the device's buffers: it runs, handed over. */
 	cfg = (struct cisp_isp_config){ CISP_FMT_SRGGB10, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION,
 					{ { CISP_FMT_NV12, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION } }, NULL };
@@ -536,8 +537,8 @@ TEST(vulkan_rgb_plan)
 	s.demosaic.algorithm = CISP_DEMOSAIC_QUALITY; /* its shaders: tests/test_vulkan_dmq.c */
 	CHECK(vulkan_plan_frame(&s, false).rgb);
 	s.demosaic.algorithm = CISP_DEMOSAIC_FAST;
-	s.crop_enabled = 1;
-	CHECK(!vulkan_plan_frame(&s, false).rgb);
+	s.crop_enabled = 1; /* crops are the GPU's too (test_vulkan_output.c) */
+	CHECK(vulkan_plan_frame(&s, false).rgb);
 }
 
 /* The same frame through the software ISP. */
@@ -661,15 +662,17 @@ TEST(vulkan_rgb_pipeline_bitexact)
 }
 
 /*
- * A context whose output the RGB side cannot pack (scaled to half size): every
- * frame is handed over, even one whose stages the GPU all has; with chroma
- * denoise on, which reads the white-balance bit, white balance must then stay
- * on the CPU too. Byte for byte with the software ISP.
+ * A context whose output is too big for the device's buffers (scaled up to
+ * 3392x3392, whose scaled planes are over lavapipe's 2^27-byte storage
+ * buffers; a device with larger ones runs it whole): every frame is handed
+ * over, even one whose stages the GPU all has; with chroma denoise on, which
+ * reads the white-balance bit, white balance must then stay on the CPU too.
+ * Byte for byte with the software ISP.
  */
 TEST(vulkan_rgb_handed_over_outputs_bitexact)
 {
-	const uint32_t w = 64, h = 32;
-	const struct cisp_isp_config cfg = { CISP_FMT_SRGGB12P, w, h, { { CISP_FMT_NV12, w / 2, h / 2 } }, NULL };
+	const uint32_t w = 64, h = 32, ow = 3392, oh = 3392;
+	const struct cisp_isp_config cfg = { CISP_FMT_SRGGB12P, w, h, { { CISP_FMT_NV12, ow, oh } }, NULL };
 	struct cisp_device *dev = NULL;
 	struct cisp_image in, got, want;
 	struct cisp_stats got_stats, want_stats;
@@ -682,8 +685,8 @@ TEST(vulkan_rgb_handed_over_outputs_bitexact)
 	CHECK_EQ(cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }), 0);
 	unsetenv("CISP_ISP");
 	CHECK_EQ(cisp_image_alloc(&in, cfg.input_format, w, h), 0);
-	CHECK_EQ(cisp_image_alloc(&got, CISP_FMT_NV12, w / 2, h / 2), 0);
-	CHECK_EQ(cisp_image_alloc(&want, CISP_FMT_NV12, w / 2, h / 2), 0);
+	CHECK_EQ(cisp_image_alloc(&got, CISP_FMT_NV12, ow, oh), 0);
+	CHECK_EQ(cisp_image_alloc(&want, CISP_FMT_NV12, ow, oh), 0);
 	for (size_t i = 0; i < (size_t)in.plane[0].stride * h; i++)
 		in.plane[0].data[i] = (uint8_t)test_rand();
 	cisp_param_state_init(&state);

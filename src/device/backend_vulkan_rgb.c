@@ -41,6 +41,9 @@ static const uint32_t spv_cnr_v[] =
 static const uint32_t spv_pack[] =
 #include "device/pack.spv.h"
 	;
+static const uint32_t spv_scale[] =
+#include "device/scale.spv.h"
+	;
 
 static const struct {
 	const uint32_t *code;
@@ -55,6 +58,7 @@ static const struct {
 	[VK_RGB_CNR_H] = { spv_cnr_h, sizeof(spv_cnr_h) },
 	[VK_RGB_CNR_V] = { spv_cnr_v, sizeof(spv_cnr_v) },
 	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
+	[VK_RGB_SCALE] = { spv_scale, sizeof(spv_scale) },
 };
 
 /* Invocations per workgroup along x (shaders/rgb.glsl); the pack's words go in rows of this many workgroups. */
@@ -83,6 +87,8 @@ static const struct {
 #define COLOUR_CCM_OFFSET 9
 #define COLOUR_WORDS 12
 enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8 };
+/* Then the outputs' scaler tables, each vk_output_table_words() long. */
+#define SCALE_TABLES (LTM_START + LTM_WORDS)
 
 /* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
 static int pack_layout(uint32_t format)
@@ -118,8 +124,7 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 	const bool tap = stats && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_STATS));
 
 	/* Every stage after white balance has its shaders (the merge and vendor stages never reach the GPU). */
-	if (s->crop_enabled ||
-	    (s->demosaic.algorithm != CISP_DEMOSAIC_FAST && s->demosaic.algorithm != CISP_DEMOSAIC_QUALITY))
+	if (s->demosaic.algorithm != CISP_DEMOSAIC_FAST && s->demosaic.algorithm != CISP_DEMOSAIC_QUALITY)
 		return false;
 	/* Every Bayer stage that is on ran on the GPU, and the statistics the job asks for. */
 	return (plan->blc || !(s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_BLC))) &&
@@ -132,17 +137,26 @@ bool vulkan_rgb_covers(const struct cisp_param_state *s, const struct vulkan_pla
 /* The descriptor sets of enum vk_rgb_source (binding 0 the input, 1 the output, 2 the tables). */
 static int create_sets(struct vk_rgb *r, const struct vk_frame *bayer)
 {
-	enum { SETS = VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS };
+	enum { SETS = VK_RGB_SOURCE_COUNT };
 	const struct vk_buffer *bindings[SETS][3];
 
+	/* Without a Bayer frame, an output or scaled planes there, the planes stand in (no shader reads them). */
+	const struct vk_buffer *scaled = r->scaled.buffer ? &r->scaled : &r->planes;
+
 	for (int s = 0; s < SETS; s++) {
-		/* Without a Bayer frame, or an output there, the planes stand in (no shader reads them). */
+		int out = -1; /* the output a set packs into */
+
+		if (s >= VK_RGB_SCALED_TO_OUTPUT0)
+			out = s - VK_RGB_SCALED_TO_OUTPUT0;
+		else if (s >= VK_RGB_TO_OUTPUT0 && s < VK_RGB_TO_SCALED)
+			out = s - VK_RGB_TO_OUTPUT0;
 		bindings[s][0] = s == VK_RGB_FROM_BAYER0 && bayer   ? &bayer->plane[0]
 				 : s == VK_RGB_FROM_BAYER1 && bayer ? &bayer->plane[1]
+				 : s >= VK_RGB_SCALED_TO_OUTPUT0    ? scaled
 								    : &r->planes;
-		bindings[s][1] = s >= VK_RGB_TO_OUTPUT0 && r->out[s - VK_RGB_TO_OUTPUT0].buffer
-					 ? &r->out[s - VK_RGB_TO_OUTPUT0]
-					 : &r->planes;
+		bindings[s][1] = out >= 0 && r->out[out].buffer ? &r->out[out]
+				 : s == VK_RGB_TO_SCALED	  ? scaled
+								  : &r->planes;
 		bindings[s][2] = &r->tables;
 	}
 	return vk_sets_create(r->gpu, SETS, bindings, &r->descriptors, r->set);
@@ -151,6 +165,18 @@ static int create_sets(struct vk_rgb *r, const struct vk_frame *bayer)
 int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struct vk_frame *bayer,
 		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **out)
 {
+	struct cisp_output_config output[CISP_MAX_OUTPUTS];
+
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		output[i] = (struct cisp_output_config){ out_format[i], width, height };
+	return vk_rgb_create_outputs(g, width, height, bayer, output, out);
+}
+
+int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, const struct vk_frame *bayer,
+			  const struct cisp_output_config output[CISP_MAX_OUTPUTS], struct vk_rgb **out)
+{
+	uint32_t out_format[CISP_MAX_OUTPUTS], table_at[CISP_MAX_OUTPUTS];
+	uint64_t scaled_words = 0, table_words = SCALE_TABLES;
 	struct vk_rgb *r;
 	VkPhysicalDeviceProperties props;
 	int ret;
@@ -158,15 +184,30 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	if (!width || !height || width > CISP_MAX_DIMENSION || height > CISP_MAX_DIMENSION ||
 	    (bayer && (bayer->width != width || bayer->height != height)))
 		return cisp_error(-EINVAL, "Vulkan backend: no RGB side for a %ux%u frame", width, height);
-	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-		if (out_format[i] && pack_layout(out_format[i]) < 0)
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		const struct cisp_output_config *o = &output[i];
+
+		out_format[i] = o->format;
+		if (o->format && pack_layout(o->format) < 0)
 			return cisp_error(-ENOTSUP, "Vulkan backend: the GPU does not pack %s outputs",
-					  cisp_format_name(out_format[i]));
-	/* Vulkan promises storage buffers of 2^27 bytes only; the planes' is the largest here. */
+					  cisp_format_name(o->format));
+		if (o->format && (!o->width || !o->height || o->width > CISP_MAX_DIMENSION ||
+				  o->height > CISP_MAX_DIMENSION))
+			return cisp_error(-EINVAL, "Vulkan backend: no %ux%u output", o->width, o->height);
+		if (o->format && (uint64_t)o->width * o->height * 3 > scaled_words)
+			scaled_words = (uint64_t)o->width * o->height * 3;
+		table_at[i] = (uint32_t)table_words; /* a few times 2^16 words at most */
+		if (o->format)
+			table_words += vk_output_table_words(width, height, o->width, o->height);
+	}
+	/* Vulkan promises storage buffers of 2^27 bytes only; the planes' or the scaled planes' is the largest here. */
 	vkGetPhysicalDeviceProperties(g->physical, &props);
 	if ((uint64_t)width * height * 4 * 4 > props.limits.maxStorageBufferRange)
 		return cisp_error(-E2BIG, "Vulkan device %s: a %ux%u frame's planes are over its %u-byte storage buffers",
 				  g->name, width, height, props.limits.maxStorageBufferRange);
+	if (scaled_words * 4 > props.limits.maxStorageBufferRange || table_words * 4 > props.limits.maxStorageBufferRange)
+		return cisp_error(-E2BIG, "Vulkan device %s: the scaled planes of the outputs are over its %u-byte storage buffers",
+				  g->name, props.limits.maxStorageBufferRange);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return cisp_error(-ENOMEM, "out of memory for a Vulkan frame");
@@ -174,13 +215,22 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 	r->width = width;
 	r->height = height;
 	memcpy(r->out_format, out_format, sizeof(r->out_format));
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		r->out_width[i] = output[i].width;
+		r->out_height[i] = output[i].height;
+		r->scale_table[i] = table_at[i];
+	}
 	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
-		ret = vk_buffer_create(g, (LTM_START + LTM_WORDS) * 4, &r->tables);
+		ret = vk_buffer_create(g, table_words * 4, &r->tables);
+	if (!ret && scaled_words)
+		ret = vk_buffer_create(g, scaled_words * 4, &r->scaled);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (out_format[i])
-			ret = vk_buffer_create(g, (packed_bytes(out_format[i], width, height) + 3) & ~(VkDeviceSize)3,
+			ret = vk_buffer_create(g,
+					       (packed_bytes(out_format[i], output[i].width, output[i].height) + 3) &
+						       ~(VkDeviceSize)3,
 					       &r->out[i]);
 	if (ret || (ret = create_sets(r, bayer)) || (ret = vk_commands_create(g, &r->commands, &r->cmd))) {
 		vk_rgb_destroy(r);
@@ -203,6 +253,7 @@ void vk_rgb_destroy(struct vk_rgb *r)
 			vkDestroyPipeline(r->gpu->device, r->pipeline[s], NULL);
 	vk_buffer_destroy(r->gpu, &r->planes);
 	vk_buffer_destroy(r->gpu, &r->tables);
+	vk_buffer_destroy(r->gpu, &r->scaled);
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		vk_buffer_destroy(r->gpu, &r->out[i]);
 	vk_dmq_destroy(r->dmq);
@@ -214,18 +265,13 @@ void vk_rgb_destroy(struct vk_rgb *r)
 int vk_rgb_open(struct vk_gpu *g, const struct vk_frame *bayer, const struct cisp_isp_config *config,
 		struct vk_rgb **rgb)
 {
-	uint32_t format[CISP_MAX_OUTPUTS];
 	int ret;
 
 	*rgb = NULL;
-	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
-		const struct cisp_output_config *o = &config->output[i];
-
-		if (o->format && (pack_layout(o->format) < 0 || o->width != config->width || o->height != config->height))
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (config->output[i].format && pack_layout(config->output[i].format) < 0)
 			return 0; /* the software ISP makes them */
-		format[i] = o->format;
-	}
-	ret = vk_rgb_create(g, config->width, config->height, bayer, format, rgb);
+	ret = vk_rgb_create_outputs(g, config->width, config->height, bayer, config->output, rgb);
 	/* A frame too big for the device's buffers still runs, handed over after white balance. */
 	if (ret == -ENOMEM || ret == -E2BIG) {
 		cisp_log(CISP_LOG_INFO, "Vulkan backend: the stages after white balance run on the CPU: %s",
@@ -397,8 +443,10 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 {
 	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4);
 
+	s->push[0] = r->out_width[index];
+	s->push[1] = r->out_height[index];
 	push[0] = (uint32_t)pack_layout(r->out_format[index]);
-	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->width, r->height);
+	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->out_width[index], r->out_height[index]);
 }
 
 /*
@@ -426,6 +474,10 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
 		}
+		if (s->shader == VK_RGB_SCALE) { /* one invocation per pixel of the output */
+			groups_x = (s->push[2] + GROUP_PIXELS - 1) / GROUP_PIXELS;
+			groups_y = s->push[3];
+		}
 		vk_commands_dispatch(r->cmd, r->gpu, after_another || i > 0, r->pipeline[s->shader], r->set[s->source],
 				     s->push, s->push_size, groups_x, groups_y);
 	}
@@ -446,8 +498,8 @@ int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
 	const uint8_t *from = r->out[index].map;
 	size_t row, rows;
 
-	if (!r->out_format[index] || img->format != r->out_format[index] || img->width != r->width ||
-	    img->height != r->height)
+	if (!r->out_format[index] || img->format != r->out_format[index] || img->width != r->out_width[index] ||
+	    img->height != r->out_height[index])
 		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s image for output %d", img->width, img->height,
 				  cisp_format_name(img->format), index);
 	for (unsigned p = 0; p < img->num_planes; p++) {
@@ -463,7 +515,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		     const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		     struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[8 + 2 * CISP_MAX_OUTPUTS], colour = { .push_size = 0 }, one;
+	struct vk_rgb_step steps[8 + 3 * CISP_MAX_OUTPUTS], colour = { .push_size = 0 }, one;
 	unsigned n = 0, bayer_plane;
 	bool yuv = false;
 	int ret;
@@ -512,8 +564,11 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	}
 	/* The RGB outputs, then the conversion to YCbCr for the others (as the reference's executor). */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
-		if (r->out_format[i] && output[i] && !is_yuv(r->out_format[i]))
-			vk_rgb_step_pack(r, i, &steps[n++]);
+		if (r->out_format[i] && output[i] && !is_yuv(r->out_format[i])) {
+			if ((ret = vk_output_steps(r, state, i, &steps[n])) < 0)
+				return ret;
+			n += (unsigned)ret;
+		}
 		yuv |= r->out_format[i] && output[i] && is_yuv(r->out_format[i]);
 	}
 	if (yuv)
@@ -531,9 +586,13 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 			return ret;
 		n += (unsigned)ret;
 	}
-	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
-			vk_rgb_step_pack(r, i, &steps[n++]);
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i])) {
+			if ((ret = vk_output_steps(r, state, i, &steps[n])) < 0)
+				return ret;
+			n += (unsigned)ret;
+		}
+	}
 	if ((ret = record(r, steps, n, true)) || (ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
 		return ret;
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)

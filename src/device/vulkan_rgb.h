@@ -21,6 +21,7 @@
 #include "device/vulkan_backend.h"
 #include "device/vulkan_dmq.h"
 #include "device/vulkan_frame.h"
+#include "device/vulkan_output.h"
 #include "isp/cnr.h"
 #include "isp/ltm.h"
 #include "isp/tone.h"
@@ -37,6 +38,7 @@ enum vk_rgb_shader {
 	VK_RGB_CNR_V,
 	VK_RGB_PACK,
 	VK_RGB_HIGHLIGHTS, /* on the Bayer frame, before the demosaic: backend_vulkan_highlights.c records it */
+	VK_RGB_SCALE, /* crop and scale of an output (vulkan_output.h) */
 	VK_RGB_SHADER_COUNT
 };
 
@@ -46,6 +48,9 @@ enum vk_rgb_source {
 	VK_RGB_FROM_BAYER1, /* its plane 1 into the planes */
 	VK_RGB_IN_PLACE,    /* the planes, in place, with the tables */
 	VK_RGB_TO_OUTPUT0,  /* the planes into output 0's buffer; output i: VK_RGB_TO_OUTPUT0 + i */
+	VK_RGB_TO_SCALED = VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS, /* the planes into the scaled planes */
+	VK_RGB_SCALED_TO_OUTPUT0, /* the scaled planes into output 0's buffer; output i: + i */
+	VK_RGB_SOURCE_COUNT = VK_RGB_SCALED_TO_OUTPUT0 + CISP_MAX_OUTPUTS
 };
 
 /* One dispatch: a shader, its descriptor set and its push constants. */
@@ -60,12 +65,18 @@ struct vk_rgb {
 	struct vk_gpu *gpu;
 	uint32_t width, height;
 	uint32_t out_format[CISP_MAX_OUTPUTS]; /* 0: no output there */
+	uint32_t out_width[CISP_MAX_OUTPUTS], out_height[CISP_MAX_OUTPUTS];
 	VkPipeline pipeline[VK_RGB_SHADER_COUNT]; /* each made when first recorded */
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
 	struct vk_buffer tables; /* the tone table, the 3D LUT's, chroma denoise's and LTM's (shaders/colour.glsl) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
+	/* An output cropped or scaled: its three planes (as the planes, at its size), as large as the largest output. */
+	struct vk_buffer scaled;
+	uint32_t scale_table[CISP_MAX_OUTPUTS];             /* where output i's scaler tables start in the tables */
+	struct vk_output_window window[CISP_MAX_OUTPUTS]; /* what they are for (0x0: none yet) */
+	uint32_t window_taps[CISP_MAX_OUTPUTS][2];        /* and their taps a sample, columns then rows */
 	VkDescriptorPool descriptors;
-	VkDescriptorSet set[VK_RGB_TO_OUTPUT0 + CISP_MAX_OUTPUTS];
+	VkDescriptorSet set[VK_RGB_SOURCE_COUNT];
 	VkCommandPool commands; /* of its own: see vk_commands_create() */
 	VkCommandBuffer cmd;
 	struct cisp_tone_coeffs *tone; /* the table's coefficients, and the params they came from */
@@ -85,12 +96,15 @@ struct vk_rgb {
  */
 int vk_rgb_create(struct vk_gpu *gpu, uint32_t width, uint32_t height, const struct vk_frame *bayer,
 		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **rgb);
+/* The same with outputs @output of any size (format 0: none), which it crops and scales (vulkan_output.h). */
+int vk_rgb_create_outputs(struct vk_gpu *gpu, uint32_t width, uint32_t height, const struct vk_frame *bayer,
+			  const struct cisp_output_config output[CISP_MAX_OUTPUTS], struct vk_rgb **rgb);
 void vk_rgb_destroy(struct vk_rgb *rgb);
 
 /*
  * The RGB side of a context of @config whose Bayer frames are @bayer's, in
- * *@rgb, when it packs every output of @config (each of the frame's size, in
- * NV12, I420, RGB888, XBGR32 or RGB48) and the device holds its buffers,
+ * *@rgb, when it packs every output of @config (in NV12, I420, RGB888, XBGR32
+ * or RGB48, of any size) and the device holds its buffers,
  * else NULL there (with an info message when the buffers are too big): 0 or
  * a negative errno.
  */
@@ -101,8 +115,8 @@ int vk_rgb_open(struct vk_gpu *gpu, const struct vk_frame *bayer, const struct c
  * Whether, with @plan for the Bayer side, every stage that parameter state
  * @state runs on a frame is on the GPU: the Bayer side's plan has every Bayer
  * stage that is on and the statistics when the job asks for them (@stats),
- * and every later stage enabled is one of this side's, with no crop. The
- * outputs are vk_rgb_open()'s business.
+ * and every later stage enabled is one of this side's. The outputs, crops
+ * included, are vk_rgb_open()'s and vulkan_output.h's business.
  */
 bool vulkan_rgb_covers(const struct cisp_param_state *state, const struct vulkan_plan *plan, bool stats);
 
@@ -138,12 +152,12 @@ void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, 
  */
 int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_cnr_params *p, const struct cisp_noise_params *noise,
 		    const struct cisp_cnr_gains *g, struct vk_rgb_step step[2]);
-/* Packing the planes into output @index's buffer, in its format. */
+/* Packing the planes, of output @index's size, into its buffer, in its format (vk_output_steps() picks the planes). */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
 
 /* Record @steps in one command buffer, submit it and wait for it: 0 or a negative errno. */
 int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned count);
-/* Output @index's packed bytes into @img: 0, or -EINVAL if @img is not of its format and the frame's size. */
+/* Output @index's packed bytes into @img: 0, or -EINVAL if @img is not of its format and size. */
 int vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
 
 /*

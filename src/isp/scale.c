@@ -140,6 +140,16 @@ void cisp_scaler_free(struct cisp_scaler *s)
 	free(s);
 }
 
+void cisp_scaler_table(const struct cisp_scaler *s, bool vertical, int *taps, const int32_t **start,
+		       const int32_t **weights)
+{
+	const struct axis *ax = vertical ? &s->v : &s->h;
+
+	*taps = ax->taps;
+	*start = ax->start;
+	*weights = ax->w;
+}
+
 /*
  * The horizontal pass of output samples [i0, i0 + n) of one input row @src,
  * in Q1 (0..131070), with @taps weights each: inlined with a constant for
