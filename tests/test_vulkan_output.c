@@ -6,7 +6,8 @@
  * then whole frames with cropped and scaled outputs through a device with
  * CISP_ISP=vulkan, against the software ISP, byte for byte. Without a
  * Vulkan device the tests say so loudly and skip, unless
- * CISP_REQUIRE_VULKAN=1 (CI): then that is a failure.
+ * CISP_REQUIRE_VULKAN=1 (CI): then that is a failure (a build without
+ * Vulkan is reported by test_vulkan_rgb.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -229,33 +230,6 @@ out:
 	free(in);
 }
 
-/* One frame through a new context of @dev, params @state; 0 or the job's error. */
-static int device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-			const struct cisp_image *in, struct cisp_image *const out[CISP_MAX_OUTPUTS])
-{
-	struct cisp_context *ctx = NULL;
-	struct cisp_job job = { .num_inputs = 1, .input = { in } };
-	struct cisp_fence *fence = NULL;
-	size_t size = 0;
-	void *params;
-	int ret;
-
-	cisp_params_encode(state, ~0u, NULL, 0, &size);
-	if (!(params = malloc(size)))
-		return -ENOMEM;
-	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	job.params = params;
-	job.params_size = size;
-	memcpy(job.output, out, sizeof(job.output));
-	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "output", .isp = *cfg });
-	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-	cisp_fence_unref(fence);
-	cisp_context_destroy(ctx);
-	free(params);
-	return ret;
-}
-
 /*
  * Whole frames on a device with CISP_ISP=vulkan, whole on the GPU (the plan
  * keeps them there and the context has an RGB side): a cropped NV12 output at
@@ -318,7 +292,8 @@ TEST(vulkan_output_pipeline_bitexact)
 		}
 		/* Whole on the GPU: the plan keeps the frame there and the context has an RGB side for these outputs. */
 		CHECK(vulkan_plan_frame(&state, false).rgb);
-		ret = device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], &got[1] });
+		ret = test_device_frame(dev, &cfg, &state, &in,
+					(struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], &got[1] }, NULL);
 		if (ret == -ENODEV && !(g = open_gpu())) {
 			k = sizeof(frames) / sizeof(frames[0]); /* no device: said so */
 		} else if (ret) {
@@ -353,14 +328,4 @@ TEST(vulkan_output_pipeline_bitexact)
 	cisp_image_free(&in);
 	cisp_device_destroy(dev);
 }
-#else
-TEST(vulkan_output_not_built)
-{
-	const char *require = getenv("CISP_REQUIRE_VULKAN");
-
-	if (require && !strcmp(require, "1"))
-		test_fail(__FILE__, __LINE__, "CISP_REQUIRE_VULKAN=1 and this build has no Vulkan backend");
-	else
-		test_skip("NO VULKAN DEVICE, the Vulkan backend's crop and scale are NOT tested: this build has no Vulkan backend");
-}
-#endif
+#endif /* a build without Vulkan: test_vulkan_rgb.c says so */
