@@ -170,6 +170,7 @@ TEST(vulkan_output_windows)
 	uint16_t *in = malloc(sizeof(uint16_t) * w * h * 3), want[16 * 10 * 3];
 	struct vk_rgb_step steps[2];
 	struct cisp_param_state state;
+	VkPhysicalDeviceProperties props;
 
 	cisp_param_state_init(&state);
 	CHECK(in != NULL);
@@ -208,7 +209,7 @@ TEST(vulkan_output_windows)
 	state.crop_enabled = 3; /* output 0 keeps its window */
 	state.crop[1] = (struct cisp_crop_params){ state.crop[1].header, 1, 0, 0, 0, w, h, 0 };
 	CHECK_EQ(vk_output_steps(rgb, &state, 1, steps), 1);
-	/* Shifted by one column, it goes through the scaled planes. */
+	/* Two columns in, it goes through the scaled planes. */
 	state.crop[1].x = 2;
 	state.crop[1].width = w - 2;
 	CHECK_EQ(vk_output_steps(rgb, &state, 1, steps), 2);
@@ -224,6 +225,19 @@ TEST(vulkan_output_windows)
 	CHECK_EQ(vk_rgb_run(rgb, steps, 1), 0);
 	CHECK_EQ(rgb->window[0].x, 2);
 	CHECK_EQ(rgb->window[0].width, 40);
+	vk_rgb_destroy(rgb);
+	rgb = NULL;
+	/* Outputs of no size, or whose scaled planes the device's storage buffers cannot hold. */
+	CHECK_ERR(vk_rgb_create_outputs(g, w, h, NULL,
+					(const struct cisp_output_config[CISP_MAX_OUTPUTS]){ { CISP_FMT_RGB48, 0, 4 } }, &rgb),
+		  -EINVAL, "no 0x4 output");
+	vkGetPhysicalDeviceProperties(g->physical, &props);
+	if (props.limits.maxStorageBufferRange < 12ull * CISP_MAX_DIMENSION * CISP_MAX_DIMENSION)
+		CHECK_ERR(vk_rgb_create_outputs(g, w, h, NULL,
+						(const struct cisp_output_config[CISP_MAX_OUTPUTS]){
+							{ CISP_FMT_RGB48, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION } },
+						&rgb),
+			  -E2BIG, "the scaled planes of the outputs are over");
 out:
 	vk_rgb_destroy(rgb);
 	vk_gpu_close(g);

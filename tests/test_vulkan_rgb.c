@@ -491,7 +491,7 @@ TEST(vulkan_rgb_errors)
 	CHECK_EQ(vk_rgb_open(g, f, &cfg, &rgb), 0);
 	CHECK(rgb != NULL);
 	vk_rgb_destroy(rgb);
-	/* Nor one too big for the device's buffers: it runs, handed over. */
+	/* One too big for the device's buffers has none: it runs, handed over. */
 	cfg = (struct cisp_isp_config){ CISP_FMT_SRGGB10, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION,
 					{ { CISP_FMT_NV12, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION } }, NULL };
 	CHECK_EQ(vk_rgb_open(g, NULL, &cfg, &rgb), 0);
