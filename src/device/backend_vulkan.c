@@ -304,6 +304,8 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 		vk_step_wb(v->frame, &c, &steps[n++]);
 	}
 	if (whole) {
+		if (f->stats && !plan.stats) /* the statistics off: the header, every sum 0, as cisp_isp_process() */
+			cisp_stats_header(f->stats, v->frame->width, v->frame->height);
 		if (!(ret = vk_rgb_process(v->rgb, v->frame, v->cfa, &v->state, f->input[0], steps, n, f->output)) &&
 		    plan.stats)
 			load_stats(v, &layout, acc, f->stats);
