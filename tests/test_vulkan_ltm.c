@@ -468,12 +468,9 @@ TEST(vulkan_ltm_tuning_bitexact)
 	/* The tuning turns both on; LTM used to send the frame to the CPU after the statistics. */
 	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM));
 	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR));
-	/*
-	 * Highlights, on too, have no shader yet (docs/gpu.md, "The RGB side:
-	 * not covered yet"): without them, every stage the tuning turns on is on the GPU.
-	 */
+	/* Every stage the tuning and the control loop turn on (highlights too) is on the GPU. */
+	CHECK(res.params->enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS));
 	state = *res.params;
-	state.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS);
 	check_frames(&ic, &state, 1, &raw);
 out:
 	cisp_image_free(&raw);

@@ -59,6 +59,7 @@ static const struct {
 	{ 96, 40, 0, 0, 65, 40, 64, 39 },         /* at the left, top and bottom edges, just under 1:1 */
 	{ 96, 40, 31, 7, 65, 33, 65, 33 },        /* a crop alone (1:1), inside */
 	{ 96, 40, 95, 39, 1, 1, 3, 2 },           /* the last pixel, enlarged */
+	{ 48, 20, 7, 3, 24, 10, 48, 20 },         /* an output of the frame's size, cropped: scaled planes made then */
 };
 #define CASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -109,7 +110,10 @@ static void check_case(struct vk_gpu *g, unsigned k, bool bright)
 	if (!in || !want || !rgb)
 		goto out;
 	random_planes(rgb, in, bright);
+	/* Scaled planes from the start only for an output of another size than the frame; else with the first crop. */
+	CHECK_EQ(!rgb->scaled.buffer, ow == w && oh == h);
 	CHECK_EQ(vk_output_steps(rgb, &state, 0, steps), 2);
+	CHECK(rgb->scaled.buffer);
 	CHECK_EQ(steps[0].shader, VK_RGB_SCALE);
 	CHECK_EQ(steps[1].source, VK_RGB_SCALED_TO_OUTPUT0);
 	CHECK_EQ(vk_rgb_run(rgb, steps, 1), 0);
@@ -249,7 +253,8 @@ out:
  * keeps them there and the context has an RGB side): a cropped NV12 output at
  * the frame's bottom right beside a half-size NV12 one; a scaled RGB888
  * output beside a cropped and scaled I420 one (chroma denoise on, before
- * the crop); byte for byte with the software ISP.
+ * the crop); two outputs of the frame's size, one cropped (the scaled planes
+ * made with the first frame); byte for byte with the software ISP.
  */
 TEST(vulkan_output_pipeline_bitexact)
 {
@@ -260,6 +265,8 @@ TEST(vulkan_output_pipeline_bitexact)
 	} frames[] = {
 		{ { { CISP_FMT_NV12, 40, 22 }, { CISP_FMT_NV12, 48, 32 } }, { { 56, 42, 40, 22 }, { 0 } } },
 		{ { { CISP_FMT_RGB888, 67, 45 }, { CISP_FMT_I420, 30, 18 } }, { { 0 }, { 10, 4, 70, 52 } } },
+		/* Outputs of the frame's size, one cropped: the scaled planes are made with the first frame. */
+		{ { { CISP_FMT_RGB888, 96, 64 }, { CISP_FMT_NV12, 96, 64 } }, { { 0 }, { 8, 6, 48, 32 } } },
 	};
 	struct cisp_device *dev = NULL;
 	struct vk_gpu *g = NULL;

@@ -79,6 +79,8 @@ int vk_output_steps(struct vk_rgb *r, const struct cisp_param_state *state, int 
 		vk_rgb_step_pack(r, index, &step[0]); /* straight from the planes */
 		return 1;
 	}
+	if ((ret = vk_rgb_scaled_planes(r)))
+		return ret;
 	memset(scale, 0, sizeof(*scale));
 	scale->shader = VK_RGB_SCALE;
 	scale->source = VK_RGB_TO_SCALED;

@@ -224,8 +224,11 @@ int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, con
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
 		ret = vk_buffer_create(g, table_words * 4, &r->tables);
-	if (!ret && scaled_words)
-		ret = vk_buffer_create(g, scaled_words * 4, &r->scaled);
+	/* Scaled planes only when an output is of another size: a crop of one of the frame's size comes later, if ever. */
+	r->scaled_words = scaled_words;
+	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret && !r->scaled.buffer; i++)
+		if (out_format[i] && (output[i].width != width || output[i].height != height))
+			ret = vk_buffer_create(g, scaled_words * 4, &r->scaled);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (out_format[i])
 			ret = vk_buffer_create(g,
@@ -237,6 +240,34 @@ int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, con
 		return ret;
 	}
 	*out = r;
+	return 0;
+}
+
+int vk_rgb_scaled_planes(struct vk_rgb *r)
+{
+	VkWriteDescriptorSet write[1 + CISP_MAX_OUTPUTS];
+	VkDescriptorBufferInfo info;
+	uint32_t n = 0;
+	int ret;
+
+	if (r->scaled.buffer)
+		return 0;
+	if ((ret = vk_buffer_create(r->gpu, r->scaled_words * 4, &r->scaled)))
+		return ret;
+	/* The sets that read or write them held the planes in their place (create_sets()). */
+	info = (VkDescriptorBufferInfo){ r->scaled.buffer, 0, VK_WHOLE_SIZE };
+	write[n++] = (VkWriteDescriptorSet){ .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+					     .dstSet = r->set[VK_RGB_TO_SCALED],
+					     .dstBinding = 1,
+					     .descriptorCount = 1,
+					     .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+					     .pBufferInfo = &info };
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		write[n] = write[0];
+		write[n].dstSet = r->set[VK_RGB_SCALED_TO_OUTPUT0 + i];
+		write[n++].dstBinding = 0;
+	}
+	vkUpdateDescriptorSets(r->gpu->device, n, write, 0, NULL);
 	return 0;
 }
 

@@ -70,8 +70,13 @@ struct vk_rgb {
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
 	struct vk_buffer tables; /* the tone table, the 3D LUT's, chroma denoise's and LTM's (shaders/colour.glsl) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
-	/* An output cropped or scaled: its three planes (as the planes, at its size), as large as the largest output. */
+	/*
+	 * An output cropped or scaled: its three planes (as the planes, at its
+	 * size), scaled_words words, as large as the largest output; made with
+	 * the first frame that needs them (vk_rgb_scaled_planes()).
+	 */
 	struct vk_buffer scaled;
+	uint64_t scaled_words;
 	uint32_t scale_table[CISP_MAX_OUTPUTS];             /* where output i's scaler tables start in the tables */
 	struct vk_output_window window[CISP_MAX_OUTPUTS]; /* what they are for (0x0: none yet) */
 	uint32_t window_taps[CISP_MAX_OUTPUTS][2];        /* and their taps a sample, columns then rows */
@@ -169,5 +174,11 @@ int vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
 int vk_rgb_process(struct vk_rgb *rgb, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
 		   const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		   struct cisp_image *const output[CISP_MAX_OUTPUTS]);
+
+/*
+ * The scaled planes, made and bound to the sets that read or write them at
+ * the first call (between frames): 0 or a negative errno.
+ */
+int vk_rgb_scaled_planes(struct vk_rgb *rgb);
 
 #endif
