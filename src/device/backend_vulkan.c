@@ -4,8 +4,8 @@
  * process's Vulkan device, has a frame's buffers on it, and keeps a software
  * ISP for the stages the GPU does not run yet. A frame goes:
  *
- *   raw input --copy--> GPU: unpack[, black level][, defects][, Bayer denoise (either mode)][, lens shading]
- *                            [, statistics][, white balance]
+ *   raw input --copy--> GPU: unpack[, black level][, bracket merge][, defects][, Bayer denoise (either mode)]
+ *                            [, lens shading][, statistics][, white balance]
  *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest,
  *
  * or, when the GPU has every stage the frame runs (plan.rgb), on through the
@@ -19,7 +19,9 @@
  * reference's own accumulator. vulkan_process() is the hand-over: the place
  * where the GPU's part ends and the CPU's begins. The GPU's job is submitted
  * with a timeline semaphore the worker waits on; the device signals the
- * job's cisp fence when process() returns.
+ * job's cisp fence when process() returns. A bracket (CISP_JOB_MERGE_HDR)
+ * runs its other frames' unpack and black level first, and merges them
+ * (vulkan_merge.h); the merge step then stands after black level.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -241,9 +243,11 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	const struct vulkan_plan gpu_plan = vulkan_plan_on(&v->state, f->stats != NULL, v->gpu->int64);
 	const struct vulkan_plan plan = v->rgb ? gpu_plan : vulkan_plan_handed_over(gpu_plan, &v->state);
 	const bool whole = plan.rgb; /* the whole frame on the GPU */
+	const bool bracket = f->mode == CISP_JOB_MERGE_HDR;
 	const int plan_bits = plan.blc | plan.dpc << 1 | plan.lsc << 2 | plan.stats << 3 | plan.wb << 4 | whole << 5 |
-			      plan.bnr << 6;
-	struct vk_step steps[VK_SHADER_COUNT];
+			      plan.bnr << 6 | bracket << 7;
+	struct vk_step steps[VK_SHADER_COUNT + 1]; /* a bracket's merge besides */
+	const struct cisp_image *input = f->input[0];
 	struct cisp_stats_acc *acc = NULL;
 	struct cisp_stats_layout layout;
 	unsigned n = 0;
@@ -253,8 +257,8 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 	if (v->logged_plan != plan_bits) {
 		v->logged_plan = plan_bits;
-		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s%s%s", plan.blc ? ", blc" : "",
-			 plan.dpc ? ", dpc" : "", plan.bnr ? ", bnr" : "", plan.lsc ? ", lsc" : "",
+		cisp_log(CISP_LOG_DEBUG, "Vulkan backend: the GPU runs unpack%s%s%s%s%s%s%s%s", plan.blc ? ", blc" : "",
+			 bracket ? ", merge" : "", plan.dpc ? ", dpc" : "", plan.bnr ? ", bnr" : "", plan.lsc ? ", lsc" : "",
 			 plan.stats ? ", statistics" : "", plan.wb ? ", wb" : "",
 			 whole ? " and every later stage" : ", the CPU the rest");
 	}
@@ -264,6 +268,12 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 
 		cisp_blc_prepare(&c, &v->state.blc, v->cfa);
 		vk_step_blc(v->frame, &c, &steps[n++]);
+	}
+	/* A bracket: every frame but the shortest merged now, which this frame's steps then merge and go on with. */
+	if (bracket) {
+		if ((ret = vk_frame_merge(v->frame, f, steps, n, &steps[n], &input)))
+			return ret;
+		n++;
 	}
 	if (plan.dpc) {
 		struct cisp_dpc_coeffs c;
@@ -306,12 +316,12 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	if (whole) {
 		if (f->stats && !plan.stats) /* the statistics off: the header, every sum 0, as cisp_isp_process() */
 			cisp_stats_header(f->stats, v->frame->width, v->frame->height);
-		if (!(ret = vk_rgb_process(v->rgb, v->frame, v->cfa, &v->state, f->input[0], steps, n, f->output)) &&
+		if (!(ret = vk_rgb_process(v->rgb, v->frame, v->cfa, &v->state, input, steps, n, f->output)) &&
 		    plan.stats)
 			load_stats(v, &layout, acc, f->stats);
 		goto out;
 	}
-	if ((ret = sync_cpu(v, &plan)) || (ret = vk_frame_run(v->frame, f->input[0], steps, n, &samples)))
+	if ((ret = sync_cpu(v, &plan)) || (ret = vk_frame_run(v->frame, input, steps, n, &samples)))
 		goto out;
 	if (plan.stats)
 		load_stats(v, &layout, acc, f->stats); /* the software ISP makes none */
@@ -387,5 +397,6 @@ const struct cisp_device_backend device_backend_vulkan = {
 	.check_params = vulkan_check_params,
 	.set_params = vulkan_set_params,
 	.process = vulkan_process,
+	.modes = 1u << CISP_JOB_MERGE_HDR,
 	.limits = vulkan_limits,
 };

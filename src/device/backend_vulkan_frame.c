@@ -99,6 +99,7 @@ void vk_frame_destroy(struct vk_frame *f)
 		vkDestroyDescriptorPool(f->gpu->device, f->descriptors, NULL);
 	vk_buffer_destroy(f->gpu, &f->imported);
 	vk_bnrq_destroy(f->gpu, f->bnrq);
+	vk_merge_destroy(f->gpu, f->merge);
 	if (f->guide_pipeline)
 		vkDestroyPipeline(f->gpu->device, f->guide_pipeline, NULL);
 	if (f->guide_descriptors)
@@ -372,6 +373,8 @@ int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const st
 
 		if (step->bnr_quality)
 			vk_bnrq_record(f, cmd, step, (written - 1) % 2, i > 0);
+		else if (step->merge)
+			vk_merge_record(f, cmd, step, (written - 1) % 2);
 		else if (step->shader == VK_SHADER_BNR)
 			record_bnr(f, cmd, step, (written - 1) % 2);
 		else

@@ -14,6 +14,7 @@
 
 #include "device/vulkan_bnrq.h"
 #include "device/vulkan_gpu.h"
+#include "device/vulkan_merge.h"
 #include "isp/blc.h"
 #include "isp/bnr.h"
 #include "isp/dpc.h"
@@ -28,6 +29,7 @@ struct vk_step {
 	uint32_t push_size;
 	uint32_t rows;
 	bool bnr_quality; /* the quality Bayer denoise's step: its own dispatches (vulkan_bnrq.h) */
+	bool merge;       /* a bracket's merge step: its own pipeline (vulkan_merge.h) */
 };
 
 /* The statistics' sums on the device, in 32-bit words (shaders/stats.comp). */
@@ -72,6 +74,7 @@ struct vk_frame {
 	VkDescriptorSet guide_set[4];
 	VkPipeline guide_pipeline;
 	struct vk_bnrq *bnrq; /* the quality filter's pipelines (NULL until its first step) */
+	struct vk_merge *merge; /* a bracket's merge (NULL until the first bracket) */
 	VkDescriptorPool descriptors;
 	VkDescriptorSet set[5]; /* raw -> plane 0, plane 0 -> 1, plane 1 -> 0, plane 0 -> sums, plane 1 -> sums */
 	VkCommandPool commands;

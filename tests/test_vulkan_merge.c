@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exposure brackets on the GPU (shaders/merge.comp, docs/gpu.md): the merge
+ * shader against cisp_merge_rows() on random frames with saturated and
+ * moving regions at ratios 1..256, then whole CISP_JOB_MERGE_HDR jobs of 2
+ * and 3 frames through a device with CISP_ISP=vulkan against the software
+ * backend byte for byte (outputs, statistics, job result), with every stage
+ * on the GPU and with the frame handed over to the CPU. Without a Vulkan
+ * device the tests say so loudly and skip, unless CISP_REQUIRE_VULKAN=1
+ * (CI): then that is a failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cisp/device.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
+#include <cisp/log.h>
+#include <cisp/params_state.h>
+
+#include "test.h"
+
+#ifdef CISP_VULKAN_BUILT
+#include "device/vulkan_backend.h"
+#include "device/vulkan_frame.h"
+#include "isp/merge.h"
+
+/* The device, or NULL: no device is a failure where CI requires one, else a loud skip. */
+static struct vk_gpu *open_gpu(void)
+{
+	struct vk_gpu *g = NULL;
+
+	if (!vk_gpu_open(&g))
+		return g;
+	test_no_vulkan("the Vulkan backend's bracket merge is", cisp_last_error());
+	return NULL;
+}
+
+/*
+ * The merge so far (@acc, at the longer exposure) and the shorter frame
+ * (@s), @ratio apart, in runs of columns: consistent (acc = ratio x s,
+ * clipped), saturated, around the knee, a moved object (far apart), small
+ * noise, and anything at random.
+ */
+static void bracket_rows(uint16_t *acc, uint16_t *s, uint32_t w, uint32_t h, uint32_t ratio)
+{
+	for (uint32_t y = 0; y < h; y++) {
+		unsigned kind = 0;
+
+		for (uint32_t x = 0; x < w; x++) {
+			const size_t i = (size_t)y * w + x;
+			uint32_t base = (uint32_t)(test_rand() % 65536) / ratio, a;
+
+			if (x % 6 == 0)
+				kind = (unsigned)(test_rand() % 6);
+			s[i] = (uint16_t)base;
+			a = base * ratio;
+			switch (kind) {
+			case 1: /* saturated */
+				a = 65535;
+				break;
+			case 2: /* around the knee */
+				a = CISP_MERGE_KNEE - 512 + (uint32_t)(test_rand() % 5120);
+				break;
+			case 3: /* something moved: far from the scaled frame */
+				s[i] = (uint16_t)(test_rand() % 65536);
+				break;
+			case 4: /* noise */
+				a += (uint32_t)(test_rand() % 64);
+				break;
+			case 5:
+				a = (uint32_t)(test_rand() % 65536);
+				s[i] = (uint16_t)(test_rand() % 65536);
+				break;
+			}
+			acc[i] = (uint16_t)(a > 65535 ? 65535 : a);
+		}
+	}
+}
+
+/*
+ * The shader against cisp_merge_rows() on 16-bit frames of every CFA order
+ * (the unpack is the identity), 2x2 to 1030x2: pair counts odd and even, on
+ * both sides of the 64-pair workgroup, rows shorter than the 9-column
+ * window; ratios 1, 2, 4, 256 and random ones, with random shorter exposures.
+ */
+TEST(vulkan_merge_bitexact)
+{
+	static const struct {
+		uint32_t w, h;
+	} sizes[] = { { 2, 2 }, { 4, 2 }, { 6, 4 }, { 10, 2 }, { 130, 6 }, { 254, 4 }, { 1030, 2 } };
+	static const uint32_t ratios[] = { 1, 2, 4, 256 };
+	struct vk_gpu *g = open_gpu();
+	size_t ghosts = 0, blended = 0; /* samples the reference took from the shorter frame: the inputs reach them */
+	int trial = 0;
+
+	for (unsigned z = 0; g && z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		const uint32_t w = sizes[z].w, h = sizes[z].h;
+		uint16_t *acc = malloc((size_t)w * h * 2), *want = malloc((size_t)w * h * 2);
+
+		for (int cfa = 0; cfa < 4; cfa++) {
+			const uint32_t format = cisp_bayer_format((enum cisp_cfa)cfa, 16, false);
+			struct vk_frame *f = NULL;
+			struct cisp_image img;
+
+			CHECK_EQ(cisp_image_alloc(&img, format, w, h), 0);
+			CHECK_EQ(vk_frame_create(g, format, w, h, &f), 0);
+			CHECK(f && !f->merge); /* made at the first bracket only */
+			CHECK_EQ(f ? vk_frame_merge_open(f) : -1, 0);
+			for (int r = 0; f && f->merge && r < 6; r++, trial++) {
+				const uint32_t ratio = r < 4 ? ratios[r] : 1 + (uint32_t)(test_rand() % 256);
+				const uint32_t shorter = 1 + (uint32_t)(test_rand() % 100000);
+				uint16_t *s = (uint16_t *)img.plane[0].data;
+				const struct plane16 pa = { acc, w, 0, (int)w, (int)h, 0 };
+				const struct plane16 ps = { s, img.plane[0].stride / 2, 0, (int)w, (int)h, 0 };
+				const struct plane16 po = { want, w, 0, (int)w, (int)h, 0 };
+				struct cisp_merge_coeffs c;
+				struct vk_step steps[2];
+				const uint16_t *got;
+
+				/* The frame's rows are padded: make them tight, then spread them out. */
+				bracket_rows(acc, want, w, h, ratio);
+				for (uint32_t y = h; y-- > 0;)
+					memmove(s + (size_t)y * ps.stride, want + (size_t)y * w, (size_t)w * 2);
+				cisp_merge_prepare(&c, shorter * ratio, shorter);
+				memcpy(f->merge->acc.map, acc, (size_t)w * h * 2);
+				cisp_merge_rows(&c, &pa, &ps, &po, 0, (int)h);
+				vk_step_unpack(f, &steps[0]);
+				vk_step_merge(f, &c, &steps[1]);
+				CHECK_EQ(vk_frame_run(f, &img, steps, 2, &got), 0);
+				for (size_t i = 0; i < (size_t)w * h; i++) {
+					const uint16_t sv = s[(i / w) * (size_t)ps.stride + i % w];
+					const uint16_t scaled = (uint16_t)(((uint32_t)acc[i] * c.scale + 8192) >> 14);
+
+					ghosts += acc[i] < CISP_MERGE_KNEE && want[i] == sv && sv != scaled;
+					blended += want[i] != sv && want[i] != scaled;
+					if (got[i] != want[i]) {
+						test_fail(__FILE__, __LINE__,
+							  "%ux%u %s ratio %u (scale %u): sample (%zu, %zu) is %u, the reference's %u "
+							  "(acc %u, s %u)",
+							  w, h, cisp_format_name(format), ratio, c.scale, i % w, i / w, got[i], want[i],
+							  acc[i], sv);
+						break;
+					}
+				}
+			}
+			vk_frame_destroy(f);
+			cisp_image_free(&img);
+		}
+		free(acc);
+		free(want);
+	}
+	CHECK(!g || (ghosts > 1000 && blended > 1000));
+	vk_gpu_close(g);
+}
+
+/* One bracket job of @n inputs with @exposures on a new context of @dev: 0 or the job's error. */
+static int bracket_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		       const struct cisp_image *in, const uint32_t *exposure, unsigned n, struct cisp_image *const *out,
+		       struct cisp_stats *stats, struct cisp_job_result *result)
+{
+	struct cisp_job job = { .mode = CISP_JOB_MERGE_HDR, .num_inputs = n, .stats = stats, .result = result };
+	struct cisp_context *ctx = NULL;
+	struct cisp_fence *fence = NULL;
+	size_t size = 0;
+	void *params;
+	int ret;
+
+	for (unsigned k = 0; k < n; k++) {
+		job.input[k] = &in[k];
+		job.exposure[k] = exposure[k];
+	}
+	cisp_params_encode(state, ~0u, NULL, 0, &size);
+	if (!(params = malloc(size)))
+		return -ENOMEM;
+	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
+	job.params = params;
+	job.params_size = size;
+	memcpy(job.output, out, sizeof(job.output));
+	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "bracket", .isp = *cfg });
+	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
+		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
+	cisp_fence_unref(fence);
+	cisp_context_destroy(ctx);
+	free(params);
+	return ret;
+}
+
+/*
+ * A 12-bit bracket (16-bit containers) of a scene: frame k at
+ * exposure[k], clipped at the sensor's white, above a black level of 256,
+ * with noise, and a square that moves between the frames.
+ */
+static void bracket_frames(struct cisp_image *in, const uint32_t *exposure, unsigned n, uint32_t format, uint32_t w,
+			   uint32_t h)
+{
+	uint32_t lo = UINT32_MAX;
+	uint16_t *scene = malloc((size_t)w * h * 2);
+
+	/* Random, but smooth ramps across the whole range in the first rows: the longer frames cross the knee there. */
+	for (size_t i = 0; i < (size_t)w * h; i++)
+		scene[i] = (uint16_t)(i / w < 6 ? (i % w) * (4096 >> (i / w)) / w : test_rand() % 4096);
+	for (unsigned k = 0; k < n; k++)
+		lo = exposure[k] < lo ? exposure[k] : lo;
+	for (unsigned k = 0; k < n; k++) {
+		CHECK_EQ(cisp_image_alloc(&in[k], format, w, h), 0);
+		for (uint32_t y = 0; y < h; y++) {
+			uint16_t *row = (uint16_t *)(in[k].plane[0].data + y * in[k].plane[0].stride);
+
+			for (uint32_t x = 0; x < w; x++) {
+				const bool square = x >= 10 + 12 * k && x < 30 + 12 * k && y >= 4 && y < 16;
+				uint64_t v = (uint64_t)(square ? 3000 : scene[(size_t)y * w + x]) * exposure[k] / lo / 8;
+
+				v += 256 + test_rand() % 8;
+				row[x] = (uint16_t)(v > 4095 ? 4095 : v);
+			}
+		}
+	}
+	free(scene);
+}
+
+/* What the backend's plan messages said: brackets merged on the GPU, whole there or handed over to the CPU. */
+struct plans {
+	int whole, handed_over;
+};
+
+static void catch_plan(enum cisp_log_level level, const char *message, void *opaque)
+{
+	struct plans *seen = opaque;
+	const bool merged = strstr(message, "Vulkan backend: the GPU runs unpack") && strstr(message, ", merge");
+
+	seen->whole += merged && strstr(message, "and every later stage");
+	seen->handed_over += merged && strstr(message, "the CPU the rest");
+	if (level <= CISP_LOG_WARN)
+		fprintf(stderr, "cisp: %s\n", message);
+}
+
+/*
+ * Whole bracket jobs of 2 and 3 frames (exposures out of order, equal ones,
+ * ratios up to 256) through a device with CISP_ISP=vulkan, against the
+ * software backend: the outputs, the statistics and the job's result byte
+ * for byte; with full-size and half-size outputs, and without black level
+ * (the unpack alone before the merge). The backend's plan message says each
+ * merged on the GPU and ran whole there.
+ */
+TEST(vulkan_merge_jobs_bitexact)
+{
+	static const struct {
+		unsigned n;
+		uint32_t exposure[3];
+		bool half, blc;
+	} jobs[] = {
+		{ 2, { 100, 400 }, false, true },   { 3, { 400, 1600, 100 }, false, true },
+		{ 3, { 300, 300, 75 }, true, true }, { 2, { 25600, 100 }, true, false },
+		{ 3, { 7, 1000, 93 }, false, false },
+	};
+	const unsigned count = sizeof(jobs) / sizeof(jobs[0]);
+	struct plans seen = { 0, 0 };
+	const uint32_t w = 132, h = 24, format = CISP_FMT_SGBRG12;
+	struct cisp_device *vk = NULL, *sw = NULL;
+	struct vk_gpu *g = open_gpu();
+
+	if (!g)
+		return;
+	vk_gpu_close(g);
+	setenv("CISP_ISP", "vulkan", 1);
+	CHECK_EQ(cisp_device_create(&vk, &(struct cisp_device_config){ .workers = 1 }), 0);
+	unsetenv("CISP_ISP");
+	CHECK_EQ(cisp_device_create(&sw, &(struct cisp_device_config){ .workers = 1 }), 0);
+	cisp_log_set_level(CISP_LOG_DEBUG);
+	cisp_log_set_sink(catch_plan, &seen);
+	for (unsigned j = 0; vk && sw && j < count; j++) {
+		const uint32_t ow = jobs[j].half ? w / 2 : w, oh = jobs[j].half ? h / 2 : h;
+		const struct cisp_isp_config cfg = { format, w, h, { { CISP_FMT_RGB888, w, h }, { CISP_FMT_NV12, ow, oh } },
+						     NULL };
+		struct cisp_image in[3], out[2][2];
+		struct cisp_stats stats[2];
+		struct cisp_job_result result[2];
+		struct cisp_param_state state;
+		struct vulkan_plan plan;
+
+		cisp_param_state_init(&state);
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_STATS) | CISP_BLOCK_BIT(CISP_BLOCK_TONE);
+		if (jobs[j].blc) {
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC);
+			state.blc.black[0] = state.blc.black[1] = state.blc.black[2] = state.blc.black[3] = 4096;
+			state.blc.white = 65000;
+		} else {
+			state.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_BLC);
+		}
+		plan = vulkan_plan_frame(&state, true);
+		CHECK(plan.rgb && plan.blc == jobs[j].blc);
+		bracket_frames(in, jobs[j].exposure, jobs[j].n, format, w, h);
+		memset(stats, 0, sizeof(stats));
+		memset(result, 0, sizeof(result));
+		for (int d = 0; d < 2; d++) {
+			CHECK_EQ(cisp_image_alloc(&out[d][0], CISP_FMT_RGB888, w, h), 0);
+			CHECK_EQ(cisp_image_alloc(&out[d][1], CISP_FMT_NV12, ow, oh), 0);
+			if (bracket_job(d ? sw : vk, &cfg, &state, in, jobs[j].exposure, jobs[j].n,
+					(struct cisp_image *const[CISP_MAX_OUTPUTS]){ &out[d][0], &out[d][1] }, &stats[d],
+					&result[d]))
+				test_fail(__FILE__, __LINE__, "bracket %u on the %s backend: %s", j, d ? "software" : "Vulkan",
+					  cisp_last_error());
+		}
+		for (int i = 0; i < 2; i++)
+			if (!test_same_pixels(&out[0][i], &out[1][i]))
+				test_fail(__FILE__, __LINE__, "bracket %u: output %d differs from the software backend's", j, i);
+		CHECK(!memcmp(&stats[0], &stats[1], sizeof(stats[0])));
+		CHECK(stats[0].hist[0] + stats[0].hist[255] < (uint32_t)w * h / 4); /* an image, not a blank */
+		CHECK_EQ(result[0].status, result[1].status);
+		CHECK_EQ(result[0].error, result[1].error);
+		CHECK_EQ(result[0].sequence, result[1].sequence);
+		CHECK_EQ(result[0].selected, result[1].selected);
+		for (unsigned k = 0; k < jobs[j].n; k++)
+			cisp_image_free(&in[k]);
+		for (int d = 0; d < 2; d++) {
+			cisp_image_free(&out[d][0]);
+			cisp_image_free(&out[d][1]);
+		}
+	}
+	cisp_log_set_sink(NULL, NULL);
+	cisp_log_set_level(CISP_LOG_WARN);
+	CHECK_EQ(seen.whole, (int)count); /* each a new context: one message each */
+	CHECK_EQ(seen.handed_over, 0);
+	cisp_device_destroy(vk);
+	cisp_device_destroy(sw);
+}
+#else
+TEST(vulkan_merge_not_built)
+{
+	test_no_vulkan("the Vulkan backend's bracket merge is", "this build has no Vulkan backend");
+}
+#endif
