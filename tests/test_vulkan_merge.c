@@ -157,12 +157,12 @@ TEST(vulkan_merge_bitexact)
 	vk_gpu_close(g);
 }
 
-/* One bracket job of @n inputs with @exposures on a new context of @dev: 0 or the job's error. */
-static int bracket_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-		       const struct cisp_image *in, const uint32_t *exposure, unsigned n, struct cisp_image *const *out,
-		       struct cisp_stats *stats, struct cisp_job_result *result)
+/* One job in @mode of @n inputs (a bracket's @exposure, else NULL) on a new context of @dev: 0 or the job's error. */
+static int multi_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		     uint32_t mode, const struct cisp_image *in, const uint32_t *exposure, unsigned n,
+		     struct cisp_image *const *out, struct cisp_stats *stats, struct cisp_job_result *result)
 {
-	struct cisp_job job = { .mode = CISP_JOB_MERGE_HDR, .num_inputs = n, .stats = stats, .result = result };
+	struct cisp_job job = { .mode = mode, .num_inputs = n, .stats = stats, .result = result };
 	struct cisp_context *ctx = NULL;
 	struct cisp_fence *fence = NULL;
 	size_t size = 0;
@@ -171,7 +171,7 @@ static int bracket_job(struct cisp_device *dev, const struct cisp_isp_config *cf
 
 	for (unsigned k = 0; k < n; k++) {
 		job.input[k] = &in[k];
-		job.exposure[k] = exposure[k];
+		job.exposure[k] = exposure ? exposure[k] : 0;
 	}
 	cisp_params_encode(state, ~0u, NULL, 0, &size);
 	if (!(params = malloc(size)))
@@ -299,7 +299,7 @@ TEST(vulkan_merge_jobs_bitexact)
 		for (int d = 0; d < 2; d++) {
 			CHECK_EQ(cisp_image_alloc(&out[d][0], CISP_FMT_RGB888, w, h), 0);
 			CHECK_EQ(cisp_image_alloc(&out[d][1], CISP_FMT_NV12, ow, oh), 0);
-			if (bracket_job(d ? sw : vk, &cfg, &state, in, jobs[j].exposure, jobs[j].n,
+			if (multi_job(d ? sw : vk, &cfg, &state, CISP_JOB_MERGE_HDR, in, jobs[j].exposure, jobs[j].n,
 					(struct cisp_image *const[CISP_MAX_OUTPUTS]){ &out[d][0], &out[d][1] }, &stats[d],
 					&result[d]))
 				test_fail(__FILE__, __LINE__, "bracket %u on the %s backend: %s", j, d ? "software" : "Vulkan",
@@ -325,6 +325,118 @@ TEST(vulkan_merge_jobs_bitexact)
 	cisp_log_set_level(CISP_LOG_WARN);
 	CHECK_EQ(seen.whole, (int)count); /* each a new context: one message each */
 	CHECK_EQ(seen.handed_over, 0);
+	cisp_device_destroy(vk);
+	cisp_device_destroy(sw);
+}
+/*
+ * Frame @k of a burst of a random 12-bit scene: 0 as is, 1 blurred (each
+ * sample the mean of its row's same-colour neighbours), 2 with more noise,
+ * 3 as 0 (a tie with it).
+ */
+static void burst_frame(struct cisp_image *img, const uint16_t *scene, unsigned k, uint32_t w, uint32_t h)
+{
+	CHECK_EQ(cisp_image_alloc(img, CISP_FMT_SRGGB12, w, h), 0);
+	for (uint32_t y = 0; y < h; y++) {
+		uint16_t *row = (uint16_t *)(img->plane[0].data + y * img->plane[0].stride);
+		const uint16_t *s = scene + (size_t)y * w;
+
+		for (uint32_t x = 0; x < w; x++) {
+			uint32_t v = s[x];
+
+			if (k == 1 && x >= 2 && x + 2 < w)
+				v = (s[x - 2] + 2u * s[x] + s[x + 2]) / 4;
+			if (k == 2)
+				v = v + (uint32_t)(test_rand() % 512) > 4095 ? 4095 : v + (uint32_t)(test_rand() % 512);
+			row[x] = (uint16_t)v;
+		}
+	}
+}
+
+/*
+ * Bursts (CISP_JOB_SELECT_SHARPEST) of 2 to 4 frames through a device with
+ * CISP_ISP=vulkan against the software backend: the chosen input, every
+ * score, the outputs and the statistics byte for byte; with the context's
+ * AF windows and with none (the centred window), the statistics off (the
+ * scores all the same), and a tie (the earliest wins).
+ */
+TEST(vulkan_burst_jobs_bitexact)
+{
+	static const struct {
+		unsigned order[4], n;
+		bool windows, stats;
+		unsigned selected; /* the frame as is: the reference's scores rank it above the blurred and the noisier one */
+	} jobs[] = {
+		{ { 1, 0, 2 }, 3, true, true, 1 },  { { 1, 0 }, 2, false, true, 1 },
+		{ { 0, 3, 1 }, 3, false, false, 0 }, { { 1, 2, 0, 3 }, 4, true, false, 2 },
+	};
+	const uint32_t w = 128, h = 24;
+	const struct cisp_isp_config cfg = { CISP_FMT_SRGGB12, w, h, { { CISP_FMT_RGB888, w, h }, { CISP_FMT_NV12, w, h } },
+					     NULL };
+	uint16_t *scene = malloc((size_t)w * h * 2);
+	struct cisp_device *vk = NULL, *sw = NULL;
+	struct vk_gpu *g = open_gpu();
+
+	if (!g) {
+		free(scene);
+		return;
+	}
+	vk_gpu_close(g);
+	for (size_t i = 0; i < (size_t)w * h; i++)
+		scene[i] = (uint16_t)(256 + test_rand() % 3840);
+	setenv("CISP_ISP", "vulkan", 1);
+	CHECK_EQ(cisp_device_create(&vk, &(struct cisp_device_config){ .workers = 1 }), 0);
+	unsetenv("CISP_ISP");
+	CHECK_EQ(cisp_device_create(&sw, &(struct cisp_device_config){ .workers = 1 }), 0);
+	for (unsigned j = 0; vk && sw && j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		struct cisp_image in[4], out[2][2];
+		struct cisp_stats stats[2];
+		struct cisp_job_result result[2];
+		struct cisp_param_state state;
+
+		cisp_param_state_init(&state);
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC);
+		state.blc.black[0] = state.blc.black[1] = state.blc.black[2] = state.blc.black[3] = 4096;
+		state.dpc.threshold = 3000;
+		if (jobs[j].stats)
+			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+		else
+			state.enabled &= ~CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+		if (jobs[j].windows) {
+			state.stats.af_count = 2;
+			state.stats.af[0] = (struct cisp_stats_window){ 0, 0, 64, 12 };
+			state.stats.af[1] = (struct cisp_stats_window){ 66, 8, 62, 16 };
+		}
+		for (unsigned k = 0; k < jobs[j].n; k++)
+			burst_frame(&in[k], scene, jobs[j].order[k], w, h);
+		memset(stats, 0, sizeof(stats));
+		memset(result, 0, sizeof(result));
+		for (int d = 0; d < 2; d++) {
+			CHECK_EQ(cisp_image_alloc(&out[d][0], CISP_FMT_RGB888, w, h), 0);
+			CHECK_EQ(cisp_image_alloc(&out[d][1], CISP_FMT_NV12, w, h), 0);
+			if (multi_job(d ? sw : vk, &cfg, &state, CISP_JOB_SELECT_SHARPEST, in, NULL, jobs[j].n,
+				      (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &out[d][0], &out[d][1] }, &stats[d],
+				      &result[d]))
+				test_fail(__FILE__, __LINE__, "burst %u on the %s backend: %s", j, d ? "software" : "Vulkan",
+					  cisp_last_error());
+		}
+		CHECK_EQ(result[0].selected, jobs[j].selected);
+		CHECK_EQ(result[1].selected, jobs[j].selected);
+		CHECK(!memcmp(result[0].sharpness, result[1].sharpness, sizeof(result[0].sharpness)));
+		CHECK(result[0].sharpness[0] > 0);
+		CHECK_EQ(result[0].status, result[1].status);
+		CHECK_EQ(result[0].error, result[1].error);
+		for (int i = 0; i < 2; i++)
+			if (!test_same_pixels(&out[0][i], &out[1][i]))
+				test_fail(__FILE__, __LINE__, "burst %u: output %d differs from the software backend's", j, i);
+		CHECK(!memcmp(&stats[0], &stats[1], sizeof(stats[0])));
+		for (unsigned k = 0; k < jobs[j].n; k++)
+			cisp_image_free(&in[k]);
+		for (int d = 0; d < 2; d++) {
+			cisp_image_free(&out[d][0]);
+			cisp_image_free(&out[d][1]);
+		}
+	}
+	free(scene);
 	cisp_device_destroy(vk);
 	cisp_device_destroy(sw);
 }

@@ -32,6 +32,7 @@
 #include <cisp/log.h>
 
 #include "core/error_internal.h"
+#include "device/select.h"
 #include "device/vulkan_backend.h"
 #include "device/vulkan_frame.h"
 #include "device/vulkan_rgb.h"
@@ -215,15 +216,16 @@ static int load_lsc(struct vulkan_instance *v)
 }
 
 /*
- * The statistics tap's accumulator for this frame: the reference's own
- * configuration, and the histogram's white-balance gains as its stage takes
+ * The statistics tap's accumulator for this frame: @config (the state's,
+ * or a burst's scoring one), and the histogram's white-balance gains as its stage takes
  * them (unity when white balance is off).
  */
-static int stats_accumulator(const struct vulkan_instance *v, struct cisp_stats_acc **acc)
+static int stats_accumulator(const struct vulkan_instance *v, const struct cisp_stats_params *config,
+			     struct cisp_stats_acc **acc)
 {
 	const bool wb = v->state.enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB);
 
-	return cisp_stats_acc_create(acc, &v->state.stats, wb ? &v->state.wb : NULL, v->cfa, (int)v->frame->width,
+	return cisp_stats_acc_create(acc, config, wb ? &v->state.wb : NULL, v->cfa, (int)v->frame->width,
 				     (int)v->frame->height);
 }
 
@@ -234,6 +236,114 @@ static void load_stats(struct vulkan_instance *v, const struct cisp_stats_layout
 	vk_frame_stats_sums(v->frame, layout, v->sums);
 	cisp_stats_acc_load(acc, v->sums);
 	cisp_stats_acc_finish(acc, stats);
+}
+
+/*
+ * The steps of @plan before the statistics tap into @steps, *@count of them.
+ * @bracket: a bracket's job (else NULL), whose other frames are merged now
+ * (vulkan_merge.h), *@input then the one these steps take, merge and go on
+ * with.
+ */
+static int steps_before_tap(struct vulkan_instance *v, const struct vulkan_plan *plan,
+			    const struct cisp_device_frame *bracket, struct vk_step *steps, unsigned *count,
+			    const struct cisp_image **input)
+{
+	unsigned n = 0;
+	int ret;
+
+	vk_step_unpack(v->frame, &steps[n++]);
+	if (plan->blc) {
+		struct cisp_blc_coeffs c;
+
+		cisp_blc_prepare(&c, &v->state.blc, v->cfa);
+		vk_step_blc(v->frame, &c, &steps[n++]);
+	}
+	if (bracket) {
+		if ((ret = vk_frame_merge(v->frame, bracket, steps, n, &steps[n], input)))
+			return ret;
+		n++;
+	}
+	if (plan->dpc) {
+		struct cisp_dpc_coeffs c;
+
+		cisp_dpc_prepare(&c, &v->state.dpc);
+		vk_step_dpc(v->frame, &c, &steps[n++]);
+	}
+	if (plan->bnr) {
+		const struct cisp_bnr_quality *q;
+		struct cisp_bnr_coeffs *c;
+
+		if ((ret = cisp_bnr_prepare(&c, &v->state.bnr, &v->state.noise, v->cfa)))
+			return ret;
+		/* The quality filter's parameters, or none at strength 0, where either mode copies. */
+		if ((q = cisp_bnr_quality_params(c)))
+			ret = vk_step_bnrq(v->frame, q, VK_BNRQ_BOTH, &steps[n++]);
+		else
+			ret = vk_step_bnr(v->frame, c, &steps[n++]);
+		cisp_bnr_free(c);
+		if (ret)
+			return ret;
+	}
+	if (plan->lsc) {
+		if ((ret = load_lsc(v)))
+			return ret;
+		vk_step_lsc(v->frame, &steps[n++]);
+	}
+	*count = n;
+	return 0;
+}
+
+/*
+ * CISP_JOB_SELECT_SHARPEST: each input's AF statistics on the GPU with the
+ * configuration device_select_sharpest() scores with, after the stages
+ * before the tap whatever the statistics' enable bit says, and the
+ * reference's choice (the largest sum, ties to the earliest) into @f.
+ */
+static int score_burst(struct vulkan_instance *v, struct cisp_device_frame *f)
+{
+	struct cisp_param_state tapped = v->state;
+	struct vk_step steps[VK_SHADER_COUNT];
+	struct cisp_stats *stats = malloc(sizeof(*stats));
+	struct cisp_stats_acc *acc = NULL;
+	struct cisp_stats_layout layout;
+	struct cisp_stats_params config;
+	const struct cisp_image *input = NULL;
+	const uint16_t *samples;
+	struct vulkan_plan plan;
+	unsigned n;
+	int ret;
+
+	if (!stats)
+		return cisp_error(-ENOMEM, "out of memory for burst statistics");
+	tapped.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+	plan = vulkan_plan_on(&tapped, true, v->gpu->int64);
+	if (!plan.stats) {
+		free(stats);
+		return cisp_error(-ENOTSUP, "Vulkan backend: a burst's statistics need the stages before them on the GPU "
+					    "(the quality Bayer denoise needs 64-bit integers there)");
+	}
+	device_select_config(&v->state.stats, v->frame->width, v->frame->height, &config);
+	if (!(ret = steps_before_tap(v, &plan, NULL, steps, &n, &input)) &&
+	    !(ret = stats_accumulator(v, &config, &acc)))
+		cisp_stats_acc_layout(acc, &layout);
+	f->selected = 0;
+	for (unsigned i = 0; i < f->num_inputs && !ret; i++) {
+		uint64_t sum = 0;
+
+		vk_step_stats(v->frame, &layout, &steps[n]); /* zeroes the sums */
+		if ((ret = vk_frame_run(v->frame, f->input[i], steps, n + 1, &samples)))
+			break;
+		cisp_stats_header(stats, v->frame->width, v->frame->height);
+		load_stats(v, &layout, acc, stats);
+		for (unsigned w = 0; w < stats->af_count; w++)
+			sum += stats->af[w].sharpness;
+		f->sharpness[i] = sum;
+		if (sum > f->sharpness[f->selected])
+			f->selected = i;
+	}
+	cisp_stats_acc_free(acc);
+	free(stats);
+	return ret ? cisp_error_prefix(ret, "burst frame scoring") : 0;
 }
 
 static int vulkan_process(void *instance, struct cisp_device_frame *f)
@@ -250,7 +360,7 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	const struct cisp_image *input = f->input[0];
 	struct cisp_stats_acc *acc = NULL;
 	struct cisp_stats_layout layout;
-	unsigned n = 0;
+	unsigned n;
 	const uint16_t *samples;
 	struct cisp_image mid;
 	int ret;
@@ -262,47 +372,16 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 			 plan.stats ? ", statistics" : "", plan.wb ? ", wb" : "",
 			 whole ? " and every later stage" : ", the CPU the rest");
 	}
-	vk_step_unpack(v->frame, &steps[n++]);
-	if (plan.blc) {
-		struct cisp_blc_coeffs c;
-
-		cisp_blc_prepare(&c, &v->state.blc, v->cfa);
-		vk_step_blc(v->frame, &c, &steps[n++]);
-	}
-	/* A bracket: every frame but the shortest merged now, which this frame's steps then merge and go on with. */
-	if (bracket) {
-		if ((ret = vk_frame_merge(v->frame, f, steps, n, &steps[n], &input)))
+	/* A burst: the chosen input, processed as a single frame. */
+	if (f->mode == CISP_JOB_SELECT_SHARPEST) {
+		if ((ret = score_burst(v, f)))
 			return ret;
-		n++;
+		input = f->input[f->selected];
 	}
-	if (plan.dpc) {
-		struct cisp_dpc_coeffs c;
-
-		cisp_dpc_prepare(&c, &v->state.dpc);
-		vk_step_dpc(v->frame, &c, &steps[n++]);
-	}
-	if (plan.bnr) {
-		const struct cisp_bnr_quality *q;
-		struct cisp_bnr_coeffs *c;
-
-		if ((ret = cisp_bnr_prepare(&c, &v->state.bnr, &v->state.noise, v->cfa)))
-			return ret;
-		/* The quality filter's parameters, or none at strength 0, where either mode copies. */
-		if ((q = cisp_bnr_quality_params(c)))
-			ret = vk_step_bnrq(v->frame, q, VK_BNRQ_BOTH, &steps[n++]);
-		else
-			ret = vk_step_bnr(v->frame, c, &steps[n++]);
-		cisp_bnr_free(c);
-		if (ret)
-			return ret;
-	}
-	if (plan.lsc) {
-		if ((ret = load_lsc(v)))
-			return ret;
-		vk_step_lsc(v->frame, &steps[n++]);
-	}
+	if ((ret = steps_before_tap(v, &plan, bracket ? f : NULL, steps, &n, &input)))
+		return ret;
 	if (plan.stats) {
-		if ((ret = stats_accumulator(v, &acc)))
+		if ((ret = stats_accumulator(v, &v->state.stats, &acc)))
 			return ret;
 		cisp_stats_acc_layout(acc, &layout);
 		vk_step_stats(v->frame, &layout, &steps[n++]);
@@ -397,6 +476,6 @@ const struct cisp_device_backend device_backend_vulkan = {
 	.check_params = vulkan_check_params,
 	.set_params = vulkan_set_params,
 	.process = vulkan_process,
-	.modes = 1u << CISP_JOB_MERGE_HDR,
+	.modes = (1u << CISP_JOB_SELECT_SHARPEST) | (1u << CISP_JOB_MERGE_HDR),
 	.limits = vulkan_limits,
 };
