@@ -266,11 +266,10 @@ bool test_same_pixels(const struct cisp_image *a, const struct cisp_image *b)
 	return true;
 }
 
-int test_device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-		      const struct cisp_image *in, struct cisp_image *const *out, struct cisp_stats *stats)
+int test_device_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		    struct cisp_job *job)
 {
 	struct cisp_context *ctx = NULL;
-	struct cisp_job job = { .num_inputs = 1, .input = { in }, .stats = stats };
 	struct cisp_fence *fence = NULL;
 	size_t size = 0;
 	void *params;
@@ -280,16 +279,25 @@ int test_device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg
 	if (!(params = malloc(size)))
 		return -ENOMEM;
 	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	job.params = params;
-	job.params_size = size;
-	memcpy(job.output, out, sizeof(job.output));
+	job->params = params;
+	job->params_size = size;
 	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "test", .isp = *cfg });
-	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
+	if (!ret && !(ret = cisp_job_submit(ctx, job, &fence)))
 		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
 	cisp_fence_unref(fence);
 	cisp_context_destroy(ctx);
 	free(params);
+	job->params = NULL;
 	return ret;
+}
+
+int test_device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		      const struct cisp_image *in, struct cisp_image *const *out, struct cisp_stats *stats)
+{
+	struct cisp_job job = { .num_inputs = 1, .input = { in }, .stats = stats };
+
+	memcpy(job.output, out, sizeof(job.output));
+	return test_device_job(dev, cfg, state, &job);
 }
 
 void test_no_vulkan(const char *what, const char *why)

@@ -64,6 +64,10 @@ struct cisp_stats;
  */
 int test_device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
 		      const struct cisp_image *in, struct cisp_image *const *out, struct cisp_stats *stats);
+struct cisp_job;
+/* The same for @job (its inputs, outputs, mode...), whose params it sets: 0 or the job's error. */
+int test_device_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
+		    struct cisp_job *job);
 /* Deterministic pseudo-random numbers (xorshift64*), seeded per test from its name. */
 uint64_t test_rand(void);
 

@@ -163,30 +163,13 @@ static int multi_job(struct cisp_device *dev, const struct cisp_isp_config *cfg,
 		     struct cisp_image *const *out, struct cisp_stats *stats, struct cisp_job_result *result)
 {
 	struct cisp_job job = { .mode = mode, .num_inputs = n, .stats = stats, .result = result };
-	struct cisp_context *ctx = NULL;
-	struct cisp_fence *fence = NULL;
-	size_t size = 0;
-	void *params;
-	int ret;
 
 	for (unsigned k = 0; k < n; k++) {
 		job.input[k] = &in[k];
 		job.exposure[k] = exposure ? exposure[k] : 0;
 	}
-	cisp_params_encode(state, ~0u, NULL, 0, &size);
-	if (!(params = malloc(size)))
-		return -ENOMEM;
-	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	job.params = params;
-	job.params_size = size;
 	memcpy(job.output, out, sizeof(job.output));
-	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "bracket", .isp = *cfg });
-	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-	cisp_fence_unref(fence);
-	cisp_context_destroy(ctx);
-	free(params);
-	return ret;
+	return test_device_job(dev, cfg, state, &job);
 }
 
 /*
