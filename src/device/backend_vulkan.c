@@ -21,7 +21,9 @@
  * with a timeline semaphore the worker waits on; the device signals the
  * job's cisp fence when process() returns. A bracket (CISP_JOB_MERGE_HDR)
  * runs its other frames' unpack and black level first, and merges them
- * (vulkan_merge.h); the merge step then stands after black level.
+ * (vulkan_merge.h); the merge step then stands after black level. A burst
+ * (CISP_JOB_SELECT_SHARPEST) has each input's AF statistics made on the GPU
+ * as the software backend scores them, then runs the chosen input.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -307,7 +309,7 @@ static int score_burst(struct vulkan_instance *v, struct cisp_device_frame *f)
 	struct cisp_stats_acc *acc = NULL;
 	struct cisp_stats_layout layout;
 	struct cisp_stats_params config;
-	const struct cisp_image *input = NULL;
+	const struct cisp_image *input = NULL; /* steps_before_tap()'s for brackets: unused */
 	const uint16_t *samples;
 	struct vulkan_plan plan;
 	unsigned n;

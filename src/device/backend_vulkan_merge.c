@@ -80,8 +80,11 @@ int vk_frame_merge(struct vk_frame *f, const struct cisp_device_frame *job, cons
 	int ret;
 
 	/* The device checked 2..CISP_JOB_MAX_INPUTS frames, every exposure > 0, their ratio at most 256. */
-	if (job->num_inputs < 2 || job->num_inputs > CISP_JOB_MAX_INPUTS || count >= VK_SHADER_COUNT)
-		return cisp_error(-EINVAL, "Vulkan backend: a bracket of %u frames", job->num_inputs);
+	if (job->num_inputs < 2 || job->num_inputs > CISP_JOB_MAX_INPUTS)
+		return cisp_error(-EINVAL, "Vulkan backend: a bracket of %u frames, not 2..%d", job->num_inputs,
+				  CISP_JOB_MAX_INPUTS);
+	if (count > VK_SHADER_COUNT)
+		return cisp_error(-EINVAL, "Vulkan backend: %u exposure steps", count);
 	if ((ret = vk_frame_merge_open(f)))
 		return ret;
 	cisp_merge_order(job->exposure, job->num_inputs, order);

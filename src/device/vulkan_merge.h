@@ -33,7 +33,7 @@ struct vk_merge {
 
 /* The frame's merge (vk_frame's merge), made once: 0 or a negative errno. */
 int vk_frame_merge_open(struct vk_frame *frame);
-/* The merge step from the merge so far into the frame's next one with @c (the frame's merge must be there). */
+/* The step that merges the frame its steps made with the merge so far, with @c (vk_frame_merge_open() first). */
 void vk_step_merge(const struct vk_frame *frame, const struct cisp_merge_coeffs *c, struct vk_step *step);
 /* Record @step's dispatch into @cmd, from plane @from into the other (vk_frame_record()'s business). */
 void vk_merge_record(const struct vk_frame *frame, VkCommandBuffer cmd, const struct vk_step *step, unsigned from);
