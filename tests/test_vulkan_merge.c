@@ -194,7 +194,7 @@ static void bracket_frames(struct cisp_image *in, const uint32_t *exposure, unsi
 			uint16_t *row = (uint16_t *)(in[k].plane[0].data + y * in[k].plane[0].stride);
 
 			for (uint32_t x = 0; x < w; x++) {
-				const bool square = x >= 10 + 12 * k && x < 30 + 12 * k && y >= 4 && y < 16;
+				const bool square = x >= 10 + 12 * k && x < 30 + 12 * k && y >= 4 && y < 14;
 				uint64_t v = (uint64_t)(square ? 3000 : scene[(size_t)y * w + x]) * exposure[k] / lo / 8;
 
 				v += 256 + test_rand() % 8;
@@ -227,7 +227,8 @@ static void catch_plan(enum cisp_log_level level, const char *message, void *opa
  * software backend: the outputs, the statistics and the job's result byte
  * for byte; with full-size and half-size outputs, and without black level
  * (the unpack alone before the merge). The backend's plan message says each
- * merged on the GPU and ran whole there.
+ * merged on the GPU and ran whole there. Bad brackets (an exposure 0, a
+ * ratio over 256, one frame) fail at submission.
  */
 TEST(vulkan_merge_jobs_bitexact)
 {
@@ -242,7 +243,7 @@ TEST(vulkan_merge_jobs_bitexact)
 	};
 	const unsigned count = sizeof(jobs) / sizeof(jobs[0]);
 	struct plans seen = { 0, 0 };
-	const uint32_t w = 132, h = 24, format = CISP_FMT_SGBRG12;
+	const uint32_t w = 132, h = 16, format = CISP_FMT_SGBRG12;
 	struct cisp_device *vk = NULL, *sw = NULL;
 	struct vk_gpu *g = open_gpu();
 
@@ -308,9 +309,36 @@ TEST(vulkan_merge_jobs_bitexact)
 	cisp_log_set_level(CISP_LOG_WARN);
 	CHECK_EQ(seen.whole, (int)count); /* each a new context: one message each */
 	CHECK_EQ(seen.handed_over, 0);
+	/* Bad brackets fail at submission, on this backend as on any. */
+	if (vk) {
+		const struct cisp_isp_config cfg = { format, w, h, { { CISP_FMT_RGB888, w, h } }, NULL };
+		static const uint32_t exposure[3][2] = { { 100, 0 }, { 100, 25700 }, { 100, 0 } };
+		static const char *const why[3] = { "job exposure 1 is 0", "more than the ratio 256",
+						    "a merge-hdr job takes 2..8 inputs, not 1" };
+		struct cisp_context *ctx = NULL;
+		struct cisp_image in[2], out;
+
+		bracket_frames(in, (const uint32_t[]){ 1, 1 }, 2, format, w, h);
+		CHECK_EQ(cisp_image_alloc(&out, CISP_FMT_RGB888, w, h), 0);
+		CHECK_EQ(cisp_context_create(&ctx, vk, &(struct cisp_context_config){ .name = "bad", .isp = cfg }), 0);
+		for (int k = 0; ctx && k < 3; k++) {
+			struct cisp_job job = { .mode = CISP_JOB_MERGE_HDR, .num_inputs = k < 2 ? 2 : 1,
+						.input = { &in[0], k < 2 ? &in[1] : NULL },
+						.exposure = { exposure[k][0], exposure[k][1] }, .output = { &out } };
+			struct cisp_fence *fence = NULL;
+
+			CHECK_ERR(cisp_job_submit(ctx, &job, &fence), -EINVAL, why[k]);
+			CHECK(fence == NULL);
+		}
+		cisp_context_destroy(ctx);
+		cisp_image_free(&in[0]);
+		cisp_image_free(&in[1]);
+		cisp_image_free(&out);
+	}
 	cisp_device_destroy(vk);
 	cisp_device_destroy(sw);
 }
+
 /*
  * Frame @k of a burst of a random 12-bit scene: 0 as is, 1 blurred (each
  * sample the mean of its row's same-colour neighbours), 2 with more noise,
