@@ -293,7 +293,7 @@ TEST(vulkan_merge_jobs_bitexact)
 			if (!test_same_pixels(&out[0][i], &out[1][i]))
 				test_fail(__FILE__, __LINE__, "bracket %u: output %d differs from the software backend's", j, i);
 		CHECK(!memcmp(&stats[0], &stats[1], sizeof(stats[0])));
-		CHECK(stats[0].hist[0] + stats[0].hist[255] < (uint32_t)w * h / 4); /* an image, not a blank */
+		CHECK(stats[0].hist[0] + stats[0].hist[255] < (uint32_t)w * h / 8); /* most of the w h / 4 cells between: an image */
 		CHECK_EQ(result[0].status, result[1].status);
 		CHECK_EQ(result[0].error, result[1].error);
 		CHECK_EQ(result[0].sequence, result[1].sequence);
