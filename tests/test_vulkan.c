@@ -797,13 +797,12 @@ static int run_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, c
  * Whole frames: the Vulkan backend's RGB and NV12 outputs and statistics are
  * the software ISP's, with the default state plus black level, defect
  * correction (dynamic and a static list), lens shading, white balance and
- * statistics of a random configuration (the GPU runs them all); with Bayer
- * denoise in its quality mode and highlight clipping too (the GPU hands over
- * after the statistics, the CPU does white balance); with neither defects nor
- * statistics (the job asks for them all the same: the header, every sum 0);
- * and with the fast Bayer denoise at a gain-16 profile, alone (the GPU runs
- * everything) and with highlight clipping (the GPU hands over after the
- * statistics, the CPU does white balance).
+ * statistics of a random configuration; with Bayer denoise in its quality
+ * mode and highlight clipping too; with neither defects nor statistics (the
+ * job asks for them all the same: the header, every sum 0); and with the fast
+ * Bayer denoise at a gain-16 profile, alone and with highlight clipping. The
+ * GPU runs every frame whole, the half-size NV12 output included; the plan a
+ * hand-over would take keeps white balance on the CPU with highlights.
  */
 TEST(vulkan_pipeline_bitexact)
 {
@@ -853,7 +852,7 @@ TEST(vulkan_pipeline_bitexact)
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
 		plan = vulkan_plan_frame(&state, true);
 		CHECK(plan.blc && plan.dpc == (config != 2) && plan.bnr == (config == 1 || config >= 3));
-		/* The half-size output keeps every frame handed over, and white balance with highlights on the CPU. */
+		/* Whole on the GPU; were the frame handed over, white balance would stay on the CPU with highlights. */
 		CHECK(plan.lsc && vulkan_plan_handed_over(plan, &state).wb == (config != 1 && config != 4) &&
 		      plan.stats == (config != 2));
 		CHECK(plan.rgb);
