@@ -2,14 +2,17 @@
 /*
  * The Vulkan backend (vulkan_backend.h, docs/gpu.md). Each context shares the
  * process's Vulkan device, has a frame's buffers on it, and keeps a software
- * ISP for the stages the GPU does not run yet. A frame goes:
+ * ISP for the frames the GPU cannot run whole. A frame goes:
  *
- *   raw input --copy--> GPU: unpack[, black level][, bracket merge][, defects][, Bayer denoise (either mode)]
- *                            [, lens shading][, statistics][, white balance]
- *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest,
+ *   raw input --import or copy--> GPU: unpack[, black level][, bracket merge][, defects]
+ *                            [, Bayer denoise (either mode)][, lens shading][, statistics][, white balance]
  *
- * or, when the GPU has every stage the frame runs (plan.rgb), on through the
- * RGB side (vulkan_rgb.h) to the outputs, without the software ISP.
+ * then, when the GPU can run the rest (plan.rgb: every stage has shaders, but
+ * the quality Bayer denoise needs shaderInt64; the outputs fit the device's
+ * buffers), on through the RGB side (vulkan_rgb.h) to the outputs without the
+ * software ISP, else
+ *
+ *     --> 16-bit Bayer frame (host-visible) --> software ISP: the rest.
  *
  * The software ISP's part reads a 16-bit frame, whose unpack is the
  * identity, with the blocks the GPU ran disabled; since only the unpack
