@@ -170,34 +170,6 @@ TEST(vulkan_bnrq_plan)
 	CHECK(p.bnr && p.lsc && p.stats && p.wb && p.rgb);
 }
 
-/* One frame of @cfg through a context of @dev with params @state: 0 or the job's error. */
-static int device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg,
-			const struct cisp_param_state *state, const struct cisp_image *in,
-			struct cisp_image *const out[CISP_MAX_OUTPUTS], struct cisp_stats *stats)
-{
-	const struct cisp_context_config cc = { .name = "bnrq", .isp = *cfg };
-	struct cisp_job j = { .num_inputs = 1, .input = { in }, .stats = stats };
-	struct cisp_context *ctx = NULL;
-	struct cisp_fence *fence = NULL;
-	size_t size = 0;
-	void *params;
-	int ret;
-
-	cisp_params_encode(state, ~0u, NULL, 0, &size);
-	params = malloc(size);
-	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	memcpy(j.output, out, sizeof(j.output));
-	j.params = params;
-	j.params_size = size;
-	if (!(ret = cisp_context_create(&ctx, dev, &cc)) && !(ret = cisp_job_submit(ctx, &j, &fence))) {
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-		cisp_fence_unref(fence);
-	}
-	cisp_context_destroy(ctx);
-	free(params);
-	return ret;
-}
-
 /* The same frame through the software ISP. */
 static void reference_frame(const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
 			    const struct cisp_image *in, struct cisp_image *const out[CISP_MAX_OUTPUTS],
@@ -267,7 +239,7 @@ TEST(vulkan_bnrq_pipeline_bitexact)
 			CHECK_EQ(cisp_image_alloc(&got[i], cfg.output[i].format, w, h), 0);
 			CHECK_EQ(cisp_image_alloc(&want[i], cfg.output[i].format, w, h), 0);
 		}
-		if (device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], &got[1] },
+		if (test_device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got[0], &got[1] },
 				 &got_stats))
 			test_fail(__FILE__, __LINE__, "the Vulkan backend's job: %s", cisp_last_error());
 		reference_frame(&cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &want[0], &want[1] },

@@ -220,33 +220,6 @@ TEST(vulkan_dmq_passes_bitexact)
 	vk_gpu_close(g);
 }
 
-/* One frame of @state through a context of @dev (CISP_ISP=vulkan): 0 or the job's error. */
-static int device_frame(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
-			const struct cisp_image *in, struct cisp_image *const out[CISP_MAX_OUTPUTS])
-{
-	struct cisp_context *ctx = NULL;
-	struct cisp_job job = { .num_inputs = 1, .input = { in } };
-	struct cisp_fence *fence = NULL;
-	size_t size = 0;
-	void *params;
-	int ret;
-
-	cisp_params_encode(state, ~0u, NULL, 0, &size);
-	if (!(params = malloc(size)))
-		return -ENOMEM;
-	CHECK_EQ(cisp_params_encode(state, ~0u, params, size, &size), 0);
-	job.params = params;
-	job.params_size = size;
-	memcpy(job.output, out, sizeof(job.output));
-	ret = cisp_context_create(&ctx, dev, &(struct cisp_context_config){ .name = "dmq", .isp = *cfg });
-	if (!ret && !(ret = cisp_job_submit(ctx, &job, &fence)))
-		ret = cisp_fence_wait(fence, -1) ? -EIO : cisp_fence_error(fence);
-	cisp_fence_unref(fence);
-	cisp_context_destroy(ctx);
-	free(params);
-	return ret;
-}
-
 /*
  * Whole frames with the quality demosaic on a device with CISP_ISP=vulkan,
  * every stage on the GPU (black level, lens shading, white balance, the
@@ -298,7 +271,7 @@ TEST(vulkan_dmq_pipeline_bitexact)
 		CHECK_EQ(cisp_image_alloc(&want, cfg.output[0].format, w, h), 0);
 		for (size_t i = 0; i < (size_t)in.plane[0].stride * h; i++)
 			in.plane[0].data[i] = (uint8_t)(i % 7 == 0 ? 0xff : test_rand());
-		ret = device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got });
+		ret = test_device_frame(dev, &cfg, &state, &in, (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &got }, NULL);
 		if (ret == -ENODEV && !open_gpu())
 			k = sizeof(frames) / sizeof(frames[0]); /* no device: said so */
 		else if (ret)
