@@ -302,6 +302,7 @@ TEST(vulkan_rgb_cnr_bitexact)
 			struct cisp_csc_params csc = { .matrix = (uint8_t)(trial % 3), .range = (uint8_t)(trial % 2) };
 			struct cisp_cnr_gains gains = { .csc = &csc };
 			struct cisp_cnr_coeffs *c = NULL;
+			struct cisp_param_state state;
 			struct vk_rgb_step steps[2];
 			int steps_n;
 
@@ -326,7 +327,14 @@ TEST(vulkan_rgb_cnr_bitexact)
 			cisp_cnr_rows(c, &ref, &ref_out, 0, (int)h);
 			cisp_cnr_free(c);
 			memcpy(want + n, out + n, (size_t)n * 2 * 2);
-			steps_n = vk_rgb_step_cnr(rgb, &p, &noise, &gains, steps);
+			cisp_param_state_init(&state);
+			state.enabled = gains.wb ? CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) : 0;
+			state.cnr = p;
+			state.noise = noise;
+			state.wb = wb;
+			state.ccm = ccm;
+			state.csc = csc;
+			steps_n = vk_rgb_step_cnr(rgb, &state, steps);
 			CHECK_EQ(steps_n, trial == 3 ? 0 : 2);
 			if (steps_n > 0)
 				CHECK_EQ(vk_rgb_run(rgb, steps, (unsigned)steps_n), 0);

@@ -447,14 +447,41 @@ void vk_rgb_step_csc(const struct vk_rgb *r, const struct cisp_csc_params *p, st
 	push[9] = (uint32_t)y_zero;
 }
 
-int vk_rgb_step_cnr(struct vk_rgb *r, const struct cisp_cnr_params *p, const struct cisp_noise_params *noise,
-		    const struct cisp_cnr_gains *g, struct vk_rgb_step step[2])
+/* The blocks chroma denoise's tables are made from, as the reference's stage reads them (cnr.c's cnr_prepare()). */
+static void cnr_key(const struct cisp_param_state *s, struct vk_rgb_cnr_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->gains = s->enabled &
+		   (CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE));
+	k->cnr = s->cnr;
+	k->noise = s->noise;
+	k->csc = s->csc;
+	if (k->gains & CISP_BLOCK_BIT(CISP_BLOCK_WB))
+		k->wb = s->wb;
+	if (k->gains & CISP_BLOCK_BIT(CISP_BLOCK_CCM))
+		k->ccm = s->ccm;
+	if (k->gains & CISP_BLOCK_BIT(CISP_BLOCK_TONE))
+		k->tone = s->tone;
+}
+
+/* Chroma denoise's tables for @key (from @s) into the tables buffer: 0 or a negative errno. */
+static int cnr_tables(struct vk_rgb *r, const struct cisp_param_state *s, const struct vk_rgb_cnr_key *key)
 {
 	uint32_t *table = (uint32_t *)r->tables.map + TONE_WORDS + LUT3D_WORDS;
-	struct cisp_cnr_coeffs *c;
+	const bool tone = key->gains & CISP_BLOCK_BIT(CISP_BLOCK_TONE);
 	struct cisp_cnr_row_tables t;
-	int ret = cisp_cnr_prepare(&c, p, noise, g);
+	struct cisp_cnr_coeffs *c;
+	struct vk_rgb_step unused;
+	int ret;
 
+	/* The tone table the thresholds go through: the one the tone step holds, made where it is not yet. */
+	if (tone && (ret = vk_rgb_step_tone(r, &s->tone, &unused)))
+		return ret;
+	ret = cisp_cnr_prepare(&c, &s->cnr, &s->noise,
+			       &(const struct cisp_cnr_gains){ .wb = key->gains & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &s->wb : NULL,
+							       .ccm = key->gains & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? &s->ccm : NULL,
+							       .tone_lut = tone ? r->tone->lut : NULL,
+							       .csc = &s->csc });
 	if (ret)
 		return ret;
 	cisp_cnr_tables(c, &t);
@@ -463,11 +490,30 @@ int vk_rgb_step_cnr(struct vk_rgb *r, const struct cisp_cnr_params *p, const str
 		table[CNR_BINS + b] = t.inv_c[b];
 	}
 	memcpy(table + 2 * CNR_BINS, t.recip, CNR_RECIP_WORDS * sizeof(uint32_t));
-	step_begin(r, &step[0], VK_RGB_CNR_H, VK_RGB_IN_PLACE, 3)[0] = (uint32_t)t.radius;
-	step_begin(r, &step[1], VK_RGB_CNR_V, VK_RGB_IN_PLACE, 3)[0] = (uint32_t)t.radius;
-	ret = t.enabled ? 2 : 0;
+	r->cnr_radius = (uint32_t)t.radius;
+	r->cnr_on = t.enabled;
 	cisp_cnr_free(c);
-	return ret;
+	return 0;
+}
+
+int vk_rgb_step_cnr(struct vk_rgb *r, const struct cisp_param_state *s, struct vk_rgb_step step[2])
+{
+	struct vk_rgb_cnr_key key;
+	int ret;
+
+	/* 32 binary searches over the grey model and 1089 reciprocals: made again only when what they read changes. */
+	cnr_key(s, &key);
+	if (!r->cnr_held || memcmp(&key, &r->cnr_key, sizeof(key))) {
+		r->cnr_held = false;
+		if ((ret = cnr_tables(r, s, &key)))
+			return ret;
+		r->cnr_key = key;
+		r->cnr_held = true;
+		r->cnr_uploads++;
+	}
+	step_begin(r, &step[0], VK_RGB_CNR_H, VK_RGB_IN_PLACE, 3)[0] = r->cnr_radius;
+	step_begin(r, &step[1], VK_RGB_CNR_V, VK_RGB_IN_PLACE, 3)[0] = r->cnr_radius;
+	return r->cnr_on ? 2 : 0;
 }
 
 void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
@@ -606,14 +652,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		vk_rgb_step_csc(r, &state->csc, &steps[n++]);
 	if (yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR))) {
 		/* Its thresholds follow the noise through the stages that are on, as the reference's cnr_prepare(). */
-		const struct cisp_cnr_gains g = {
-			.wb = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_WB) ? &state->wb : NULL,
-			.ccm = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM) ? &state->ccm : NULL,
-			.tone_lut = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE) ? r->tone->lut : NULL,
-			.csc = &state->csc,
-		};
-
-		if ((ret = vk_rgb_step_cnr(r, &state->cnr, &state->noise, &g, &steps[n])) < 0)
+		if ((ret = vk_rgb_step_cnr(r, state, &steps[n])) < 0)
 			return ret;
 		n += (unsigned)ret;
 	}

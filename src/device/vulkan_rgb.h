@@ -53,6 +53,20 @@ enum vk_rgb_source {
 	VK_RGB_SOURCE_COUNT = VK_RGB_SCALED_TO_OUTPUT0 + CISP_MAX_OUTPUTS
 };
 
+/*
+ * What chroma denoise's tables are made from: the blocks the reference's
+ * stage reads (cnr.c), each gain's block zero where its stage is off.
+ */
+struct vk_rgb_cnr_key {
+	uint32_t gains; /* the white-balance, matrix and tone enable bits (CISP_BLOCK_BIT()) */
+	struct cisp_cnr_params cnr;
+	struct cisp_noise_params noise;
+	struct cisp_wb_params wb;
+	struct cisp_ccm_params ccm;
+	struct cisp_tone_params tone;
+	struct cisp_csc_params csc;
+};
+
 /* One dispatch: a shader, its descriptor set and its push constants. */
 struct vk_rgb_step {
 	enum vk_rgb_shader shader;
@@ -90,6 +104,15 @@ struct vk_rgb {
 	struct cisp_ltm_coeffs *ltm; /* local tone mapping's, likewise, and whether the tables hold them */
 	struct cisp_ltm_params ltm_params;
 	bool ltm_held;
+	/*
+	 * Chroma denoise's tables: what they were made from, whether the tables
+	 * hold them, their radius and whether they change anything, and how many
+	 * times they were made and written (a test reads it).
+	 */
+	struct vk_rgb_cnr_key cnr_key;
+	bool cnr_held, cnr_on;
+	uint32_t cnr_radius;
+	unsigned long cnr_uploads;
 };
 
 /*
@@ -151,12 +174,15 @@ void vk_rgb_step_sharpen(const struct vk_rgb *rgb, const struct cisp_sharpen_par
 void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
 /*
  * Chroma denoise: two steps, the horizontal pass then the vertical one, with
- * the tables of cisp_cnr_prepare() for @p, @noise and @g written into the
- * tables, which the next run reads. Returns the number of steps (0 where the
- * stage changes nothing: zero strength) or a negative errno.
+ * the tables of cisp_cnr_prepare() for the blocks of @state it reads (its
+ * own, the noise profile, the conversion, and white balance, the matrix and
+ * tone where on, as the reference's stage) written into the tables, which
+ * the next run reads; made and written again only when those blocks change
+ * (the tone table with them where tone is on: vk_rgb_step_tone()). Returns
+ * the number of steps (0 where the stage changes nothing: zero strength) or
+ * a negative errno.
  */
-int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_cnr_params *p, const struct cisp_noise_params *noise,
-		    const struct cisp_cnr_gains *g, struct vk_rgb_step step[2]);
+int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_param_state *state, struct vk_rgb_step step[2]);
 /* Packing the planes, of output @index's size, into its buffer, in its format (vk_output_steps() picks the planes). */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
 
