@@ -157,6 +157,100 @@ TEST(vulkan_merge_bitexact)
 	vk_gpu_close(g);
 }
 
+/*
+ * Whole brackets at the frame level: 2, 3 and 8 16-bit frames (each an image
+ * of its own, exposures out of order and equal ones), through
+ * vk_frame_merge() and one vk_frame_run() with the unpack as the exposure
+ * steps, against the reference's merges chained (cisp_merge_rows() over the
+ * frames in cisp_merge_order()); the inputs imported where they are and
+ * copied. One submission a bracket (the device's timeline moves by one),
+ * and, importing, every frame imported.
+ */
+TEST(vulkan_merge_bracket_bitexact)
+{
+	static const struct {
+		unsigned n;
+		uint32_t exposure[CISP_JOB_MAX_INPUTS];
+	} brackets[] = { { 2, { 100, 400 } },
+			 { 3, { 400, 1600, 100 } },
+			 { 8, { 800, 100, 3200, 100, 25600, 400, 200, 1600 } } };
+	const uint32_t w = 130, h = 6, format = CISP_FMT_SGRBG16;
+	struct vk_gpu *g = open_gpu();
+	uint16_t *acc = malloc((size_t)w * h * 2), *next = malloc((size_t)w * h * 2);
+
+	for (unsigned b = 0; g && b < sizeof(brackets) / sizeof(brackets[0]); b++) {
+		for (int import = 0; import < 2; import++) {
+			const unsigned n = brackets[b].n;
+			struct cisp_device_frame job = { .mode = CISP_JOB_MERGE_HDR, .num_inputs = n };
+			struct cisp_image in[CISP_JOB_MAX_INPUTS];
+			unsigned order[CISP_JOB_MAX_INPUTS];
+			const struct cisp_image *last = NULL;
+			struct vk_frame *f = NULL;
+			struct vk_step steps[2];
+			const uint16_t *got = NULL;
+			unsigned long imports;
+			uint64_t submitted;
+
+			CHECK_EQ(vk_frame_create(g, format, w, h, &f), 0);
+			if (!f)
+				break;
+			f->import_input = import && g->host_import;
+			/* A scene at each exposure, clipped, with noise and a square that moves. */
+			for (unsigned k = 0; k < n; k++) {
+				CHECK_EQ(cisp_image_alloc(&in[k], format, w, h), 0);
+				for (uint32_t y = 0; y < h; y++)
+					for (uint32_t x = 0; x < w; x++) {
+						const bool square = x >= 8 * k && x < 8 * k + 12;
+						uint64_t v = (uint64_t)(square ? 3000 : (x * 97 + y * 1013) % 4096) *
+							     brackets[b].exposure[k] / 100;
+
+						v += test_rand() % 64;
+						((uint16_t *)(in[k].plane[0].data + y * in[k].plane[0].stride))[x] =
+							(uint16_t)(v > 65535 ? 65535 : v);
+					}
+				job.input[k] = &in[k];
+				job.exposure[k] = brackets[b].exposure[k];
+			}
+			cisp_merge_order(job.exposure, n, order);
+			for (uint32_t y = 0; y < h; y++)
+				memcpy(acc + (size_t)y * w, in[order[0]].plane[0].data + y * in[order[0]].plane[0].stride,
+				       (size_t)w * 2);
+			for (unsigned k = 1; k < n; k++) {
+				const struct cisp_image *s = &in[order[k]];
+				const struct plane16 pa = { acc, w, 0, (int)w, (int)h, 0 };
+				const struct plane16 ps = { (uint16_t *)s->plane[0].data, s->plane[0].stride / 2, 0, (int)w,
+							    (int)h, 0 };
+				const struct plane16 po = { next, w, 0, (int)w, (int)h, 0 };
+				struct cisp_merge_coeffs c;
+
+				cisp_merge_prepare(&c, job.exposure[order[k - 1]], job.exposure[order[k]]);
+				cisp_merge_rows(&c, &pa, &ps, &po, 0, (int)h);
+				memcpy(acc, next, (size_t)w * h * 2);
+			}
+			vk_step_unpack(f, &steps[0]);
+			CHECK_EQ(vk_frame_merge(f, &job, &steps[1], &last), 0);
+			CHECK(last == &in[order[n - 1]]);
+			imports = f->imports;
+			submitted = g->timeline_value;
+			CHECK_EQ(vk_frame_run(f, last, steps, 2, &got), 0);
+			CHECK_EQ(g->timeline_value, submitted + 1);
+			CHECK_EQ(f->imports - imports, f->import_input ? n : 0);
+			for (size_t i = 0; got && i < (size_t)w * h; i++)
+				if (got[i] != acc[i]) {
+					test_fail(__FILE__, __LINE__, "a bracket of %u, %s: sample (%zu, %zu) is %u, the reference's %u",
+						  n, f->import_input ? "imported" : "copied", i % w, i / w, got[i], acc[i]);
+					break;
+				}
+			vk_frame_destroy(f);
+			for (unsigned k = 0; k < n; k++)
+				cisp_image_free(&in[k]);
+		}
+	}
+	free(acc);
+	free(next);
+	vk_gpu_close(g);
+}
+
 /* One job in @mode of @n inputs (a bracket's @exposure, else NULL) on a new context of @dev: 0 or the job's error. */
 static int multi_job(struct cisp_device *dev, const struct cisp_isp_config *cfg, const struct cisp_param_state *state,
 		     uint32_t mode, const struct cisp_image *in, const uint32_t *exposure, unsigned n,

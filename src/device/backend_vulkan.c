@@ -23,8 +23,9 @@
  * where the GPU's part ends and the CPU's begins. The GPU's job is submitted
  * with a timeline semaphore the worker waits on; the device signals the
  * job's cisp fence when process() returns. A bracket (CISP_JOB_MERGE_HDR)
- * runs its other frames' unpack and black level first, and merges them
- * (vulkan_merge.h); the merge step then stands after black level. A burst
+ * is one command buffer: its other frames' unpack and black level first,
+ * each from its own raw input, merged in turn (vulkan_merge.h); the merge
+ * step of the shortest then stands after its black level. A burst
  * (CISP_JOB_SELECT_SHARPEST) has each input's AF statistics made on the GPU
  * as the software backend scores them, then runs the chosen input.
  */
@@ -245,9 +246,9 @@ static void load_stats(struct vulkan_instance *v, const struct cisp_stats_layout
 
 /*
  * The steps of @plan before the statistics tap into @steps, *@count of them.
- * @bracket: a bracket's job (else NULL), whose other frames are merged now
- * (vulkan_merge.h), *@input then the one these steps take, merge and go on
- * with.
+ * @bracket: a bracket's job (else NULL), whose other frames the frame's
+ * record runs first (vulkan_merge.h), *@input then the one these steps
+ * take, merge and go on with.
  */
 static int steps_before_tap(struct vulkan_instance *v, const struct vulkan_plan *plan,
 			    const struct cisp_device_frame *bracket, struct vk_step *steps, unsigned *count,
@@ -264,7 +265,7 @@ static int steps_before_tap(struct vulkan_instance *v, const struct vulkan_plan 
 		vk_step_blc(v->frame, &c, &steps[n++]);
 	}
 	if (bracket) {
-		if ((ret = vk_frame_merge(v->frame, bracket, steps, n, &steps[n], input)))
+		if ((ret = vk_frame_merge(v->frame, bracket, &steps[n], input)))
 			return ret;
 		n++;
 	}
@@ -414,6 +415,7 @@ static int vulkan_process(void *instance, struct cisp_device_frame *f)
 	if (!ret)
 		ret = cisp_isp_process(v->cpu, &mid, f->output, plan.stats ? NULL : f->stats, f->pool);
 out:
+	vk_frame_release_input(v->frame); /* a bracket set up but not run included */
 	cisp_stats_acc_free(acc);
 	return ret;
 }

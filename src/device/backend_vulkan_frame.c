@@ -130,7 +130,7 @@ void vk_step_unpack(const struct vk_frame *f, struct vk_step *s)
 	const struct cisp_format_info *info = cisp_format_info(f->format);
 	uint32_t *p = step_begin(f, s, VK_SHADER_UNPACK, 6);
 
-	/* The raw buffer's layout; an input imported where it is has its own stride and offset (load()). */
+	/* The raw buffer's layout; an input imported where it is has its own stride and offset (vk_frame_load()). */
 	p[0] = f->row_bytes;
 	p[1] = info->bits;
 	p[2] = info->packed;
@@ -289,49 +289,50 @@ void vk_frame_stats_sums(const struct vk_frame *f, const struct cisp_stats_layou
 		s->row_sum[r] = word_pair(w + VK_STATS_ROWS + 2 * r);
 }
 
-/*
- * The input where the unpack reads it: imported where it is when the device
- * can (the unpack's push constants then take its stride and offset), else
- * its rows tightly packed into the raw buffer; set 0 reads the one used.
- */
-static void load(struct vk_frame *f, const struct cisp_image *input, struct vk_step *unpack)
+int vk_frame_load(struct vk_frame *f, const struct cisp_image *input, struct vk_buffer *raw, struct vk_buffer *imported,
+		  VkDescriptorSet set, struct vk_step *unpack)
 {
 	const size_t stride = input->plane[0].stride;
 	/* The frame's bytes: whole rows but the last, which may end where its bytes do. */
 	const size_t bytes = stride * (f->height - 1) + f->row_bytes;
-	const struct vk_buffer *bound = &f->raw;
+	const struct vk_buffer *bound = raw;
 	VkDeviceSize offset;
-	uint8_t *to = f->raw.map;
+	int ret;
 
-	vk_frame_release_input(f);
+	vk_buffer_destroy(f->gpu, imported);
 	/* Strides past 32 bits are copied: the shader counts bytes in a uint (imports past the limit fail). */
 	if (f->import_input && stride <= UINT32_MAX / f->height &&
-	    !vk_buffer_import_host(f->gpu, input->plane[0].data, bytes, &f->imported, &offset)) {
+	    !vk_buffer_import_host(f->gpu, input->plane[0].data, bytes, imported, &offset)) {
 		unpack->push[2] = (uint32_t)stride;
 		unpack->push[5] = (uint32_t)offset;
-		bound = &f->imported;
+		bound = imported;
 		f->imports++;
 	} else {
+		/* A bracket's other frames have a raw buffer once one is copied. */
+		if (!raw->map && (ret = vk_buffer_create(f->gpu, f->raw.size, raw)))
+			return ret;
 		for (uint32_t y = 0; y < f->height; y++)
-			memcpy(to + (size_t)y * f->row_bytes, input->plane[0].data + (size_t)y * stride,
+			memcpy((uint8_t *)raw->map + (size_t)y * f->row_bytes, input->plane[0].data + (size_t)y * stride,
 			       f->row_bytes);
 	}
 	/* Every time: the handle of a released import may come back as another one's. */
 	vkUpdateDescriptorSets(f->gpu->device, 1,
 			       &(VkWriteDescriptorSet){ .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-							.dstSet = f->set[0],
+							.dstSet = set,
 							.dstBinding = 0,
 							.descriptorCount = 1,
 							.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 							.pBufferInfo = &(VkDescriptorBufferInfo){ bound->buffer, 0,
 												  VK_WHOLE_SIZE } },
 			       0, NULL);
+	return 0;
 }
 
 void vk_frame_release_input(struct vk_frame *f)
 {
-	/* Set 0 still names the buffer; the next load() binds another before any dispatch reads it. */
+	/* Set 0 still names the buffer; the next load binds another before any dispatch reads it. */
 	vk_buffer_destroy(f->gpu, &f->imported);
+	vk_merge_release_inputs(f->gpu, f->merge);
 }
 
 /* The fast Bayer denoise from plane @from: its guide (none for a copy, strength 0), then the filter. */
@@ -346,30 +347,21 @@ static void record_bnr(const struct vk_frame *f, VkCommandBuffer cmd, const stru
 			     s->push_size, groups, f->height);
 }
 
-int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
-		    VkCommandBuffer cmd, bool timed, unsigned *result_plane)
+unsigned vk_frame_record_steps(struct vk_frame *f, VkCommandBuffer cmd, VkDescriptorSet raw_set,
+			       const struct vk_step *unpack, const struct vk_step *steps, unsigned count, bool after_another,
+			       bool timed)
 {
 	unsigned written = 0; /* steps that wrote the frame: a tap reads the last one's plane */
-	struct vk_step unpack;
 
-	if (!count || steps[0].shader != VK_SHADER_UNPACK)
-		return cisp_error(-EINVAL, "Vulkan backend: a frame starts with the unpack");
-	if (input->format != f->format || input->width != f->width || input->height != f->height)
-		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s input for a %ux%u %s frame", input->width,
-				  input->height, cisp_format_name(input->format), f->width, f->height,
-				  cisp_format_name(f->format));
-	unpack = steps[0];
-	load(f, input, &unpack);
 	if (timed) {
 		vkCmdResetQueryPool(cmd, f->timestamps, 0, count + 1);
 		vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->timestamps, 0);
 	}
 	for (unsigned i = 0; i < count; i++) {
-		/* The unpack reads the raw buffer; then the planes take turns; a tap writes the sums. */
+		/* The unpack reads the raw input; then the planes take turns; a tap writes the sums. */
 		const bool tap = steps[i].shader == VK_SHADER_STATS;
-		VkDescriptorSet set = f->set[written == 0 ? 0 : tap ? 3 + (written - 1) % 2 : 1 + (written - 1) % 2];
-
-		const struct vk_step *step = i ? &steps[i] : &unpack;
+		VkDescriptorSet set = written == 0 ? raw_set : f->set[tap ? 3 + (written - 1) % 2 : 1 + (written - 1) % 2];
+		const struct vk_step *step = i ? &steps[i] : unpack;
 
 		if (step->bnr_quality)
 			vk_bnrq_record(f, cmd, step, (written - 1) % 2, i > 0);
@@ -378,14 +370,39 @@ int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const st
 		else if (step->shader == VK_SHADER_BNR)
 			record_bnr(f, cmd, step, (written - 1) % 2);
 		else
-			vk_commands_dispatch(cmd, f->gpu, i > 0, f->gpu->pipeline[step->shader], set, step->push,
-					     step->push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, step->rows);
+			vk_commands_dispatch(cmd, f->gpu, i > 0 || after_another, f->gpu->pipeline[step->shader], set,
+					     step->push, step->push_size, (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS,
+					     step->rows);
 		if (timed)
 			vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, f->timestamps, i + 1);
 		written += !tap;
 	}
 	/* The last step wrote plane 0 after an odd number of steps that write the frame, plane 1 after an even one. */
-	*result_plane = (written - 1) % 2;
+	return (written - 1) % 2;
+}
+
+int vk_frame_record(struct vk_frame *f, const struct cisp_image *input, const struct vk_step *steps, unsigned count,
+		    VkCommandBuffer cmd, bool timed, unsigned *result_plane)
+{
+	unsigned merge_at = count; /* a bracket's merge step: its other frames first, through the steps before it */
+	struct vk_step unpack;
+	int ret;
+
+	if (!count || steps[0].shader != VK_SHADER_UNPACK || steps[0].merge)
+		return cisp_error(-EINVAL, "Vulkan backend: a frame starts with the unpack");
+	if (input->format != f->format || input->width != f->width || input->height != f->height)
+		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s input for a %ux%u %s frame", input->width,
+				  input->height, cisp_format_name(input->format), f->width, f->height,
+				  cisp_format_name(f->format));
+	for (unsigned i = 0; i < count; i++)
+		if (steps[i].merge)
+			merge_at = i;
+	if (merge_at < count && (ret = vk_merge_record_inputs(f, cmd, steps, merge_at)))
+		return ret;
+	unpack = steps[0];
+	if ((ret = vk_frame_load(f, input, &f->raw, &f->imported, f->set[0], &unpack)))
+		return ret;
+	*result_plane = vk_frame_record_steps(f, cmd, f->set[0], &unpack, steps, count, merge_at < count, timed);
 	return 0;
 }
 

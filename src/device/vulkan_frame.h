@@ -129,7 +129,9 @@ int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const s
 		 const uint16_t **result);
 /*
  * The same into @cmd, a command buffer being recorded, for more dispatches
- * to follow in it (vulkan_rgb.h): take @input in, record @steps, and set
+ * to follow in it (vulkan_rgb.h): take @input in, record @steps (a
+ * bracket's merge step among them: the bracket's other frames first,
+ * vk_merge_record_inputs()), and set
  * *@result_plane to the plane (0 or 1) the samples will be in; @timed: with
  * the frame's timestamps around each step (the frame has them). @input may
  * be imported where it is: it must stay valid until the caller has waited
@@ -137,7 +139,32 @@ int vk_frame_run(struct vk_frame *frame, const struct cisp_image *input, const s
  */
 int vk_frame_record(struct vk_frame *frame, const struct cisp_image *input, const struct vk_step *steps,
 		    unsigned count, VkCommandBuffer cmd, bool timed, unsigned *result_plane);
-/* Release the input a record imported (none: nothing to do), once the GPU is done with it. */
+/*
+ * Release the inputs a record imported (none: nothing to do), a bracket's
+ * other frames' included, once the GPU is done with them; the bracket is
+ * then recorded (vk_frame_merge()).
+ */
 void vk_frame_release_input(struct vk_frame *frame);
+
+/*
+ * Where the unpack reads @input: imported where it is, into @imported (the
+ * one there released first), when the device can (@unpack's push constants
+ * then take its stride and offset), else its rows tightly packed into @raw
+ * (made at the first copy where it is not yet); @set's input binding then
+ * names the one used. The frame's own input is raw, imported and set[0]; a
+ * bracket's other frames have theirs (vulkan_merge.h). 0 or a negative errno.
+ */
+int vk_frame_load(struct vk_frame *frame, const struct cisp_image *input, struct vk_buffer *raw,
+		  struct vk_buffer *imported, VkDescriptorSet set, struct vk_step *unpack);
+/*
+ * Record @steps into @cmd, the unpack @unpack (in place of steps[0]) reading
+ * through @raw_set (vk_frame_load()); @after_another: the first dispatch
+ * behind a barrier too (dispatches before it use the planes); @timed: with
+ * the frame's timestamps around each step. The plane (0 or 1) the samples
+ * will be in.
+ */
+unsigned vk_frame_record_steps(struct vk_frame *frame, VkCommandBuffer cmd, VkDescriptorSet raw_set,
+			       const struct vk_step *unpack, const struct vk_step *steps, unsigned count,
+			       bool after_another, bool timed);
 
 #endif

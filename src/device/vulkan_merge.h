@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The exposure-bracket merge (src/isp/merge.h) on the Vulkan device, for
- * CISP_JOB_MERGE_HDR jobs. Each frame of the bracket goes through the
- * exposure stages (unpack, black level) on the GPU, longest exposure first,
- * one command buffer per frame (the frame's raw buffer holds one input);
- * the merge so far is kept in a buffer of its own, and the merge step
- * (shaders/merge.comp) folds the next frame into it. The shortest frame's
- * command buffer goes on with the rest of the frame's steps.
+ * CISP_JOB_MERGE_HDR jobs. The whole bracket is one command buffer: each of
+ * its frames, longest exposure first, goes through the exposure stages
+ * (unpack, black level) from a raw input of its own (imported where it is,
+ * or copied); the merge so far is kept in a buffer of its own, the merge
+ * step (shaders/merge.comp) folds the next frame into it, and the same
+ * shader copies the first frame, and each merge but the last, into it. The
+ * shortest frame goes on with the rest of the frame's steps.
  */
 #ifndef CISP_DEVICE_VULKAN_MERGE_H
 #define CISP_DEVICE_VULKAN_MERGE_H
@@ -19,17 +20,38 @@
 struct vk_frame;
 struct vk_step;
 
+/* A bracket's frames before the shortest, each with a raw input of its own. */
+#define VK_MERGE_OTHERS (CISP_JOB_MAX_INPUTS - 1)
+
 /*
  * A frame's merge, made at its first bracket: the merge so far (16-bit
- * samples as the planes), sets reading plane s and it into plane 1 - s, the
- * merge's pipeline.
+ * samples as the planes), the descriptor sets (VK_MERGE_SET_*), the merge's
+ * pipeline, the other frames' raw inputs, and the bracket to record next.
  */
 struct vk_merge {
 	struct vk_buffer acc;
 	VkDescriptorPool descriptors;
-	VkDescriptorSet set[2];
+	/*
+	 * VK_MERGE_SET_MERGE + s: plane s and the merge so far into plane 1 - s;
+	 * VK_MERGE_SET_COPY + s: plane s into the merge so far; VK_MERGE_SET_INPUT
+	 * + k: other frame k's raw input into plane 0 (the unpack's).
+	 */
+	VkDescriptorSet set[4 + VK_MERGE_OTHERS];
 	VkPipeline pipeline;
+	struct vk_buffer raw[VK_MERGE_OTHERS];      /* other frame k copied (made at its first copy) */
+	struct vk_buffer imported[VK_MERGE_OTHERS]; /* or imported where it is, until released */
+	/*
+	 * The bracket vk_frame_merge() set up, until vk_frame_release_input():
+	 * its frames before the shortest in the merge's order (0: none), and the
+	 * coefficients that merge frame k (k >= 1) into the merge before it.
+	 */
+	unsigned others;
+	const struct cisp_image *other[VK_MERGE_OTHERS];
+	struct cisp_merge_coeffs c[VK_MERGE_OTHERS];
 };
+#define VK_MERGE_SET_MERGE 0
+#define VK_MERGE_SET_COPY 2
+#define VK_MERGE_SET_INPUT 4
 
 /* The frame's merge (vk_frame's merge), made once: 0 or a negative errno. */
 int vk_frame_merge_open(struct vk_frame *frame);
@@ -40,14 +62,23 @@ void vk_merge_record(const struct vk_frame *frame, VkCommandBuffer cmd, const st
 void vk_merge_destroy(struct vk_gpu *gpu, struct vk_merge *merge);
 
 /*
- * The frames of the bracket @job but its shortest exposure: each through
- * @steps (its exposure stages, the first an unpack), merged in the
- * reference's order (cisp_merge_order()) into the merge so far, making the
- * frame's merge the first time. Then *@merge is the step that merges the
- * shortest frame, *@last, which the caller runs through @steps, *@merge and
- * the rest of its steps. 0 or a negative errno.
+ * Set up the bracket @job for the frame's next record: its frames but the
+ * shortest exposure, in the reference's order (cisp_merge_order()), to be
+ * recorded before the shortest, *@last, which the caller runs through its
+ * exposure steps, then *@merge (the step that merges it) and the rest of its
+ * steps. Makes the frame's merge the first time. 0 or a negative errno.
  */
-int vk_frame_merge(struct vk_frame *frame, const struct cisp_device_frame *job, const struct vk_step *steps,
-		   unsigned count, struct vk_step *merge, const struct cisp_image **last);
+int vk_frame_merge(struct vk_frame *frame, const struct cisp_device_frame *job, struct vk_step *merge,
+		   const struct cisp_image **last);
+/*
+ * Record the bracket vk_frame_merge() set up into @cmd, ahead of its
+ * shortest frame: each other frame from its own raw input through @steps
+ * (its exposure steps, the first an unpack), merged into the merge so far
+ * (the first copied there). Nothing where none is set up: a merge step then
+ * merges the merge so far as it is. 0 or a negative errno.
+ */
+int vk_merge_record_inputs(struct vk_frame *frame, VkCommandBuffer cmd, const struct vk_step *steps, unsigned count);
+/* Release the other frames' imports and forget the bracket (vk_frame_release_input()'s business). */
+void vk_merge_release_inputs(struct vk_gpu *gpu, struct vk_merge *merge);
 
 #endif
