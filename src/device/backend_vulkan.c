@@ -105,6 +105,22 @@ int vulkan_describe(char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * CISP_VULKAN_HAND_OVER=1: contexts made then have no RGB side, so that
+ * every frame is handed over to the CPU after the Bayer side, as a context's
+ * whose outputs the device cannot hold (a debugging switch; the tests' way
+ * to that path).
+ */
+static bool vulkan_hand_over_forced(void)
+{
+	const char *forced = getenv("CISP_VULKAN_HAND_OVER");
+
+	if (!forced || strcmp(forced, "1"))
+		return false;
+	cisp_log(CISP_LOG_INFO, "Vulkan backend: CISP_VULKAN_HAND_OVER=1: the stages after white balance run on the CPU");
+	return true;
+}
+
 static void vulkan_destroy(void *instance)
 {
 	struct vulkan_instance *v = instance;
@@ -147,7 +163,7 @@ static int vulkan_create(void **instance, const struct cisp_isp_config *config, 
 	if ((ret = vk_gpu_open(&v->gpu)) ||
 	    (ret = vk_frame_create(v->gpu, config->input_format, config->width, config->height, &v->frame)) ||
 	    (ret = cisp_isp_create(&v->cpu, &cpu)) ||
-	    (ret = vk_rgb_open(v->gpu, v->frame, config, &v->rgb))) {
+	    (!vulkan_hand_over_forced() && (ret = vk_rgb_open(v->gpu, v->frame, config, &v->rgb)))) {
 		vulkan_destroy(v);
 		return ret;
 	}
