@@ -523,12 +523,16 @@ static int bench_stages(struct run *r)
 /* ---- the pipeline through a device context: the Vulkan backend beside the software one ---- */
 
 /* A context of @dev for @in with one NV12 output and the canonical state sent as parameters. */
+/* The benchmark's ISP: @in's format and size, one NV12 output of its size. */
+static struct cisp_isp_config bench_config(const struct cisp_image *in)
+{
+	return (struct cisp_isp_config){ in->format, in->width, in->height, { { CISP_FMT_NV12, in->width, in->height } } };
+}
+
 static int make_context(struct cisp_device *dev, const struct cisp_image *in, struct cisp_context **ctx, void **params,
 			size_t *size)
 {
-	const struct cisp_context_config cc = {
-		.name = "bench", .isp = { in->format, in->width, in->height, { { CISP_FMT_NV12, in->width, in->height } } }
-	};
+	const struct cisp_context_config cc = { .name = "bench", .isp = bench_config(in) };
 	struct cisp_param_state s;
 	int ret;
 
@@ -575,9 +579,9 @@ static int bench_devices(struct run *r)
 	struct cisp_image out = { 0 };
 	struct cisp_stats *stats = malloc(sizeof(*stats));
 	double t[2][ISP_BENCH_MAX_REPS], dt, best, fps[2], stage_ns[VULKAN_STAGE_COUNT];
-	char name[512] = "";
+	const struct cisp_isp_config config = bench_config(r->in);
+	char name[512] = "", stages[256];
 	struct cisp_param_state s;
-	struct vulkan_plan plan;
 	int ret = stats ? vulkan_describe(name, sizeof(name)) : -ENOMEM;
 
 	for (int d = 0; d < 2 && !ret; d++) {
@@ -605,9 +609,9 @@ static int bench_devices(struct run *r)
 		fprintf(stderr, "cisp bench: --isp vulkan: %s\n", cisp_last_error());
 	} else {
 		canonical_state(&s, CANONICAL);
-		plan = vulkan_plan_frame(&s, true);
-		printf("bench isp=vulkan device=\"%s\" gpu_stages=\"unpack%s%s%s%s%s\"\n", name, plan.blc ? ",blc" : "",
-		       plan.dpc ? ",dpc" : "", plan.bnr ? ",bnr" : "", plan.lsc ? ",lsc" : "", plan.wb ? ",wb" : "");
+		if (vulkan_plan_describe(&config, &s, true, stages, sizeof(stages)))
+			snprintf(stages, sizeof(stages), "none (%s)", cisp_last_error());
+		printf("bench isp=vulkan device=\"%s\" gpu_stages=\"%s\"\n", name, stages);
 		if (strstr(name, "llvmpipe"))
 			printf("bench note=\"llvmpipe (lavapipe) runs the shaders on the CPU: these figures say nothing of a "
 			       "GPU\"\n");

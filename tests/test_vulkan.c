@@ -1000,9 +1000,9 @@ static int run_cisp(const char *args, char *out, size_t size)
 
 /*
  * `cisp list` names the device, its driver and Vulkan version, and whether
- * dma-buf import is offered; `cisp bench --isp vulkan` prints both backends'
- * figures, their ratio, each shader's time, and on lavapipe that they mean
- * nothing.
+ * dma-buf import is offered; `cisp bench --isp vulkan` prints every stage the
+ * GPU runs (its whole frame), both backends' figures, their ratio, each
+ * shader's time, and on lavapipe that they mean nothing.
  */
 TEST(vulkan_tools)
 {
@@ -1019,7 +1019,8 @@ TEST(vulkan_tools)
 	CHECK(strstr(out, "Vulkan 1.") && strstr(out, "dma-buf import: "));
 
 	CHECK_EQ(run_cisp("bench --isp vulkan --size 64x48 --reps 1", out, sizeof(out)), 0);
-	CHECK(strstr(out, "bench isp=vulkan device=\"") && strstr(out, "gpu_stages=\"unpack,blc,dpc,bnr,lsc,wb\""));
+	CHECK(strstr(out, "bench isp=vulkan device=\"") &&
+	      strstr(out, "gpu_stages=\"unpack,blc,dpc,bnr,lsc,stats,wb,highlights,demosaic,ccm,tone,sharpen,csc,pack\""));
 	CHECK(strstr(out, "bench device pipeline=canonical isp=software frames_per_s="));
 	/* lavapipe has timestamps: every Bayer shader's time. */
 	CHECK(strstr(out, "bench gpu_stage_times=") && strstr(out, " unpack_ms=") && strstr(out, " bnr_ms=") &&
@@ -1028,6 +1029,59 @@ TEST(vulkan_tools)
 	CHECK(!strstr(g->name, "llvmpipe") || strstr(out, "these figures say nothing of a GPU"));
 	CHECK(run_cisp("bench --isp opencl", out, sizeof(out)) != 0);
 	CHECK(strstr(out, "--isp opencl: the choice is vulkan"));
+	vk_gpu_close(g);
+}
+
+/* vulkan_plan_describe() for @cfg and @s (@stats: the jobs ask for them) names the stages @want. */
+static void check_stages(const struct cisp_isp_config *cfg, const struct cisp_param_state *s, bool stats,
+			 const char *want)
+{
+	char stages[256] = "";
+
+	CHECK_EQ(vulkan_plan_describe(cfg, s, stats, stages, sizeof(stages)), 0);
+	if (strcmp(stages, want))
+		test_fail(__FILE__, __LINE__, "the GPU's stages are \"%s\", not \"%s\"", stages, want);
+}
+
+/*
+ * The stages a context runs on the GPU, as vulkan_plan_describe() names
+ * them (`cisp bench --isp vulkan` prints them): the whole frame, YCbCr and
+ * RGB outputs, one scaled; handed over with CISP_VULKAN_HAND_OVER=1 (white
+ * balance then stays with chroma denoise on the CPU) and with an output too
+ * big for the device's buffers; the quality Bayer denoise on a device
+ * without shaderInt64 (the test's device's int64 turned off for the while).
+ */
+TEST(vulkan_plan_stages)
+{
+	const struct cisp_isp_config cfg = { CISP_FMT_SRGGB10, 64, 32,
+					     { { CISP_FMT_NV12, 64, 32 }, { CISP_FMT_RGB888, 32, 16 } }, NULL };
+	const struct cisp_isp_config big = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 3392, 3392 } }, NULL };
+	struct vk_gpu *g = open_gpu();
+	struct cisp_param_state s;
+	bool int64;
+
+	if (!g)
+		return;
+	cisp_param_state_init(&s);
+	s.enabled = CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_DPC) | CISP_BLOCK_BIT(CISP_BLOCK_BNR) |
+		    CISP_BLOCK_BIT(CISP_BLOCK_LSC) | CISP_BLOCK_BIT(CISP_BLOCK_STATS) | CISP_BLOCK_BIT(CISP_BLOCK_WB) |
+		    CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_LTM) |
+		    CISP_BLOCK_BIT(CISP_BLOCK_TONE) | CISP_BLOCK_BIT(CISP_BLOCK_LUT3D) | CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) |
+		    CISP_BLOCK_BIT(CISP_BLOCK_CSC) | CISP_BLOCK_BIT(CISP_BLOCK_CNR);
+	check_stages(&cfg, &s, true,
+		     "unpack,blc,dpc,bnr,lsc,stats,wb,highlights,demosaic,ccm,ltm,tone,lut3d,sharpen,csc,cnr,scale,pack");
+	check_stages(&cfg, &s, false,
+		     "unpack,blc,dpc,bnr,lsc,wb,highlights,demosaic,ccm,ltm,tone,lut3d,sharpen,csc,cnr,scale,pack");
+	setenv("CISP_VULKAN_HAND_OVER", "1", 1);
+	check_stages(&cfg, &s, true, "unpack,blc,dpc,bnr,lsc,stats");
+	unsetenv("CISP_VULKAN_HAND_OVER");
+	s.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS) | CISP_BLOCK_BIT(CISP_BLOCK_CNR));
+	check_stages(&big, &s, true, "unpack,blc,dpc,bnr,lsc,stats,wb");
+	int64 = g->int64;
+	g->int64 = false;
+	s.bnr.mode = CISP_BNR_QUALITY;
+	check_stages(&cfg, &s, true, "unpack,blc,dpc");
+	g->int64 = int64;
 	vk_gpu_close(g);
 }
 

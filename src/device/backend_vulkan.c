@@ -30,6 +30,7 @@
  * as the software backend scores them, then runs the chosen input.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,18 +94,6 @@ struct vulkan_plan vulkan_plan_handed_over(struct vulkan_plan p, const struct ci
 	return p;
 }
 
-int vulkan_describe(char *buf, size_t size)
-{
-	struct vk_gpu *gpu;
-	int ret = vk_gpu_open(&gpu);
-
-	if (ret)
-		return ret;
-	vk_gpu_describe(gpu, buf, size);
-	vk_gpu_close(gpu);
-	return 0;
-}
-
 /*
  * CISP_VULKAN_HAND_OVER=1: contexts made then have no RGB side, so that
  * every frame is handed over to the CPU after the Bayer side, as a context's
@@ -119,6 +108,99 @@ static bool vulkan_hand_over_forced(void)
 		return false;
 	cisp_log(CISP_LOG_INFO, "Vulkan backend: CISP_VULKAN_HAND_OVER=1: the stages after white balance run on the CPU");
 	return true;
+}
+
+/* Whether @format is a YCbCr one (the conversion and chroma denoise run for it). */
+static bool yuv_output(uint32_t format)
+{
+	return format == CISP_FMT_NV12 || format == CISP_FMT_I420;
+}
+
+/* The names of the stages @p runs on the GPU for @s and @config's outputs (vulkan_plan_describe()). */
+static void plan_stages(const struct vulkan_plan *p, const struct cisp_param_state *s,
+			const struct cisp_isp_config *config, char *buf, size_t size)
+{
+	const bool on_rgb = p->rgb; /* the stages after white balance too */
+	bool yuv = false, scaled = false;
+	size_t n = 0;
+
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		const struct cisp_output_config *o = &config->output[i];
+
+		yuv |= o->format && yuv_output(o->format);
+		scaled |= o->format && (o->width != config->width || o->height != config->height ||
+					(s->crop_enabled & (1u << i)));
+	}
+	{
+		const struct {
+			bool runs;
+			const char *name;
+		} stage[] = {
+			{ true, "unpack" },
+			{ p->blc, "blc" },
+			{ p->dpc, "dpc" },
+			{ p->bnr, "bnr" },
+			{ p->lsc, "lsc" },
+			{ p->stats, "stats" },
+			{ p->wb, "wb" },
+			{ on_rgb && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_HIGHLIGHTS)), "highlights" },
+			{ on_rgb, "demosaic" },
+			{ on_rgb && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CCM)), "ccm" },
+			{ on_rgb && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LTM)), "ltm" },
+			{ on_rgb && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_TONE)), "tone" },
+			{ on_rgb && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_LUT3D)), "lut3d" },
+			{ on_rgb && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)), "sharpen" },
+			{ on_rgb && yuv, "csc" },
+			{ on_rgb && yuv && (s->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)), "cnr" },
+			{ on_rgb && scaled, "scale" },
+			{ on_rgb, "pack" },
+		};
+
+		if (size)
+			buf[0] = 0;
+		for (size_t k = 0; k < sizeof(stage) / sizeof(stage[0]); k++) {
+			if (stage[k].runs && n < size) {
+				int len = snprintf(buf + n, size - n, "%s%s", n ? "," : "", stage[k].name);
+
+				n += len > 0 ? (size_t)len : 0;
+			}
+		}
+	}
+}
+
+int vulkan_plan_describe(const struct cisp_isp_config *config, const struct cisp_param_state *s, bool stats,
+			 char *buf, size_t size)
+{
+	struct vk_rgb *rgb = NULL;
+	struct vulkan_plan plan;
+	struct vk_gpu *gpu;
+	int ret = vk_gpu_open(&gpu);
+
+	if (ret)
+		return ret;
+	/* As vulkan_create() and vulkan_process() choose: the device's int64, and an RGB side where it holds one. */
+	plan = vulkan_plan_on(s, stats, gpu->int64);
+	if (!vulkan_hand_over_forced())
+		ret = vk_rgb_open(gpu, NULL, config, &rgb);
+	if (!rgb)
+		plan = vulkan_plan_handed_over(plan, s);
+	vk_rgb_destroy(rgb);
+	vk_gpu_close(gpu);
+	if (!ret)
+		plan_stages(&plan, s, config, buf, size);
+	return ret;
+}
+
+int vulkan_describe(char *buf, size_t size)
+{
+	struct vk_gpu *gpu;
+	int ret = vk_gpu_open(&gpu);
+
+	if (ret)
+		return ret;
+	vk_gpu_describe(gpu, buf, size);
+	vk_gpu_close(gpu);
+	return 0;
 }
 
 static void vulkan_destroy(void *instance)

@@ -25,6 +25,17 @@ struct vulkan_plan vulkan_plan_frame(const struct cisp_param_state *state, bool 
 	return (struct vulkan_plan){ 0 };
 }
 
+int vulkan_plan_describe(const struct cisp_isp_config *config, const struct cisp_param_state *state, bool stats,
+			 char *buf, size_t size)
+{
+	(void)config;
+	(void)state;
+	(void)stats;
+	(void)buf;
+	(void)size;
+	return vulkan_describe(NULL, 0);
+}
+
 const char *const vulkan_stage_names[VULKAN_STAGE_COUNT] = { "unpack", "blc", "dpc", "bnr", "lsc", "stats", "wb" };
 
 int vulkan_time_stages(const struct cisp_image *input, const struct cisp_param_state *state, int reps,

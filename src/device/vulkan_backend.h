@@ -12,6 +12,7 @@
 
 #include <cisp/device.h>
 #include <cisp/image.h>
+#include <cisp/isp.h>
 #include <cisp/params_state.h>
 
 /* The value of CISP_ISP that picks this backend. */
@@ -50,6 +51,20 @@ struct vulkan_plan vulkan_plan_on(const struct cisp_param_state *state, bool sta
  * its bit.
  */
 struct vulkan_plan vulkan_plan_handed_over(struct vulkan_plan plan, const struct cisp_param_state *state);
+
+/*
+ * The stages a context of @config on this device runs on the GPU for frames
+ * of @state (@stats: the jobs ask for statistics), as vulkan_create() and
+ * vulkan_process() choose them (the device's shaderInt64, an RGB side where
+ * the device holds it, CISP_VULKAN_HAND_OVER), in pipeline order,
+ * comma-separated: unpack, blc, dpc, bnr, lsc, stats, wb, and where the
+ * whole frame stays there highlights, demosaic, ccm, ltm, tone, lut3d,
+ * sharpen, csc and cnr (for YCbCr outputs), scale (an output cropped or of
+ * another size) and pack, each where it runs; into @buf, cut at @size
+ * bytes. 0, or the error of opening the device or an RGB side.
+ */
+int vulkan_plan_describe(const struct cisp_isp_config *config, const struct cisp_param_state *state, bool stats,
+			 char *buf, size_t size);
 
 /* The Bayer shaders, in pipeline order, as vulkan_time_stages() reports them. */
 #define VULKAN_STAGE_COUNT 7
