@@ -175,6 +175,32 @@ static inline int bq_pair_lane(int p, int dx)
 }
 
 /*
+ * One row of a pair's squared guide differences D, each capped, summed over
+ * 3 columns at both parities: @c and @t point at guide columns 2 i - 1 of the
+ * centre's row and of the tap's. The 32-bit lanes of the guide from column
+ * 2 i - 1 hold D's columns 2 i - 1 (low half) and 2 i (high half), from
+ * 2 i + 1 the next two: the two 3-sums from two loads of each row.
+ */
+V_INLINE void bq_pair_row(const uint16_t *c, const uint16_t *t, vs32 cap, vs32 *h0, vs32 *h1)
+{
+	const vs32 e0 = sub32(even32(ld(t)), even32(ld(c))), e1 = sub32(odd32(ld(t)), odd32(ld(c)));
+	const vs32 e2 = sub32(even32(ld(t + 2)), even32(ld(c + 2))), e3 = sub32(odd32(ld(t + 2)), odd32(ld(c + 2)));
+	const vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
+
+	/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
+	*h0 = bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap);
+	*h1 = bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap);
+}
+
+/* Tile row @y's 3x3 sums, capped, from the 3-sums of rows y - 1 (a), y (b) and y + 1 (c), per parity. */
+V_INLINE void bq_pair_sum3(int32_t *o0, int32_t *o1, int y, vs32 a0, vs32 a1, vs32 b0, vs32 b1, vs32 c0, vs32 c1,
+			   vs32 cap)
+{
+	st32(o0 + y * BQ_HW, bq_minu(add32(add32(a0, b0), c0), cap));
+	st32(o1 + y * BQ_HW, bq_minu(add32(add32(a1, b1), c1), cap));
+}
+
+/*
  * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
  * so a parity is one CFA site per row), each a vector of N32 columns read
  * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
@@ -335,33 +361,31 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			 * column x + BQ_GOFF.
 			 */
 			for (int i = ilo[r]; i < ihi[r]; i += N32) {
-				/* Two rows' 3-sums above, per parity. */
-				vs32 a0 = set32(0), a1 = set32(0), b0 = set32(0), b1 = set32(0);
+				const uint16_t *c = &g[BQ_GPAD - 1][BQ_GOFF + 2 * i - 1];
+				const uint16_t *t = &g[BQ_GPAD - 1 + dy][BQ_GOFF + dx + 2 * i - 1];
+				int32_t *o0 = &hs[m][0][0][BQ_HOFF + i], *o1 = &hs[m][1][0][BQ_HOFF + i];
+				const int nj = th + 2 - dy;
+				/* The 3-sums of three rows in turn, unrolled so none is copied from one register to another. */
+				vs32 a0, a1, b0, b1, c0, c1;
+				int j;
 
-				for (int j = 0; j < th + 2 - dy; j++) {
-					const uint16_t *c = &g[j + BQ_GPAD - 1][BQ_GOFF + 2 * i - 1];
-					const uint16_t *ta = &g[j + BQ_GPAD - 1 + dy][BQ_GOFF + dx + 2 * i - 1], *tb = ta + 2;
-					/*
-					 * The 32-bit lanes of the guide from column 2 i - 1 hold D's
-					 * columns 2 i - 1 (low half) and 2 i (high half), from 2 i + 1
-					 * the next two: the two 3-sums from two loads of each row.
-					 */
-					vs32 e0 = sub32(even32(ld(ta)), even32(ld(c))), e1 = sub32(odd32(ld(ta)), odd32(ld(c)));
-					vs32 e2 = sub32(even32(ld(tb)), even32(ld(c + 2))), e3 = sub32(odd32(ld(tb)), odd32(ld(c + 2)));
-					vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
-					/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
-					vs32 h0 = bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap);
-					vs32 h1 = bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap);
-
-					/* Rows j - 2 .. j of 3-sums are rows y - 1 .. y + 1 of y = j - 2: its 3x3 sum, capped. */
-					if (j >= 2) {
-						st32(&hs[m][0][j - 2][BQ_HOFF + i], bq_minu(add32(add32(a0, b0), h0), cap));
-						st32(&hs[m][1][j - 2][BQ_HOFF + i], bq_minu(add32(add32(a1, b1), h1), cap));
+				bq_pair_row(c, t, cap, &a0, &a1);
+				bq_pair_row(c + BQ_GW, t + BQ_GW, cap, &b0, &b1);
+				for (j = 2; j + 3 <= nj; j += 3) {
+					bq_pair_row(c + j * BQ_GW, t + j * BQ_GW, cap, &c0, &c1);
+					bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
+					bq_pair_row(c + (j + 1) * BQ_GW, t + (j + 1) * BQ_GW, cap, &a0, &a1);
+					bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
+					bq_pair_row(c + (j + 2) * BQ_GW, t + (j + 2) * BQ_GW, cap, &b0, &b1);
+					bq_pair_sum3(o0, o1, j, c0, c1, a0, a1, b0, b1, cap);
+				}
+				if (j < nj) {
+					bq_pair_row(c + j * BQ_GW, t + j * BQ_GW, cap, &c0, &c1);
+					bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
+					if (j + 1 < nj) {
+						bq_pair_row(c + (j + 1) * BQ_GW, t + (j + 1) * BQ_GW, cap, &a0, &a1);
+						bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
 					}
-					a0 = b0;
-					a1 = b1;
-					b0 = h0;
-					b1 = h1;
 				}
 			}
 		}
