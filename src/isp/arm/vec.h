@@ -63,6 +63,8 @@ V_INLINE vu16 mulhi16(vu16 a, vu16 b)
 #define gt32(a, b) vreinterpretq_s32_u32(vcgtq_s32(a, b))
 /* acc + 1 in the lanes where a > b (signed). */
 #define count_gt32(acc, a, b) vsubq_s32(acc, gt32(a, b))
+/* x in the lanes where a > b (signed), y elsewhere. */
+#define sel_gt32(a, b, x, y) vbslq_s32(vcgtq_s32(a, b), x, y)
 #define as32(v) vreinterpretq_s32_u16(v)
 #define as16(v) vreinterpretq_u16_s32(v)
 #define vand32(a, b) vandq_s32(a, b)
@@ -84,6 +86,15 @@ V_INLINE void hsum32x4(const vs32 v[4], uint32_t out[4])
 #define even32(v) vandq_s32(as32(v), vdupq_n_s32(0xffff))
 #define odd32(v) srl32(as32(v), 16)
 #define join32(e, o) as16(vorrq_s32(e, sll32(o, 16)))
+/* The sum of each even and odd 16-bit lane as 32-bit lanes. */
+#define pairs32(v) vreinterpretq_s32_u32(vpaddlq_u16(v))
+/* The 32-bit lanes of e and o, each saturated to 0..65535, as the even and odd 16-bit lanes of one vector. */
+V_INLINE vu16 join_sat32(vs32 e, vs32 o)
+{
+	uint16x4x2_t z = vzip_u16(vqmovun_s32(e), vqmovun_s32(o));
+
+	return vcombine_u16(z.val[0], z.val[1]);
+}
 
 V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs32 *hi)
 {

@@ -103,12 +103,15 @@ typedef __m512i vs32;
 #define gt32(a, b) _mm512_maskz_mov_epi32(_mm512_cmpgt_epi32_mask(a, b), _mm512_set1_epi32(-1))
 /* acc + 1 in the lanes where a > b (signed): one masked add. */
 #define count_gt32(acc, a, b) _mm512_mask_add_epi32(acc, _mm512_cmpgt_epi32_mask(a, b), acc, _mm512_set1_epi32(1))
+/* x in the lanes where a > b (signed), y elsewhere: one masked blend. */
+#define sel_gt32(a, b, x, y) _mm512_mask_blend_epi32(_mm512_cmpgt_epi32_mask(a, b), y, x)
 #else
 /* a <= b (unsigned) when a - b saturates to 0. */
 #define le16(a, b) X(cmpeq_epi16)(X(subs_epu16)(a, b), zero())
 #define sel16(m, a, b) X(blendv_epi8)(b, a, m)
 #define gt32(a, b) X(cmpgt_epi32)(a, b)
 #define count_gt32(acc, a, b) X(sub_epi32)(acc, gt32(a, b))
+#define sel_gt32(a, b, x, y) X(blendv_epi8)(y, x, gt32(a, b))
 #endif
 
 /* Widen the low and high 16-bit halves of each 128-bit lane; packus32() undoes it, saturating to 0..65535. */
@@ -152,6 +155,36 @@ V_INLINE void hsum32x4(const vs32 v[4], uint32_t out[4])
 #define even32(v) vand(v, set32(0xffff))
 #define odd32(v) srl32(v, 16)
 #define join32(e, o) vor(e, sll32(o, 16))
+/*
+ * The sum of each even and odd 16-bit lane as 32-bit lanes: one multiply-add of the lanes
+ * offset by -32768 (which makes them signed), then the offsets back (an add the compiler
+ * merges with the constants added after it).
+ */
+#define pairs32(v) add32(X(madd_epi16)(vxor(v, set16(0x8000)), set16(1)), set32(65536))
+
+/*
+ * The 32-bit lanes of e and o, each saturated to 0..65535, as the even and odd
+ * 16-bit lanes of one vector: a pack and a shuffle, where join32() of clamped
+ * lanes takes four clamps, a shift and an or.
+ */
+V_INLINE vu16 join_sat32(vs32 e, vs32 o)
+{
+#if VEC_BITS == 512
+	/* The pack gives e's four lanes then o's in each 128 bits; word 2i is e[i], 2i + 1 o[i]. */
+	const __m512i idx = _mm512_set_epi16(31, 27, 30, 26, 29, 25, 28, 24, 23, 19, 22, 18, 21, 17, 20, 16, 15, 11,
+					     14, 10, 13, 9, 12, 8, 7, 3, 6, 2, 5, 1, 4, 0);
+
+	return _mm512_permutexvar_epi16(idx, _mm512_packus_epi32(e, o));
+#else
+	const vu16 idx = X(set_epi8)(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0
+#if VEC_BITS == 256
+				     , 15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0
+#endif
+	);
+
+	return X(shuffle_epi8)(X(packus_epi32)(e, o), idx);
+#endif
+}
 
 /*
  * m0 (a - 32768) + m1 (b - 32768) + m2 (c - 32768) in 32 bits, for the
