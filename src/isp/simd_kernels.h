@@ -41,9 +41,23 @@
 #define FOR_VECTORS(x, xs, xe) \
 	for (int more_ = (xs) <= (xe), x = (xs); more_; more_ = x < (xe), x = x + N16 < (xe) ? x + N16 : (xe))
 #define AFTER_VECTORS(xs, xe) ((xs) <= (xe) ? (xe) + N16 : (xs))
+/* FOR_VECTORS's vectors as whole steps, then the last one: x is not clamped in the loop. */
+#define EACH_VECTOR(x, xs, xe, body)                          \
+	do {                                                  \
+		if ((xs) <= (xe)) {                           \
+			int x = (xs);                         \
+			for (; x < (xe); x += N16)            \
+				body;                         \
+			x = (xe);                             \
+			body;                                 \
+		}                                             \
+	} while (0)
 
-/* clamp((v + 2^(s-1)) >> s, 0, 65535) for v of either sign (round_clip of the fast demosaic). */
-#define round_clip32(v, s) min32(sra32(add32(max32(v, set32(0)), set32(1 << ((s)-1))), s), set32(65535))
+/*
+ * (v + 2^(s-1)) >> s: with join_sat32()'s clamp to 0..65535, the fast demosaic's round_clip
+ * (v <= 0 gives at most 0 here, as 2^(s-1) < 2^s).
+ */
+#define round32(v, s) sra32(add32(v, set32(1 << ((s)-1))), s)
 
 /* Little-endian containers: both instruction sets this builds for are little-endian. */
 static void FN(unpack16_row)(const uint8_t *s, uint16_t *d, int w, int bits)
@@ -534,19 +548,21 @@ V_INLINE vu16 FN(green_vec)(const uint16_t *const r[5], int x, int w, int edge)
 			add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
 			      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
 				    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
-	/* level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. */
-	vs32 dv64 = sll32(dv, 6), dh64 = sll32(dh, 6);
-	vs32 dh31 = sub32(sll32(dh, 5), dh), dv31 = sub32(sll32(dv, 5), dv);
-	vs32 dh43 = mul32(dh, set32(43)), dv43 = mul32(dv, set32(43));
-	vs32 dh56 = sub32(dh64, sll32(dh, 3)), dv56 = sub32(dv64, sll32(dv, 3));
-	vs32 more = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(dv, 4), dh64), dv31, dh64), dv43, dh64),
-			       dv56, dh64);
-	vs32 fewer = count_gt32(count_gt32(count_gt32(count_gt32(set32(0), sll32(dh, 4), dv64), dh31, dv64), dh43, dv64),
-				dh56, dv64);
-	vs32 level = sub32(more, fewer);
+	/*
+	 * level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. As k < 64, the
+	 * first count needs dv > dh and the second dh > dv: one count of k big > 64 small, with
+	 * big and small the larger and smaller gradient, added where dv is the larger, else
+	 * taken away (4 + n, or 8 - (4 + n)).
+	 */
+	vs32 small64 = sll32(min32(dh, dv), 6), big = max32(dh, dv), big64 = sll32(big, 6);
+	vs32 up = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(big, 4), small64),
+						   sub32(sll32(big, 5), big), small64),
+				       mul32(big, set32(43)), small64),
+			     sub32(big64, sll32(big, 3)), small64);
+	vs32 level = sel_gt32(dh, dv, sub32(set32(8), up), up);
 	vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
 
-	return as16(vor32(round_clip32(g, 5), vand32(as32(ld(r2 + x)), set32((int32_t)0xffff0000u))));
+	return join_sat32(round32(g, 5), odd32(ld(r2 + x)));
 }
 
 /*
@@ -570,15 +586,13 @@ static void FN(green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int 
 	if (DEMOSAIC_REFLECTS(w)) {
 		cisp_demosaic_green_range_c(r, dst, w, nx, 0, nx);
 		st(dst + nx, FN(green_vec)(rows, nx, w, 1));
-		FOR_VECTORS(x, nx + N16, xe)
-			st(dst + x, FN(green_vec)(rows, x, w, 0));
+		EACH_VECTOR(x, nx + N16, xe, st(dst + x, FN(green_vec)(rows, x, w, 0)));
 		st(dst + w - N16 - nx, FN(green_vec)(rows, w - N16 - nx, w, 1));
 		cisp_demosaic_green_range_c(r, dst, w, nx, w - nx, w);
 		return;
 	}
 	cisp_demosaic_green_range_c(r, dst, w, nx, 0, xs);
-	FOR_VECTORS(x, xs, xe)
-		st(dst + x, FN(green_vec)(rows, x, w, 0));
+	EACH_VECTOR(x, xs, xe, st(dst + x, FN(green_vec)(rows, x, w, 0)));
 	cisp_demosaic_green_range_c(r, dst, w, nx, AFTER_VECTORS(xs, xe), w);
 }
 
@@ -597,8 +611,8 @@ V_INLINE void FN(rb_vec)(const uint16_t *const b[3], const uint16_t *const g[3],
 	vs32 rg = sub32(add32(sll32(g1g, 1), add32(L(b1, 0), L(b1, 2))), add32(g1c, L(g1, 2)));
 	vs32 og = sub32(add32(sll32(g1g, 1), add32(b0p, b2p)), add32(g0p, g2p));
 
-	st(row_c + x, join32(even32(ld(b1 + x)), round_clip32(rg, 1)));
-	st(other_c + x, join32(round_clip32(oc, 2), round_clip32(og, 1)));
+	st(row_c + x, join_sat32(even32(ld(b1 + x)), round32(rg, 1)));
+	st(other_c + x, join_sat32(round32(oc, 2), round32(og, 1)));
 }
 
 static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
@@ -612,15 +626,13 @@ static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], u
 	if (DEMOSAIC_REFLECTS(w)) {
 		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, nx);
 		FN(rb_vec)(br, gr, row_c, other_c, nx, w, 1);
-		FOR_VECTORS(x, nx + N16, xe)
-			FN(rb_vec)(br, gr, row_c, other_c, x, w, 0);
+		EACH_VECTOR(x, nx + N16, xe, FN(rb_vec)(br, gr, row_c, other_c, x, w, 0));
 		FN(rb_vec)(br, gr, row_c, other_c, w - N16 - nx, w, 1);
 		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, w - nx, w);
 		return;
 	}
 	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
-	FOR_VECTORS(x, xs, xe)
-		FN(rb_vec)(br, gr, row_c, other_c, x, w, 0);
+	EACH_VECTOR(x, xs, xe, FN(rb_vec)(br, gr, row_c, other_c, x, w, 0));
 	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, AFTER_VECTORS(xs, xe), w);
 }
 
