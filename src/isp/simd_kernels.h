@@ -757,38 +757,80 @@ V_INLINE vu16 sharpen_gain(vu16 ph, vu16 pl, vu16 lim, int weak)
 	return min16(vor(e, big), lim);
 }
 
+/* The constants of sharpen_delta(). */
+struct sharpen_consts {
+	vu16 r128, cor, str, lim;
+};
+
 /*
- * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()), the detail of the
- * middle luma row @l2 against it, cored, and its gain added to the three planes @mid into
- * @out. @weak as sharpen_gain().
+ * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()) at columns
+ * x.., the detail of the middle luma row @l2 against it, cored, and its gain: the
+ * change to add to R, G and B, @e where it is positive and @en where it is negative
+ * (the other 0). @weak as sharpen_gain().
+ */
+V_INLINE void sharpen_delta(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, int x,
+			    const struct sharpen_consts *k, int weak, vu16 *ep, vu16 *en)
+{
+	vu16 hc = ld(vh + x + 2), lc = ld(vl + x + 2);
+	vu16 bh = add16(add16(add16(ld(vh + x), ld(vh + x + 4)), sll16(add16(add16(ld(vh + x + 1), ld(vh + x + 3)), hc), 2)),
+			sll16(hc, 1));
+	vu16 bl = add16(add16(add16(ld(vl + x), ld(vl + x + 4)), sll16(add16(add16(ld(vl + x + 1), ld(vl + x + 3)), lc), 2)),
+			sll16(lc, 1));
+	vu16 blur = add16(bh, srl16(add16(bl, k->r128), 8)), y = ld(l2 + x);
+	/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
+	vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), k->cor), neg = le16(y, blur);
+	vu16 e = sharpen_gain(mulhi16(cored, k->str), mullo16(cored, k->str), k->lim, weak);
+
+	*en = vand(neg, e);
+	*ep = sub16(e, *en);
+}
+
+/*
+ * sharpen_delta() added to the three planes @mid into @out, whole vectors, then one
+ * that ends at the row's end and may overlap the one before. @weak as sharpen_gain().
  */
 V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, const uint16_t *const mid[3],
 				uint16_t *const out[3], int w, int coring, int strength, int limit, int weak)
 {
-	const vu16 r128 = set16(128), cor = set16(coring), str = set16(strength), lim = set16(limit);
+	const struct sharpen_consts k = { set16(128), set16(coring), set16(strength), set16(limit) };
 	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
 	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
 	uint16_t *const out0 = out[0], *const out1 = out[1], *const out2 = out[2];
-	/* The last vector may overlap the one before: its samples first (mid may be out). */
-	const vu16 tail[3] = { ld(mid0 + w - N16), ld(mid1 + w - N16), ld(mid2 + w - N16) };
+	/* The last vector's samples first: mid may be out. */
+	const int xt = w - N16;
+	const vu16 t0 = ld(mid0 + xt), t1 = ld(mid1 + xt), t2 = ld(mid2 + xt);
+	vu16 ep, en;
+	int x = 0;
 
-	for (int x = 0; x < w; x += N16) {
-		const int last = x + N16 > w, xv = last ? w - N16 : x;
-		vu16 hc = ld(vh + xv + 2), lc = ld(vl + xv + 2);
-		vu16 bh = add16(add16(add16(ld(vh + xv), ld(vh + xv + 4)), sll16(add16(add16(ld(vh + xv + 1), ld(vh + xv + 3)), hc), 2)),
-				sll16(hc, 1));
-		vu16 bl = add16(add16(add16(ld(vl + xv), ld(vl + xv + 4)), sll16(add16(add16(ld(vl + xv + 1), ld(vl + xv + 3)), lc), 2)),
-				sll16(lc, 1));
-		vu16 blur = add16(bh, srl16(add16(bl, r128), 8)), y = ld(l2 + xv);
-		/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
-		vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), cor), neg = le16(y, blur);
-		vu16 e = sharpen_gain(mulhi16(cored, str), mullo16(cored, str), lim, weak);
-		vu16 en = vand(neg, e), ep = sub16(e, en);
-
-		st(out0 + xv, subs16(adds16(last ? tail[0] : ld(mid0 + xv), ep), en));
-		st(out1 + xv, subs16(adds16(last ? tail[1] : ld(mid1 + xv), ep), en));
-		st(out2 + xv, subs16(adds16(last ? tail[2] : ld(mid2 + xv), ep), en));
+	for (; x + N16 <= w; x += N16) {
+		sharpen_delta(vh, vl, l2, x, &k, weak, &ep, &en);
+		st(out0 + x, subs16(adds16(ld(mid0 + x), ep), en));
+		st(out1 + x, subs16(adds16(ld(mid1 + x), ep), en));
+		st(out2 + x, subs16(adds16(ld(mid2 + x), ep), en));
 	}
+	if (x < w) {
+		sharpen_delta(vh, vl, l2, xt, &k, weak, &ep, &en);
+		st(out0 + xt, subs16(adds16(t0, ep), en));
+		st(out1 + xt, subs16(adds16(t1, ep), en));
+		st(out2 + xt, subs16(adds16(t2, ep), en));
+	}
+}
+
+/* The vertical 1 4 6 4 1 of the high and low bytes of luma rows @l at columns x.. into vh, vl (sharpen_row()). */
+V_INLINE void sharpen_vsum(const uint16_t *l0, const uint16_t *l1, const uint16_t *l2, const uint16_t *l3,
+			   const uint16_t *l4, uint16_t *vh, uint16_t *vl, int x)
+{
+	const vu16 lo8 = set16(255);
+	vu16 r0 = ld(l0 + x), r1 = ld(l1 + x), r2 = ld(l2 + x), r3 = ld(l3 + x), r4 = ld(l4 + x);
+	vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
+	/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
+	vu16 sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
+			sll16(h2, 1));
+	vu16 sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
+			sll16(o2, 1));
+
+	st(vh + x + 2, sh);
+	st(vl + x + 2, sl);
 }
 
 /*
@@ -801,7 +843,6 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 {
 	/* The vertical sums of H and L of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
 	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
-	const vu16 lo8 = set16(255);
 	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
 	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
 	int x = 0;
@@ -810,19 +851,11 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 		cisp_sharpen_row_c(l, mid, out, w, coring, strength, limit, tmp);
 		return;
 	}
-	for (; x < w; x += N16) {
-		int xv = x + N16 <= w ? x : w - N16; /* the last vector overlaps the one before */
-		vu16 r0 = ld(l0 + xv), r1 = ld(l1 + xv), r2 = ld(l2 + xv), r3 = ld(l3 + xv), r4 = ld(l4 + xv);
-		vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
-		/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
-		vu16 sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
-				sll16(h2, 1));
-		vu16 sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
-				sll16(o2, 1));
-
-		st(vh + xv + 2, sh);
-		st(vl + xv + 2, sl);
-	}
+	/* Whole vectors, then the last one ending at the row's end. */
+	for (; x + N16 <= w; x += N16)
+		sharpen_vsum(l0, l1, l2, l3, l4, vh, vl, x);
+	if (x < w)
+		sharpen_vsum(l0, l1, l2, l3, l4, vh, vl, w - N16);
 	/* Columns -2, -1, w, w + 1 reflect to 2, 1, w - 2, w - 3. */
 	vh[0] = vh[4];
 	vh[1] = vh[3];
