@@ -639,6 +639,57 @@ static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], u
 #undef DEMOSAIC_REFLECTS
 #undef L
 
+/*
+ * Whether sum m x + 2048 + 4096 off[c] lies inside int32 for every input of each row c: its
+ * extremes take 65535 at the coefficients of one sign and 0 at the others.
+ */
+static inline int ccm_offset_folds(const int mc[9], const int32_t off[3])
+{
+	for (int c = 0; c < 3; c++) {
+		int64_t pos = 0, neg = 0;
+
+		for (int j = 0; j < 3; j++) {
+			if (mc[3 * c + j] > 0)
+				pos += mc[3 * c + j];
+			else
+				neg += mc[3 * c + j];
+		}
+		if (65535 * pos + 2048 + 4096 * (int64_t)off[c] > INT32_MAX ||
+		    65535 * neg + 2048 + 4096 * (int64_t)off[c] < INT32_MIN)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The whole vectors of ccm_row() from x = 0; the columns done. With @fold (a constant where
+ * this is inlined) the offsets are in @k as 4096 off: (a + 4096 off) >> 12 = (a >> 12) + off
+ * for the arithmetic shift, one add less per output where the sum cannot overflow.
+ */
+V_INLINE int FN(ccm_vectors)(const int mc[9], const vs32 k[3], const vs32 o[3], const uint16_t *const src[3],
+			     uint16_t *const dst[3], int w, int fold)
+{
+	int x = 0;
+
+	for (; x + N16 <= w; x += N16) {
+		vu16 r = ld(src[0] + x), g = ld(src[1] + x), b = ld(src[2] + x);
+
+		for (int c = 0; c < 3; c++) {
+			vs32 lo, hi;
+
+			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
+			lo = sra32(add32(lo, k[c]), 12);
+			hi = sra32(add32(hi, k[c]), 12);
+			if (!fold) {
+				lo = add32(lo, o[c]);
+				hi = add32(hi, o[c]);
+			}
+			st(dst[c] + x, packus32(lo, hi));
+		}
+	}
+	return x;
+}
+
 static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t *const in[3], uint16_t *const out[3],
 			int w)
 {
@@ -648,28 +699,23 @@ static void FN(ccm_row)(const int16_t m[9], const int32_t off[3], const uint16_t
 	 */
 	const uint16_t *const src[3] = { in[0], in[1], in[2] };
 	uint16_t *const dst[3] = { out[0], out[1], out[2] };
-	int mc[9];
+	int mc[9], x, fold;
 	vs32 k[3], o[3];
-	int x = 0;
 
 	for (int i = 0; i < 9; i++)
 		mc[i] = m[i];
+	fold = ccm_offset_folds(mc, off);
 	/* With samples offset by -32768: sum m (x - 32768) + 32768 sum m = sum m x. */
 	for (int c = 0; c < 3; c++) {
-		k[c] = set32(32768 * (mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 2048);
+		const int32_t folded = fold ? 4096 * off[c] : 0;
+
+		k[c] = set32(32768 * (mc[3 * c] + mc[3 * c + 1] + mc[3 * c + 2]) + 2048 + folded);
 		o[c] = set32(off[c]);
 	}
-	for (; x + N16 <= w; x += N16) {
-		vu16 r = ld(src[0] + x), g = ld(src[1] + x), b = ld(src[2] + x);
-
-		for (int c = 0; c < 3; c++) {
-			vs32 lo, hi;
-
-			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
-			st(dst[c] + x,
-			   packus32(add32(sra32(add32(lo, k[c]), 12), o[c]), add32(sra32(add32(hi, k[c]), 12), o[c])));
-		}
-	}
+	if (fold)
+		x = FN(ccm_vectors)(mc, k, o, src, dst, w, 1);
+	else
+		x = FN(ccm_vectors)(mc, k, o, src, dst, w, 0);
 	if (x < w) {
 		const uint16_t *i2[3] = { in[0] + x, in[1] + x, in[2] + x };
 		uint16_t *o2[3] = { out[0] + x, out[1] + x, out[2] + x };
