@@ -80,21 +80,31 @@ static void FN(unpack8_row)(const uint8_t *s, uint16_t *d, int w)
 	cisp_unpack8_row_c(s + x, d + x, w - x);
 }
 
+/* Per-site values (a cell's node gains, the black levels) as the lanes of a vector starting at an even and at an odd column. */
+V_INLINE vu16 site_pair(const uint16_t g[2], int odd)
+{
+	return as16(set32((int32_t)((uint32_t)g[odd] | (uint32_t)g[!odd] << 16)));
+}
+
 static void FN(blc_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t black[2], const uint16_t gain[2],
 			uint16_t white)
 {
-	const vs32 b = set32x2(black[0], black[1]), g = set32x2(gain[0], gain[1]), r = set32(8192), z = set32(0);
-	const vu16 wh = set16(white);
+	const vu16 b = site_pair(black, 0), g = site_pair(gain, 0), r = set16(8191), wh = set16(white);
 	int x = 0;
 
-	/* Products reach 2^32 - 1: unsigned multiply and shift. */
+	/*
+	 * In 16-bit lanes: u = max(v - black, 0) is a saturating subtraction, and with hi and lo the
+	 * halves of the product u g, (u g + 8192) >> 14 = 4 hi + ((lo + 8192) >> 14), whose second
+	 * term is avg(lo, 8191) >> 13 (0 to 4). 4 hi as two saturating doublings: at least 65535
+	 * where hi >= 16384, so the clamp to 65535 comes with them.
+	 */
 	for (; x + N16 <= w; x += N16) {
-		vu16 v = ld(s + x);
-		vs32 lo = srl32(add32(mul32(max32(sub32(wlo(v), b), z), g), r), 14);
-		vs32 hi = srl32(add32(mul32(max32(sub32(whi(v), b), z), g), r), 14);
+		vu16 v = ld(s + x), u = subs16(v, b);
+		vu16 hi = mulhi16(u, g), h2 = adds16(hi, hi);
+		vu16 q = adds16(adds16(h2, h2), srl16(avg16(mullo16(u, g), r), 13));
 
 		/* Samples at or above white become 65535: or with the all-ones mask. */
-		st(d + x, vor(packus32(lo, hi), le16(wh, v)));
+		st(d + x, vor(q, le16(wh, v)));
 	}
 	cisp_blc_row_c(s + x, d + x, w - x, black, gain, white);
 }
@@ -112,18 +122,16 @@ static void FN(wb_row)(const uint16_t *s, uint16_t *d, int w, const uint16_t gai
 	cisp_wb_row_c(s + x, d + x, w - x, gain);
 }
 
-/* A cell's node gains as the lanes of a vector starting at an even and at an odd column. */
-V_INLINE vu16 site_pair(const uint16_t g[2], int odd)
+/*
+ * Samples @v times the gains blended by the Q10 weights @k (cisp_lsc_cell_c()) from the
+ * left node's gains @a and the right's less them @d, as 32-bit lanes: (a (1024 - k) + b k +
+ * 512) >> 10 = a + ((b - a) k + 512) >> 10, the shift arithmetic, one multiply less.
+ */
+V_INLINE vu16 lsc_vec(vu16 v, vu16 k, vs32 a, vs32 d)
 {
-	return as16(set32((int32_t)((uint32_t)g[odd] | (uint32_t)g[!odd] << 16)));
-}
-
-/* Samples @v times the gains blended from node gains @a, @b by the Q10 weights @k (cisp_lsc_cell_c()). */
-V_INLINE vu16 lsc_vec(vu16 v, vu16 k, vu16 a, vu16 b)
-{
-	const vs32 one = set32(1024), r10 = set32(512), r12 = set32(2048);
-	vs32 glo = srl32(add32(add32(mul32(wlo(a), sub32(one, wlo(k))), mul32(wlo(b), wlo(k))), r10), 10);
-	vs32 ghi = srl32(add32(add32(mul32(whi(a), sub32(one, whi(k))), mul32(whi(b), whi(k))), r10), 10);
+	const vs32 r10 = set32(512), r12 = set32(2048);
+	vs32 glo = add32(a, sra32(add32(mul32(d, wlo(k)), r10), 10));
+	vs32 ghi = add32(a, sra32(add32(mul32(d, whi(k)), r10), 10));
 
 	return packus32(srl32(add32(mul32(wlo(v), glo), r12), 12), srl32(add32(mul32(whi(v), ghi), r12), 12));
 }
@@ -132,10 +140,11 @@ static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp
 {
 	const uint16_t *const wx = r->wx; /* in a local: the vector stores may alias anything */
 
-	/* Cell by cell: the two node gains stay in registers. */
+	/* Cell by cell: the node gains stay in registers. */
 	for (int i = 0, x0 = 0; i < r->cells && x0 < w; i++) {
 		const int x1 = r->end[i] < w ? r->end[i] : w, xt = x1 - N16;
-		vu16 a[2], b[2], vt, kt;
+		vs32 a[2], b[2];
+		vu16 vt, kt;
 		int x = x0;
 
 		if (x1 - x0 < N16) {
@@ -143,10 +152,11 @@ static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp
 			x0 = x1;
 			continue;
 		}
-		a[0] = site_pair(r->left[i], x0 & 1);
-		a[1] = site_pair(r->left[i], !(x0 & 1));
-		b[0] = site_pair(r->right[i], x0 & 1);
-		b[1] = site_pair(r->right[i], !(x0 & 1));
+		/* For vectors starting at x0's parity and at the other one; both halves of wlo() alike. */
+		for (int p = 0; p < 2; p++) {
+			a[p] = wlo(site_pair(r->left[i], (x0 + p) & 1));
+			b[p] = sub32(wlo(site_pair(r->right[i], (x0 + p) & 1)), a[p]);
+		}
 		/* The last vector ends at x1 and may overlap the one before: its input first (s may be d). */
 		vt = ld(s + xt);
 		kt = ld(wx + xt);
