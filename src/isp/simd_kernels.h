@@ -968,31 +968,33 @@ static void FN(xbgr32_row)(const uint16_t *r, const uint16_t *g, const uint16_t 
 	cisp_xbgr32_row_c(r + x, g + x, b + x, d + 4 * x, w - x);
 }
 
+/* The 2x2 means (sum + 2) >> 2 of one plane's rows @a, @b, as 32-bit lanes. */
+V_INLINE vs32 chroma_mean(vu16 a, vu16 b)
+{
+	return sra32(add32(add32(pairs32(a), pairs32(b)), set32(2)), 2);
+}
+
 static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const uint16_t *cr0, const uint16_t *cr1,
 			      uint8_t *dcb, uint8_t *dcr, int step, int w)
 {
-	const vs32 two = set32(2), r = set32(128), k = set32(65281);
 	int x = 0;
 
 	/*
-	 * Interleaved NV12 only: one 16-bit lane per Cb, Cr pair, 2 N16 columns a step; the last
-	 * step ends at the row's end and may overlap the one before (w is even).
+	 * Interleaved NV12 only: the means of Cb and Cr side by side as the even and odd 16-bit
+	 * lanes, then to 8 bits in 16-bit lanes, 2 N16 columns a step; the last step ends at the
+	 * row's end and may overlap the one before (w is even).
 	 */
 	if (step == 2 && dcr == dcb + 1 && w >= 2 * N16) {
 		for (;;) {
-			vs32 q[2];
+			vu16 q[2];
 
 			for (int h = 0; h < 2; h++) {
 				const int o = x + h * N16;
-				vu16 a = ld(cb0 + o), b = ld(cb1 + o), c = ld(cr0 + o), e = ld(cr1 + o);
-				vs32 sb = sra32(add32(add32(add32(even32(a), odd32(a)), add32(even32(b), odd32(b))), two), 2);
-				vs32 sr = sra32(add32(add32(add32(even32(c), odd32(c)), add32(even32(e), odd32(e))), two), 2);
 
-				sb = srl32(mul32(add32(sb, r), k), 24);
-				sr = srl32(mul32(add32(sr, r), k), 24);
-				q[h] = vor32(sb, sll32(sr, 8));
+				q[h] = to8_lanes(join_sat32(chroma_mean(ld(cb0 + o), ld(cb1 + o)),
+							    chroma_mean(ld(cr0 + o), ld(cr1 + o))));
 			}
-			st(dcb + x, narrow32(q[0], q[1]));
+			st8(dcb + x, q[0], q[1]);
 			if (x + 2 * N16 >= w)
 				return;
 			x = x + 4 * N16 <= w ? x + 2 * N16 : w - 2 * N16;
@@ -1000,7 +1002,6 @@ static void FN(chroma420_row)(const uint16_t *cb0, const uint16_t *cb1, const ui
 	}
 	cisp_chroma420_row_c(cb0 + x, cb1 + x, cr0 + x, cr1 + x, dcb + x / 2 * step, dcr + x / 2 * step, step, w - x);
 }
-
 
 void CAT(cisp_dsp_init, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
