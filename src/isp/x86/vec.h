@@ -345,7 +345,11 @@ V_INLINE vu16 ld_reflected(const uint16_t *p, int off)
 }
 
 #define VEC_HAS_TONE 1
-/* The tone function's segment tables (src/isp/tone.h), four registers each. */
+/*
+ * The tone function's segment tables (src/isp/tone.h), four registers each, the quarters
+ * turned by one: register i holds entries 32 (i - 1) mod 128 on, so that tone_vec() looks
+ * segment k up at index k + 32 (mod 128), which it computes with one add less.
+ */
 struct tone_lut {
 	__m512i base[4], rise[4];
 };
@@ -353,8 +357,8 @@ struct tone_lut {
 V_INLINE void tone_lut_load(struct tone_lut *l, const uint16_t *base, const int16_t *rise)
 {
 	for (int k = 0; k < 4; k++) {
-		l->base[k] = _mm512_loadu_si512((const void *)(base + 32 * k));
-		l->rise[k] = _mm512_loadu_si512((const void *)(rise + 32 * k));
+		l->base[(k + 1) & 3] = _mm512_loadu_si512((const void *)(base + 32 * k));
+		l->rise[(k + 1) & 3] = _mm512_loadu_si512((const void *)(rise + 32 * k));
 	}
 }
 
@@ -375,11 +379,15 @@ V_INLINE __m512i tone_vec(const struct tone_lut *l, __m512i v)
 	const __m512i x = _mm512_or_si512(v, _mm512_set1_epi16(15));
 	const __m512i lz = _mm512_or_si512(_mm512_lzcnt_epi32(_mm512_slli_epi32(x, 16)),
 					   _mm512_slli_epi32(_mm512_lzcnt_epi32(x), 16));
-	/* s = floor(log2(x)) - 3 = 12 - lz; segment 8 s + (v >> s); position (v << (lz + 3)) & 32767. */
-	const __m512i s = _mm512_sub_epi16(_mm512_set1_epi16(12), lz);
-	const __m512i k = _mm512_add_epi16(_mm512_slli_epi16(s, 3), _mm512_srlv_epi16(v, s));
-	const __m512i pos = _mm512_and_si512(_mm512_sllv_epi16(v, _mm512_add_epi16(lz, _mm512_set1_epi16(3))),
-					     _mm512_set1_epi16(32767));
+	/*
+	 * With s = 12 - lz, the segment is 8 s + (v >> s) and the position (v << (lz + 3)) & 32767.
+	 * t = v << lz has v's leading one at bit 15 where v >= 16, so v >> s = t >> 12 (its top four
+	 * bits) and the position is (t << 3) & 32767; where v < 16 (lz = 12, s = 0), t >> 12 = v and
+	 * the position is 0 both ways. The segment plus 32, mod 128, is (t >> 12) - 8 lz.
+	 */
+	const __m512i t = _mm512_sllv_epi16(v, lz);
+	const __m512i k = _mm512_sub_epi16(_mm512_srli_epi16(t, 12), _mm512_slli_epi16(lz, 3));
+	const __m512i pos = _mm512_and_si512(_mm512_slli_epi16(t, 3), _mm512_set1_epi16(32767));
 	const __mmask32 m = _mm512_test_epi16_mask(k, _mm512_set1_epi16(64));
 
 	return _mm512_add_epi16(lut128(l->base, k, m), _mm512_mulhrs_epi16(lut128(l->rise, k, m), pos));
