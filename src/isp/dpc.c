@@ -6,20 +6,6 @@
 #include "isp/dsp.h"
 #include "isp/stage.h"
 
-/*
- * Reflect the coordinate of a same-colour neighbour (offset +-2) into [0, n)
- * by mirroring within the colour's half-resolution plane: column -1 maps to
- * 3, not to 1 (the pixel itself, where mirror() would put it).
- */
-static inline int mirror_cfa(int i, int n)
-{
-	if (i < 0)
-		i = 2 * (i & 1) - i;
-	if (i >= n)
-		i = 2 * n - 4 - i + 2 * (i & 1);
-	return i;
-}
-
 static inline int max2(int a, int b)
 {
 	return a > b ? a : b;
@@ -58,11 +44,6 @@ void cisp_dpc_prepare(struct cisp_dpc_coeffs *c, const struct cisp_dpc_params *p
 	c->count = p->count > CISP_DPC_MAX_PIXELS ? CISP_DPC_MAX_PIXELS : p->count;
 }
 
-int cisp_dpc_mirror(int i, int n)
-{
-	return mirror_cfa(i, n);
-}
-
 /* Index of the first static defect on row @y or below (the list is sorted by row). */
 unsigned cisp_dpc_first_static(const struct cisp_dpc_coeffs *c, int y)
 {
@@ -85,7 +66,7 @@ void cisp_dpc_row_range_c(const uint16_t *up, const uint16_t *mid, const uint16_
 	for (int x = x0; x < x1; x++) {
 		/* Edge columns reflect; the interior needs no index checks. */
 		if (x < 2 || x >= w - 2)
-			d[x] = dpc_pixel(up, mid, dn, x, mirror_cfa(x - 2, w), mirror_cfa(x + 2, w), t);
+			d[x] = dpc_pixel(up, mid, dn, x, cisp_dpc_mirror(x - 2, w), cisp_dpc_mirror(x + 2, w), t);
 		else
 			d[x] = dpc_pixel(up, mid, dn, x, x - 2, x + 2, t);
 	}
@@ -107,7 +88,7 @@ void cisp_dpc_static_row(const struct cisp_dpc_coeffs *c, unsigned *k, int y, co
 		int x = c->pixels[*k].x;
 
 		if (x < w)
-			d[x] = mid4(up[x], dn[x], mid[mirror_cfa(x - 2, w)], mid[mirror_cfa(x + 2, w)]);
+			d[x] = mid4(up[x], dn[x], mid[cisp_dpc_mirror(x - 2, w)], mid[cisp_dpc_mirror(x + 2, w)]);
 	}
 }
 

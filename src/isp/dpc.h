@@ -24,7 +24,15 @@ void cisp_dpc_rows(const struct cisp_dpc_coeffs *c, const struct plane16 *in, co
  * the static list of row @y (*k: index of its first entry, from
  * cisp_dpc_first_static(); advanced past the row).
  */
-int cisp_dpc_mirror(int i, int n);
+static inline int cisp_dpc_mirror(int i, int n)
+{
+	/* Within the colour's half-resolution plane: column -1 maps to 3, not to 1 (the pixel itself, as mirror() would). */
+	if (i < 0)
+		i = 2 * (i & 1) - i;
+	if (i >= n)
+		i = 2 * n - 4 - i + 2 * (i & 1);
+	return i;
+}
 void cisp_dpc_row_c(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w, int t);
 void cisp_dpc_row_range_c(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
 			  int t, int x0, int x1);

@@ -168,27 +168,64 @@ static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp
 	}
 }
 
+/*
+ * The defect correction of one vector: p (mid at x) against its 8 same-colour
+ * neighbours, u/m/d the rows up, mid and down, l/c/r the columns x - 2, x, x + 2.
+ */
+V_INLINE vu16 dpc_vec(vu16 ul, vu16 uc, vu16 ur, vu16 ml, vu16 p, vu16 mr, vu16 dl, vu16 dc, vu16 dr, vu16 t)
+{
+	/* The axial four's order serves the extremes and the middle two alike. */
+	vu16 ud_hi = max16(uc, dc), ud_lo = min16(uc, dc), lr_hi = max16(ml, mr), lr_lo = min16(ml, mr);
+	vu16 hi = max16(max16(ud_hi, lr_hi), max16(max16(ul, ur), max16(dl, dr)));
+	vu16 lo = min16(min16(ud_lo, lr_lo), min16(min16(ul, ur), min16(dl, dr)));
+	/* The middle two of up, down, left, right, averaged rounding up. */
+	vu16 m = avg16(max16(ud_lo, lr_lo), min16(ud_hi, lr_hi));
+	/*
+	 * p - hi > t or lo - p > t is p outside [sat(lo - t), sat(hi + t)], a range that is never
+	 * empty (lo <= hi): p - low wraps above high - low exactly when p is outside.
+	 */
+	vu16 low = subs16(lo, t), keep = le16(sub16(p, low), sub16(adds16(hi, t), low));
+
+	return sel16(keep, p, m);
+}
+
+/* Columns x - 2 of @row for x = 0.. (@right 0) or x + 2 for the vector ending at @w (@right 1), reflected as cisp_dpc_mirror(). */
+V_INLINE vu16 dpc_ld_reflected(const uint16_t *row, int w, int right)
+{
+	uint16_t tmp[N16 + 2];
+
+	if (!right) {
+		st(tmp + 2, ld(row));
+		tmp[0] = row[cisp_dpc_mirror(-2, w)];
+		tmp[1] = row[cisp_dpc_mirror(-1, w)];
+		return ld(tmp);
+	}
+	st(tmp, ld(row + w - N16));
+	tmp[N16] = row[cisp_dpc_mirror(w, w)];
+	tmp[N16 + 1] = row[cisp_dpc_mirror(w + 1, w)];
+	return ld(tmp + 2);
+}
+
 static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int w,
 			int threshold)
 {
 	const vu16 t = set16(threshold);
-	const int xe = w - 2 - N16;
+	const int xe = w - 2 - N16, xr = w - N16;
 
-	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, 0, 2);
-	FOR_VECTORS(x, 2, xe) {
-		vu16 p = ld(mid + x), ml = ld(mid + x - 2), mr = ld(mid + x + 2);
-		vu16 ul = ld(up + x - 2), uc = ld(up + x), ur = ld(up + x + 2);
-		vu16 dl = ld(dn + x - 2), dc = ld(dn + x), dr = ld(dn + x + 2);
-		vu16 hi = max16(max16(max16(ul, uc), max16(ur, ml)), max16(max16(mr, dl), max16(dc, dr)));
-		vu16 lo = min16(min16(min16(ul, uc), min16(ur, ml)), min16(min16(mr, dl), min16(dc, dr)));
-		/* The middle two of up, down, left, right, averaged rounding up. */
-		vu16 m = avg16(max16(min16(uc, dc), min16(ml, mr)), min16(max16(uc, dc), max16(ml, mr)));
-		/* p - hi > t and lo - p > t without leaving 16 bits: compare with saturated sums. */
-		vu16 keep = vand(le16(p, adds16(hi, t)), le16(lo, adds16(p, t)));
-
-		st(d + x, sel16(keep, p, m));
+	if (w < N16 + 4) {
+		cisp_dpc_row_c(up, mid, dn, d, w, threshold);
+		return;
 	}
-	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(2, xe), w);
+	/* The first and last vectors with their neighbours past the row's ends reflected; those between overlap them. */
+	st(d, dpc_vec(dpc_ld_reflected(up, w, 0), ld(up), ld(up + 2), dpc_ld_reflected(mid, w, 0), ld(mid), ld(mid + 2),
+		      dpc_ld_reflected(dn, w, 0), ld(dn), ld(dn + 2), t));
+	FOR_VECTORS(x, N16, xe) {
+		st(d + x, dpc_vec(ld(up + x - 2), ld(up + x), ld(up + x + 2), ld(mid + x - 2), ld(mid + x), ld(mid + x + 2),
+				  ld(dn + x - 2), ld(dn + x), ld(dn + x + 2), t));
+	}
+	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(N16, xe), xr);
+	st(d + xr, dpc_vec(ld(up + xr - 2), ld(up + xr), dpc_ld_reflected(up, w, 1), ld(mid + xr - 2), ld(mid + xr),
+			   dpc_ld_reflected(mid, w, 1), ld(dn + xr - 2), ld(dn + xr), dpc_ld_reflected(dn, w, 1), t));
 }
 
 /* The vertical 1 2 1 of the guide (cisp_bnr_guide_at()) at columns x.. */
