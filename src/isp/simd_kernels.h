@@ -234,13 +234,34 @@ V_INLINE vu16 bnr_guide_col(const uint16_t *a, const uint16_t *m, const uint16_t
 	return avg16(avg16(ld(a + x), ld(b + x)), ld(m + x));
 }
 
+#ifdef VEC_HAS_REFLECT
+/* The vertical filter at columns x - 1.. (@off -1, x = 0) or x + 1.. (@off 1, the vector ending at the row's end), reflected. */
+V_INLINE vu16 bnr_guide_col_reflected(const uint16_t *a, const uint16_t *m, const uint16_t *b, int x, int off)
+{
+	return avg16(avg16(ld_reflected(a + x, off), ld_reflected(b + x, off)), ld_reflected(m + x, off));
+}
+#define BNR_GUIDE_REFLECTS(w) ((w) >= N16 + 2)
+#else
+#define BNR_GUIDE_REFLECTS(w) 0
+#endif
+
 static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16_t *b, uint16_t *d, int w)
 {
 	const int xe = w - 1 - N16;
 	int xs = 1;
 
 	/* The 1 2 1 filter as avg(avg(outer, outer), middle), down the rows and then across (cisp_bnr_guide_at()). */
-	cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
+#ifdef VEC_HAS_REFLECT
+	/* The first and last vectors reflect at the row's ends; those between overlap them. */
+	if (BNR_GUIDE_REFLECTS(w)) {
+		st(d, avg16(avg16(bnr_guide_col_reflected(a, m, b, 0, -1), bnr_guide_col(a, m, b, 1)),
+			    bnr_guide_col(a, m, b, 0)));
+		st(d + w - N16, avg16(avg16(bnr_guide_col(a, m, b, w - N16 - 1), bnr_guide_col_reflected(a, m, b, w - N16, 1)),
+				      bnr_guide_col(a, m, b, w - N16)));
+	}
+#endif
+	if (!BNR_GUIDE_REFLECTS(w))
+		cisp_bnr_guide_range_c(a, m, b, d, w, 0, 1);
 	if (w >= 2 * N16) {
 		/* Each column's vertical filter once: v from column xs - 1, n the N16 columns after it. */
 		vu16 v = bnr_guide_col(a, m, b, 0);
@@ -260,7 +281,7 @@ static void FN(bnr_guide_row)(const uint16_t *a, const uint16_t *m, const uint16
 
 		st(d + x, avg16(avg16(l, r), c));
 	}
-	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(xs, xe), w);
+	cisp_bnr_guide_range_c(a, m, b, d, w, AFTER_VECTORS(xs, xe), BNR_GUIDE_REFLECTS(w) ? w - N16 : w);
 }
 
 static void FN(recip_row)(const uint32_t *n, uint32_t *r, int count)
