@@ -60,11 +60,11 @@ struct cisp_dsp {
 	/* Bayer denoise of a row from input rows r[0..4] (y-2..y+2) and their guide rows g[0..4]. */
 	void (*bnr_row)(const uint16_t *const r[5], const uint16_t *const g[5], uint16_t *d, int w,
 			const struct cisp_bnr_row_tables *t);
-	/* Statistics of a row of 2x2 cells (cisp_stats_cells_c() in statistics.h says what goes in out[]). */
+	/* Statistics of a row of 2x2 cells (cisp_stats_cells_c() in statistics.h says what goes in out[] and column[]). */
 	uint32_t (*stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
-	/* Statistics zone sums of a cell row (cisp_stats_run_sums_c() in statistics.h). */
-	void (*stats_run_sums)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
+			    const uint16_t wb[4], int saturation, uint16_t *const out[2], uint32_t *const column[4]);
+	/* Statistics zone sums of the column sums, which it clears (cisp_stats_run_sums_c() in statistics.h). */
+	void (*stats_run_sums)(uint32_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
 	/* Fast demosaic green of a row: r[0..4] are rows y-2..y+2, nx its first red/blue column. */
 	void (*green_row)(const uint16_t *const r[5], uint16_t *dst, int w, int nx);
 	/* Fast demosaic red and blue of a row from Bayer rows y-1..y+1 and their green. */

@@ -464,55 +464,75 @@ static void FN(bnr_row)(const uint16_t *const rows[5], const uint16_t *const gui
 }
 
 /*
+ * The luma weights as vectors the compiler cannot see into: it would expand each multiply
+ * by them into shifts and adds, four or five instructions where x86 has one.
+ */
+#ifdef __x86_64__
+#define OPAQUE_VEC(v) __asm__("" : "+v"(v))
+#else
+#define OPAQUE_VEC(v) ((void)(v))
+#endif
+
+/*
  * stats_cells() for a Bayer order: @rg the row of R and Gr, @gb the row of Gb
  * and B, R at odd columns when @odd (a constant where this is inlined).
  */
 V_INLINE uint32_t FN(stats_cells_bayer)(const uint16_t *rg, const uint16_t *gbb, int cells, int odd,
-					const uint16_t wb[4], int saturation, uint16_t *const out[6])
+					const uint16_t wb[4], int saturation, uint16_t *const out[2],
+					uint32_t *const column[4])
 {
 	static const int32_t lane[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 	const vs32 g_r = set32(wb[0]), g_gr = set32(wb[1]), g_gb = set32(wb[2]), g_b = set32(wb[3]);
 	const vs32 sat = set32(saturation), r2048 = set32(2048), top = set32(65535), one = set32(1);
+	vs32 k54 = set32(54), k183 = set32(183), k19 = set32(19);
 	/* In locals: the vector stores may alias anything. */
-	uint16_t *const dst[6] = { out[0], out[1], out[2], out[3], out[4], out[5] };
+	uint16_t *const dst[2] = { out[0], out[1] };
+	uint32_t *const col[4] = { column[0], column[1], column[2], column[3] };
 	vs32 green = set32(0);
-	int i = 0, summed = 0; /* the green of cells [0, summed) is in green */
+	int i = 0, summed = 0; /* cells [0, summed) are in green and the columns */
+
+	OPAQUE_VEC(k54);
+	OPAQUE_VEC(k183);
+	OPAQUE_VEC(k19);
 
 	/*
 	 * Cells are pairs of samples: the even and odd samples of a vector are a cell row's two
 	 * columns. N16 cells a step; the last ends at the row's end and may overlap the one before.
 	 */
 	for (;;) {
-		vs32 res[6][2];
+		vs32 res[2][2];
 
 		for (int h = 0; h < 2; h++) {
-			const int x = 2 * (i + h * N32);
+			const int c0 = i + h * N32, x = 2 * c0;
 			vu16 a = ld(rg + x), b = ld(gbb + x);
 			vs32 r = odd ? odd32(a) : even32(a), gr = odd ? even32(a) : odd32(a);
 			vs32 gb = odd ? odd32(b) : even32(b), bl = odd ? even32(b) : odd32(b);
-			vs32 g = sra32(add32(add32(gr, gb), one), 1);
+			vs32 g = sra32(add32(add32(gr, gb), one), 1), fresh_g = g;
 			/* White balance as wb_apply(): unsigned product, clamp to 65535. */
 			vs32 wr = min32(srl32(add32(mul32(r, g_r), r2048), 12), top);
 			vs32 wgr = min32(srl32(add32(mul32(gr, g_gr), r2048), 12), top);
 			vs32 wgb = min32(srl32(add32(mul32(gb, g_gb), r2048), 12), top);
 			vs32 wbl = min32(srl32(add32(mul32(bl, g_b), r2048), 12), top);
-			vs32 y = add32(add32(mul32(wr, set32(54)), mul32(sra32(add32(add32(wgr, wgb), one), 1), set32(183))),
-				       add32(mul32(wbl, set32(19)), set32(128)));
+			vs32 y = add32(add32(mul32(wr, k54), mul32(sra32(add32(add32(wgr, wgb), one), 1), k183)),
+				       add32(mul32(wbl, k19), set32(128)));
 			vs32 ok = vand32(vand32(gt32(sat, r), gt32(sat, gr)), vand32(gt32(sat, gb), gt32(sat, bl)));
 
-			/* Only the cells the step before did not sum. */
-			if (i + h * N32 >= summed)
-				green = add32(green, g);
-			else
-				green = add32(green, vand32(g, gt32(ld32(lane), set32(summed - i - h * N32 - 1))));
+			/* Only the cells the step before did not take. */
+			if (c0 < summed) {
+				const vs32 fresh = gt32(ld32(lane), set32(summed - c0 - 1));
+
+				fresh_g = vand32(g, fresh);
+				ok = vand32(ok, fresh);
+			}
+			green = add32(green, fresh_g);
+			st32(col[0] + c0, add32(ld32(col[0] + c0), vand32(r, ok)));
+			st32(col[1] + c0, add32(ld32(col[1] + c0), vand32(g, ok)));
+			st32(col[2] + c0, add32(ld32(col[2] + c0), vand32(bl, ok)));
+			st32(col[3] + c0, add32(ld32(col[3] + c0), vand32(ok, one)));
 			res[0][h] = g;
 			res[1][h] = sra32(y, 16);
-			res[2][h] = vand32(r, ok);
-			res[3][h] = vand32(g, ok);
-			res[4][h] = vand32(bl, ok);
-			res[5][h] = vand32(ok, one);
 		}
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < 2; k++)
 			st(dst[k] + i, narrow32(res[k][0], res[k][1]));
 		summed = i + N16;
 		if (summed >= cells)
@@ -522,51 +542,53 @@ V_INLINE uint32_t FN(stats_cells_bayer)(const uint16_t *rg, const uint16_t *gbb,
 }
 
 static uint32_t FN(stats_cells)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			       const uint16_t wb[4], int saturation, uint16_t *const out[6])
+			       const uint16_t wb[4], int saturation, uint16_t *const out[2], uint32_t *const column[4])
 {
 	const int p = site[CISP_CH_R]; /* (row & 1) * 2 + (column & 1) of R */
 
 	/* Bayer orders only (Gr beside R, Gb below it, B diagonal), and a whole step of cells. */
 	if (cells < N16 || site[CISP_CH_GR] != (p ^ 1) || site[CISP_CH_GB] != (p ^ 2) || site[CISP_CH_B] != (p ^ 3))
-		return cisp_stats_cells_c(row0, row1, cells, site, wb, saturation, out);
+		return cisp_stats_cells_c(row0, row1, cells, site, wb, saturation, out, column);
 	if (p & 1)
-		return FN(stats_cells_bayer)(p & 2 ? row1 : row0, p & 2 ? row0 : row1, cells, 1, wb, saturation, out);
-	return FN(stats_cells_bayer)(p & 2 ? row1 : row0, p & 2 ? row0 : row1, cells, 0, wb, saturation, out);
+		return FN(stats_cells_bayer)(p & 2 ? row1 : row0, p & 2 ? row0 : row1, cells, 1, wb, saturation, out,
+					     column);
+	return FN(stats_cells_bayer)(p & 2 ? row1 : row0, p & 2 ? row0 : row1, cells, 0, wb, saturation, out, column);
 }
 
-/* cisp_stats_run_sums_c(): whole vectors, then the lanes of the vector ending at the run's end not summed yet. */
-static void FN(stats_run_sums)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
+/*
+ * cisp_stats_run_sums_c(): whole vectors, each cleared once summed, then the vector ending at
+ * the run's end, whose lanes before the run's rest are cleared already.
+ */
+static void FN(stats_run_sums)(uint32_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
 {
-	static const uint16_t lane[32] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-					   16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
+	uint32_t *const p[4] = { v[0], v[1], v[2], v[3] };
+	const vs32 zero32 = set32(0);
 
 	for (int k = 0; k < runs; k++) {
 		const int i1 = start[k + 1];
-		vs32 acc[4] = { set32(0), set32(0), set32(0), set32(0) };
+		vs32 acc[4] = { zero32, zero32, zero32, zero32 };
 		int i = start[k];
 
-		for (; i + N16 <= i1; i += N16) {
+		for (; i + N32 <= i1; i += N32) {
 			for (int c = 0; c < 4; c++) {
-				vu16 a = ld(v[c] + i);
-
-				acc[c] = add32(acc[c], add32(wlo(a), whi(a)));
+				acc[c] = add32(acc[c], ld32(p[c] + i));
+				st32(p[c] + i, zero32);
 			}
 		}
-		if (i < i1 && i1 >= N16) {
-			/* Lanes N16 - (i1 - i) and up of the vector ending at i1. */
-			const vu16 m = le16(set16(N16 - (i1 - i)), ld(lane));
-
+		if (i < i1 && i1 >= N32) {
 			for (int c = 0; c < 4; c++) {
-				vu16 a = vand(ld(v[c] + i1 - N16), m);
-
-				acc[c] = add32(acc[c], add32(wlo(a), whi(a)));
+				acc[c] = add32(acc[c], ld32(p[c] + i1 - N32));
+				st32(p[c] + i1 - N32, zero32);
 			}
 			i = i1;
 		}
 		hsum32x4(acc, sum[k]);
-		for (; i < i1; i++)
-			for (int c = 0; c < 4; c++)
-				sum[k][c] += v[c][i];
+		for (; i < i1; i++) {
+			for (int c = 0; c < 4; c++) {
+				sum[k][c] += p[c][i];
+				p[c][i] = 0;
+			}
+		}
 	}
 }
 

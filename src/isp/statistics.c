@@ -27,7 +27,14 @@ struct cisp_stats_acc {
 	int zone_runs;     /* runs of cell columns in one zone column */
 	int run_start[CISP_STATS_MAX_ZONES + 1], run_zone[CISP_STATS_MAX_ZONES];
 	uint16_t *green;   /* scratch: greens of three cell rows */
-	uint16_t *cells;   /* scratch: the per-cell values of a cell row (6 arrays, see cisp_stats_cells_c()) */
+	uint16_t *cells;   /* scratch: the green and histogram bin of each cell of a cell row (cisp_stats_cells_c()) */
+	/*
+	 * The zone sums' columns: R, green, B and the count of the cells below saturation,
+	 * summed down the pending cell rows of one zone row, then over each run of columns
+	 * (flush_columns()), at most max_pending rows at a time so that a run's sum fits 32 bits.
+	 */
+	uint32_t *column[4];
+	int pending, pending_zrow, max_pending;
 
 	/* Sums. The histogram in four parts (cell i into part i % 4): neighbouring cells often share a bin. */
 	uint32_t hist[4][256];
@@ -96,9 +103,10 @@ int cisp_stats_acc_create(struct cisp_stats_acc **out, const struct cisp_stats_p
 	a->row_count = (cells_y + group - 1) / group;
 	a->zone_col = malloc((size_t)a->cells_x);
 	a->green = malloc(sizeof(uint16_t) * 3 * (size_t)a->cells_x);
-	a->cells = malloc(sizeof(uint16_t) * 6 * (size_t)a->cells_x);
+	a->cells = malloc(sizeof(uint16_t) * 2 * (size_t)a->cells_x);
+	a->column[0] = calloc(4 * (size_t)a->cells_x, sizeof(uint32_t));
 	a->row_sum = calloc((size_t)a->row_count, sizeof(uint64_t));
-	if (!a->zone_col || !a->green || !a->cells || !a->row_sum) {
+	if (!a->zone_col || !a->green || !a->cells || !a->column[0] || !a->row_sum) {
 		cisp_stats_acc_free(a);
 		return cisp_error(-ENOMEM, "out of memory for statistics");
 	}
@@ -110,6 +118,17 @@ int cisp_stats_acc_create(struct cisp_stats_acc **out, const struct cisp_stats_p
 		}
 	}
 	a->run_start[a->zone_runs] = a->cells_x;
+	for (int c = 1; c < 4; c++)
+		a->column[c] = a->column[c - 1] + a->cells_x;
+	/* A run's sum of column sums of 16-bit values below 2^32: rows * 65535 * longest run. */
+	{
+		int longest = 0;
+
+		for (int k = 0; k < a->zone_runs; k++)
+			if (a->run_start[k + 1] - a->run_start[k] > longest)
+				longest = a->run_start[k + 1] - a->run_start[k];
+		a->max_pending = (int)(0xffffffffu / (65535u * (uint32_t)longest));
+	}
 	for (int s = 0; s < 4; s++)
 		a->site[cisp_cfa_channel(cfa, s & 1, s >> 1)] = (uint8_t)s;
 	for (int c = 0; c < 4; c++)
@@ -133,6 +152,7 @@ void cisp_stats_acc_free(struct cisp_stats_acc *a)
 	free(a->zone_col);
 	free(a->green);
 	free(a->cells);
+	free(a->column[0]);
 	free(a->row_sum);
 	free(a);
 }
@@ -186,7 +206,7 @@ static void af_row(struct cisp_stats_acc *a, int j, const uint16_t *up, const ui
 }
 
 uint32_t cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			    const uint16_t wb[4], int saturation, uint16_t *const out[6])
+			    const uint16_t wb[4], int saturation, uint16_t *const out[2], uint32_t *const column[4])
 {
 	const uint16_t *ch[4];
 	uint32_t green = 0;
@@ -199,67 +219,86 @@ uint32_t cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cell
 		int y = (54 * wb_apply(r, wb[CISP_CH_R]) +
 			 183 * ((wb_apply(gr, wb[CISP_CH_GR]) + wb_apply(gb, wb[CISP_CH_GB]) + 1) >> 1) +
 			 19 * wb_apply(b, wb[CISP_CH_B]) + 128) >> 8;
-		int ok = r < saturation && gr < saturation && gb < saturation && b < saturation;
 
 		out[0][i] = (uint16_t)g;
 		out[1][i] = (uint16_t)(y >> 8);
-		out[2][i] = (uint16_t)(ok ? r : 0);
-		out[3][i] = (uint16_t)(ok ? g : 0);
-		out[4][i] = (uint16_t)(ok ? b : 0);
-		out[5][i] = (uint16_t)ok;
+		if (r < saturation && gr < saturation && gb < saturation && b < saturation) {
+			column[0][i] += (uint32_t)r;
+			column[1][i] += (uint32_t)g;
+			column[2][i] += (uint32_t)b;
+			column[3][i]++;
+		}
 		green += (uint32_t)g;
 	}
 	return green;
 }
 
-void cisp_stats_run_sums_c(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
+void cisp_stats_run_sums_c(uint32_t *const v[4], const int *start, int runs, uint32_t (*sum)[4])
 {
 	for (int k = 0; k < runs; k++) {
 		for (int c = 0; c < 4; c++) {
 			uint32_t s = 0;
 
-			for (int i = start[k]; i < start[k + 1]; i++)
+			for (int i = start[k]; i < start[k + 1]; i++) {
 				s += v[c][i];
+				v[c][i] = 0;
+			}
 			sum[k][c] = s;
 		}
 	}
+}
+
+/* Add the pending column sums to their zones (run sums by @sums, which clears the columns). */
+static void flush_columns(struct cisp_stats_acc *a, cisp_stats_run_sums_fn sums)
+{
+	const int zrow = a->pending_zrow * a->zones_x;
+	uint32_t run[CISP_STATS_MAX_ZONES][4];
+
+	if (!a->pending)
+		return;
+	sums(a->column, a->run_start, a->zone_runs, run);
+	for (int k = 0; k < a->zone_runs; k++) {
+		const int z = zrow + a->run_zone[k];
+
+		a->zone_sum[z][0] += run[k][0];
+		a->zone_sum[z][1] += run[k][1];
+		a->zone_sum[z][2] += run[k][2];
+		a->zone_count[z] += run[k][3];
+		a->zone_total[z] += (uint32_t)(a->run_start[k + 1] - a->run_start[k]) * (uint32_t)a->pending;
+	}
+	a->pending = 0;
 }
 
 void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1,
 			      cisp_stats_cells_fn cells, cisp_stats_run_sums_fn sums)
 {
 	uint16_t *up = a->green, *dn = up + 2 * a->cells_x;
-	uint16_t *const out[6] = { a->cells, a->cells + a->cells_x, a->cells + 2 * a->cells_x, a->cells + 3 * a->cells_x,
-				   a->cells + 4 * a->cells_x, a->cells + 5 * a->cells_x };
-	const uint16_t *const zone_v[4] = { out[2], out[3], out[4], out[5] };
+	uint16_t *const out[2] = { a->cells, a->cells + a->cells_x };
 
 	for (int j = y0 / 2; j < y1 / 2; j++) {
-		int zrow = j * a->zones_y / a->cells_y * a->zones_x;
-		int need_af = 0;
-		uint32_t run[CISP_STATS_MAX_ZONES][4], row;
+		int zrow = j * a->zones_y / a->cells_y;
+		int need_af = 0, i = 0;
+		uint32_t row;
 
-		/* The per-cell values first (a vector kernel may do this part), then the sums. */
+		if (a->pending && (zrow != a->pending_zrow || a->pending == a->max_pending))
+			flush_columns(a, sums);
+		/* The per-cell values and the zone columns first (a vector kernel may do this part), then the sums. */
 		row = cells(plane_row(bayer, 2 * j), plane_row(bayer, 2 * j + 1), a->cells_x, a->site, a->wb, a->saturation,
-			    out);
-		for (int i = 0; i + 4 <= a->cells_x; i += 4) {
+			    out, a->column);
+		a->pending_zrow = zrow;
+		a->pending++;
+		for (; i + 8 <= a->cells_x; i += 8) {
 			a->hist[0][out[1][i]]++;
 			a->hist[1][out[1][i + 1]]++;
 			a->hist[2][out[1][i + 2]]++;
 			a->hist[3][out[1][i + 3]]++;
+			a->hist[0][out[1][i + 4]]++;
+			a->hist[1][out[1][i + 5]]++;
+			a->hist[2][out[1][i + 6]]++;
+			a->hist[3][out[1][i + 7]]++;
 		}
-		for (int i = a->cells_x & ~3; i < a->cells_x; i++)
+		for (; i < a->cells_x; i++)
 			a->hist[i & 3][out[1][i]]++;
-		/* Zones in runs of cells of the same zone column. */
-		sums(zone_v, a->run_start, a->zone_runs, run);
-		for (int k = 0; k < a->zone_runs; k++) {
-			const int z = zrow + a->run_zone[k];
-
-			a->zone_sum[z][0] += run[k][0];
-			a->zone_sum[z][1] += run[k][1];
-			a->zone_sum[z][2] += run[k][2];
-			a->zone_count[z] += run[k][3];
-			a->zone_total[z] += (uint32_t)(a->run_start[k + 1] - a->run_start[k]);
-		}
 		a->row_sum[j / a->row_group] += row;
 
 		for (int k = 0; k < a->af_count; k++)
@@ -271,6 +310,8 @@ void cisp_stats_acc_rows_with(struct cisp_stats_acc *a, const struct plane16 *ba
 			af_row(a, j, up, out[0], dn);
 		}
 	}
+	/* The sums are whole at the end of every call: the caller may merge or finish next. */
+	flush_columns(a, sums);
 }
 
 void cisp_stats_acc_rows(struct cisp_stats_acc *a, const struct plane16 *bayer, int y0, int y1)

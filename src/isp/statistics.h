@@ -29,21 +29,24 @@ void cisp_stats_acc_rows(struct cisp_stats_acc *acc, const struct plane16 *bayer
  * Bayer rows 2j and 2j + 1, site[] the CFA site ((y & 1) * 2 + (x & 1)) of
  * R, Gr, Gb, B and wb[] their Q4.12 histogram gains. For each cell i:
  * out[0] the green (Gr + Gb + 1) >> 1, out[1] the histogram bin of the
- * white-balanced luma, out[2..4] R, green, B when all four samples are below
- * @saturation (else 0), out[5] 1 when they are (else 0). Returns the sum of
- * out[0] (at most 8192 cells of 16 bits: it fits 32 bits).
+ * white-balanced luma; when all four samples are below @saturation, R, the
+ * green and B are added to column[0..2][i] and 1 to column[3][i] (the zone
+ * sums, summed down a zone's rows before across its columns). Returns the
+ * sum of out[0] (at most 8192 cells of 16 bits: it fits 32 bits).
  */
 typedef uint32_t (*cisp_stats_cells_fn)(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-					const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+					const uint16_t wb[4], int saturation, uint16_t *const out[2],
+					uint32_t *const column[4]);
 uint32_t cisp_stats_cells_c(const uint16_t *row0, const uint16_t *row1, int cells, const uint8_t site[4],
-			    const uint16_t wb[4], int saturation, uint16_t *const out[6]);
+			    const uint16_t wb[4], int saturation, uint16_t *const out[2], uint32_t *const column[4]);
 /*
- * The zone sums of a cell row, split out for dsp.h: sum[k][c] is the sum of
- * v[c][i] over the run of cells i in [start[k], start[k + 1]), for k < runs
- * (at most 8192 cells of 16 bits: it fits 32 bits).
+ * The zone sums of the column sums, split out for dsp.h: sum[k][c] is the
+ * sum of v[c][i] over the run of columns i in [start[k], start[k + 1]), for
+ * k < runs, modulo 2^32 (the caller keeps it below); each v[c][i] summed is
+ * set to 0, ready for the next rows.
  */
-typedef void (*cisp_stats_run_sums_fn)(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
-void cisp_stats_run_sums_c(const uint16_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
+typedef void (*cisp_stats_run_sums_fn)(uint32_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
+void cisp_stats_run_sums_c(uint32_t *const v[4], const int *start, int runs, uint32_t (*sum)[4]);
 /* cisp_stats_acc_rows() with the per-cell work done by @cells and the zone sums by @sums. */
 void cisp_stats_acc_rows_with(struct cisp_stats_acc *acc, const struct plane16 *bayer, int y0, int y1,
 			      cisp_stats_cells_fn cells, cisp_stats_run_sums_fn sums);

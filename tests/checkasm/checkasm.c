@@ -386,43 +386,67 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 			cisp_bnr_free(bc);
 		break;
 	}
-	case 15: { /* statistics cells: every CFA order, random gains and saturation */
+	case 15: { /* statistics cells: every CFA order, random gains and saturation, column sums from random values */
 		static const uint8_t orders[4][4] = { { 0, 1, 2, 3 }, { 1, 0, 3, 2 }, { 2, 3, 0, 1 }, { 3, 2, 1, 0 } };
+		static uint32_t colc[4][MAXW / 2 + GUARD], colt[4][MAXW / 2 + GUARD];
 		const uint8_t *site = orders[rnd() % 4];
 		uint16_t wb[4];
 		int sat = rnd() % 4 ? (int)(rnd() % 65536) : 65535 + (int)(rnd() & 1);
-		uint16_t *oc[6], *ot[6];
+		uint16_t *oc[2] = { o.pc[0], o.pc[1] }, *ot[2] = { o.pt[0], o.pt[1] };
+		uint32_t *cc[4] = { colc[0], colc[1], colc[2], colc[3] }, *ct[4] = { colt[0], colt[1], colt[2], colt[3] };
 
 		for (int k = 0; k < 4; k++)
 			wb[k] = rnd() % 4 ? (uint16_t)(2048 + rnd() % 8192) : (uint16_t)rnd();
-		for (int k = 0; k < 6; k++) {
-			oc[k] = o.pc[k / 2] + (k & 1) * (MAXW / 2 + GUARD / 2);
-			ot[k] = o.pt[k / 2] + (k & 1) * (MAXW / 2 + GUARD / 2);
-		}
-		uint32_t gc = ref->stats_cells(in.p[0], in.p[1], w / 2, site, wb, sat, oc);
-		uint32_t gt = t->stats_cells(in.p[0], in.p[1], w / 2, site, wb, sat, ot);
+		for (int k = 0; k < 4 && !(bench_mode && bench_ready); k++)
+			for (int i = 0; i < MAXW / 2 + GUARD; i++)
+				colc[k][i] = colt[k][i] = rnd();
+		uint32_t gc = ref->stats_cells(in.p[0], in.p[1], w / 2, site, wb, sat, oc, cc);
+		uint32_t gt = t->stats_cells(in.p[0], in.p[1], w / 2, site, wb, sat, ot, ct);
 
-		ok = check_outs(&o, 3, MAXW, "stats_cells", lv, w);
+		ok = check_outs(&o, 2, w / 2, "stats_cells", lv, w);
 		if (ok && !bench_mode && gc != gt) {
 			printf("FAIL stats_cells %s width %d: green sum C %u, %s %u\n", lv, w, gc, lv, gt);
 			ok = 0;
 		}
+		for (int k = 0; ok && !bench_mode && k < 4; k++) {
+			for (int i = 0; ok && i < MAXW / 2 + GUARD; i++) {
+				if (colc[k][i] != colt[k][i]) {
+					printf("FAIL stats_cells %s width %d: column sums %d cell %d: C %u, %s %u\n", lv, w, k, i,
+					       colc[k][i], lv, colt[k][i]);
+					ok = 0;
+				}
+			}
+		}
 		break;
 	}
-	case 22: { /* statistics zone sums: random runs over @w cells, empty and single ones too */
+	case 22: { /* statistics zone sums: random runs over @w columns, empty and single ones too; each clears them */
+		static uint32_t vc[4][MAXW], vt[4][MAXW];
 		int start[CISP_STATS_MAX_ZONES + 1], runs = 1 + (int)(rnd() % CISP_STATS_MAX_ZONES);
 		uint32_t sc[CISP_STATS_MAX_ZONES][4], st[CISP_STATS_MAX_ZONES][4];
+		uint32_t *pc[4] = { vc[0], vc[1], vc[2], vc[3] }, *pt[4] = { vt[0], vt[1], vt[2], vt[3] };
 
 		start[0] = 0;
 		start[runs] = w;
 		sorted_cuts(start + 1, runs - 1, w);
-		ref->stats_run_sums(in.p, start, runs, sc);
-		t->stats_run_sums(in.p, start, runs, st);
+		for (int c = 0; c < 4; c++)
+			for (int i = 0; i < MAXW; i++)
+				vc[c][i] = vt[c][i] = i < w ? (rnd() % 8 ? in.p[c][i] : rnd()) : 7;
+		ref->stats_run_sums(pc, start, runs, sc);
+		t->stats_run_sums(pt, start, runs, st);
 		for (int k = 0; !bench_mode && ok && k < runs; k++) {
 			for (int c = 0; ok && c < 4; c++) {
 				if (sc[k][c] != st[k][c]) {
 					printf("FAIL stats_run_sums %s width %d: run %d [%d, %d) array %d: C %u, %s %u\n", lv, w, k,
 					       start[k], start[k + 1], c, sc[k][c], lv, st[k][c]);
+					ok = 0;
+				}
+			}
+		}
+		for (int c = 0; !bench_mode && ok && c < 4; c++) {
+			for (int i = 0; ok && i < MAXW; i++) {
+				if (vc[c][i] != vt[c][i] || vc[c][i] != (i < w ? 0u : 7u)) {
+					printf("FAIL stats_run_sums %s width %d: array %d column %d left %u (C), %u (%s)\n", lv, w, c, i,
+					       vc[c][i], vt[c][i], lv);
 					ok = 0;
 				}
 			}
