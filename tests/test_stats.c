@@ -10,6 +10,7 @@
 #include <cisp/error.h>
 #include <cisp/stats.h>
 
+#include "isp/dsp.h"
 #include "isp/statistics.h"
 
 #include "test.h"
@@ -161,6 +162,44 @@ TEST(stats_zone_assignment_and_empty_zone)
 		CHECK_EQ(s->zone[z].g, 0);
 	}
 	CHECK_EQ(s->hist[0], 32 * 16);
+	free(s);
+	free(f.base);
+}
+
+/*
+ * One zone of 512 x 512 cells near full scale, in one call: the zone's sums pass 2^32 many times
+ * over, so the column sums must be folded into them before a run's 32-bit sum wraps.
+ */
+TEST(stats_zone_sums_past_32_bits)
+{
+	struct cisp_stats_params cfg = { .zones_x = 1, .zones_y = 1, .saturation = 65535 };
+	struct plane16 f = plane_new(1024, 1024);
+	const struct cisp_dsp *d = cisp_dsp();
+	struct cisp_stats *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		abort();
+	for (int y = 0; y < f.height; y++)
+		for (int x = 0; x < f.width; x++)
+			plane_row(&f, y)[x] = (uint16_t)(65534 - (x & 1));
+	for (int simd = 0; simd < 2; simd++) {
+		struct cisp_stats_acc *a;
+
+		CHECK_EQ(cisp_stats_acc_create(&a, &cfg, NULL, CISP_CFA_RGGB, f.width, f.height), 0);
+		if (!a)
+			break;
+		if (simd)
+			cisp_stats_acc_rows_with(a, &f, 0, f.height, d->stats_cells, d->stats_run_sums);
+		else
+			cisp_stats_acc_rows(a, &f, 0, f.height);
+		cisp_stats_acc_finish(a, s);
+		cisp_stats_acc_free(a);
+		CHECK_EQ(s->zone[0].count, 512 * 512);
+		CHECK_EQ(s->zone[0].total, 512 * 512);
+		CHECK_EQ(s->zone[0].r, 65534);
+		CHECK_EQ(s->zone[0].g, 65534); /* (65533 + 65534 + 1) >> 1 */
+		CHECK_EQ(s->zone[0].b, 65533);
+	}
 	free(s);
 	free(f.base);
 }
