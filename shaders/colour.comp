@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The per-pixel colour stages fused (docs/gpu.md, "The fused colour
 // dispatch"): colour correction (src/isp/ccm.c), local tone mapping (ltm.c),
-// global tone (tone.c) and the 3D LUT (lut3d.c), those of @stages in that
+// global tone (tone.c), the 3D LUT (lut3d.c), sharpening's luma into plane 3
+// (sharpen.c) and the conversion to YCbCr (csc.c), those of @stages in that
 // order (the reference executor's), on each pixel in registers, in place: one
 // read and one write of the planes for all of them.
 #version 450
@@ -9,8 +10,6 @@
 
 layout(std430, set = 0, binding = 1) buffer Planes { uint rgb[]; };
 #include "colour.glsl"
-
-const uint COLOUR_CCM = 1u, COLOUR_LTM = 2u, COLOUR_TONE = 4u, COLOUR_LUT3D = 8u;
 
 layout(push_constant) uniform Params {
 	uint width, height;
@@ -28,18 +27,11 @@ void main()
 	uint n = p.width * p.height, i = y * p.width + x;
 	uvec3 v = uvec3(rgb[i], rgb[n + i], rgb[2u * n + i]);
 
-	if ((p.stages & COLOUR_CCM) != 0u) {
-		int m[9];
-		for (int k = 0; k < 9; k++)
-			m[k] = bitfieldExtract(p.ccm_m[k >> 1], (k & 1) * 16, 16); // sign-extended
-		v = ccm(v, m, ivec3(p.ccm_offset[0], p.ccm_offset[1], p.ccm_offset[2]));
-	}
-	if ((p.stages & COLOUR_LTM) != 0u)
-		v = ltm(v, x, y);
-	if ((p.stages & COLOUR_TONE) != 0u)
-		v = tone(v);
-	if ((p.stages & COLOUR_LUT3D) != 0u)
-		v = lut3d(v, p.lut3d_size);
+	v = colour_stages(v, x, y, p.stages, p.ccm_m, p.ccm_offset, p.lut3d_size);
+	if ((p.stages & COLOUR_LUMA) != 0u)
+		rgb[3u * n + i] = sharpen_luma(v);
+	if ((p.stages & COLOUR_CSC) != 0u)
+		v = csc(v);
 	rgb[i] = v.r;
 	rgb[n + i] = v.g;
 	rgb[2u * n + i] = v.b;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The per-pixel colour stages' arithmetic (docs/gpu.md, "The fused colour
-// dispatch"): colour correction, local tone mapping, global tone and the 3D
-// LUT, one function each, on a pixel held in registers.
+// dispatch"): colour correction, local tone mapping, global tone, the 3D LUT,
+// sharpening's luma and the conversion to YCbCr, one function each, on a
+// pixel held in registers.
 //
 // The tables: from word 0 the tone table, two 16-bit entries a word (the even
 // one low); from word LUT3D_START the 3D LUT's node (r, g, b)'s R, G, B at
@@ -9,7 +10,9 @@
 // (shaders/cnr.glsl); from word LTM_START local tone mapping's, made by the
 // host's cisp_ltm_prepare(): grid_w, range and rscale, a spare word, then the
 // grid's nodes (level | gain << 16, row-major, 32 x 32 at most), then each
-// column's left node | its Q6 position << 8 (16384 at most), then each row's.
+// column's left node | its Q6 position << 8 (16384 at most), then each row's;
+// from word CSC_START the conversion's Q15 matrix (cisp_csc_matrix(), rows Y,
+// Cb, Cr) and Y's zero, a word each.
 layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 
 const uint LUT3D_START = 32768u;
@@ -17,6 +20,7 @@ const uint LTM_START = LUT3D_START + 33u * 33u * 33u * 3u + 2u * 32u + (2u * 8u 
 const uint LTM_NODES = LTM_START + 4u;
 const uint LTM_COLS = LTM_NODES + 32u * 32u;
 const uint LTM_ROWS = LTM_COLS + 16384u;
+const uint CSC_START = LTM_ROWS + 16384u;
 
 // cisp_ccm_row_c(): a Q3.12 matrix @m (row-major) and @offset. Each row's sum
 // of |coeff| is at most 32767 (the ABI's check): inside int; >> floors.
@@ -119,4 +123,78 @@ uvec3 lut3d(uvec3 c, int size)
 		out_v[k] = uint((lut3d_node(base, k) * k0 + lut3d_node(base + i1, k) * k1 + lut3d_node(base + i2, k) * k2 +
 				 lut3d_node(base + sr + sg + sb, k) * k3 + 16384) >> 15);
 	return out_v;
+}
+
+// cisp_sharpen_luma_row_c(): BT.709 weights in Q12 summing to 4096, so at
+// most 4096 * 65535 + 2048: inside uint.
+uint sharpen_luma(uvec3 c)
+{
+	return (871u * c.r + 2929u * c.g + 296u * c.b + 2048u) >> 12;
+}
+
+const uint COLOUR_CCM = 1u, COLOUR_LTM = 2u, COLOUR_TONE = 4u, COLOUR_LUT3D = 8u, COLOUR_LUMA = 16u, COLOUR_CSC = 32u;
+
+// Those of colour correction, LTM, tone and the 3D LUT that @stages has, in
+// the reference executor's order, on pixel (@x, @y) of colour @v: the matrix
+// @ccm_m (two 16-bit coefficients a word, the even one low), its
+// @ccm_offset, the 3D LUT's @lut3d_size.
+uvec3 colour_stages(uvec3 v, uint x, uint y, uint stages, int ccm_m[5], int ccm_offset[3], int lut3d_size)
+{
+	if ((stages & COLOUR_CCM) != 0u) {
+		int m[9];
+		for (int k = 0; k < 9; k++)
+			m[k] = bitfieldExtract(ccm_m[k >> 1], (k & 1) * 16, 16); // sign-extended
+		v = ccm(v, m, ivec3(ccm_offset[0], ccm_offset[1], ccm_offset[2]));
+	}
+	if ((stages & COLOUR_LTM) != 0u)
+		v = ltm(v, x, y);
+	if ((stages & COLOUR_TONE) != 0u)
+		v = tone(v);
+	if ((stages & COLOUR_LUT3D) != 0u)
+		v = lut3d(v, lut3d_size);
+	return v;
+}
+
+// The 5x5 binomial blur of sharpening's luma around (@x, @y), reflected at
+// the edges of the @w x @h frame, unscaled (at most 256 * 65535): from plane
+// 3 of the planes rgb[] that the including shader declares.
+int sharpen_blur(int x, int y, int w, int h)
+{
+	const int k[5] = int[5](1, 4, 6, 4, 1); // sums to 16
+	uint luma = 3u * uint(w) * uint(h);
+	int s = 0;
+	for (int i = 0; i < 5; i++) {
+		uint xm = uint(mirror(x + i - 2, w));
+		int v = 0;
+		for (int j = 0; j < 5; j++)
+			v += k[j] * int(rgb[luma + uint(mirror(y + j - 2, h)) * uint(w) + xm]);
+		s += k[i] * v;
+	}
+	return s;
+}
+
+// cisp_sharpen_row_c()'s change to each colour of a pixel of luma @l whose
+// 5x5 binomial blur sums to @s (at most 256 * 65535): the detail soft-cored,
+// scaled and limited. At most 65535 * 65535 + 128: inside uint, as in C.
+int sharpen_delta(int l, int s, uint coring, uint strength, uint limit)
+{
+	int d = l - ((s + 128) >> 8);
+	uint a = uint(abs(d)), cored = a > coring ? a - coring : 0u;
+	int e = int(min((cored * strength + 128u) >> 8, limit));
+	return d < 0 ? -e : e;
+}
+
+// cisp_csc_row_c(): RGB to YCbCr with the matrix of the tables. Y's
+// coefficients sum to at most 32768, so each sum is at most 65535 * 32768 +
+// 16384 in magnitude: inside int; >> floors the signed chroma sums, as in C.
+uvec3 csc(uvec3 c)
+{
+	const int CHROMA_ZERO = 32896; // CISP_CSC_CHROMA_ZERO: 128 * 257
+	ivec3 v = ivec3(c), out_v;
+	for (int k = 0; k < 3; k++) {
+		uint row = CSC_START + uint(3 * k);
+		out_v[k] = (int(table[row]) * v.r + int(table[row + 1u]) * v.g + int(table[row + 2u]) * v.b + 16384) >> 15;
+	}
+	out_v += ivec3(int(table[CSC_START + 9u]), CHROMA_ZERO, CHROMA_ZERO);
+	return uvec3(clamp(out_v, 0, 65535));
 }

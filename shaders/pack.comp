@@ -16,12 +16,6 @@ layout(push_constant) uniform Params {
 // The layouts (vk_rgb_step_pack()).
 const uint PACK_RGB888 = 0u, PACK_XBGR32 = 1u, PACK_RGB48 = 2u, PACK_NV12 = 3u, PACK_I420 = 4u;
 
-// round(v * 255 / 65535): cisp_to8(); 65535 * 255 + 32767 fits in 32 bits unsigned.
-uint to8(uint v)
-{
-	return (v * 255u + 32767u) / 65535u;
-}
-
 uint sample16(uint c, uint i)
 {
 	return rgb[c * p.width * p.height + i];

@@ -21,3 +21,9 @@ uint clamp16(int v)
 {
 	return uint(clamp(v, 0, 65535));
 }
+
+// round(v * 255 / 65535): cisp_to8(); 65535 * 255 + 32767 fits in 32 bits unsigned.
+uint to8(uint v)
+{
+	return (v * 255u + 32767u) / 65535u;
+}

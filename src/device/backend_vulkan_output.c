@@ -23,6 +23,14 @@ static struct vk_output_window window_of(const struct vk_rgb *r, const struct ci
 	return (struct vk_output_window){ c->x, c->y, c->width, c->height };
 }
 
+bool vk_output_whole(const struct vk_rgb *r, const struct cisp_param_state *s, int index)
+{
+	const struct vk_output_window w = window_of(r, s, index);
+
+	return !w.x && !w.y && w.width == r->width && w.height == r->height && r->out_width[index] == r->width &&
+	       r->out_height[index] == r->height;
+}
+
 /* One axis's table at @to (@vertical: the rows'), within @room words: the words written, or -E2BIG. */
 static int64_t copy_axis(const struct cisp_scaler *sc, bool vertical, uint32_t out, uint32_t *to, uint64_t room)
 {
@@ -75,7 +83,7 @@ int vk_output_steps(struct vk_rgb *r, const struct cisp_param_state *state, int 
 	    w.height > r->height - w.y)
 		return cisp_error(-EINVAL, "Vulkan backend: output %d's crop %ux%u at (%u, %u) is outside the %ux%u frame",
 				  index, w.width, w.height, w.x, w.y, r->width, r->height);
-	if (!w.x && !w.y && w.width == r->width && w.height == r->height && ow == r->width && oh == r->height) {
+	if (vk_output_whole(r, state, index)) {
 		vk_rgb_step_pack(r, index, &step[0]); /* straight from the planes */
 		return 1;
 	}

@@ -23,14 +23,8 @@ static const uint32_t spv_demosaic_rb[] =
 static const uint32_t spv_colour[] =
 #include "device/colour.spv.h"
 	;
-static const uint32_t spv_sharpen_luma[] =
-#include "device/sharpen_luma.spv.h"
-	;
 static const uint32_t spv_sharpen[] =
 #include "device/sharpen.spv.h"
-	;
-static const uint32_t spv_csc[] =
-#include "device/csc.spv.h"
 	;
 static const uint32_t spv_cnr_h[] =
 #include "device/cnr_h.spv.h"
@@ -40,6 +34,9 @@ static const uint32_t spv_cnr_v[] =
 	;
 static const uint32_t spv_pack[] =
 #include "device/pack.spv.h"
+	;
+static const uint32_t spv_pack420[] =
+#include "device/pack420.spv.h"
 	;
 static const uint32_t spv_scale[] =
 #include "device/scale.spv.h"
@@ -52,12 +49,11 @@ static const struct {
 	[VK_RGB_DEMOSAIC_GREEN] = { spv_demosaic_green, sizeof(spv_demosaic_green) },
 	[VK_RGB_DEMOSAIC_RB] = { spv_demosaic_rb, sizeof(spv_demosaic_rb) },
 	[VK_RGB_COLOUR] = { spv_colour, sizeof(spv_colour) },
-	[VK_RGB_SHARPEN_LUMA] = { spv_sharpen_luma, sizeof(spv_sharpen_luma) },
 	[VK_RGB_SHARPEN] = { spv_sharpen, sizeof(spv_sharpen) },
-	[VK_RGB_CSC] = { spv_csc, sizeof(spv_csc) },
 	[VK_RGB_CNR_H] = { spv_cnr_h, sizeof(spv_cnr_h) },
 	[VK_RGB_CNR_V] = { spv_cnr_v, sizeof(spv_cnr_v) },
 	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
+	[VK_RGB_PACK420] = { spv_pack420, sizeof(spv_pack420) },
 	[VK_RGB_SCALE] = { spv_scale, sizeof(spv_scale) },
 };
 
@@ -68,7 +64,8 @@ static const struct {
  * Words of the tables buffer: the tone table (65536 16-bit entries), the 3D
  * LUT's (a word an entry), chroma denoise's: 32 inverse luma thresholds,
  * 32 chroma ones and R[n], n up to (2 * CISP_CNR_MAX_RADIUS + 1) * 64 (shaders/cnr.glsl),
- * then local tone mapping's: four words, the nodes, the columns' and the rows' (shaders/colour.glsl).
+ * then local tone mapping's: four words, the nodes, the columns' and the rows', then the
+ * conversion's matrix and Y's zero (shaders/colour.glsl).
  */
 #define TONE_WORDS 32768
 #define LUT3D_WORDS (CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * CISP_LUT3D_MAX_SIZE * 3)
@@ -80,15 +77,27 @@ static const struct {
 #define LTM_COLS (LTM_NODES + CISP_LTM_MAX_GRID * CISP_LTM_MAX_GRID)
 #define LTM_ROWS (LTM_COLS + CISP_MAX_DIMENSION)
 #define LTM_WORDS (LTM_ROWS + CISP_MAX_DIMENSION)
+#define CSC_START (LTM_START + LTM_WORDS)
+#define CSC_WORDS 10
 /* shaders/colour.comp's push constants: words 0 and 1 the size, then these; COLOUR_* its stage bits. */
 #define COLOUR_STAGES 2
 #define COLOUR_LUT3D_SIZE 3
 #define COLOUR_CCM_MATRIX 4 /* 5 words, two 16-bit coefficients each */
 #define COLOUR_CCM_OFFSET 9
 #define COLOUR_WORDS 12
-enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8 };
+enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8, COLOUR_LUMA = 16, COLOUR_CSC = 32 };
+/* shaders/sharpen.comp's: words 0 and 1 the size, then coring, strength, limit and whether it converts. */
+#define SHARPEN_CORING 2
+#define SHARPEN_CSC 5
+#define SHARPEN_WORDS 6
+/* shaders/pack420.comp's: colour.comp's, then sharpening's coring, strength and limit, then the layout. */
+#define PACK420_SHARPEN 64 /* in the stage bits: sharpening instead of the colour stages */
+#define PACK420_CORING COLOUR_WORDS
+#define PACK420_LAYOUT (COLOUR_WORDS + 3)
+#define PACK420_WORDS (COLOUR_WORDS + 4)
+#define PACK420_BLOCK_W 8 /* pixels across an invocation makes */
 /* Then the outputs' scaler tables, each vk_output_table_words() long. */
-#define SCALE_TABLES (LTM_START + LTM_WORDS)
+#define SCALE_TABLES (CSC_START + CSC_WORDS)
 
 /* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
 static int pack_layout(uint32_t format)
@@ -345,14 +354,18 @@ static void colour_begin(const struct vk_rgb *r, struct vk_rgb_step *s, uint32_t
 	s->push[COLOUR_STAGES] = stage;
 }
 
-void vk_rgb_step_fuse(struct vk_rgb_step *colour, const struct vk_rgb_step *stage)
+void vk_rgb_step_fuse(struct vk_rgb_step *into, const struct vk_rgb_step *stage)
 {
-	if (!colour->push_size) {
-		*colour = *stage;
+	if (!into->push_size) {
+		*into = *stage;
+		return;
+	}
+	if (into->shader == VK_RGB_SHARPEN) {
+		into->push[SHARPEN_CSC] = (stage->push[COLOUR_STAGES] & COLOUR_CSC) != 0;
 		return;
 	}
 	for (unsigned k = 0; k < COLOUR_WORDS; k++)
-		colour->push[k] |= stage->push[k];
+		into->push[k] |= stage->push[k];
 }
 
 void vk_rgb_step_ccm(const struct vk_rgb *r, const struct cisp_ccm_params *p, struct vk_rgb_step *s)
@@ -429,22 +442,23 @@ void vk_rgb_step_sharpen(const struct vk_rgb *r, const struct cisp_sharpen_param
 {
 	uint32_t *push;
 
-	step_begin(r, &step[0], VK_RGB_SHARPEN_LUMA, VK_RGB_IN_PLACE, 2);
-	push = step_begin(r, &step[1], VK_RGB_SHARPEN, VK_RGB_IN_PLACE, 5);
+	colour_begin(r, &step[0], COLOUR_LUMA);
+	push = step_begin(r, &step[1], VK_RGB_SHARPEN, VK_RGB_IN_PLACE, SHARPEN_WORDS) + SHARPEN_CORING - 2;
 	push[0] = p->coring;
 	push[1] = p->strength;
 	push[2] = p->limit;
 }
 
-void vk_rgb_step_csc(const struct vk_rgb *r, const struct cisp_csc_params *p, struct vk_rgb_step *s)
+void vk_rgb_step_csc(struct vk_rgb *r, const struct cisp_csc_params *p, struct vk_rgb_step *s)
 {
-	uint32_t *push = step_begin(r, s, VK_RGB_CSC, VK_RGB_IN_PLACE, 12);
+	uint32_t *table = (uint32_t *)r->tables.map + CSC_START;
 	int32_t y_zero;
 	const int32_t *m = cisp_csc_matrix(p, &y_zero);
 
+	colour_begin(r, s, COLOUR_CSC);
 	for (int k = 0; k < 9; k++)
-		push[k] = (uint32_t)m[k];
-	push[9] = (uint32_t)y_zero;
+		table[k] = (uint32_t)m[k];
+	table[9] = (uint32_t)y_zero;
 }
 
 /* The blocks chroma denoise's tables are made from, as the reference's stage reads them (cnr.c's cnr_prepare()). */
@@ -526,6 +540,24 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->out_width[index], r->out_height[index]);
 }
 
+bool vk_rgb_packs420(const struct vk_rgb *r, const struct cisp_param_state *state, int index)
+{
+	return is_yuv(r->out_format[index]) && r->width % PACK420_BLOCK_W == 0 && vk_output_whole(r, state, index);
+}
+
+void vk_rgb_step_pack420(const struct vk_rgb *r, int index, const struct vk_rgb_step *from, struct vk_rgb_step *s)
+{
+	step_begin(r, s, VK_RGB_PACK420, VK_RGB_TO_OUTPUT0 + (unsigned)index, PACK420_WORDS);
+	if (from->shader == VK_RGB_SHARPEN) {
+		s->push[COLOUR_STAGES] = PACK420_SHARPEN;
+		memcpy(&s->push[PACK420_CORING], &from->push[SHARPEN_CORING], 3 * sizeof(uint32_t));
+	} else if (from->push_size) {
+		memcpy(&s->push[COLOUR_STAGES], &from->push[COLOUR_STAGES], (COLOUR_WORDS - COLOUR_STAGES) * sizeof(uint32_t));
+		s->push[COLOUR_STAGES] &= ~(uint32_t)(COLOUR_LUMA | COLOUR_CSC);
+	}
+	s->push[PACK420_LAYOUT] = (uint32_t)pack_layout(r->out_format[index]);
+}
+
 /*
  * @steps into the command buffer being recorded (@after_another: a dispatch
  * is recorded before them), each shader's pipeline made the first time it is
@@ -550,6 +582,10 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
+		}
+		if (s->shader == VK_RGB_PACK420) { /* one invocation per block of 8x2 pixels */
+			groups_x = (r->width / PACK420_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
+			groups_y = (r->height + 1) / 2;
 		}
 		if (s->shader == VK_RGB_SCALE) { /* one invocation per pixel of the output */
 			groups_x = (s->push[2] + GROUP_PIXELS - 1) / GROUP_PIXELS;
@@ -588,13 +624,31 @@ int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
 	return 0;
 }
 
+/* Record @steps after the Bayer side's, submit, wait and copy the outputs out: 0 or a negative errno. */
+static int finish_frame(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned n,
+			struct cisp_image *const output[CISP_MAX_OUTPUTS])
+{
+	int ret;
+
+	if ((ret = record(r, steps, n, true)) || (ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
+		return ret;
+	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
+		if (r->out_format[i] && output[i])
+			ret = vk_rgb_unload(r, i, output[i]);
+	return ret;
+}
+
 static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,
 		     const struct cisp_image *input, const struct vk_step *bayer_steps, unsigned count,
 		     struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
-	struct vk_rgb_step steps[8 + 3 * CISP_MAX_OUTPUTS], colour = { .push_size = 0 }, one;
+	struct vk_rgb_step steps[8 + 3 * CISP_MAX_OUTPUTS], colour = { .push_size = 0 }, one, sharpening[2];
+	struct vk_rgb_step csc = { .push_size = 0 };
+	const bool sharpen = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
 	unsigned n = 0, bayer_plane;
-	bool yuv = false;
+	unsigned yuv = 0; /* the YUV outputs asked for */
+	int yuv_out = -1; /* the one, where only one is */
+	bool rgb_out = false;
 	int ret;
 
 	/* One command buffer: the Bayer side's steps, then this side's. */
@@ -633,12 +687,42 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		vk_rgb_step_lut3d(r, &state->lut3d, &one);
 		vk_rgb_step_fuse(&colour, &one);
 	}
+	/* Sharpening's luma is made in the colour dispatch, from the pixel it writes. */
+	if (sharpen) {
+		vk_rgb_step_sharpen(r, &state->sharpen, sharpening);
+		vk_rgb_step_fuse(&colour, &sharpening[0]);
+	}
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
+			yuv_out = yuv++ ? -1 : i;
+		rgb_out |= r->out_format[i] && output[i] && !is_yuv(r->out_format[i]);
+	}
+	if (yuv)
+		vk_rgb_step_csc(r, &state->csc, &csc);
+	/*
+	 * One 4:2:0 output alone, of the whole frame, without chroma denoise
+	 * between: the last dispatch converts and packs it, and the planes are
+	 * not written back.
+	 */
+	if (yuv == 1 && !rgb_out && !(state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)) &&
+	    vk_rgb_packs420(r, state, yuv_out)) {
+		if (sharpen)
+			steps[n++] = colour;
+		vk_rgb_step_pack420(r, yuv_out, sharpen ? &sharpening[1] : &colour, &steps[n++]);
+		return finish_frame(r, steps, n, output);
+	}
+	/*
+	 * Else, without RGB outputs, which take the RGB planes before it, the
+	 * conversion is made by the last dispatch before it, on the pixel it holds.
+	 */
+	if (yuv && !rgb_out) {
+		vk_rgb_step_fuse(sharpen ? &sharpening[1] : &colour, &csc);
+		csc.push_size = 0;
+	}
 	if (colour.push_size)
 		steps[n++] = colour;
-	if (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN)) {
-		vk_rgb_step_sharpen(r, &state->sharpen, &steps[n]);
-		n += 2;
-	}
+	if (sharpen)
+		steps[n++] = sharpening[1];
 	/* The RGB outputs, then the conversion to YCbCr for the others (as the reference's executor). */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		if (r->out_format[i] && output[i] && !is_yuv(r->out_format[i])) {
@@ -646,10 +730,9 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 				return ret;
 			n += (unsigned)ret;
 		}
-		yuv |= r->out_format[i] && output[i] && is_yuv(r->out_format[i]);
 	}
-	if (yuv)
-		vk_rgb_step_csc(r, &state->csc, &steps[n++]);
+	if (csc.push_size)
+		steps[n++] = csc;
 	if (yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR))) {
 		/* Its thresholds follow the noise through the stages that are on, as the reference's cnr_prepare(). */
 		if ((ret = vk_rgb_step_cnr(r, state, &steps[n])) < 0)
@@ -663,12 +746,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 			n += (unsigned)ret;
 		}
 	}
-	if ((ret = record(r, steps, n, true)) || (ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
-		return ret;
-	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
-		if (r->out_format[i] && output[i])
-			ret = vk_rgb_unload(r, i, output[i]);
-	return ret;
+	return finish_frame(r, steps, n, output);
 }
 
 int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, const struct cisp_param_state *state,

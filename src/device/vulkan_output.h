@@ -9,6 +9,7 @@
 #ifndef CISP_DEVICE_VULKAN_OUTPUT_H
 #define CISP_DEVICE_VULKAN_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cisp/params_state.h>
@@ -27,6 +28,9 @@ struct vk_output_window {
  * samples, m starts and m * taps weights, taps * m below n + 2m.
  */
 uint64_t vk_output_table_words(uint32_t frame_w, uint32_t frame_h, uint32_t out_w, uint32_t out_h);
+
+/* Whether output @index of @rgb shows the whole frame at the frame's size under @state: packed straight from the planes. */
+bool vk_output_whole(const struct vk_rgb *rgb, const struct cisp_param_state *state, int index);
 
 /*
  * The steps that put output @index of @rgb into its buffer under @state: its

@@ -30,13 +30,12 @@
 enum vk_rgb_shader {
 	VK_RGB_DEMOSAIC_GREEN,
 	VK_RGB_DEMOSAIC_RB,
-	VK_RGB_COLOUR, /* colour correction, LTM, tone and the 3D LUT, fused */
-	VK_RGB_SHARPEN_LUMA,
-	VK_RGB_SHARPEN,
-	VK_RGB_CSC,
+	VK_RGB_COLOUR, /* colour correction, LTM, tone, the 3D LUT, sharpening's luma and the conversion, fused */
+	VK_RGB_SHARPEN, /* sharpening, and the conversion where fused into it */
 	VK_RGB_CNR_H,
 	VK_RGB_CNR_V,
 	VK_RGB_PACK,
+	VK_RGB_PACK420, /* sharpening or the colour stages, the conversion and a 4:2:0 packing, fused */
 	VK_RGB_HIGHLIGHTS, /* on the Bayer frame, before the demosaic: backend_vulkan_highlights.c records it */
 	VK_RGB_SCALE, /* crop and scale of an output (vulkan_output.h) */
 	VK_RGB_SHADER_COUNT
@@ -151,13 +150,16 @@ bool vulkan_rgb_covers(const struct cisp_param_state *state, const struct vulkan
 /* The steps of the stages, from the reference's own coefficients; the demosaic takes two. */
 void vk_rgb_step_demosaic(const struct vk_rgb *rgb, enum cisp_cfa cfa, unsigned bayer_plane, struct vk_rgb_step step[2]);
 /*
- * Colour correction, LTM, tone and the 3D LUT are one shader
- * (shaders/colour.comp): each of their steps below is that shader with the
- * stage alone on. vk_rgb_step_fuse() adds @stage to @colour (a step with
- * push_size 0 for none yet, or other colour stages' steps fused), which then
- * runs each stage that is on, in the reference's order, in one dispatch.
+ * Colour correction, LTM, tone, the 3D LUT, sharpening's luma and the
+ * conversion to YCbCr are one shader (shaders/colour.comp): each of their
+ * steps below is that shader with the stage alone on. vk_rgb_step_fuse() adds
+ * @stage to @into (a step with push_size 0 for none yet, or other colour
+ * stages' steps fused), which then runs each stage that is on, in the
+ * reference's order, in one dispatch. @into may also be sharpening's second
+ * step and @stage the conversion's: sharpening then converts the pixels it
+ * makes.
  */
-void vk_rgb_step_fuse(struct vk_rgb_step *colour, const struct vk_rgb_step *stage);
+void vk_rgb_step_fuse(struct vk_rgb_step *into, const struct vk_rgb_step *stage);
 void vk_rgb_step_ccm(const struct vk_rgb *rgb, const struct cisp_ccm_params *p, struct vk_rgb_step *step);
 /*
  * Local tone mapping: also fills the tables from @p (cisp_ltm_prepare() for
@@ -169,9 +171,10 @@ int vk_rgb_step_ltm(struct vk_rgb *rgb, const struct cisp_ltm_params *p, struct 
 int vk_rgb_step_tone(struct vk_rgb *rgb, const struct cisp_tone_params *p, struct vk_rgb_step *step);
 /* The 3D LUT: also copies @p's table into the tables, which the next run reads. */
 void vk_rgb_step_lut3d(struct vk_rgb *rgb, const struct cisp_lut3d_params *p, struct vk_rgb_step *step);
-/* Sharpening: two steps, the luma then the sharpening. */
+/* Sharpening: two steps, the luma (a colour step, to fuse) then the sharpening. */
 void vk_rgb_step_sharpen(const struct vk_rgb *rgb, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2]);
-void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
+/* The conversion to YCbCr: also writes @p's matrix into the tables, which the next run reads. */
+void vk_rgb_step_csc(struct vk_rgb *rgb, const struct cisp_csc_params *p, struct vk_rgb_step *step);
 /*
  * Chroma denoise: two steps, the horizontal pass then the vertical one, with
  * the tables of cisp_cnr_prepare() for the blocks of @state it reads (its
@@ -185,6 +188,21 @@ void vk_rgb_step_csc(const struct vk_rgb *rgb, const struct cisp_csc_params *p, 
 int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_param_state *state, struct vk_rgb_step step[2]);
 /* Packing the planes, of output @index's size, into its buffer, in its format (vk_output_steps() picks the planes). */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
+/*
+ * Whether output @index can be made by vk_rgb_step_pack420() under @state: it
+ * is NV12 or I420, shows the whole frame at the frame's size, and the frame's
+ * width is a multiple of 8 (shaders/pack420.comp).
+ */
+bool vk_rgb_packs420(const struct vk_rgb *rgb, const struct cisp_param_state *state, int index);
+/*
+ * Output @index (vk_rgb_packs420()) converted to YCbCr and packed straight
+ * from the RGB planes, after what @from does, in one dispatch that writes
+ * only the output: @from is sharpening's second step (the luma made before),
+ * or a colour step (its colour correction, LTM, tone and 3D LUT; push_size 0
+ * for none), whose dispatch it then replaces. The conversion's matrix is the
+ * one vk_rgb_step_csc() last wrote into the tables.
+ */
+void vk_rgb_step_pack420(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *from, struct vk_rgb_step *step);
 
 /* Record @steps in one command buffer, submit it and wait for it: 0 or a negative errno. */
 int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned count);

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// The last stages of a frame fused with its packing into NV12 or I420
+// (docs/gpu.md, "Fewer passes on the RGB side"): sharpening (src/isp/sharpen.c,
+// from the luma of plane 3) or the colour stages of @stages (colour.glsl),
+// then the conversion to YCbCr (csc.c), then the packing (pack.c,
+// cisp_pack_rows()) of an output of the frame's size showing the whole frame,
+// without writing the planes back. One invocation makes a block of 8x2 pixels
+// (one in the last row of an odd height): two words of Y in each of its rows
+// and the words of its four 2x2 blocks' chroma, so the frame's width must be
+// a multiple of 8 for every word to be one invocation's.
+#version 450
+#include "rgb.glsl"
+
+layout(std430, set = 0, binding = 0) readonly buffer Planes { uint rgb[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
+#include "colour.glsl"
+
+const uint PACK_NV12 = 3u, PACK_I420 = 4u; // as pack.comp's
+const uint SHARPEN = 64u; // in @stages: sharpening instead of the colour stages
+
+layout(push_constant) uniform Params {
+	uint width, height;
+	uint stages;     // COLOUR_* bits, or SHARPEN
+	int lut3d_size;  // as colour.comp's
+	int ccm_m[5];
+	int ccm_offset[3];
+	uint coring, strength, limit; // sharpening's
+	uint packing;    // PACK_NV12 or PACK_I420
+} p;
+
+void main()
+{
+	uint x0 = 8u * gl_GlobalInvocationID.x, y0 = 2u * gl_GlobalInvocationID.y;
+	uint w = p.width, h = p.height, n = w * h;
+	if (x0 >= w || y0 >= h)
+		return;
+	uint rows = min(2u, h - y0), luma[2] = uint[2](0u, 0u), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
+
+	for (uint j = 0u; j < rows; j++) {
+		uint y = y0 + j, word[2] = uint[2](0u, 0u);
+		for (uint i = 0u; i < 8u; i++) {
+			uint x = x0 + i, at = y * w + x;
+			uvec3 v = uvec3(rgb[at], rgb[n + at], rgb[2u * n + at]);
+			if ((p.stages & SHARPEN) != 0u) {
+				int delta = sharpen_delta(int(rgb[3u * n + at]), sharpen_blur(int(x), int(y), int(w), int(h)),
+							  p.coring, p.strength, p.limit);
+				v = uvec3(clamp16(int(v.r) + delta), clamp16(int(v.g) + delta), clamp16(int(v.b) + delta));
+			} else {
+				v = colour_stages(v, x, y, p.stages, p.ccm_m, p.ccm_offset, p.lut3d_size);
+			}
+			v = csc(v);
+			word[i >> 2] |= to8(v.x) << (8u * (i & 3u));
+			cb[i >> 1] += v.y; // four samples of at most 65535: no overflow
+			cr[i >> 1] += v.z;
+		}
+		words[(y * w + x0) / 4u] = word[0];
+		words[(y * w + x0) / 4u + 1u] = word[1];
+	}
+	// The rounded mean of each 2x2 block's samples inside the frame: chroma() in pack.c.
+	uint count = 2u * rows;
+	for (uint b = 0u; b < 4u; b++) {
+		cb[b] = to8((cb[b] + count / 2u) / count);
+		cr[b] = to8((cr[b] + count / 2u) / count);
+	}
+	if (p.packing == PACK_NV12) { // rows of Cb Cr pairs, w bytes each
+		uint at = (n + (y0 / 2u) * w + x0) / 4u;
+		words[at] = cb[0] | cr[0] << 8 | cb[1] << 16 | cr[1] << 24;
+		words[at + 1u] = cb[2] | cr[2] << 8 | cb[3] << 16 | cr[3] << 24;
+	} else { // a Cb plane, then a Cr plane, rows of w / 2 bytes
+		uint cw = w / 2u, at = n + (y0 / 2u) * cw + x0 / 2u;
+		words[at / 4u] = cb[0] | cb[1] << 8 | cb[2] << 16 | cb[3] << 24;
+		words[(at + cw * ((h + 1u) / 2u)) / 4u] = cr[0] | cr[1] << 8 | cr[2] << 16 | cr[3] << 24;
+	}
+}
