@@ -71,6 +71,25 @@ static struct rgb16 as_rgb16(uint16_t *p, uint32_t w, uint32_t h)
 	return v;
 }
 
+/*
+ * Random planes into @want and the GPU's @words, samples at 0 and 65535 among
+ * them, and every seventh pixel an odd multiple of 2048 in red alone, whose
+ * luma (871 x 2048 x odd, Q12) falls exactly half-way between two values.
+ */
+static void random_planes(uint16_t *want, uint32_t *words, uint32_t w, uint32_t h)
+{
+	const size_t n = (size_t)w * h;
+
+	for (size_t i = 0; i < 3 * n; i++)
+		want[i] = (uint16_t)(i % 11 == 0 ? 65535 : i % 13 == 0 ? 0 : test_rand());
+	for (size_t i = 3; i < n; i += 7) {
+		want[i] = (uint16_t)(2048 * (1 + 2 * (i % 16)));
+		want[n + i] = want[2 * n + i] = 0;
+	}
+	for (size_t i = 0; i < 3 * n; i++)
+		words[i] = want[i];
+}
+
 /* The stages of @mask, with conversion @kind (matrix kind / 2, range kind % 2), on @want in place, as the reference. */
 static void reference(unsigned mask, int kind, uint16_t *want, uint32_t w, uint32_t h)
 {
@@ -146,10 +165,7 @@ TEST(vulkan_fuse_steps_bitexact)
 				struct vk_rgb_step steps[2];
 				unsigned n;
 
-				for (size_t i = 0; i < (size_t)w * h * 3; i++) {
-					want[i] = (uint16_t)(i % 11 == 0 ? 65535 : i % 13 == 0 ? 0 : test_rand());
-					words[i] = want[i];
-				}
+				random_planes(want, words, w, h);
 				reference(mask, kind, want, w, h);
 				n = fused_steps(rgb, mask, kind, steps);
 				CHECK_EQ(n, mask & FUSE_SHARPEN ? 2u : 1u);
@@ -204,10 +220,7 @@ TEST(vulkan_fuse_pack420_bitexact)
 			struct vk_rgb_step steps[2], last;
 			unsigned n;
 
-			for (size_t i = 0; i < (size_t)w * h * 3; i++) {
-				want[i] = (uint16_t)(i % 11 == 0 ? 65535 : i % 13 == 0 ? 0 : test_rand());
-				words[i] = want[i];
-			}
+			random_planes(want, words, w, h);
 			reference(mask, kind, want, w, h);
 			cisp_pack_rows(&planes, &packed, 0, (int)h);
 			/* As the frame makes them: the colour dispatch before where it sharpens, else folded in. */
@@ -292,8 +305,18 @@ TEST(vulkan_fuse_pipeline_bitexact)
 		state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_CCM) | CISP_BLOCK_BIT(CISP_BLOCK_TONE) |
 				   CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN) | CISP_BLOCK_BIT(CISP_BLOCK_CNR) |
 				   CISP_BLOCK_BIT(CISP_BLOCK_LTM));
-		if (st & LTM)
+		if (st & LTM) {
+			/* A 4x3 grid of random levels and gains: each pixel's gain depends on where it is. */
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_LTM);
+			state.ltm.header.size = 16 + 4 * 12;
+			state.ltm.grid_w = 4;
+			state.ltm.grid_h = 3;
+			state.ltm.range = 512;
+			for (int i = 0; i < 12; i++) {
+				state.ltm.node[i] = (uint16_t)(test_rand() % 4096);
+				state.ltm.node[12 + i] = (uint16_t)(16 + test_rand() % 4080);
+			}
+		}
 		if (st & CCM) {
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CCM);
 			memcpy(state.ccm.coeff, ccm.coeff, sizeof(ccm.coeff));
