@@ -155,23 +155,43 @@ uvec3 colour_stages(uvec3 v, uint x, uint y, uint stages, int ccm_m[5], int ccm_
 	return v;
 }
 
-// The 5x5 binomial blur of sharpening's luma around (@x, @y), reflected at
-// the edges of the @w x @h frame, unscaled (at most 256 * 65535): from plane
-// 3 of the planes rgb[] that the including shader declares.
-int sharpen_blur(int x, int y, int w, int h)
+#ifdef LUMA_TILE_W
+// Sharpening's luma around a workgroup's pixels in shared memory, so that
+// each sample is read from the planes about once, not 25 times: columns
+// x0 - 2 .. x0 + LUMA_TILE_W - 3 and rows y0 - 2 .. y0 + LUMA_TILE_H - 3,
+// reflected at the frame's edges as the reference reads them. The including
+// shader defines the tile's size and declares the planes rgb[].
+shared uint luma_tile[LUMA_TILE_H][LUMA_TILE_W];
+
+// Every invocation of the workgroup calls it (it ends in a barrier). Places
+// more than one reflection away (past the last pixel of a frame narrower or
+// shorter than the tile) are left alone: no pixel of the frame reads them.
+void load_luma_tile(int x0, int y0, int w, int h)
+{
+	uint luma = 3u * uint(w) * uint(h);
+	for (uint k = gl_LocalInvocationIndex; k < uint(LUMA_TILE_W * LUMA_TILE_H); k += gl_WorkGroupSize.x) {
+		int r = int(k) / LUMA_TILE_W, c = int(k) % LUMA_TILE_W, xs = x0 - 2 + c, ys = y0 - 2 + r;
+		if (xs <= w + 1 && ys <= h + 1)
+			luma_tile[r][c] = rgb[luma + uint(mirror(ys, h)) * uint(w) + uint(mirror(xs, w))];
+	}
+	barrier();
+}
+
+// The 5x5 binomial blur of the luma around the pixel at column @c and row @r
+// of the tile less 2 (its offset from (x0, y0)), unscaled: at most 256 * 65535.
+int sharpen_blur(int c, int r)
 {
 	const int k[5] = int[5](1, 4, 6, 4, 1); // sums to 16
-	uint luma = 3u * uint(w) * uint(h);
 	int s = 0;
 	for (int i = 0; i < 5; i++) {
-		uint xm = uint(mirror(x + i - 2, w));
 		int v = 0;
 		for (int j = 0; j < 5; j++)
-			v += k[j] * int(rgb[luma + uint(mirror(y + j - 2, h)) * uint(w) + xm]);
+			v += k[j] * int(luma_tile[r + j][c + i]);
 		s += k[i] * v;
 	}
 	return s;
 }
+#endif
 
 // cisp_sharpen_row_c()'s change to each colour of a pixel of luma @l whose
 // 5x5 binomial blur sums to @s (at most 256 * 65535): the detail soft-cored,

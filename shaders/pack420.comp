@@ -4,7 +4,8 @@
 // from the luma of plane 3) or the colour stages of @stages (colour.glsl),
 // then the conversion to YCbCr (csc.c), then the packing (pack.c,
 // cisp_pack_rows()) of an output of the frame's size showing the whole frame,
-// without writing the planes back. One invocation makes a block of 8x2 pixels
+// without writing the planes back; sharpening's luma comes through a tile in
+// shared memory (colour.glsl). One invocation makes a block of 8x2 pixels
 // (one in the last row of an odd height): two words of Y in each of its rows
 // and the words of its four 2x2 blocks' chroma, so the frame's width must be
 // a multiple of 8 for every word to be one invocation's.
@@ -13,6 +14,8 @@
 
 layout(std430, set = 0, binding = 0) readonly buffer Planes { uint rgb[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
+#define LUMA_TILE_W (64 * 8 + 4) // the workgroup's 64 blocks of 8 pixels, and 2 each side
+#define LUMA_TILE_H 6
 #include "colour.glsl"
 
 const uint PACK_NV12 = 3u, PACK_I420 = 4u; // as pack.comp's
@@ -31,7 +34,9 @@ layout(push_constant) uniform Params {
 void main()
 {
 	uint x0 = 8u * gl_GlobalInvocationID.x, y0 = 2u * gl_GlobalInvocationID.y;
-	uint w = p.width, h = p.height, n = w * h;
+	uint w = p.width, h = p.height, n = w * h, tile_x0 = 8u * gl_WorkGroupID.x * gl_WorkGroupSize.x;
+	if ((p.stages & SHARPEN) != 0u) // the same for the whole dispatch
+		load_luma_tile(int(tile_x0), int(y0), int(w), int(h));
 	if (x0 >= w || y0 >= h)
 		return;
 	uint rows = min(2u, h - y0), luma[2] = uint[2](0u, 0u), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
@@ -42,7 +47,8 @@ void main()
 			uint x = x0 + i, at = y * w + x;
 			uvec3 v = uvec3(rgb[at], rgb[n + at], rgb[2u * n + at]);
 			if ((p.stages & SHARPEN) != 0u) {
-				int delta = sharpen_delta(int(rgb[3u * n + at]), sharpen_blur(int(x), int(y), int(w), int(h)),
+				uint c = x - tile_x0;
+				int delta = sharpen_delta(int(luma_tile[j + 2u][c + 2u]), sharpen_blur(int(c), int(j)),
 							  p.coring, p.strength, p.limit);
 				v = uvec3(clamp16(int(v.r) + delta), clamp16(int(v.g) + delta), clamp16(int(v.b) + delta));
 			} else {

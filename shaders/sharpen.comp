@@ -8,6 +8,8 @@
 #include "rgb.glsl"
 
 layout(std430, set = 0, binding = 1) buffer Planes { uint rgb[]; };
+#define LUMA_TILE_W 68 // the workgroup's 64 pixels and 2 each side
+#define LUMA_TILE_H 5
 #include "colour.glsl"
 
 layout(push_constant) uniform Params {
@@ -19,11 +21,12 @@ layout(push_constant) uniform Params {
 void main()
 {
 	int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-	int w = int(p.width), h = int(p.height);
+	int w = int(p.width), h = int(p.height), x0 = int(gl_WorkGroupID.x * gl_WorkGroupSize.x);
+	load_luma_tile(x0, y, w, h);
 	if (x >= w || y >= h)
 		return;
 	uint n = p.width * p.height, i = uint(y) * p.width + uint(x);
-	int delta = sharpen_delta(int(rgb[3u * n + i]), sharpen_blur(x, y, w, h), p.coring, p.strength, p.limit);
+	int delta = sharpen_delta(int(luma_tile[2][x - x0 + 2]), sharpen_blur(x - x0, 0), p.coring, p.strength, p.limit);
 	uvec3 v;
 	for (int c = 0; c < 3; c++)
 		v[c] = clamp16(int(rgb[uint(c) * n + i]) + delta);
