@@ -440,13 +440,11 @@ void vk_rgb_step_lut3d(struct vk_rgb *r, const struct cisp_lut3d_params *p, stru
 
 void vk_rgb_step_sharpen(const struct vk_rgb *r, const struct cisp_sharpen_params *p, struct vk_rgb_step step[2])
 {
-	uint32_t *push;
-
 	colour_begin(r, &step[0], COLOUR_LUMA);
-	push = step_begin(r, &step[1], VK_RGB_SHARPEN, VK_RGB_IN_PLACE, SHARPEN_WORDS) + SHARPEN_CORING - 2;
-	push[0] = p->coring;
-	push[1] = p->strength;
-	push[2] = p->limit;
+	step_begin(r, &step[1], VK_RGB_SHARPEN, VK_RGB_IN_PLACE, SHARPEN_WORDS);
+	step[1].push[SHARPEN_CORING] = p->coring;
+	step[1].push[SHARPEN_CORING + 1] = p->strength;
+	step[1].push[SHARPEN_CORING + 2] = p->limit;
 }
 
 void vk_rgb_step_csc(struct vk_rgb *r, const struct cisp_csc_params *p, struct vk_rgb_step *s)
