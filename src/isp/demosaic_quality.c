@@ -21,6 +21,13 @@
  */
 #define CHUNK_ROWS 32
 
+/*
+ * Bands a thread of the vector passes takes on average: each band computes
+ * about 10 rows above and below it again, and the last band of a pass may
+ * leave the other threads waiting, so a few bands a thread, not one.
+ */
+#define VECTOR_BANDS_PER_THREAD 8
+
 struct cisp_demosaic_quality {
 	int width, height;
 	unsigned workers; /* scratch areas allocated */
@@ -80,13 +87,16 @@ struct quality_job {
 	unsigned false_colour;
 	const struct rgb16 *out;
 	const struct cisp_dsp *dsp; /* the passes' functions */
+	int band;                   /* rows of a band */
 	int chunk;                  /* rows a call of a pass computes */
 };
 
-static void band_rows(unsigned band, int height, int *y0, int *y1)
+static void band_rows(const struct quality_job *j, unsigned band, int *y0, int *y1)
 {
-	*y0 = (int)band * CISP_DEMOSAIC_BAND_ROWS;
-	*y1 = *y0 + CISP_DEMOSAIC_BAND_ROWS < height ? *y0 + CISP_DEMOSAIC_BAND_ROWS : height;
+	const int height = j->q->height;
+
+	*y0 = (int)band * j->band;
+	*y1 = *y0 + j->band < height ? *y0 + j->band : height;
 }
 
 /*
@@ -99,7 +109,7 @@ static void green_task(void *opaque, unsigned band, unsigned worker)
 	const struct quality_job *j = opaque;
 	int y0, y1;
 
-	band_rows(band, j->q->height, &y0, &y1);
+	band_rows(j, band, &y0, &y1);
 	for (int y = y0; y < y1; y += j->chunk)
 		j->dsp->dmq_green_rows(j->bayer, j->cfa, &j->out->c[0], &j->out->c[2], y,
 				    y + j->chunk < y1 ? y + j->chunk : y1, j->q->scratch[worker]);
@@ -110,7 +120,7 @@ static void blend_task(void *opaque, unsigned band, unsigned worker)
 	const struct quality_job *j = opaque;
 	int y0, y1;
 
-	band_rows(band, j->q->height, &y0, &y1);
+	band_rows(j, band, &y0, &y1);
 	for (int y = y0; y < y1; y += j->chunk)
 		j->dsp->dmq_blend_rows(j->bayer, &j->out->c[0], &j->out->c[2], j->cfa, &j->out->c[1], y,
 				    y + j->chunk < y1 ? y + j->chunk : y1, j->q->scratch[worker]);
@@ -121,7 +131,7 @@ static void colour_task(void *opaque, unsigned band, unsigned worker)
 	const struct quality_job *j = opaque;
 	int y0, y1;
 
-	band_rows(band, j->q->height, &y0, &y1);
+	band_rows(j, band, &y0, &y1);
 	for (int y = y0; y < y1; y += j->chunk)
 		j->dsp->dmq_colour_rows(j->bayer, &j->out->c[1], j->cfa, j->false_colour, j->out, y,
 				     y + j->chunk < y1 ? y + j->chunk : y1, j->q->scratch[worker]);
@@ -132,20 +142,32 @@ void cisp_demosaic_quality_run(struct cisp_demosaic_quality *q, const struct pla
 			       struct cisp_pool *pool, const struct cisp_dsp *dsp)
 {
 	struct cisp_dsp c;
-	struct quality_job job = { q, bayer, cfa, p->false_colour, out, dsp, CISP_DEMOSAIC_BAND_ROWS };
+	struct quality_job job = { q, bayer, cfa, p->false_colour, out, dsp, CISP_DEMOSAIC_BAND_ROWS,
+				   CISP_DEMOSAIC_BAND_ROWS };
+	unsigned threads = cisp_pool_threads(pool);
 
 	if (!dsp) {
 		cisp_dsp_init(&c, CISP_CPU_SCALAR);
 		job.dsp = &c;
 	}
-	if (job.dsp->dmq_green_rows == cisp_dmq_green_rows || job.dsp->dmq_blend_rows == cisp_dmq_blend_rows ||
-	    job.dsp->dmq_colour_rows == cisp_dmq_colour_rows)
-		job.chunk = CHUNK_ROWS;
-	unsigned bands = (unsigned)cisp_demosaic_band_count(q->height);
-
 	/* Scratch is per worker thread; without enough of it, run on the caller alone (same result). */
-	if (grow_scratch(q, cisp_pool_threads(pool)))
+	if (grow_scratch(q, threads)) {
 		pool = NULL;
+		threads = 1;
+	}
+	if (job.dsp->dmq_green_rows == cisp_dmq_green_rows || job.dsp->dmq_blend_rows == cisp_dmq_blend_rows ||
+	    job.dsp->dmq_colour_rows == cisp_dmq_colour_rows) {
+		job.chunk = CHUNK_ROWS;
+	} else {
+		/* bands of an even number of rows, at least CISP_DEMOSAIC_BAND_ROWS: the results do not depend on them */
+		int rows = (int)(((unsigned)q->height + VECTOR_BANDS_PER_THREAD * threads - 1) /
+				 (VECTOR_BANDS_PER_THREAD * threads));
+
+		rows += rows & 1;
+		job.band = job.chunk = rows > CISP_DEMOSAIC_BAND_ROWS ? rows : CISP_DEMOSAIC_BAND_ROWS;
+	}
+	unsigned bands = (unsigned)((q->height + job.band - 1) / job.band);
+
 	/* Each pass reads rows of neighbouring bands: the one before finishes the whole frame first. */
 	cisp_pool_run(pool, bands, green_task, &job);
 	cisp_pool_run(pool, bands, blend_task, &job);
