@@ -592,17 +592,23 @@ V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t 
 	return add32(add32(add32(ld32(r0 + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))), ld32(r4 + x));
 }
 
-/* Pass 2 keeps the rows of errors it reads at once (y - 4 .. y + 4) in rings. */
-#define DMQ_E_RING2 9
+/*
+ * Pass 2 keeps the rows of errors it reads at once (y - 6 .. y + 4) in
+ * rings, and the sums of 5 rows of errors of each row parity in two rows
+ * each: a row's sums are those of the row two above, rolled (less row
+ * y - 6, plus row y + 4), into the other row of its pair, since the last
+ * vector of a row overlaps the one before and must read them unchanged.
+ */
+#define DMQ_E_RING2 11
 
 static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc, const struct plane16 *g2,
 			       enum cisp_cfa cfa, const struct plane16 *g, int y0, int y1, void *scratch)
 {
 	const int w = m->width;
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
-	int32_t *ecd = scratch;                 /* rings of the rows y - 4 .. y + 4 */
+	int32_t *ecd = scratch; /* rings of the rows y - 6 .. y + 4, from y0 - 4 */
 	int32_t *eown = ecd + ws * DMQ_E_RING2;
-	int32_t *vcd = eown + ws * DMQ_E_RING2 + CISP_DMQ_PAD, *vown = vcd + ws;
+	int32_t *sums = eown + ws * DMQ_E_RING2 + CISP_DMQ_PAD; /* [parity][pair][cd, own] */
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
@@ -613,6 +619,7 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	dmq_tables_load(&tb);
 #define ECD(r) dmq_ring_row(ecd, ws, DMQ_E_RING2, r, y0 - 4)
 #define EOWN(r) dmq_ring_row(eown, ws, DMQ_E_RING2, r, y0 - 4)
+#define SUMS(y, k) (sums + ws * (size_t)(4 * ((y - y0) & 1) + 2 * (((y - y0) >> 1) & 1) + (k)))
 	/* rows of errors just before they are first read, while the rows they come from are in cache */
 	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EOWN(r));
@@ -620,12 +627,23 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
 		uint16_t *gr = plane_row(g, y);
 		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
+		int32_t *vcd = SUMS(y, 0), *vown = SUMS(y, 1);
 
 		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
 		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
-		DMQ_FOR(x, -4, w + 4) {
-			st32(vcd + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
-			st32(vown + x, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), x));
+		if (y - 2 >= y0) {
+			const int32_t *pcd = SUMS(y - 2, 0), *pown = SUMS(y - 2, 1);
+			const int32_t *ocd = ECD(y - 6), *oown = EOWN(y - 6), *ncd = ECD(y + 4), *nown = EOWN(y + 4);
+
+			DMQ_FOR(x, -4, w + 4) {
+				st32(vcd + x, add32(sub32(ld32(pcd + x), ld32(ocd + x)), ld32(ncd + x)));
+				st32(vown + x, add32(sub32(ld32(pown + x), ld32(oown + x)), ld32(nown + x)));
+			}
+		} else {
+			DMQ_FOR(x, -4, w + 4) {
+				st32(vcd + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
+				st32(vown + x, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), x));
+			}
 		}
 		DMQ_FOR(x, 0, w) {
 			vs32 scd = dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x);
@@ -639,6 +657,7 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	}
 #undef ECD
 #undef EOWN
+#undef SUMS
 }
 
 /* The scratch rows the red and blue of the green sites of a row read. */
