@@ -28,8 +28,9 @@
  * The per-architecture part: N32 samples of 16 bits widened to 32-bit lanes
  * (dmq_ldw), stored back clamped to 0..65535 (dmq_stc), mlog, lookups in
  * a table of 64 bytes; dmq_pick() takes the lanes of one parity (ph 0: even,
- * 1: odd) of two vectors, a's then b's, and dmq_spread() puts a vector's
- * lanes back into the lanes of that parity of two vectors, zeros between.
+ * 1: odd) of two vectors into one, in an order of its own, and dmq_spread()
+ * puts a vector's lanes back where dmq_pick() took them from, into the lanes
+ * of that parity of two vectors, zeros between.
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
@@ -60,21 +61,15 @@ V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 
 V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
 {
-	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-
-	return _mm512_permutex2var_epi32(a, ph ? _mm512_add_epi32(even, _mm512_set1_epi32(1)) : even, b);
+	/* [a0 b0 a2 b2 ..] (ph 0) or [a1 b1 a3 b3 ..] (ph 1): in-lane shuffles, not permutes across lanes */
+	return ph ? _mm512_mask_shuffle_epi32(b, 0x5555, a, _MM_PERM_DDBB)
+		  : _mm512_mask_shuffle_epi32(a, 0xaaaa, b, _MM_PERM_CCAA);
 }
 
 V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 {
-	/* lane 2i (ph 0) or 2i + 1 (ph 1) of lo takes c[i], of hi c[8 + i]; 16 is a zero of the second source */
-	const __m512i l0 = _mm512_set_epi32(16, 7, 16, 6, 16, 5, 16, 4, 16, 3, 16, 2, 16, 1, 16, 0);
-	const __m512i l1 = _mm512_set_epi32(7, 16, 6, 16, 5, 16, 4, 16, 3, 16, 2, 16, 1, 16, 0, 16);
-	const __m512i idx = ph ? l1 : l0, eight = _mm512_set1_epi32(8);
-	const __mmask16 keep = ph ? 0xaaaa : 0x5555;
-
-	*lo = _mm512_permutex2var_epi32(c, idx, _mm512_setzero_si512());
-	*hi = _mm512_maskz_permutexvar_epi32(keep, _mm512_add_epi32(idx, eight), c);
+	*lo = ph ? _mm512_maskz_shuffle_epi32(0xaaaa, c, _MM_PERM_CCAA) : _mm512_maskz_mov_epi32(0x5555, c);
+	*hi = ph ? _mm512_maskz_mov_epi32(0xaaaa, c) : _mm512_maskz_shuffle_epi32(0x5555, c, _MM_PERM_DDBB);
 }
 #else
 #if VEC_BITS == 256
@@ -118,12 +113,17 @@ V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
 }
 #endif
 #if VEC_BITS == 256
+/* [a0 b0 a2 b2 ..] (ph 0) or [a1 b1 a3 b3 ..] (ph 1): a shift and a blend, no permute across the halves */
 V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
 {
-	const __m256i split = _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0); /* evens low, odds high */
-	__m256i pa = _mm256_permutevar8x32_epi32(a, split), pb = _mm256_permutevar8x32_epi32(b, split);
+	return ph ? _mm256_blend_epi32(_mm256_srli_epi64(a, 32), b, 0xaa)
+		  : _mm256_blend_epi32(a, _mm256_slli_epi64(b, 32), 0xaa);
+}
 
-	return ph ? _mm256_permute2x128_si256(pa, pb, 0x31) : _mm256_permute2x128_si256(pa, pb, 0x20);
+V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
+{
+	*lo = ph ? _mm256_slli_epi64(c, 32) : _mm256_blend_epi32(c, zero(), 0xaa);
+	*hi = ph ? _mm256_blend_epi32(c, zero(), 0x55) : _mm256_srli_epi64(c, 32);
 }
 #elif VEC_BITS == 128
 V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
@@ -132,20 +132,11 @@ V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
 
 	return _mm_castps_si128(ph ? _mm_shuffle_ps(fa, fb, 0xdd) : _mm_shuffle_ps(fa, fb, 0x88));
 }
-#endif
-#if VEC_BITS < 512
+
 V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 {
-	vs32 l = ph ? X(unpacklo_epi32)(zero(), c) : X(unpacklo_epi32)(c, zero());
-	vs32 h = ph ? X(unpackhi_epi32)(zero(), c) : X(unpackhi_epi32)(c, zero());
-
-#if VEC_BITS == 256
-	*lo = _mm256_permute2x128_si256(l, h, 0x20);
-	*hi = _mm256_permute2x128_si256(l, h, 0x31);
-#else
-	*lo = l;
-	*hi = h;
-#endif
+	*lo = ph ? X(unpacklo_epi32)(zero(), c) : X(unpacklo_epi32)(c, zero());
+	*hi = ph ? X(unpackhi_epi32)(zero(), c) : X(unpackhi_epi32)(c, zero());
 }
 #endif
 /*
