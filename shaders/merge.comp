@@ -12,7 +12,7 @@ layout(std430, set = 0, binding = 2) readonly buffer Acc { uint acc[]; };     //
 layout(push_constant) uniform Params {
 	uint width, height;
 	int scale; // Q2.14, cisp_merge_prepare()
-	uint copy;
+	uint copy; // copy the frame into the output: a bracket's first frame into a merge buffer
 } p;
 
 // src/isp/merge.h

@@ -128,7 +128,7 @@ TEST(vulkan_merge_bitexact)
 				for (uint32_t y = h; y-- > 0;)
 					memmove(s + (size_t)y * ps.stride, want + (size_t)y * w, (size_t)w * 2);
 				cisp_merge_prepare(&c, shorter * ratio, shorter);
-				memcpy(f->merge->acc.map, acc, (size_t)w * h * 2);
+				memcpy(f->merge->acc[0].map, acc, (size_t)w * h * 2);
 				cisp_merge_rows(&c, &pa, &ps, &po, 0, (int)h);
 				vk_step_unpack(f, &steps[0]);
 				vk_step_merge(f, &c, &steps[1]);

@@ -36,13 +36,15 @@ void vk_merge_destroy(struct vk_gpu *g, struct vk_merge *m)
 	vk_merge_release_inputs(g, m);
 	for (unsigned k = 0; k < VK_MERGE_OTHERS; k++)
 		vk_buffer_destroy(g, &m->raw[k]);
-	vk_buffer_destroy(g, &m->acc);
+	vk_buffer_destroy(g, &m->acc[0]);
+	vk_buffer_destroy(g, &m->acc[1]);
 	free(m);
 }
 
 int vk_frame_merge_open(struct vk_frame *f)
 {
-	const struct vk_buffer *bindings[4 + VK_MERGE_OTHERS][3];
+	const struct vk_buffer *bindings[VK_MERGE_SETS][3];
+	const VkDeviceSize bytes = (VkDeviceSize)f->width * f->height * 2;
 	struct vk_merge *m;
 	int ret;
 
@@ -52,10 +54,14 @@ int vk_frame_merge_open(struct vk_frame *f)
 	if (!m)
 		return cisp_error(-ENOMEM, "out of memory for a Vulkan bracket merge");
 	for (unsigned s = 0; s < 2; s++) {
-		bindings[VK_MERGE_SET_MERGE + s][0] = bindings[VK_MERGE_SET_COPY + s][0] = &f->plane[s];
-		bindings[VK_MERGE_SET_MERGE + s][1] = &f->plane[1 - s];
-		bindings[VK_MERGE_SET_MERGE + s][2] = bindings[VK_MERGE_SET_COPY + s][1] = &m->acc;
-		bindings[VK_MERGE_SET_COPY + s][2] = &f->tables; /* not read by a copy */
+		bindings[VK_MERGE_SET_LAST + s][0] = &f->plane[s];
+		bindings[VK_MERGE_SET_LAST + s][1] = &f->plane[1 - s];
+		bindings[VK_MERGE_SET_LAST + s][2] = &m->acc[0];
+		for (unsigned a = 0; a < 2; a++) {
+			bindings[VK_MERGE_SET_STEP + 2 * a + s][0] = &f->plane[s];
+			bindings[VK_MERGE_SET_STEP + 2 * a + s][1] = &m->acc[1 - a];
+			bindings[VK_MERGE_SET_STEP + 2 * a + s][2] = &m->acc[a];
+		}
 	}
 	/* An input's binding names the frame's raw buffer until vk_frame_load() binds the input's. */
 	for (unsigned k = 0; k < VK_MERGE_OTHERS; k++) {
@@ -63,8 +69,8 @@ int vk_frame_merge_open(struct vk_frame *f)
 		bindings[VK_MERGE_SET_INPUT + k][1] = &f->plane[0];
 		bindings[VK_MERGE_SET_INPUT + k][2] = &f->tables;
 	}
-	if ((ret = vk_buffer_create(f->gpu, (VkDeviceSize)f->width * f->height * 2, &m->acc)) ||
-	    (ret = vk_sets_create(f->gpu, 4 + VK_MERGE_OTHERS, bindings, &m->descriptors, m->set)) ||
+	if ((ret = vk_buffer_create(f->gpu, bytes, &m->acc[0])) || (ret = vk_buffer_create(f->gpu, bytes, &m->acc[1])) ||
+	    (ret = vk_sets_create(f->gpu, VK_MERGE_SETS, bindings, &m->descriptors, m->set)) ||
 	    (ret = vk_pipeline_create(f->gpu, spv_merge, sizeof(spv_merge), &m->pipeline))) {
 		vk_merge_destroy(f->gpu, m);
 		return ret;
@@ -100,16 +106,19 @@ static void dispatch(const struct vk_frame *f, VkCommandBuffer cmd, const struct
 
 void vk_merge_record(const struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *s, unsigned from)
 {
-	dispatch(f, cmd, s, f->merge->set[VK_MERGE_SET_MERGE + from]);
+	dispatch(f, cmd, s, f->merge->set[VK_MERGE_SET_LAST + from]);
 }
 
 int vk_merge_record_inputs(struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *steps, unsigned count)
 {
 	struct vk_merge *m = f->merge;
 	struct vk_step copy, merge;
+	unsigned held; /* the merge buffer that holds the merge so far */
 
 	if (!m)
 		return cisp_error(-EINVAL, "Vulkan backend: a merge step before the frame's merge is made");
+	/* The first frame goes where the buffers' turns leave the merge so far in buffer 0 for the last merge. */
+	held = (m->others + 1) % 2;
 	merge_push(f, 0, true, &copy);
 	for (unsigned k = 0; k < m->others; k++) {
 		VkDescriptorSet input = m->set[VK_MERGE_SET_INPUT + k];
@@ -121,13 +130,15 @@ int vk_merge_record_inputs(struct vk_frame *f, VkCommandBuffer cmd, const struct
 			return ret;
 		/* Behind a barrier after the first: the frame before read the planes this one writes. */
 		plane = vk_frame_record_steps(f, cmd, input, &unpack, steps, count, k > 0, false);
-		if (k > 0) {
-			vk_step_merge(f, &m->c[k], &merge);
-			vk_merge_record(f, cmd, &merge, plane);
-			plane = 1 - plane;
+		if (k == 0) {
+			/* The first frame is the merge so far: a set that writes buffer held, with the copy's push constants. */
+			dispatch(f, cmd, &copy, m->set[VK_MERGE_SET_STEP + 2 * (1 - held) + plane]);
+			continue;
 		}
-		/* The merge so far, for the next frame: this first frame, or this merge. */
-		dispatch(f, cmd, &copy, m->set[VK_MERGE_SET_COPY + plane]);
+		/* From buffer held into the other, which the next merge reads: the buffers take turns. */
+		vk_step_merge(f, &m->c[k], &merge);
+		dispatch(f, cmd, &merge, m->set[VK_MERGE_SET_STEP + 2 * held + plane]);
+		held = 1 - held;
 	}
 	return 0;
 }

@@ -4,10 +4,11 @@
  * CISP_JOB_MERGE_HDR jobs. The whole bracket is one command buffer: each of
  * its frames, longest exposure first, goes through the exposure stages
  * (unpack, black level) from a raw input of its own (imported where it is,
- * or copied); the merge so far is kept in a buffer of its own, the merge
- * step (shaders/merge.comp) folds the next frame into it, and the same
- * shader copies the first frame, and each merge but the last, into it. The
- * shortest frame goes on with the rest of the frame's steps.
+ * or copied); the same shader (shaders/merge.comp) copies the first frame
+ * into one of two merge buffers, and each merge step folds the next frame
+ * into the merge so far, reading one merge buffer and writing the other
+ * (it reads out of place). The shortest frame's merge reads buffer 0 and
+ * writes the other plane, and the frame goes on with the rest of its steps.
  */
 #ifndef CISP_DEVICE_VULKAN_MERGE_H
 #define CISP_DEVICE_VULKAN_MERGE_H
@@ -22,21 +23,27 @@ struct vk_step;
 
 /* A bracket's frames before the shortest, each with a raw input of its own. */
 #define VK_MERGE_OTHERS (CISP_JOB_MAX_INPUTS - 1)
+#define VK_MERGE_SET_LAST 0
+#define VK_MERGE_SET_STEP 2
+#define VK_MERGE_SET_INPUT 6
+#define VK_MERGE_SETS (VK_MERGE_SET_INPUT + VK_MERGE_OTHERS)
 
 /*
- * A frame's merge, made at its first bracket: the merge so far (16-bit
+ * A frame's merge, made at its first bracket: the two merge buffers (16-bit
  * samples as the planes), the descriptor sets (VK_MERGE_SET_*), the merge's
  * pipeline, the other frames' raw inputs, and the bracket to record next.
  */
 struct vk_merge {
-	struct vk_buffer acc;
+	struct vk_buffer acc[2];
 	VkDescriptorPool descriptors;
 	/*
-	 * VK_MERGE_SET_MERGE + s: plane s and the merge so far into plane 1 - s;
-	 * VK_MERGE_SET_COPY + s: plane s into the merge so far; VK_MERGE_SET_INPUT
-	 * + k: other frame k's raw input into plane 0 (the unpack's).
+	 * VK_MERGE_SET_LAST + s: plane s and merge buffer 0 into plane 1 - s (the
+	 * shortest frame's merge); VK_MERGE_SET_STEP + 2 * a + s: plane s and
+	 * merge buffer a into buffer 1 - a (a copy through it: plane s into
+	 * buffer 1 - a); VK_MERGE_SET_INPUT + k: other frame k's raw input into
+	 * plane 0 (the unpack's).
 	 */
-	VkDescriptorSet set[4 + VK_MERGE_OTHERS];
+	VkDescriptorSet set[VK_MERGE_SETS];
 	VkPipeline pipeline;
 	struct vk_buffer raw[VK_MERGE_OTHERS];      /* other frame k copied (made at its first copy) */
 	struct vk_buffer imported[VK_MERGE_OTHERS]; /* or imported where it is, until released */
@@ -49,9 +56,6 @@ struct vk_merge {
 	const struct cisp_image *other[VK_MERGE_OTHERS];
 	struct cisp_merge_coeffs c[VK_MERGE_OTHERS];
 };
-#define VK_MERGE_SET_MERGE 0
-#define VK_MERGE_SET_COPY 2
-#define VK_MERGE_SET_INPUT 4
 
 /* The frame's merge (vk_frame's merge), made once: 0 or a negative errno. */
 int vk_frame_merge_open(struct vk_frame *frame);
@@ -74,8 +78,9 @@ int vk_frame_merge(struct vk_frame *frame, const struct cisp_device_frame *job, 
  * Record the bracket vk_frame_merge() set up into @cmd, ahead of its
  * shortest frame: each other frame from its own raw input through @steps
  * (its exposure steps, the first an unpack), merged into the merge so far
- * (the first copied there). Nothing where none is set up: a merge step then
- * merges the merge so far as it is. 0 or a negative errno.
+ * (the first copied there), which ends in merge buffer 0. Nothing where none
+ * is set up: a merge step then merges buffer 0 as it is. 0 or a negative
+ * errno.
  */
 int vk_merge_record_inputs(struct vk_frame *frame, VkCommandBuffer cmd, const struct vk_step *steps, unsigned count);
 /* Release the other frames' imports and forget the bracket (vk_frame_release_input()'s business). */
