@@ -17,6 +17,9 @@
 #include <cisp/params_state.h>
 
 #include "test.h"
+#ifdef CISP_VULKAN_BUILT
+#include "device/vulkan_gpu.h"
+#endif
 
 #define MAX_TESTS 2048
 
@@ -309,3 +312,15 @@ void test_no_vulkan(const char *what, const char *why)
 	else
 		test_skip("NO VULKAN DEVICE, %s NOT tested: %s", what, why);
 }
+
+#ifdef CISP_VULKAN_BUILT
+struct vk_gpu *test_vulkan_gpu(const char *what)
+{
+	struct vk_gpu *g = NULL;
+
+	if (!vk_gpu_open(&g))
+		return g;
+	test_no_vulkan(what, cisp_last_error());
+	return NULL;
+}
+#endif

@@ -53,6 +53,12 @@ bool test_same_pixels(const struct cisp_image *a, const struct cisp_image *b);
  * one (CISP_REQUIRE_VULKAN=1), else a loud skip.
  */
 void test_no_vulkan(const char *what, const char *why);
+struct vk_gpu;
+/**
+ * The Vulkan device (close it with vk_gpu_close()), or NULL after
+ * test_no_vulkan() for the tests of @what. Only in builds with the backend.
+ */
+struct vk_gpu *test_vulkan_gpu(const char *what);
 struct cisp_device;
 struct cisp_isp_config;
 struct cisp_param_state;

@@ -29,12 +29,7 @@
 
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the quality Bayer denoise's shaders are", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the quality Bayer denoise's shaders are");
 }
 
 /*

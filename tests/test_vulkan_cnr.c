@@ -28,12 +28,7 @@
 /* The device, or NULL: no device is a failure where CI requires one, else a loud skip. */
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the Vulkan backend's chroma denoise tables are", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the Vulkan backend's chroma denoise tables are");
 }
 
 /*

@@ -30,12 +30,7 @@
 /* No device is a failure where CI requires one, else a loud skip; NULL then. */
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the quality demosaic on the GPU is", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the quality demosaic on the GPU is");
 }
 
 enum pattern { P_RANDOM, P_EXTREMES, P_MAX, P_STRIPES, P_COUNT };

@@ -34,12 +34,7 @@
 /* No device is a failure where CI requires one, else a loud skip; NULL then. */
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the Vulkan backend's fused dispatches are", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the Vulkan backend's fused dispatches are");
 }
 
 /* From 3x5 (sharpening's reference reflects once); widths on both sides of the 64-pixel workgroup, odd ones. */

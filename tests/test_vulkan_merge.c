@@ -33,12 +33,7 @@
 /* The device, or NULL: no device is a failure where CI requires one, else a loud skip. */
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the Vulkan backend's bracket merge is", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the Vulkan backend's bracket merge is");
 }
 
 /*
@@ -335,6 +330,45 @@ static bool open_devices(struct cisp_device **vk, struct cisp_device **sw)
 }
 
 /*
+ * Job @j (@what: "bracket" or "burst") of @n inputs in @mode on @vk and on
+ * @sw into new images of @cfg's two outputs: outputs and statistics byte for
+ * byte; each backend's statistics and result in @stats and @result, [0]
+ * the Vulkan one's.
+ */
+static void run_on_both(struct cisp_device *vk, struct cisp_device *sw, const struct cisp_isp_config *cfg,
+			const struct cisp_param_state *state, uint32_t mode, const struct cisp_image *in,
+			const uint32_t *exposure, unsigned n, const char *what, unsigned j, struct cisp_image out[2][2],
+			struct cisp_stats stats[2], struct cisp_job_result result[2])
+{
+	memset(stats, 0, 2 * sizeof(*stats));
+	memset(result, 0, 2 * sizeof(*result));
+	for (int d = 0; d < 2; d++) {
+		for (int i = 0; i < 2; i++)
+			CHECK_EQ(cisp_image_alloc(&out[d][i], cfg->output[i].format, cfg->output[i].width,
+						  cfg->output[i].height), 0);
+		if (multi_job(d ? sw : vk, cfg, state, mode, in, exposure, n,
+			      (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &out[d][0], &out[d][1] }, &stats[d], &result[d]))
+			test_fail(__FILE__, __LINE__, "%s %u on the %s backend: %s", what, j, d ? "software" : "Vulkan",
+				  cisp_last_error());
+	}
+	for (int i = 0; i < 2; i++)
+		if (!test_same_pixels(&out[0][i], &out[1][i]))
+			test_fail(__FILE__, __LINE__, "%s %u: output %d differs from the software backend's", what, j, i);
+	CHECK(!memcmp(&stats[0], &stats[1], sizeof(stats[0])));
+}
+
+/* The @n inputs and both backends' two outputs of run_on_both(). */
+static void free_both(struct cisp_image *in, unsigned n, struct cisp_image out[2][2])
+{
+	for (unsigned k = 0; k < n; k++)
+		cisp_image_free(&in[k]);
+	for (int d = 0; d < 2; d++) {
+		cisp_image_free(&out[d][0]);
+		cisp_image_free(&out[d][1]);
+	}
+}
+
+/*
  * Bracket @j of @n frames at @exposure (a SGBRG12 132x16 scene) with @state,
  * an RGB888 output and an NV12 one (@half: of half the size), on @vk and
  * on @sw: both outputs, the statistics and the job's result byte for byte.
@@ -350,31 +384,13 @@ static void check_bracket(struct cisp_device *vk, struct cisp_device *sw, const 
 	struct cisp_job_result result[2];
 
 	bracket_frames(in, exposure, n, format, w, h);
-	memset(stats, 0, sizeof(stats));
-	memset(result, 0, sizeof(result));
-	for (int d = 0; d < 2; d++) {
-		CHECK_EQ(cisp_image_alloc(&out[d][0], CISP_FMT_RGB888, w, h), 0);
-		CHECK_EQ(cisp_image_alloc(&out[d][1], CISP_FMT_NV12, ow, oh), 0);
-		if (multi_job(d ? sw : vk, &cfg, state, CISP_JOB_MERGE_HDR, in, exposure, n,
-			      (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &out[d][0], &out[d][1] }, &stats[d], &result[d]))
-			test_fail(__FILE__, __LINE__, "bracket %u on the %s backend: %s", j, d ? "software" : "Vulkan",
-				  cisp_last_error());
-	}
-	for (int i = 0; i < 2; i++)
-		if (!test_same_pixels(&out[0][i], &out[1][i]))
-			test_fail(__FILE__, __LINE__, "bracket %u: output %d differs from the software backend's", j, i);
-	CHECK(!memcmp(&stats[0], &stats[1], sizeof(stats[0])));
+	run_on_both(vk, sw, &cfg, state, CISP_JOB_MERGE_HDR, in, exposure, n, "bracket", j, out, stats, result);
 	CHECK(stats[0].hist[0] + stats[0].hist[255] < (uint32_t)w * h / 8); /* most of the w h / 4 cells between: an image */
 	CHECK_EQ(result[0].status, result[1].status);
 	CHECK_EQ(result[0].error, result[1].error);
 	CHECK_EQ(result[0].sequence, result[1].sequence);
 	CHECK_EQ(result[0].selected, result[1].selected);
-	for (unsigned k = 0; k < n; k++)
-		cisp_image_free(&in[k]);
-	for (int d = 0; d < 2; d++) {
-		cisp_image_free(&out[d][0]);
-		cisp_image_free(&out[d][1]);
-	}
+	free_both(in, n, out);
 }
 
 /* The brackets' state: statistics and tone on, black level at 4096 where @blc, else off. */
@@ -527,32 +543,14 @@ static void check_burst(struct cisp_device *vk, struct cisp_device *sw, const st
 
 	for (unsigned k = 0; k < n; k++)
 		burst_frame(&in[k], scene, order[k], w, h);
-	memset(stats, 0, sizeof(stats));
-	memset(result, 0, sizeof(result));
-	for (int d = 0; d < 2; d++) {
-		CHECK_EQ(cisp_image_alloc(&out[d][0], CISP_FMT_RGB888, w, h), 0);
-		CHECK_EQ(cisp_image_alloc(&out[d][1], CISP_FMT_NV12, w, h), 0);
-		if (multi_job(d ? sw : vk, &cfg, state, CISP_JOB_SELECT_SHARPEST, in, NULL, n,
-			      (struct cisp_image *const[CISP_MAX_OUTPUTS]){ &out[d][0], &out[d][1] }, &stats[d], &result[d]))
-			test_fail(__FILE__, __LINE__, "burst %u on the %s backend: %s", j, d ? "software" : "Vulkan",
-				  cisp_last_error());
-	}
+	run_on_both(vk, sw, &cfg, state, CISP_JOB_SELECT_SHARPEST, in, NULL, n, "burst", j, out, stats, result);
 	CHECK_EQ(result[0].selected, selected);
 	CHECK_EQ(result[1].selected, selected);
 	CHECK(!memcmp(result[0].sharpness, result[1].sharpness, sizeof(result[0].sharpness)));
 	CHECK(result[0].sharpness[0] > 0);
 	CHECK_EQ(result[0].status, result[1].status);
 	CHECK_EQ(result[0].error, result[1].error);
-	for (int i = 0; i < 2; i++)
-		if (!test_same_pixels(&out[0][i], &out[1][i]))
-			test_fail(__FILE__, __LINE__, "burst %u: output %d differs from the software backend's", j, i);
-	CHECK(!memcmp(&stats[0], &stats[1], sizeof(stats[0])));
-	for (unsigned k = 0; k < n; k++)
-		cisp_image_free(&in[k]);
-	for (int d = 0; d < 2; d++) {
-		cisp_image_free(&out[d][0]);
-		cisp_image_free(&out[d][1]);
-	}
+	free_both(in, n, out);
 }
 
 /* A random 12-bit scene for the bursts (free() it). */

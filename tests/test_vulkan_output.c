@@ -30,12 +30,7 @@
 /* No device is a failure where CI requires one, else a loud skip; NULL then. */
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the Vulkan backend's crop and scale are", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the Vulkan backend's crop and scale are");
 }
 
 /* Frames, windows of them and output sizes for the scale shader. */

@@ -38,12 +38,7 @@ static const struct {
 /* No device is a failure where CI requires one, else a loud skip; NULL then. */
 static struct vk_gpu *open_gpu(void)
 {
-	struct vk_gpu *g = NULL;
-
-	if (!vk_gpu_open(&g))
-		return g;
-	test_no_vulkan("the Vulkan backend's RGB side is", cisp_last_error());
-	return NULL;
+	return test_vulkan_gpu("the Vulkan backend's RGB side is");
 }
 
 /* Three planes of w x h random samples, a few at the ends of the range, in @rgb's planes and in @copy. */
