@@ -11,11 +11,10 @@
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Guide { uint guide[]; };
 
-// cisp_bnr_taps: green sites take all 24, red and blue the first 8.
-const ivec2 taps[24] = ivec2[](ivec2(-2, -2), ivec2(0, -2), ivec2(2, -2), ivec2(-2, 0), ivec2(2, 0), ivec2(-2, 2),
-			       ivec2(0, 2), ivec2(2, 2), ivec2(-1, -1), ivec2(1, -1), ivec2(-1, 1), ivec2(1, 1),
-			       ivec2(-3, -3), ivec2(-1, -3), ivec2(1, -3), ivec2(3, -3), ivec2(-3, -1), ivec2(3, -1),
-			       ivec2(-3, 1), ivec2(3, 1), ivec2(-3, 3), ivec2(-1, 3), ivec2(1, 3), ivec2(3, 3));
+// cisp_bnr_taps: 0..3 every site's, 4..7 red and blue sites', 8..15 green sites'.
+const ivec2 taps[16] = ivec2[](ivec2(0, -2), ivec2(-2, 0), ivec2(2, 0), ivec2(0, 2), ivec2(-2, -2), ivec2(2, -2),
+			       ivec2(-2, 2), ivec2(2, 2), ivec2(-1, -1), ivec2(1, -1), ivec2(-1, 1), ivec2(1, 1),
+			       ivec2(-3, -1), ivec2(1, -3), ivec2(-1, 3), ivec2(3, 1));
 
 // The guide at (x, y), up to 4 outside the frame. The reference computes it
 // from the reflected input there; the 1 2 1 weights are symmetric, so that
@@ -38,8 +37,11 @@ uint filtered(int x, int y)
 	uint64_t q = 36ul * ((var * uint64_t(p.s2)) >> 16);
 	uint64_t inv = q != 0ul ? (1ul << 48) / q : 0ul;
 	uint64_t sw = 4096ul, swv = 4096ul * uint64_t(v0);
-	int n = ((p.green >> site) & 1u) == 1u ? 24 : 8;
-	for (int k = 0; k < n; k++) {
+	bool green = ((p.green >> site) & 1u) == 1u;
+	for (int k = 0; k < 16; k++) {
+		// cisp_bnr_tap_used()
+		if (k >= 4 && (k < 8) == green)
+			continue;
 		ivec2 t = taps[k];
 		uint v = at_mirrored(x + t.x, y + t.y);
 		int dv = int(v) - int(v0);

@@ -68,7 +68,10 @@ static int patch_filter(const struct plane16 *p, enum cisp_cfa cfa, uint32_t s2,
 			uint64_t e, t, wt;
 			int64_t dv = at(p, x + i, y + j) - v0;
 
-			if (((i + j) & 1) || (!green && (i & 1)))
+			/* Green: the 8 nearest and (-3, -1), (1, -3), (-1, 3), (3, 1); red, blue: the 5x5 window. */
+			const int near = abs(i) + abs(j) <= 2, turn = abs(i * j) == 3 && (abs(i) == 3) == (i * j > 0);
+
+			if (((i + j) & 1) || (green ? !near && !turn : (i & 1) || (j & 1)))
 				continue;
 			e = (uint64_t)(dv * dv);
 			for (int b = -1; b <= 1; b++)

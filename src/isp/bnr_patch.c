@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Patch-guided range filter of the quality Bayer denoise (docs/stages/bnr.md):
- * a weighted mean of the same-colour samples of a 7x7 window (5x5 at red and
- * blue sites), each weight set by how far the tap's 3x3 patch of a luma
+ * a weighted mean of 12 same-colour samples around the centre (the nearest
+ * 8 and 4 of the 7x7 window at green sites, the 8 of the 5x5 window at red
+ * and blue ones), each weight set by how far the tap's 3x3 patch of a luma
  * guide and the tap's sample differ from the centre's, in units of the noise
  * variance the profile gives at the centre's local level. Comparing patches
  * instead of single guide values keeps texture that a pixel difference
@@ -22,10 +23,11 @@
 /* Largest weight, the centre's. */
 #define WMAX 4096
 
-const int8_t cisp_bnr_taps[24][2] = {
-	{ -2, -2 }, { 0, -2 }, { 2, -2 }, { -2, 0 }, { 2, 0 }, { -2, 2 }, { 0, 2 }, { 2, 2 },
-	{ -1, -1 }, { 1, -1 }, { -1, 1 }, { 1, 1 }, { -3, -3 }, { -1, -3 }, { 1, -3 }, { 3, -3 },
-	{ -3, -1 }, { 3, -1 }, { -3, 1 }, { 3, 1 }, { -3, 3 }, { -1, 3 }, { 1, 3 }, { 3, 3 },
+const int8_t cisp_bnr_taps[CISP_BNR_TAPS][2] = {
+	{ 0, -2 }, { -2, 0 }, { 2, 0 }, { 0, 2 },     /* every site */
+	{ -2, -2 }, { 2, -2 }, { -2, 2 }, { 2, 2 },   /* red and blue */
+	{ -1, -1 }, { 1, -1 }, { -1, 1 }, { 1, 1 },   /* green */
+	{ -3, -1 }, { 1, -3 }, { -1, 3 }, { 3, 1 },   /* green, a quarter turn apart */
 };
 
 /*
@@ -73,7 +75,7 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 			swv[j][i] = (uint64_t)WMAX * l[ly][lx];
 		}
 	}
-	for (int k = 0; k < 24; k++) {
+	for (int k = 0; k < CISP_BNR_TAPS; k++) {
 		const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1];
 
 		for (int j = 0; j < th + 2; j++) {
@@ -96,8 +98,8 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 				const int64_t dv = (int64_t)v - l[j + LPAD][i + LPAD];
 				uint64_t e, t, wt;
 
-				/* Offsets 8..23 are green sites' only; Q = 0 keeps the centre alone. */
-				if (k >= 8 && !q->green[site])
+				/* Q = 0 keeps the centre alone. */
+				if (!cisp_bnr_tap_used(k, q->green[site]))
 					continue;
 				e = (uint64_t)(dv * dv) + hs[j][i] + hs[j + 1][i] + hs[j + 2][i];
 				if (e >= qv[j][i])

@@ -43,10 +43,18 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 			     int th, uint16_t *dst, int stride);
 
 /*
- * Tap offsets (dx, dy) of the patch filter: green sites take the 24
- * same-colour ones of the 7x7 window, red and blue the first 8.
+ * Tap offsets (dx, dy) of the patch filter: 0..3 are every site's, 4..7
+ * red and blue sites' (the rest of the 5x5 window), 8..15 green sites'
+ * (the diagonal neighbours and four of the 7x7 window a quarter turn apart).
  */
-extern const int8_t cisp_bnr_taps[24][2];
+#define CISP_BNR_TAPS 16
+extern const int8_t cisp_bnr_taps[CISP_BNR_TAPS][2];
+
+/* Whether tap @k is one of a site's; @green: the site is green. */
+static inline int cisp_bnr_tap_used(int k, int green)
+{
+	return k < 4 || (k < 8) != (green != 0);
+}
 
 /*
  * The patch filter's limit Q (docs/stages/bnr.md) at a sample of @site whose

@@ -155,14 +155,15 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define BQ_CAP ((1u << 30) - 1)
 
 /*
- * The 24 tap offsets as 12 pairs d, -d (indices into cisp_bnr_taps): the
- * first of each with dy < 0, or dy = 0 and dx < 0. The squared guide
- * differences of -d at x are those of d at x - d, so one set of sums, on
- * the rows and columns both need, serves both taps.
+ * The 16 tap offsets as 8 pairs d, -d (indices into cisp_bnr_taps), two
+ * pairs of each set of sites in turn: the first of each with dy < 0, or
+ * dy = 0 and dx < 0. The squared guide differences of -d at x are those of
+ * d at x - d, so one set of sums, on the rows and columns both need, serves
+ * both taps.
  */
-static const uint8_t bq_pairs[12][2] = {
-	{ 0, 7 }, { 1, 6 }, { 2, 5 }, { 3, 4 }, { 8, 11 }, { 9, 10 },
-	{ 12, 23 }, { 13, 22 }, { 14, 21 }, { 15, 20 }, { 16, 19 }, { 17, 18 },
+#define BQ_PAIRS (CISP_BNR_TAPS / 2)
+static const uint8_t bq_pairs[BQ_PAIRS][2] = {
+	{ 0, 3 }, { 1, 2 }, { 4, 7 }, { 5, 6 }, { 8, 11 }, { 9, 10 }, { 12, 15 }, { 13, 14 },
 };
 
 /*
@@ -203,10 +204,10 @@ V_INLINE void bq_pair_sum3(int32_t *o0, int32_t *o1, int y, vs32 a0, vs32 a1, vs
 /*
  * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
  * so a parity is one CFA site per row), each a vector of N32 columns read
- * with bq_ld2: the taps of offsets 8..23 (odd dx) are then computed for
- * the green parity of each row only. Tiles of 60 columns (30 lanes a
- * parity) keep a pair's sums, shifted by at most 2 lanes, within 32 lanes:
- * whole vectors of 4, 8 or 16.
+ * with bq_ld2: the taps of green sites only, or of red and blue sites
+ * only, are then computed on the rows of a parity that take them. Tiles of
+ * 60 columns (30 lanes a parity) keep a pair's sums, shifted by at most 2
+ * lanes, within 32 lanes: whole vectors of 4, 8 or 16.
  */
 static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
 			       int th, uint16_t *dst, int stride)
@@ -222,22 +223,14 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Two pairs' squared guide differences D summed over 3x3, per parity and tile row y. */
 	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its sums. */
-	int ilo[12], ihi[12], gw = 0, hmin = BQ_HW;
+	int ilo[BQ_PAIRS], ihi[BQ_PAIRS], gw = 0, hmin = BQ_HW;
 	/* Per column of a parity: its index; the means of 9; the output row; the largest Q. */
 	double col[BQ_PW], qmaxv[N64];
 	int32_t t9[BQ_PW], out[2][BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
 	const vf64 s2 = bq_setd(q->s2);
-	/* Per column parity: the tile rows of green sites there, as a first row (past the tile: none) and a step. */
-	int gfirst[2], gstep[2];
 	vf64 qmax = bq_setd(0.0);
 
-	for (int p = 0; p < 2; p++) {
-		const int g0 = q->green[(y0 & 1) * 2 + p], g1 = q->green[((y0 + 1) & 1) * 2 + p];
-
-		gfirst[p] = g0 ? 0 : g1 ? 1 : CISP_BNR_TILE_H;
-		gstep[p] = g0 && g1 ? 1 : 2;
-	}
 	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][BQ_LOFF - BQ_LPAD], BQ_LW);
 	for (int j = 0; j < lh; j++) {
 		memset(&l[j][0], 0, (BQ_LOFF - BQ_LPAD) * sizeof(l[0][0]));
@@ -306,7 +299,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	 * of -d's, [o, o + np) at parity p', in whole vectors; the guide's
 	 * columns the widest reads (up to 3 past 2 ihi) need.
 	 */
-	for (int r = 0; r < 12; r++) {
+	for (int r = 0; r < BQ_PAIRS; r++) {
 		const int dx = cisp_bnr_taps[bq_pairs[r][0]][0], o0 = bq_pair_lane(0, dx), o1 = bq_pair_lane(1, dx);
 		const int lo = o0 < o1 ? (o0 < 0 ? o0 : 0) : (o1 < 0 ? o1 : 0);
 		int hi = np[0];
@@ -342,9 +335,9 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			bq_stn(&g[j][i], s);
 		}
 	}
-	/* Two pairs at a time (both of offsets 0..7 or both of 8..23): four taps added in one pass. */
-	for (int r0 = 0; r0 < 12; r0 += 2) {
-		const int green_only = bq_pairs[r0][0] >= 8;
+	/* Two pairs at a time (both used at the same sites): four taps added in one pass. */
+	for (int r0 = 0; r0 < BQ_PAIRS; r0 += 2) {
+		const int k0 = bq_pairs[r0][0];
 
 		for (int m = 0; m < 2; m++) {
 			const int r = r0 + m, dx = cisp_bnr_taps[bq_pairs[r][0]][0], dy = cisp_bnr_taps[bq_pairs[r][0]][1];
@@ -392,11 +385,13 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		/*
 		 * Taps d and -d of both pairs: at x, parity p, -d reads d's 3x3 sum
 		 * at x - d, parity (p - dx) & 1, lane i + bq_pair_lane(p, dx), row
-		 * y - dy. Offsets 8..23 are green sites' only: the rows of a
-		 * parity's green sites.
+		 * y - dy. Only the rows of a parity whose site uses the taps, as a
+		 * first row (past the tile: none) and a step.
 		 */
 		for (int p = 0; p < 2; p++) {
-			const int first = green_only ? gfirst[p] : 0, step = green_only ? gstep[p] : 1, n = np[p];
+			const int u0 = cisp_bnr_tap_used(k0, q->green[(y0 & 1) * 2 + p]);
+			const int u1 = cisp_bnr_tap_used(k0, q->green[((y0 + 1) & 1) * 2 + p]);
+			const int first = u0 ? 0 : u1 ? 1 : CISP_BNR_TILE_H, step = u0 && u1 ? 1 : 2, n = np[p];
 			/* Per tap: its 3x3 sums at tile row 0, lane 0; its sample's offset from the centre in l. */
 			const int32_t *hb[4];
 			int lo[4];
@@ -431,9 +426,9 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 						tt = sub32(set32(65536), u);
 						wt = vand32(keep, bq_weight(tt));
 						/*
-						 * The weighted sum, up to 2^33, as two unsigned 32-bit sums:
+						 * The weighted sum as two unsigned 32-bit sums:
 						 * taps d into one (with the centre), -d into the other; at
-						 * most 13 terms below 2^28 each.
+						 * most 7 terms below 2^28 each.
 						 */
 						ws = add32(ws, wt);
 						wv[t & 1] = add32(wv[t & 1], mul32(wt, v));
