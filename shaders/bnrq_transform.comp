@@ -2,9 +2,10 @@
 // The transform shrinkage of the quality Bayer denoise
 // (cisp_bnr_transform_tile(), src/isp/bnr_transform.c), then the stage's
 // mean of the two filters (cisp_bnr_quality_rows()). One invocation per 2x2
-// cell: its 7x7 cells mixed into the four Walsh-Hadamard planes, the 16
-// overlapping 4x4 blocks that hold the cell thresholded and transformed
-// back at the cell, their weighted mean, and the cell's four samples. The
+// cell: its 7x7 cells mixed into the four Walsh-Hadamard planes, the 8
+// overlapping 4x4 blocks of the quincunx that hold the cell thresholded and
+// transformed back at the cell, their weighted mean, and the cell's four
+// samples. The
 // transforms are sums of at most 2^26 in int; the sums of the weighted
 // estimates and the thresholds are int64_t and uint64_t, as in C.
 #version 450
@@ -66,9 +67,10 @@ void main()
 	}
 	int64_t acc[4] = int64_t[](0l, 0l, 0l, 0l);
 	uint ws[4] = uint[](0u, 0u, 0u, 0u);
-	// Block (br, bc) has its top-left cell at (br - 3, bc - 3) from this one, which is its (3 - br, 3 - bc).
+	// Block (br, bc) has its top-left cell at (br - 3, bc - 3) from this one, which is its (3 - br, 3 - bc);
+	// blocks lie on the quincunx, their top-left cells' coordinates of even sum.
 	for (int br = 0; br < 4; br++)
-		for (int bc = 0; bc < 4; bc++) {
+		for (int bc = (cx + cy + br) & 1; bc < 4; bc += 2) {
 			uint sum = 0u;
 			for (int j = 0; j < 4; j++)
 				for (int i = 0; i < 4; i++)

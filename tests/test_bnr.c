@@ -120,6 +120,8 @@ static int transform_filter(const struct plane16 *p, enum cisp_cfa cfa, uint32_t
 		for (int bx = cx - 3; bx <= cx; bx++) {
 			uint64_t sum = 0, var, thr;
 
+			if ((bx + by) & 1) /* not a block of the quincunx */
+				continue;
 			for (int j = 0; j < 4; j++)
 				for (int i = 0; i < 4; i++)
 					sum += (uint64_t)mixed(p, 0, bx + i, by + j);

@@ -3,10 +3,11 @@
  * Transform shrinkage of the quality Bayer denoise (docs/stages/bnr.md):
  * every 2x2 cell of the mosaic is mixed into four half-resolution planes (a
  * luma-like sum and three colour differences, a 4-point Walsh-Hadamard
- * transform); each plane is cut into overlapping 4x4 blocks at every cell,
+ * transform); each plane is cut into overlapping 4x4 blocks at every other
+ * cell of a quincunx (the cells whose two coordinates have an even sum),
  * each block transformed by the 4x4 Walsh-Hadamard transform, its
  * coefficients under a threshold from the noise profile set to 0, and
- * transformed back; the 16 estimates of a cell are averaged, each weighted
+ * transformed back; the 8 estimates of a cell are averaged, each weighted
  * by the inverse of the coefficients its block kept. Additions only, apart
  * from the thresholds and the weights; the transforms are kept unscaled, so
  * they are exact.
@@ -88,9 +89,12 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 			for (int k = 0; k < 4; k++)
 				m[k][r][c] = v[k];
 		}
-	/* Blocks with their top-left cell at rows [cy0 - 3, cy0 + ncy), columns [cx0 - 3, cx0 + ncx). */
+	/*
+	 * Blocks with their top-left cell at rows [cy0 - 3, cy0 + ncy), columns
+	 * [cx0 - 3, cx0 + ncx), on the quincunx: cy0 - 3 + br + cx0 - 3 + bc even.
+	 */
 	for (int br = 0; br < ncy + 3; br++)
-		for (int bc = 0; bc < ncx + 3; bc++) {
+		for (int bc = (br + cy0 + cx0) & 1; bc < ncx + 3; bc += 2) {
 			/* The block's rows and columns that are cells of the tile. */
 			const int j0 = br < 3 ? 3 - br : 0, j1 = br > ncy - 1 ? ncy + 3 - br : 4;
 			const int i0 = bc < 3 ? 3 - bc : 0, i1 = bc > ncx - 1 ? ncx + 3 - bc : 4;

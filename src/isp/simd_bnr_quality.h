@@ -22,7 +22,8 @@
  * Per architecture: N32 samples of 16 bits widened to 32-bit lanes and
  * stored back (each 0..65535), the unsigned minimum, the high 32 bits of the
  * unsigned 64-bit product, whether any lane of a mask is set, 32-bit lanes
- * truncated from the float quotient a / b; and N64 = N32 / 2 lanes of
+ * truncated from the float quotient a / b, the even 32-bit lanes of e with
+ * the odd ones of o (bq_odd_blend); and N64 = N32 / 2 lanes of
  * double: loaded from int32 (bq_ldf), stored truncated to int32 (bq_sti),
  * floor, a < b ? x : y (bq_ltsel) and arithmetic.
  */
@@ -97,6 +98,7 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define bq_ldw(p) bq_s(vmovl_u16(vld1_u16((const uint16_t *)(p))))
 #define bq_stn(p, v) vst1_u16((uint16_t *)(p), vqmovun_s32(v))
 #define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
+#define bq_odd_blend(e, o) vbslq_s32(vreinterpretq_u32_u64(vdupq_n_u64(0xffffffff00000000ull)), o, e)
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
 #define bq_divf(a, b) vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(a), vcvtq_f32_s32(b)))
 /* t t wraps to 0 at t = 65536, which gives 4096. */
@@ -514,39 +516,44 @@ V_INLINE void bq_wht4(vs32 *a, vs32 *b, vs32 *c, vs32 *d)
 }
 
 /*
- * One lane per block column: each block's rows are transformed once per
- * row of cells (shared by the 4 blocks that hold the row), the columns per
- * block. The weighted sum acc of a cell (up to 2^42) is kept as two 32-bit
- * sums, of W (R & 4095) and of W (R >> 12) (each of 16 terms below 2^24 and
+ * The blocks of the quincunx (bnr_transform.c), one lane per block column:
+ * block row br holds every other column, so the vectors run on sheared rows
+ * of blocks: in sheared row R (even), lane c holds the block of row R + p,
+ * p = (c + s) & 1, s = (cy0 + cx0) & 1, whose rows are blended from the
+ * rows of h of both parities. Each block's rows are transformed once per
+ * row of cells (shared by the blocks that hold the row), the columns per
+ * block. The weighted sum acc of a cell (up to 2^41) is kept as two 32-bit
+ * sums, of W (R & 4095) and of W (R >> 12) (each of 8 terms below 2^24 and
  * 2^26), one pair per column offset i of the estimate in its block so each
- * vector adds at its own column; acc = 4096 hi + lo exactly.
+ * vector adds at its own column, on the sheared rows (row R + j of lane c
+ * is cell row R + j + p); acc = 4096 hi + lo exactly. The sums of weights
+ * are kept the same way.
  */
 static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0,
 				   int tw, int th, uint16_t *dst, int stride)
 {
-	const int cy0 = y0 >> 1, cx0 = x0 >> 1;
+	const int cy0 = y0 >> 1, cx0 = x0 >> 1, s = (cy0 + cx0) & 1;
 	const int ncy = ((y0 + th - 1) >> 1) - cy0 + 1, ncx = ((x0 + tw - 1) >> 1) - cx0 + 1;
 	const int nbr = ncy + 3, nbc = ncx + 3;
-	uint16_t raw[2 * BQ_MH][2 * BQ_MW];
-	int32_t m[4][BQ_MH][BQ_MW], h[4][BQ_MH][BQ_BW];
-	int32_t cut[BQ_CH + 3][BQ_BW], wb[BQ_CH + 3][BQ_BW];
-	int32_t alo[4][BQ_MH][BQ_BW], ahi[4][BQ_MH][BQ_BW], wrow[BQ_CH + 3][BQ_BW];
+	/* Cells: one row more than the blocks read, for the odd lanes of the last sheared row. */
+	uint16_t raw[2 * BQ_MH + 2][2 * BQ_MW];
+	int32_t m[4][BQ_MH + 1][BQ_MW], h[4][BQ_MH + 1][BQ_BW];
+	int32_t cut[(BQ_CH + 4) / 2][BQ_BW];
+	int32_t alo[4][BQ_MH][BQ_BW], ahi[4][BQ_MH][BQ_BW], aws[BQ_MH][BQ_BW];
 	/* One row of cells' lo, hi and ws; every plane's q; the output per position in the cell. */
 	int32_t tlo[BQ_CW], thi[BQ_CW], tws[BQ_CW], pix[4][BQ_CH][BQ_CW];
 	double qd[4][BQ_CH][BQ_CW];
 	uint64_t sa = 0, sb = 0;
 
-	/* Weights past the blocks computed are read into cells past the tile's: defined, never used. */
-	memset(wb, 0, sizeof(wb));
-	for (int s = 0; s < 4; s++) {
-		sa += q->a[s];
-		sb += q->b[s];
+	for (int i = 0; i < 4; i++) {
+		sa += q->a[i];
+		sb += q->b[i];
 	}
-	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 6), &raw[0][0], 2 * BQ_MW);
-	for (int r = 0; r < 2 * (ncy + 6); r++)
+	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 7), &raw[0][0], 2 * BQ_MW);
+	for (int r = 0; r < 2 * (ncy + 7); r++)
 		memset(&raw[r][2 * (ncx + 6)], 0, (size_t)(2 * (BQ_MW - ncx - 6)) * sizeof(raw[0][0]));
 	/* The cells' mix, whole vectors of cells (those past the tile's read zeros), then zeros to the row's end. */
-	for (int r = 0; r < ncy + 6; r++) {
+	for (int r = 0; r < ncy + 7; r++) {
 		for (int c = 0; c < ncx + 6; c += N32) {
 			vs32 p0 = bq_ld2(&raw[2 * r][2 * c]), p1 = bq_ld2(&raw[2 * r][2 * c + 1]);
 			vs32 p2 = bq_ld2(&raw[2 * r + 1][2 * c]), p3 = bq_ld2(&raw[2 * r + 1][2 * c + 1]);
@@ -562,7 +569,7 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 	}
 	for (int k = 0; k < 4; k++) {
 		/* The 4-point transform of the 4 cells from each column, per row of cells. */
-		for (int r = 0; r < ncy + 6; r++)
+		for (int r = 0; r < ncy + 7; r++)
 			for (int c = 0; c < nbc; c += N32) {
 				vs32 a = ld32(&m[k][r][c]), b = ld32(&m[k][r][c + 1]);
 				vs32 e = ld32(&m[k][r][c + 2]), f = ld32(&m[k][r][c + 3]);
@@ -577,32 +584,35 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			/* Thresholds from the blocks' sums of M_0: the sums of their rows' h[0]. */
 			const vf64 dsa = bq_setd((double)sa), dsb = bq_setd((double)((sb + 2) >> 2)), ds2 = bq_setd(q->s2);
 
-			for (int br = 0; br < nbr; br++) {
+			for (int br = 0; br < nbr; br += 2) {
 				/* The block's mean level (sum + 32) >> 6 first (sums are below 2^22). */
 				for (int c = 0; c < nbc; c += N32) {
-					vs32 sum = add32(add32(ld32(&h[0][br][c]), ld32(&h[0][br + 1][c])),
-							 add32(ld32(&h[0][br + 2][c]), ld32(&h[0][br + 3][c])));
+					vs32 sum = set32(32);
 
-					st32(&cut[br][c], srl32(add32(sum, set32(32)), 6));
+					for (int j = 0; j < 4; j++)
+						sum = add32(sum, bq_odd_blend(ld32(&h[0][br + j + s][c]), ld32(&h[0][br + j + 1 - s][c])));
+					st32(&cut[br / 2][c], srl32(sum, 6));
 				}
 				for (int c = 0; c < nbc; c += N64)
-					bq_sti(&cut[br][c], bq_cut(bq_ldf(&cut[br][c]), dsa, dsb, ds2));
+					bq_sti(&cut[br / 2][c], bq_cut(bq_ldf(&cut[br / 2][c]), dsa, dsb, ds2));
 				for (int c = nbc; c < BQ_BW; c++)
-					cut[br][c] = 0;
+					cut[br / 2][c] = 0;
 			}
 		}
+		/* Sheared rows 2 .. ncy + 2 hold the tile's cell rows 3 .. ncy + 2 at one parity or the other. */
 		for (int i = 0; i < 4; i++) {
-			memset(&alo[i][3][0], 0, (size_t)ncy * sizeof(alo[0][0]));
-			memset(&ahi[i][3][0], 0, (size_t)ncy * sizeof(ahi[0][0]));
+			memset(&alo[i][2][0], 0, (size_t)(ncy + 1) * sizeof(alo[0][0]));
+			memset(&ahi[i][2][0], 0, (size_t)(ncy + 1) * sizeof(ahi[0][0]));
 		}
-		for (int br = 0; br < nbr; br++)
+		memset(&aws[2][0], 0, (size_t)(ncy + 1) * sizeof(aws[0]));
+		for (int br = 0; br < nbr; br += 2)
 			for (int bc = 0; bc < nbc; bc += N32) {
-				const vs32 c1 = sub32(ld32(&cut[br][bc]), set32(1)), mask12 = set32(4095);
+				const vs32 c1 = sub32(ld32(&cut[br / 2][bc]), set32(1)), mask12 = set32(4095);
 				vs32 x[4][4], nz = set32(1), wt;
 
 				for (int j = 0; j < 4; j++)
 					for (int n = 0; n < 4; n++)
-						x[j][n] = ld32(&h[n][br + j][bc]);
+						x[j][n] = bq_odd_blend(ld32(&h[n][br + j + s][bc]), ld32(&h[n][br + j + 1 - s][bc]));
 				for (int n = 0; n < 4; n++)
 					bq_wht4(&x[0][n], &x[1][n], &x[2][n], &x[3][n]);
 				/* Without branches, as the reference; U(0, 0) stays. */
@@ -617,14 +627,13 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					}
 				/* (4096 + K / 2) / K in float: exact, the quotient is at least 1/16 from the next integer. */
 				wt = bq_divf(add32(set32(4096), srl32(nz, 1)), nz);
-				st32(&wb[br][bc], wt);
 				for (int n = 0; n < 4; n++)
 					bq_wht4(&x[0][n], &x[1][n], &x[2][n], &x[3][n]);
 				for (int j = 0; j < 4; j++) {
 					const int row = br + j;
 
-					/* Only rows of tile cells are read. */
-					if (row < 3 || row >= ncy + 3)
+					/* Only the sheared rows that hold cells of the tile are read. */
+					if (row < 2 || row >= ncy + 3)
 						continue;
 					bq_wht4(&x[j][0], &x[j][1], &x[j][2], &x[j][3]);
 					for (int i = 0; i < 4; i++) {
@@ -633,33 +642,35 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 						st32(lo, add32(ld32(lo), mul32(wt, vand32(x[j][i], mask12))));
 						st32(hi, add32(ld32(hi), mul32(wt, sra32(x[j][i], 12))));
 					}
+					st32(&aws[row][bc], add32(ld32(&aws[row][bc]), wt));
 				}
 			}
 		/*
-		 * Per cell of the tile: the sum ws of its 16 blocks' weights (box
-		 * sums of wb), acc = 4096 hi + lo (block column c + 3 - i holds the
-		 * cell at offset i), then q = 64 acc / ws rounded half away from 0
-		 * in double: |acc| 64 + ws / 2 (below 2^49) is an exact integer, and
-		 * the floor of the rounded quotient is the true one: acc / ws is a
-		 * mean of estimates below 2^26 (16 coefficients below 2^22), so the
-		 * quotient is below 2^33, within 2^-21 of the true one, which is an
-		 * integer or at least 1 / ws >= 2^-16 below the next.
+		 * Per cell (r, c) of the tile: block column c + 3 - i holds the cell
+		 * at offset i, on sheared row r + 3 - p of its parity p; acc = 4096
+		 * hi + lo and ws summed over the four, then q = 64 acc / ws rounded
+		 * half away from 0 in double: |acc| 64 + ws / 2 (below 2^48) is an
+		 * exact integer, and the floor of the rounded quotient is the true
+		 * one: acc / ws is a mean of estimates below 2^26 (16 coefficients
+		 * below 2^22), so the quotient is below 2^33, within 2^-21 of the
+		 * true one, which is an integer or at least 1 / ws >= 2^-15 below
+		 * the next.
 		 */
-		for (int br = 0; br < nbr; br++)
-			for (int c = 0; c < ncx; c += N32)
-				st32(&wrow[br][c], add32(add32(ld32(&wb[br][c]), ld32(&wb[br][c + 1])),
-							 add32(ld32(&wb[br][c + 2]), ld32(&wb[br][c + 3]))));
 		for (int r = 0; r < ncy; r++) {
 			for (int c = 0; c < ncx; c += N32) {
-				vs32 lo = add32(add32(ld32(&alo[0][r + 3][c + 3]), ld32(&alo[1][r + 3][c + 2])),
-						add32(ld32(&alo[2][r + 3][c + 1]), ld32(&alo[3][r + 3][c])));
-				vs32 hi = add32(add32(ld32(&ahi[0][r + 3][c + 3]), ld32(&ahi[1][r + 3][c + 2])),
-						add32(ld32(&ahi[2][r + 3][c + 1]), ld32(&ahi[3][r + 3][c])));
+				vs32 lo = set32(0), hi = set32(0), ws = set32(0);
 
+				for (int i = 0; i < 4; i++) {
+					/* Parity of the block columns of the even lanes. */
+					const int e = (3 - i + s) & 1, re = r + 3 - e, ro = r + 2 + e, bc = c + 3 - i;
+
+					lo = add32(lo, bq_odd_blend(ld32(&alo[i][re][bc]), ld32(&alo[i][ro][bc])));
+					hi = add32(hi, bq_odd_blend(ld32(&ahi[i][re][bc]), ld32(&ahi[i][ro][bc])));
+					ws = add32(ws, bq_odd_blend(ld32(&aws[re][bc]), ld32(&aws[ro][bc])));
+				}
 				st32(&tlo[c], lo);
 				st32(&thi[c], hi);
-				st32(&tws[c], add32(add32(ld32(&wrow[r][c]), ld32(&wrow[r + 1][c])),
-						    add32(ld32(&wrow[r + 2][c]), ld32(&wrow[r + 3][c]))));
+				st32(&tws[c], ws);
 			}
 			for (int c = 0; c < ncx; c += N64) {
 				const vf64 zero = bq_setd(0.0);
