@@ -8,7 +8,10 @@
 // shared memory (colour.glsl). One invocation makes a block of 8x2 pixels
 // (one in the last row of an odd height): two words of Y in each of its rows
 // and the words of its four 2x2 blocks' chroma, so the frame's width must be
-// a multiple of 8 for every word to be one invocation's.
+// a multiple of 8 for every word to be one invocation's. The output's planes
+// are where the layout in the tables puts them (vk_rgb_step_pack420(): each
+// plane's offset and stride, multiples of 4, in the output's own buffer or in
+// the caller's image imported where it is).
 #version 450
 #include "rgb.glsl"
 
@@ -28,7 +31,7 @@ layout(push_constant) uniform Params {
 	int ccm_m[5];
 	int ccm_offset[3];
 	uint coring, strength, limit; // sharpening's
-	uint packing;    // PACK_NV12 or PACK_I420
+	uint place;      // PACK_NV12 or PACK_I420, and, from bit 8, where the layout starts in the tables
 } p;
 
 void main()
@@ -39,6 +42,9 @@ void main()
 		load_luma_tile(int(tile_x0), int(y0), int(w), int(h));
 	if (x0 >= w || y0 >= h)
 		return;
+	uint packing = p.place & 255u, at0 = p.place >> 8;
+	uint offset[3] = uint[3](table[at0], table[at0 + 1u], table[at0 + 2u]);
+	uint stride[3] = uint[3](table[at0 + 3u], table[at0 + 4u], table[at0 + 5u]);
 	uint rows = min(2u, h - y0), luma[2] = uint[2](0u, 0u), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
 
 	for (uint j = 0u; j < rows; j++) {
@@ -59,8 +65,8 @@ void main()
 			cb[i >> 1] += v.y; // four samples of at most 65535: no overflow
 			cr[i >> 1] += v.z;
 		}
-		words[(y * w + x0) / 4u] = word[0];
-		words[(y * w + x0) / 4u + 1u] = word[1];
+		words[(offset[0] + y * stride[0] + x0) / 4u] = word[0];
+		words[(offset[0] + y * stride[0] + x0) / 4u + 1u] = word[1];
 	}
 	// The rounded mean of each 2x2 block's samples inside the frame: chroma() in pack.c.
 	uint count = 2u * rows;
@@ -68,13 +74,12 @@ void main()
 		cb[b] = to8((cb[b] + count / 2u) / count);
 		cr[b] = to8((cr[b] + count / 2u) / count);
 	}
-	if (p.packing == PACK_NV12) { // rows of Cb Cr pairs, w bytes each
-		uint at = (n + (y0 / 2u) * w + x0) / 4u;
+	if (packing == PACK_NV12) { // rows of Cb Cr pairs, w bytes each
+		uint at = (offset[1] + (y0 / 2u) * stride[1] + x0) / 4u;
 		words[at] = cb[0] | cr[0] << 8 | cb[1] << 16 | cr[1] << 24;
 		words[at + 1u] = cb[2] | cr[2] << 8 | cb[3] << 16 | cr[3] << 24;
 	} else { // a Cb plane, then a Cr plane, rows of w / 2 bytes
-		uint cw = w / 2u, at = n + (y0 / 2u) * cw + x0 / 2u;
-		words[at / 4u] = cb[0] | cb[1] << 8 | cb[2] << 16 | cb[3] << 24;
-		words[(at + cw * ((h + 1u) / 2u)) / 4u] = cr[0] | cr[1] << 8 | cr[2] << 16 | cr[3] << 24;
+		words[(offset[1] + (y0 / 2u) * stride[1] + x0 / 2u) / 4u] = cb[0] | cb[1] << 8 | cb[2] << 16 | cb[3] << 24;
+		words[(offset[2] + (y0 / 2u) * stride[2] + x0 / 2u) / 4u] = cr[0] | cr[1] << 8 | cr[2] << 16 | cr[3] << 24;
 	}
 }

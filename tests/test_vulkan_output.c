@@ -10,6 +10,7 @@
  * Vulkan is reported by test_vulkan_rgb.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include <cisp/error.h>
 #include <cisp/format.h>
 #include <cisp/isp.h>
+#include <cisp/log.h>
 #include <cisp/params.h>
 #include <cisp/params_state.h>
 
@@ -25,6 +27,8 @@
 #ifdef CISP_VULKAN_BUILT
 #include "device/vulkan_output.h"
 #include "device/vulkan_rgb.h"
+#include "isp/csc.h"
+#include "isp/pack.h"
 #include "isp/scale.h"
 
 /* No device is a failure where CI requires one, else a loud skip; NULL then. */
@@ -239,13 +243,173 @@ out:
 	free(in);
 }
 
+/* Image layouts for the packing in place: bytes past a word, each row's padding, bytes between planes (-1: two import blocks). */
+static const struct {
+	unsigned shift, pad;
+	int gap;
+} layouts[] = {
+	{ 0, 0, 0 },  /* tightly packed (cisp_image_wrap()) */
+	{ 0, 8, 0 },  /* rows padded to a word and 8 bytes more */
+	{ 0, 4, 0 },  /* rows padded by 4 bytes: words of one row's end, its padding and the next row's start */
+	{ 1, 0, 0 },  /* a byte past a word */
+	{ 0, 8, -1 }, /* planes two import blocks apart */
+};
+#define LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+#define ARENA (64 * 1024)
+#define GUARD 0xa5
+
+/*
+ * A @format image of @w x @h in @arena (a page-aligned block of ARENA bytes
+ * at GUARD) in layout @k, whose bytes outside the planes' rows are marked 0
+ * in @inside (1 inside). Returns whether its planes can be written in place
+ * (vk_output_place(): each plane's first byte and the end of its last row
+ * at a word, for @whole_words its stride too, the planes less than a block
+ * apart).
+ */
+static bool layout_image(uint8_t *arena, uint8_t *inside, unsigned k, uint32_t format, uint32_t w, uint32_t h,
+			 bool whole_words, size_t block, struct cisp_image *img)
+{
+	uint8_t *at = arena + 256 + layouts[k].shift;
+	bool words = layouts[k].shift % 4 == 0;
+	size_t row, rows;
+
+	memset(arena, GUARD, ARENA);
+	memset(inside, 0, ARENA);
+	memset(img, 0, sizeof(*img));
+	img->format = format;
+	img->width = w;
+	img->height = h;
+	for (unsigned p = 0; p < 3 && !cisp_image_plane_size(format, w, h, p, &row, &rows); p++) {
+		const size_t stride = layouts[k].pad == 8 ? ((row + 3) & ~(size_t)3) + 8 : row + layouts[k].pad;
+
+		img->plane[p] = (struct cisp_plane){ at, stride };
+		img->num_planes = p + 1;
+		words &= (size_t)(at - arena) % 4 == 0 && (stride * (rows - 1) + row) % 4 == 0 &&
+			 (!whole_words || stride % 4 == 0);
+		for (size_t y = 0; y < rows; y++)
+			memset(inside + (at - arena) + y * stride, 1, row);
+		at += stride * rows + (layouts[k].gap < 0 ? 2 * block : (size_t)layouts[k].gap);
+	}
+	CHECK((size_t)(at - arena) < ARENA);
+	return words && (layouts[k].gap >= 0 || img->num_planes == 1);
+}
+
+/*
+ * Every output format packed into images of each layout, written in place
+ * where the device imports them (the count of outputs in place says which
+ * path ran) and copied otherwise, on odd sizes; 4:2:0 ones also by
+ * pack420.comp after the conversion, on a width that is a multiple of 8:
+ * the planes' bytes the reference's (cisp_pack_rows(), after cisp_csc_rows()
+ * for pack420), every other byte of the block as it was.
+ */
+TEST(vulkan_output_in_place)
+{
+	static const uint32_t formats[] = { CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888, CISP_FMT_XBGR32, CISP_FMT_RGB48 };
+	static const uint32_t sizes[][2] = { { 33, 4 }, { 24, 5 } };
+	const struct cisp_csc_params csc = { .matrix = CISP_CSC_BT709, .range = 1 };
+	struct vk_gpu *g = open_gpu();
+	uint8_t *arena = aligned_alloc(4096, ARENA), *inside = malloc(ARENA);
+	unsigned in_place = 0; /* images written in place */
+
+	CHECK(arena && inside);
+	for (unsigned f = 0; g && arena && inside && f < sizeof(formats) / sizeof(formats[0]); f++) {
+		for (unsigned s = 0; s < 2; s++) {
+			const uint32_t w = sizes[s][0], h = sizes[s][1], out[CISP_MAX_OUTPUTS] = { formats[f] };
+			const bool fused = formats[f] == CISP_FMT_NV12 || formats[f] == CISP_FMT_I420;
+			uint16_t *planes = malloc((size_t)w * h * 3 * 2);
+			struct rgb16 ref = as_rgb16(planes, w, h);
+			struct vk_rgb *rgb = NULL;
+			struct cisp_image want;
+
+			CHECK_EQ(vk_rgb_create(g, w, h, NULL, out, &rgb), 0);
+			CHECK_EQ(cisp_image_alloc(&want, formats[f], w, h), 0);
+			if (!rgb || !planes)
+				goto next;
+			random_planes(rgb, planes, false);
+			/* pack420.comp on the 24-wide frame (the conversion in it), pack.comp on the other. */
+			if (s == 1 && fused)
+				cisp_csc_rows(&csc, &ref, &ref, 0, (int)h);
+			cisp_pack_rows(&ref, &want, 0, (int)h);
+			for (unsigned k = 0; k < LAYOUTS; k++) {
+				const unsigned long before = rgb->outputs_in_place;
+				struct cisp_image img;
+				const bool expect = layout_image(arena, inside, k, formats[f], w, h, s == 1 && fused,
+								 g->host_import_align, &img) &&
+						    g->host_import;
+				struct vk_rgb_step step, csc_step;
+				int placed = vk_output_place(rgb, 0, &img, s == 1 && fused);
+
+				CHECK_EQ(placed, expect);
+				in_place += placed == 1;
+				if (s == 1 && fused) {
+					vk_rgb_step_csc(rgb, &csc, &csc_step);
+					vk_rgb_step_pack420(rgb, 0, &(struct vk_rgb_step){ .push_size = 0 }, &step);
+				} else {
+					vk_rgb_step_pack(rgb, 0, &step);
+				}
+				CHECK_EQ(vk_rgb_run(rgb, &step, 1), 0);
+				if (!placed)
+					CHECK_EQ(vk_rgb_unload(rgb, 0, &img), 0);
+				vk_output_release(rgb);
+				CHECK_EQ(rgb->outputs_in_place - before, (unsigned long)expect);
+				CHECK(rgb->place[0].imported.buffer == NULL);
+				if (!test_same_pixels(&img, &want))
+					test_fail(__FILE__, __LINE__, "%ux%u %s, layout %u (%s): not the reference's bytes", w, h,
+						  cisp_format_name(formats[f]), k, placed ? "in place" : "copied");
+				for (size_t b = 0; b < ARENA; b++)
+					if (!inside[b] && arena[b] != GUARD) {
+						test_fail(__FILE__, __LINE__, "%ux%u %s, layout %u: byte %zu outside the planes written",
+							  w, h, cisp_format_name(formats[f]), k, b);
+						break;
+					}
+			}
+next:
+			cisp_image_free(&want);
+			vk_rgb_destroy(rgb);
+			free(planes);
+		}
+	}
+	/* 28 of the 50 images are written in place where the device imports host memory (lavapipe does). */
+	CHECK_EQ(in_place, g && g->host_import ? 28u : 0u);
+	/* An image of another size is refused before anything runs. */
+	if (g) {
+		struct vk_rgb *rgb = NULL;
+		struct cisp_image img;
+
+		CHECK_EQ(vk_rgb_create(g, 8, 4, NULL, (const uint32_t[CISP_MAX_OUTPUTS]){ CISP_FMT_NV12 }, &rgb), 0);
+		CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, 8, 6), 0);
+		if (rgb)
+			CHECK_ERR(vk_output_place(rgb, 0, &img, false), -EINVAL, "a 8x6 NV12 image for output 0");
+		cisp_image_free(&img);
+		vk_rgb_destroy(rgb);
+	}
+	free(arena);
+	free(inside);
+	vk_gpu_close(g);
+}
+
+/* Where the backend said output 0 and output 1 went (its debug messages): bit 0 in place, bit 1 copied. */
+static void catch_place(enum cisp_log_level level, const char *message, void *opaque)
+{
+	unsigned *seen = opaque;
+	const char *at = strstr(message, "Vulkan backend: output ");
+
+	if (at && (at[23] == '0' || at[23] == '1'))
+		seen[at[23] - '0'] |= strstr(message, "where it is") ? 1u : strstr(message, "copied") ? 2u : 0u;
+	if (level <= CISP_LOG_WARN)
+		fprintf(stderr, "cisp: %s\n", message);
+}
+
 /*
  * Whole frames on a device with CISP_ISP=vulkan, whole on the GPU (the plan
  * keeps them there and the context has an RGB side): a cropped NV12 output at
  * the frame's bottom right beside a half-size NV12 one; a scaled RGB888
  * output beside a cropped and scaled I420 one (chroma denoise on, before
  * the crop); two outputs of the frame's size, one cropped (the scaled planes
- * made with the first frame); byte for byte with the software ISP.
+ * made with the first frame); byte for byte with the software ISP. Output 0
+ * is an image of cisp_image_alloc(), packed in place where the device
+ * imports host memory and its planes end at a word; output 1 starts a byte
+ * past a word, and is copied.
  */
 TEST(vulkan_output_pipeline_bitexact)
 {
@@ -263,7 +427,10 @@ TEST(vulkan_output_pipeline_bitexact)
 	struct vk_gpu *g = NULL;
 	struct cisp_image in;
 	struct cisp_param_state state;
+	unsigned seen[2] = { 0, 0 };
 
+	cisp_log_set_level(CISP_LOG_DEBUG);
+	cisp_log_set_sink(catch_place, seen);
 	setenv("CISP_ISP", "vulkan", 1);
 	CHECK_EQ(cisp_device_create(&dev, &(struct cisp_device_config){ .workers = 1 }), 0);
 	unsetenv("CISP_ISP");
@@ -277,6 +444,7 @@ TEST(vulkan_output_pipeline_bitexact)
 	for (unsigned k = 0; dev && k < sizeof(frames) / sizeof(frames[0]); k++) {
 		const struct cisp_isp_config cfg = { in.format, w, h, { frames[k].out[0], frames[k].out[1] }, NULL };
 		struct cisp_image got[CISP_MAX_OUTPUTS], want[CISP_MAX_OUTPUTS];
+		uint8_t *unaligned = NULL; /* output 1's bytes, a byte past a word */
 		struct cisp_isp *isp = NULL;
 		struct vk_rgb *rgb = NULL;
 		int ret;
@@ -294,6 +462,17 @@ TEST(vulkan_output_pipeline_bitexact)
 			}
 			CHECK_EQ(cisp_image_alloc(&got[i], cfg.output[i].format, cfg.output[i].width, cfg.output[i].height), 0);
 			CHECK_EQ(cisp_image_alloc(&want[i], cfg.output[i].format, cfg.output[i].width, cfg.output[i].height), 0);
+		}
+		{
+			const size_t size = cisp_image_packed_size(cfg.output[1].format, cfg.output[1].width, cfg.output[1].height);
+
+			cisp_image_free(&got[1]);
+			unaligned = malloc(size + 1);
+			CHECK(unaligned != NULL);
+			if (unaligned)
+				CHECK_EQ(cisp_image_wrap(&got[1], cfg.output[1].format, cfg.output[1].width,
+							 cfg.output[1].height, unaligned + 1, size),
+					 0);
 		}
 		if (k == 1) {
 			state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
@@ -335,6 +514,14 @@ TEST(vulkan_output_pipeline_bitexact)
 			cisp_image_free(&got[i]);
 			cisp_image_free(&want[i]);
 		}
+		free(unaligned);
+	}
+	cisp_log_set_sink(NULL, NULL);
+	cisp_log_set_level(CISP_LOG_WARN);
+	if (g) {
+		/* In place but for the 67-wide RGB888 image, whose last row ends past a word. */
+		CHECK_EQ(seen[0], g->host_import ? 3u : 2u);
+		CHECK_EQ(seen[1], 2u);
 	}
 	vk_gpu_close(g);
 	cisp_image_free(&in);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Crop and scale of the outputs on the GPU (vulkan_output.h, docs/gpu.md). */
+/* The outputs on the GPU: their crop and scale, and where they are packed (vulkan_output.h, docs/gpu.md). */
 #include <errno.h>
 #include <string.h>
+
+#include <cisp/format.h>
+#include <cisp/log.h>
 
 #include "core/error_internal.h"
 #include "device/vulkan_output.h"
@@ -113,4 +116,137 @@ int vk_output_steps(struct vk_rgb *r, const struct cisp_param_state *state, int 
 	vk_rgb_step_pack(r, index, &step[1]);
 	step[1].source = VK_RGB_SCALED_TO_OUTPUT0 + (unsigned)index;
 	return 2;
+}
+
+/* Sets that pack output @index (from the planes, from the scaled planes) write into @buffer. */
+static void bind_output(struct vk_rgb *r, int index, VkBuffer buffer)
+{
+	const VkDescriptorBufferInfo info = { buffer, 0, VK_WHOLE_SIZE };
+	VkWriteDescriptorSet write[2];
+
+	for (int k = 0; k < 2; k++)
+		write[k] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = r->set[(k ? VK_RGB_SCALED_TO_OUTPUT0 : VK_RGB_TO_OUTPUT0) + (unsigned)index],
+			.dstBinding = 1,
+			.descriptorCount = 1,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = &info };
+	vkUpdateDescriptorSets(r->gpu->device, 2, write, 0, NULL);
+}
+
+void vk_output_own_buffer(struct vk_rgb *r, int index)
+{
+	struct vk_output_place *pl = &r->place[index];
+	uint32_t at = 0;
+	size_t row, rows;
+
+	memset(pl, 0, sizeof(*pl));
+	/* The planes one after the other, rows tightly packed: under 6 x 16384^2 bytes, inside 32 bits. */
+	for (unsigned p = 0; p < 3 && !cisp_image_plane_size(r->out_format[index], r->out_width[index],
+							       r->out_height[index], p, &row, &rows);
+	     p++) {
+		pl->offset[p] = at;
+		pl->stride[p] = (uint32_t)row;
+		at += (uint32_t)(row * rows);
+	}
+	pl->words = (at + 3) / 4;
+}
+
+/* Output @index's import released, if it has one: its own buffer again. */
+static void release(struct vk_rgb *r, int index)
+{
+	if (!r->place[index].imported.buffer)
+		return;
+	/* The sets name the import: bind the output's own buffer before it goes. */
+	bind_output(r, index, r->out[index].buffer);
+	vk_buffer_destroy(r->gpu, &r->place[index].imported);
+	vk_output_own_buffer(r, index);
+}
+
+void vk_output_release(struct vk_rgb *r)
+{
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		release(r, i);
+}
+
+/*
+ * Whether @img's planes can be written where they are: each one's first byte
+ * and the end of its last row at a word (@whole_words: its stride a multiple
+ * of 4 too), each one's bytes inside 32 bits, none overlapping another, and
+ * the planes less than an import block apart in all (so that every block of
+ * the import holds the image's bytes). Their span into @lo and @hi.
+ */
+static bool importable(const struct cisp_image *img, bool whole_words, uintptr_t align, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t start[3], end[3], used = 0;
+	size_t row, rows;
+	unsigned planes = 0;
+
+	while (planes < 3 && !cisp_image_plane_size(img->format, img->width, img->height, planes, &row, &rows))
+		planes++;
+	if (img->num_planes != planes)
+		return false;
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (unsigned p = 0; p < planes; p++) {
+		const size_t stride = img->plane[p].stride;
+
+		if (cisp_image_plane_size(img->format, img->width, img->height, p, &row, &rows) || !img->plane[p].data ||
+		    stride < row || stride > UINT32_MAX / rows || (whole_words && stride % 4))
+			return false;
+		start[p] = (uintptr_t)img->plane[p].data;
+		if (__builtin_add_overflow(start[p], stride * (rows - 1) + row, &end[p]) || start[p] % 4 || end[p] % 4)
+			return false;
+		for (unsigned q = 0; q < p; q++)
+			if (start[p] < end[q] && start[q] < end[p])
+				return false;
+		used += end[p] - start[p];
+		*lo = start[p] < *lo ? start[p] : *lo;
+		*hi = end[p] > *hi ? end[p] : *hi;
+	}
+	return *hi - *lo - used < align;
+}
+
+/* Log, at the debug level, where output @index goes when that changes. */
+static void log_place(struct vk_rgb *r, int index, bool in_place)
+{
+	const uint32_t bit = 1u << index;
+
+	if ((r->place_logged & bit) && !(r->place_logged_in_place & bit) == !in_place)
+		return;
+	r->place_logged |= bit;
+	r->place_logged_in_place = in_place ? r->place_logged_in_place | bit : r->place_logged_in_place & ~bit;
+	cisp_log(CISP_LOG_DEBUG, "Vulkan backend: output %d is packed %s", index,
+		 in_place ? "into the caller's image where it is" : "into a buffer and copied into the caller's image");
+}
+
+int vk_output_place(struct vk_rgb *r, int index, const struct cisp_image *img, bool whole_words)
+{
+	struct vk_output_place *pl = &r->place[index];
+	VkDeviceSize offset;
+	uintptr_t lo, hi;
+
+	if (!r->out_format[index] || img->format != r->out_format[index] || img->width != r->out_width[index] ||
+	    img->height != r->out_height[index])
+		return cisp_error(-EINVAL, "Vulkan backend: a %ux%u %s image for output %d", img->width, img->height,
+				  cisp_format_name(img->format), index);
+	release(r, index); /* a place left from a frame that never ran */
+	if (!r->gpu->host_import || !r->import_outputs ||
+	    !importable(img, whole_words, (uintptr_t)r->gpu->host_import_align, &lo, &hi) ||
+	    vk_buffer_import_host(r->gpu, (const void *)lo, hi - lo, &pl->imported, &offset)) {
+		log_place(r, index, false);
+		return 0;
+	}
+	/* The import is at most maxStorageBufferRange bytes, a 32-bit limit: every offset is inside 32 bits. */
+	for (unsigned p = 0; p < img->num_planes; p++) {
+		pl->offset[p] = (uint32_t)(offset + ((uintptr_t)img->plane[p].data - lo));
+		pl->stride[p] = (uint32_t)img->plane[p].stride;
+	}
+	pl->first_word = (uint32_t)(offset / 4);
+	pl->words = (uint32_t)((hi - lo) / 4);
+	bind_output(r, index, pl->imported.buffer);
+	r->outputs_in_place++;
+	log_place(r, index, true);
+	return 1;
 }

@@ -96,8 +96,13 @@ enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8, COLOUR
 #define PACK420_LAYOUT (COLOUR_WORDS + 3)
 #define PACK420_WORDS (COLOUR_WORDS + 4)
 #define PACK420_BLOCK_W 8 /* pixels across an invocation makes */
+/* Then each output's place (shaders/pack.comp): its planes' offsets, then their strides. */
+#define OUTPUT_LAYOUTS (CSC_START + CSC_WORDS)
+#define LAYOUT_WORDS 6
+/* shaders/pack.comp's push constants: the size, the layout, where its place's layout starts, and its words. */
+#define PACK_WORDS 6
 /* Then the outputs' scaler tables, each vk_output_table_words() long. */
-#define SCALE_TABLES (CSC_START + CSC_WORDS)
+#define SCALE_TABLES (OUTPUT_LAYOUTS + LAYOUT_WORDS * CISP_MAX_OUTPUTS)
 
 /* The layout (PACK_* of shaders/pack.comp) of an output format, or -1 for one it does not pack. */
 static int pack_layout(uint32_t format)
@@ -228,7 +233,10 @@ int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, con
 		r->out_width[i] = output[i].width;
 		r->out_height[i] = output[i].height;
 		r->scale_table[i] = table_at[i];
+		if (out_format[i])
+			vk_output_own_buffer(r, i);
 	}
+	r->import_outputs = g->host_import;
 	/* At most 4 x 16384^2 words, and 6 x 16384^2 bytes of output: all inside 32 bits, as the shaders count. */
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
@@ -528,14 +536,27 @@ int vk_rgb_step_cnr(struct vk_rgb *r, const struct cisp_param_state *s, struct v
 	return r->cnr_on ? 2 : 0;
 }
 
+/* Output @index's place's layout into the tables: where it starts there. */
+static uint32_t write_layout(const struct vk_rgb *r, int index)
+{
+	const uint32_t at = OUTPUT_LAYOUTS + LAYOUT_WORDS * (uint32_t)index;
+	uint32_t *table = (uint32_t *)r->tables.map + at;
+
+	memcpy(table, r->place[index].offset, sizeof(r->place[index].offset));
+	memcpy(table + 3, r->place[index].stride, sizeof(r->place[index].stride));
+	return at;
+}
+
 void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 {
-	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4);
+	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, PACK_WORDS);
 
 	s->push[0] = r->out_width[index];
 	s->push[1] = r->out_height[index];
 	push[0] = (uint32_t)pack_layout(r->out_format[index]);
-	push[1] = (uint32_t)packed_bytes(r->out_format[index], r->out_width[index], r->out_height[index]);
+	push[1] = write_layout(r, index);
+	push[2] = r->place[index].first_word;
+	push[3] = r->place[index].words;
 }
 
 bool vk_rgb_packs420(const struct vk_rgb *r, const struct cisp_param_state *state, int index)
@@ -553,7 +574,8 @@ void vk_rgb_step_pack420(const struct vk_rgb *r, int index, const struct vk_rgb_
 		memcpy(&s->push[COLOUR_STAGES], &from->push[COLOUR_STAGES], (COLOUR_WORDS - COLOUR_STAGES) * sizeof(uint32_t));
 		s->push[COLOUR_STAGES] &= ~(uint32_t)(COLOUR_LUMA | COLOUR_CSC);
 	}
-	s->push[PACK420_LAYOUT] = (uint32_t)pack_layout(r->out_format[index]);
+	/* The tables' words are below 2^24 (SCALE_TABLES and the outputs' after it). */
+	s->push[PACK420_LAYOUT] = (uint32_t)pack_layout(r->out_format[index]) | write_layout(r, index) << 8;
 }
 
 /*
@@ -576,7 +598,7 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 
 		if (s->shader == VK_RGB_PACK) {
 			/* One invocation per word, in rows of PACK_GROUPS_X workgroups. */
-			uint32_t words = (s->push[3] + 3) / 4, per_row = PACK_GROUPS_X * GROUP_PIXELS;
+			uint32_t words = s->push[5], per_row = PACK_GROUPS_X * GROUP_PIXELS;
 
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
@@ -622,7 +644,7 @@ int vk_rgb_unload(const struct vk_rgb *r, int index, struct cisp_image *img)
 	return 0;
 }
 
-/* Record @steps after the Bayer side's, submit, wait and copy the outputs out: 0 or a negative errno. */
+/* Record @steps after the Bayer side's, submit, wait and copy out the outputs not packed in place: 0 or a negative errno. */
 static int finish_frame(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned n,
 			struct cisp_image *const output[CISP_MAX_OUTPUTS])
 {
@@ -631,7 +653,7 @@ static int finish_frame(struct vk_rgb *r, const struct vk_rgb_step *steps, unsig
 	if ((ret = record(r, steps, n, true)) || (ret = vk_commands_end(r->cmd)) || (ret = vk_gpu_run(r->gpu, r->cmd)))
 		return ret;
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
-		if (r->out_format[i] && output[i])
+		if (r->out_format[i] && output[i] && !r->place[i].imported.buffer)
 			ret = vk_rgb_unload(r, i, output[i]);
 	return ret;
 }
@@ -646,8 +668,25 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	unsigned n = 0, bayer_plane;
 	unsigned yuv = 0; /* the YUV outputs asked for */
 	int yuv_out = -1; /* the one, where only one is */
-	bool rgb_out = false;
+	bool rgb_out = false, fuse420;
 	int ret;
+
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
+		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
+			yuv_out = yuv++ ? -1 : i;
+		rgb_out |= r->out_format[i] && output[i] && !is_yuv(r->out_format[i]);
+	}
+	/*
+	 * One 4:2:0 output alone, of the whole frame, without chroma denoise
+	 * between: the last dispatch converts and packs it, and the planes are
+	 * not written back.
+	 */
+	fuse420 = yuv == 1 && !rgb_out && !(state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)) &&
+		  vk_rgb_packs420(r, state, yuv_out);
+	/* Each output into the caller's image where the device imports it, before any set is recorded. */
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i], fuse420 && i == yuv_out)) < 0)
+			return ret;
 
 	/* One command buffer: the Bayer side's steps, then this side's. */
 	if ((ret = vk_commands_begin(r->cmd)) ||
@@ -690,20 +729,9 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		vk_rgb_step_sharpen(r, &state->sharpen, sharpening);
 		vk_rgb_step_fuse(&colour, &sharpening[0]);
 	}
-	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
-		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
-			yuv_out = yuv++ ? -1 : i;
-		rgb_out |= r->out_format[i] && output[i] && !is_yuv(r->out_format[i]);
-	}
 	if (yuv)
 		vk_rgb_step_csc(r, &state->csc, &csc);
-	/*
-	 * One 4:2:0 output alone, of the whole frame, without chroma denoise
-	 * between: the last dispatch converts and packs it, and the planes are
-	 * not written back.
-	 */
-	if (yuv == 1 && !rgb_out && !(state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)) &&
-	    vk_rgb_packs420(r, state, yuv_out)) {
+	if (fuse420) {
 		if (sharpen)
 			steps[n++] = colour;
 		vk_rgb_step_pack420(r, yuv_out, sharpen ? &sharpening[1] : &colour, &steps[n++]);
@@ -753,7 +781,8 @@ int vk_rgb_process(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa, 
 {
 	int ret = run_frame(r, frame, cfa, state, input, bayer_steps, count, output);
 
-	/* The input may have been imported where it is: the GPU is done with it (or never ran). */
+	/* The input and outputs may have been imported where they are: the GPU is done with them (or never ran). */
 	vk_frame_release_input(frame);
+	vk_output_release(r);
 	return ret;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Crop and scale of the outputs on the GPU (docs/gpu.md, "Crop and scale"):
- * an output that shows a window of the frame, or has another size than the
- * frame, is scaled by shaders/scale.comp from the planes into the RGB side's
- * scaled planes, with the tables of the host's own scaler (src/isp/scale.c),
- * and packed from there.
+ * The outputs on the GPU (docs/gpu.md, "Crop and scale" and "The outputs in
+ * place"): an output that shows a window of the frame, or has another size
+ * than the frame, is scaled by shaders/scale.comp from the planes into the
+ * RGB side's scaled planes, with the tables of the host's own scaler
+ * (src/isp/scale.c), and packed from there; the packing writes into the
+ * caller's image where it is when the device can import it, else into the
+ * output's own buffer, which the host then copies into the image.
  */
 #ifndef CISP_DEVICE_VULKAN_OUTPUT_H
 #define CISP_DEVICE_VULKAN_OUTPUT_H
@@ -12,7 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cisp/image.h>
 #include <cisp/params_state.h>
+
+#include "device/vulkan_gpu.h"
 
 struct vk_rgb;
 struct vk_rgb_step;
@@ -21,6 +26,32 @@ struct vk_rgb_step;
 struct vk_output_window {
 	uint32_t x, y, width, height;
 };
+
+/*
+ * Where the packing writes an output: its own buffer (the planes one after
+ * the other, rows tightly packed), or the caller's image imported where it is
+ * (VK_EXT_external_memory_host).
+ */
+struct vk_output_place {
+	struct vk_buffer imported;     /* the caller's image (none: the output's own buffer) */
+	uint32_t offset[3], stride[3]; /* each plane's first byte in the buffer, and its stride, in bytes */
+	uint32_t first_word, words;    /* the 32-bit words of the buffer that hold the planes' bytes */
+};
+
+/*
+ * Where output @index of @rgb goes this frame: into @img where it is when the
+ * device imports it, each plane's first byte and the end of its last row on a
+ * 4-byte boundary (@whole_words, for shaders/pack420.comp: the strides too),
+ * the planes apart with less than an import block between them; else into the
+ * output's own buffer, which vk_rgb_unload() copies out. Returns 1 (in place),
+ * 0 (copied after), or -EINVAL for an image not of the output's format and
+ * size. vk_output_release() undoes it once the GPU is done.
+ */
+int vk_output_place(struct vk_rgb *rgb, int index, const struct cisp_image *img, bool whole_words);
+/* Release the images a frame's outputs were imported from: the outputs' own buffers again. */
+void vk_output_release(struct vk_rgb *rgb);
+/* Output @index into its own buffer (the place of a context without imports, and after a release). */
+void vk_output_own_buffer(struct vk_rgb *rgb, int index);
 
 /*
  * Words of the tables buffer that an output of @out_w x @out_h needs for any

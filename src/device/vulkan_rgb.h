@@ -7,8 +7,8 @@
  * the raw input to its outputs without the software ISP.
  *
  * A frame on this side is three planes of one 32-bit word per sample in one
- * buffer, and a fourth for a stage's scratch (shaders/rgb.glsl); each output is packed into a buffer of its own,
- * then copied into the caller's image.
+ * buffer, and a fourth for a stage's scratch (shaders/rgb.glsl); each output is packed into the caller's image
+ * where the device imports it, else into a buffer of its own, then copied into the image (vulkan_output.h).
  */
 #ifndef CISP_DEVICE_VULKAN_RGB_H
 #define CISP_DEVICE_VULKAN_RGB_H
@@ -83,6 +83,16 @@ struct vk_rgb {
 	struct vk_buffer planes; /* 4 x width x height words: R, G, B (or Y, Cb, Cr) and a scratch plane */
 	struct vk_buffer tables; /* the tone table, the 3D LUT's, chroma denoise's and LTM's (shaders/colour.glsl) */
 	struct vk_buffer out[CISP_MAX_OUTPUTS];
+	/*
+	 * Where each output goes this frame (vk_output_place()); whether to
+	 * import the caller's images at all (the device offers it; a test turns
+	 * it off), the outputs written in place so far (a test reads it), and
+	 * which outputs' last place was logged, and whether in place.
+	 */
+	struct vk_output_place place[CISP_MAX_OUTPUTS];
+	bool import_outputs;
+	unsigned long outputs_in_place;
+	uint32_t place_logged, place_logged_in_place;
 	/*
 	 * An output cropped or scaled: its three planes (as the planes, at its
 	 * size), scaled_words words, as large as the largest output; made with
@@ -186,7 +196,10 @@ void vk_rgb_step_csc(struct vk_rgb *rgb, const struct cisp_csc_params *p, struct
  * a negative errno.
  */
 int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_param_state *state, struct vk_rgb_step step[2]);
-/* Packing the planes, of output @index's size, into its buffer, in its format (vk_output_steps() picks the planes). */
+/*
+ * Packing the planes, of output @index's size, into its place (vk_output_place()), in its format
+ * (vk_output_steps() picks the planes); also writes the place's layout into the tables, which the next run reads.
+ */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
 /*
  * Whether output @index can be made by vk_rgb_step_pack420() under @state: it
@@ -200,13 +213,14 @@ bool vk_rgb_packs420(const struct vk_rgb *rgb, const struct cisp_param_state *st
  * only the output: @from is sharpening's second step (the luma made before),
  * or a colour step (its colour correction, LTM, tone and 3D LUT; push_size 0
  * for none), whose dispatch it then replaces. The conversion's matrix is the
- * one vk_rgb_step_csc() last wrote into the tables.
+ * one vk_rgb_step_csc() last wrote into the tables; the output goes to its
+ * place (vk_output_place() with whole words), whose layout it writes there too.
  */
 void vk_rgb_step_pack420(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *from, struct vk_rgb_step *step);
 
 /* Record @steps in one command buffer, submit it and wait for it: 0 or a negative errno. */
 int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned count);
-/* Output @index's packed bytes into @img: 0, or -EINVAL if @img is not of its format and size. */
+/* Output @index's packed bytes from its own buffer into @img: 0, or -EINVAL if @img is not of its format and size. */
 int vk_rgb_unload(const struct vk_rgb *rgb, int index, struct cisp_image *img);
 
 /*
