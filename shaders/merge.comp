@@ -12,7 +12,6 @@ layout(std430, set = 0, binding = 2) readonly buffer Acc { uint acc[]; };     //
 layout(push_constant) uniform Params {
 	uint width, height;
 	int scale; // Q2.14, cisp_merge_prepare()
-	uint copy; // copy the frame into the output: a bracket's first frame into a merge buffer
 } p;
 
 // src/isp/merge.h
@@ -66,10 +65,6 @@ void main()
 	if (px >= p.width / 2u || y >= p.height)
 		return;
 	uint row = y * (p.width / 2u), i = row + px;
-	if (p.copy != 0u) {
-		dst[i] = frame[i];
-		return;
-	}
 	int w = int(p.width), x = 2 * int(px); // the width is even: x + 1 is in the row
 	// One decision for the pair's two colours, so that a pixel does not change colour.
 	bool ghost = ghost_at(row, x, w) || ghost_at(row, x + 1, w);

@@ -161,7 +161,9 @@ TEST(vulkan_merge_bitexact)
  * steps, against the reference's merges chained (cisp_merge_rows() over the
  * frames in cisp_merge_order()); the inputs imported where they are and
  * copied. One submission a bracket (the device's timeline moves by one),
- * and, importing, every frame imported.
+ * and, importing, every frame imported. The merge shader copies nothing: the
+ * first frame's unpack writes the merge buffer itself (an exposure step of
+ * more than one dispatch is refused).
  */
 TEST(vulkan_merge_bracket_bitexact)
 {
@@ -238,6 +240,13 @@ TEST(vulkan_merge_bracket_bitexact)
 						  n, f->import_input ? "imported" : "copied", i % w, i / w, got[i], acc[i]);
 					break;
 				}
+			/* The first frame's last exposure step writes the merge buffer: one of one dispatch, or refused. */
+			if (b == 0 && !import) {
+				const struct vk_step two[3] = { steps[0], steps[1], steps[1] };
+
+				CHECK_EQ(vk_frame_merge(f, &job, &steps[1], &last), 0);
+				CHECK_ERR(vk_frame_run(f, last, two, 3, &got), -EINVAL, "stages of one dispatch each");
+			}
 			vk_frame_destroy(f);
 			for (unsigned k = 0; k < n; k++)
 				cisp_image_free(&in[k]);

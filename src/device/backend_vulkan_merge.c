@@ -69,6 +69,13 @@ int vk_frame_merge_open(struct vk_frame *f)
 		bindings[VK_MERGE_SET_INPUT + k][1] = &f->plane[0];
 		bindings[VK_MERGE_SET_INPUT + k][2] = &f->tables;
 	}
+	for (unsigned a = 0; a < 2; a++) {
+		for (unsigned s = 0; s < 3; s++) {
+			bindings[VK_MERGE_SET_FIRST + 3 * a + s][0] = s < 2 ? &f->plane[s] : &f->raw;
+			bindings[VK_MERGE_SET_FIRST + 3 * a + s][1] = &m->acc[a];
+			bindings[VK_MERGE_SET_FIRST + 3 * a + s][2] = &f->tables;
+		}
+	}
 	if ((ret = vk_buffer_create(f->gpu, bytes, &m->acc[0])) || (ret = vk_buffer_create(f->gpu, bytes, &m->acc[1])) ||
 	    (ret = vk_sets_create(f->gpu, VK_MERGE_SETS, bindings, &m->descriptors, m->set)) ||
 	    (ret = vk_pipeline_create(f->gpu, spv_merge, sizeof(spv_merge), &m->pipeline))) {
@@ -79,65 +86,83 @@ int vk_frame_merge_open(struct vk_frame *f)
 	return 0;
 }
 
-/* The shader's push constants: the size, the scale (a merge step's) and whether it copies instead. */
-static void merge_push(const struct vk_frame *f, uint32_t scale, bool copy, struct vk_step *s)
+void vk_step_merge(const struct vk_frame *f, const struct cisp_merge_coeffs *c, struct vk_step *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->shader = VK_SHADER_BLC; /* not a stage shader of the device: s->merge says it is the frame's merge */
 	s->merge = true;
 	s->push[0] = f->width;
 	s->push[1] = f->height;
-	s->push[2] = scale;
-	s->push[3] = copy;
-	s->push_size = 4 * 4;
+	s->push[2] = (uint32_t)c->scale;
+	s->push_size = 3 * 4;
 	s->rows = f->height;
 }
 
-void vk_step_merge(const struct vk_frame *f, const struct cisp_merge_coeffs *c, struct vk_step *s)
+/* Step @s with @pipeline and @set, behind a barrier where @after_another. */
+static void dispatch(const struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *s, VkPipeline pipeline,
+		     VkDescriptorSet set, bool after_another)
 {
-	merge_push(f, (uint32_t)c->scale, false, s);
-}
-
-static void dispatch(const struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *s, VkDescriptorSet set)
-{
-	vk_commands_dispatch(cmd, f->gpu, true, f->merge->pipeline, set, s->push, s->push_size,
+	vk_commands_dispatch(cmd, f->gpu, after_another, pipeline, set, s->push, s->push_size,
 			     (f->width / 2 + GROUP_PAIRS - 1) / GROUP_PAIRS, s->rows);
 }
 
 void vk_merge_record(const struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *s, unsigned from)
 {
-	dispatch(f, cmd, s, f->merge->set[VK_MERGE_SET_LAST + from]);
+	dispatch(f, cmd, s, f->merge->pipeline, f->merge->set[VK_MERGE_SET_LAST + from], true);
+}
+
+/*
+ * The bracket's first frame, loaded through @input (@unpack its unpack),
+ * through @steps, the last of which writes merge buffer @into itself: the
+ * merge so far, which no dispatch then copies. The others write the planes.
+ */
+static int record_first(struct vk_frame *f, VkCommandBuffer cmd, VkDescriptorSet input, const struct vk_step *unpack,
+			const struct vk_step *steps, unsigned count, unsigned into)
+{
+	const struct vk_step *last = count > 1 ? &steps[count - 1] : unpack;
+	unsigned from = 2; /* the raw input, where the unpack is the last */
+
+	if (last->merge || last->bnr_quality || last->shader == VK_SHADER_BNR || last->shader == VK_SHADER_STATS)
+		return cisp_error(-EINVAL, "Vulkan backend: a bracket's exposure steps are stages of one dispatch each");
+	if (count > 1)
+		from = vk_frame_record_steps(f, cmd, input, unpack, steps, count - 1, false, false);
+	dispatch(f, cmd, last, f->gpu->pipeline[last->shader], f->merge->set[VK_MERGE_SET_FIRST + 3 * into + from],
+		 count > 1);
+	return 0;
 }
 
 int vk_merge_record_inputs(struct vk_frame *f, VkCommandBuffer cmd, const struct vk_step *steps, unsigned count)
 {
 	struct vk_merge *m = f->merge;
-	struct vk_step copy, merge;
+	struct vk_step merge;
 	unsigned held; /* the merge buffer that holds the merge so far */
 
 	if (!m)
 		return cisp_error(-EINVAL, "Vulkan backend: a merge step before the frame's merge is made");
+	if (!count)
+		return cisp_error(-EINVAL, "Vulkan backend: a bracket's frames start with the unpack");
 	/* The first frame goes where the buffers' turns leave the merge so far in buffer 0 for the last merge. */
 	held = (m->others + 1) % 2;
-	merge_push(f, 0, true, &copy);
 	for (unsigned k = 0; k < m->others; k++) {
-		VkDescriptorSet input = m->set[VK_MERGE_SET_INPUT + k];
+		/* The first frame's unpack, where it is its last step, writes the merge buffer from a set of its own. */
+		const unsigned set = k == 0 && count == 1 ? VK_MERGE_SET_FIRST + 3 * held + 2 : VK_MERGE_SET_INPUT + k;
+		VkDescriptorSet input = m->set[set];
 		struct vk_step unpack = steps[0];
 		unsigned plane;
 		int ret;
 
 		if ((ret = vk_frame_load(f, m->other[k], &m->raw[k], &m->imported[k], input, &unpack)))
 			return ret;
-		/* Behind a barrier after the first: the frame before read the planes this one writes. */
-		plane = vk_frame_record_steps(f, cmd, input, &unpack, steps, count, k > 0, false);
 		if (k == 0) {
-			/* The first frame is the merge so far: a set that writes buffer held, with the copy's push constants. */
-			dispatch(f, cmd, &copy, m->set[VK_MERGE_SET_STEP + 2 * (1 - held) + plane]);
+			if ((ret = record_first(f, cmd, input, &unpack, steps, count, held)))
+				return ret;
 			continue;
 		}
+		/* Behind a barrier: the frame before read the planes this one writes. */
+		plane = vk_frame_record_steps(f, cmd, input, &unpack, steps, count, true, false);
 		/* From buffer held into the other, which the next merge reads: the buffers take turns. */
 		vk_step_merge(f, &m->c[k], &merge);
-		dispatch(f, cmd, &merge, m->set[VK_MERGE_SET_STEP + 2 * held + plane]);
+		dispatch(f, cmd, &merge, m->pipeline, m->set[VK_MERGE_SET_STEP + 2 * held + plane], true);
 		held = 1 - held;
 	}
 	return 0;

@@ -4,10 +4,10 @@
  * CISP_JOB_MERGE_HDR jobs. The whole bracket is one command buffer: each of
  * its frames, longest exposure first, goes through the exposure stages
  * (unpack, black level) from a raw input of its own (imported where it is,
- * or copied); the same shader (shaders/merge.comp) copies the first frame
- * into one of two merge buffers, and each merge step folds the next frame
- * into the merge so far, reading one merge buffer and writing the other
- * (it reads out of place). The shortest frame's merge reads buffer 0 and
+ * or copied); the first frame's last exposure step writes one of two merge
+ * buffers itself, and each merge step (shaders/merge.comp) folds the next
+ * frame into the merge so far, reading one merge buffer and writing the
+ * other (it reads out of place). The shortest frame's merge reads buffer 0 and
  * writes the other plane, and the frame goes on with the rest of its steps.
  */
 #ifndef CISP_DEVICE_VULKAN_MERGE_H
@@ -26,7 +26,8 @@ struct vk_step;
 #define VK_MERGE_SET_LAST 0
 #define VK_MERGE_SET_STEP 2
 #define VK_MERGE_SET_INPUT 6
-#define VK_MERGE_SETS (VK_MERGE_SET_INPUT + VK_MERGE_OTHERS)
+#define VK_MERGE_SET_FIRST (VK_MERGE_SET_INPUT + VK_MERGE_OTHERS)
+#define VK_MERGE_SETS (VK_MERGE_SET_FIRST + 6)
 
 /*
  * A frame's merge, made at its first bracket: the two merge buffers (16-bit
@@ -39,9 +40,10 @@ struct vk_merge {
 	/*
 	 * VK_MERGE_SET_LAST + s: plane s and merge buffer 0 into plane 1 - s (the
 	 * shortest frame's merge); VK_MERGE_SET_STEP + 2 * a + s: plane s and
-	 * merge buffer a into buffer 1 - a (a copy through it: plane s into
-	 * buffer 1 - a); VK_MERGE_SET_INPUT + k: other frame k's raw input into
-	 * plane 0 (the unpack's).
+	 * merge buffer a into buffer 1 - a; VK_MERGE_SET_INPUT + k: other
+	 * frame k's raw input into plane 0 (the unpack's); VK_MERGE_SET_FIRST +
+	 * 3 * a + s: the first frame's last exposure step into buffer a, from
+	 * plane s, or (s = 2) from its raw input (where the unpack is the last).
 	 */
 	VkDescriptorSet set[VK_MERGE_SETS];
 	VkPipeline pipeline;
@@ -77,10 +79,10 @@ int vk_frame_merge(struct vk_frame *frame, const struct cisp_device_frame *job, 
 /*
  * Record the bracket vk_frame_merge() set up into @cmd, ahead of its
  * shortest frame: each other frame from its own raw input through @steps
- * (its exposure steps, the first an unpack), merged into the merge so far
- * (the first copied there), which ends in merge buffer 0. Nothing where none
- * is set up: a merge step then merges buffer 0 as it is. 0 or a negative
- * errno.
+ * (its exposure steps, the first an unpack, each a stage of one dispatch),
+ * merged into the merge so far (the first one's last step writes it), which
+ * ends in merge buffer 0. Nothing where none is set up: a merge step then
+ * merges buffer 0 as it is. 0 or a negative errno.
  */
 int vk_merge_record_inputs(struct vk_frame *frame, VkCommandBuffer cmd, const struct vk_step *steps, unsigned count);
 /* Release the other frames' imports and forget the bracket (vk_frame_release_input()'s business). */
