@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The last stages of a frame fused with its packing into NV12 or I420
-// (docs/gpu.md, "Fewer passes on the RGB side"): sharpening (src/isp/sharpen.c,
-// from the luma of plane 3) or the colour stages of @stages (colour.glsl),
-// then the conversion to YCbCr (csc.c), then the packing (pack.c,
-// cisp_pack_rows()) of an output of the frame's size showing the whole frame,
-// without writing the planes back; sharpening's luma comes through a tile in
-// shared memory (colour.glsl). One invocation makes a block of 8x2 pixels
-// (one in the last row of an odd height): two words of Y in each of its rows
-// and the words of its four 2x2 blocks' chroma, so the frame's width must be
-// a multiple of 8 for every word to be one invocation's. The output's planes
+// The last stages of a frame fused with its packing into NV12 or I420, or
+// into RGB888, XBGR32 or RGB48 (docs/gpu.md, "Fewer passes on the RGB side"):
+// sharpening (src/isp/sharpen.c, from the luma of plane 3) or the colour
+// stages of @stages (colour.glsl), then, for 4:2:0, the conversion to YCbCr
+// (csc.c), then the packing (pack.c, cisp_pack_rows()) of an output of the
+// frame's size showing the whole frame, without writing the planes back;
+// sharpening's luma comes through a tile in shared memory (colour.glsl). One
+// invocation makes a block of 8x2 pixels (one in the last row of an odd
+// height): the words of each of its rows (two of Y; 6, 8 or 12 of RGB) and the
+// words of its four 2x2 blocks' chroma, so the frame's width must be a
+// multiple of 8 for every word to be one invocation's. The output's planes
 // are where the layout in the tables puts them (vk_rgb_step_pack420(): each
 // plane's offset and stride, multiples of 4, in the output's own buffer or in
 // the caller's image imported where it is).
@@ -21,7 +22,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
 #define LUMA_TILE_H 6
 #include "colour.glsl"
 
-const uint PACK_NV12 = 3u, PACK_I420 = 4u; // as pack.comp's
+const uint PACK_RGB888 = 0u, PACK_XBGR32 = 1u, PACK_RGB48 = 2u, PACK_NV12 = 3u, PACK_I420 = 4u; // as pack.comp's
 const uint SHARPEN = 64u; // in @stages: sharpening instead of the colour stages
 
 layout(push_constant) uniform Params {
@@ -31,8 +32,19 @@ layout(push_constant) uniform Params {
 	int ccm_m[5];
 	int ccm_offset[3];
 	uint coring, strength, limit; // sharpening's
-	uint place;      // PACK_NV12 or PACK_I420, and, from bit 8, where the layout starts in the tables
+	uint place;      // PACK_*, and, from bit 8, where the layout starts in the tables
 } p;
+
+// Byte @k of pixel @v in the first plane of @packing (pack.comp's byte_at() for one pixel; Y for 4:2:0).
+uint pixel_byte(uvec3 v, uint packing, uint k)
+{
+	switch (packing) {
+	case PACK_RGB888: return to8(v[k]);
+	case PACK_XBGR32: return k == 3u ? 255u : to8(v[2u - k]);
+	case PACK_RGB48: return (v[k / 2u] >> ((k & 1u) * 8u)) & 255u; // little-endian words
+	default: return to8(v.x);
+	}
+}
 
 void main()
 {
@@ -45,10 +57,12 @@ void main()
 	uint packing = p.place & 255u, at0 = p.place >> 8;
 	uint offset[3] = uint[3](table[at0], table[at0 + 1u], table[at0 + 2u]);
 	uint stride[3] = uint[3](table[at0 + 3u], table[at0 + 4u], table[at0 + 5u]);
-	uint rows = min(2u, h - y0), luma[2] = uint[2](0u, 0u), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
+	uint rows = min(2u, h - y0), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
+	// Bytes a pixel in the first plane: the row's words are 2 x bpp.
+	uint bpp = packing == PACK_RGB888 ? 3u : packing == PACK_XBGR32 ? 4u : packing == PACK_RGB48 ? 6u : 1u;
 
 	for (uint j = 0u; j < rows; j++) {
-		uint y = y0 + j, word[2] = uint[2](0u, 0u);
+		uint y = y0 + j, word[12] = uint[12](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
 		for (uint i = 0u; i < 8u; i++) {
 			uint x = x0 + i, at = y * w + x;
 			uvec3 v = uvec3(rgb[at], rgb[n + at], rgb[2u * n + at]);
@@ -60,14 +74,21 @@ void main()
 			} else {
 				v = colour_stages(v, x, y, p.stages, p.ccm_m, p.ccm_offset, p.lut3d_size);
 			}
-			v = csc(v);
-			word[i >> 2] |= to8(v.x) << (8u * (i & 3u));
-			cb[i >> 1] += v.y; // four samples of at most 65535: no overflow
-			cr[i >> 1] += v.z;
+			if (packing >= PACK_NV12) {
+				v = csc(v);
+				cb[i >> 1] += v.y; // four samples of at most 65535: no overflow
+				cr[i >> 1] += v.z;
+			}
+			for (uint k = 0u; k < bpp; k++) {
+				uint b = i * bpp + k;
+				word[b >> 2] |= pixel_byte(v, packing, k) << (8u * (b & 3u));
+			}
 		}
-		words[(offset[0] + y * stride[0] + x0) / 4u] = word[0];
-		words[(offset[0] + y * stride[0] + x0) / 4u + 1u] = word[1];
+		for (uint q = 0u; q < 2u * bpp; q++)
+			words[(offset[0] + y * stride[0] + x0 * bpp) / 4u + q] = word[q];
 	}
+	if (packing < PACK_NV12)
+		return;
 	// The rounded mean of each 2x2 block's samples inside the frame: chroma() in pack.c.
 	uint count = 2u * rows;
 	for (uint b = 0u; b < 4u; b++) {

@@ -182,23 +182,27 @@ TEST(vulkan_fuse_steps_bitexact)
 }
 
 /*
- * The 4:2:0 packing fused with what comes before it: the conversion alone,
- * after colour correction, after sharpening (the luma from the colour
- * dispatch before), and after both, each conversion in turn, into NV12 and
- * I420 of frames 8 pixels wide to past a workgroup's 64 blocks, odd heights,
- * against the reference's stages and cisp_pack_rows(), byte for byte.
+ * The packing fused with what comes before it: the conversion alone, after
+ * colour correction, after sharpening (the luma from the colour dispatch
+ * before), and after both, each conversion in turn, into NV12 and I420; the
+ * same without the conversion (and with nothing before) into RGB888, XBGR32
+ * and RGB48; frames 8 pixels wide to past a workgroup's 64 blocks, odd
+ * heights, against the reference's stages and cisp_pack_rows(), byte for byte.
  */
 TEST(vulkan_fuse_pack420_bitexact)
 {
 	static const struct {
 		uint32_t w, h;
 	} frames[] = { { 8, 3 }, { 24, 6 }, { 520, 5 } };
-	static const uint32_t formats[] = { CISP_FMT_NV12, CISP_FMT_I420 };
+	static const uint32_t formats[] = { CISP_FMT_NV12, CISP_FMT_I420, CISP_FMT_RGB888, CISP_FMT_XBGR32, CISP_FMT_RGB48 };
+	enum { FORMATS = sizeof(formats) / sizeof(formats[0]) };
 	struct vk_gpu *g = open_gpu();
 	int kind = 0;
 
-	for (unsigned f = 0; g && f < 2 * sizeof(frames) / sizeof(frames[0]); f++) {
-		const uint32_t w = frames[f / 2].w, h = frames[f / 2].h, format[CISP_MAX_OUTPUTS] = { formats[f % 2] };
+	for (unsigned f = 0; g && f < FORMATS * sizeof(frames) / sizeof(frames[0]); f++) {
+		const uint32_t w = frames[f / FORMATS].w, h = frames[f / FORMATS].h,
+			       format[CISP_MAX_OUTPUTS] = { formats[f % FORMATS] };
+		const bool yuv = f % FORMATS < 2;
 		uint16_t *want = malloc((size_t)w * h * 3 * 2);
 		struct cisp_image got, packed;
 		struct vk_rgb *rgb = NULL;
@@ -209,7 +213,8 @@ TEST(vulkan_fuse_pack420_bitexact)
 		CHECK_EQ(cisp_image_alloc(&packed, format[0], w, h), 0);
 		CHECK_EQ(vk_rgb_create(g, w, h, NULL, format, &rgb), 0);
 		CHECK(!rgb || vk_rgb_packs420(rgb, &state, 0));
-		for (unsigned mask = FUSE_CSC; rgb && want && mask < 8; mask++, kind = (kind + 1) % 6) {
+		for (unsigned mask = yuv ? FUSE_CSC : 0; rgb && want && mask < (yuv ? 8u : FUSE_CSC);
+		     mask++, kind = (kind + 1) % 6) {
 			const struct rgb16 planes = as_rgb16(want, w, h);
 			uint32_t *words = rgb->planes.map;
 			struct vk_rgb_step steps[2], last;
@@ -243,7 +248,9 @@ TEST(vulkan_fuse_pack420_bitexact)
  * them); 60 wide, where the conversion is fused into sharpening, or alone in
  * the colour dispatch; two YUV outputs, a cropped and a scaled one, chroma
  * denoise; an RGB output beside a YUV one, where the conversion stays a
- * dispatch of its own. Several conversions, sharpening on and off.
+ * dispatch of its own; one RGB output of a frame 64 wide, packed by the
+ * last dispatch (chroma denoise on, which only YUV outputs run). Several
+ * conversions, sharpening on and off.
  */
 TEST(vulkan_fuse_pipeline_bitexact)
 {
@@ -265,6 +272,10 @@ TEST(vulkan_fuse_pipeline_bitexact)
 		/* Two YUV outputs, a cropped one, a scaled one with chroma denoise: the conversion fused, packed apart. */
 		{ 64, { { CISP_FMT_NV12, 30, 18 }, { CISP_FMT_I420, 64, 32 } }, { 10, 4, 40, 22 }, SHARPEN, 5 },
 		{ 64, { { CISP_FMT_I420, 34, 18 } }, { 0 }, CCM | SHARPEN | CNR, 3 },
+		/* One RGB output of the whole frame, 8 pixels to a block: packed by the last dispatch. */
+		{ 64, { { CISP_FMT_RGB888, 64, 32 } }, { 0 }, CCM | TONE | SHARPEN | CNR, 0 },
+		{ 64, { { CISP_FMT_XBGR32, 64, 32 } }, { 0 }, CCM | LTM | TONE, 0 },
+		{ 64, { { CISP_FMT_RGB48, 64, 32 } }, { 0 }, SHARPEN, 0 },
 		/* An RGB output beside: the conversion a dispatch of its own. */
 		{ 64, { { CISP_FMT_RGB888, 64, 32 }, { CISP_FMT_NV12, 64, 32 } }, { 0 }, CCM | SHARPEN, 0 },
 	};

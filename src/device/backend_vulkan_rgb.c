@@ -561,7 +561,7 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 
 bool vk_rgb_packs420(const struct vk_rgb *r, const struct cisp_param_state *state, int index)
 {
-	return is_yuv(r->out_format[index]) && r->width % PACK420_BLOCK_W == 0 && vk_output_whole(r, state, index);
+	return r->out_format[index] && r->width % PACK420_BLOCK_W == 0 && vk_output_whole(r, state, index);
 }
 
 void vk_rgb_step_pack420(const struct vk_rgb *r, int index, const struct vk_rgb_step *from, struct vk_rgb_step *s)
@@ -666,26 +666,28 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	struct vk_rgb_step csc = { .push_size = 0 };
 	const bool sharpen = state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_SHARPEN);
 	unsigned n = 0, bayer_plane;
-	unsigned yuv = 0; /* the YUV outputs asked for */
-	int yuv_out = -1; /* the one, where only one is */
-	bool rgb_out = false, fuse420;
+	unsigned yuv = 0, outputs = 0; /* the YUV outputs asked for, and all */
+	int only = -1; /* the one output, where only one is asked for */
+	bool rgb_out = false, fuse_pack;
 	int ret;
 
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
-		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i]))
-			yuv_out = yuv++ ? -1 : i;
-		rgb_out |= r->out_format[i] && output[i] && !is_yuv(r->out_format[i]);
+		if (!r->out_format[i] || !output[i])
+			continue;
+		only = outputs++ ? -1 : i;
+		yuv += is_yuv(r->out_format[i]);
+		rgb_out |= !is_yuv(r->out_format[i]);
 	}
 	/*
-	 * One 4:2:0 output alone, of the whole frame, without chroma denoise
-	 * between: the last dispatch converts and packs it, and the planes are
+	 * One output alone, of the whole frame, without chroma denoise between
+	 * for 4:2:0: the last dispatch (converts and) packs it, and the planes are
 	 * not written back.
 	 */
-	fuse420 = yuv == 1 && !rgb_out && !(state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)) &&
-		  vk_rgb_packs420(r, state, yuv_out);
+	fuse_pack = outputs == 1 && !(yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR))) &&
+		    vk_rgb_packs420(r, state, only);
 	/* Each output into the caller's image where the device imports it, before any set is recorded. */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i], fuse420 && i == yuv_out)) < 0)
+		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i], fuse_pack && i == only)) < 0)
 			return ret;
 
 	/* One command buffer: the Bayer side's steps, then this side's. */
@@ -731,10 +733,10 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	}
 	if (yuv)
 		vk_rgb_step_csc(r, &state->csc, &csc);
-	if (fuse420) {
+	if (fuse_pack) {
 		if (sharpen)
 			steps[n++] = colour;
-		vk_rgb_step_pack420(r, yuv_out, sharpen ? &sharpening[1] : &colour, &steps[n++]);
+		vk_rgb_step_pack420(r, only, sharpen ? &sharpening[1] : &colour, &steps[n++]);
 		return finish_frame(r, steps, n, output);
 	}
 	/*

@@ -203,14 +203,14 @@ int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_param_state *state, st
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
 /*
  * Whether output @index can be made by vk_rgb_step_pack420() under @state: it
- * is NV12 or I420, shows the whole frame at the frame's size, and the frame's
- * width is a multiple of 8 (shaders/pack420.comp).
+ * shows the whole frame at the frame's size, and the frame's width is a
+ * multiple of 8 (shaders/pack420.comp).
  */
 bool vk_rgb_packs420(const struct vk_rgb *rgb, const struct cisp_param_state *state, int index);
 /*
- * Output @index (vk_rgb_packs420()) converted to YCbCr and packed straight
- * from the RGB planes, after what @from does, in one dispatch that writes
- * only the output: @from is sharpening's second step (the luma made before),
+ * Output @index (vk_rgb_packs420()) packed straight from the RGB planes
+ * (converted to YCbCr first for NV12 and I420), after what @from does, in one
+ * dispatch that writes only the output: @from is sharpening's second step (the luma made before),
  * or a colour step (its colour correction, LTM, tone and 3D LUT; push_size 0
  * for none), whose dispatch it then replaces. The conversion's matrix is the
  * one vk_rgb_step_csc() last wrote into the tables; the output goes to its
