@@ -8,6 +8,7 @@ layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 layout(push_constant) uniform Params {
 	uint width, height;
 	int radius;
+	uint place; // pack420_cnr.comp's output: as pack420.comp's
 } p;
 
 const uint TABLE_START = 32768u + 33u * 33u * 33u * 3u;
@@ -32,3 +33,23 @@ uint cnr_mean(uint sw, uint swv)
 }
 
 uint absdiff(uint a, uint b) { return a > b ? a - b : b - a; }
+
+// The vertical pass at pixel (@x, @y) (cisp_cnr_v_row_c()): the horizontal pass's Cb | Cr of
+// plane 3 filtered down the column (reflected rows) against Y of plane 0 of yuv[], declared
+// before: the denoised Cb and Cr.
+uvec2 cnr_v_at(uint x, int y)
+{
+	int h = int(p.height);
+	uint n = p.width * p.height, c = uint(y) * p.width + x;
+	uint y0 = yuv[c], b0 = yuv[3u * n + c] & 0xffffu, r0 = yuv[3u * n + c] >> 16;
+	uint iy = inv_y(y0), ic = inv_c(y0), sw = 0u, swb = 0u, swr = 0u;
+	for (int k = -p.radius; k <= p.radius; k++) {
+		uint i = uint(mirror(y + k, h)) * p.width + x, br = yuv[3u * n + i];
+		uint b = br & 0xffffu, r = br >> 16;
+		uint wt = cnr_weight(absdiff(yuv[i], y0), absdiff(b, b0), absdiff(r, r0), iy, ic);
+		sw += wt;
+		swb += wt * b;
+		swr += wt * r;
+	}
+	return uvec2(cnr_mean(sw, swb), cnr_mean(sw, swr));
+}

@@ -21,8 +21,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
 #define LUMA_TILE_W (64 * 8 + 4) // the workgroup's 64 blocks of 8 pixels, and 2 each side
 #define LUMA_TILE_H 6
 #include "colour.glsl"
-
-const uint PACK_RGB888 = 0u, PACK_XBGR32 = 1u, PACK_RGB48 = 2u, PACK_NV12 = 3u, PACK_I420 = 4u; // as pack.comp's
+#include "pack420.glsl"
 const uint SHARPEN = 64u; // in @stages: sharpening instead of the colour stages
 
 layout(push_constant) uniform Params {
@@ -54,9 +53,7 @@ void main()
 		load_luma_tile(int(tile_x0), int(y0), int(w), int(h));
 	if (x0 >= w || y0 >= h)
 		return;
-	uint packing = p.place & 255u, at0 = p.place >> 8;
-	uint offset[3] = uint[3](table[at0], table[at0 + 1u], table[at0 + 2u]);
-	uint stride[3] = uint[3](table[at0 + 3u], table[at0 + 4u], table[at0 + 5u]);
+	uint packing = p.place & 255u, place_at = p.place >> 8;
 	uint rows = min(2u, h - y0), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
 	// Bytes a pixel in the first plane: the row's words are 2 x bpp.
 	uint bpp = packing == PACK_RGB888 ? 3u : packing == PACK_XBGR32 ? 4u : packing == PACK_RGB48 ? 6u : 1u;
@@ -84,23 +81,8 @@ void main()
 				word[b >> 2] |= pixel_byte(v, packing, k) << (8u * (b & 3u));
 			}
 		}
-		for (uint q = 0u; q < 2u * bpp; q++)
-			words[(offset[0] + y * stride[0] + x0 * bpp) / 4u + q] = word[q];
+		store_row(place_at, y, x0, bpp, word);
 	}
-	if (packing < PACK_NV12)
-		return;
-	// The rounded mean of each 2x2 block's samples inside the frame: chroma() in pack.c.
-	uint count = 2u * rows;
-	for (uint b = 0u; b < 4u; b++) {
-		cb[b] = to8((cb[b] + count / 2u) / count);
-		cr[b] = to8((cr[b] + count / 2u) / count);
-	}
-	if (packing == PACK_NV12) { // rows of Cb Cr pairs, w bytes each
-		uint at = (offset[1] + (y0 / 2u) * stride[1] + x0) / 4u;
-		words[at] = cb[0] | cr[0] << 8 | cb[1] << 16 | cr[1] << 24;
-		words[at + 1u] = cb[2] | cr[2] << 8 | cb[3] << 16 | cr[3] << 24;
-	} else { // a Cb plane, then a Cr plane, rows of w / 2 bytes
-		words[(offset[1] + (y0 / 2u) * stride[1] + x0 / 2u) / 4u] = cb[0] | cb[1] << 8 | cb[2] << 16 | cb[3] << 24;
-		words[(offset[2] + (y0 / 2u) * stride[2] + x0 / 2u) / 4u] = cr[0] | cr[1] << 8 | cr[2] << 16 | cr[3] << 24;
-	}
+	if (packing >= PACK_NV12)
+		store_chroma(place_at, packing, x0, y0, rows, cb, cr);
 }

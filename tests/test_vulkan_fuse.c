@@ -27,6 +27,7 @@
 #ifdef CISP_VULKAN_BUILT
 #include "device/vulkan_rgb.h"
 #include "isp/ccm.h"
+#include "isp/cnr.h"
 #include "isp/csc.h"
 #include "isp/pack.h"
 #include "isp/sharpen.h"
@@ -242,6 +243,77 @@ TEST(vulkan_fuse_pack420_bitexact)
 }
 
 /*
+ * Chroma denoise's vertical pass fused with the 4:2:0 packing
+ * (pack420_cnr.comp) after its horizontal pass, into NV12 and I420 of 24x5
+ * (odd height) and 520x6 (two workgroups), radii 1 and 3, on noisy planes
+ * (a luma ramp, chroma about a level, noise from 16 to 8192 by row), against
+ * cisp_cnr_rows() and cisp_pack_rows(), byte for byte.
+ */
+TEST(vulkan_fuse_pack420_cnr_bitexact)
+{
+	static const uint32_t frames[][2] = { { 24, 5 }, { 520, 6 } };
+	static const uint32_t formats[] = { CISP_FMT_NV12, CISP_FMT_I420 };
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned f = 0; g && f < 4; f++) {
+		const uint32_t w = frames[f / 2][0], h = frames[f / 2][1], format[CISP_MAX_OUTPUTS] = { formats[f % 2] };
+		uint16_t *in = malloc((size_t)w * h * 3 * 2), *out = malloc((size_t)w * h * 3 * 2);
+		struct cisp_image got, want;
+		struct vk_rgb *rgb = NULL;
+		struct cisp_param_state state;
+		struct cisp_cnr_coeffs *c = NULL;
+		struct vk_rgb_step steps[2];
+
+		cisp_param_state_init(&state);
+		state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_CNR) | CISP_BLOCK_BIT(CISP_BLOCK_NOISE);
+		state.enabled &= ~(CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_CCM) |
+				   CISP_BLOCK_BIT(CISP_BLOCK_TONE));
+		state.cnr.strength = 1024;
+		state.cnr.luma_strength = 512;
+		state.cnr.radius = f / 2 ? 3 : 1;
+		for (int k = 0; k < 4; k++) {
+			state.noise.a[k] = 1u << 22;
+			state.noise.b[k] = 1u << 26;
+		}
+		CHECK_EQ(cisp_image_alloc(&got, format[0], w, h), 0);
+		CHECK_EQ(cisp_image_alloc(&want, format[0], w, h), 0);
+		CHECK_EQ(vk_rgb_create(g, w, h, NULL, format, &rgb), 0);
+		CHECK_EQ(cisp_cnr_prepare(&c, &state.cnr, &state.noise, &(const struct cisp_cnr_gains){ .csc = &state.csc }),
+			 0);
+		if (rgb && in && out && c) {
+			const struct rgb16 a = as_rgb16(in, w, h), b = as_rgb16(out, w, h);
+			uint32_t *words = rgb->planes.map;
+
+			for (size_t i = 0; i < (size_t)w * h * 3; i++) {
+				const uint32_t x = (uint32_t)(i % w), y = (uint32_t)(i / w % h);
+				const uint32_t base = i < (size_t)w * h ? 4000 + 100 * x + 1000 * y : 30000 + 40 * x;
+
+				in[i] = (uint16_t)((base + (uint32_t)test_rand() % (16u << y % 10)) & 0xffff);
+				words[i] = in[i];
+			}
+			memcpy(out, in, (size_t)w * h * 2); /* Y passes through */
+			cisp_cnr_rows(c, &a, &b, 0, (int)h);
+			cisp_pack_rows(&b, &want, 0, (int)h);
+			CHECK(vk_rgb_packs420(rgb, &state, 0));
+			CHECK_EQ(vk_rgb_step_cnr(rgb, &state, steps), 2);
+			vk_rgb_step_pack420_cnr(rgb, 0, &steps[1], &steps[1]);
+			CHECK_EQ(vk_rgb_run(rgb, steps, 2), 0);
+			CHECK_EQ(vk_rgb_unload(rgb, 0, &got), 0);
+			if (!test_same_pixels(&got, &want))
+				test_fail(__FILE__, __LINE__, "%s %ux%u, radius %u: not the reference's bytes",
+					  cisp_format_name(format[0]), w, h, state.cnr.radius);
+		}
+		cisp_cnr_free(c);
+		vk_rgb_destroy(rgb);
+		cisp_image_free(&got);
+		cisp_image_free(&want);
+		free(in);
+		free(out);
+	}
+	vk_gpu_close(g);
+}
+
+/*
  * Whole frames on a device with CISP_ISP=vulkan, whole on the GPU, byte for
  * byte against the software ISP: one 4:2:0 output of a frame 64 wide, packed
  * by the last dispatch (after sharpening, after the colour stages, LTM among
@@ -272,6 +344,9 @@ TEST(vulkan_fuse_pipeline_bitexact)
 		/* Two YUV outputs, a cropped one, a scaled one with chroma denoise: the conversion fused, packed apart. */
 		{ 64, { { CISP_FMT_NV12, 30, 18 }, { CISP_FMT_I420, 64, 32 } }, { 10, 4, 40, 22 }, SHARPEN, 5 },
 		{ 64, { { CISP_FMT_I420, 34, 18 } }, { 0 }, CCM | SHARPEN | CNR, 3 },
+		/* One 4:2:0 output of the whole frame with chroma denoise: packed by its vertical pass. */
+		{ 64, { { CISP_FMT_NV12, 64, 32 } }, { 0 }, CCM | SHARPEN | CNR, 1 },
+		{ 64, { { CISP_FMT_I420, 64, 32 } }, { 0 }, CNR, 4 },
 		/* One RGB output of the whole frame, 8 pixels to a block: packed by the last dispatch. */
 		{ 64, { { CISP_FMT_RGB888, 64, 32 } }, { 0 }, CCM | TONE | SHARPEN | CNR, 0 },
 		{ 64, { { CISP_FMT_XBGR32, 64, 32 } }, { 0 }, CCM | LTM | TONE, 0 },

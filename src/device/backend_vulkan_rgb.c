@@ -38,6 +38,9 @@ static const uint32_t spv_pack[] =
 static const uint32_t spv_pack420[] =
 #include "device/pack420.spv.h"
 	;
+static const uint32_t spv_pack420_cnr[] =
+#include "device/pack420_cnr.spv.h"
+	;
 static const uint32_t spv_scale[] =
 #include "device/scale.spv.h"
 	;
@@ -54,6 +57,7 @@ static const struct {
 	[VK_RGB_CNR_V] = { spv_cnr_v, sizeof(spv_cnr_v) },
 	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
 	[VK_RGB_PACK420] = { spv_pack420, sizeof(spv_pack420) },
+	[VK_RGB_PACK420_CNR] = { spv_pack420_cnr, sizeof(spv_pack420_cnr) },
 	[VK_RGB_SCALE] = { spv_scale, sizeof(spv_scale) },
 };
 
@@ -578,6 +582,14 @@ void vk_rgb_step_pack420(const struct vk_rgb *r, int index, const struct vk_rgb_
 	s->push[PACK420_LAYOUT] = (uint32_t)pack_layout(r->out_format[index]) | write_layout(r, index) << 8;
 }
 
+void vk_rgb_step_pack420_cnr(const struct vk_rgb *r, int index, const struct vk_rgb_step *cnr_v, struct vk_rgb_step *s)
+{
+	const uint32_t radius = cnr_v->push[2]; /* @s may be @cnr_v */
+
+	step_begin(r, s, VK_RGB_PACK420_CNR, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4)[0] = radius;
+	s->push[3] = (uint32_t)pack_layout(r->out_format[index]) | write_layout(r, index) << 8;
+}
+
 /*
  * @steps into the command buffer being recorded (@after_another: a dispatch
  * is recorded before them), each shader's pipeline made the first time it is
@@ -603,7 +615,7 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
 		}
-		if (s->shader == VK_RGB_PACK420) { /* one invocation per block of 8x2 pixels */
+		if (s->shader == VK_RGB_PACK420 || s->shader == VK_RGB_PACK420_CNR) { /* one invocation per block of 8x2 pixels */
 			groups_x = (r->width / PACK420_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
 			groups_y = (r->height + 1) / 2;
 		}
@@ -683,8 +695,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	 * for 4:2:0: the last dispatch (converts and) packs it, and the planes are
 	 * not written back.
 	 */
-	fuse_pack = outputs == 1 && !(yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR))) &&
-		    vk_rgb_packs420(r, state, only);
+	fuse_pack = outputs == 1 && vk_rgb_packs420(r, state, only);
 	/* Each output into the caller's image where the device imports it, before any set is recorded. */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i], fuse_pack && i == only)) < 0)
@@ -733,7 +744,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	}
 	if (yuv)
 		vk_rgb_step_csc(r, &state->csc, &csc);
-	if (fuse_pack) {
+	if (fuse_pack && !(yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)))) {
 		if (sharpen)
 			steps[n++] = colour;
 		vk_rgb_step_pack420(r, only, sharpen ? &sharpening[1] : &colour, &steps[n++]);
@@ -766,6 +777,11 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		if ((ret = vk_rgb_step_cnr(r, state, &steps[n])) < 0)
 			return ret;
 		n += (unsigned)ret;
+		/* One 4:2:0 output of the whole frame: the vertical pass packs it (none where the stage copies). */
+		if (fuse_pack && ret) {
+			vk_rgb_step_pack420_cnr(r, only, &steps[n - 1], &steps[n - 1]);
+			return finish_frame(r, steps, n, output);
+		}
 	}
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++) {
 		if (r->out_format[i] && output[i] && is_yuv(r->out_format[i])) {

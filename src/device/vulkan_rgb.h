@@ -35,7 +35,8 @@ enum vk_rgb_shader {
 	VK_RGB_CNR_H,
 	VK_RGB_CNR_V,
 	VK_RGB_PACK,
-	VK_RGB_PACK420, /* sharpening or the colour stages, the conversion and a 4:2:0 packing, fused */
+	VK_RGB_PACK420, /* sharpening or the colour stages, the conversion where 4:2:0, and the packing, fused */
+	VK_RGB_PACK420_CNR, /* chroma denoise's vertical pass and a 4:2:0 packing, fused */
 	VK_RGB_HIGHLIGHTS, /* on the Bayer frame, before the demosaic: backend_vulkan_highlights.c records it */
 	VK_RGB_SCALE, /* crop and scale of an output (vulkan_output.h) */
 	VK_RGB_SHADER_COUNT
@@ -217,6 +218,16 @@ bool vk_rgb_packs420(const struct vk_rgb *rgb, const struct cisp_param_state *st
  * place (vk_output_place() with whole words), whose layout it writes there too.
  */
 void vk_rgb_step_pack420(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *from, struct vk_rgb_step *step);
+
+/*
+ * Output @index (vk_rgb_packs420(), NV12 or I420) packed straight from the
+ * planes after chroma denoise's horizontal pass, in the dispatch of its
+ * vertical pass @cnr_v (vk_rgb_step_cnr()'s second step), which it replaces:
+ * the planes are not written back. The output goes to its place, as
+ * vk_rgb_step_pack420()'s.
+ */
+void vk_rgb_step_pack420_cnr(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *cnr_v,
+			     struct vk_rgb_step *step);
 
 /* Record @steps in one command buffer, submit it and wait for it: 0 or a negative errno. */
 int vk_rgb_run(struct vk_rgb *rgb, const struct vk_rgb_step *steps, unsigned count);
