@@ -34,17 +34,6 @@ layout(push_constant) uniform Params {
 	uint place;      // PACK_*, and, from bit 8, where the layout starts in the tables
 } p;
 
-// Byte @k of pixel @v in the first plane of @packing (pack.comp's byte_at() for one pixel; Y for 4:2:0).
-uint pixel_byte(uvec3 v, uint packing, uint k)
-{
-	switch (packing) {
-	case PACK_RGB888: return to8(v[k]);
-	case PACK_XBGR32: return k == 3u ? 255u : to8(v[2u - k]);
-	case PACK_RGB48: return (v[k / 2u] >> ((k & 1u) * 8u)) & 255u; // little-endian words
-	default: return to8(v.x);
-	}
-}
-
 void main()
 {
 	uint x0 = 8u * gl_GlobalInvocationID.x, y0 = 2u * gl_GlobalInvocationID.y;
@@ -55,8 +44,7 @@ void main()
 		return;
 	uint packing = p.place & 255u, place_at = p.place >> 8;
 	uint rows = min(2u, h - y0), cb[4] = uint[4](0u, 0u, 0u, 0u), cr[4] = cb;
-	// Bytes a pixel in the first plane: the row's words are 2 x bpp.
-	uint bpp = packing == PACK_RGB888 ? 3u : packing == PACK_XBGR32 ? 4u : packing == PACK_RGB48 ? 6u : 1u;
+	uint bpp = pixel_bytes(packing);
 
 	for (uint j = 0u; j < rows; j++) {
 		uint y = y0 + j, word[12] = uint[12](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);

@@ -1,10 +1,27 @@
 // SPDX-License-Identifier: MIT
-// What the packings by a frame's last dispatch share (pack420.comp,
-// pack420_cnr.comp; docs/gpu.md, "Fewer passes on the RGB side"): the
+// What the packings of blocks of 8x2 pixels share (pack420.comp,
+// pack420_cnr.comp, pack_scaled.comp; docs/gpu.md, "Fewer passes on the RGB side"): the
 // output's place (its planes' offsets and strides in the tables, at @at) and
 // the words of a block of 8x2 pixels. Before it: the tables (table[]) and the
 // output (words[]).
 const uint PACK_RGB888 = 0u, PACK_XBGR32 = 1u, PACK_RGB48 = 2u, PACK_NV12 = 3u, PACK_I420 = 4u; // as pack.comp's
+
+// Bytes a pixel in the first plane of @packing: a block's row is 2 x that many words.
+uint pixel_bytes(uint packing)
+{
+	return packing == PACK_RGB888 ? 3u : packing == PACK_XBGR32 ? 4u : packing == PACK_RGB48 ? 6u : 1u;
+}
+
+// Byte @k of pixel @v in the first plane of @packing (pack.comp's byte_at() for one pixel; Y for 4:2:0).
+uint pixel_byte(uvec3 v, uint packing, uint k)
+{
+	switch (packing) {
+	case PACK_RGB888: return to8(v[k]);
+	case PACK_XBGR32: return k == 3u ? 255u : to8(v[2u - k]);
+	case PACK_RGB48: return (v[k / 2u] >> ((k & 1u) * 8u)) & 255u; // little-endian words
+	default: return to8(v.x);
+	}
+}
 
 // Plane @q's first byte in the output, and its stride: multiples of 4 (vk_output_place() with whole words).
 uint place_offset(uint at, uint q) { return table[at + q]; }

@@ -91,6 +91,8 @@ static void check_case(struct vk_gpu *g, unsigned k, bool bright)
 	struct vk_rgb *rgb = NULL;
 	struct vk_rgb_step steps[2];
 	struct cisp_param_state state;
+	struct cisp_image packed = { 0 };
+	int n;
 
 	cisp_param_state_init(&state);
 	if (cases[k].cw) {
@@ -107,11 +109,16 @@ static void check_case(struct vk_gpu *g, unsigned k, bool bright)
 	random_planes(rgb, in, bright);
 	/* Scaled planes from the start only for an output of another size than the frame; else with the first crop. */
 	CHECK_EQ(!rgb->scaled.buffer, ow == w && oh == h);
-	CHECK_EQ(vk_output_steps(rgb, &state, 0, steps), 2);
-	CHECK(rgb->scaled.buffer);
-	CHECK_EQ(steps[0].shader, VK_RGB_SCALE);
-	CHECK_EQ(steps[1].source, VK_RGB_SCALED_TO_OUTPUT0);
+	/* Widths of blocks of 8 are scaled and packed in one dispatch; RGB48 holds the samples as they are. */
+	n = vk_output_steps(rgb, &state, 0, steps);
+	CHECK_EQ(n, ow % 8 ? 2 : 1);
+	CHECK_EQ(steps[0].shader, n == 1 ? VK_RGB_PACK_SCALED : VK_RGB_SCALE);
+	CHECK(n == 1 || (rgb->scaled.buffer && steps[1].source == VK_RGB_SCALED_TO_OUTPUT0));
 	CHECK_EQ(vk_rgb_run(rgb, steps, 1), 0);
+	if (n == 1) {
+		CHECK_EQ(cisp_image_alloc(&packed, CISP_FMT_RGB48, ow, oh), 0);
+		CHECK_EQ(vk_rgb_unload(rgb, 0, &packed), 0);
+	}
 	if (cw == ow && ch == oh) {
 		/* A crop alone: the reference packs the window's own samples. */
 		for (uint32_t c = 0; c < 3; c++)
@@ -128,7 +135,10 @@ static void check_case(struct vk_gpu *g, unsigned k, bool bright)
 		cisp_scale_rows(sc, &from, (int)cases[k].x, (int)cases[k].y, &to, 0, (int)oh);
 	}
 	for (size_t i = 0; i < n_out; i++) {
-		const uint32_t got = ((const uint32_t *)rgb->scaled.map)[i];
+		const size_t c = i / ((size_t)ow * oh), j = i / ow % oh, x = i % ow;
+		const uint32_t got = n == 2 ? ((const uint32_t *)rgb->scaled.map)[i]
+					    : packed.plane[0].data[j * packed.plane[0].stride + (x * 3 + c) * 2] |
+						      (uint32_t)packed.plane[0].data[j * packed.plane[0].stride + (x * 3 + c) * 2 + 1] << 8;
 
 		if (got != want[i]) {
 			test_fail(__FILE__, __LINE__, "case %u (%ux%u of %ux%u to %ux%u%s): sample %zu is %u, the reference's %u",
@@ -137,6 +147,7 @@ static void check_case(struct vk_gpu *g, unsigned k, bool bright)
 		}
 	}
 out:
+	cisp_image_free(&packed);
 	cisp_scaler_free(sc);
 	vk_rgb_destroy(rgb);
 	free(in);
@@ -162,11 +173,11 @@ TEST(vulkan_output_scale_bitexact)
 TEST(vulkan_output_windows)
 {
 	const uint32_t w = 48, h = 20;
-	const struct cisp_output_config out[CISP_MAX_OUTPUTS] = { { CISP_FMT_RGB48, 16, 10 }, { CISP_FMT_NV12, w, h } };
+	const struct cisp_output_config out[CISP_MAX_OUTPUTS] = { { CISP_FMT_RGB48, 15, 10 }, { CISP_FMT_NV12, w, h } };
 	static const uint16_t windows[][4] = { { 0, 0, 48, 20 }, { 32, 10, 16, 10 }, { 2, 4, 40, 14 }, { 2, 4, 40, 14 } };
 	struct vk_gpu *g = open_gpu();
 	struct vk_rgb *rgb = NULL;
-	uint16_t *in = malloc(sizeof(uint16_t) * w * h * 3), want[16 * 10 * 3];
+	uint16_t *in = malloc(sizeof(uint16_t) * w * h * 3), want[15 * 10 * 3]; /* 15 wide: through the scaled planes */
 	struct vk_rgb_step steps[2];
 	struct cisp_param_state state;
 	VkPhysicalDeviceProperties props;
@@ -180,7 +191,7 @@ TEST(vulkan_output_windows)
 	random_planes(rgb, in, false);
 	for (unsigned k = 0; k < sizeof(windows) / sizeof(windows[0]); k++) {
 		struct cisp_scaler *sc = NULL;
-		struct rgb16 from = as_rgb16(in, w, h), to = as_rgb16(want, 16, 10);
+		struct rgb16 from = as_rgb16(in, w, h), to = as_rgb16(want, 15, 10);
 
 		state.crop_enabled = 1;
 		state.crop[0].x = windows[k][0];
@@ -189,7 +200,7 @@ TEST(vulkan_output_windows)
 		state.crop[0].height = windows[k][3];
 		CHECK_EQ(vk_output_steps(rgb, &state, 0, steps), 2);
 		CHECK_EQ(vk_rgb_run(rgb, steps, 1), 0);
-		CHECK_EQ(cisp_scaler_create(&sc, windows[k][2], windows[k][3], 16, 10), 0);
+		CHECK_EQ(cisp_scaler_create(&sc, windows[k][2], windows[k][3], 15, 10), 0);
 		if (!sc)
 			break;
 		cisp_scale_rows(sc, &from, windows[k][0], windows[k][1], &to, 0, 10);
@@ -208,10 +219,12 @@ TEST(vulkan_output_windows)
 	state.crop_enabled = 3; /* output 0 keeps its window */
 	state.crop[1] = (struct cisp_crop_params){ state.crop[1].header, 1, 0, 0, 0, w, h, 0 };
 	CHECK_EQ(vk_output_steps(rgb, &state, 1, steps), 1);
-	/* Two columns in, it goes through the scaled planes. */
+	/* Two columns in, it is scaled, and packed in the same dispatch (48 wide: blocks of 8). */
 	state.crop[1].x = 2;
 	state.crop[1].width = w - 2;
-	CHECK_EQ(vk_output_steps(rgb, &state, 1, steps), 2);
+	CHECK_EQ(vk_output_steps(rgb, &state, 1, steps), 1);
+	CHECK_EQ(steps[0].shader, VK_RGB_PACK_SCALED);
+	CHECK_EQ(steps[0].source, VK_RGB_TO_OUTPUT0 + 1);
 	/* Hostile windows never reach the shader: past either edge, or empty. */
 	state.crop[1].width = w - 1;
 	CHECK_ERR(vk_output_steps(rgb, &state, 1, steps), -EINVAL, "outside the 48x20 frame");
@@ -337,7 +350,7 @@ TEST(vulkan_output_in_place)
 								 g->host_import_align, &img) &&
 						    g->host_import;
 				struct vk_rgb_step step, csc_step;
-				int placed = vk_output_place(rgb, 0, &img, s == 1 && fused);
+				int placed = vk_output_place(rgb, 0, &img);
 
 				CHECK_EQ(placed, expect);
 				in_place += placed == 1;
@@ -379,7 +392,7 @@ next:
 		CHECK_EQ(vk_rgb_create(g, 8, 4, NULL, (const uint32_t[CISP_MAX_OUTPUTS]){ CISP_FMT_NV12 }, &rgb), 0);
 		CHECK_EQ(cisp_image_alloc(&img, CISP_FMT_NV12, 8, 6), 0);
 		if (rgb)
-			CHECK_ERR(vk_output_place(rgb, 0, &img, false), -EINVAL, "a 8x6 NV12 image for output 0");
+			CHECK_ERR(vk_output_place(rgb, 0, &img), -EINVAL, "a 8x6 NV12 image for output 0");
 		cisp_image_free(&img);
 		vk_rgb_destroy(rgb);
 	}

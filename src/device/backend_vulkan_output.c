@@ -79,6 +79,7 @@ int vk_output_steps(struct vk_rgb *r, const struct cisp_param_state *state, int 
 	const uint32_t ow = r->out_width[index], oh = r->out_height[index];
 	struct vk_rgb_step *scale = &step[0];
 	uint32_t *push = scale->push;
+	bool fused;
 	int ret;
 
 	/* The params' checks keep a crop inside the frame; the shader must never read outside it. */
@@ -90,12 +91,14 @@ int vk_output_steps(struct vk_rgb *r, const struct cisp_param_state *state, int 
 		vk_rgb_step_pack(r, index, &step[0]); /* straight from the planes */
 		return 1;
 	}
-	if ((ret = vk_rgb_scaled_planes(r)))
+	/* A width of blocks of 8 is scaled and packed in one dispatch, without the scaled planes. */
+	fused = ow % 8 == 0;
+	if (!fused && (ret = vk_rgb_scaled_planes(r)))
 		return ret;
 	memset(scale, 0, sizeof(*scale));
-	scale->shader = VK_RGB_SCALE;
-	scale->source = VK_RGB_TO_SCALED;
-	scale->push_size = 9 * 4;
+	scale->shader = fused ? VK_RGB_PACK_SCALED : VK_RGB_SCALE;
+	scale->source = fused ? VK_RGB_TO_OUTPUT0 + (unsigned)index : VK_RGB_TO_SCALED;
+	scale->push_size = 10 * 4;
 	push[0] = r->width;
 	push[1] = r->height;
 	push[2] = ow;
@@ -113,6 +116,10 @@ int vk_output_steps(struct vk_rgb *r, const struct cisp_param_state *state, int 
 	}
 	push[6] = r->window_taps[index][0];
 	push[7] = r->window_taps[index][1];
+	if (fused) {
+		push[9] = vk_rgb_place_word(r, index);
+		return 1;
+	}
 	vk_rgb_step_pack(r, index, &step[1]);
 	step[1].source = VK_RGB_SCALED_TO_OUTPUT0 + (unsigned)index;
 	return 2;
@@ -221,8 +228,10 @@ static void log_place(struct vk_rgb *r, int index, bool in_place)
 		 in_place ? "into the caller's image where it is" : "into a buffer and copied into the caller's image");
 }
 
-int vk_output_place(struct vk_rgb *r, int index, const struct cisp_image *img, bool whole_words)
+int vk_output_place(struct vk_rgb *r, int index, const struct cisp_image *img)
 {
+	/* Packings of blocks of 8x2 pixels write whole words at a multiple of the stride. */
+	const bool whole_words = r->out_width[index] % 8 == 0;
 	struct vk_output_place *pl = &r->place[index];
 	VkDeviceSize offset;
 	uintptr_t lo, hi;

@@ -44,6 +44,9 @@ static const uint32_t spv_pack420_cnr[] =
 static const uint32_t spv_scale[] =
 #include "device/scale.spv.h"
 	;
+static const uint32_t spv_pack_scaled[] =
+#include "device/pack_scaled.spv.h"
+	;
 
 static const struct {
 	const uint32_t *code;
@@ -59,6 +62,7 @@ static const struct {
 	[VK_RGB_PACK420] = { spv_pack420, sizeof(spv_pack420) },
 	[VK_RGB_PACK420_CNR] = { spv_pack420_cnr, sizeof(spv_pack420_cnr) },
 	[VK_RGB_SCALE] = { spv_scale, sizeof(spv_scale) },
+	[VK_RGB_PACK_SCALED] = { spv_pack_scaled, sizeof(spv_pack_scaled) },
 };
 
 /* Invocations per workgroup along x (shaders/rgb.glsl); the pack's words go in rows of this many workgroups. */
@@ -551,6 +555,12 @@ static uint32_t write_layout(const struct vk_rgb *r, int index)
 	return at;
 }
 
+uint32_t vk_rgb_place_word(const struct vk_rgb *r, int index)
+{
+	/* The tables' words are below 2^24 (SCALE_TABLES and the outputs' after it). */
+	return (uint32_t)pack_layout(r->out_format[index]) | write_layout(r, index) << 8;
+}
+
 void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 {
 	uint32_t *push = step_begin(r, s, VK_RGB_PACK, VK_RGB_TO_OUTPUT0 + (unsigned)index, PACK_WORDS);
@@ -578,8 +588,7 @@ void vk_rgb_step_pack420(const struct vk_rgb *r, int index, const struct vk_rgb_
 		memcpy(&s->push[COLOUR_STAGES], &from->push[COLOUR_STAGES], (COLOUR_WORDS - COLOUR_STAGES) * sizeof(uint32_t));
 		s->push[COLOUR_STAGES] &= ~(uint32_t)(COLOUR_LUMA | COLOUR_CSC);
 	}
-	/* The tables' words are below 2^24 (SCALE_TABLES and the outputs' after it). */
-	s->push[PACK420_LAYOUT] = (uint32_t)pack_layout(r->out_format[index]) | write_layout(r, index) << 8;
+	s->push[PACK420_LAYOUT] = vk_rgb_place_word(r, index);
 }
 
 void vk_rgb_step_pack420_cnr(const struct vk_rgb *r, int index, const struct vk_rgb_step *cnr_v, struct vk_rgb_step *s)
@@ -587,7 +596,7 @@ void vk_rgb_step_pack420_cnr(const struct vk_rgb *r, int index, const struct vk_
 	const uint32_t radius = cnr_v->push[2]; /* @s may be @cnr_v */
 
 	step_begin(r, s, VK_RGB_PACK420_CNR, VK_RGB_TO_OUTPUT0 + (unsigned)index, 4)[0] = radius;
-	s->push[3] = (uint32_t)pack_layout(r->out_format[index]) | write_layout(r, index) << 8;
+	s->push[3] = vk_rgb_place_word(r, index);
 }
 
 /*
@@ -622,6 +631,10 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 		if (s->shader == VK_RGB_SCALE) { /* one invocation per pixel of the output */
 			groups_x = (s->push[2] + GROUP_PIXELS - 1) / GROUP_PIXELS;
 			groups_y = s->push[3];
+		}
+		if (s->shader == VK_RGB_PACK_SCALED) { /* one invocation per block of 8x2 pixels of the output */
+			groups_x = (s->push[2] / PACK420_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
+			groups_y = (s->push[3] + 1) / 2;
 		}
 		vk_commands_dispatch(r->cmd, r->gpu, after_another || i > 0, r->pipeline[s->shader], r->set[s->source],
 				     s->push, s->push_size, groups_x, groups_y);
@@ -698,7 +711,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	fuse_pack = outputs == 1 && vk_rgb_packs420(r, state, only);
 	/* Each output into the caller's image where the device imports it, before any set is recorded. */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
-		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i], fuse_pack && i == only)) < 0)
+		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i])) < 0)
 			return ret;
 
 	/* One command buffer: the Bayer side's steps, then this side's. */

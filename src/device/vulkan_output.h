@@ -41,13 +41,14 @@ struct vk_output_place {
 /*
  * Where output @index of @rgb goes this frame: into @img where it is when the
  * device imports it, each plane's first byte and the end of its last row on a
- * 4-byte boundary (@whole_words, for shaders/pack420.comp: the strides too),
- * the planes apart with less than an import block between them; else into the
+ * 4-byte boundary (for an output whose width is a multiple of 8, which the
+ * packings of blocks of 8x2 pixels may write, the strides too), the planes
+ * apart with less than an import block between them; else into the
  * output's own buffer, which vk_rgb_unload() copies out. Returns 1 (in place),
  * 0 (copied after), or -EINVAL for an image not of the output's format and
  * size. vk_output_release() undoes it once the GPU is done.
  */
-int vk_output_place(struct vk_rgb *rgb, int index, const struct cisp_image *img, bool whole_words);
+int vk_output_place(struct vk_rgb *rgb, int index, const struct cisp_image *img);
 /* Release the images a frame's outputs were imported from: the outputs' own buffers again. */
 void vk_output_release(struct vk_rgb *rgb);
 /* Output @index into its own buffer (the place of a context without imports, and after a release). */
@@ -64,10 +65,11 @@ uint64_t vk_output_table_words(uint32_t frame_w, uint32_t frame_h, uint32_t out_
 bool vk_output_whole(const struct vk_rgb *rgb, const struct cisp_param_state *state, int index);
 
 /*
- * The steps that put output @index of @rgb into its buffer under @state: its
+ * The steps that put output @index of @rgb into its place under @state: its
  * packing, after its crop and scale where the output does not show the whole
  * frame at the frame's size (the tables then written into @rgb's, made again
- * when the window changes). Returns the number of steps (1 or 2) or a
+ * when the window changes), in one dispatch (shaders/pack_scaled.comp) where
+ * the output's width is a multiple of 8. Returns the number of steps (1 or 2) or a
  * negative errno (-EINVAL for a window outside the frame); @step has room for two.
  */
 int vk_output_steps(struct vk_rgb *rgb, const struct cisp_param_state *state, int index, struct vk_rgb_step *step);

@@ -39,6 +39,7 @@ enum vk_rgb_shader {
 	VK_RGB_PACK420_CNR, /* chroma denoise's vertical pass and a 4:2:0 packing, fused */
 	VK_RGB_HIGHLIGHTS, /* on the Bayer frame, before the demosaic: backend_vulkan_highlights.c records it */
 	VK_RGB_SCALE, /* crop and scale of an output (vulkan_output.h) */
+	VK_RGB_PACK_SCALED, /* crop and scale of an output and its packing, fused (vulkan_output.h) */
 	VK_RGB_SHADER_COUNT
 };
 
@@ -202,6 +203,12 @@ int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_param_state *state, st
  * (vk_output_steps() picks the planes); also writes the place's layout into the tables, which the next run reads.
  */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
+/*
+ * The word that tells the packings of blocks (shaders/pack420.glsl) output
+ * @index's format and where its place's layout is in the tables, which it
+ * writes there (vk_output_place()).
+ */
+uint32_t vk_rgb_place_word(const struct vk_rgb *rgb, int index);
 /*
  * Whether output @index can be made by vk_rgb_step_pack420() under @state: it
  * shows the whole frame at the frame's size, and the frame's width is a
