@@ -104,7 +104,7 @@ enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8, COLOUR
 #define PACK420_LAYOUT (COLOUR_WORDS + 3)
 #define PACK420_WORDS (COLOUR_WORDS + 4)
 #define PACK420_BLOCK_W 8 /* pixels across an invocation makes */
-/* Then each output's place (shaders/pack.comp): its planes' offsets, then their strides. */
+/* Then each output's place (the packings' shaders): its planes' offsets, then their strides. */
 #define OUTPUT_LAYOUTS (CSC_START + CSC_WORDS)
 #define LAYOUT_WORDS 6
 /* shaders/pack.comp's push constants: the size, the layout, where its place's layout starts, and its words. */
@@ -704,9 +704,9 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 		rgb_out |= !is_yuv(r->out_format[i]);
 	}
 	/*
-	 * One output alone, of the whole frame, without chroma denoise between
-	 * for 4:2:0: the last dispatch (converts and) packs it, and the planes are
-	 * not written back.
+	 * One output alone, of the whole frame: the last dispatch (sharpening,
+	 * the colour stages, or chroma denoise's vertical pass) packs it, and the
+	 * planes are not written back.
 	 */
 	fuse_pack = outputs == 1 && vk_rgb_packs420(r, state, only);
 	/* Each output into the caller's image where the device imports it, before any set is recorded. */
