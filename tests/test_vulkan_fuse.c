@@ -188,7 +188,8 @@ TEST(vulkan_fuse_steps_bitexact)
  * before), and after both, each conversion in turn, into NV12 and I420; the
  * same without the conversion (and with nothing before) into RGB888, XBGR32
  * and RGB48; frames 8 pixels wide to past a workgroup's 64 blocks, odd
- * heights, against the reference's stages and cisp_pack_rows(), byte for byte.
+ * heights (RGB: the last alone), against the reference's stages and
+ * cisp_pack_rows(), byte for byte.
  */
 TEST(vulkan_fuse_pack420_bitexact)
 {
@@ -204,6 +205,9 @@ TEST(vulkan_fuse_pack420_bitexact)
 		const uint32_t w = frames[f / FORMATS].w, h = frames[f / FORMATS].h,
 			       format[CISP_MAX_OUTPUTS] = { formats[f % FORMATS] };
 		const bool yuv = f % FORMATS < 2;
+
+		if (!yuv && f / FORMATS != 2)
+			continue; /* the RGB formats on the frame of two workgroups and an odd height only: the test's time */
 		uint16_t *want = malloc((size_t)w * h * 3 * 2);
 		struct cisp_image got, packed;
 		struct vk_rgb *rgb = NULL;
@@ -320,9 +324,10 @@ TEST(vulkan_fuse_pack420_cnr_bitexact)
  * them); 60 wide, where the conversion is fused into sharpening, or alone in
  * the colour dispatch; two YUV outputs, a cropped and a scaled one, chroma
  * denoise; an RGB output beside a YUV one, where the conversion stays a
- * dispatch of its own; one RGB output of a frame 64 wide, packed by the
- * last dispatch (chroma denoise on, which only YUV outputs run). Several
- * conversions, sharpening on and off.
+ * dispatch of its own; one NV12 output packed by chroma denoise's vertical
+ * pass; one RGB output of a frame 64 wide, packed by the last dispatch
+ * (chroma denoise on, which only YUV outputs run). Several conversions,
+ * sharpening on and off.
  */
 TEST(vulkan_fuse_pipeline_bitexact)
 {
@@ -346,11 +351,8 @@ TEST(vulkan_fuse_pipeline_bitexact)
 		{ 64, { { CISP_FMT_I420, 34, 18 } }, { 0 }, CCM | SHARPEN | CNR, 3 },
 		/* One 4:2:0 output of the whole frame with chroma denoise: packed by its vertical pass. */
 		{ 64, { { CISP_FMT_NV12, 64, 32 } }, { 0 }, CCM | SHARPEN | CNR, 1 },
-		{ 64, { { CISP_FMT_I420, 64, 32 } }, { 0 }, CNR, 4 },
 		/* One RGB output of the whole frame, 8 pixels to a block: packed by the last dispatch. */
 		{ 64, { { CISP_FMT_RGB888, 64, 32 } }, { 0 }, CCM | TONE | SHARPEN | CNR, 0 },
-		{ 64, { { CISP_FMT_XBGR32, 64, 32 } }, { 0 }, CCM | LTM | TONE, 0 },
-		{ 64, { { CISP_FMT_RGB48, 64, 32 } }, { 0 }, SHARPEN, 0 },
 		/* An RGB output beside: the conversion a dispatch of its own. */
 		{ 64, { { CISP_FMT_RGB888, 64, 32 }, { CISP_FMT_NV12, 64, 32 } }, { 0 }, CCM | SHARPEN, 0 },
 	};
