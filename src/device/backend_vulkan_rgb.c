@@ -195,7 +195,7 @@ int vk_rgb_create(struct vk_gpu *g, uint32_t width, uint32_t height, const struc
 }
 
 int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, const struct vk_frame *bayer,
-			  const struct cisp_output_config *output, struct vk_rgb **out)
+			  const struct cisp_output_config output[CISP_MAX_OUTPUTS], struct vk_rgb **out)
 {
 	uint32_t out_format[CISP_MAX_OUTPUTS], table_at[CISP_MAX_OUTPUTS];
 	uint64_t scaled_words = 0, table_words = SCALE_TABLES;

@@ -135,14 +135,9 @@ struct vk_rgb {
  */
 int vk_rgb_create(struct vk_gpu *gpu, uint32_t width, uint32_t height, const struct vk_frame *bayer,
 		  const uint32_t out_format[CISP_MAX_OUTPUTS], struct vk_rgb **rgb);
-/*
- * The same with the CISP_MAX_OUTPUTS outputs at @output, of any size (format
- * 0: none), which it crops and scales (vulkan_output.h). A pointer, not an
- * array parameter: gcc's -Wstringop-overread misreads the array's bound
- * when vk_rgb_open() is inlined into an AddressSanitizer build.
- */
+/* The same with outputs @output of any size (format 0: none), which it crops and scales (vulkan_output.h). */
 int vk_rgb_create_outputs(struct vk_gpu *gpu, uint32_t width, uint32_t height, const struct vk_frame *bayer,
-			  const struct cisp_output_config *output, struct vk_rgb **rgb);
+			  const struct cisp_output_config output[CISP_MAX_OUTPUTS], struct vk_rgb **rgb);
 void vk_rgb_destroy(struct vk_rgb *rgb);
 
 /*
