@@ -6,7 +6,8 @@
  * A buffer is a range of bytes the ISP reads or writes. Buffers backed by a
  * file descriptor (memfd, or a dmabuf/memfd fd imported from elsewhere) can be
  * shared with other processes, such as an isolated vendor stage or a capture
- * driver.
+ * driver. An image whose rows lie in such a buffer reaches a Vulkan device
+ * that imports dma-bufs by the buffer's descriptor (docs/gpu.md).
  */
 #ifndef CISP_BUFFER_H
 #define CISP_BUFFER_H

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +12,7 @@
 #include <cisp/buffer.h>
 #include <cisp/checked.h>
 
+#include "core/buffer_fd.h"
 #include "core/error_internal.h"
 
 enum buffer_kind { BUFFER_HEAP, BUFFER_USER, BUFFER_FD };
@@ -19,7 +22,12 @@ struct cisp_buffer {
 	void *data;
 	size_t size;
 	int fd;
+	struct cisp_buffer *next_fd; /* the next live fd-backed buffer (fd_buffers) */
 };
+
+/* The live fd-backed buffers, newest first, for cisp_buffer_fd_of(). */
+static pthread_mutex_t fd_buffers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cisp_buffer *fd_buffers;
 
 static int new_buffer(struct cisp_buffer **buf, enum buffer_kind kind, void *data, size_t size, int fd)
 {
@@ -76,8 +84,44 @@ static int map_fd(struct cisp_buffer **buf, int fd, size_t size)
 	if (ret) {
 		munmap(mem, size);
 		close(fd);
+		return ret;
 	}
-	return ret;
+	pthread_mutex_lock(&fd_buffers_lock);
+	(*buf)->next_fd = fd_buffers;
+	fd_buffers = *buf;
+	pthread_mutex_unlock(&fd_buffers_lock);
+	return 0;
+}
+
+int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset, size_t *buffer_size)
+{
+	const uintptr_t at = (uintptr_t)data;
+	const struct cisp_buffer *b;
+	int fd = -ENOENT;
+
+	pthread_mutex_lock(&fd_buffers_lock);
+	for (b = fd_buffers; b; b = b->next_fd) {
+		const uintptr_t start = (uintptr_t)b->data;
+
+		if (at < start || at - start >= b->size)
+			continue;
+		/* The distance to the end, not at + size: no sum to overflow. */
+		if (size > b->size - (at - start)) {
+			fd = cisp_error(-EINVAL, "%zu bytes at offset %zu run past the end of the %zu-byte buffer of fd %d",
+					size, (size_t)(at - start), b->size, b->fd);
+			break;
+		}
+		fd = fcntl(b->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			fd = cisp_error(-errno, "cannot duplicate fd %d: %s", b->fd, strerror(errno));
+			break;
+		}
+		*offset = at - start;
+		*buffer_size = b->size;
+		break;
+	}
+	pthread_mutex_unlock(&fd_buffers_lock);
+	return fd;
 }
 
 int cisp_buffer_memfd(struct cisp_buffer **buf, size_t size, const char *name)
@@ -142,6 +186,13 @@ void cisp_buffer_free(struct cisp_buffer *buf)
 	case BUFFER_USER:
 		break;
 	case BUFFER_FD:
+		pthread_mutex_lock(&fd_buffers_lock);
+		for (struct cisp_buffer **p = &fd_buffers; *p; p = &(*p)->next_fd)
+			if (*p == buf) {
+				*p = buf->next_fd;
+				break;
+			}
+		pthread_mutex_unlock(&fd_buffers_lock);
 		munmap(buf->data, buf->size);
 		close(buf->fd);
 		break;

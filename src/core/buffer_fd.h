@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which file descriptor holds a range of memory: the fd-backed buffers
+ * (cisp_buffer_memfd(), cisp_buffer_import_fd()) are known by their mappings
+ * while they live, so that a consumer that can take a descriptor (the
+ * Vulkan backend's dma-buf import) finds the one behind an image's bytes.
+ */
+#ifndef CISP_CORE_BUFFER_FD_H
+#define CISP_CORE_BUFFER_FD_H
+
+#include <stddef.h>
+
+/*
+ * The fd-backed buffer whose mapping holds @data: a duplicate of its fd
+ * (close-on-exec; the caller owns it), with *@offset the place of @data in
+ * the fd and *@buffer_size the buffer's size. Returns the fd, -ENOENT
+ * without a message when no such buffer holds @data, -EINVAL with a message
+ * when the @size bytes at @data run past the buffer's end, or the errno of
+ * the duplication. The buffer must outlive the call, as its memory must.
+ */
+int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset, size_t *buffer_size);
+
+#endif
