@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cisp/format.h>
 
+#include "core/buffer_fd.h"
 #include "core/error_internal.h"
 #include "device/vulkan_frame.h"
 
@@ -68,7 +71,8 @@ int vk_frame_create(struct vk_gpu *g, uint32_t format, uint32_t width, uint32_t 
 	f->width = width;
 	f->height = height;
 	f->row_bytes = (uint32_t)row;
-	f->import_input = g->host_import;
+	f->import_input = g->host_import || g->dma_buf;
+	f->import_fd = g->dma_buf;
 	/* Whole 32-bit words: the unpack shader reads the raw bytes four at a time. */
 	raw_size = (row * rows + 3) & ~(size_t)3;
 	/* Lens shading's tables: a cell and weight per column, then two node gains per row, cell and column parity. */
@@ -289,6 +293,53 @@ void vk_frame_stats_sums(const struct vk_frame *f, const struct cisp_stats_layou
 		s->row_sum[r] = word_pair(w + VK_STATS_ROWS + 2 * r);
 }
 
+/* The bytes @fd holds now (a memfd's may have shrunk since it was mapped), or -1 where it cannot tell. */
+static long long fd_bytes(int fd)
+{
+	struct stat st;
+
+	/* A file's size from fstat, so that the offset it shares with the caller's fd stays where it was. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		return (long long)st.st_size;
+	return (long long)lseek(fd, 0, SEEK_END); /* a dma-buf's size */
+}
+
+/*
+ * The input's @bytes at @data, where an fd-backed buffer holds them: -ENOENT
+ * (none does: the caller imports by address or copies), 0 when imported by
+ * the fd into @imported at *@offset (@by_fd: the caller may), 1 when they
+ * are to be read otherwise (not @by_fd, or the device or the range does not
+ * allow it), or an error: the frame runs past the buffer's end or past what
+ * its fd now holds.
+ */
+static int load_fd(struct vk_frame *f, const uint8_t *data, size_t bytes, bool by_fd, struct vk_buffer *imported,
+		   VkDeviceSize *offset)
+{
+	size_t at, buffer_size, end, words;
+	long long held;
+	int fd, ret = 1;
+
+	fd = cisp_buffer_fd_of(data, bytes, &at, &buffer_size);
+	if (fd < 0)
+		return fd;
+	end = at + bytes; /* at most buffer_size: cisp_buffer_fd_of() checked */
+	words = end + (-end & 3); /* the unpack reads whole 32-bit words */
+	held = fd_bytes(fd);
+	if (held >= 0 && (unsigned long long)held < end)
+		ret = cisp_error(-EINVAL,
+				 "Vulkan backend: the input's %zu bytes at offset %zu of its fd run past the %lld bytes the fd "
+				 "holds now",
+				 bytes, at, held);
+	/* The shader's byte addresses are 32-bit. */
+	else if (by_fd && held >= 0 && (unsigned long long)held >= words && words <= UINT32_MAX &&
+		 !vk_buffer_import_dma_buf(f->gpu, fd, words, imported)) {
+		*offset = at;
+		return 0; /* the fd is the import's now */
+	}
+	close(fd);
+	return ret;
+}
+
 int vk_frame_load(struct vk_frame *f, const struct cisp_image *input, struct vk_buffer *raw, struct vk_buffer *imported,
 		  VkDescriptorSet set, struct vk_step *unpack)
 {
@@ -296,17 +347,24 @@ int vk_frame_load(struct vk_frame *f, const struct cisp_image *input, struct vk_
 	/* The frame's bytes: whole rows but the last, which may end where its bytes do. */
 	const size_t bytes = stride * (f->height - 1) + f->row_bytes;
 	const struct vk_buffer *bound = raw;
+	/* Strides past 32 bits are copied: the shader counts bytes in a uint (imports past the limit fail). */
+	const bool importable = f->import_input && stride <= UINT32_MAX / f->height;
 	VkDeviceSize offset;
 	int ret;
 
 	vk_buffer_destroy(f->gpu, imported);
-	/* Strides past 32 bits are copied: the shader counts bytes in a uint (imports past the limit fail). */
-	if (f->import_input && stride <= UINT32_MAX / f->height &&
-	    !vk_buffer_import_host(f->gpu, input->plane[0].data, bytes, imported, &offset)) {
+	/* An input in an fd-backed buffer is checked whichever path reads it, and imported by its fd where it can be. */
+	ret = load_fd(f, input->plane[0].data, bytes, importable && f->import_fd, imported, &offset);
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	if (!ret)
+		f->fd_imports++;
+	else if (importable && !vk_buffer_import_host(f->gpu, input->plane[0].data, bytes, imported, &offset))
+		f->imports++;
+	if (imported->buffer) {
 		unpack->push[2] = (uint32_t)stride;
 		unpack->push[5] = (uint32_t)offset;
 		bound = imported;
-		f->imports++;
 	} else {
 		/* A bracket's other frames have a raw buffer once one is copied. */
 		if (!raw->map && (ret = vk_buffer_create(f->gpu, f->raw.size, raw)))

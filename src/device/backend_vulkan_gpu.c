@@ -139,7 +139,8 @@ static int create_device(struct vk_gpu *g)
 	};
 	VkDeviceQueueCreateInfo q = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
 				      .pQueuePriorities = &priority };
-	const char *extensions[] = { VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME };
+	const char *extensions[4] = { VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME };
+	uint32_t extension_count = 1;
 	VkPhysicalDeviceFeatures offered;
 	VkResult r;
 
@@ -152,11 +153,18 @@ static int create_device(struct vk_gpu *g)
 			break;
 	if (q.queueFamilyIndex == count)
 		return cisp_error(-ENODEV, "Vulkan device %s has no compute queue", g->name);
+	if (g->host_import)
+		extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+	/* dma-buf import is an fd import of its own handle type: it needs VK_KHR_external_memory_fd's entry points. */
+	if (g->dma_buf) {
+		extensions[extension_count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+		extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+	}
 	r = vkCreateDevice(g->physical,
 			   &(VkDeviceCreateInfo){ .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &timeline,
 						  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q,
 						  /* VK_KHR_external_memory is core in 1.1; the name is listed for older loaders. */
-						  .enabledExtensionCount = g->host_import ? 2 : 0,
+						  .enabledExtensionCount = extension_count,
 						  .ppEnabledExtensionNames = extensions,
 						  .pEnabledFeatures = &(VkPhysicalDeviceFeatures){ .shaderInt64 = g->int64 } },
 			   NULL, &g->device);
@@ -166,6 +174,9 @@ static int create_device(struct vk_gpu *g)
 	    !(g->host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
 		      g->device, "vkGetMemoryHostPointerPropertiesEXT")))
 		g->host_import = false;
+	if (g->dma_buf &&
+	    !(g->fd_properties = (PFN_vkGetMemoryFdPropertiesKHR)vkGetDeviceProcAddr(g->device, "vkGetMemoryFdPropertiesKHR")))
+		g->dma_buf = false;
 	g->queue_family = q.queueFamilyIndex;
 	g->timestamp_bits = family[q.queueFamilyIndex].timestampValidBits;
 	vkGetDeviceQueue(g->device, g->queue_family, 0, &g->queue);
@@ -389,16 +400,59 @@ int vk_buffer_create(struct vk_gpu *g, VkDeviceSize size, struct vk_buffer *b)
 	return 0;
 }
 
+/*
+ * A storage buffer of @size bytes over imported memory of handle @type, of a
+ * memory type in @types, @import (a VkImportMemory*Info) chained to the
+ * allocation: 0 or -ENOTSUP (the driver refused it), without a message.
+ */
+static int import_memory(struct vk_gpu *g, VkExternalMemoryHandleTypeFlagBits type, uint32_t types, VkDeviceSize size,
+			 const void *import, struct vk_buffer *b)
+{
+	VkMemoryRequirements req;
+	uint32_t index;
+	VkResult r;
+
+	r = vkCreateBuffer(g->device,
+			   &(VkBufferCreateInfo){
+				   .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+				   .pNext = &(VkExternalMemoryBufferCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+					   .handleTypes = type },
+				   .size = size,
+				   .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+				   .sharingMode = VK_SHARING_MODE_EXCLUSIVE },
+			   NULL, &b->buffer);
+	if (r != VK_SUCCESS)
+		return -ENOTSUP;
+	vkGetBufferMemoryRequirements(g->device, b->buffer, &req);
+	req.memoryTypeBits &= types;
+	for (index = 0; index < g->memory.memoryTypeCount && !(req.memoryTypeBits & (1u << index)); index++)
+		;
+	r = index == g->memory.memoryTypeCount || req.size > size
+		    ? VK_ERROR_INVALID_EXTERNAL_HANDLE
+		    : vkAllocateMemory(g->device,
+				       &(VkMemoryAllocateInfo){ .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+								.pNext = import,
+								.allocationSize = size,
+								.memoryTypeIndex = index },
+				       NULL, &b->memory);
+	if (r == VK_SUCCESS)
+		r = vkBindBufferMemory(g->device, b->buffer, b->memory, 0);
+	if (r != VK_SUCCESS) {
+		vk_buffer_destroy(g, b);
+		return -ENOTSUP;
+	}
+	b->size = size;
+	return 0;
+}
+
 int vk_buffer_import_host(struct vk_gpu *g, const void *data, size_t size, struct vk_buffer *b,
 			  VkDeviceSize *offset)
 {
 	const VkExternalMemoryHandleTypeFlagBits type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
 	VkMemoryHostPointerPropertiesEXT host = { .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT };
 	const uintptr_t align = (uintptr_t)g->host_import_align, first = (uintptr_t)data & ~(align - 1);
-	VkMemoryRequirements req;
 	uintptr_t end;
-	uint32_t index;
-	VkResult r;
 
 	memset(b, 0, sizeof(*b));
 	/* Whole aligned blocks around the bytes: the pages that hold them, all mapped since the bytes are. */
@@ -408,44 +462,35 @@ int vk_buffer_import_host(struct vk_gpu *g, const void *data, size_t size, struc
 	end &= ~(align - 1);
 	if (end - first > g->max_storage_range)
 		return -E2BIG;
-	if (g->host_pointer_properties(g->device, type, (void *)first, &host) != VK_SUCCESS)
+	if (g->host_pointer_properties(g->device, type, (void *)first, &host) != VK_SUCCESS ||
+	    import_memory(g, type, host.memoryTypeBits, end - first,
+			  &(VkImportMemoryHostPointerInfoEXT){ .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+							       .handleType = type,
+							       .pHostPointer = (void *)first },
+			  b))
 		return -ENOTSUP;
-	r = vkCreateBuffer(g->device,
-			   &(VkBufferCreateInfo){
-				   .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-				   .pNext = &(VkExternalMemoryBufferCreateInfo){
-					   .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
-					   .handleTypes = type },
-				   .size = end - first,
-				   .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-				   .sharingMode = VK_SHARING_MODE_EXCLUSIVE },
-			   NULL, &b->buffer);
-	if (r != VK_SUCCESS)
-		return -ENOTSUP;
-	vkGetBufferMemoryRequirements(g->device, b->buffer, &req);
-	req.memoryTypeBits &= host.memoryTypeBits;
-	for (index = 0; index < g->memory.memoryTypeCount && !(req.memoryTypeBits & (1u << index)); index++)
-		;
-	r = index == g->memory.memoryTypeCount || req.size > end - first
-		    ? VK_ERROR_INVALID_EXTERNAL_HANDLE
-		    : vkAllocateMemory(g->device,
-				       &(VkMemoryAllocateInfo){
-					       .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-					       .pNext = &(VkImportMemoryHostPointerInfoEXT){
-						       .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
-						       .handleType = type,
-						       .pHostPointer = (void *)first },
-					       .allocationSize = end - first,
-					       .memoryTypeIndex = index },
-				       NULL, &b->memory);
-	if (r == VK_SUCCESS)
-		r = vkBindBufferMemory(g->device, b->buffer, b->memory, 0);
-	if (r != VK_SUCCESS) {
-		vk_buffer_destroy(g, b);
-		return -ENOTSUP;
-	}
-	b->size = end - first;
 	*offset = (uintptr_t)data - first;
+	return 0;
+}
+
+int vk_buffer_import_dma_buf(struct vk_gpu *g, int fd, VkDeviceSize size, struct vk_buffer *b)
+{
+	const VkExternalMemoryHandleTypeFlagBits type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	VkMemoryFdPropertiesKHR props = { .sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR };
+
+	memset(b, 0, sizeof(*b));
+	if (!g->dma_buf || !size)
+		return -ENOTSUP;
+	if (size > g->max_storage_range)
+		return -E2BIG;
+	/* On success the fd is the memory's (freeing it closes the fd); a refused one is still the caller's. */
+	if (g->fd_properties(g->device, type, fd, &props) != VK_SUCCESS ||
+	    import_memory(g, type, props.memoryTypeBits, size,
+			  &(VkImportMemoryFdInfoKHR){ .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+						      .handleType = type,
+						      .fd = fd },
+			  b))
+		return -ENOTSUP;
 	return 0;
 }
 

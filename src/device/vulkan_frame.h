@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A Bayer frame on the Vulkan device and the stage shaders run on it
- * (docs/gpu.md). The raw input is imported where it is, or copied into a
+ * (docs/gpu.md). The raw input is imported by its fd (a dma-buf import)
+ * where an fd-backed buffer holds it, else where it is, or copied into a
  * host-visible buffer where the device cannot import it; the
  * stages run one dispatch each, ping-ponging between two frame-sized
  * buffers of 16-bit samples, in one command buffer per frame that signals
@@ -48,11 +49,16 @@ struct vk_frame {
 	 * The input of the frame being run, imported where it is (none: copied
 	 * into raw); released after the run. import_input: try that (the device
 	 * offers it; a test turns it off to run the copy). imports: inputs
-	 * imported so far.
+	 * imported by their address so far. import_fd: an input in an
+	 * fd-backed buffer is imported by its fd (the device offers dma-buf
+	 * import; a test turns it off to run the address import); fd_imports:
+	 * inputs imported so.
 	 */
 	struct vk_buffer imported;
 	bool import_input;
 	unsigned long imports;
+	bool import_fd;
+	unsigned long fd_imports;
 	struct vk_buffer plane[2];
 	/*
 	 * The stages' tables: lens shading's (shaders/lsc.comp), then from word
@@ -147,12 +153,15 @@ int vk_frame_record(struct vk_frame *frame, const struct cisp_image *input, cons
 void vk_frame_release_input(struct vk_frame *frame);
 
 /*
- * Where the unpack reads @input: imported where it is, into @imported (the
- * one there released first), when the device can (@unpack's push constants
- * then take its stride and offset), else its rows tightly packed into @raw
+ * Where the unpack reads @input: imported into @imported (the one there
+ * released first) by its fd where an fd-backed buffer (core/buffer_fd.h)
+ * holds it and the device can, else by its address where the device can
+ * (@unpack's push constants then take its stride and offset), else its rows
+ * tightly packed into @raw
  * (made at the first copy where it is not yet); @set's input binding then
  * names the one used. The frame's own input is raw, imported and set[0]; a
- * bracket's other frames have theirs (vulkan_merge.h). 0 or a negative errno.
+ * bracket's other frames have theirs (vulkan_merge.h). 0 or a negative errno
+ * (-EINVAL: the input runs past its fd-backed buffer or what the fd holds).
  */
 int vk_frame_load(struct vk_frame *frame, const struct cisp_image *input, struct vk_buffer *raw,
 		  struct vk_buffer *imported, VkDescriptorSet set, struct vk_step *unpack);

@@ -42,12 +42,14 @@ struct vk_gpu {
 	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 	char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 2];
 	uint32_t api_version;
-	bool dma_buf; /* VK_EXT_external_memory_dma_buf offered (not used: the device API's images are host memory) */
+	/* VK_EXT_external_memory_dma_buf offered and enabled: fd-backed inputs are imported by their fd (vk_buffer_import_dma_buf()). */
+	bool dma_buf;
 	/* VK_EXT_external_memory_host: inputs are imported where they are, without a copy (vk_buffer_import_host()). */
 	bool host_import;
 	VkDeviceSize host_import_align; /* minImportedHostPointerAlignment */
 	PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties;
 	VkDeviceSize max_storage_range; /* maxStorageBufferRange: the most bytes a shader's buffer binding holds */
+	PFN_vkGetMemoryFdPropertiesKHR fd_properties; /* with dma_buf */
 	bool int64; /* shaderInt64 offered, and enabled: the quality Bayer denoise's shaders need it */
 	float timestamp_ns;      /* nanoseconds a timestamp tick */
 	uint32_t timestamp_bits; /* valid bits of the compute queue's timestamps (0: none) */
@@ -92,6 +94,18 @@ void vk_buffer_destroy(struct vk_gpu *gpu, struct vk_buffer *b);
  */
 int vk_buffer_import_host(struct vk_gpu *gpu, const void *data, size_t size, struct vk_buffer *b,
 			  VkDeviceSize *offset);
+
+/*
+ * A storage buffer over the first @size bytes of the dma-buf (or other
+ * mappable fd the driver takes) @fd, imported by the descriptor
+ * (VK_EXT_external_memory_dma_buf). On success the descriptor is the
+ * device's, closed when vk_buffer_destroy() frees the memory; on failure it
+ * is still the caller's. The caller checks that the fd holds @size bytes.
+ * 0, or -ENOTSUP (not offered, or the driver refused the fd) / -E2BIG (over
+ * the binding limit), without a message: the caller imports by address or
+ * copies instead.
+ */
+int vk_buffer_import_dma_buf(struct vk_gpu *gpu, int fd, VkDeviceSize size, struct vk_buffer *b);
 
 /* A compute pipeline of the device's layout from SPIR-V @code of @size bytes: 0 or a negative errno. */
 int vk_pipeline_create(struct vk_gpu *gpu, const uint32_t *code, size_t size, VkPipeline *pipeline);
