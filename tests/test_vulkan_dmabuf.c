@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inputs in fd-backed buffers on the Vulkan backend (docs/gpu.md, "A
+ * frame"): imported by their fd where the device offers dma-buf import
+ * (VK_EXT_external_memory_dma_buf), by their address or copied otherwise,
+ * each against cisp_unpack_rows() and, through a device with
+ * CISP_ISP=vulkan, against the software backend; the path each frame took
+ * is counted and checked, and so are the descriptors left open. A frame that
+ * runs past its buffer or past what its fd still holds is an error on every
+ * path. Debian 12's lavapipe offers no dma-buf import: there the other paths
+ * are tested and the tests say so; CISP_REQUIRE_DMA_BUF=1 (CI's step with a
+ * lavapipe that offers it, .ci/vulkan-dmabuf) makes that a failure. Without
+ * a Vulkan device the tests say so loudly and skip, unless
+ * CISP_REQUIRE_VULKAN=1.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cisp/buffer.h>
+#include <cisp/device.h>
+#include <cisp/error.h>
+#include <cisp/format.h>
+#include <cisp/isp.h>
+#include <cisp/params_state.h>
+
+#include "core/buffer_fd.h"
+#include "test.h"
+
+/* Bad descriptors and sizes at the import of an fd. */
+TEST(vulkan_dmabuf_import_fd_errors)
+{
+	struct cisp_buffer *memfd = NULL, *b = NULL;
+	int closed;
+
+	CHECK_EQ(cisp_buffer_memfd(&memfd, 4096, "dmabuf-test"), 0);
+	if (!memfd)
+		return;
+	closed = dup(cisp_buffer_fd(memfd));
+	close(closed);
+	CHECK_ERR(cisp_buffer_import_fd(&b, -1, 16), -EBADF, "not open");
+	CHECK_ERR(cisp_buffer_import_fd(&b, closed, 16), -EBADF, "not open");
+	CHECK_ERR(cisp_buffer_import_fd(&b, cisp_buffer_fd(memfd), 4097), -EINVAL, "fewer than the 4097 requested");
+	CHECK_ERR(cisp_buffer_import_fd(&b, cisp_buffer_fd(memfd), SIZE_MAX), -EINVAL, "fewer than");
+	CHECK_ERR(cisp_buffer_import_fd(&b, cisp_buffer_fd(memfd), 0), -EINVAL, "empty");
+	CHECK(!b);
+	cisp_buffer_free(memfd);
+}
+
+#ifdef CISP_VULKAN_BUILT
+#include "device/vulkan_backend.h"
+#include "device/vulkan_frame.h"
+#include "isp/unpack.h"
+
+/* The device, or NULL; where it offers no dma-buf import, says so, and fails where CI requires it. */
+static struct vk_gpu *open_gpu(void)
+{
+	struct vk_gpu *g = test_vulkan_gpu("the Vulkan backend's dma-buf import is");
+	const char *require = getenv("CISP_REQUIRE_DMA_BUF");
+
+	if (g && !g->dma_buf) {
+		if (require && !strcmp(require, "1"))
+			test_fail(__FILE__, __LINE__, "CISP_REQUIRE_DMA_BUF=1 and %s (%s) offers no dma-buf import", g->name,
+				  g->driver);
+		else
+			fprintf(stderr, "  %s (%s) offers no dma-buf import: only the address import and the copy are tested\n",
+				g->name, g->driver);
+	}
+	return g;
+}
+
+/* The descriptors this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A memfd buffer of @size random bytes (NULL: failed, and said so). */
+static struct cisp_buffer *random_memfd(size_t size)
+{
+	struct cisp_buffer *b = NULL;
+
+	CHECK_EQ(cisp_buffer_memfd(&b, size, "dmabuf-test"), 0);
+	for (size_t i = 0; b && i < size; i++)
+		((uint8_t *)cisp_buffer_data(b))[i] = (uint8_t)test_rand();
+	return b;
+}
+
+/* A @w x @h @format frame at @offset bytes into @buf, rows @stride apart. */
+static struct cisp_image frame_in(struct cisp_buffer *buf, uint32_t format, uint32_t w, uint32_t h, size_t offset,
+				  size_t stride)
+{
+	return (struct cisp_image){ .format = format,
+				    .width = w,
+				    .height = h,
+				    .num_planes = 1,
+				    .plane = { { (uint8_t *)cisp_buffer_data(buf) + offset, stride } } };
+}
+
+enum path { BY_FD, BY_ADDRESS, COPIED };
+
+/*
+ * @img unpacked on the GPU, asked to take @path, against cisp_unpack_rows(); the path it
+ * took: by its fd only where the device offers dma-buf import and @by_fd
+ * (the range allows it), by address where the device offers host import,
+ * else copied. No descriptor is left open.
+ */
+static void check_path(struct vk_gpu *g, const struct cisp_image *img, enum path path, bool by_fd)
+{
+	const bool fd = path == BY_FD && g->dma_buf && by_fd, address = !fd && path != COPIED && g->host_import;
+	struct vk_frame *f = NULL;
+	struct vk_step step;
+	const uint16_t *got = NULL;
+	const int fds = open_fds();
+	uint16_t *want = malloc((size_t)img->width * img->height * 2);
+
+	cisp_unpack_rows(img, &(struct plane16){ want, img->width, 0, (int)img->width, (int)img->height, 0 }, 0,
+			 (int)img->height);
+	CHECK_EQ(vk_frame_create(g, img->format, img->width, img->height, &f), 0);
+	if (!f) {
+		free(want);
+		return;
+	}
+	f->import_input = path != COPIED;
+	f->import_fd = path == BY_FD && g->dma_buf;
+	vk_step_unpack(f, &step);
+	CHECK_EQ(vk_frame_run(f, img, &step, 1, &got), 0);
+	if (!got || memcmp(got, want, (size_t)img->width * img->height * 2))
+		test_fail(__FILE__, __LINE__, "a %ux%u %s frame %s differs from the reference", img->width, img->height,
+			  cisp_format_name(img->format), path == BY_FD ? "by fd" : path == BY_ADDRESS ? "by address" : "copied");
+	CHECK_EQ(f->fd_imports, (unsigned long)fd);
+	CHECK_EQ(f->imports, (unsigned long)address);
+	CHECK(!f->imported.buffer);
+	vk_frame_destroy(f);
+	free(want);
+	/* The import's duplicate went with the memory; the buffer's own fd stays. */
+	CHECK_EQ(open_fds(), fds);
+}
+
+/*
+ * Frames in a memfd buffer and in a buffer that imports that memfd's fd, at
+ * offsets of 1 to 3 bytes past a word and past a page, rows 1 to 13 bytes
+ * apart past their size, each by its fd, by its address and copied; and one
+ * ending at its buffer's last byte, not a whole word: the fd's last word is
+ * not all the frame's, so it is read by address.
+ */
+TEST(vulkan_dmabuf_frame_bitexact)
+{
+	/* Every CFA order; 132 samples, whole groups of RAW10's 4. */
+	static const uint32_t formats[] = { CISP_FMT_SRGGB8, CISP_FMT_SGRBG12, CISP_FMT_SGBRG16, CISP_FMT_SBGGR10P,
+					    CISP_FMT_SRGGB12P };
+	const uint32_t w = 132, h = 6;
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct vk_gpu *g = open_gpu();
+
+	for (unsigned k = 0; g && k < sizeof(formats) / sizeof(formats[0]); k++) {
+		const uint32_t format = formats[k];
+		size_t row, rows;
+
+		CHECK_EQ(cisp_image_plane_size(format, w, h, 0, &row, &rows), 0);
+		for (int trial = 0; trial < 3; trial++) {
+			const size_t offset = (trial == 2 ? page : 0) + 1 + (size_t)test_rand() % 3;
+			const size_t stride = row + 1 + (size_t)test_rand() % 13, size = offset + stride * h + 64;
+			struct cisp_buffer *memfd = random_memfd(size), *imported = NULL;
+
+			CHECK_EQ(memfd ? cisp_buffer_import_fd(&imported, cisp_buffer_fd(memfd), size) : -1, 0);
+			if (!imported) {
+				cisp_buffer_free(memfd);
+				break;
+			}
+			const struct cisp_image a = frame_in(memfd, format, w, h, offset, stride),
+						 b = frame_in(imported, format, w, h, offset, stride);
+
+			for (int p = BY_FD; p <= COPIED; p++) {
+				check_path(g, &a, (enum path)p, true);
+				check_path(g, &b, (enum path)p, true);
+			}
+			cisp_buffer_free(imported);
+			cisp_buffer_free(memfd);
+		}
+		/* The frame's last byte the buffer's, 1 to 3 bytes into a word. */
+		for (size_t offset = 1; offset <= 3; offset++) {
+			struct cisp_buffer *memfd;
+			struct cisp_image a;
+
+			if ((offset + row * h) % 4 == 0 || !(memfd = random_memfd(offset + row * h)))
+				continue;
+			a = frame_in(memfd, format, w, h, offset, row);
+			check_path(g, &a, BY_FD, false);
+			cisp_buffer_free(memfd);
+		}
+	}
+	vk_gpu_close(g);
+}
+
+/*
+ * A frame that runs past its buffer's end, or past what its memfd holds
+ * after a truncation, is an error on every path (by fd, by address, copied),
+ * with no descriptor left open; so is a range whose end would overflow.
+ */
+TEST(vulkan_dmabuf_errors)
+{
+	const uint32_t w = 64, h = 4, format = CISP_FMT_SRGGB10;
+	struct vk_gpu *g = open_gpu();
+	const size_t row = (size_t)w * 2, bytes = row * h;
+	struct cisp_buffer *memfd = random_memfd(2 * bytes);
+	struct cisp_image past, shrunk;
+	size_t offset, size;
+	int fd;
+
+	if (!memfd) {
+		vk_gpu_close(g);
+		return;
+	}
+	/* The last row 10 bytes past the buffer's end; the second half, whose last 8 bytes a truncation cuts. */
+	past = frame_in(memfd, format, w, h, bytes + 10, row);
+	shrunk = frame_in(memfd, format, w, h, bytes, row);
+	/* The lookup itself: the range's end is never computed as a sum that wraps. */
+	CHECK_ERR(cisp_buffer_fd_of((uint8_t *)cisp_buffer_data(memfd) + 1, SIZE_MAX, &offset, &size), -EINVAL,
+		  "run past the end");
+	CHECK_EQ(cisp_buffer_fd_of((uint8_t *)cisp_buffer_data(memfd) + 2 * bytes, 1, &offset, &size), -ENOENT);
+	fd = cisp_buffer_fd_of((uint8_t *)cisp_buffer_data(memfd) + 5, 2 * bytes - 5, &offset, &size);
+	CHECK(fd >= 0 && fd != cisp_buffer_fd(memfd) && offset == 5 && size == 2 * bytes);
+	if (fd >= 0)
+		close(fd);
+	for (int p = BY_FD; g && p <= COPIED; p++) {
+		struct vk_frame *f = NULL;
+		struct vk_step step;
+		const uint16_t *got = NULL;
+		const int fds = open_fds();
+
+		CHECK_EQ(vk_frame_create(g, format, w, h, &f), 0);
+		if (!f)
+			break;
+		f->import_input = p != COPIED;
+		f->import_fd = p == BY_FD && g->dma_buf;
+		vk_step_unpack(f, &step);
+		CHECK_ERR(vk_frame_run(f, &past, &step, 1, &got), -EINVAL, "run past the end of the");
+		CHECK_EQ(ftruncate(cisp_buffer_fd(memfd), (off_t)(2 * bytes - 8)), 0);
+		CHECK_ERR(vk_frame_run(f, &shrunk, &step, 1, &got), -EINVAL, "bytes the fd holds now");
+		CHECK_EQ(ftruncate(cisp_buffer_fd(memfd), (off_t)(2 * bytes)), 0);
+		CHECK_EQ(f->fd_imports + f->imports, 0ul);
+		/* Whole again, it runs. */
+		CHECK_EQ(vk_frame_run(f, &shrunk, &step, 1, &got), 0);
+		CHECK_EQ(f->fd_imports, (unsigned long)(p == BY_FD && g->dma_buf));
+		vk_frame_destroy(f);
+		CHECK_EQ(open_fds(), fds);
+	}
+	/* Freed, the buffer is no longer found. */
+	const void *gone = cisp_buffer_data(memfd);
+
+	cisp_buffer_free(memfd);
+	CHECK_EQ(cisp_buffer_fd_of(gone, 1, &offset, &size), -ENOENT);
+	vk_gpu_close(g);
+}
+
+/*
+ * Whole frames through a device with CISP_ISP=vulkan from a memfd buffer,
+ * at an odd offset with padded rows, against the software backend: the
+ * outputs and statistics byte for byte; the same frame past what its memfd
+ * holds fails the job.
+ */
+TEST(vulkan_dmabuf_device_bitexact)
+{
+	const uint32_t w = 132, h = 36;
+	const struct cisp_isp_config cfg = { CISP_FMT_SBGGR10P, w, h, { { CISP_FMT_RGB888, w, h } }, NULL };
+	struct vk_gpu *g = open_gpu();
+	struct cisp_device *vk = NULL, *sw = NULL;
+	struct cisp_image out[2] = { { 0 } };
+	struct cisp_stats *stats = calloc(2, sizeof(*stats));
+	struct cisp_buffer *memfd = NULL;
+	struct cisp_param_state state;
+	size_t row, rows, stride, size;
+
+	if (!g)
+		goto done;
+	CHECK_EQ(cisp_image_plane_size(cfg.input_format, w, h, 0, &row, &rows), 0);
+	stride = row + 7;
+	size = 3 + stride * h;
+	memfd = random_memfd(size);
+	setenv("CISP_ISP", VULKAN_ISP_NAME, 1);
+	CHECK_EQ(cisp_device_create(&vk, &(struct cisp_device_config){ .workers = 1 }), 0);
+	unsetenv("CISP_ISP");
+	CHECK_EQ(cisp_device_create(&sw, &(struct cisp_device_config){ .workers = 1 }), 0);
+	CHECK_EQ(cisp_image_alloc(&out[0], CISP_FMT_RGB888, w, h), 0);
+	CHECK_EQ(cisp_image_alloc(&out[1], CISP_FMT_RGB888, w, h), 0);
+	if (!memfd || !vk || !sw)
+		goto done;
+	const struct cisp_image in = frame_in(memfd, cfg.input_format, w, h, 3, stride);
+
+	cisp_param_state_init(&state);
+	state.enabled |= CISP_BLOCK_BIT(CISP_BLOCK_BLC) | CISP_BLOCK_BIT(CISP_BLOCK_WB) | CISP_BLOCK_BIT(CISP_BLOCK_STATS);
+	state.blc.black[0] = state.blc.black[1] = state.blc.black[2] = state.blc.black[3] = 4096;
+	state.blc.white = 64000;
+	state.wb.gain[0] = 7800;
+	state.wb.gain[3] = 6100;
+	CHECK_EQ(test_device_frame(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0] }, &stats[0]),
+		 0);
+	CHECK_EQ(test_device_frame(sw, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[1] }, &stats[1]),
+		 0);
+	CHECK(test_same_pixels(&out[0], &out[1]));
+	CHECK(!memcmp(&stats[0], &stats[1], sizeof(*stats)));
+	/* The last row's last byte gone (rows are 7 bytes past their size). */
+	CHECK_EQ(ftruncate(cisp_buffer_fd(memfd), (off_t)(size - 8)), 0);
+	/* The job fails (the helper says -EIO for any failed job; the frame-level test reads the error). */
+	CHECK_EQ(test_device_frame(vk, &cfg, &state, &in, (struct cisp_image *[CISP_MAX_OUTPUTS]){ &out[0] }, NULL),
+		 -EIO);
+	CHECK_EQ(ftruncate(cisp_buffer_fd(memfd), (off_t)size), 0);
+done:
+	cisp_image_free(&out[0]);
+	cisp_image_free(&out[1]);
+	cisp_buffer_free(memfd);
+	free(stats);
+	cisp_device_destroy(vk);
+	cisp_device_destroy(sw);
+	vk_gpu_close(g);
+}
+#else
+TEST(vulkan_dmabuf_not_built)
+{
+	test_no_vulkan("the Vulkan backend's dma-buf import is", "this build has no Vulkan backend");
+}
+#endif
