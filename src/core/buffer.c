@@ -93,7 +93,7 @@ static int map_fd(struct cisp_buffer **buf, int fd, size_t size)
 	return 0;
 }
 
-int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset, size_t *buffer_size)
+int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset)
 {
 	const uintptr_t at = (uintptr_t)data;
 	const struct cisp_buffer *b;
@@ -117,7 +117,6 @@ int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset, size_t *buf
 			break;
 		}
 		*offset = at - start;
-		*buffer_size = b->size;
 		break;
 	}
 	pthread_mutex_unlock(&fd_buffers_lock);

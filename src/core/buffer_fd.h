@@ -13,11 +13,11 @@
 /*
  * The fd-backed buffer whose mapping holds @data: a duplicate of its fd
  * (close-on-exec; the caller owns it), with *@offset the place of @data in
- * the fd and *@buffer_size the buffer's size. Returns the fd, -ENOENT
+ * the fd, and @size bytes from there in the buffer. Returns the fd, -ENOENT
  * without a message when no such buffer holds @data, -EINVAL with a message
  * when the @size bytes at @data run past the buffer's end, or the errno of
  * the duplication. The buffer must outlive the call, as its memory must.
  */
-int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset, size_t *buffer_size);
+int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset);
 
 #endif

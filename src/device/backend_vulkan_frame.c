@@ -315,14 +315,14 @@ static long long fd_bytes(int fd)
 static int load_fd(struct vk_frame *f, const uint8_t *data, size_t bytes, bool by_fd, struct vk_buffer *imported,
 		   VkDeviceSize *offset)
 {
-	size_t at, buffer_size, end, words;
+	size_t at, end, words;
 	long long held;
 	int fd, ret = 1;
 
-	fd = cisp_buffer_fd_of(data, bytes, &at, &buffer_size);
+	fd = cisp_buffer_fd_of(data, bytes, &at);
 	if (fd < 0)
 		return fd;
-	end = at + bytes; /* at most buffer_size: cisp_buffer_fd_of() checked */
+	end = at + bytes; /* at most the buffer's size: cisp_buffer_fd_of() checked */
 	words = end + (-end & 3); /* the unpack reads whole 32-bit words */
 	held = fd_bytes(fd);
 	if (held >= 0 && (unsigned long long)held < end)
