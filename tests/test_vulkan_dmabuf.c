@@ -79,9 +79,8 @@ static struct vk_gpu *open_gpu(void)
 	if (g->dma_buf && !cisp_buffer_memfd(&memfd, 4096, "dmabuf-probe") && (fd = dup(cisp_buffer_fd(memfd))) >= 0) {
 		takes_memfd = !vk_buffer_import_dma_buf(g, fd, 4096, &probe);
 		if (takes_memfd)
-			vk_buffer_destroy(g, &probe); /* closes fd */
-		else
-			close(fd);
+			vk_buffer_destroy(g, &probe); /* closes the import's own duplicate */
+		close(fd);
 	}
 	cisp_buffer_free(memfd);
 	if (!takes_memfd) {

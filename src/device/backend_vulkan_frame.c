@@ -334,9 +334,9 @@ static int load_fd(struct vk_frame *f, const uint8_t *data, size_t bytes, bool b
 	else if (by_fd && held >= 0 && (unsigned long long)held >= words && words <= UINT32_MAX &&
 		 !vk_buffer_import_dma_buf(f->gpu, fd, words, imported)) {
 		*offset = at;
-		return 0; /* the fd is the import's now */
+		ret = 0;
 	}
-	close(fd);
+	close(fd); /* the import holds a duplicate of its own */
 	return ret;
 }
 

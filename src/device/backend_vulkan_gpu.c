@@ -4,9 +4,11 @@
  * context's instance needs before it records a frame.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error_internal.h"
 #include "device/vulkan_gpu.h"
@@ -403,7 +405,9 @@ int vk_buffer_create(struct vk_gpu *g, VkDeviceSize size, struct vk_buffer *b)
 /*
  * A storage buffer of @size bytes over imported memory of handle @type, of a
  * memory type in @types, @import (a VkImportMemory*Info) chained to the
- * allocation: 0 or -ENOTSUP (the driver refused it), without a message.
+ * allocation: 0, -ENOTSUP (the driver refused it) or -EIO (the memory was
+ * allocated, so took an imported fd, but could not be bound), without a
+ * message.
  */
 static int import_memory(struct vk_gpu *g, VkExternalMemoryHandleTypeFlagBits type, uint32_t types, VkDeviceSize size,
 			 const void *import, struct vk_buffer *b)
@@ -439,8 +443,11 @@ static int import_memory(struct vk_gpu *g, VkExternalMemoryHandleTypeFlagBits ty
 	if (r == VK_SUCCESS)
 		r = vkBindBufferMemory(g->device, b->buffer, b->memory, 0);
 	if (r != VK_SUCCESS) {
+		/* Memory allocated from an imported fd owns it: freeing it closes the fd. */
+		const int ret = b->memory ? -EIO : -ENOTSUP;
+
 		vk_buffer_destroy(g, b);
-		return -ENOTSUP;
+		return ret;
 	}
 	b->size = size;
 	return 0;
@@ -477,21 +484,27 @@ int vk_buffer_import_dma_buf(struct vk_gpu *g, int fd, VkDeviceSize size, struct
 {
 	const VkExternalMemoryHandleTypeFlagBits type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
 	VkMemoryFdPropertiesKHR props = { .sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR };
+	int own, ret;
 
 	memset(b, 0, sizeof(*b));
 	if (!g->dma_buf || !size)
 		return -ENOTSUP;
 	if (size > g->max_storage_range)
 		return -E2BIG;
-	/* On success the fd is the memory's (freeing it closes the fd); a refused one is still the caller's. */
-	if (g->fd_properties(g->device, type, fd, &props) != VK_SUCCESS ||
-	    import_memory(g, type, props.memoryTypeBits, size,
-			  &(VkImportMemoryFdInfoKHR){ .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
-						      .handleType = type,
-						      .fd = fd },
-			  b))
+	if (g->fd_properties(g->device, type, fd, &props) != VK_SUCCESS)
 		return -ENOTSUP;
-	return 0;
+	/* The import owns the descriptor it is given (freeing the memory closes it): it gets a duplicate. */
+	own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (own < 0)
+		return -ENOTSUP;
+	ret = import_memory(g, type, props.memoryTypeBits, size,
+			    &(VkImportMemoryFdInfoKHR){ .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+							.handleType = type,
+							.fd = own },
+			    b);
+	if (ret == -ENOTSUP)
+		close(own); /* never taken */
+	return ret ? -ENOTSUP : 0;
 }
 
 void vk_buffer_destroy(struct vk_gpu *g, struct vk_buffer *b)

@@ -98,9 +98,9 @@ int vk_buffer_import_host(struct vk_gpu *gpu, const void *data, size_t size, str
 /*
  * A storage buffer over the first @size bytes of the dma-buf (or other
  * mappable fd the driver takes) @fd, imported by the descriptor
- * (VK_EXT_external_memory_dma_buf). On success the descriptor is the
- * device's, closed when vk_buffer_destroy() frees the memory; on failure it
- * is still the caller's. The caller checks that the fd holds @size bytes.
+ * (VK_EXT_external_memory_dma_buf), through a duplicate of it that the
+ * memory owns: @fd stays the caller's, to close, whatever the result. The
+ * caller checks that the fd holds @size bytes.
  * 0, or -ENOTSUP (not offered, or the driver refused the fd) / -E2BIG (over
  * the binding limit), without a message: the caller imports by address or
  * copies instead.
