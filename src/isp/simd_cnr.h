@@ -8,10 +8,9 @@
  * one from the same column of the 2 r + 1 rows. The thresholds of a
  * centre come from two 32-entry tables indexed by Y >> 11, looked up in
  * registers (permutes or byte shuffles), loaded once a row. Each row runs
- * at its radius as a constant (CNR_AT_RADIUS), so that the compiler can
- * unroll the taps and keep their row pointers in registers; the
- * horizontal pass's first and last vectors read a copy of their columns
- * with the reflections made.
+ * at its radius as a constant (CNR_AT_RADIUS), so the taps' loops unroll
+ * and their row pointers stay out of memory; the horizontal pass's first
+ * and last vectors read a copy of their columns with the reflections.
  */
 #include "isp/cnr.h"
 
@@ -280,8 +279,9 @@ V_INLINE void FN(cnr_h_edge)(const uint16_t *y, const uint16_t *cb, const uint16
 }
 
 /*
- * A row at a constant radius: the edge vectors, then the others, which
- * overlap the first one where the row is short.
+ * A row at a constant radius (the compiler unrolls the taps): the edge
+ * vectors, then the others, which overlap the first one where the row is
+ * short.
  */
 V_INLINE void FN(cnr_h_span)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
 			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r)
