@@ -549,9 +549,15 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 		sa += q->a[i];
 		sb += q->b[i];
 	}
-	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 7), &raw[0][0], 2 * BQ_MW);
-	for (int r = 0; r < 2 * (ncy + 7); r++)
+	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 6), &raw[0][0], 2 * BQ_MW);
+	for (int r = 0; r < 2 * (ncy + 6); r++)
 		memset(&raw[r][2 * (ncx + 6)], 0, (size_t)(2 * (BQ_MW - ncx - 6)) * sizeof(raw[0][0]));
+	/*
+	 * The cell row past the blocks' (the last sheared row's odd lanes, whose
+	 * blocks do not exist) is zeros, not read: a small frame's reflection
+	 * reaches only one frame beyond either edge.
+	 */
+	memset(&raw[2 * (ncy + 6)][0], 0, 2 * sizeof(raw[0]));
 	/* The cells' mix, whole vectors of cells (those past the tile's read zeros), then zeros to the row's end. */
 	for (int r = 0; r < ncy + 7; r++) {
 		for (int c = 0; c < ncx + 6; c += N32) {
