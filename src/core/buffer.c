@@ -111,11 +111,7 @@ int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset)
 					size, (size_t)(at - start), b->size, b->fd);
 			break;
 		}
-		fd = fcntl(b->fd, F_DUPFD_CLOEXEC, 0);
-		if (fd < 0) {
-			fd = cisp_error(-errno, "cannot duplicate fd %d: %s", b->fd, strerror(errno));
-			break;
-		}
+		fd = b->fd;
 		*offset = at - start;
 		break;
 	}

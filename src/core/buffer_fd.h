@@ -11,12 +11,14 @@
 #include <stddef.h>
 
 /*
- * The fd-backed buffer whose mapping holds @data: a duplicate of its fd
- * (close-on-exec; the caller owns it), with *@offset the place of @data in
- * the fd, and @size bytes from there in the buffer. Returns the fd, -ENOENT
- * without a message when no such buffer holds @data, -EINVAL with a message
- * when the @size bytes at @data run past the buffer's end, or the errno of
- * the duplication. The buffer must outlive the call, as its memory must.
+ * The fd-backed buffer whose mapping holds @data: its own fd, lent (not a
+ * duplicate: the caller neither closes it nor keeps it past the buffer's
+ * life), with *@offset the place of @data in the fd, and @size bytes from
+ * there in the buffer. Returns the fd, -ENOENT without a message when no
+ * such buffer holds @data, or -EINVAL with a message when the @size bytes at
+ * @data run past the buffer's end. The buffer must outlive the fd's use, as
+ * its memory must outlive the bytes' use: a consumer that keeps the fd
+ * duplicates it (the Vulkan import does, once).
  */
 int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset);
 

@@ -319,6 +319,7 @@ static int load_fd(struct vk_frame *f, const uint8_t *data, size_t bytes, bool b
 	long long held;
 	int fd, ret = 1;
 
+	/* The buffer's own fd, lent while it lives: the import duplicates it, and nothing here closes it. */
 	fd = cisp_buffer_fd_of(data, bytes, &at);
 	if (fd < 0)
 		return fd;
@@ -336,7 +337,6 @@ static int load_fd(struct vk_frame *f, const uint8_t *data, size_t bytes, bool b
 		*offset = at;
 		ret = 0;
 	}
-	close(fd); /* the import holds a duplicate of its own */
 	return ret;
 }
 
