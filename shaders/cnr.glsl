@@ -8,7 +8,7 @@ layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 layout(push_constant) uniform Params {
 	uint width, height;
 	int radius;
-	uint place; // pack420_cnr.comp's output: as pack420.comp's
+	uint place; // pack420_cnr.comp's output: as pack_fused.comp's
 } p;
 
 const uint TABLE_START = 32768u + 33u * 33u * 33u * 3u;

@@ -4,14 +4,14 @@
 // (cnr_v.comp's cnr_v_at()) of each pixel of a block of 8x2, then the
 // packing (pack.c, cisp_pack_rows()) of an output of the frame's size
 // showing the whole frame, without writing the planes back. One invocation a
-// block, as pack420.comp: the frame's width must be a multiple of 8.
+// block, as pack_fused.comp: the frame's width must be a multiple of 8.
 #version 450
 #include "rgb.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Planes { uint yuv[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
 #include "cnr.glsl"
-#include "pack420.glsl"
+#include "pack_block.glsl"
 
 void main()
 {

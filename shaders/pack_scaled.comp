@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Crop and scale of an output (scale.glsl) fused with its packing (pack.c,
 // cisp_pack_rows(); docs/gpu.md, "Fewer passes on the RGB side"): the scaled
-// pixels of a block of 8x2 of the output, packed as pack420.comp packs its
+// pixels of a block of 8x2 of the output, packed as pack_fused.comp packs its
 // block (no conversion: a YUV output is scaled from the converted planes),
 // without the scaled planes. The output's width must be a multiple of 8.
 #version 450
@@ -11,7 +11,7 @@ layout(std430, set = 0, binding = 0) readonly buffer Planes { uint rgb[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Tables { uint table[]; };
 #include "scale.glsl"
-#include "pack420.glsl"
+#include "pack_block.glsl"
 
 void main()
 {

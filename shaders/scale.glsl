@@ -12,7 +12,7 @@ layout(push_constant) uniform Params {
 	uint x, y;           // the window's top left corner in the frame
 	uint h_taps, v_taps; // weights per output sample on each axis
 	uint tables;         // word offset of: h start[out_w], h weights[out_w * h_taps], v start[out_h], v weights
-	uint place;          // pack_scaled.comp's output: as pack420.comp's
+	uint place;          // pack_scaled.comp's output: as pack_fused.comp's
 } p;
 
 uvec3 scaled_at(uint i, uint j)

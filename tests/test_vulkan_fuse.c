@@ -191,7 +191,7 @@ TEST(vulkan_fuse_steps_bitexact)
  * heights (RGB: the last alone), against the reference's stages and
  * cisp_pack_rows(), byte for byte.
  */
-TEST(vulkan_fuse_pack420_bitexact)
+TEST(vulkan_fuse_pack_fused_bitexact)
 {
 	static const struct {
 		uint32_t w, h;
@@ -217,7 +217,7 @@ TEST(vulkan_fuse_pack420_bitexact)
 		CHECK_EQ(cisp_image_alloc(&got, format[0], w, h), 0);
 		CHECK_EQ(cisp_image_alloc(&packed, format[0], w, h), 0);
 		CHECK_EQ(vk_rgb_create(g, w, h, NULL, format, &rgb), 0);
-		CHECK(!rgb || vk_rgb_packs420(rgb, &state, 0));
+		CHECK(!rgb || vk_rgb_packs_fused(rgb, &state, 0));
 		for (unsigned mask = yuv ? FUSE_CSC : 0; rgb && want && mask < (yuv ? 8u : FUSE_CSC);
 		     mask++, kind = (kind + 1) % 6) {
 			const struct rgb16 planes = as_rgb16(want, w, h);
@@ -231,7 +231,7 @@ TEST(vulkan_fuse_pack420_bitexact)
 			/* As the frame makes them: the colour dispatch before where it sharpens, else folded in. */
 			n = fused_steps(rgb, mask, kind, steps);
 			last = steps[n - 1];
-			vk_rgb_step_pack420(rgb, 0, &last, &steps[n - 1]);
+			vk_rgb_step_pack_fused(rgb, 0, &last, &steps[n - 1]);
 			CHECK_EQ(vk_rgb_run(rgb, steps, n), 0);
 			CHECK_EQ(vk_rgb_unload(rgb, 0, &got), 0);
 			if (!test_same_pixels(&got, &packed))
@@ -298,7 +298,7 @@ TEST(vulkan_fuse_pack420_cnr_bitexact)
 			memcpy(out, in, (size_t)w * h * 2); /* Y passes through */
 			cisp_cnr_rows(c, &a, &b, 0, (int)h);
 			cisp_pack_rows(&b, &want, 0, (int)h);
-			CHECK(vk_rgb_packs420(rgb, &state, 0));
+			CHECK(vk_rgb_packs_fused(rgb, &state, 0));
 			CHECK_EQ(vk_rgb_step_cnr(rgb, &state, steps), 2);
 			vk_rgb_step_pack420_cnr(rgb, 0, &steps[1], &steps[1]);
 			CHECK_EQ(vk_rgb_run(rgb, steps, 2), 0);

@@ -311,9 +311,9 @@ static bool layout_image(uint8_t *arena, uint8_t *inside, unsigned k, uint32_t f
  * Every output format packed into images of each layout, written in place
  * where the device imports them (the count of outputs in place says which
  * path ran) and copied otherwise, on odd sizes; 4:2:0 ones also by
- * pack420.comp after the conversion, on a width that is a multiple of 8:
+ * pack_fused.comp after the conversion, on a width that is a multiple of 8:
  * the planes' bytes the reference's (cisp_pack_rows(), after cisp_csc_rows()
- * for pack420), every other byte of the block as it was.
+ * for pack_fused), every other byte of the block as it was.
  */
 TEST(vulkan_output_in_place)
 {
@@ -339,7 +339,7 @@ TEST(vulkan_output_in_place)
 			if (!rgb || !planes)
 				goto next;
 			random_planes(rgb, planes, false);
-			/* pack420.comp on the 24-wide frame (the conversion in it), pack.comp on the other. */
+			/* pack_fused.comp on the 24-wide frame (the conversion in it), pack.comp on the other. */
 			if (s == 1 && fused)
 				cisp_csc_rows(&csc, &ref, &ref, 0, (int)h);
 			cisp_pack_rows(&ref, &want, 0, (int)h);
@@ -356,7 +356,7 @@ TEST(vulkan_output_in_place)
 				in_place += placed == 1;
 				if (s == 1 && fused) {
 					vk_rgb_step_csc(rgb, &csc, &csc_step);
-					vk_rgb_step_pack420(rgb, 0, &(struct vk_rgb_step){ .push_size = 0 }, &step);
+					vk_rgb_step_pack_fused(rgb, 0, &(struct vk_rgb_step){ .push_size = 0 }, &step);
 				} else {
 					vk_rgb_step_pack(rgb, 0, &step);
 				}

@@ -35,8 +35,8 @@ static const uint32_t spv_cnr_v[] =
 static const uint32_t spv_pack[] =
 #include "device/pack.spv.h"
 	;
-static const uint32_t spv_pack420[] =
-#include "device/pack420.spv.h"
+static const uint32_t spv_pack_fused[] =
+#include "device/pack_fused.spv.h"
 	;
 static const uint32_t spv_pack420_cnr[] =
 #include "device/pack420_cnr.spv.h"
@@ -59,7 +59,7 @@ static const struct {
 	[VK_RGB_CNR_H] = { spv_cnr_h, sizeof(spv_cnr_h) },
 	[VK_RGB_CNR_V] = { spv_cnr_v, sizeof(spv_cnr_v) },
 	[VK_RGB_PACK] = { spv_pack, sizeof(spv_pack) },
-	[VK_RGB_PACK420] = { spv_pack420, sizeof(spv_pack420) },
+	[VK_RGB_PACK_FUSED] = { spv_pack_fused, sizeof(spv_pack_fused) },
 	[VK_RGB_PACK420_CNR] = { spv_pack420_cnr, sizeof(spv_pack420_cnr) },
 	[VK_RGB_SCALE] = { spv_scale, sizeof(spv_scale) },
 	[VK_RGB_PACK_SCALED] = { spv_pack_scaled, sizeof(spv_pack_scaled) },
@@ -98,12 +98,12 @@ enum { COLOUR_CCM = 1, COLOUR_LTM = 2, COLOUR_TONE = 4, COLOUR_LUT3D = 8, COLOUR
 #define SHARPEN_CORING 2
 #define SHARPEN_CSC 5
 #define SHARPEN_WORDS 6
-/* shaders/pack420.comp's: colour.comp's, then sharpening's coring, strength and limit, then the layout. */
-#define PACK420_SHARPEN 64 /* in the stage bits: sharpening instead of the colour stages */
-#define PACK420_CORING COLOUR_WORDS
-#define PACK420_LAYOUT (COLOUR_WORDS + 3)
-#define PACK420_WORDS (COLOUR_WORDS + 4)
-#define PACK420_BLOCK_W 8 /* pixels across an invocation makes */
+/* shaders/pack_fused.comp's: colour.comp's, then sharpening's coring, strength and limit, then the layout. */
+#define PACK_FUSED_SHARPEN 64 /* in the stage bits: sharpening instead of the colour stages */
+#define PACK_FUSED_CORING COLOUR_WORDS
+#define PACK_FUSED_LAYOUT (COLOUR_WORDS + 3)
+#define PACK_FUSED_WORDS (COLOUR_WORDS + 4)
+#define PACK_BLOCK_W 8 /* pixels across an invocation of a block packing (pack_block.glsl) makes */
 /* Then each output's place (the packings' shaders): its planes' offsets, then their strides. */
 #define OUTPUT_LAYOUTS (CSC_START + CSC_WORDS)
 #define LAYOUT_WORDS 6
@@ -573,22 +573,22 @@ void vk_rgb_step_pack(const struct vk_rgb *r, int index, struct vk_rgb_step *s)
 	push[3] = r->place[index].words;
 }
 
-bool vk_rgb_packs420(const struct vk_rgb *r, const struct cisp_param_state *state, int index)
+bool vk_rgb_packs_fused(const struct vk_rgb *r, const struct cisp_param_state *state, int index)
 {
-	return r->out_format[index] && r->width % PACK420_BLOCK_W == 0 && vk_output_whole(r, state, index);
+	return r->out_format[index] && r->width % PACK_BLOCK_W == 0 && vk_output_whole(r, state, index);
 }
 
-void vk_rgb_step_pack420(const struct vk_rgb *r, int index, const struct vk_rgb_step *from, struct vk_rgb_step *s)
+void vk_rgb_step_pack_fused(const struct vk_rgb *r, int index, const struct vk_rgb_step *from, struct vk_rgb_step *s)
 {
-	step_begin(r, s, VK_RGB_PACK420, VK_RGB_TO_OUTPUT0 + (unsigned)index, PACK420_WORDS);
+	step_begin(r, s, VK_RGB_PACK_FUSED, VK_RGB_TO_OUTPUT0 + (unsigned)index, PACK_FUSED_WORDS);
 	if (from->shader == VK_RGB_SHARPEN) {
-		s->push[COLOUR_STAGES] = PACK420_SHARPEN;
-		memcpy(&s->push[PACK420_CORING], &from->push[SHARPEN_CORING], 3 * sizeof(uint32_t));
+		s->push[COLOUR_STAGES] = PACK_FUSED_SHARPEN;
+		memcpy(&s->push[PACK_FUSED_CORING], &from->push[SHARPEN_CORING], 3 * sizeof(uint32_t));
 	} else if (from->push_size) {
 		memcpy(&s->push[COLOUR_STAGES], &from->push[COLOUR_STAGES], (COLOUR_WORDS - COLOUR_STAGES) * sizeof(uint32_t));
 		s->push[COLOUR_STAGES] &= ~(uint32_t)(COLOUR_LUMA | COLOUR_CSC);
 	}
-	s->push[PACK420_LAYOUT] = vk_rgb_place_word(r, index);
+	s->push[PACK_FUSED_LAYOUT] = vk_rgb_place_word(r, index);
 }
 
 void vk_rgb_step_pack420_cnr(const struct vk_rgb *r, int index, const struct vk_rgb_step *cnr_v, struct vk_rgb_step *s)
@@ -624,8 +624,9 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 			groups_x = PACK_GROUPS_X;
 			groups_y = (words + per_row - 1) / per_row;
 		}
-		if (s->shader == VK_RGB_PACK420 || s->shader == VK_RGB_PACK420_CNR) { /* one invocation per block of 8x2 pixels */
-			groups_x = (r->width / PACK420_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
+		/* One invocation per block of 8x2 pixels. */
+		if (s->shader == VK_RGB_PACK_FUSED || s->shader == VK_RGB_PACK420_CNR) {
+			groups_x = (r->width / PACK_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
 			groups_y = (r->height + 1) / 2;
 		}
 		if (s->shader == VK_RGB_SCALE) { /* one invocation per pixel of the output */
@@ -633,7 +634,7 @@ static int record(struct vk_rgb *r, const struct vk_rgb_step *steps, unsigned co
 			groups_y = s->push[3];
 		}
 		if (s->shader == VK_RGB_PACK_SCALED) { /* one invocation per block of 8x2 pixels of the output */
-			groups_x = (s->push[2] / PACK420_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
+			groups_x = (s->push[2] / PACK_BLOCK_W + GROUP_PIXELS - 1) / GROUP_PIXELS;
 			groups_y = (s->push[3] + 1) / 2;
 		}
 		vk_commands_dispatch(r->cmd, r->gpu, after_another || i > 0, r->pipeline[s->shader], r->set[s->source],
@@ -708,7 +709,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	 * the colour stages, or chroma denoise's vertical pass) packs it, and the
 	 * planes are not written back.
 	 */
-	fuse_pack = outputs == 1 && vk_rgb_packs420(r, state, only);
+	fuse_pack = outputs == 1 && vk_rgb_packs_fused(r, state, only);
 	/* Each output into the caller's image where the device imports it, before any set is recorded. */
 	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
 		if (r->out_format[i] && output[i] && (ret = vk_output_place(r, i, output[i])) < 0)
@@ -760,7 +761,7 @@ static int run_frame(struct vk_rgb *r, struct vk_frame *frame, enum cisp_cfa cfa
 	if (fuse_pack && !(yuv && (state->enabled & CISP_BLOCK_BIT(CISP_BLOCK_CNR)))) {
 		if (sharpen)
 			steps[n++] = colour;
-		vk_rgb_step_pack420(r, only, sharpen ? &sharpening[1] : &colour, &steps[n++]);
+		vk_rgb_step_pack_fused(r, only, sharpen ? &sharpening[1] : &colour, &steps[n++]);
 		return finish_frame(r, steps, n, output);
 	}
 	/*

@@ -35,7 +35,7 @@ enum vk_rgb_shader {
 	VK_RGB_CNR_H,
 	VK_RGB_CNR_V,
 	VK_RGB_PACK,
-	VK_RGB_PACK420, /* sharpening or the colour stages, the conversion where 4:2:0, and the packing, fused */
+	VK_RGB_PACK_FUSED, /* sharpening or the colour stages, the conversion where 4:2:0, and the packing, fused */
 	VK_RGB_PACK420_CNR, /* chroma denoise's vertical pass and a 4:2:0 packing, fused */
 	VK_RGB_HIGHLIGHTS, /* on the Bayer frame, before the demosaic: backend_vulkan_highlights.c records it */
 	VK_RGB_SCALE, /* crop and scale of an output (vulkan_output.h) */
@@ -204,19 +204,19 @@ int vk_rgb_step_cnr(struct vk_rgb *rgb, const struct cisp_param_state *state, st
  */
 void vk_rgb_step_pack(const struct vk_rgb *rgb, int index, struct vk_rgb_step *step);
 /*
- * The word that tells the packings of blocks (shaders/pack420.glsl) output
+ * The word that tells the packings of blocks (shaders/pack_block.glsl) output
  * @index's format and where its place's layout is in the tables, which it
  * writes there (vk_output_place()).
  */
 uint32_t vk_rgb_place_word(const struct vk_rgb *rgb, int index);
 /*
- * Whether output @index can be made by vk_rgb_step_pack420() under @state: it
+ * Whether output @index can be made by vk_rgb_step_pack_fused() under @state: it
  * shows the whole frame at the frame's size, and the frame's width is a
- * multiple of 8 (shaders/pack420.comp).
+ * multiple of 8 (shaders/pack_fused.comp).
  */
-bool vk_rgb_packs420(const struct vk_rgb *rgb, const struct cisp_param_state *state, int index);
+bool vk_rgb_packs_fused(const struct vk_rgb *rgb, const struct cisp_param_state *state, int index);
 /*
- * Output @index (vk_rgb_packs420()) packed straight from the RGB planes
+ * Output @index (vk_rgb_packs_fused()) packed straight from the RGB planes
  * (converted to YCbCr first for NV12 and I420), after what @from does, in one
  * dispatch that writes only the output: @from is sharpening's second step (the luma made before),
  * or a colour step (its colour correction, LTM, tone and 3D LUT; push_size 0
@@ -224,14 +224,15 @@ bool vk_rgb_packs420(const struct vk_rgb *rgb, const struct cisp_param_state *st
  * one vk_rgb_step_csc() last wrote into the tables; the output goes to its
  * place (vk_output_place() with whole words), whose layout it writes there too.
  */
-void vk_rgb_step_pack420(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *from, struct vk_rgb_step *step);
+void vk_rgb_step_pack_fused(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *from,
+			    struct vk_rgb_step *step);
 
 /*
- * Output @index (vk_rgb_packs420(), NV12 or I420) packed straight from the
+ * Output @index (vk_rgb_packs_fused(), NV12 or I420) packed straight from the
  * planes after chroma denoise's horizontal pass, in the dispatch of its
  * vertical pass @cnr_v (vk_rgb_step_cnr()'s second step), which it replaces:
  * the planes are not written back. The output goes to its place, as
- * vk_rgb_step_pack420()'s.
+ * vk_rgb_step_pack_fused()'s.
  */
 void vk_rgb_step_pack420_cnr(const struct vk_rgb *rgb, int index, const struct vk_rgb_step *cnr_v,
 			     struct vk_rgb_step *step);

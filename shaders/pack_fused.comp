@@ -10,7 +10,7 @@
 // height): the words of each of its rows (two of Y; 6, 8 or 12 of RGB) and the
 // words of its four 2x2 blocks' chroma, so the frame's width must be a
 // multiple of 8 for every word to be one invocation's. The output's planes
-// are where the layout in the tables puts them (vk_rgb_step_pack420(): each
+// are where the layout in the tables puts them (vk_rgb_step_pack_fused(): each
 // plane's offset and stride, multiples of 4, in the output's own buffer or in
 // the caller's image imported where it is).
 #version 450
@@ -21,7 +21,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { uint words[]; };
 #define LUMA_TILE_W (64 * 8 + 4) // the workgroup's 64 blocks of 8 pixels, and 2 each side
 #define LUMA_TILE_H 6
 #include "colour.glsl"
-#include "pack420.glsl"
+#include "pack_block.glsl"
 const uint SHARPEN = 64u; // in @stages: sharpening instead of the colour stages
 
 layout(push_constant) uniform Params {

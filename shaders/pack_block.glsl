@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What the packings of blocks of 8x2 pixels share (pack420.comp,
+// What the packings of blocks of 8x2 pixels share (pack_fused.comp,
 // pack420_cnr.comp, pack_scaled.comp; docs/gpu.md, "Fewer passes on the RGB side"): the
 // output's place (its planes' offsets and strides in the tables, at @at) and
 // the words of a block of 8x2 pixels. Before it: the tables (table[]) and the
