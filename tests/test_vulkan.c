@@ -1055,7 +1055,7 @@ TEST(vulkan_plan_stages)
 {
 	const struct cisp_isp_config cfg = { CISP_FMT_SRGGB10, 64, 32,
 					     { { CISP_FMT_NV12, 64, 32 }, { CISP_FMT_RGB888, 32, 16 } }, NULL };
-	const struct cisp_isp_config big = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 3392, 3392 } }, NULL };
+	const struct cisp_isp_config big = { CISP_FMT_SRGGB10, 64, 32, { { CISP_FMT_NV12, 3388, 3400 } }, NULL };
 	struct vk_gpu *g = open_gpu();
 	struct cisp_param_state s;
 	bool int64;

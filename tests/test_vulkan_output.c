@@ -107,13 +107,16 @@ static void check_case(struct vk_gpu *g, unsigned k, bool bright)
 	if (!in || !want || !rgb)
 		goto out;
 	random_planes(rgb, in, bright);
-	/* Scaled planes from the start only for an output of another size than the frame; else with the first crop. */
-	CHECK_EQ(!rgb->scaled.buffer, ow == w && oh == h);
+	/* No scaled planes before a frame needs them. */
+	CHECK(!rgb->scaled.buffer);
 	/* Widths of blocks of 8 are scaled and packed in one dispatch; RGB48 holds the samples as they are. */
 	n = vk_output_steps(rgb, &state, 0, steps);
 	CHECK_EQ(n, ow % 8 ? 2 : 1);
 	CHECK_EQ(steps[0].shader, n == 1 ? VK_RGB_PACK_SCALED : VK_RGB_SCALE);
-	CHECK(n == 1 || (rgb->scaled.buffer && steps[1].source == VK_RGB_SCALED_TO_OUTPUT0));
+	/* Made for the two steps through them alone, at the output's size (the only one). */
+	CHECK_EQ(!!rgb->scaled.buffer, n == 2);
+	CHECK_EQ(rgb->scaled.size, n == 2 ? (VkDeviceSize)n_out * 4 : 0);
+	CHECK(n == 1 || steps[1].source == VK_RGB_SCALED_TO_OUTPUT0);
 	CHECK_EQ(vk_rgb_run(rgb, steps, 1), 0);
 	if (n == 1) {
 		CHECK_EQ(cisp_image_alloc(&packed, CISP_FMT_RGB48, ow, oh), 0);
@@ -162,6 +165,68 @@ TEST(vulkan_output_scale_bitexact)
 		check_case(g, k, false);
 		check_case(g, k, true); /* the largest sums the weights make */
 	}
+	vk_gpu_close(g);
+}
+
+/* The device memory of @rgb's buffers: the planes, the tables, the scaled planes and the outputs' own. */
+static VkDeviceSize held_bytes(const struct vk_rgb *rgb)
+{
+	VkDeviceSize n = rgb->planes.size + rgb->tables.size + rgb->scaled.size;
+
+	for (int i = 0; i < CISP_MAX_OUTPUTS; i++)
+		n += rgb->out[i].size;
+	return n;
+}
+
+/*
+ * The scaled planes are made only for an output that scales through them (a
+ * width not of blocks of 8), with its first frame: a 1920x1080 frame with a
+ * 1280x720 NV12 output and one of the frame's size holds none, scaled or
+ * cropped, where it held 1280 x 720 x 3 words before; with a 1276x720 one it
+ * holds them from that output's first scaled frame, at that output's size.
+ */
+TEST(vulkan_output_scaled_planes_on_need)
+{
+	const uint32_t w = 1920, h = 1080;
+	const struct cisp_output_config blocks[CISP_MAX_OUTPUTS] = { { CISP_FMT_NV12, 1280, 720 },
+								     { CISP_FMT_RGB888, w, h } };
+	const struct cisp_output_config odd[CISP_MAX_OUTPUTS] = { { CISP_FMT_NV12, 1276, 720 } };
+	struct vk_gpu *g = open_gpu();
+	struct vk_rgb *rgb = NULL;
+	struct vk_rgb_step steps[2];
+	struct cisp_param_state state;
+	VkDeviceSize held;
+
+	cisp_param_state_init(&state);
+	if (!g || vk_rgb_create_outputs(g, w, h, NULL, blocks, &rgb)) {
+		CHECK(!g); /* a device that cannot hold a 1080p frame's planes fails here */
+		goto out;
+	}
+	held = held_bytes(rgb);
+	CHECK_EQ(rgb->scaled_words, 0);
+	CHECK_EQ(vk_output_steps(rgb, &state, 0, steps), 1);
+	state.crop_enabled = 2; /* output 1 cropped: scaled back to the frame's width, a multiple of 8 */
+	state.crop[1] = (struct cisp_crop_params){ state.crop[1].header, 1, 0, 8, 4, 1280, 720, 0 };
+	CHECK_EQ(vk_output_steps(rgb, &state, 1, steps), 1);
+	CHECK_EQ(vk_rgb_run(rgb, steps, 1), 0);
+	CHECK(!rgb->scaled.buffer);
+	CHECK_EQ(held_bytes(rgb), held);
+	printf("  1920x1080 to NV12 1280x720 and RGB888 1920x1080 cropped: %llu bytes on the device, %llu fewer "
+	       "(the scaled planes) than when they were made for any scaled output\n",
+	       (unsigned long long)held, 1280ull * 720 * 3 * 4);
+	vk_rgb_destroy(rgb);
+	rgb = NULL;
+	state.crop_enabled = 0;
+	CHECK_EQ(vk_rgb_create_outputs(g, w, h, NULL, odd, &rgb), 0);
+	if (!rgb)
+		goto out;
+	held = held_bytes(rgb);
+	CHECK_EQ(rgb->scaled_words, 1276ull * 720 * 3);
+	CHECK(!rgb->scaled.buffer);
+	CHECK_EQ(vk_output_steps(rgb, &state, 0, steps), 2);
+	CHECK_EQ(held_bytes(rgb), held + 1276ull * 720 * 3 * 4);
+out:
+	vk_rgb_destroy(rgb);
 	vk_gpu_close(g);
 }
 
@@ -239,7 +304,7 @@ TEST(vulkan_output_windows)
 	CHECK_EQ(rgb->window[0].width, 40);
 	vk_rgb_destroy(rgb);
 	rgb = NULL;
-	/* Outputs of no size, or whose scaled planes the device's storage buffers cannot hold. */
+	/* Outputs of no size, or whose scaled planes (not 8-wide blocks) the device's storage buffers cannot hold. */
 	CHECK_ERR(vk_rgb_create_outputs(g, w, h, NULL,
 					(const struct cisp_output_config[CISP_MAX_OUTPUTS]){ { CISP_FMT_RGB48, 0, 4 } }, &rgb),
 		  -EINVAL, "no 0x4 output");
@@ -247,7 +312,7 @@ TEST(vulkan_output_windows)
 	if (props.limits.maxStorageBufferRange < 12ull * CISP_MAX_DIMENSION * CISP_MAX_DIMENSION)
 		CHECK_ERR(vk_rgb_create_outputs(g, w, h, NULL,
 						(const struct cisp_output_config[CISP_MAX_OUTPUTS]){
-							{ CISP_FMT_RGB48, CISP_MAX_DIMENSION, CISP_MAX_DIMENSION } },
+							{ CISP_FMT_RGB48, CISP_MAX_DIMENSION - 1, CISP_MAX_DIMENSION } },
 						&rgb),
 			  -E2BIG, "the scaled planes of the outputs are over");
 out:

@@ -662,15 +662,15 @@ TEST(vulkan_rgb_pipeline_bitexact)
 
 /*
  * A context whose output is too big for the device's buffers (scaled up to
- * 3392x3392, whose scaled planes are over lavapipe's 2^27-byte storage
- * buffers; a device with larger ones runs it whole): every frame is handed
+ * 3388x3400, not 8-wide blocks, whose scaled planes are over lavapipe's
+ * 2^27-byte storage buffers; a device with larger ones runs it whole): every frame is handed
  * over, even one whose stages the GPU all has; with chroma denoise on, which
  * reads the white-balance bit, white balance must then stay on the CPU too.
  * Byte for byte with the software ISP.
  */
 TEST(vulkan_rgb_handed_over_outputs_bitexact)
 {
-	const uint32_t w = 64, h = 32, ow = 3392, oh = 3392;
+	const uint32_t w = 64, h = 32, ow = 3388, oh = 3400;
 	const struct cisp_isp_config cfg = { CISP_FMT_SRGGB12P, w, h, { { CISP_FMT_NV12, ow, oh } }, NULL };
 	struct cisp_device *dev = NULL;
 	struct cisp_image in, got, want;

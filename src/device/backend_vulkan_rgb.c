@@ -216,7 +216,8 @@ int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, con
 		if (o->format && (!o->width || !o->height || o->width > CISP_MAX_DIMENSION ||
 				  o->height > CISP_MAX_DIMENSION))
 			return cisp_error(-EINVAL, "Vulkan backend: no %ux%u output", o->width, o->height);
-		if (o->format && (uint64_t)o->width * o->height * 3 > scaled_words)
+		/* Only a width not of blocks of 8 scales through the scaled planes (vk_output_steps()). */
+		if (o->format && o->width % 8 && (uint64_t)o->width * o->height * 3 > scaled_words)
 			scaled_words = (uint64_t)o->width * o->height * 3;
 		table_at[i] = (uint32_t)table_words; /* a few times 2^16 words at most */
 		if (o->format)
@@ -249,11 +250,8 @@ int vk_rgb_create_outputs(struct vk_gpu *g, uint32_t width, uint32_t height, con
 	ret = vk_buffer_create(g, (VkDeviceSize)width * height * 4 * 4, &r->planes);
 	if (!ret)
 		ret = vk_buffer_create(g, table_words * 4, &r->tables);
-	/* Scaled planes only when an output is of another size: a crop of one of the frame's size comes later, if ever. */
+	/* The scaled planes come with the first frame that scales through them (vk_rgb_scaled_planes()), if ever. */
 	r->scaled_words = scaled_words;
-	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret && !r->scaled.buffer; i++)
-		if (out_format[i] && (output[i].width != width || output[i].height != height))
-			ret = vk_buffer_create(g, scaled_words * 4, &r->scaled);
 	for (int i = 0; i < CISP_MAX_OUTPUTS && !ret; i++)
 		if (out_format[i])
 			ret = vk_buffer_create(g,

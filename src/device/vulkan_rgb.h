@@ -96,9 +96,10 @@ struct vk_rgb {
 	unsigned long outputs_in_place;
 	uint32_t place_logged, place_logged_in_place;
 	/*
-	 * An output cropped or scaled: its three planes (as the planes, at its
-	 * size), scaled_words words, as large as the largest output; made with
-	 * the first frame that needs them (vk_rgb_scaled_planes()).
+	 * An output cropped or scaled to a width that is not a multiple of 8
+	 * (vk_output_steps()): its three planes (as the planes, at its size),
+	 * scaled_words words, as large as the largest such output; made with the
+	 * first frame that needs them (vk_rgb_scaled_planes()), none before.
 	 */
 	struct vk_buffer scaled;
 	uint64_t scaled_words;
