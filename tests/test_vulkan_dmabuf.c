@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cisp/buffer.h>
@@ -33,7 +34,7 @@
 #include "core/buffer_fd.h"
 #include "test.h"
 
-/* Bad descriptors and sizes at the import of an fd. */
+/* Bad descriptors and sizes at the import of an fd, and at a view of one. */
 TEST(vulkan_dmabuf_import_fd_errors)
 {
 	struct cisp_buffer *memfd = NULL, *b = NULL;
@@ -49,6 +50,11 @@ TEST(vulkan_dmabuf_import_fd_errors)
 	CHECK_ERR(cisp_buffer_import_fd(&b, cisp_buffer_fd(memfd), 4097), -EINVAL, "fewer than the 4097 requested");
 	CHECK_ERR(cisp_buffer_import_fd(&b, cisp_buffer_fd(memfd), SIZE_MAX), -EINVAL, "fewer than");
 	CHECK_ERR(cisp_buffer_import_fd(&b, cisp_buffer_fd(memfd), 0), -EINVAL, "empty");
+	CHECK(!b);
+	/* A view of nothing, or of no fd. */
+	CHECK_ERR(cisp_buffer_fd_view(&b, NULL, 16, cisp_buffer_fd(memfd)), -EINVAL, "no fd view");
+	CHECK_ERR(cisp_buffer_fd_view(&b, cisp_buffer_data(memfd), 0, cisp_buffer_fd(memfd)), -EINVAL, "no fd view");
+	CHECK_ERR(cisp_buffer_fd_view(&b, cisp_buffer_data(memfd), 16, -1), -EINVAL, "no fd view");
 	CHECK(!b);
 	cisp_buffer_free(memfd);
 }
@@ -354,6 +360,54 @@ done:
 	cisp_image_free(&out);
 	free(params);
 	vk_frame_destroy(f);
+	cisp_buffer_free(memfd);
+	vk_gpu_close(g);
+}
+
+/*
+ * A frame in a mapping that stands in for a V4L2 capture buffer's (the video
+ * node's mapping, listed with the dma-buf the driver exported for it:
+ * cisp_buffer_fd_view()): a memfd mapped on its own, read-only, at a data
+ * offset, is imported by its fd where the device takes a memfd so, by its
+ * address otherwise, bit-exact with cisp_unpack_rows(); freed, the view
+ * leaves the mapping and the fd as they were, and the address is no longer
+ * found.
+ */
+TEST(vulkan_dmabuf_fd_view)
+{
+	const uint32_t w = 132, h = 6, format = CISP_FMT_SGRBG12;
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE), stride = 264 + 8, data_offset = 12;
+	const size_t length = (data_offset + stride * h + page - 1) / page * page;
+	struct vk_gpu *g = open_gpu();
+	struct cisp_buffer *memfd = random_memfd(length), *view = NULL;
+	size_t offset;
+	uint8_t *map;
+
+	if (!memfd)
+		goto done;
+	map = mmap(NULL, length, PROT_READ, MAP_SHARED, cisp_buffer_fd(memfd), 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		goto done;
+	CHECK_EQ(cisp_buffer_fd_view(&view, map, length, cisp_buffer_fd(memfd)), 0);
+	CHECK_EQ(cisp_buffer_fd_of(map + data_offset, stride * h, &offset), cisp_buffer_fd(memfd));
+	CHECK_EQ(offset, data_offset);
+	if (g && view) {
+		const struct cisp_image img = { .format = format,
+						.width = w,
+						.height = h,
+						.num_planes = 1,
+						.plane = { { map + data_offset, stride } } };
+
+		check_path(g, &img, BY_FD, true);
+		check_path(g, &img, BY_ADDRESS, true);
+	}
+	cisp_buffer_free(view);
+	CHECK_EQ(cisp_buffer_fd_of(map + data_offset, 1, &offset), -ENOENT);
+	CHECK(fcntl(cisp_buffer_fd(memfd), F_GETFD) >= 0);
+	CHECK_EQ(map[length - 1], ((uint8_t *)cisp_buffer_data(memfd))[length - 1]); /* still mapped */
+	munmap(map, length);
+done:
 	cisp_buffer_free(memfd);
 	vk_gpu_close(g);
 }

@@ -15,7 +15,8 @@
 #include "core/buffer_fd.h"
 #include "core/error_internal.h"
 
-enum buffer_kind { BUFFER_HEAP, BUFFER_USER, BUFFER_FD };
+/* BUFFER_FD_VIEW: the caller's mapping of an fd, listed as BUFFER_FD's are but neither unmapped nor closed. */
+enum buffer_kind { BUFFER_HEAP, BUFFER_USER, BUFFER_FD, BUFFER_FD_VIEW };
 
 struct cisp_buffer {
 	enum buffer_kind kind;
@@ -70,6 +71,20 @@ int cisp_buffer_wrap(struct cisp_buffer **buf, void *data, size_t size)
 	return new_buffer(buf, BUFFER_USER, data, size, -1);
 }
 
+/* A buffer of @kind over @size bytes of @fd mapped at @mem, listed in fd_buffers. */
+static int list_fd(struct cisp_buffer **buf, enum buffer_kind kind, void *mem, size_t size, int fd)
+{
+	int ret = new_buffer(buf, kind, mem, size, fd);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&fd_buffers_lock);
+	(*buf)->next_fd = fd_buffers;
+	fd_buffers = *buf;
+	pthread_mutex_unlock(&fd_buffers_lock);
+	return 0;
+}
+
 static int map_fd(struct cisp_buffer **buf, int fd, size_t size)
 {
 	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -80,17 +95,19 @@ static int map_fd(struct cisp_buffer **buf, int fd, size_t size)
 		close(fd);
 		return cisp_error(ret, "cannot map fd %d (%zu bytes): %s", fd, size, strerror(-ret));
 	}
-	ret = new_buffer(buf, BUFFER_FD, mem, size, fd);
+	ret = list_fd(buf, BUFFER_FD, mem, size, fd);
 	if (ret) {
 		munmap(mem, size);
 		close(fd);
-		return ret;
 	}
-	pthread_mutex_lock(&fd_buffers_lock);
-	(*buf)->next_fd = fd_buffers;
-	fd_buffers = *buf;
-	pthread_mutex_unlock(&fd_buffers_lock);
-	return 0;
+	return ret;
+}
+
+int cisp_buffer_fd_view(struct cisp_buffer **buf, void *data, size_t size, int fd)
+{
+	if (!data || !size || fd < 0)
+		return cisp_error(-EINVAL, "no fd view of %zu bytes at %p of fd %d", size, data, fd);
+	return list_fd(buf, BUFFER_FD_VIEW, data, size, fd);
 }
 
 int cisp_buffer_fd_of(const void *data, size_t size, size_t *offset)
@@ -181,6 +198,7 @@ void cisp_buffer_free(struct cisp_buffer *buf)
 	case BUFFER_USER:
 		break;
 	case BUFFER_FD:
+	case BUFFER_FD_VIEW:
 		pthread_mutex_lock(&fd_buffers_lock);
 		for (struct cisp_buffer **p = &fd_buffers; *p; p = &(*p)->next_fd)
 			if (*p == buf) {
@@ -188,8 +206,10 @@ void cisp_buffer_free(struct cisp_buffer *buf)
 				break;
 			}
 		pthread_mutex_unlock(&fd_buffers_lock);
-		munmap(buf->data, buf->size);
-		close(buf->fd);
+		if (buf->kind == BUFFER_FD) {
+			munmap(buf->data, buf->size);
+			close(buf->fd);
+		}
 		break;
 	}
 	free(buf);

@@ -5,8 +5,10 @@
  * through the media controller (CSI-2 receivers on boards, vimc), whose
  * pipeline cisp configures, or a standalone node (vivid, USB bridges).
  * Frames come through mmap buffers (exported as dmabufs when the driver
- * allows) and are copied into the caller's image; controls go to the
- * sensor subdev. See docs/v4l2.md.
+ * allows) and are copied into the caller's image, or lent as they are; an
+ * exported buffer's mapping is listed with its dmabuf (core/buffer_fd.h), so
+ * that a consumer that imports dmabufs (the Vulkan backend) takes a lent
+ * frame by its fd. Controls go to the sensor subdev. See docs/v4l2.md.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -26,6 +28,9 @@
 #include <linux/v4l2-subdev.h>
 #include <linux/videodev2.h>
 
+#include <cisp/buffer.h>
+
+#include "core/buffer_fd.h"
 #include "core/error_internal.h"
 #include "sensor/sensor_internal.h"
 #include "v4l2.h"
@@ -66,6 +71,7 @@ struct v4l2cam {
 	void *mem[MAX_BUFFERS];
 	size_t len[MAX_BUFFERS];
 	int dmabuf[MAX_BUFFERS];
+	struct cisp_buffer *exported[MAX_BUFFERS]; /* mem[i] listed with dmabuf[i] (NULL: not exported) */
 	unsigned num_mem;
 	bool lent[MAX_BUFFERS]; /* given to the caller by cisp_sensor_acquire(), not queued */
 	bool dmabuf_ok;
@@ -667,6 +673,8 @@ static void release_buffers(struct v4l2cam *c)
 	struct v4l2_requestbuffers rb = { .count = 0, .type = c->type, .memory = V4L2_MEMORY_MMAP };
 
 	for (unsigned i = 0; i < c->num_mem; i++) {
+		cisp_buffer_free(c->exported[i]); /* unlisted before its mapping and fd go */
+		c->exported[i] = NULL;
 		if (c->mem[i])
 			munmap(c->mem[i], c->len[i]);
 		if (c->dmabuf[i] >= 0)
@@ -757,7 +765,8 @@ static int cam_start(void *priv)
 	for (unsigned i = 0; i < c->num_mem; i++) {
 		struct v4l2_plane plane;
 		struct v4l2_buffer vb = buffer_desc(c, i, &plane);
-		struct v4l2_exportbuffer eb = { .type = rb.type, .index = i, .flags = O_RDONLY | O_CLOEXEC };
+		/* Read and write: an importer may map the dmabuf writable (lavapipe does, and refuses a read-only one). */
+		struct v4l2_exportbuffer eb = { .type = rb.type, .index = i, .flags = O_RDWR | O_CLOEXEC };
 		size_t length;
 		uint32_t offset;
 
@@ -776,11 +785,18 @@ static int cam_start(void *priv)
 			goto fail;
 		}
 		c->len[i] = length;
-		/* A dmabuf lets the frame reach another device without a copy; not every driver exports. */
-		if (xioctl(c->fd, VIDIOC_EXPBUF, &eb) == 0)
+		/*
+		 * A dmabuf lets the frame reach another device without a copy; not
+		 * every driver exports. Listed, a lent frame is found by its fd; a
+		 * listing that fails leaves it read by its address.
+		 */
+		if (xioctl(c->fd, VIDIOC_EXPBUF, &eb) == 0) {
 			c->dmabuf[i] = eb.fd;
-		else
+			if (cisp_buffer_fd_view(&c->exported[i], c->mem[i], length, eb.fd))
+				cisp_clear_error();
+		} else {
 			c->dmabuf_ok = false;
+		}
 		if (xioctl(c->fd, VIDIOC_QBUF, &vb) < 0) {
 			ret = cisp_error(-errno, "v4l2: %s: QBUF: %s", c->video, strerror(errno));
 			goto fail;
