@@ -5,7 +5,10 @@
  * (VK_EXT_external_memory_dma_buf), by their address or copied otherwise,
  * each against cisp_unpack_rows() and, through a device with
  * CISP_ISP=vulkan, against the software backend; the path each frame took
- * is counted and checked, and so are the descriptors left open. A frame that
+ * is counted and checked, and so are the descriptors left open, over many
+ * frames and jobs too. A mapping listed with an fd it was not made by
+ * (cisp_buffer_fd_view(), as the V4L2 backend lists a capture buffer with
+ * its exported dma-buf) is imported by that fd. A frame that
  * runs past its buffer or past what its fd still holds is an error on every
  * path. Debian 12's lavapipe offers no dma-buf import (and a GPU's driver
  * may refuse a memfd for one): there the other paths are tested and the
