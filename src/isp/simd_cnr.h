@@ -7,7 +7,11 @@
  * the horizontal one from unaligned loads around the column, the vertical
  * one from the same column of the 2 r + 1 rows. The thresholds of a
  * centre come from two 32-entry tables indexed by Y >> 11, looked up in
- * registers (permutes or byte shuffles), loaded once a row.
+ * registers (permutes or byte shuffles), loaded once a row. Each row runs
+ * at its radius as a constant (CNR_AT_RADIUS), so that the compiler can
+ * unroll the taps and keep their row pointers in registers; the
+ * horizontal pass's first and last vectors read a copy of their columns
+ * with the reflections made.
  */
 #include "isp/cnr.h"
 
@@ -176,7 +180,36 @@ V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu
 #endif
 }
 
-/* The weighted means of Cb and Cr: Σw·v · R[Σw], R from the reciprocal of each lane's Σw. */
+/* The N16 centres of a pass: their samples and thresholds. */
+struct FN(cnr_centre) {
+	vu16 y, b, r, iy, ic;
+};
+
+/* The centres at @y, @cb, @cr, and their sums started. */
+V_INLINE void FN(cnr_begin)(struct FN(cnr_centre) *c, struct FN(cnr_sums) *a, const struct FN(cnr_bins) *bins,
+			    const uint16_t *y, const uint16_t *cb, const uint16_t *cr)
+{
+	c->y = ld(y);
+	c->b = ld(cb);
+	c->r = ld(cr);
+	FN(cnr_bins_at)(bins, c->y, &c->iy, &c->ic);
+	FN(cnr_start)(a, c->b, c->r);
+}
+
+/* Two taps (ya, ba, ra) and (yb, bb, rb) of the centres @c. */
+V_INLINE void FN(cnr_pair)(struct FN(cnr_sums) *a, const struct FN(cnr_centre) *c, vu16 ya, vu16 ba, vu16 ra,
+			   vu16 yb, vu16 bb, vu16 rb)
+{
+	FN(cnr_add2)(a, FN(cnr_weight)(ya, ba, ra, c->y, c->b, c->r, c->iy, c->ic),
+		     FN(cnr_weight)(yb, bb, rb, c->y, c->b, c->r, c->iy, c->ic), ba, bb, ra, rb);
+}
+
+/*
+ * The weighted means of Cb and Cr: Σw·v · R[Σw], R of each lane's Σw
+ * computed (recip32()) once for both. Not gathered from the table: QEMU
+ * 7.2's x86 emulator, which runs tests/vm, reads a gather whose index is
+ * ymm4 as having no index (docs/fastpath.md).
+ */
 V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 {
 	const vs32 rl = recip32(wlo(a->sw)), rh = recip32(whi(a->sw));
@@ -192,49 +225,124 @@ V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 	st(ocr, packus32(mulhi32r(a->rl, rl), mulhi32r(a->rh, rh)));
 }
 
+/*
+ * The N16 outputs of the horizontal pass at the centres @y, @cb, @cr, whose
+ * r columns either side are all there, into @ocb, @ocr.
+ */
+V_INLINE void FN(cnr_h_vec)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
+			    const struct FN(cnr_bins) *bins, const int r)
+{
+	struct FN(cnr_centre) c;
+	struct FN(cnr_sums) a;
+
+	FN(cnr_begin)(&c, &a, bins, y, cb, cr);
+	for (int k = 1; k <= r; k++)
+		FN(cnr_pair)(&a, &c, ld(y - k), ld(cb - k), ld(cr - k), ld(y + k), ld(cb + k), ld(cr + k));
+	FN(cnr_end)(&a, ocb, ocr);
+}
+
+/*
+ * The N16 outputs of the horizontal pass at columns x.. (x = 0 or
+ * w - N16) from a copy of their 2 r + N16 taps with the columns outside
+ * the row reflected.
+ */
+V_INLINE void FN(cnr_h_edge)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
+			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, int x, const int r)
+{
+	uint16_t py[N16 + 2 * CISP_CNR_MAX_RADIUS], pb[N16 + 2 * CISP_CNR_MAX_RADIUS],
+		pr[N16 + 2 * CISP_CNR_MAX_RADIUS];
+
+	for (int i = 0; i < N16 + 2 * r; i++) {
+		const int X = mirror(x - r + i, w);
+
+		py[i] = y[X];
+		pb[i] = cb[X];
+		pr[i] = cr[X];
+	}
+	FN(cnr_h_vec)(py + r, pb + r, pr + r, ocb + x, ocr + x, bins, r);
+}
+
+/*
+ * A row at a constant radius: the edge vectors, then the others, which
+ * overlap the first one where the row is short.
+ */
+V_INLINE void FN(cnr_h_span)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
+			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r)
+{
+	const int xe = w - r - N16;
+
+	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, 0, r);
+	FOR_VECTORS(x, xe < N16 ? xe : N16, xe)
+		FN(cnr_h_vec)(y + x, cb + x, cr + x, ocb + x, ocr + x, bins, r);
+	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, w - N16, r);
+}
+
+/* The radius as a constant: the body of each case is the span at that radius. */
+#define CNR_AT_RADIUS(r, span)              \
+	do {                                \
+		switch (r) {                \
+		case 1: span(1); break;     \
+		case 2: span(2); break;     \
+		case 3: span(3); break;     \
+		case 4: span(4); break;     \
+		case 5: span(5); break;     \
+		case 6: span(6); break;     \
+		case 7: span(7); break;     \
+		default: span(8); break;    \
+		}                           \
+	} while (0)
+
 static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
 			  int w, const struct cisp_cnr_row_tables *t)
 {
-	const int r = t->radius, xe = w - r - N16;
 	struct FN(cnr_bins) bins;
 
-	if (!t->enabled || w < N16 + 2 * r) {
+	if (!t->enabled || w < N16 + 2 * t->radius) {
 		cisp_cnr_h_row_c(y, cb, cr, ocb, ocr, w, t);
 		return;
 	}
 	FN(cnr_bins_load)(&bins, t);
-	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, 0, r);
-	FOR_VECTORS(x, r, xe) {
-		const vu16 y0 = ld(y + x), b0 = ld(cb + x), r0 = ld(cr + x);
-		vu16 iy, ic;
-		struct FN(cnr_sums) a;
-
-		FN(cnr_bins_at)(&bins, y0, &iy, &ic);
-		FN(cnr_start)(&a, b0, r0);
-		for (int k = 1; k <= r; k++) {
-			const vu16 ya = ld(y + x - k), ba = ld(cb + x - k), ra = ld(cr + x - k);
-			const vu16 yb = ld(y + x + k), bb = ld(cb + x + k), rb = ld(cr + x + k);
-
-			FN(cnr_add2)(&a, FN(cnr_weight)(ya, ba, ra, y0, b0, r0, iy, ic),
-				     FN(cnr_weight)(yb, bb, rb, y0, b0, r0, iy, ic), ba, bb, ra, rb);
-		}
-		FN(cnr_end)(&a, ocb + x, ocr + x);
-	}
-	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, AFTER_VECTORS(r, xe), w);
+#define CNR_H_SPAN(r) FN(cnr_h_span)(y, cb, cr, ocb, ocr, w, &bins, r)
+	CNR_AT_RADIUS(t->radius, CNR_H_SPAN);
+#undef CNR_H_SPAN
 }
 
 /*
- * The row pointers are copied into locals, above (row r - 1 - k) and below
- * (row r + 1 + k) the centre: the stores may alias anything, and would
- * otherwise make the compiler load each pointer again for every vector.
+ * A row at a constant radius. The row pointers are copied into locals,
+ * above (a, row r - k) and below (b, row r + k) the centre: the stores
+ * may alias anything, and would otherwise make the compiler load each
+ * pointer again for every vector.
  */
+V_INLINE void FN(cnr_v_span)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
+			     uint16_t *ocb, uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r)
+{
+	const uint16_t *const yc = y[r], *const bc = cb[r], *const rc = cr[r];
+	const uint16_t *ya[CISP_CNR_MAX_RADIUS + 1], *ba[CISP_CNR_MAX_RADIUS + 1], *ra[CISP_CNR_MAX_RADIUS + 1];
+	const uint16_t *yb[CISP_CNR_MAX_RADIUS + 1], *bb[CISP_CNR_MAX_RADIUS + 1], *rb[CISP_CNR_MAX_RADIUS + 1];
+
+	for (int k = 1; k <= r; k++) {
+		ya[k] = y[r - k];
+		ba[k] = cb[r - k];
+		ra[k] = cr[r - k];
+		yb[k] = y[r + k];
+		bb[k] = cb[r + k];
+		rb[k] = cr[r + k];
+	}
+	FOR_VECTORS(x, 0, w - N16) {
+		struct FN(cnr_centre) c;
+		struct FN(cnr_sums) a;
+
+		FN(cnr_begin)(&c, &a, bins, yc + x, bc + x, rc + x);
+		for (int k = 1; k <= r; k++)
+			FN(cnr_pair)(&a, &c, ld(ya[k] + x), ld(ba[k] + x), ld(ra[k] + x), ld(yb[k] + x),
+				     ld(bb[k] + x), ld(rb[k] + x));
+		FN(cnr_end)(&a, ocb + x, ocr + x);
+	}
+}
+
 static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
 			  uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t)
 {
-	const int r = t->radius;
-	const uint16_t *const yc = y[r], *const bc = cb[r], *const rc = cr[r];
-	const uint16_t *ya[CISP_CNR_MAX_RADIUS], *ba[CISP_CNR_MAX_RADIUS], *ra[CISP_CNR_MAX_RADIUS];
-	const uint16_t *yb[CISP_CNR_MAX_RADIUS], *bb[CISP_CNR_MAX_RADIUS], *rb[CISP_CNR_MAX_RADIUS];
 	struct FN(cnr_bins) bins;
 
 	if (!t->enabled || w < N16) {
@@ -242,30 +350,9 @@ static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[],
 		return;
 	}
 	FN(cnr_bins_load)(&bins, t);
-	for (int k = 0; k < r; k++) {
-		ya[k] = y[r - 1 - k];
-		ba[k] = cb[r - 1 - k];
-		ra[k] = cr[r - 1 - k];
-		yb[k] = y[r + 1 + k];
-		bb[k] = cb[r + 1 + k];
-		rb[k] = cr[r + 1 + k];
-	}
-	FOR_VECTORS(x, 0, w - N16) {
-		const vu16 y0 = ld(yc + x), b0 = ld(bc + x), r0 = ld(rc + x);
-		vu16 iy, ic;
-		struct FN(cnr_sums) a;
-
-		FN(cnr_bins_at)(&bins, y0, &iy, &ic);
-		FN(cnr_start)(&a, b0, r0);
-		for (int k = 0; k < r; k++) {
-			const vu16 ya0 = ld(ya[k] + x), ba0 = ld(ba[k] + x), ra0 = ld(ra[k] + x);
-			const vu16 yb0 = ld(yb[k] + x), bb0 = ld(bb[k] + x), rb0 = ld(rb[k] + x);
-
-			FN(cnr_add2)(&a, FN(cnr_weight)(ya0, ba0, ra0, y0, b0, r0, iy, ic),
-				     FN(cnr_weight)(yb0, bb0, rb0, y0, b0, r0, iy, ic), ba0, bb0, ra0, rb0);
-		}
-		FN(cnr_end)(&a, ocb + x, ocr + x);
-	}
+#define CNR_V_SPAN(r) FN(cnr_v_span)(y, cb, cr, ocb, ocr, w, &bins, r)
+	CNR_AT_RADIUS(t->radius, CNR_V_SPAN);
+#undef CNR_V_SPAN
 }
 
 void CAT(cisp_dsp_init_cnr, SIMD_SUFFIX)(struct cisp_dsp *d)
