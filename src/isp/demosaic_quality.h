@@ -37,7 +37,7 @@ size_t cisp_dmq_scratch_size(int width, int rows);
 /* Rows of the C passes a call of a vector pass runs at a time on a narrow frame. */
 #define CISP_DMQ_NARROW_ROWS 16
 /* Scratch rows the vector passes keep (the colour pass's rings and rows, the most). */
-#define CISP_DMQ_VECTOR_ROWS 60
+#define CISP_DMQ_VECTOR_ROWS 66
 
 /*
  * Pass 1: of rows [y0, y1), the colour-difference green into @gc and the

@@ -617,7 +617,8 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	for (int y = y0; y < y1; y++) {
 		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
 		uint16_t *gr = plane_row(g, y);
-		const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, y)); /* x stays even */
+		const int rbx = cisp_dmq_rb_column(cfa, y);
+		const vs32 gl = dmq_green_lanes(0, rbx); /* x stays even */
 		int32_t *vcd = SUMS(y, 0), *vown = SUMS(y, 1);
 
 		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
@@ -636,14 +637,23 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 				st32(vown + x, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), x));
 			}
 		}
-		DMQ_FOR(x, 0, w) {
-			vs32 scd = dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x);
-			vs32 sown = dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x);
-			vs32 wc = dmq_cd_weight(scd, sown);
+		/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
+		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
+			const int ph = (x ^ rbx) & 1;
+			const int x1 = x + N32;
+			vs32 scd = dmq_pick(dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x),
+					    dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x1), ph);
+			vs32 sown = dmq_pick(dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x),
+					     dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x1), ph);
+			vs32 wc = dmq_cd_weight(scd, sown), d[2];
 			vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
-			vs32 v = dmq_blend(w3, dmq_ldw(cr + x), dmq_ldw(sr + x), 128, 8);
 
-			dmq_stc(gr + x, dmq_sel(gl, dmq_ldw(mr + x), v));
+			dmq_spread(dmq_blend(w3, dmq_pick(dmq_ldw(cr + x), dmq_ldw(cr + x1), ph),
+					     dmq_pick(dmq_ldw(sr + x), dmq_ldw(sr + x1), ph), 128, 8),
+				   ph, &d[0], &d[1]);
+			/* the spread leaves 0 on the green sites: the select puts the Bayer sample there */
+			dmq_stc(gr + x, dmq_sel(gl, dmq_ldw(mr + x), d[0]));
+			dmq_stc(gr + x1, dmq_sel(gl, dmq_ldw(mr + x1), d[1]));
 		}
 	}
 #undef ECD
@@ -695,12 +705,10 @@ V_INLINE vs32 dmq_suppressed(vs32 green, const int32_t *k, const int32_t *ku, co
 	return sub32(green, add32(kc, sra32(add32(mul32(sub32(md, kc), fc), set32(128)), 8)));
 }
 
-/* The cubic (-1 9 9 -1) / 16 of the samples at -3, -1, 1, 3. */
-V_INLINE vs32 dmq_cubic(vs32 a, vs32 b, vs32 p, vs32 q)
+/* The cubic (-1 9 9 -1) / 16 of samples at -3, -1, 1, 3, from the sums s of those at +-1 and t at +-3. */
+V_INLINE vs32 dmq_cubic(vs32 s, vs32 t)
 {
-	vs32 s = add32(a, b);
-
-	return sra32(add32(sub32(add32(sll32(s, 3), s), add32(p, q)), set32(8)), 4);
+	return sra32(add32(sub32(add32(sll32(s, 3), s), t), set32(8)), 4);
 }
 
 /* The sum of r[x - 1], r[x], r[x + 1] (s = 1) or of r[x - 3], r[x], r[x + 3] (s = 3). */
@@ -743,13 +751,16 @@ V_INLINE void dmq_first_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10
 /*
  * Pass 3 keeps only the scratch rows its steps read at once, in rings (row
  * r in slot (r - first) mod rows), so that they stay in the L2 cache
- * whatever the chunk: 7 rows of KR, KB and green, 10 of errors, 9 of
- * widened Bayer. Its steps run one row each, in turn, each as soon as the
- * rows it reads are made (dmq_colour_rows).
+ * whatever the chunk: 7 rows of KR, KB and green, 10 of errors, 7 of
+ * widened Bayer, 5 and 3 of the sums of the Bayer rows 1 and 3 above and
+ * below a row. Its steps run one row each, in turn, each as soon as the rows
+ * it reads are made (dmq_colour_rows).
  */
 #define DMQ_K_RING 7
 #define DMQ_E_RING 10
-#define DMQ_M_RING 9
+#define DMQ_M_RING 7
+#define DMQ_V1_RING 5
+#define DMQ_V3_RING 3
 
 /* The state of pass 3 on a chunk of rows: its input, output and rings. */
 struct dmq_colour {
@@ -762,6 +773,7 @@ struct dmq_colour {
 	int32_t *kr, *kb, *gp; /* rings of green minus red, green minus blue, green */
 	int32_t *ecd, *eown;   /* rings of errors, summed over 9 columns */
 	int32_t *mp;           /* ring of Bayer rows, widened */
+	int32_t *v1, *v3;      /* rings of MP(r - 1) + MP(r + 1) and MP(r - 3) + MP(r + 3) of output rows r */
 	int32_t *tmp;          /* two rows */
 	/*
 	 * [row parity][cd, own] rows of sums of 5 and 4 rows of errors: a row's
@@ -778,28 +790,67 @@ struct dmq_colour {
 #define ECD(r) dmq_ring_row(c->ecd, c->ws, DMQ_E_RING, r, c->y0 - 5)
 #define EOWN(r) dmq_ring_row(c->eown, c->ws, DMQ_E_RING, r, c->y0 - 5)
 #define MP(r) dmq_ring_row(c->mp, c->ws, DMQ_M_RING, r, c->y0 - 5)
+#define V1(r) dmq_ring_row(c->v1, c->ws, DMQ_V1_RING, r, c->y0)
+#define V3(r) dmq_ring_row(c->v3, c->ws, DMQ_V3_RING, r, c->y0)
+
+/* The rows a sweep of dmq_colour_known_row() reads and writes. */
+struct dmq_known_io {
+	const uint16_t *gr, *mr;   /* green and Bayer of row r */
+	int32_t *k, *gq, *mq;      /* the colour difference, green and widened Bayer of row r */
+	const int32_t *m2, *m6;    /* widened Bayer of rows r - 2 and r - 6 */
+	int32_t *v1, *v3;          /* the sums of rows r - 1 and r - 3 */
+};
+
+/* The sweep of dmq_colour_known_row(), making the sums of rows when @sums1 and @sums3 say so. */
+V_INLINE void dmq_known_sweep(const struct dmq_known_io *io, int w, int sums1, int sums3)
+{
+	DMQ_FOR(x, 0, w) {
+		vs32 gv = dmq_ldw(io->gr + x), mv = dmq_ldw(io->mr + x);
+
+		st32(io->gq + x, gv);
+		st32(io->mq + x, mv);
+		st32(io->k + x, sub32(gv, mv));
+		if (sums1)
+			st32(io->v1 + x, add32(ld32(io->m2 + x), mv));
+		if (sums3)
+			st32(io->v3 + x, add32(ld32(io->m6 + x), mv));
+	}
+}
 
 /*
  * Row r's green, Bayer samples (widened), and the colour difference of its
  * red or blue sites' own colour (written on the green sites too: those are
- * computed by the step on green sites before anything reads them).
+ * computed by the step on green sites before anything reads them); in the
+ * same sweep, of the output rows r - 1 and r - 3, the sums of the Bayer rows
+ * 1 above and below (V1) and 3 above and below (V3), which the output's
+ * cubics and diagonal filter read.
  */
-static void FN(dmq_colour_known_row)(const struct dmq_colour *c, int r)
+static void FN(dmq_colour_known_row)(const struct dmq_colour *c, int r, int y1)
 {
 	const int w = c->w, hgt = c->m->height;
-	const uint16_t *mr = plane_row(c->m, mirror(r, hgt)), *gr = plane_row(c->g, mirror(r, hgt));
-	int32_t *k = cisp_dmq_red_row(c->cfa, r) ? KR(r) : KB(r), *gq = GP(r), *mq = MP(r);
+	const int sums1 = r - 1 >= c->y0 && r - 1 < y1, sums3 = r - 3 >= c->y0 && r - 3 < y1;
+	const struct dmq_known_io io = {
+		.gr = plane_row(c->g, mirror(r, hgt)), .mr = plane_row(c->m, mirror(r, hgt)),
+		.k = cisp_dmq_red_row(c->cfa, r) ? KR(r) : KB(r), .gq = GP(r), .mq = MP(r),
+		.m2 = sums1 ? MP(r - 2) : NULL, .m6 = sums3 ? MP(r - 6) : NULL,
+		.v1 = sums1 ? V1(r - 1) : NULL, .v3 = sums3 ? V3(r - 3) : NULL,
+	};
 
-	DMQ_FOR(x, 0, w) {
-		vs32 gv = dmq_ldw(gr + x), mv = dmq_ldw(mr + x);
-
-		st32(gq + x, gv);
-		st32(mq + x, mv);
-		st32(k + x, sub32(gv, mv));
-	}
-	cisp_dmq_pad_row(gq, w);
-	cisp_dmq_pad_row(mq, w);
-	cisp_dmq_pad_row(k, w);
+	if (sums1 && sums3)
+		dmq_known_sweep(&io, w, 1, 1);
+	else if (sums1)
+		dmq_known_sweep(&io, w, 1, 0);
+	else if (sums3)
+		dmq_known_sweep(&io, w, 0, 1);
+	else
+		dmq_known_sweep(&io, w, 0, 0);
+	cisp_dmq_pad_row(io.gq, w);
+	cisp_dmq_pad_row(io.mq, w);
+	cisp_dmq_pad_row(io.k, w);
+	if (sums1)
+		cisp_dmq_pad_row(io.v1, w);
+	if (sums3)
+		cisp_dmq_pad_row(io.v3, w);
 }
 
 /* The other colour on row r's red or blue sites: 7x7 filter of the diagonal sites' differences. */
@@ -869,7 +920,7 @@ struct dmq_out_in {
 	uint16_t *ro, *bo;                /* red and blue out */
 	const int32_t *a, *au, *ad;       /* KR of rows y, y - 1, y + 1 */
 	const int32_t *b, *bu, *bd;       /* KB of the same rows */
-	const int32_t *m[5];              /* Bayer of rows y - 3, y - 1, y, y + 1, y + 3 */
+	const int32_t *m, *v1, *v3;       /* Bayer of row y, V1 and V3 of row y */
 	const int32_t *in5[2], *in4[2];   /* [cd, own] sums of 5 and 4 rows: of y - 1, or of y (not rolled) */
 	int32_t *out5[2], *out4[2];       /* [cd, own] sums of 5 and 4 rows of y (made here) */
 	const int32_t *eold[2], *enew[2]; /* [cd, own] rows of errors y - 5 and y + 4 */
@@ -888,7 +939,7 @@ struct dmq_out_in {
  */
 V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
 {
-	const int32_t *const *mr = o->m;
+	const int32_t *mr = o->m, *v1 = o->v1, *v3 = o->v3;
 	vs32 s5[2], s4[2];
 
 	for (int k = 0; k < 2; k++) {
@@ -903,16 +954,15 @@ V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
 			st32(o->out4[k] + x, s4[k]);
 		}
 	}
-	vs32 gc = dmq_ldw(o->gr + x), mv = ld32(mr[2] + x);
+	vs32 gc = dmq_ldw(o->gr + x), mv = ld32(mr + x);
 	vs32 rv = dmq_suppressed(gc, o->a + x, o->au + x, o->ad + x, o->fc);
 	vs32 bv = dmq_suppressed(gc, o->b + x, o->bu + x, o->bd + x, o->fc);
 	/* the colours from their own samples: the row's colour along the row, the other one
 	   along the column on green sites and from the diagonal ones on colour sites */
-	vs32 row = dmq_cubic(ld32(mr[2] + x - 1), ld32(mr[2] + x + 1), ld32(mr[2] + x - 3), ld32(mr[2] + x + 3));
-	vs32 col = dmq_cubic(ld32(mr[1] + x), ld32(mr[3] + x), ld32(mr[0] + x), ld32(mr[4] + x));
-	vs32 near = add32(add32(ld32(mr[1] + x - 1), ld32(mr[1] + x + 1)), add32(ld32(mr[3] + x - 1), ld32(mr[3] + x + 1)));
-	vs32 far = add32(add32(add32(ld32(mr[0] + x - 1), ld32(mr[0] + x + 1)), add32(ld32(mr[4] + x - 1), ld32(mr[4] + x + 1))),
-			 add32(add32(ld32(mr[1] + x - 3), ld32(mr[1] + x + 3)), add32(ld32(mr[3] + x - 3), ld32(mr[3] + x + 3))));
+	vs32 row = dmq_cubic(add32(ld32(mr + x - 1), ld32(mr + x + 1)), add32(ld32(mr + x - 3), ld32(mr + x + 3)));
+	vs32 col = dmq_cubic(ld32(v1 + x), ld32(v3 + x));
+	vs32 near = add32(ld32(v1 + x - 1), ld32(v1 + x + 1));
+	vs32 far = add32(add32(ld32(v3 + x - 1), ld32(v3 + x + 1)), add32(ld32(v1 + x - 3), ld32(v1 + x + 3)));
 	vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
 	vs32 other = dmq_sel(o->gl, col, diag);
 	/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
@@ -943,7 +993,7 @@ static void FN(dmq_colour_out_row)(const struct dmq_colour *c, int y)
 	struct dmq_out_in o = {
 		.gr = plane_row(c->g, y), .ro = plane_row(&c->out->c[0], y), .bo = plane_row(&c->out->c[2], y),
 		.a = KR(y), .au = KR(y - 1), .ad = KR(y + 1), .b = KB(y), .bu = KB(y - 1), .bd = KB(y + 1),
-		.m = { MP(y - 3), MP(y - 1), MP(y), MP(y + 1), MP(y + 3) },
+		.m = MP(y), .v1 = V1(y), .v3 = V3(y),
 		.red = cisp_dmq_red_row(c->cfa, y), .gl = dmq_green_lanes(0, cisp_dmq_rb_column(c->cfa, y)), /* x stays even */
 		.fc = c->fc,
 	};
@@ -997,7 +1047,9 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	cs.ecd = cs.gp + ws * DMQ_K_RING;
 	cs.eown = cs.ecd + ws * DMQ_E_RING;
 	cs.mp = cs.eown + ws * DMQ_E_RING;
-	cs.tmp = cs.mp + ws * DMQ_M_RING + CISP_DMQ_PAD;
+	cs.v1 = cs.mp + ws * DMQ_M_RING;
+	cs.v3 = cs.v1 + ws * DMQ_V1_RING;
+	cs.tmp = cs.v3 + ws * DMQ_V3_RING + CISP_DMQ_PAD;
 	for (int p = 0; p < 2; p++) {
 		for (int k = 0; k < 2; k++) {
 			cs.v5[p][k] = cs.tmp + ws * (size_t)(2 + 4 * p + k);
@@ -1008,13 +1060,14 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_colour_error_row)(c, r);
 	/*
-	 * Each step as soon as the rows it reads are there: row t's knowns, the
-	 * diagonal filter of t - 3 (reads t - 6 .. t), the green sites of t - 4
-	 * (reads green t - 6 .. t - 2), the output row t - 5 (reads t - 6 .. t - 4,
-	 * and Bayer t - 8 .. t - 2).
+	 * Each step as soon as the rows it reads are there: row t's knowns (and
+	 * V1 of t - 1, V3 of t - 3: they read Bayer t - 6 .. t), the diagonal
+	 * filter of t - 3 (reads t - 6 .. t), the green sites of t - 4 (reads
+	 * green t - 6 .. t - 2), the output row t - 5 (reads t - 6 .. t - 4, its
+	 * V1 and V3, and Bayer t - 5).
 	 */
 	for (int t = y0 - 5; t < y1 + 5; t++) {
-		FN(dmq_colour_known_row)(c, t);
+		FN(dmq_colour_known_row)(c, t, y1);
 		if (t - 3 >= y0 - 2)
 			FN(dmq_colour_diag_row)(c, t - 3);
 		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
@@ -1029,6 +1082,8 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 #undef ECD
 #undef EOWN
 #undef MP
+#undef V1
+#undef V3
 
 void CAT(cisp_dsp_init_dmq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
