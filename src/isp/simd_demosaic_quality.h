@@ -100,16 +100,38 @@ V_INLINE void dmq_lut_load(struct dmq_lut *l, const uint8_t tab[64])
 }
 
 /*
- * tab[i], i in 0..63: byte shuffles of the four 16-entry tables on the low
- * byte of each lane, bits 4 and 5 (moved to bit 7 of that byte) choose.
+ * tab[i], i in 0..63, in the low byte of each lane whose low byte is i:
+ * byte shuffles of the four 16-entry tables, bits 4 and 5 of i (moved to
+ * bit 7 of the byte: b4 = i << 3, b5 = i << 2) choose.
  */
-V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
+V_INLINE vs32 dmq_lut_bytes(const struct dmq_lut *l, vs32 i, vs32 b4, vs32 b5)
 {
-	vs32 b4 = sll32(i, 3), b5 = sll32(i, 2);
 	vs32 lo = X(blendv_epi8)(X(shuffle_epi8)(l->t[0], i), X(shuffle_epi8)(l->t[1], i), b4);
 	vs32 hi = X(blendv_epi8)(X(shuffle_epi8)(l->t[2], i), X(shuffle_epi8)(l->t[3], i), b4);
 
-	return vand(X(blendv_epi8)(lo, hi, b5), set32(255));
+	return X(blendv_epi8)(lo, hi, b5);
+}
+
+/* tab[i], i in 0..63. */
+V_INLINE vs32 dmq_lut(const struct dmq_lut *l, vs32 i)
+{
+	return vand(dmq_lut_bytes(l, i, sll32(i, 3), sll32(i, 2)), set32(255));
+}
+
+/*
+ * ta[i0], ta[i1], tb[i0], tb[i1] into r[0..3], indices in 0..63: the two
+ * index vectors packed into one of 16-bit lanes, so that each table takes
+ * one lookup for both, whose shifts the two share.
+ */
+V_INLINE void dmq_lut2x2(const struct dmq_lut *ta, const struct dmq_lut *tb, vs32 i0, vs32 i1, vs32 r[4])
+{
+	vs32 i = packus32(i0, i1), b4 = sll16(i, 3), b5 = sll16(i, 2);
+	vs32 a = vand(dmq_lut_bytes(ta, i, b4, b5), set16(255)), b = vand(dmq_lut_bytes(tb, i, b4, b5), set16(255));
+
+	r[0] = wlo(a);
+	r[1] = whi(a);
+	r[2] = wlo(b);
+	r[3] = whi(b);
 }
 #endif
 #if VEC_BITS == 256
@@ -181,6 +203,17 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 }
 #endif
 
+#if !defined(VEC_BITS) || VEC_BITS == 512
+/* ta[i0], ta[i1], tb[i0], tb[i1] into r[0..3]: one lookup each, where a lookup is one instruction or two. */
+V_INLINE void dmq_lut2x2(const struct dmq_lut *ta, const struct dmq_lut *tb, vs32 i0, vs32 i1, vs32 r[4])
+{
+	r[0] = dmq_lut(ta, i0);
+	r[1] = dmq_lut(ta, i1);
+	r[2] = dmq_lut(tb, i0);
+	r[3] = dmq_lut(tb, i1);
+}
+#endif
+
 /* a where the mask m is all ones, b where it is 0: one instruction (its lanes are all ones or 0). */
 #ifndef VEC_BITS
 #define dmq_sel(m, a, b) vbslq_s32(vreinterpretq_u32_s32(m), a, b)
@@ -218,18 +251,35 @@ V_INLINE void dmq_tables_load(struct dmq_tables *t)
 	dmq_lut_load(&t->soft, soft);
 }
 
-/* SIG(t) = 256 - R(|t|) for t >= 0, R(|t|) for t < 0; R(u) = 256 - SIG_TABLE[min(u, 63)], 0 from u = 72. */
-V_INLINE vs32 dmq_sig(const struct dmq_tables *tb, vs32 t)
+/* SIG(t) from r = R(min(|t|, 63)) and u = |t|: R(u) = 256 - SIG_TABLE[u], 0 from u = 72. */
+V_INLINE vs32 dmq_sig_of(vs32 t, vs32 u, vs32 r)
 {
-	vs32 u = abs32(t);
-	vs32 r = vand32(dmq_lut(&tb->rsig, min32(u, set32(63))), gt32(set32(72), u));
-
+	r = vand32(r, gt32(set32(72), u));
 	return dmq_sel(sra32(t, 31), r, sub32(set32(256), r));
 }
 
-V_INLINE vs32 dmq_soft(const struct dmq_tables *tb, vs32 d)
+/* SIG(t) = 256 - R(|t|) for t >= 0, R(|t|) for t < 0. */
+V_INLINE vs32 dmq_sig(const struct dmq_tables *tb, vs32 t)
 {
-	return dmq_lut(&tb->soft, min32(d, set32(63)));
+	vs32 u = abs32(t);
+
+	return dmq_sig_of(t, u, dmq_lut(&tb->rsig, min32(u, set32(63))));
+}
+
+/*
+ * SIG(t0), SIG(t1) into w[0], w[1] and SOFT(|t0|), SOFT(|t1|) into s[0],
+ * s[1]: the four lookups share their two indices.
+ */
+V_INLINE void dmq_sig_soft2(const struct dmq_tables *tb, vs32 t0, vs32 t1, vs32 w[2], vs32 s[2])
+{
+	const vs32 top = set32(63);
+	vs32 u0 = abs32(t0), u1 = abs32(t1), r[4];
+
+	dmq_lut2x2(&tb->rsig, &tb->soft, min32(u0, top), min32(u1, top), r);
+	w[0] = dmq_sig_of(t0, u0, r[0]);
+	w[1] = dmq_sig_of(t1, u1, r[1]);
+	s[0] = r[2];
+	s[1] = r[3];
 }
 
 /* (w a + (256 - w) b + r) >> s as (w (a - b) + 256 b + r) >> s. */
@@ -447,12 +497,16 @@ static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const 
 			vs32 lw = dmq_mlog2032(add32(dmq_pick(sw0, sw1, ph), one));
 			vs32 ln = dmq_mlog2032(add32(dmq_pick(sn0, sn1, ph), one));
 			vs32 ls = dmq_mlog2032(add32(dmq_pick(ss0, ss1, ph), one));
-			vs32 we = dmq_sig(tb, sub32(lw, le)), wn = dmq_sig(tb, sub32(ls, ln));
+			vs32 ws[2], soft[2];
+
+			/* the weights of east against west and north against south, SOFT of their log differences */
+			dmq_sig_soft2(tb, sub32(lw, le), sub32(ls, ln), ws, soft);
+			vs32 we = ws[0], wn = ws[1];
 			vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
 			vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
 			/* log of the summed weights of each axis, as a gradient */
-			vs32 lh = sub32(min32(le, lw), dmq_soft(tb, abs32(sub32(le, lw))));
-			vs32 lv = sub32(min32(ln, ls), dmq_soft(tb, abs32(sub32(ln, ls))));
+			vs32 lh = sub32(min32(le, lw), soft[0]);
+			vs32 lv = sub32(min32(ln, ls), soft[1]);
 			vs32 wh = dmq_sig(tb, sub32(lv, lh)), d[2];
 			/* the green from the four green neighbours alone, with the same weights */
 			vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
