@@ -23,9 +23,8 @@ uint guide(int x, int y)
 // cisp_bnr_tap_weight().
 uint tap_weight(uint dg, uint dv, uint inv)
 {
-	uint ug = min((dg * inv) >> 16, 128u), uv = min((dv * (inv >> 1)) >> 16, 128u);
-	int t = 16384 - int(ug * ug + uv * uv);
-	return t <= 0 ? 0u : (uint(t) * uint(t)) >> 22;
+	uint u = ((dg * ((inv * 3u) >> 3)) >> 16) + ((dv * ((inv * 3u) >> 4)) >> 16);
+	return u >= 64u ? 0u : 64u - u;
 }
 
 // @v (below 2^26) rounded to 24 significant bits, ties to even.

@@ -710,9 +710,9 @@ static uint16_t bnr_reference(const struct plane16 *p, enum cisp_cfa cfa, const 
 				continue;
 			int xx = mirror(x + i, w), yy = mirror(y + j, h);
 			int v = *px(p, xx, yy), g = bnr_guide(p, xx, yy);
-			int64_t ug = ((int64_t)abs(g - g0) * inv) >> 16, uv = ((int64_t)abs(v - v0) * (inv / 2)) >> 16;
-			int64_t t = 16384 - (ug > 128 ? 128 : ug) * (ug > 128 ? 128 : ug) - (uv > 128 ? 128 : uv) * (uv > 128 ? 128 : uv);
-			uint64_t wt = t > 0 ? (uint64_t)(t * t) >> 22 : 0;
+			/* A tent: 64 less 16 per scaled sigma of the guide's difference, 8 per one of the sample's. */
+			int64_t u = (((int64_t)abs(g - g0) * (3 * inv / 8)) >> 16) + (((int64_t)abs(v - v0) * (3 * inv / 16)) >> 16);
+			uint64_t wt = u < 64 ? (uint64_t)(64 - u) : 0;
 
 			sw += wt;
 			swv += wt * (uint64_t)v;

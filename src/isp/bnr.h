@@ -63,23 +63,30 @@ static inline uint64_t cisp_bnr_round24(uint64_t v)
 }
 
 /*
- * The weight of one tap (docs/stages/bnr.md): @dg and @dv are the absolute
- * differences of its guide and its sample to the centre's, @inv the
- * centre's cisp_bnr_inv_sigma().
+ * The scales of a tap's guide and sample distances from the centre's
+ * cisp_bnr_inv_sigma() @inv: 3/8 and 3/16 of it, so that the distances
+ * below reach 64 at 4 and 8 scaled sigmas.
+ */
+static inline uint32_t cisp_bnr_guide_scale(uint32_t inv)
+{
+	return (inv * 3) >> 3;
+}
+
+static inline uint32_t cisp_bnr_sample_scale(uint32_t inv)
+{
+	return (inv * 3) >> 4;
+}
+
+/*
+ * The weight of one tap (docs/stages/bnr.md), 0..64, a tent falling with the
+ * sum of the two distances: @dg and @dv are the absolute differences of its
+ * guide and its sample to the centre's, @inv the centre's cisp_bnr_inv_sigma().
  */
 static inline uint32_t cisp_bnr_tap_weight(uint32_t dg, uint32_t dv, uint32_t inv)
 {
-	uint32_t ug = (dg * inv) >> 16, uv = (dv * (inv >> 1)) >> 16;
-	int32_t t;
+	const uint32_t u = ((dg * cisp_bnr_guide_scale(inv)) >> 16) + ((dv * cisp_bnr_sample_scale(inv)) >> 16);
 
-	if (ug > 128)
-		ug = 128;
-	if (uv > 128)
-		uv = 128;
-	t = 16384 - (int32_t)(ug * ug + uv * uv);
-	if (t <= 0)
-		return 0;
-	return ((uint32_t)t * (uint32_t)t) >> 22;
+	return u >= 64 ? 0 : 64 - u;
 }
 
 /*

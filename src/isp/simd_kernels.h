@@ -323,14 +323,15 @@ V_INLINE vu16 ld_edge(const uint16_t *p, int x, int off, int edge)
 	return ld(p + x + off);
 }
 
-/* One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh. */
+/*
+ * One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh.
+ * The two distances are below 24576 and 12288 (the scales are), so their sum does not wrap.
+ */
 #define BNR_TAP_VG(vv, gv)                                                                                     \
 	do {                                                                                                   \
 		vu16 v_ = (vv), g_ = (gv);                                                                     \
 		vu16 dg_ = vor(subs16(g_, g0), subs16(g0, g_)), dv_ = vor(subs16(v_, v0), subs16(v0, v_));      \
-		vu16 ug_ = min16(mulhi16(dg_, inv), c128), uv_ = min16(mulhi16(dv_, inv2), c128);              \
-		vu16 t_ = subs16(c16384, add16(mullo16(ug_, ug_), mullo16(uv_, uv_)));                         \
-		vu16 w_ = srl16(mulhi16(t_, t_), 6);                                                           \
+		vu16 w_ = subs16(c64, add16(mulhi16(dg_, scale_g), mulhi16(dv_, scale_v)));                     \
 		vs32 pl_, ph_;                                                                                 \
 		sw = add16(sw, w_);                                                                            \
 		mul16x32(w_, v_, &pl_, &ph_);                                                                  \
@@ -373,13 +374,14 @@ V_INLINE vu16 FN(bnr_inv)(vu16 g0, const struct FN(bnr_consts) *k)
 V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5], int x, int edge, vu16 inv,
 			  const struct FN(bnr_consts) *k)
 {
-	const vu16 c128 = set16(128), c16384 = set16(16384);
-	vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), inv2, sw = set16(64);
+	const vu16 c64 = set16(64);
+	/* cisp_bnr_guide_scale() and cisp_bnr_sample_scale(): (3 inv) >> 3 is (inv * 8192 * 3) >> 16. */
+	const vu16 scale_g = mulhi16(inv, set16(3 << 13)), scale_v = mulhi16(inv, set16(3 << 12));
+	vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), sw = c64;
 	vs32 sl, sh;
 
-	inv2 = srl16(inv, 1); /* the sample distance's scale */
 	/* The centre weighs 64. */
-	mul16x32(set16(64), v0, &sl, &sh);
+	mul16x32(c64, v0, &sl, &sh);
 	BNR_TAP(0, 0);
 	BNR_TAP(2, -2);
 	BNR_TAP(2, 2);
