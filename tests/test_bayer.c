@@ -698,7 +698,8 @@ static uint16_t bnr_reference(const struct plane16 *p, enum cisp_cfa cfa, const 
 {
 	int w = p->width, h = p->height, ch = chan(cfa, x, y), green = ch == 1 || ch == 2;
 	int v0 = *px(p, x, y), g0 = bnr_guide(p, x, y);
-	uint32_t inv = cisp_bnr_inv_sigma(n->a[ch], n->b[ch], (uint16_t)strength, (uint32_t)(g0 >> 8) * 256 + 128);
+	/* The noise scale at the centre of the guide level's bin of 2048. */
+	uint32_t inv = cisp_bnr_inv_sigma(n->a[ch], n->b[ch], (uint16_t)strength, (uint32_t)(g0 >> 11) * 2048 + 1024);
 	uint64_t sw = 0, swv = 0;
 
 	if (strength == 0)

@@ -39,7 +39,7 @@ struct cisp_bnr_coeffs {
 	int mode;                   /* enum cisp_bnr_mode */
 	struct cisp_bnr_quality quality; /* CISP_BNR_QUALITY's profile and scale */
 	uint8_t green[4];           /* site (y & 1) * 2 + (x & 1) is a green site */
-	uint16_t inv[4][256];       /* per site, per guide level >> 8: 2^24 / (6 sigma), at most 65535 */
+	uint16_t inv[4][256];       /* per site, per guide level >> 8: 2^24 / (6 sigma) at its bin's centre, at most 65535 */
 };
 
 uint16_t cisp_bnr_inv_sigma(uint32_t a, uint32_t b, uint16_t strength, uint32_t level)
@@ -77,8 +77,12 @@ int cisp_bnr_prepare(struct cisp_bnr_coeffs **out, const struct cisp_bnr_params 
 		c->quality.green[site] = c->green[site];
 		c->quality.a[site] = noise->a[ch];
 		c->quality.b[site] = noise->b[ch];
-		for (uint32_t i = 0; i < 256; i++)
-			c->inv[site][i] = cisp_bnr_inv_sigma(noise->a[ch], noise->b[ch], strength, i * 256 + 128);
+		for (uint32_t i = 0; i < 256; i++) {
+			const uint32_t bin = i >> (CISP_BNR_BIN_SHIFT - 8);
+
+			c->inv[site][i] = cisp_bnr_inv_sigma(noise->a[ch], noise->b[ch], strength,
+							     (bin << CISP_BNR_BIN_SHIFT) + (1u << (CISP_BNR_BIN_SHIFT - 1)));
+		}
 	}
 	*out = c;
 	return 0;

@@ -25,9 +25,16 @@ int cisp_bnr_mode(const struct cisp_bnr_coeffs *c);
  */
 uint16_t cisp_bnr_inv_sigma(uint32_t a, uint32_t b, uint16_t strength, uint32_t level);
 /*
+ * The noise scale is taken at CISP_BNR_BINS levels, one for each guide level >> CISP_BNR_BIN_SHIFT;
+ * the tables below keep an entry for each level >> 8 (what every implementation indexes), equal in
+ * runs of 2^(CISP_BNR_BIN_SHIFT - 8), so that a vector level can hold a site's scales in one register.
+ */
+#define CISP_BNR_BIN_SHIFT 11
+#define CISP_BNR_BINS (65536 >> CISP_BNR_BIN_SHIFT)
+/*
  * What one row's kernel needs (bnr_row.c, the dsp.h entries): inv of the
- * row's even and odd columns, whether they are green sites, and whether the
- * stage changes anything (strength > 0).
+ * row's even and odd columns by guide level >> 8, whether they are green
+ * sites, and whether the stage changes anything (strength > 0).
  */
 struct cisp_bnr_row_tables {
 	const uint16_t *inv[2];

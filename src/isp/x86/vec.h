@@ -298,26 +298,22 @@ V_INLINE vu16 ext16(vu16 a, vu16 b, int n)
 #define sel32(m, a, b) vor(vand(m, a), vandn(m, b))
 
 #if VEC_BITS == 512
-#define VEC_HAS_LUT256 1
-/* A 256-entry table of 16-bit values in eight registers, looked up per lane with two-source permutes. */
-struct lut256 {
-	__m512i t[8];
+#define VEC_HAS_LUT64 1
+/* A 64-entry table of 16-bit values in two registers, looked up per lane with one two-source permute. */
+struct lut64 {
+	__m512i t[2];
 };
 
-V_INLINE void lut256_load(struct lut256 *l, const uint16_t *tab)
+V_INLINE void lut64_load(struct lut64 *l, const uint16_t *tab)
 {
-	for (int k = 0; k < 8; k++)
-		l->t[k] = _mm512_loadu_si512((const void *)(tab + 32 * k));
+	l->t[0] = _mm512_loadu_si512((const void *)tab);
+	l->t[1] = _mm512_loadu_si512((const void *)(tab + 32));
 }
 
-/* tab[idx] for idx in 0..255: a permute per 64 entries, then bits 6 and 7 choose. */
-V_INLINE vu16 lut256(const struct lut256 *l, vu16 idx)
+/* tab[idx] for idx in 0..63. */
+V_INLINE vu16 lut64(const struct lut64 *l, vu16 idx)
 {
-	__m512i a = _mm512_permutex2var_epi16(l->t[0], idx, l->t[1]), b = _mm512_permutex2var_epi16(l->t[2], idx, l->t[3]);
-	__m512i c = _mm512_permutex2var_epi16(l->t[4], idx, l->t[5]), d = _mm512_permutex2var_epi16(l->t[6], idx, l->t[7]);
-	__mmask32 b6 = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(64)), b7 = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(128));
-
-	return _mm512_mask_blend_epi16(b7, _mm512_mask_blend_epi16(b6, a, b), _mm512_mask_blend_epi16(b6, c, d));
+	return _mm512_permutex2var_epi16(l->t[0], idx, l->t[1]);
 }
 
 #define VEC_HAS_REFLECT 1
