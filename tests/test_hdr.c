@@ -382,7 +382,11 @@ static struct developed develop(bool bracket, int frames)
  */
 TEST(hdr_camera_bracket_brightness)
 {
-	struct developed single = develop(false, 24), merged = develop(true, 12);
+	/*
+	 * 14 bracket frames: the exposure loop's damped steps reach its tolerance of 0.04 at the
+	 * 12th or the 13th frame, as the Bayer denoise moves the statistics.
+	 */
+	struct developed single = develop(false, 24), merged = develop(true, 14);
 
 	printf("single frame: median %u, clipped %u; bracket: median %u, clipped %u, AE %s error %.3f\n",
 	       single.median, single.clipped, merged.median, merged.clipped, cisp_ae_state_name(merged.ae_state),
