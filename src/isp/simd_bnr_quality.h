@@ -261,27 +261,26 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
 				st32(&t9[i], bq_mulhiu(add32(add32(s9, bq_ld2(e + 2)), set32(4)), set32(477218589)));
 				st32(&sw[p][j][i], set32(4096));
-				st32(&sv[0][p][j][i], sll32(v0, 12));
-				st32(&sv[1][p][j][i], set32(0));
+				/* Both sums start at 2^31, so that each reads as a signed 32-bit value less 2^31 (below). */
+				st32(&sv[0][p][j][i], add32(sll32(v0, 12), set32(INT32_MIN)));
+				st32(&sv[1][p][j][i], set32(INT32_MIN));
 			}
 			for (int i = 0; i < BQ_PW; i += N64) {
 				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
 				vf64 m = bq_ldf(&t9[i]);
 				vf64 var = addd(bq_floor(muld(addd(muld(pa, m), bq_setd(32768.0)), bq_setd(1.0 / 65536))), pb);
 				vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
-				vf64 inv, rem, hi;
+				vf64 inv, hi;
 
 				qq = bq_ltsel(bq_ldd(&col[i]), n, qq, zero);
 				qmax = maxd(qmax, qq);
 				/*
-				 * floor(2^48 / Q): the floor of the double quotient or 1 more,
-				 * corrected by the exact remainder (inv Q is below 2^49); split
-				 * into its high and low 32 bits, the low ones stored less 2^31.
+				 * floor(2^48 / Q) is the floor of the double quotient: 2^48 / Q
+				 * is an integer or at least 1 / Q from one, and the quotient is
+				 * rounded by at most 2^-53 2^48 / Q < 1 / Q. Split into its high
+				 * and low 32 bits, the low ones stored less 2^31.
 				 */
-				inv = bq_floor(divd(two48, qq));
-				rem = subd(two48, muld(inv, qq));
-				inv = bq_ltsel(rem, zero, subd(inv, one), bq_ltsel(rem, qq, inv, addd(inv, one)));
-				inv = bq_ltsel(qq, one, zero, inv);
+				inv = bq_ltsel(qq, one, zero, bq_floor(divd(two48, qq)));
 				hi = bq_floor(muld(inv, bq_setd(1.0 / 4294967296.0)));
 				bq_sti(&qv[p][j][i], mind(qq, bq_setd(BQ_CAP + 1.0)));
 				bq_sti(&ih[p][j][i], hi);
@@ -452,18 +451,12 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		int i = 0;
 
 		for (int p = 0; p < 2; p++) {
-			/* The two unsigned sums as signed 32-bit sums of their low and high 16 bits (each below 2^18). */
-			for (int k = 0; k < np[p]; k += N32) {
-				const vs32 s0 = ld32(&sv[0][p][j][k]), s1 = ld32(&sv[1][p][j][k]), m16 = set32(65535);
-
-				st32(&sv[0][p][j][k], add32(vand32(s0, m16), vand32(s1, m16)));
-				st32(&sv[1][p][j][k], add32(srl32(s0, 16), srl32(s1, 16)));
-			}
+			/* Each unsigned sum s, started at 2^31, reads as the signed s - 2^31: their total is s0 + s1 - 2^32. */
 			for (int k = 0; k < np[p]; k += N64) {
-				vf64 ws = bq_ldf(&sw[p][j][k]), lo = bq_ldf(&sv[0][p][j][k]), hi = bq_ldf(&sv[1][p][j][k]);
+				vf64 ws = bq_ldf(&sw[p][j][k]), s0 = bq_ldf(&sv[0][p][j][k]), s1 = bq_ldf(&sv[1][p][j][k]);
+				vf64 num = addd(addd(s0, s1), addd(bq_floor(muld(ws, bq_setd(0.5))), bq_setd(4294967296.0)));
 
-				bq_sti(&out[p][k], bq_floor(divd(addd(addd(muld(hi, bq_setd(65536.0)), lo),
-								       bq_floor(muld(ws, bq_setd(0.5)))), ws)));
+				bq_sti(&out[p][k], bq_floor(divd(num, ws)));
 			}
 		}
 		/* Both parities interleaved into whole vectors of the row, the rest one sample at a time. */
@@ -523,10 +516,11 @@ V_INLINE void bq_wht4(vs32 *a, vs32 *b, vs32 *c, vs32 *d)
  * rows of h of both parities. Each block's rows are transformed once per
  * row of cells (shared by the blocks that hold the row), the columns per
  * block. The weighted sum acc of a cell (up to 2^41) is kept as two 32-bit
- * sums, of W (R & 4095) and of W (R >> 12) (each of 8 terms below 2^24 and
- * 2^26), one pair per column offset i of the estimate in its block so each
+ * sums, of W R modulo 2^32 and of W (R >> 12) (8 terms below 2^26), one
+ * pair per column offset i of the estimate in its block so each
  * vector adds at its own column, on the sheared rows (row R + j of lane c
- * is cell row R + j + p); acc = 4096 hi + lo exactly. The sums of weights
+ * is cell row R + j + p); acc = 4096 hi + lo exactly, lo the sum of
+ * W (R & 4095), which the first sum less 4096 hi gives modulo 2^32. The sums of weights
  * are kept the same way.
  */
 static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0,
@@ -613,7 +607,7 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 		memset(&aws[2][0], 0, (size_t)(ncy + 1) * sizeof(aws[0]));
 		for (int br = 0; br < nbr; br += 2)
 			for (int bc = 0; bc < nbc; bc += N32) {
-				const vs32 c1 = sub32(ld32(&cut[br / 2][bc]), set32(1)), mask12 = set32(4095);
+				const vs32 c1 = sub32(ld32(&cut[br / 2][bc]), set32(1));
 				vs32 x[4][4], nz = set32(1), wt;
 
 				for (int j = 0; j < 4; j++)
@@ -645,7 +639,7 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					for (int i = 0; i < 4; i++) {
 						int32_t *lo = &alo[i][row][bc], *hi = &ahi[i][row][bc];
 
-						st32(lo, add32(ld32(lo), mul32(wt, vand32(x[j][i], mask12))));
+						st32(lo, add32(ld32(lo), mul32(wt, x[j][i])));
 						st32(hi, add32(ld32(hi), mul32(wt, sra32(x[j][i], 12))));
 					}
 					st32(&aws[row][bc], add32(ld32(&aws[row][bc]), wt));
@@ -674,7 +668,8 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					hi = add32(hi, bq_odd_blend(ld32(&ahi[i][re][bc]), ld32(&ahi[i][ro][bc])));
 					ws = add32(ws, bq_odd_blend(ld32(&aws[re][bc]), ld32(&aws[ro][bc])));
 				}
-				st32(&tlo[c], lo);
+				/* acc - 4096 hi is the sum of W (R & 4095), 8 terms below 2^24: lo modulo 2^32 gives it. */
+				st32(&tlo[c], sub32(lo, sll32(hi, 12)));
 				st32(&thi[c], hi);
 				st32(&tws[c], ws);
 			}
