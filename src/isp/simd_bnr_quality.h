@@ -19,8 +19,7 @@
 #include "core/plane.h"
 
 /*
- * Per architecture: N32 samples of 16 bits widened to 32-bit lanes and
- * stored back (each 0..65535), the unsigned minimum, the high 32 bits of the
+ * Per architecture: the unsigned minimum, the high 32 bits of the
  * unsigned 64-bit product, whether any lane of a mask is set, 32-bit lanes
  * truncated from the float quotient a / b, the even 32-bit lanes of e with
  * the odd ones of o (bq_odd_blend); and N64 = N32 / 2 lanes of
@@ -29,18 +28,12 @@
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
-#define bq_ldw(p) _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
-#define bq_stn(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtusepi32_epi16(v))
 #define bq_any(m) (_mm512_test_epi32_mask(m, m) != 0)
 #define bq_odd_blend(e, o) _mm512_mask_blend_epi32(0xaaaa, e, o)
 #elif VEC_BITS == 256
-#define bq_ldw(p) _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
-#define bq_stn(p, v) _mm_storeu_si128((__m128i *)(void *)(p), _mm256_castsi256_si128(narrow32(v, v)))
 #define bq_any(m) (_mm256_movemask_epi8(m) != 0)
 #define bq_odd_blend(e, o) _mm256_blend_epi32(e, o, 0xaa)
 #else
-#define bq_ldw(p) _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
-#define bq_stn(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_packus_epi32(v, v))
 #define bq_any(m) (_mm_movemask_epi8(m) != 0)
 #define bq_odd_blend(e, o) _mm_blend_epi16(e, o, 0xcc)
 #endif
@@ -95,8 +88,6 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define N64 2
 #define bq_u(v) vreinterpretq_u32_s32(v)
 #define bq_s(v) vreinterpretq_s32_u32(v)
-#define bq_ldw(p) bq_s(vmovl_u16(vld1_u16((const uint16_t *)(p))))
-#define bq_stn(p, v) vst1_u16((uint16_t *)(p), vqmovun_s32(v))
 #define bq_minu(a, b) bq_s(vminq_u32(bq_u(a), bq_u(b)))
 #define bq_odd_blend(e, o) vbslq_s32(vreinterpretq_u32_u64(vdupq_n_u64(0xffffffff00000000ull)), o, e)
 #define bq_any(m) (vmaxvq_u32(bq_u(m)) != 0)
@@ -146,7 +137,9 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 #define BQ_LOFF 9
 #define BQ_GOFF (BQ_LOFF - 1)
 #define BQ_GW 112
-#define BQ_LW (BQ_GW + 16)
+#define BQ_LW (BQ_GW + 32)
+/* Guide columns of one parity: whole vectors past the widest reads. */
+#define BQ_GPW (BQ_GW / 2 + 16)
 /* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
 /* 3x3 sums of squared guide differences: lane of i = 0, lanes, rows (tile rows 0 .. th + 2). */
@@ -179,15 +172,14 @@ static inline int bq_pair_lane(int p, int dx)
 
 /*
  * One row of a pair's squared guide differences D, each capped, summed over
- * 3 columns at both parities: @c and @t point at guide columns 2 i - 1 of the
- * centre's row and of the tap's. The 32-bit lanes of the guide from column
- * 2 i - 1 hold D's columns 2 i - 1 (low half) and 2 i (high half), from
- * 2 i + 1 the next two: the two 3-sums from two loads of each row.
+ * 3 columns at both parities: @c[n] and @t[n] point at the guide's columns
+ * 2 i - 1 + n of the centre's row and of the tap's, in the guide's planes of
+ * one parity (32-bit lanes, every other column), @o elements on.
  */
-V_INLINE void bq_pair_row(const uint16_t *c, const uint16_t *t, vs32 cap, vs32 *h0, vs32 *h1)
+V_INLINE void bq_pair_row(const int32_t *const c[4], const int32_t *const t[4], int o, vs32 cap, vs32 *h0, vs32 *h1)
 {
-	const vs32 e0 = sub32(even32(ld(t)), even32(ld(c))), e1 = sub32(odd32(ld(t)), odd32(ld(c)));
-	const vs32 e2 = sub32(even32(ld(t + 2)), even32(ld(c + 2))), e3 = sub32(odd32(ld(t + 2)), odd32(ld(c + 2)));
+	const vs32 e0 = sub32(ld32(t[0] + o), ld32(c[0] + o)), e1 = sub32(ld32(t[1] + o), ld32(c[1] + o));
+	const vs32 e2 = sub32(ld32(t[2] + o), ld32(c[2] + o)), e3 = sub32(ld32(t[3] + o), ld32(c[3] + o));
 	const vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
 
 	/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
@@ -215,7 +207,9 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			       int th, uint16_t *dst, int stride)
 {
 	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD, np[2] = { (tw + 1) / 2, tw / 2 };
-	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW], g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW];
+	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW];
+	/* The guide at column x = 2 k + p of its width BQ_GW is gp[p][row][k]. */
+	int32_t gp[2][CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GPW];
 	/*
 	 * Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits,
 	 * the sum of weights and two unsigned sums of weighted samples (below).
@@ -323,17 +317,24 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			for (int j = 0; j < BQ_HH; j++)
 				for (int i = hmin; i < (np[0] + N32 - 1) / N32 * N32 + 2; i++)
 					hs[m][p][j][BQ_HOFF + i] = 0;
-	/* Guide, the reference's, on whole vectors of columns. */
+	/*
+	 * Guide, the reference's, on whole vectors of columns of each parity:
+	 * the [1 2 1] sums down the input's columns 2 k .. 2 k + 3 (A, B, C, D),
+	 * then A + 2 B + C at column 2 k and B + 2 C + D at 2 k + 1.
+	 */
 	for (int j = 0; j < th + 2 * BQ_GPAD; j++) {
 		const uint16_t *a = l[j], *m = l[j + 1], *b = l[j + 2];
 
-		for (int i = 0; i < gw; i += N32) {
-			vs32 s = add32(add32(bq_ldw(a + i), bq_ldw(a + i + 2)), add32(bq_ldw(b + i), bq_ldw(b + i + 2)));
-			vs32 e = add32(add32(bq_ldw(m + i), bq_ldw(m + i + 2)), add32(bq_ldw(a + i + 1), bq_ldw(b + i + 1)));
+		for (int k = 0; 2 * k < gw; k += N32) {
+			const vu16 ma = ld(a + 2 * k), mm = ld(m + 2 * k), mb = ld(b + 2 * k);
+			const vu16 na = ld(a + 2 * k + 2), nm = ld(m + 2 * k + 2), nb = ld(b + 2 * k + 2);
+			const vs32 va = add32(add32(even32(ma), even32(mb)), sll32(even32(mm), 1));
+			const vs32 vb = add32(add32(odd32(ma), odd32(mb)), sll32(odd32(mm), 1));
+			const vs32 vc = add32(add32(even32(na), even32(nb)), sll32(even32(nm), 1));
+			const vs32 vd = add32(add32(odd32(na), odd32(nb)), sll32(odd32(nm), 1));
 
-			s = add32(add32(s, sll32(e, 1)), sll32(bq_ldw(m + i + 1), 2));
-			s = srl32(add32(s, set32(8)), 4);
-			bq_stn(&g[j][i], s);
+			st32(&gp[0][j][k], srl32(add32(add32(add32(va, vc), sll32(vb, 1)), set32(8)), 4));
+			st32(&gp[1][j][k], srl32(add32(add32(add32(vb, vd), sll32(vc, 1)), set32(8)), 4));
 		}
 	}
 	/* Two pairs at a time (both used at the same sites): four taps added in one pass. */
@@ -351,33 +352,38 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			 * counts: where E < Q no term reaches C, so E' = E; where E >= Q
 			 * either nothing was capped (E' = E) or a cap made E' >= C >= Q.
 			 * D(x) for the lanes of the pair at rows -1 .. th - dy, their 3x3
-			 * sums at rows 0 .. th - dy - 1 (-d reads row y - dy), G(x) at g
-			 * column x + BQ_GOFF.
+			 * sums at rows 0 .. th - dy - 1 (-d reads row y - dy), G(x) at the
+			 * guide's column x + BQ_GOFF.
 			 */
 			for (int i = ilo[r]; i < ihi[r]; i += N32) {
-				const uint16_t *c = &g[BQ_GPAD - 1][BQ_GOFF + 2 * i - 1];
-				const uint16_t *t = &g[BQ_GPAD - 1 + dy][BQ_GOFF + dx + 2 * i - 1];
+				const int32_t *c[4], *t[4];
 				int32_t *o0 = &hs[m][0][0][BQ_HOFF + i], *o1 = &hs[m][1][0][BQ_HOFF + i];
 				const int nj = th + 2 - dy;
 				/* The 3-sums of three rows in turn, unrolled so none is copied from one register to another. */
 				vs32 a0, a1, b0, b1, c0, c1;
 				int j;
 
-				bq_pair_row(c, t, cap, &a0, &a1);
-				bq_pair_row(c + BQ_GW, t + BQ_GW, cap, &b0, &b1);
+				for (int n = 0; n < 4; n++) {
+					const int xc = BQ_GOFF + 2 * i - 1 + n, xt = xc + dx;
+
+					c[n] = &gp[xc & 1][BQ_GPAD - 1][xc >> 1];
+					t[n] = &gp[xt & 1][BQ_GPAD - 1 + dy][xt >> 1];
+				}
+				bq_pair_row(c, t, 0, cap, &a0, &a1);
+				bq_pair_row(c, t, BQ_GPW, cap, &b0, &b1);
 				for (j = 2; j + 3 <= nj; j += 3) {
-					bq_pair_row(c + j * BQ_GW, t + j * BQ_GW, cap, &c0, &c1);
+					bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
 					bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
-					bq_pair_row(c + (j + 1) * BQ_GW, t + (j + 1) * BQ_GW, cap, &a0, &a1);
+					bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
 					bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
-					bq_pair_row(c + (j + 2) * BQ_GW, t + (j + 2) * BQ_GW, cap, &b0, &b1);
+					bq_pair_row(c, t, (j + 2) * BQ_GPW, cap, &b0, &b1);
 					bq_pair_sum3(o0, o1, j, c0, c1, a0, a1, b0, b1, cap);
 				}
 				if (j < nj) {
-					bq_pair_row(c + j * BQ_GW, t + j * BQ_GW, cap, &c0, &c1);
+					bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
 					bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
 					if (j + 1 < nj) {
-						bq_pair_row(c + (j + 1) * BQ_GW, t + (j + 1) * BQ_GW, cap, &a0, &a1);
+						bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
 						bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
 					}
 				}
