@@ -515,6 +515,32 @@ V_INLINE void bq_wht4(vs32 *a, vs32 *b, vs32 *c, vs32 *d)
 }
 
 /*
+ * Row @r of a tile's cells: the sums of the four column offsets' lo, hi
+ * and ws (below), with @s a constant at each call, so that every row and
+ * column read is a constant offset from the cell's.
+ */
+V_INLINE void bq_cell_row(int s, int r, int ncx, int32_t (*alo)[BQ_MH][BQ_BW], int32_t (*ahi)[BQ_MH][BQ_BW],
+			  int32_t (*aws)[BQ_BW], int32_t *tlo, int32_t *thi, int32_t *tws)
+{
+	for (int c = 0; c < ncx; c += N32) {
+		vs32 lo = set32(0), hi = set32(0), ws = set32(0);
+
+		for (int i = 0; i < 4; i++) {
+			/* Parity of the block columns of the even lanes. */
+			const int e = (3 - i + s) & 1, re = r + 3 - e, ro = r + 2 + e, bc = c + 3 - i;
+
+			lo = add32(lo, bq_odd_blend(ld32(&alo[i][re][bc]), ld32(&alo[i][ro][bc])));
+			hi = add32(hi, bq_odd_blend(ld32(&ahi[i][re][bc]), ld32(&ahi[i][ro][bc])));
+			ws = add32(ws, bq_odd_blend(ld32(&aws[re][bc]), ld32(&aws[ro][bc])));
+		}
+		/* acc - 4096 hi is the sum of W (R & 4095), 8 terms below 2^24: lo modulo 2^32 gives it. */
+		st32(&tlo[c], sub32(lo, sll32(hi, 12)));
+		st32(&thi[c], hi);
+		st32(&tws[c], ws);
+	}
+}
+
+/*
  * The blocks of the quincunx (bnr_transform.c), one lane per block column:
  * block row br holds every other column, so the vectors run on sheared rows
  * of blocks: in sheared row R (even), lane c holds the block of row R + p,
@@ -663,22 +689,10 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 		 * the next.
 		 */
 		for (int r = 0; r < ncy; r++) {
-			for (int c = 0; c < ncx; c += N32) {
-				vs32 lo = set32(0), hi = set32(0), ws = set32(0);
-
-				for (int i = 0; i < 4; i++) {
-					/* Parity of the block columns of the even lanes. */
-					const int e = (3 - i + s) & 1, re = r + 3 - e, ro = r + 2 + e, bc = c + 3 - i;
-
-					lo = add32(lo, bq_odd_blend(ld32(&alo[i][re][bc]), ld32(&alo[i][ro][bc])));
-					hi = add32(hi, bq_odd_blend(ld32(&ahi[i][re][bc]), ld32(&ahi[i][ro][bc])));
-					ws = add32(ws, bq_odd_blend(ld32(&aws[re][bc]), ld32(&aws[ro][bc])));
-				}
-				/* acc - 4096 hi is the sum of W (R & 4095), 8 terms below 2^24: lo modulo 2^32 gives it. */
-				st32(&tlo[c], sub32(lo, sll32(hi, 12)));
-				st32(&thi[c], hi);
-				st32(&tws[c], ws);
-			}
+			if (s)
+				bq_cell_row(1, r, ncx, alo, ahi, aws, tlo, thi, tws);
+			else
+				bq_cell_row(0, r, ncx, alo, ahi, aws, tlo, thi, tws);
 			for (int c = 0; c < ncx; c += N64) {
 				const vf64 zero = bq_setd(0.0);
 				vf64 n = addd(muld(bq_ldf(&thi[c]), bq_setd(4096.0)), bq_ldf(&tlo[c]));
