@@ -196,6 +196,117 @@ V_INLINE void bq_pair_sum3(int32_t *o0, int32_t *o1, int y, vs32 a0, vs32 a1, vs
 }
 
 /*
+ * The sums of pair (dx, dy) (below) for lanes [@i0, @i1) into @hs, per
+ * parity; @dx and @dy are constants at each call (BQ_PAIR_CASES), so that
+ * every guide read is at a constant offset from the lane's.
+ */
+V_INLINE void bq_pair_sums(int dx, int dy, int i0, int i1, int th, int32_t (*gp)[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GPW],
+			   int32_t (*hs)[BQ_HH][BQ_HW], vs32 cap)
+{
+	for (int i = i0; i < i1; i += N32) {
+		const int32_t *c[4], *t[4];
+		int32_t *o0 = &hs[0][0][BQ_HOFF + i], *o1 = &hs[1][0][BQ_HOFF + i];
+		const int nj = th + 2 - dy;
+		/* The 3-sums of three rows in turn, unrolled so none is copied from one register to another. */
+		vs32 a0, a1, b0, b1, c0, c1;
+		int j;
+
+		for (int n = 0; n < 4; n++) {
+			const int xc = BQ_GOFF + 2 * i - 1 + n, xt = xc + dx;
+
+			c[n] = &gp[xc & 1][BQ_GPAD - 1][xc >> 1];
+			t[n] = &gp[xt & 1][BQ_GPAD - 1 + dy][xt >> 1];
+		}
+		bq_pair_row(c, t, 0, cap, &a0, &a1);
+		bq_pair_row(c, t, BQ_GPW, cap, &b0, &b1);
+		for (j = 2; j + 3 <= nj; j += 3) {
+			bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
+			bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
+			bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
+			bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
+			bq_pair_row(c, t, (j + 2) * BQ_GPW, cap, &b0, &b1);
+			bq_pair_sum3(o0, o1, j, c0, c1, a0, a1, b0, b1, cap);
+		}
+		if (j < nj) {
+			bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
+			bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
+			if (j + 1 < nj) {
+				bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
+				bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
+			}
+		}
+	}
+}
+
+/*
+ * The taps d and -d of pairs (dxa, dya) and (dxb, dyb) added at parity @p
+ * (below), rows @first to @th by @step, @n lanes; the offsets and @p are
+ * constants at each call (BQ_PASS_CASES), so that every read is at a
+ * constant offset from the position's.
+ */
+V_INLINE void bq_taps(int p, int dxa, int dya, int dxb, int dyb, int first, int step, int n, int th,
+		      const uint16_t (*l)[BQ_LW], int32_t (*hs)[2][BQ_HH][BQ_HW], const int32_t (*qv)[BQ_PW],
+		      const int32_t (*ih)[BQ_PW], const int32_t (*il)[BQ_PW], int32_t (*sw)[BQ_PW], int32_t (*s0)[BQ_PW],
+		      int32_t (*s1)[BQ_PW], vs32 cap)
+{
+	/* Per tap: its 3x3 sums at tile row 0, lane 0; its sample's offset from the centre in l. */
+	const int32_t *hb[4];
+	int lo[4];
+
+	for (int t = 0; t < 4; t++) {
+		const int m = t >> 1, neg = t & 1, dx = m ? dxb : dxa, dy = m ? dyb : dya;
+		const int hp = neg ? (p - dx) & 1 : p;
+
+		hb[t] = &hs[m][hp][neg ? -dy : 0][BQ_HOFF + (neg ? bq_pair_lane(p, dx) : 0)];
+		lo[t] = neg ? -dy * BQ_LW - dx : dy * BQ_LW + dx;
+	}
+	for (int j = first; j < th; j += step) {
+		const uint16_t *lc = &l[j + BQ_LPAD][BQ_LOFF + p];
+
+		for (int i = 0; i < n; i += N32) {
+			const vs32 v0 = bq_ld2(lc + 2 * i), qr = ld32(&qv[j][i]);
+			const vs32 ihv = ld32(&ih[j][i]), ilv = ld32(&il[j][i]);
+			vs32 ws = ld32(&sw[j][i]), wv[2] = { ld32(&s0[j][i]), ld32(&s1[j][i]) };
+
+			for (int t = 0; t < 4; t++) {
+				vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
+				vs32 e = add32(ld32(hb[t] + j * BQ_HW + i), bq_minu(mul32(dv, dv), cap));
+				vs32 keep = gt32(qr, e), u, tt, wt;
+
+				if (!bq_any(keep))
+					continue;
+				/*
+				 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
+				 * exactly; E ih is at most the result, below 2^16.
+				 */
+				u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
+				tt = sub32(set32(65536), u);
+				wt = vand32(keep, bq_weight(tt));
+				/*
+				 * The weighted sum as two unsigned 32-bit sums:
+				 * taps d into one (with the centre), -d into the other; at
+				 * most 7 terms below 2^28 each.
+				 */
+				ws = add32(ws, wt);
+				wv[t & 1] = add32(wv[t & 1], mul32(wt, v));
+			}
+			st32(&sw[j][i], ws);
+			st32(&s0[j][i], wv[0]);
+			st32(&s1[j][i], wv[1]);
+		}
+	}
+}
+
+/*
+ * The first tap d of each pair (cisp_bnr_taps[bq_pairs[r][0]]) as
+ * constants for the calls above: @f(r, dx, dy) per pair, @g(r, dx, dy, dx',
+ * dy') per pass of pairs r and r + 1.
+ */
+#define BQ_PAIR_CASES(f) \
+	f(0, 0, -2) f(1, -2, 0) f(2, -2, -2) f(3, 2, -2) f(4, -1, -1) f(5, 1, -1) f(6, -3, -1) f(7, 1, -3)
+#define BQ_PASS_CASES(g) g(0, 0, -2, -2, 0) g(2, -2, -2, 2, -2) g(4, -1, -1, 1, -1) g(6, -3, -1, 1, -3)
+
+/*
  * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
  * so a parity is one CFA site per row), each a vector of N32 columns read
  * with bq_ld2: the taps of green sites only, or of red and blue sites
@@ -342,7 +453,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		const int k0 = bq_pairs[r0][0];
 
 		for (int m = 0; m < 2; m++) {
-			const int r = r0 + m, dx = cisp_bnr_taps[bq_pairs[r][0]][0], dy = cisp_bnr_taps[bq_pairs[r][0]][1];
+			const int r = r0 + m;
 
 			/*
 			 * Squared guide differences and their sums, capped at C = 2^30 - 1
@@ -355,39 +466,14 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			 * sums at rows 0 .. th - dy - 1 (-d reads row y - dy), G(x) at the
 			 * guide's column x + BQ_GOFF.
 			 */
-			for (int i = ilo[r]; i < ihi[r]; i += N32) {
-				const int32_t *c[4], *t[4];
-				int32_t *o0 = &hs[m][0][0][BQ_HOFF + i], *o1 = &hs[m][1][0][BQ_HOFF + i];
-				const int nj = th + 2 - dy;
-				/* The 3-sums of three rows in turn, unrolled so none is copied from one register to another. */
-				vs32 a0, a1, b0, b1, c0, c1;
-				int j;
-
-				for (int n = 0; n < 4; n++) {
-					const int xc = BQ_GOFF + 2 * i - 1 + n, xt = xc + dx;
-
-					c[n] = &gp[xc & 1][BQ_GPAD - 1][xc >> 1];
-					t[n] = &gp[xt & 1][BQ_GPAD - 1 + dy][xt >> 1];
-				}
-				bq_pair_row(c, t, 0, cap, &a0, &a1);
-				bq_pair_row(c, t, BQ_GPW, cap, &b0, &b1);
-				for (j = 2; j + 3 <= nj; j += 3) {
-					bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
-					bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
-					bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
-					bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
-					bq_pair_row(c, t, (j + 2) * BQ_GPW, cap, &b0, &b1);
-					bq_pair_sum3(o0, o1, j, c0, c1, a0, a1, b0, b1, cap);
-				}
-				if (j < nj) {
-					bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
-					bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
-					if (j + 1 < nj) {
-						bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
-						bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
-					}
-				}
+#define BQ_PAIR_SUMS(rr, dx, dy) \
+	case rr: \
+		bq_pair_sums(dx, dy, ilo[r], ihi[r], th, gp, hs[m], cap); \
+		break;
+			switch (r) {
+				BQ_PAIR_CASES(BQ_PAIR_SUMS)
 			}
+#undef BQ_PAIR_SUMS
 		}
 		/*
 		 * Taps d and -d of both pairs: at x, parity p, -d reads d's 3x3 sum
@@ -399,52 +485,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			const int u0 = cisp_bnr_tap_used(k0, q->green[(y0 & 1) * 2 + p]);
 			const int u1 = cisp_bnr_tap_used(k0, q->green[((y0 + 1) & 1) * 2 + p]);
 			const int first = u0 ? 0 : u1 ? 1 : CISP_BNR_TILE_H, step = u0 && u1 ? 1 : 2, n = np[p];
-			/* Per tap: its 3x3 sums at tile row 0, lane 0; its sample's offset from the centre in l. */
-			const int32_t *hb[4];
-			int lo[4];
 
-			for (int t = 0; t < 4; t++) {
-				const int m = t >> 1, k = bq_pairs[r0 + m][0], neg = t & 1;
-				const int dx = cisp_bnr_taps[k][0], dy = cisp_bnr_taps[k][1], hp = neg ? (p - dx) & 1 : p;
-
-				hb[t] = &hs[m][hp][neg ? -dy : 0][BQ_HOFF + (neg ? bq_pair_lane(p, dx) : 0)];
-				lo[t] = neg ? -dy * BQ_LW - dx : dy * BQ_LW + dx;
+#define BQ_TAPS_AT(pp, dxa, dya, dxb, dyb) \
+	bq_taps(pp, dxa, dya, dxb, dyb, first, step, n, th, l, hs, qv[pp], ih[pp], il[pp], sw[pp], sv[0][pp], sv[1][pp], cap)
+#define BQ_TAPS(rr, dxa, dya, dxb, dyb) \
+	case rr: \
+		if (p) \
+			BQ_TAPS_AT(1, dxa, dya, dxb, dyb); \
+		else \
+			BQ_TAPS_AT(0, dxa, dya, dxb, dyb); \
+		break;
+			switch (r0) {
+				BQ_PASS_CASES(BQ_TAPS)
 			}
-			for (int j = first; j < th; j += step) {
-				const uint16_t *lc = &l[j + BQ_LPAD][BQ_LOFF + p];
-
-				for (int i = 0; i < n; i += N32) {
-					const vs32 v0 = bq_ld2(lc + 2 * i), qr = ld32(&qv[p][j][i]);
-					const vs32 ihv = ld32(&ih[p][j][i]), ilv = ld32(&il[p][j][i]);
-					vs32 ws = ld32(&sw[p][j][i]), wv[2] = { ld32(&sv[0][p][j][i]), ld32(&sv[1][p][j][i]) };
-
-					for (int t = 0; t < 4; t++) {
-						vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
-						vs32 e = add32(ld32(hb[t] + j * BQ_HW + i), bq_minu(mul32(dv, dv), cap));
-						vs32 keep = gt32(qr, e), u, tt, wt;
-
-						if (!bq_any(keep))
-							continue;
-						/*
-						 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
-						 * exactly; E ih is at most the result, below 2^16.
-						 */
-						u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
-						tt = sub32(set32(65536), u);
-						wt = vand32(keep, bq_weight(tt));
-						/*
-						 * The weighted sum as two unsigned 32-bit sums:
-						 * taps d into one (with the centre), -d into the other; at
-						 * most 7 terms below 2^28 each.
-						 */
-						ws = add32(ws, wt);
-						wv[t & 1] = add32(wv[t & 1], mul32(wt, v));
-					}
-					st32(&sw[p][j][i], ws);
-					st32(&sv[0][p][j][i], wv[0]);
-					st32(&sv[1][p][j][i], wv[1]);
-				}
-			}
+#undef BQ_TAPS
+#undef BQ_TAPS_AT
 		}
 	}
 	/*
