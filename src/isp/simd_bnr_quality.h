@@ -331,11 +331,12 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its sums. */
 	int ilo[BQ_PAIRS], ihi[BQ_PAIRS], gw = 0, hmin = BQ_HW;
-	/* Per column of a parity: its index; the means of 9; the output row; the largest Q. */
-	double col[BQ_PW], qmaxv[N64];
+	/* Per column of each parity: 1 in the tile, 0 past it; the means of 9; the output row; the largest Q. */
+	double in_tile[2][BQ_PW], qmaxv[N64];
 	int32_t t9[BQ_PW], out[2][BQ_PW];
 	const vs32 cap = set32((int32_t)BQ_CAP);
-	const vf64 s2 = bq_setd(q->s2);
+	/* S^2 / 2^16: the products below are exact, so scaling a factor by a power of 2 scales them alike. */
+	const vf64 s2 = bq_setd(q->s2 / 65536.0);
 	vf64 qmax = bq_setd(0.0);
 
 	cisp_bnr_load_region(in, x0 - BQ_LPAD, y0 - BQ_LPAD, lw, lh, &l[0][BQ_LOFF - BQ_LPAD], BQ_LW);
@@ -343,8 +344,10 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		memset(&l[j][0], 0, (BQ_LOFF - BQ_LPAD) * sizeof(l[0][0]));
 		memset(&l[j][BQ_LOFF - BQ_LPAD + lw], 0, (size_t)(BQ_LW - lw - BQ_LOFF + BQ_LPAD) * sizeof(l[0][0]));
 	}
-	for (int i = 0; i < BQ_PW; i++)
-		col[i] = i;
+	for (int i = 0; i < BQ_PW; i++) {
+		in_tile[0][i] = i < np[0];
+		in_tile[1][i] = i < np[1];
+	}
 	/*
 	 * Q first: a tile that needs the reference's 64-bit distances goes
 	 * there. m = (sum9 + 4) / 9 in 32 bits, then in double, every step
@@ -354,7 +357,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	for (int j = 0; j < th; j++)
 		for (int p = 0; p < 2; p++) {
 			const int site = ((y0 + j) & 1) * 2 + p, ly = j + BQ_LPAD;
-			const vf64 pa = bq_setd(q->a[site]), pb = bq_setd(q->b[site]), n = bq_setd(np[p]);
+			const vf64 pa = bq_setd(q->a[site] / 65536.0), pb = bq_setd(q->b[site]);
 
 			for (int i = 0; i < BQ_PW; i += N32) {
 				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LOFF], *c = &l[ly][2 * i + p + BQ_LOFF];
@@ -371,21 +374,21 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				st32(&sv[1][p][j][i], set32(INT32_MIN));
 			}
 			for (int i = 0; i < BQ_PW; i += N64) {
-				const vf64 zero = bq_setd(0.0), one = bq_setd(1.0), two48 = bq_setd(281474976710656.0);
-				vf64 m = bq_ldf(&t9[i]);
-				vf64 var = addd(bq_floor(muld(addd(muld(pa, m), bq_setd(32768.0)), bq_setd(1.0 / 65536))), pb);
-				vf64 qq = muld(bq_floor(muld(muld(var, s2), bq_setd(1.0 / 65536))), bq_setd(36.0));
+				const vf64 two48 = bq_setd(281474976710656.0);
+				/* (a m + 2^15) / 2^16 = a m / 2^16 + 1 / 2, exactly (below 2^49 before the scaling). */
+				vf64 var = addd(bq_floor(addd(muld(pa, bq_ldf(&t9[i])), bq_setd(0.5))), pb);
+				vf64 qq = muld(muld(bq_floor(muld(var, s2)), bq_setd(36.0)), bq_ldd(&in_tile[p][i]));
 				vf64 inv, hi;
 
-				qq = bq_ltsel(bq_ldd(&col[i]), n, qq, zero);
 				qmax = maxd(qmax, qq);
 				/*
 				 * floor(2^48 / Q) is the floor of the double quotient: 2^48 / Q
 				 * is an integer or at least 1 / Q from one, and the quotient is
-				 * rounded by at most 2^-53 2^48 / Q < 1 / Q. Split into its high
-				 * and low 32 bits, the low ones stored less 2^31.
+				 * rounded by at most 2^-53 2^48 / Q < 1 / Q. Where Q = 0 no tap
+				 * is kept and any value serves: that of Q = 1. Split into its
+				 * high and low 32 bits, the low ones stored less 2^31.
 				 */
-				inv = bq_ltsel(qq, one, zero, bq_floor(divd(two48, qq)));
+				inv = bq_floor(divd(two48, maxd(qq, bq_setd(1.0))));
 				hi = bq_floor(muld(inv, bq_setd(1.0 / 4294967296.0)));
 				bq_sti(&qv[p][j][i], mind(qq, bq_setd(BQ_CAP + 1.0)));
 				bq_sti(&ih[p][j][i], hi);
