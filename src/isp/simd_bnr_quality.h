@@ -24,7 +24,8 @@
  * truncated from the float quotient a / b, the even 32-bit lanes of e with
  * the odd ones of o (bq_odd_blend); and N64 = N32 / 2 lanes of
  * double: loaded from int32 (bq_ldf), stored truncated to int32 (bq_sti),
- * floor, a < b ? x : y (bq_ltsel) and arithmetic.
+ * floor, a < b ? x : y (bq_ltsel), |v|, v >= 0 with the sign of s
+ * (bq_copysign) and arithmetic.
  */
 #ifdef VEC_BITS
 #if VEC_BITS == 512
@@ -43,6 +44,10 @@ typedef __m512d vf64;
 #define bq_sti(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvttpd_epi32(v))
 #define bq_floor(v) _mm512_roundscale_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define bq_ltsel(a, b, x, y) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), y, x)
+#define bq_absd(v) _mm512_abs_pd(v)
+#define bq_copysign(v, s)                                                                                   \
+	_mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(v),                                          \
+					    _mm512_and_si512(_mm512_castpd_si512(s), _mm512_set1_epi64(INT64_MIN))))
 #elif VEC_BITS == 256
 typedef __m256d vf64;
 #define bq_ldf(p) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(p)))
@@ -55,6 +60,10 @@ typedef __m128d vf64;
 #define bq_sti(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_cvttpd_epi32(v))
 #define bq_floor(v) _mm_floor_pd(v)
 #define bq_ltsel(a, b, x, y) _mm_blendv_pd(y, x, _mm_cmplt_pd(a, b))
+#endif
+#if VEC_BITS != 512
+#define bq_absd(v) X(andnot_pd)(bq_setd(-0.0), v)
+#define bq_copysign(v, s) X(or_pd)(v, X(and_pd)(s, bq_setd(-0.0)))
 #endif
 #define bq_ldd(p) X(loadu_pd)(p)
 #define bq_std(p, v) X(storeu_pd)(p, v)
@@ -99,6 +108,8 @@ typedef float64x2_t vf64;
 #define bq_sti(p, v) vst1_s32((int32_t *)(p), vmovn_s64(vcvtq_s64_f64(v)))
 #define bq_floor(v) vrndmq_f64(v)
 #define bq_ltsel(a, b, x, y) vbslq_f64(vcltq_f64(a, b), x, y)
+#define bq_absd(v) vabsq_f64(v)
+#define bq_copysign(v, s) vbslq_f64(vdupq_n_u64(0x8000000000000000ull), s, v)
 #define bq_ldd(p) vld1q_f64(p)
 #define bq_std(p, v) vst1q_f64(p, v)
 #define bq_setd(v) vdupq_n_f64(v)
@@ -752,13 +763,11 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			else
 				bq_cell_row(0, r, ncx, alo, ahi, aws, tlo, thi, tws);
 			for (int c = 0; c < ncx; c += N64) {
-				const vf64 zero = bq_setd(0.0);
 				vf64 n = addd(muld(bq_ldf(&thi[c]), bq_setd(4096.0)), bq_ldf(&tlo[c]));
-				vf64 ws = bq_ldf(&tws[c]), a = addd(muld(maxd(n, subd(zero, n)), bq_setd(64.0)),
-								    bq_floor(muld(ws, bq_setd(0.5))));
-				vf64 qq = bq_floor(divd(a, ws));
+				vf64 ws = bq_ldf(&tws[c]), a = addd(muld(bq_absd(n), bq_setd(64.0)), bq_floor(muld(ws, bq_setd(0.5))));
 
-				bq_std(&qd[k][r][c], bq_ltsel(n, zero, subd(zero, qq), qq));
+				/* n is never -0: the sign of n on the rounded quotient. */
+				bq_std(&qd[k][r][c], bq_copysign(bq_floor(divd(a, ws)), n));
 			}
 		}
 	}
