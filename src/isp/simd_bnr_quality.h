@@ -345,6 +345,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per column of each parity: 1 in the tile, 0 past it; the means of 9; the output row; the largest Q. */
 	double in_tile[2][BQ_PW], qmaxv[N64];
 	int32_t t9[BQ_PW], out[2][BQ_PW];
+	/* A row's sums of 3 same-colour samples down each column, from lane -1. */
+	int32_t v3[BQ_PW + 2 * 16];
 	const vs32 cap = set32((int32_t)BQ_CAP);
 	/* S^2 / 2^16: the products below are exact, so scaling a factor by a power of 2 scales them alike. */
 	const vf64 s2 = bq_setd(q->s2 / 65536.0);
@@ -370,15 +372,17 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			const int site = ((y0 + j) & 1) * 2 + p, ly = j + BQ_LPAD;
 			const vf64 pa = bq_setd(q->a[site] / 65536.0), pb = bq_setd(q->b[site]);
 
+			for (int i = -1; i < BQ_PW + 1; i += N32) {
+				const uint16_t *c = &l[ly][2 * i + p + BQ_LOFF];
+
+				st32(&v3[i + 1], add32(add32(bq_ld2(c - 2 * BQ_LW), bq_ld2(c)), bq_ld2(c + 2 * BQ_LW)));
+			}
 			for (int i = 0; i < BQ_PW; i += N32) {
-				const uint16_t *u = &l[ly - 2][2 * i + p + BQ_LOFF], *c = &l[ly][2 * i + p + BQ_LOFF];
-				const uint16_t *e = &l[ly + 2][2 * i + p + BQ_LOFF];
-				vs32 s9 = add32(add32(add32(bq_ld2(u - 2), bq_ld2(u)), add32(bq_ld2(u + 2), bq_ld2(c - 2))),
-						add32(add32(bq_ld2(c), bq_ld2(c + 2)), add32(bq_ld2(e - 2), bq_ld2(e))));
-				vs32 v0 = bq_ld2(c);
+				const vs32 s9 = add32(add32(ld32(&v3[i]), ld32(&v3[i + 1])), ld32(&v3[i + 2]));
+				const vs32 v0 = bq_ld2(&l[ly][2 * i + p + BQ_LOFF]);
 
 				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
-				st32(&t9[i], bq_mulhiu(add32(add32(s9, bq_ld2(e + 2)), set32(4)), set32(477218589)));
+				st32(&t9[i], bq_mulhiu(add32(s9, set32(4)), set32(477218589)));
 				st32(&sw[p][j][i], set32(4096));
 				/* Both sums start at 2^31, so that each reads as a signed 32-bit value less 2^31 (below). */
 				st32(&sv[0][p][j][i], add32(sll32(v0, 12), set32(INT32_MIN)));
