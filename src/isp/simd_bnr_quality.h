@@ -672,6 +672,15 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 		for (int k = 0; k < 4; k++)
 			memset(&m[k][r][ncx + 6], 0, (size_t)(BQ_MW - ncx - 6) * sizeof(m[0][0][0]));
 	}
+	/* The sums' lanes past the blocks' whole vectors, which the cells' sums read: zeros. */
+	for (int row = 2; row < ncy + 3; row++)
+		for (int c = (nbc + N32 - 1) / N32 * N32; c < BQ_BW; c += N32) {
+			for (int i = 0; i < 4; i++) {
+				st32(&alo[i][row][c], set32(0));
+				st32(&ahi[i][row][c], set32(0));
+			}
+			st32(&aws[row][c], set32(0));
+		}
 	for (int k = 0; k < 4; k++) {
 		/* The 4-point transform of the 4 cells from each column, per row of cells. */
 		for (int r = 0; r < ncy + 7; r++)
@@ -704,12 +713,12 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					cut[br / 2][c] = 0;
 			}
 		}
-		/* Sheared rows 2 .. ncy + 2 hold the tile's cell rows 3 .. ncy + 2 at one parity or the other. */
-		for (int i = 0; i < 4; i++) {
-			memset(&alo[i][2][0], 0, (size_t)(ncy + 1) * sizeof(alo[0][0]));
-			memset(&ahi[i][2][0], 0, (size_t)(ncy + 1) * sizeof(ahi[0][0]));
-		}
-		memset(&aws[2][0], 0, (size_t)(ncy + 1) * sizeof(aws[0]));
+		/*
+		 * Sheared rows 2 .. ncy + 2 hold the tile's cell rows 3 .. ncy + 2 at
+		 * one parity or the other. Row R's first estimates come from block
+		 * row j = 2 + (R & 1) of sheared row R - j (its others from j - 2,
+		 * two sheared rows on): they are stored, the others added.
+		 */
 		for (int br = 0; br < nbr; br += 2)
 			for (int bc = 0; bc < nbc; bc += N32) {
 				const vs32 c1 = sub32(ld32(&cut[br / 2][bc]), set32(1));
@@ -743,11 +752,12 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					bq_wht4(&x[j][0], &x[j][1], &x[j][2], &x[j][3]);
 					for (int i = 0; i < 4; i++) {
 						int32_t *lo = &alo[i][row][bc], *hi = &ahi[i][row][bc];
+						const vs32 l1 = mul32(wt, x[j][i]), h1 = mul32(wt, sra32(x[j][i], 12));
 
-						st32(lo, add32(ld32(lo), mul32(wt, x[j][i])));
-						st32(hi, add32(ld32(hi), mul32(wt, sra32(x[j][i], 12))));
+						st32(lo, j >= 2 ? l1 : add32(ld32(lo), l1));
+						st32(hi, j >= 2 ? h1 : add32(ld32(hi), h1));
 					}
-					st32(&aws[row][bc], add32(ld32(&aws[row][bc]), wt));
+					st32(&aws[row][bc], j >= 2 ? wt : add32(ld32(&aws[row][bc]), wt));
 				}
 			}
 		/*
