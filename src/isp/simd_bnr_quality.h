@@ -554,9 +554,12 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 #define BQ_CH (CISP_BNR_TILE_H / 2 + 1)
 #define BQ_CW (CISP_BNR_TILE_W / 2)
 #define BQ_MH (BQ_CH + 6)
-/* Block columns computed (whole vectors past the tile's 35 at most), and the cell columns they read. */
+/*
+ * Block columns computed (whole vectors past the tile's 35 at most), and the
+ * cell columns they read (a vector past the 48 the cells' mix computes at most).
+ */
 #define BQ_BW 48
-#define BQ_MW (BQ_BW + 8)
+#define BQ_MW (BQ_BW + 16)
 
 /*
  * ceil(sqrt(thr)) of the thresholds of blocks whose M_0 sum to @sum, N64 of
@@ -649,17 +652,24 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 		sb += q->b[i];
 	}
 	cisp_bnr_load_region(in, 2 * (cx0 - 3), 2 * (cy0 - 3), 2 * (ncx + 6), 2 * (ncy + 6), &raw[0][0], 2 * BQ_MW);
+	/* Zeros past the cells, as far as the mix's whole vectors read: fewer than 2 N32 samples. */
 	for (int r = 0; r < 2 * (ncy + 6); r++)
-		memset(&raw[r][2 * (ncx + 6)], 0, (size_t)(2 * (BQ_MW - ncx - 6)) * sizeof(raw[0][0]));
+		st(&raw[r][2 * (ncx + 6)], zero());
 	/*
 	 * The cell row past the blocks' (the last sheared row's odd lanes, whose
 	 * blocks do not exist) is zeros, not read: a small frame's reflection
 	 * reaches only one frame beyond either edge.
 	 */
 	memset(&raw[2 * (ncy + 6)][0], 0, 2 * sizeof(raw[0]));
-	/* The cells' mix, whole vectors of cells (those past the tile's read zeros), then zeros to the row's end. */
+	/*
+	 * The cells' mix, whole vectors of cells (those past the tile's read
+	 * zeros, so are zeros), then a vector of zeros past them, as far as the
+	 * transforms along the rows read (fewer than N32 + 3 past the blocks).
+	 */
 	for (int r = 0; r < ncy + 7; r++) {
-		for (int c = 0; c < ncx + 6; c += N32) {
+		int c;
+
+		for (c = 0; c < ncx + 6; c += N32) {
 			vs32 p0 = bq_ld2(&raw[2 * r][2 * c]), p1 = bq_ld2(&raw[2 * r][2 * c + 1]);
 			vs32 p2 = bq_ld2(&raw[2 * r + 1][2 * c]), p3 = bq_ld2(&raw[2 * r + 1][2 * c + 1]);
 
@@ -670,7 +680,7 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			st32(&m[3][r][c], p3);
 		}
 		for (int k = 0; k < 4; k++)
-			memset(&m[k][r][ncx + 6], 0, (size_t)(BQ_MW - ncx - 6) * sizeof(m[0][0][0]));
+			st32(&m[k][r][c], set32(0));
 	}
 	/* The sums' lanes past the blocks' whole vectors, which the cells' sums read: zeros. */
 	for (int row = 2; row < ncy + 3; row++)
