@@ -76,8 +76,6 @@ static inline uint16_t cisp_cnr_mean(const uint32_t *recip, uint32_t sw, uint32_
  */
 void cisp_cnr_h_row_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr, int w,
 		      const struct cisp_cnr_row_tables *t);
-void cisp_cnr_h_range_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
-			int w, const struct cisp_cnr_row_tables *t, int x0, int x1);
 void cisp_cnr_v_row_c(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
 		      uint16_t *ocb, uint16_t *ocr, int w, const struct cisp_cnr_row_tables *t);
 /*

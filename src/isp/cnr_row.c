@@ -9,10 +9,10 @@
 #include "isp/arith.h"
 #include "isp/cnr.h"
 
-void cisp_cnr_h_range_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
-			int w, const struct cisp_cnr_row_tables *t, int x0, int x1)
+void cisp_cnr_h_row_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr, int w,
+		      const struct cisp_cnr_row_tables *t)
 {
-	for (int x = x0; x < x1; x++) {
+	for (int x = 0; x < w; x++) {
 		const uint32_t y0 = y[x], b0 = cb[x], r0 = cr[x];
 		const uint32_t iy = t->inv_y[y0 >> 11], ic = t->inv_c[y0 >> 11];
 		uint32_t sw = 0, swb = 0, swr = 0;
@@ -34,12 +34,6 @@ void cisp_cnr_h_range_c(const uint16_t *y, const uint16_t *cb, const uint16_t *c
 		ocb[x] = cisp_cnr_mean(t->recip, sw, swb);
 		ocr[x] = cisp_cnr_mean(t->recip, sw, swr);
 	}
-}
-
-void cisp_cnr_h_row_c(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr, int w,
-		      const struct cisp_cnr_row_tables *t)
-{
-	cisp_cnr_h_range_c(y, cb, cr, ocb, ocr, w, t, 0, w);
 }
 
 void cisp_cnr_v_row_c(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
