@@ -77,6 +77,23 @@ typedef __m128d vf64;
 #define maxd(a, b) X(max_pd)(a, b)
 #define N64 (N32 / 2)
 #define bq_minu(a, b) X(min_epu32)(a, b)
+#if VEC_BITS == 512
+/* A coefficient x kept where |x| > c1 (zeroed elsewhere), counted into nz: on masks, no vector of them. */
+#define bq_shrink(x, c1, nz)                                                              \
+	do {                                                                              \
+		const __mmask16 k_ = _mm512_cmpgt_epi32_mask(_mm512_abs_epi32(x), c1);    \
+		(nz) = _mm512_mask_sub_epi32(nz, k_, nz, _mm512_set1_epi32(-1));          \
+		(x) = _mm512_maskz_mov_epi32(k_, x);                                      \
+	} while (0)
+/* The weight of a block that kept nz (1..16) coefficients: bq_wtab[nz & 15], one permute. */
+#define bq_block_weight(nz) _mm512_permutexvar_epi32(nz, ld32(bq_wtab))
+#elif VEC_BITS == 256
+/* bq_wtab[nz & 15] from its halves: bit 3 of nz (moved to the sign) picks the half. */
+#define bq_block_weight(nz)                                                                                     \
+	_mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(ld32(bq_wtab), nz)),     \
+					     _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(ld32(bq_wtab + 8), nz)), \
+					     _mm256_castsi256_ps(sll32(nz, 28))))
+#endif
 #define bq_divf(a, b) X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)))
 /*
  * A tap's weight (t t) >> 20 for 1 <= t <= 65536: the high halves of the
@@ -84,6 +101,14 @@ typedef __m128d vf64;
  * is 1 there, its square's high half 0), where t & 65536 adds 65536.
  */
 #define bq_weight(t) srl32(add32(X(mulhi_epu16)(t, t), vand32(t, set32(65536))), 4)
+#if VEC_BITS == 512
+/* The taps kept as a mask register: tested and applied without a vector of them. */
+typedef __mmask16 bq_keep;
+#define bq_keep_gt(a, b) _mm512_cmpgt_epi32_mask(a, b)
+#define bq_keep_any(k) ((k) != 0)
+#define bq_keep_weight(k, t) \
+	_mm512_maskz_srli_epi32(k, add32(_mm512_mulhi_epu16(t, t), vand32(t, set32(65536))), 4)
+#endif
 
 
 V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
@@ -128,6 +153,27 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
 
 	return bq_s(vuzp2q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi)));
 }
+#endif
+
+#ifndef bq_shrink
+#define bq_shrink(x, c1, nz)                                      \
+	do {                                                      \
+		const vs32 keep_ = gt32(abs32(x), c1);             \
+		(x) = vand32(x, keep_);                            \
+		(nz) = sub32(nz, keep_);                           \
+	} while (0)
+#endif
+#ifndef bq_block_weight
+/* Without a table lookup, (4096 + K / 2) / K in float: exact, the quotient is at least 1/16 from the next integer. */
+#define bq_block_weight(nz) bq_divf(add32(set32(4096), srl32(nz, 1)), nz)
+#endif
+
+#ifndef bq_keep_gt
+/* The taps kept as a vector of all-ones lanes. */
+typedef vs32 bq_keep;
+#define bq_keep_gt(a, b) gt32(a, b)
+#define bq_keep_any(k) bq_any(k)
+#define bq_keep_weight(k, t) vand32(k, bq_weight(t))
 #endif
 
 /* ---- patch filter ---- */
@@ -282,9 +328,10 @@ V_INLINE void bq_taps(int p, int dxa, int dya, int dxb, int dyb, int first, int 
 			for (int t = 0; t < 4; t++) {
 				vs32 v = bq_ld2(lc + lo[t] + 2 * i), dv = sub32(v, v0);
 				vs32 e = add32(ld32(hb[t] + j * BQ_HW + i), bq_minu(mul32(dv, dv), cap));
-				vs32 keep = gt32(qr, e), u, tt, wt;
+				const bq_keep keep = bq_keep_gt(qr, e);
+				vs32 u, tt, wt;
 
-				if (!bq_any(keep))
+				if (!bq_keep_any(keep))
 					continue;
 				/*
 				 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
@@ -292,7 +339,7 @@ V_INLINE void bq_taps(int p, int dxa, int dya, int dxb, int dyb, int first, int 
 				 */
 				u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
 				tt = sub32(set32(65536), u);
-				wt = vand32(keep, bq_weight(tt));
+				wt = bq_keep_weight(keep, tt);
 				/*
 				 * The weighted sum as two unsigned 32-bit sums:
 				 * taps d into one (with the centre), -d into the other; at
@@ -535,7 +582,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				vf64 ws = bq_ldf(&sw[p][j][k]), s0 = bq_ldf(&sv[0][p][j][k]), s1 = bq_ldf(&sv[1][p][j][k]);
 				vf64 num = addd(addd(s0, s1), addd(bq_floor(muld(ws, bq_setd(0.5))), bq_setd(4294967296.0)));
 
-				bq_sti(&out[p][k], bq_floor(divd(num, ws)));
+				/* Truncated to int32: the floor of the positive quotient. */
+				bq_sti(&out[p][k], divd(num, ws));
 			}
 		}
 		/* Both parities interleaved into whole vectors of the row, the rest one sample at a time. */
@@ -578,6 +626,14 @@ V_INLINE vf64 bq_cut(vf64 m, vf64 sa, vf64 sbq, vf64 s2)
 
 	return bq_ltsel(muld(f, f), thr, addd(f, bq_setd(1.0)), f);
 }
+
+/*
+ * The block weights (4096 + K / 2) / K (bnr_transform.c's block_weight) at
+ * K & 15 for K = 1..16, which bq_block_weight() looks up on AVX2 and AVX-512.
+ */
+static const int32_t bq_wtab[16] __attribute__((aligned(64))) = {
+	256, 4096, 2048, 1365, 1024, 819, 683, 585, 512, 455, 410, 372, 341, 315, 293, 273,
+};
 
 /* The unscaled 4-point Walsh-Hadamard transform of four vectors, in place (wht4() of bnr_transform.c). */
 V_INLINE void bq_wht4(vs32 *a, vs32 *b, vs32 *c, vs32 *d)
@@ -741,16 +797,10 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 					bq_wht4(&x[0][n], &x[1][n], &x[2][n], &x[3][n]);
 				/* Without branches, as the reference; U(0, 0) stays. */
 				for (int j = 0; j < 4; j++)
-					for (int n = 0; n < 4; n++) {
-						vs32 keep = gt32(abs32(x[j][n]), c1);
-
-						if (j == 0 && n == 0)
-							continue;
-						x[j][n] = vand32(x[j][n], keep);
-						nz = sub32(nz, keep);
-					}
-				/* (4096 + K / 2) / K in float: exact, the quotient is at least 1/16 from the next integer. */
-				wt = bq_divf(add32(set32(4096), srl32(nz, 1)), nz);
+					for (int n = 0; n < 4; n++)
+						if (j || n)
+							bq_shrink(x[j][n], c1, nz);
+				wt = bq_block_weight(nz);
 				for (int n = 0; n < 4; n++)
 					bq_wht4(&x[0][n], &x[1][n], &x[2][n], &x[3][n]);
 				for (int j = 0; j < 4; j++) {
@@ -803,10 +853,13 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			const vf64 s0 = addd(q0, q1), s1 = subd(q0, q1), s2 = addd(q2, q3), s3 = subd(q2, q3);
 			const vf64 v[4] = { addd(s0, s2), addd(s1, s3), subd(s0, s2), subd(s1, s3) };
 
-			/* min(65535, max(0, floor((v + 2048) / 4096))): 0 for every v <= 0, as the reference. */
+			/*
+			 * min(65535, max(0, floor((v + 2048) / 4096))): 0 for every v <= 0, as
+			 * the reference; the floor is the truncation to int32 of the clamped value.
+			 */
 			for (int p = 0; p < 4; p++)
-				bq_sti(&pix[p][r][c], mind(bq_setd(65535.0), maxd(bq_setd(0.0), bq_floor(muld(addd(v[p], bq_setd(2048.0)),
-														    bq_setd(1.0 / 4096))))));
+				bq_sti(&pix[p][r][c], mind(bq_setd(65535.0), maxd(bq_setd(0.0), muld(addd(v[p], bq_setd(2048.0)),
+											       bq_setd(1.0 / 4096)))));
 		}
 	for (int r = 0; r < ncy; r++)
 		for (int p = 0; p < 4; p += 2) {
