@@ -622,13 +622,20 @@ static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, en
 	cisp_dmq_pad_row(eown, w);
 }
 
-/* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors. */
+/* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors, each plus 1. */
+V_INLINE vs32 dmq_cd_weight1(vs32 s_cd1, vs32 s_own1)
+{
+	vs32 t = sll32(sub32(dmq_mlog2032(s_own1), dmq_mlog2032(s_cd1)), 2);
+
+	return min32(max32(add32(t, set32(128)), set32(0)), set32(256));
+}
+
+/* The same from the sums themselves. */
 V_INLINE vs32 dmq_cd_weight(vs32 s_cd, vs32 s_own)
 {
 	const vs32 one = set32(1);
-	vs32 t = sll32(sub32(dmq_mlog2032(add32(s_own, one)), dmq_mlog2032(add32(s_cd, one))), 2);
 
-	return min32(max32(add32(t, set32(128)), set32(0)), set32(256));
+	return dmq_cd_weight1(add32(s_cd, one), add32(s_own, one));
 }
 
 V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t *r2, const int32_t *r3,
@@ -751,11 +758,25 @@ V_INLINE vs32 dmq_med5(vs32 a, vs32 b, vs32 c, vs32 d, vs32 e)
 	return max32(b3, min32(c3, d2));
 }
 
-/* green - (k + (((median - k) fc + 128) >> 8)), before the clamp of the store. */
-V_INLINE vs32 dmq_suppressed(vs32 green, const int32_t *k, const int32_t *ku, const int32_t *kd, vs32 fc)
-{
-	vs32 kc = ld32(k), md = dmq_med5(kc, ld32(k - 1), ld32(k + 1), ld32(ku), ld32(kd));
+/*
+ * The strengths of false-colour suppression the output sweep is made for:
+ * at 0 the colour difference k is used as it is, at 256 its median is
+ * (k + (((median - k) 256 + 128) >> 8) is the median exactly), and any
+ * other strength blends the two.
+ */
+enum dmq_fc_kind { DMQ_FC_NONE, DMQ_FC_FULL, DMQ_FC_BLEND };
 
+/* green - (k + (((median - k) fc + 128) >> 8)), before the clamp of the store. */
+V_INLINE vs32 dmq_suppressed(vs32 green, const int32_t *k, const int32_t *ku, const int32_t *kd, vs32 fc,
+			     enum dmq_fc_kind kind)
+{
+	vs32 kc = ld32(k), md;
+
+	if (kind == DMQ_FC_NONE)
+		return sub32(green, kc);
+	md = dmq_med5(kc, ld32(k - 1), ld32(k + 1), ld32(ku), ld32(kd));
+	if (kind == DMQ_FC_FULL)
+		return sub32(green, md);
 	return sub32(green, add32(kc, sra32(add32(mul32(sub32(md, kc), fc), set32(128)), 8)));
 }
 
@@ -789,16 +810,20 @@ V_INLINE void dmq_box9_rows(int32_t *a, int32_t *b, int32_t *t, size_t ws, int w
 /*
  * The sums of rows of errors over the rows of y's parity within 4 (five:
  * v5) and of the other parity (four: v4), from the rows: e[i] is the row of
- * errors y - 5 + i. (The rows after roll them: dmq_colour_out_row.)
+ * errors y - 5 + i. Each sum is kept plus 1, which the weight's logarithm
+ * takes, and which rolling keeps (the rows after roll them:
+ * dmq_colour_out_row).
  */
 V_INLINE void dmq_first_sums(int32_t *v5, int32_t *v4, const int32_t *const e[10], int w)
 {
+	const vs32 one = set32(1);
+
 	DMQ_FOR(x, 0, w) {
 		vs32 s4 = add32(add32(ld32(e[2] + x), ld32(e[4] + x)), add32(ld32(e[6] + x), ld32(e[8] + x)));
 		vs32 s5 = add32(add32(ld32(e[1] + x), ld32(e[3] + x)), add32(ld32(e[5] + x), ld32(e[7] + x)));
 
-		st32(v4 + x, s4);
-		st32(v5 + x, add32(s5, ld32(e[9] + x)));
+		st32(v4 + x, add32(s4, one));
+		st32(v5 + x, add32(add32(s5, one), ld32(e[9] + x)));
 	}
 }
 
@@ -821,6 +846,7 @@ struct dmq_colour {
 	const struct plane16 *m, *g;
 	enum cisp_cfa cfa;
 	vs32 fc;
+	enum dmq_fc_kind fck; /* which of the output sweeps fc takes */
 	const struct rgb16 *out;
 	int w, y0;
 	size_t ws;
@@ -991,7 +1017,7 @@ struct dmq_out_in {
  * of the row before, rolled here: v5(y) = v4(y - 1) + e(y + 4) and
  * v4(y) = v5(y - 1) - e(y - 5).
  */
-V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
+V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll, enum dmq_fc_kind fck)
 {
 	const int32_t *mr = o->m, *v1 = o->v1, *v3 = o->v3;
 	vs32 s5[2], s4[2];
@@ -1009,8 +1035,8 @@ V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
 		}
 	}
 	vs32 gc = dmq_ldw(o->gr + x), mv = ld32(mr + x);
-	vs32 rv = dmq_suppressed(gc, o->a + x, o->au + x, o->ad + x, o->fc);
-	vs32 bv = dmq_suppressed(gc, o->b + x, o->bu + x, o->bd + x, o->fc);
+	vs32 rv = dmq_suppressed(gc, o->a + x, o->au + x, o->ad + x, o->fc, fck);
+	vs32 bv = dmq_suppressed(gc, o->b + x, o->bu + x, o->bd + x, o->fc, fck);
 	/* the colours from their own samples: the row's colour along the row, the other one
 	   along the column on green sites and from the diagonal ones on colour sites */
 	vs32 row = dmq_cubic(add32(ld32(mr + x - 1), ld32(mr + x + 1)), add32(ld32(mr + x - 3), ld32(mr + x + 3)));
@@ -1019,9 +1045,9 @@ V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
 	vs32 far = add32(add32(ld32(v3 + x - 1), ld32(v3 + x + 1)), add32(ld32(v1 + x - 3), ld32(v1 + x + 3)));
 	vs32 diag = sra32(add32(sub32(add32(sll32(near, 3), sll32(near, 1)), far), set32(16)), 5);
 	vs32 other = dmq_sel(o->gl, col, diag);
-	/* the sums over the rows of y's parity (five) and the others (four): red sites on a red row */
-	vs32 wr = o->red ? dmq_cd_weight(s5[0], s5[1]) : dmq_cd_weight(s4[0], s4[1]);
-	vs32 wb = o->red ? dmq_cd_weight(s4[0], s4[1]) : dmq_cd_weight(s5[0], s5[1]);
+	/* the sums (plus 1) over the rows of y's parity (five) and the others (four): red sites on a red row */
+	vs32 wr = o->red ? dmq_cd_weight1(s5[0], s5[1]) : dmq_cd_weight1(s4[0], s4[1]);
+	vs32 wb = o->red ? dmq_cd_weight1(s4[0], s4[1]) : dmq_cd_weight1(s5[0], s5[1]);
 
 	rv = dmq_blend(wr, rv, o->red ? row : other, 128, 8);
 	bv = dmq_blend(wb, bv, o->red ? other : row, 128, 8);
@@ -1032,6 +1058,18 @@ V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll)
 		bv = dmq_sel(o->gl, bv, mv);
 	dmq_stc(o->ro + x, rv);
 	dmq_stc(o->bo + x, bv);
+}
+
+/* The vectors of a row, a sweep for each kind of suppression and of sums of rows, so that neither is tested a vector. */
+V_INLINE void dmq_out_sweep(const struct dmq_out_in *o, int w, int roll, enum dmq_fc_kind fck)
+{
+	if (roll) {
+		DMQ_FOR(x, 0, w)
+			dmq_out_vec(o, x, 1, fck);
+	} else {
+		DMQ_FOR(x, 0, w)
+			dmq_out_vec(o, x, 0, fck);
+	}
 }
 
 /*
@@ -1072,13 +1110,12 @@ static void FN(dmq_colour_out_row)(const struct dmq_colour *c, int y)
 			dmq_first_sums(o.out5[k], o.out4[k], e, w);
 		}
 	}
-	if (roll) {
-		DMQ_FOR(x, 0, w)
-			dmq_out_vec(&o, x, 1);
-	} else {
-		DMQ_FOR(x, 0, w)
-			dmq_out_vec(&o, x, 0);
-	}
+	if (c->fck == DMQ_FC_FULL)
+		dmq_out_sweep(&o, w, roll, DMQ_FC_FULL);
+	else if (c->fck == DMQ_FC_NONE)
+		dmq_out_sweep(&o, w, roll, DMQ_FC_NONE);
+	else
+		dmq_out_sweep(&o, w, roll, DMQ_FC_BLEND);
 }
 
 static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa,
@@ -1095,6 +1132,7 @@ static void FN(dmq_colour_rows)(const struct plane16 *m, const struct plane16 *g
 		return;
 	}
 	cs.fc = set32(false_colour > 256 ? 256 : (int32_t)false_colour);
+	cs.fck = false_colour >= 256 ? DMQ_FC_FULL : false_colour == 0 ? DMQ_FC_NONE : DMQ_FC_BLEND;
 	cs.kr = scratch;
 	cs.kb = cs.kr + ws * DMQ_K_RING;
 	cs.gp = cs.kb + ws * DMQ_K_RING;
