@@ -453,6 +453,59 @@ V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int32_t
 	}
 }
 
+/* The rows the two greens of a row read and write, besides the sums (dmq_green_step). */
+struct dmq_green_io {
+	const int32_t *mw;         /* the row's samples, widened */
+	const uint16_t *up, *dn;   /* the rows above and below */
+	uint16_t *gr, *sr;         /* Gc and G2 out */
+};
+
+/*
+ * The two greens of the two vectors at column x, their colour sites
+ * gathered into one: ph, their parity, a constant in each copy, so that
+ * the gathers and spreads take no test.
+ */
+V_INLINE void dmq_green_step(const struct dmq_green_in *rw, const struct dmq_green_io *io, const struct dmq_tables *tb,
+			     int x, const int ph)
+{
+	const int32_t *mw = io->mw;
+	const vs32 one = set32(1);
+	vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
+
+	dmq_green_sums(rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
+	dmq_green_sums(rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
+
+	vs32 le = dmq_mlog2032(add32(dmq_pick(se0, se1, ph), one));
+	vs32 lw = dmq_mlog2032(add32(dmq_pick(sw0, sw1, ph), one));
+	vs32 ln = dmq_mlog2032(add32(dmq_pick(sn0, sn1, ph), one));
+	vs32 ls = dmq_mlog2032(add32(dmq_pick(ss0, ss1, ph), one));
+	vs32 ws[2], soft[2];
+
+	/* the weights of east against west and north against south, SOFT of their log differences */
+	dmq_sig_soft2(tb, sub32(lw, le), sub32(ls, ln), ws, soft);
+	vs32 we = ws[0], wn = ws[1];
+	vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
+	vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
+	/* log of the summed weights of each axis, as a gradient */
+	vs32 lh = sub32(min32(le, lw), soft[0]);
+	vs32 lv = sub32(min32(ln, ls), soft[1]);
+	vs32 wh = dmq_sig(tb, sub32(lv, lh)), d[2];
+	/* the green from the four green neighbours alone, with the same weights */
+	vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
+			     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
+	vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(io->up + x), dmq_ldw(io->up + x + N32), ph),
+			     dmq_pick(dmq_ldw(io->dn + x), dmq_ldw(io->dn + x + N32), ph), 128, 8);
+	vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
+
+	/* green = M + d on the colour sites, M + 0 on the green sites */
+	dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
+	dmq_stc(io->gr + x, add32(ld32(mw + x), d[0]));
+	dmq_stc(io->gr + x + N32, add32(ld32(mw + x + N32), d[1]));
+	dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
+	dmq_stc(io->sr + x, add32(ld32(mw + x), d[0]));
+	dmq_stc(io->sr + x + N32, add32(ld32(mw + x + N32), d[1]));
+}
+
 /*
  * The two greens of row y (pass 1's last step): @h dh of rows y - 1 .. y + 1,
  * @ns the sums of CV of rows y - 4 .. y - 1 and y + 1 .. y + 4, @ens those of
@@ -467,10 +520,9 @@ static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const 
 	const int32_t *h0 = h[0], *h1 = h[1], *h2 = h[2];
 	const struct dmq_green_in rw = { ch4, h4, ns[0], ns[1], ens[0], ens[1] };
 	const uint16_t *mr = plane_row(m, y);
-	const uint16_t *up = plane_row(m, mirror(y - 1, hgt)), *dn = plane_row(m, mirror(y + 1, hgt));
-	uint16_t *gr = plane_row(gc, y), *sr = plane_row(g2, y);
+	const struct dmq_green_io io = { mw, plane_row(m, mirror(y - 1, hgt)), plane_row(m, mirror(y + 1, hgt)),
+					 plane_row(gc, y), plane_row(g2, y) };
 	const int rbx = cisp_dmq_rb_column(cfa, y);
-	const vs32 one = set32(1);
 
 	dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
 	/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
@@ -485,44 +537,12 @@ static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const 
 		st32(ch4 + x, dmq_sum4(ch + x));
 		st32(h4 + x, dmq_sum4(h1 + x));
 	}
-	/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
+	/* Two vectors at a time, their colour sites gathered into one. */
 	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-		const int ph = (x ^ rbx) & 1;
-		vs32 se0, sw0, sn0, ss0, ee0, ew0, en0, es0, se1, sw1, sn1, ss1, ee1, ew1, en1, es1;
-
-		dmq_green_sums(&rw, x, &se0, &sw0, &sn0, &ss0, &ee0, &ew0, &en0, &es0);
-		dmq_green_sums(&rw, x + N32, &se1, &sw1, &sn1, &ss1, &ee1, &ew1, &en1, &es1);
-		{
-			vs32 le = dmq_mlog2032(add32(dmq_pick(se0, se1, ph), one));
-			vs32 lw = dmq_mlog2032(add32(dmq_pick(sw0, sw1, ph), one));
-			vs32 ln = dmq_mlog2032(add32(dmq_pick(sn0, sn1, ph), one));
-			vs32 ls = dmq_mlog2032(add32(dmq_pick(ss0, ss1, ph), one));
-			vs32 ws[2], soft[2];
-
-			/* the weights of east against west and north against south, SOFT of their log differences */
-			dmq_sig_soft2(tb, sub32(lw, le), sub32(ls, ln), ws, soft);
-			vs32 we = ws[0], wn = ws[1];
-			vs32 eh = dmq_blend(we, dmq_pick(ee0, ee1, ph), dmq_pick(ew0, ew1, ph), 128, 8);
-			vs32 ev = dmq_blend(wn, dmq_pick(en0, en1, ph), dmq_pick(es0, es1, ph), 128, 8);
-			/* log of the summed weights of each axis, as a gradient */
-			vs32 lh = sub32(min32(le, lw), soft[0]);
-			vs32 lv = sub32(min32(ln, ls), soft[1]);
-			vs32 wh = dmq_sig(tb, sub32(lv, lh)), d[2];
-			/* the green from the four green neighbours alone, with the same weights */
-			vs32 g2h = dmq_blend(we, dmq_pick(ld32(mw + x + 1), ld32(mw + x + N32 + 1), ph),
-					     dmq_pick(ld32(mw + x - 1), ld32(mw + x + N32 - 1), ph), 128, 8);
-			vs32 g2v = dmq_blend(wn, dmq_pick(dmq_ldw(up + x), dmq_ldw(up + x + N32), ph),
-					     dmq_pick(dmq_ldw(dn + x), dmq_ldw(dn + x + N32), ph), 128, 8);
-			vs32 mc = dmq_pick(ld32(mw + x), ld32(mw + x + N32), ph);
-
-			/* green = M + d on the colour sites, M + 0 on the green sites */
-			dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
-			dmq_stc(gr + x, add32(ld32(mw + x), d[0]));
-			dmq_stc(gr + x + N32, add32(ld32(mw + x + N32), d[1]));
-			dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
-			dmq_stc(sr + x, add32(ld32(mw + x), d[0]));
-			dmq_stc(sr + x + N32, add32(ld32(mw + x + N32), d[1]));
-		}
+		if ((x ^ rbx) & 1)
+			dmq_green_step(&rw, &io, tb, x, 1);
+		else
+			dmq_green_step(&rw, &io, tb, x, 0);
 	}
 }
 
@@ -644,6 +664,37 @@ V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t 
 	return add32(add32(add32(ld32(r0 + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))), ld32(r4 + x));
 }
 
+/* The rows the green of a row reads and writes (dmq_blend_step). */
+struct dmq_blend_io {
+	const int32_t *vcd, *vown;      /* the sums of 5 rows of each error */
+	const uint16_t *mr, *cr, *sr;   /* Bayer, Gc and G2 */
+	uint16_t *gr;                   /* green out */
+	vs32 gl;                        /* the green lanes */
+};
+
+/*
+ * The green of the two vectors at column x, their colour sites gathered
+ * into one: ph, their parity, a constant in each copy (dmq_green_step).
+ */
+V_INLINE void dmq_blend_step(const struct dmq_blend_io *io, int x, const int ph)
+{
+	const int32_t *vcd = io->vcd, *vown = io->vown;
+	const int x1 = x + N32;
+	vs32 scd = dmq_pick(dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x),
+			    dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x1), ph);
+	vs32 sown = dmq_pick(dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x),
+			     dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x1), ph);
+	vs32 wc = dmq_cd_weight(scd, sown), d[2];
+	vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
+
+	dmq_spread(dmq_blend(w3, dmq_pick(dmq_ldw(io->cr + x), dmq_ldw(io->cr + x1), ph),
+			     dmq_pick(dmq_ldw(io->sr + x), dmq_ldw(io->sr + x1), ph), 128, 8),
+		   ph, &d[0], &d[1]);
+	/* the spread leaves 0 on the green sites: the select puts the Bayer sample there */
+	dmq_stc(io->gr + x, dmq_sel(io->gl, dmq_ldw(io->mr + x), d[0]));
+	dmq_stc(io->gr + x1, dmq_sel(io->gl, dmq_ldw(io->mr + x1), d[1]));
+}
+
 /*
  * Pass 2 keeps the rows of errors it reads at once (y - 6 .. y + 4) in
  * rings, and the sums of 5 rows of errors of each row parity in two rows
@@ -676,11 +727,10 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	for (int r = y0 - 4; r < y0 + 4; r++)
 		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EOWN(r));
 	for (int y = y0; y < y1; y++) {
-		const uint16_t *mr = plane_row(m, y), *cr = plane_row(gc, y), *sr = plane_row(g2, y);
-		uint16_t *gr = plane_row(g, y);
 		const int rbx = cisp_dmq_rb_column(cfa, y);
-		const vs32 gl = dmq_green_lanes(0, rbx); /* x stays even */
 		int32_t *vcd = SUMS(y, 0), *vown = SUMS(y, 1);
+		const struct dmq_blend_io io = { vcd, vown, plane_row(m, y), plane_row(gc, y), plane_row(g2, y),
+						 plane_row(g, y), dmq_green_lanes(0, rbx) /* x stays even */ };
 
 		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
 		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
@@ -698,23 +748,12 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 				st32(vown + x, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), x));
 			}
 		}
-		/* Two vectors at a time, their colour sites gathered into one (ph: their parity). */
+		/* Two vectors at a time, their colour sites gathered into one. */
 		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-			const int ph = (x ^ rbx) & 1;
-			const int x1 = x + N32;
-			vs32 scd = dmq_pick(dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x),
-					    dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x1), ph);
-			vs32 sown = dmq_pick(dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x),
-					     dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x1), ph);
-			vs32 wc = dmq_cd_weight(scd, sown), d[2];
-			vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
-
-			dmq_spread(dmq_blend(w3, dmq_pick(dmq_ldw(cr + x), dmq_ldw(cr + x1), ph),
-					     dmq_pick(dmq_ldw(sr + x), dmq_ldw(sr + x1), ph), 128, 8),
-				   ph, &d[0], &d[1]);
-			/* the spread leaves 0 on the green sites: the select puts the Bayer sample there */
-			dmq_stc(gr + x, dmq_sel(gl, dmq_ldw(mr + x), d[0]));
-			dmq_stc(gr + x1, dmq_sel(gl, dmq_ldw(mr + x1), d[1]));
+			if ((x ^ rbx) & 1)
+				dmq_blend_step(&io, x, 1);
+			else
+				dmq_blend_step(&io, x, 0);
 		}
 	}
 #undef ECD
@@ -722,11 +761,13 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 #undef SUMS
 }
 
-/* The scratch rows the red and blue of the green sites of a row read. */
+/* The scratch rows the red and blue of the green sites of a row read (and a, b: write). */
 struct dmq_gsite_in {
-	const int32_t *g[5];          /* green of rows r - 2 .. r + 2 */
-	const int32_t *a, *au, *ad; /* KR of rows r, r - 1, r + 1 */
-	const int32_t *b, *bu, *bd; /* KB of the same rows */
+	const int32_t *g[5];    /* green of rows r - 2 .. r + 2 */
+	int32_t *a;             /* KR of row r */
+	const int32_t *au, *ad; /* KR of rows r - 1, r + 1 */
+	int32_t *b;             /* KB of row r */
+	const int32_t *bu, *bd; /* KB of rows r - 1, r + 1 */
 };
 
 /*
@@ -952,6 +993,30 @@ static void FN(dmq_colour_diag_row)(const struct dmq_colour *c, int r)
 	cisp_dmq_pad_row(o, w);
 }
 
+/*
+ * Red and blue on the green sites of the two vectors at column x (in place
+ * in rw's rows of the row), gathered into one: ph, their parity, a
+ * constant in each copy (dmq_green_step); gl, the green lanes.
+ */
+V_INLINE void dmq_gsite_step(const struct dmq_gsite_in *rw, const struct dmq_tables *tb, vs32 gl, int x, const int ph)
+{
+	const vs32 one = set32(1);
+	int32_t *a = rw->a, *b = rw->b;
+	vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
+
+	dmq_gsite_sums(rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
+	dmq_gsite_sums(rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
+	wh = dmq_sig(tb, sub32(dmq_mlog2032(add32(dmq_pick(gv0, gv1, ph), one)),
+			       dmq_mlog2032(add32(dmq_pick(gh0, gh1, ph), one))));
+	/* the spread leaves 0 on the colour sites: the select keeps their values */
+	dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
+	st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
+	st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
+	dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
+	st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
+	st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
+}
+
 /* Red and blue on row r's green sites: the 4 neighbours, axes blended by the green gradients. */
 static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
 {
@@ -960,28 +1025,18 @@ static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
 	const struct dmq_gsite_in rw = { { GP(r - 2), GP(r - 1), GP(r), GP(r + 1), GP(r + 2) }, a, KR(r - 1), KR(r + 1),
 					 b, KB(r - 1), KB(r + 1) };
 	/* x stays even, so the green lanes are the same for every vector */
-	const vs32 one = set32(1), gl = dmq_green_lanes(0, rbx);
+	const vs32 gl = dmq_green_lanes(0, rbx);
 
 	/*
-	 * Two vectors at a time, their green sites gathered into one (ph: their
-	 * parity). In place: the vectors read the row's colour sites, which
-	 * they store back unchanged.
+	 * Two vectors at a time, their green sites gathered into one. In place:
+	 * the vectors read the row's colour sites, which they store back
+	 * unchanged.
 	 */
 	DMQ_FOR_STEP(x, 0, w, 2 * N32) {
-		const int ph = ((x ^ rbx) & 1) ^ 1;
-		vs32 gh0, gv0, ha0, va0, hb0, vb0, gh1, gv1, ha1, va1, hb1, vb1, wh, d[2];
-
-		dmq_gsite_sums(&rw, x, &gh0, &gv0, &ha0, &va0, &hb0, &vb0);
-		dmq_gsite_sums(&rw, x + N32, &gh1, &gv1, &ha1, &va1, &hb1, &vb1);
-		wh = dmq_sig(&c->tb, sub32(dmq_mlog2032(add32(dmq_pick(gv0, gv1, ph), one)),
-					   dmq_mlog2032(add32(dmq_pick(gh0, gh1, ph), one))));
-		/* the spread leaves 0 on the colour sites: the select keeps their values */
-		dmq_spread(dmq_blend(wh, dmq_pick(ha0, ha1, ph), dmq_pick(va0, va1, ph), 256, 9), ph, &d[0], &d[1]);
-		st32(a + x, dmq_sel(gl, d[0], ld32(a + x)));
-		st32(a + x + N32, dmq_sel(gl, d[1], ld32(a + x + N32)));
-		dmq_spread(dmq_blend(wh, dmq_pick(hb0, hb1, ph), dmq_pick(vb0, vb1, ph), 256, 9), ph, &d[0], &d[1]);
-		st32(b + x, dmq_sel(gl, d[0], ld32(b + x)));
-		st32(b + x + N32, dmq_sel(gl, d[1], ld32(b + x + N32)));
+		if ((x ^ rbx) & 1)
+			dmq_gsite_step(&rw, &c->tb, gl, x, 0);
+		else
+			dmq_gsite_step(&rw, &c->tb, gl, x, 1);
 	}
 	cisp_dmq_pad_row(a, w);
 	cisp_dmq_pad_row(b, w);
