@@ -26,7 +26,8 @@
 
 /*
  * The per-architecture part: N32 samples of 16 bits widened to 32-bit lanes
- * (dmq_ldw), stored back clamped to 0..65535 (dmq_stc), mlog, lookups in
+ * (dmq_ldw), stored back clamped to 0..65535 (dmq_stc; dmq_stc2 two vectors
+ * at once, one pack), mlog, lookups in
  * a table of 64 bytes; dmq_pick() takes the lanes of one parity (ph 0: even,
  * 1: odd) of two vectors into one, in an order of its own, and dmq_spread()
  * puts a vector's lanes back where dmq_pick() took them from, into the lanes
@@ -37,6 +38,12 @@
 #define dmq_ldw(p) _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define dmq_stc(p, v) \
 	_mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtusepi32_epi16(max32(v, set32(0))))
+
+V_INLINE void dmq_stc2(uint16_t *p, vs32 a, vs32 b)
+{
+	/* the pack works in 128-bit lanes: a0 b0 a1 b1 .. back into a0 a1 .. b0 b1 .. */
+	st(p, _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), packus32(a, b)));
+}
 #define dmq_asint(f) _mm512_castps_si512(f)
 
 /* The 64 entries as 16-bit words, 32 a register. */
@@ -80,11 +87,17 @@ V_INLINE void dmq_stc(uint16_t *p, vs32 v)
 
 	_mm_storeu_si128((__m128i *)(void *)p, _mm256_castsi256_si128(t));
 }
+
+V_INLINE void dmq_stc2(uint16_t *p, vs32 a, vs32 b)
+{
+	st(p, _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8));
+}
 #define dmq_asint(f) _mm256_castps_si256(f)
 #define dmq_bcast(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #else
 #define dmq_ldw(p) _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 #define dmq_stc(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_packus_epi32(v, v))
+#define dmq_stc2(p, a, b) st(p, _mm_packus_epi32(a, b))
 #define dmq_asint(f) _mm_castps_si128(f)
 #define dmq_bcast(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #endif
@@ -170,6 +183,7 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 #else /* NEON */
 #define dmq_ldw(p) vreinterpretq_s32_u32(vmovl_u16(vld1_u16((const uint16_t *)(p))))
 #define dmq_stc(p, v) vst1_u16((uint16_t *)(p), vqmovun_s32(v))
+#define dmq_stc2(p, a, b) vst1q_u16((uint16_t *)(p), vcombine_u16(vqmovun_s32(a), vqmovun_s32(b)))
 /* mlog of s plus 2032, as above. */
 #define dmq_mlog2032(s) vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_f32(vcvtq_f32_s32(s)), 19))
 
@@ -499,11 +513,9 @@ V_INLINE void dmq_green_step(const struct dmq_green_in *rw, const struct dmq_gre
 
 	/* green = M + d on the colour sites, M + 0 on the green sites */
 	dmq_spread(dmq_blend(wh, eh, ev, 512, 10), ph, &d[0], &d[1]);
-	dmq_stc(io->gr + x, add32(ld32(mw + x), d[0]));
-	dmq_stc(io->gr + x + N32, add32(ld32(mw + x + N32), d[1]));
+	dmq_stc2(io->gr + x, add32(ld32(mw + x), d[0]), add32(ld32(mw + x + N32), d[1]));
 	dmq_spread(sub32(dmq_blend(wh, g2h, g2v, 128, 8), mc), ph, &d[0], &d[1]);
-	dmq_stc(io->sr + x, add32(ld32(mw + x), d[0]));
-	dmq_stc(io->sr + x + N32, add32(ld32(mw + x + N32), d[1]));
+	dmq_stc2(io->sr + x, add32(ld32(mw + x), d[0]), add32(ld32(mw + x + N32), d[1]));
 }
 
 /*
@@ -691,8 +703,7 @@ V_INLINE void dmq_blend_step(const struct dmq_blend_io *io, int x, const int ph)
 			     dmq_pick(dmq_ldw(io->sr + x), dmq_ldw(io->sr + x1), ph), 128, 8),
 		   ph, &d[0], &d[1]);
 	/* the spread leaves 0 on the green sites: the select puts the Bayer sample there */
-	dmq_stc(io->gr + x, dmq_sel(io->gl, dmq_ldw(io->mr + x), d[0]));
-	dmq_stc(io->gr + x1, dmq_sel(io->gl, dmq_ldw(io->mr + x1), d[1]));
+	dmq_stc2(io->gr + x, dmq_sel(io->gl, dmq_ldw(io->mr + x), d[0]), dmq_sel(io->gl, dmq_ldw(io->mr + x1), d[1]));
 }
 
 /*
