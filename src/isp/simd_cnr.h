@@ -97,12 +97,35 @@ V_INLINE void FN(cnr_bins_at)(const struct FN(cnr_bins) *b, vu16 yv, vu16 *iy, v
 }
 #endif
 
-/* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), in 16-bit lanes. */
-V_INLINE vu16 FN(cnr_weight)(vu16 yk, vu16 bk, vu16 rk, vu16 y0, vu16 b0, vu16 r0, vu16 iy, vu16 ic)
+/*
+ * Chroma distances. x86 holds Cb and Cr flipped to signed (v ^ 0x8000), as
+ * its sums want them. A u of 120 or more alone makes the weight 0 (t below
+ * 16384 - 14400 < 2048); where every chroma inverse threshold is at least
+ * CNR_SATURATES (@sat), a distance of 32767 gives u = (32767 * inv) >> 16
+ * of at least 120, as any larger one does, so the distance may saturate
+ * there: a saturating difference and an absolute value. Otherwise it is
+ * exact. NEON takes the unsigned samples' absolute difference.
+ */
+#define CNR_SATURATES 241
+#ifdef VEC_BITS
+V_INLINE vu16 FN(cnr_cdist)(vu16 a, vu16 b, const int sat)
+{
+	if (sat)
+		return X(abs_epi16)(X(subs_epi16)(a, b));
+	return sub16(X(max_epi16)(a, b), X(min_epi16)(a, b));
+}
+#else
+V_INLINE vu16 FN(cnr_cdist)(vu16 a, vu16 b, const int sat)
+{
+	(void)sat;
+	return vabdq_u16(a, b);
+}
+#endif
+
+/* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), from its distances, in 16-bit lanes. */
+V_INLINE vu16 FN(cnr_weight)(vu16 dy, vu16 db, vu16 dr, vu16 iy, vu16 ic)
 {
 	const vu16 c16384 = set16(16384);
-	vu16 dy = vor(subs16(yk, y0), subs16(y0, yk)), db = vor(subs16(bk, b0), subs16(b0, bk));
-	vu16 dr = vor(subs16(rk, r0), subs16(r0, rk));
 #ifdef VEC_BITS
 	/*
 	 * u capped at 127, not 128: a u of 128 or more leaves t at most 255, so
@@ -149,20 +172,18 @@ V_INLINE void FN(cnr_start)(struct FN(cnr_sums) *a, vu16 b0, vu16 r0)
 #endif
 }
 
-/* Two taps of weights wa, wb on samples (ba, ra) and (bb, rb). */
+/* Two taps of weights wa, wb on samples (ba, ra) and (bb, rb) (flipped on x86). */
 V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu16 bb, vu16 ra, vu16 rb)
 {
 	a->sw = add16(a->sw, add16(wa, wb));
 #ifdef VEC_BITS
 	{
-		const vu16 flip = set16(0x8000);
 		vu16 wl = X(unpacklo_epi16)(wa, wb), wh = X(unpackhi_epi16)(wa, wb);
-		vu16 xa = vxor(ba, flip), xb = vxor(bb, flip), za = vxor(ra, flip), zb = vxor(rb, flip);
 
-		a->bl = add32(a->bl, X(madd_epi16)(wl, X(unpacklo_epi16)(xa, xb)));
-		a->bh = add32(a->bh, X(madd_epi16)(wh, X(unpackhi_epi16)(xa, xb)));
-		a->rl = add32(a->rl, X(madd_epi16)(wl, X(unpacklo_epi16)(za, zb)));
-		a->rh = add32(a->rh, X(madd_epi16)(wh, X(unpackhi_epi16)(za, zb)));
+		a->bl = add32(a->bl, X(madd_epi16)(wl, X(unpacklo_epi16)(ba, bb)));
+		a->bh = add32(a->bh, X(madd_epi16)(wh, X(unpackhi_epi16)(ba, bb)));
+		a->rl = add32(a->rl, X(madd_epi16)(wl, X(unpacklo_epi16)(ra, rb)));
+		a->rh = add32(a->rh, X(madd_epi16)(wh, X(unpackhi_epi16)(ra, rb)));
 	}
 #else
 	{
@@ -180,46 +201,83 @@ V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu
 #endif
 }
 
-/* The N16 centres of a pass: their samples and thresholds. */
+/* The N16 centres of a pass: their samples (Cb, Cr flipped on x86) and thresholds. */
 struct FN(cnr_centre) {
 	vu16 y, b, r, iy, ic;
 };
+
+/* Cb or Cr samples as the distances and sums take them: flipped to signed on x86. */
+#ifdef VEC_BITS
+#define cnr_ldc(p) vxor(ld(p), set16(0x8000))
+#else
+#define cnr_ldc(p) ld(p)
+#endif
 
 /* The centres at @y, @cb, @cr, and their sums started. */
 V_INLINE void FN(cnr_begin)(struct FN(cnr_centre) *c, struct FN(cnr_sums) *a, const struct FN(cnr_bins) *bins,
 			    const uint16_t *y, const uint16_t *cb, const uint16_t *cr)
 {
 	c->y = ld(y);
-	c->b = ld(cb);
-	c->r = ld(cr);
+	c->b = cnr_ldc(cb);
+	c->r = cnr_ldc(cr);
 	FN(cnr_bins_at)(bins, c->y, &c->iy, &c->ic);
-	FN(cnr_start)(a, c->b, c->r);
+	FN(cnr_start)(a, ld(cb), ld(cr));
 }
 
-/* Two taps (ya, ba, ra) and (yb, bb, rb) of the centres @c. */
-V_INLINE void FN(cnr_pair)(struct FN(cnr_sums) *a, const struct FN(cnr_centre) *c, vu16 ya, vu16 ba, vu16 ra,
-			   vu16 yb, vu16 bb, vu16 rb)
+/* The weight of the tap (yk, bk, rk) (chroma as cnr_ldc() gives it) for the centres @c. */
+V_INLINE vu16 FN(cnr_tap)(const struct FN(cnr_centre) *c, vu16 yk, vu16 bk, vu16 rk, const int sat)
 {
-	FN(cnr_add2)(a, FN(cnr_weight)(ya, ba, ra, c->y, c->b, c->r, c->iy, c->ic),
-		     FN(cnr_weight)(yb, bb, rb, c->y, c->b, c->r, c->iy, c->ic), ba, bb, ra, rb);
+	return FN(cnr_weight)(vor(subs16(yk, c->y), subs16(c->y, yk)), FN(cnr_cdist)(bk, c->b, sat),
+			      FN(cnr_cdist)(rk, c->r, sat), c->iy, c->ic);
+}
+
+/* Two taps (ya, ba, ra) and (yb, bb, rb) of the centres @c, chroma as cnr_ldc() gives it. */
+V_INLINE void FN(cnr_pair)(struct FN(cnr_sums) *a, const struct FN(cnr_centre) *c, vu16 ya, vu16 ba, vu16 ra,
+			   vu16 yb, vu16 bb, vu16 rb, const int sat)
+{
+	FN(cnr_add2)(a, FN(cnr_tap)(c, ya, ba, ra, sat), FN(cnr_tap)(c, yb, bb, rb, sat), ba, bb, ra, rb);
 }
 
 /*
+ * R[n] = (2^32 + n/2) / n of 32-bit lanes, 64 <= n <= 65536, with one
+ * division (x86; NEON uses recip32()). f = 2^32 / n in float is within
+ * 256 / n of it, so q = (int)f is within 6 of R and the remainder
+ * rem = 2^32 + n/2 - q n (exact modulo 2^32) within 7 n of 0, and
+ * R = q + floor(rem / n). That floor is floor((rem + 1/2) / n), whose
+ * argument, at most 8, lies at least 1/(2 n) >= 2^-17 from an integer;
+ * (rem + 1/2) * f * 2^-32 is within 2^-20 of it, so its floor is exact.
+ */
+#ifdef VEC_BITS
+V_INLINE vs32 FN(cnr_recip)(vs32 n)
+{
+	const vf32 f = X(div_ps)(X(set1_ps)(4294967296.0f), X(cvtepi32_ps)(n));
+	const vs32 q = X(cvttps_epi32)(f);
+	const vs32 rem = sub32(srl32(n, 1), mul32(q, n));
+	const vf32 x = X(mul_ps)(X(add_ps)(X(cvtepi32_ps)(rem), X(set1_ps)(0.5f)),
+				  X(mul_ps)(f, X(set1_ps)(1.0f / 4294967296.0f)));
+
+	return add32(q, X(cvttps_epi32)(floor_f32(x)));
+}
+#endif
+
+/*
  * The weighted means of Cb and Cr: Σw·v · R[Σw], R of each lane's Σw
- * computed (recip32()) once for both. Not gathered from the table: QEMU
+ * computed (cnr_recip(), recip32()) once for both. Not gathered from the table: QEMU
  * 7.2's x86 emulator, which runs tests/vm, reads a gather whose index is
  * ymm4 as having no index (docs/fastpath.md).
  */
 V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 {
-	const vs32 rl = recip32(wlo(a->sw)), rh = recip32(whi(a->sw));
 #ifdef VEC_BITS
+	const vs32 rl = FN(cnr_recip)(wlo(a->sw)), rh = FN(cnr_recip)(whi(a->sw));
 	const vs32 bl = sll32(wlo(a->sw), 15), bh = sll32(whi(a->sw), 15);
 
 	a->bl = add32(a->bl, bl);
 	a->bh = add32(a->bh, bh);
 	a->rl = add32(a->rl, bl);
 	a->rh = add32(a->rh, bh);
+#else
+	const vs32 rl = recip32(wlo(a->sw)), rh = recip32(whi(a->sw));
 #endif
 	st(ocb, packus32(mulhi32r(a->bl, rl), mulhi32r(a->bh, rh)));
 	st(ocr, packus32(mulhi32r(a->rl, rl), mulhi32r(a->rh, rh)));
@@ -230,14 +288,15 @@ V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
  * r columns either side are all there, into @ocb, @ocr.
  */
 V_INLINE void FN(cnr_h_vec)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
-			    const struct FN(cnr_bins) *bins, const int r)
+			    const struct FN(cnr_bins) *bins, const int r, const int sat)
 {
 	struct FN(cnr_centre) c;
 	struct FN(cnr_sums) a;
 
 	FN(cnr_begin)(&c, &a, bins, y, cb, cr);
 	for (int k = 1; k <= r; k++)
-		FN(cnr_pair)(&a, &c, ld(y - k), ld(cb - k), ld(cr - k), ld(y + k), ld(cb + k), ld(cr + k));
+		FN(cnr_pair)(&a, &c, ld(y - k), cnr_ldc(cb - k), cnr_ldc(cr - k), ld(y + k), cnr_ldc(cb + k),
+			     cnr_ldc(cr + k), sat);
 	FN(cnr_end)(&a, ocb, ocr);
 }
 
@@ -247,7 +306,7 @@ V_INLINE void FN(cnr_h_vec)(const uint16_t *y, const uint16_t *cb, const uint16_
  * the row reflected.
  */
 V_INLINE void FN(cnr_h_edge)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
-			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, int x, const int r)
+			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, int x, const int r, const int sat)
 {
 	uint16_t py[N16 + 2 * CISP_CNR_MAX_RADIUS], pb[N16 + 2 * CISP_CNR_MAX_RADIUS],
 		pr[N16 + 2 * CISP_CNR_MAX_RADIUS];
@@ -259,7 +318,7 @@ V_INLINE void FN(cnr_h_edge)(const uint16_t *y, const uint16_t *cb, const uint16
 		pb[i] = cb[X];
 		pr[i] = cr[X];
 	}
-	FN(cnr_h_vec)(py + r, pb + r, pr + r, ocb + x, ocr + x, bins, r);
+	FN(cnr_h_vec)(py + r, pb + r, pr + r, ocb + x, ocr + x, bins, r, sat);
 }
 
 /*
@@ -267,30 +326,55 @@ V_INLINE void FN(cnr_h_edge)(const uint16_t *y, const uint16_t *cb, const uint16
  * overlap the first one where the row is short.
  */
 V_INLINE void FN(cnr_h_span)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
-			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r)
+			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r, const int sat)
 {
 	const int xe = w - r - N16;
 
-	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, 0, r);
+	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, 0, r, sat);
 	FOR_VECTORS(x, xe < N16 ? xe : N16, xe)
-		FN(cnr_h_vec)(y + x, cb + x, cr + x, ocb + x, ocr + x, bins, r);
-	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, w - N16, r);
+		FN(cnr_h_vec)(y + x, cb + x, cr + x, ocb + x, ocr + x, bins, r, sat);
+	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, w - N16, r, sat);
 }
 
 /* The radius as a constant: the body of each case is the span at that radius. */
-#define CNR_AT_RADIUS(r, span)              \
-	do {                                \
-		switch (r) {                \
-		case 1: span(1); break;     \
-		case 2: span(2); break;     \
-		case 3: span(3); break;     \
-		case 4: span(4); break;     \
-		case 5: span(5); break;     \
-		case 6: span(6); break;     \
-		case 7: span(7); break;     \
-		default: span(8); break;    \
-		}                           \
+#define CNR_AT_RADIUS(r, span, sat)              \
+	do {                                     \
+		switch (r) {                     \
+		case 1: span(1, sat); break;     \
+		case 2: span(2, sat); break;     \
+		case 3: span(3, sat); break;     \
+		case 4: span(4, sat); break;     \
+		case 5: span(5, sat); break;     \
+		case 6: span(6, sat); break;     \
+		case 7: span(7, sat); break;     \
+		default: span(8, sat); break;    \
+		}                                \
 	} while (0)
+
+/*
+ * The span at the row's radius, with the chroma distances saturating where
+ * every chroma inverse threshold allows it (cnr_cdist()); NEON has one kind.
+ */
+#ifdef VEC_BITS
+#define CNR_SPAN(t, span)                                       \
+	do {                                                    \
+		if (FN(cnr_saturates)(t))                       \
+			CNR_AT_RADIUS((t)->radius, span, 1);    \
+		else                                            \
+			CNR_AT_RADIUS((t)->radius, span, 0);    \
+	} while (0)
+#else
+#define CNR_SPAN(t, span) CNR_AT_RADIUS((t)->radius, span, 0)
+#endif
+
+/* Whether every chroma inverse threshold is at least CNR_SATURATES (cnr_cdist()). */
+V_INLINE int FN(cnr_saturates)(const struct cisp_cnr_row_tables *t)
+{
+	for (int b = 0; b < 32; b++)
+		if (t->inv_c[b] < CNR_SATURATES)
+			return 0;
+	return 1;
+}
 
 static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
 			  int w, const struct cisp_cnr_row_tables *t)
@@ -302,8 +386,8 @@ static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t 
 		return;
 	}
 	FN(cnr_bins_load)(&bins, t);
-#define CNR_H_SPAN(r) FN(cnr_h_span)(y, cb, cr, ocb, ocr, w, &bins, r)
-	CNR_AT_RADIUS(t->radius, CNR_H_SPAN);
+#define CNR_H_SPAN(r, sat) FN(cnr_h_span)(y, cb, cr, ocb, ocr, w, &bins, r, sat)
+	CNR_SPAN(t, CNR_H_SPAN);
 #undef CNR_H_SPAN
 }
 
@@ -314,7 +398,8 @@ static void FN(cnr_h_row)(const uint16_t *y, const uint16_t *cb, const uint16_t 
  * pointer again for every vector.
  */
 V_INLINE void FN(cnr_v_span)(const uint16_t *const y[], const uint16_t *const cb[], const uint16_t *const cr[],
-			     uint16_t *ocb, uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r)
+			     uint16_t *ocb, uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r,
+			     const int sat)
 {
 	const uint16_t *const yc = y[r], *const bc = cb[r], *const rc = cr[r];
 	const uint16_t *ya[CISP_CNR_MAX_RADIUS + 1], *ba[CISP_CNR_MAX_RADIUS + 1], *ra[CISP_CNR_MAX_RADIUS + 1];
@@ -334,8 +419,8 @@ V_INLINE void FN(cnr_v_span)(const uint16_t *const y[], const uint16_t *const cb
 
 		FN(cnr_begin)(&c, &a, bins, yc + x, bc + x, rc + x);
 		for (int k = 1; k <= r; k++)
-			FN(cnr_pair)(&a, &c, ld(ya[k] + x), ld(ba[k] + x), ld(ra[k] + x), ld(yb[k] + x),
-				     ld(bb[k] + x), ld(rb[k] + x));
+			FN(cnr_pair)(&a, &c, ld(ya[k] + x), cnr_ldc(ba[k] + x), cnr_ldc(ra[k] + x), ld(yb[k] + x),
+				     cnr_ldc(bb[k] + x), cnr_ldc(rb[k] + x), sat);
 		FN(cnr_end)(&a, ocb + x, ocr + x);
 	}
 }
@@ -350,8 +435,8 @@ static void FN(cnr_v_row)(const uint16_t *const y[], const uint16_t *const cb[],
 		return;
 	}
 	FN(cnr_bins_load)(&bins, t);
-#define CNR_V_SPAN(r) FN(cnr_v_span)(y, cb, cr, ocb, ocr, w, &bins, r)
-	CNR_AT_RADIUS(t->radius, CNR_V_SPAN);
+#define CNR_V_SPAN(r, sat) FN(cnr_v_span)(y, cb, cr, ocb, ocr, w, &bins, r, sat)
+	CNR_SPAN(t, CNR_V_SPAN);
 #undef CNR_V_SPAN
 }
 

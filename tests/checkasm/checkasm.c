@@ -491,9 +491,18 @@ static int run_case(const struct cisp_dsp *ref, const struct cisp_dsp *t, int fn
 		struct cisp_cnr_row_tables tb = { 1, 1 + (int)(rnd() % CISP_CNR_MAX_RADIUS), inv_y, inv_c, recip };
 		const uint16_t *ys[2 * CISP_CNR_MAX_RADIUS + 1], *bs[2 * CISP_CNR_MAX_RADIUS + 1], *rs[2 * CISP_CNR_MAX_RADIUS + 1];
 
+		/*
+		 * A third of the calls with every chroma threshold at least 241, many
+		 * at it, where the rows' chroma distances saturate; a third with them
+		 * at least 240, many at it, where they must not.
+		 */
+		const uint32_t kind = rnd() % 3, least = 239 + kind;
+
 		for (int k = 0; k < 32; k++) {
-			inv_y[k] = rnd() % 4 ? (uint16_t)(rnd() % 2048) : (uint16_t)rnd();
+			inv_y[k] = rnd() % 4 ? (uint16_t)(rnd() % (rnd() % 2 ? 2048 : 16)) : (uint16_t)rnd();
 			inv_c[k] = rnd() % 4 ? (uint16_t)(rnd() % 2048) : (uint16_t)rnd();
+			if (kind)
+				inv_c[k] = rnd() % 2 ? (uint16_t)least : (uint16_t)(least + rnd() % (65536 - least));
 		}
 		for (uint32_t n = 64; n <= (2 * CISP_CNR_MAX_RADIUS + 1) * 64; n++)
 			recip[n] = (uint32_t)((((uint64_t)1 << 32) + n / 2) / n);
