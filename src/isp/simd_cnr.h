@@ -239,45 +239,21 @@ V_INLINE void FN(cnr_pair)(struct FN(cnr_sums) *a, const struct FN(cnr_centre) *
 }
 
 /*
- * R[n] = (2^32 + n/2) / n of 32-bit lanes, 64 <= n <= 65536, with one
- * division (x86; NEON uses recip32()). f = 2^32 / n in float is within
- * 256 / n of it, so q = (int)f is within 6 of R and the remainder
- * rem = 2^32 + n/2 - q n (exact modulo 2^32) within 7 n of 0, and
- * R = q + floor(rem / n). That floor is floor((rem + 1/2) / n), whose
- * argument, at most 8, lies at least 1/(2 n) >= 2^-17 from an integer;
- * (rem + 1/2) * f * 2^-32 is within 2^-20 of it, so its floor is exact.
- */
-#ifdef VEC_BITS
-V_INLINE vs32 FN(cnr_recip)(vs32 n)
-{
-	const vf32 f = X(div_ps)(X(set1_ps)(4294967296.0f), X(cvtepi32_ps)(n));
-	const vs32 q = X(cvttps_epi32)(f);
-	const vs32 rem = sub32(srl32(n, 1), mul32(q, n));
-	const vf32 x = X(mul_ps)(X(add_ps)(X(cvtepi32_ps)(rem), X(set1_ps)(0.5f)),
-				  X(mul_ps)(f, X(set1_ps)(1.0f / 4294967296.0f)));
-
-	return add32(q, X(cvttps_epi32)(floor_f32(x)));
-}
-#endif
-
-/*
  * The weighted means of Cb and Cr: Σw·v · R[Σw], R of each lane's Σw
- * computed (cnr_recip(), recip32()) once for both. Not gathered from the table: QEMU
+ * computed (recip32()) once for both. Not gathered from the table: QEMU
  * 7.2's x86 emulator, which runs tests/vm, reads a gather whose index is
  * ymm4 as having no index (docs/fastpath.md).
  */
 V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 {
+	const vs32 rl = recip32(wlo(a->sw)), rh = recip32(whi(a->sw));
 #ifdef VEC_BITS
-	const vs32 rl = FN(cnr_recip)(wlo(a->sw)), rh = FN(cnr_recip)(whi(a->sw));
 	const vs32 bl = sll32(wlo(a->sw), 15), bh = sll32(whi(a->sw), 15);
 
 	a->bl = add32(a->bl, bl);
 	a->bh = add32(a->bh, bh);
 	a->rl = add32(a->rl, bl);
 	a->rh = add32(a->rh, bh);
-#else
-	const vs32 rl = recip32(wlo(a->sw)), rh = recip32(whi(a->sw));
 #endif
 	st(ocb, packus32(mulhi32r(a->bl, rl), mulhi32r(a->bh, rh)));
 	st(ocr, packus32(mulhi32r(a->rl, rl), mulhi32r(a->rh, rh)));

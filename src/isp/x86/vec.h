@@ -229,11 +229,13 @@ V_INLINE vs32 mulhi32r(vs32 a, vs32 b)
 
 /*
  * (2^32 + n/2) / n of 32-bit lanes, 64 <= n <= 65536 (the reciprocal
- * tables R of the Bayer and chroma denoise), without a table read. q0, the float quotient 2^32 / n
- * truncated, is within a few units of the result; the remainder
- * 2^32 + n/2 - q0 n is then small and exact in 32-bit wrapping arithmetic,
- * and the float floor of remainder / n (exact: the quotient lies below 16
- * and is at least 1/n away from any integer it is not) corrects q0.
+ * tables R of the Bayer and chroma denoise), without a table read and with
+ * one division. f = 2^32 / n in float is within 256 / n of it, so q = (int)f
+ * is within 6 of the result and the remainder rem = 2^32 + n/2 - q n (exact
+ * modulo 2^32) within 7 n of 0; the result is q + floor(rem / n). That floor
+ * is floor((rem + 1/2) / n), whose argument, at most 8 in magnitude, lies at
+ * least 1 / (2 n) >= 2^-17 from an integer; (rem + 1/2) * f * 2^-32 is within
+ * 2^-20 of it, so its floor is exact.
  * Exact for every such n: tests/checkasm checks each one (recip_row).
  */
 #if VEC_BITS == 128
@@ -248,11 +250,13 @@ typedef __m512 vf32;
 #endif
 V_INLINE vs32 recip32(vs32 n)
 {
-	const vf32 nf = X(cvtepi32_ps)(n);
-	const vs32 q0 = X(cvttps_epi32)(X(div_ps)(X(set1_ps)(4294967296.0f), nf));
-	const vs32 rem = sub32(srl32(n, 1), mul32(q0, n));
+	const vf32 f = X(div_ps)(X(set1_ps)(4294967296.0f), X(cvtepi32_ps)(n));
+	const vs32 q = X(cvttps_epi32)(f);
+	const vs32 rem = sub32(srl32(n, 1), mul32(q, n));
+	const vf32 x = X(mul_ps)(X(add_ps)(X(cvtepi32_ps)(rem), X(set1_ps)(0.5f)),
+				  X(mul_ps)(f, X(set1_ps)(1.0f / 4294967296.0f)));
 
-	return add32(q0, X(cvttps_epi32)(floor_f32(X(div_ps)(X(cvtepi32_ps)(rem), nf))));
+	return add32(q, X(cvttps_epi32)(floor_f32(x)));
 }
 
 /*
