@@ -913,26 +913,37 @@ struct sharpen_consts {
 };
 
 /*
- * The horizontal 1 4 6 4 1 of the vertical sums @vh, @vl (sharpen_row()) at columns
- * x.., the detail of the middle luma row @l2 against it, cored, and its gain: the
- * change to add to R, G and B, @e where it is positive and @en where it is negative
- * (the other 0). @weak as sharpen_gain().
+ * The blur from the horizontal sums @bh, @bl of the high and low bytes (sharpen_row()),
+ * the detail of the middle luma @y against it, cored, and its gain: the change to add to
+ * R, G and B, @e where it is positive and @en where it is negative (the other 0). @weak as
+ * sharpen_gain().
  */
-V_INLINE void sharpen_delta(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, int x,
-			    const struct sharpen_consts *k, int weak, vu16 *ep, vu16 *en)
+V_INLINE void sharpen_delta_of(vu16 bh, vu16 bl, vu16 y, const struct sharpen_consts *k, int weak, vu16 *ep,
+			       vu16 *en)
 {
-	vu16 hc = ld(vh + x + 2), lc = ld(vl + x + 2);
-	vu16 bh = add16(add16(add16(ld(vh + x), ld(vh + x + 4)), sll16(add16(add16(ld(vh + x + 1), ld(vh + x + 3)), hc), 2)),
-			sll16(hc, 1));
-	vu16 bl = add16(add16(add16(ld(vl + x), ld(vl + x + 4)), sll16(add16(add16(ld(vl + x + 1), ld(vl + x + 3)), lc), 2)),
-			sll16(lc, 1));
-	vu16 blur = add16(bh, srl16(add16(bl, k->r128), 8)), y = ld(l2 + x);
+	vu16 blur = add16(bh, srl16(add16(bl, k->r128), 8));
 	/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
 	vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), k->cor), neg = le16(y, blur);
 	vu16 e = sharpen_gain(mulhi16(cored, k->str), mullo16(cored, k->str), k->lim, weak);
 
 	*en = vand(neg, e);
 	*ep = sub16(e, *en);
+}
+
+/* The horizontal 1 4 6 4 1 of the five vectors of vertical sums @s0 .. @s4, one column apart. */
+V_INLINE vu16 sharpen_hsum(vu16 s0, vu16 s1, vu16 s2, vu16 s3, vu16 s4)
+{
+	return add16(add16(add16(s0, s4), sll16(add16(add16(s1, s3), s2), 2)), sll16(s2, 1));
+}
+
+/* sharpen_delta_of() at columns x.. from the vertical sums @vh, @vl and the middle luma row @l2. */
+V_INLINE void sharpen_delta(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, int x,
+			    const struct sharpen_consts *k, int weak, vu16 *ep, vu16 *en)
+{
+	vu16 bh = sharpen_hsum(ld(vh + x), ld(vh + x + 1), ld(vh + x + 2), ld(vh + x + 3), ld(vh + x + 4));
+	vu16 bl = sharpen_hsum(ld(vl + x), ld(vl + x + 1), ld(vl + x + 2), ld(vl + x + 3), ld(vl + x + 4));
+
+	sharpen_delta_of(bh, bl, ld(l2 + x), k, weak, ep, en);
 }
 
 /*
@@ -952,6 +963,27 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 	vu16 ep, en;
 	int x = 0;
 
+#if VEC_BITS == 512
+	/*
+	 * Each vector of vertical sums loaded once, its neighbours' columns shifted in from the
+	 * next (ext16()): five loads a plane at offsets one column apart span two cache lines
+	 * each, and the row waited on its loads. While the next vector lies inside the sums.
+	 */
+	vu16 ah = ld(vh), al = ld(vl);
+
+	for (; x + 2 * N16 <= w + 4; x += N16) { /* vh and vl hold w + 4 columns each */
+		vu16 nh = ld(vh + x + N16), nl = ld(vl + x + N16);
+
+		sharpen_delta_of(sharpen_hsum(ah, ext16(ah, nh, 1), ext16(ah, nh, 2), ext16(ah, nh, 3), ext16(ah, nh, 4)),
+				 sharpen_hsum(al, ext16(al, nl, 1), ext16(al, nl, 2), ext16(al, nl, 3), ext16(al, nl, 4)),
+				 ld(l2 + x), &k, weak, &ep, &en);
+		st(out0 + x, subs16(adds16(ld(mid0 + x), ep), en));
+		st(out1 + x, subs16(adds16(ld(mid1 + x), ep), en));
+		st(out2 + x, subs16(adds16(ld(mid2 + x), ep), en));
+		ah = nh;
+		al = nl;
+	}
+#endif
 	for (; x + N16 <= w; x += N16) {
 		sharpen_delta(vh, vl, l2, x, &k, weak, &ep, &en);
 		st(out0 + x, subs16(adds16(ld(mid0 + x), ep), en));

@@ -274,7 +274,7 @@ V_INLINE vs32 div_trunc32(vs32 a, vs32 b)
 	return X(cvttps_epi32)(X(div_ps)(X(cvtepi32_ps)(a), X(cvtepi32_ps)(b)));
 }
 
-/* Lanes n .. n + N16 - 1 of a and b side by side (a's lanes first), for n = 1 or 2: a vector n columns on. */
+/* Lanes n .. n + N16 - 1 of a and b side by side (a's lanes first), for n = 1 to 4: a vector n columns on. */
 #if VEC_BITS == 128
 #define ext16(a, b, n) _mm_alignr_epi8(b, a, 2 * (n))
 #elif VEC_BITS == 256
@@ -282,8 +282,8 @@ V_INLINE vs32 div_trunc32(vs32 a, vs32 b)
 #else
 V_INLINE vu16 ext16(vu16 a, vu16 b, int n)
 {
-	static const uint16_t idx[34] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
-					  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33 };
+	static const uint16_t idx[36] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17,
+					  18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35 };
 
 	return _mm512_permutex2var_epi16(a, ld(idx + n), b);
 }
