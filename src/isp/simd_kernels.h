@@ -946,13 +946,40 @@ V_INLINE void sharpen_delta(const uint16_t *vh, const uint16_t *vl, const uint16
 	sharpen_delta_of(bh, bl, ld(l2 + x), k, weak, ep, en);
 }
 
+/* The vertical 1 4 6 4 1 of the high and low bytes of luma rows @l0 .. @l4 at columns x.. into @sh, @sl. */
+V_INLINE void sharpen_vsum_of(const uint16_t *l0, const uint16_t *l1, const uint16_t *l2, const uint16_t *l3,
+			      const uint16_t *l4, int x, vu16 *sh, vu16 *sl)
+{
+	const vu16 lo8 = set16(255);
+	vu16 r0 = ld(l0 + x), r1 = ld(l1 + x), r2 = ld(l2 + x), r3 = ld(l3 + x), r4 = ld(l4 + x);
+	vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
+
+	/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
+	*sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
+		    sll16(h2, 1));
+	*sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
+		    sll16(o2, 1));
+}
+
+/* sharpen_vsum_of() at columns x.. stored at vh[x + 2], vl[x + 2] (sharpen_row()). */
+V_INLINE void sharpen_vsum(const uint16_t *const l[5], uint16_t *vh, uint16_t *vl, int x)
+{
+	vu16 sh, sl;
+
+	sharpen_vsum_of(l[0], l[1], l[2], l[3], l[4], x, &sh, &sl);
+	st(vh + x + 2, sh);
+	st(vl + x + 2, sl);
+}
+
 /*
  * sharpen_delta() added to the three planes @mid into @out, whole vectors, then one
  * that ends at the row's end and may overlap the one before. @weak as sharpen_gain().
  */
-V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const uint16_t *l2, const uint16_t *const mid[3],
-				uint16_t *const out[3], int w, int coring, int strength, int limit, int weak)
+V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const uint16_t *const l[5],
+				const uint16_t *const mid[3], uint16_t *const out[3], int w, int xf, int coring, int strength,
+				int limit, int weak)
 {
+	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
 	const struct sharpen_consts k = { set16(128), set16(coring), set16(strength), set16(limit) };
 	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
 	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
@@ -965,15 +992,15 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 
 #if VEC_BITS == 512
 	/*
-	 * Each vector of vertical sums loaded once, its neighbours' columns shifted in from the
-	 * next (ext16()): five loads a plane at offsets one column apart span two cache lines
-	 * each, and the row waited on its loads. While the next vector lies inside the sums.
+	 * Below @xf the vertical sums of columns x - 2.. come from the vector before, those of the
+	 * next N16 columns are made here, and the neighbours' columns are shifted in across the two
+	 * (ext16()): no store and reload of the sums, and no loads one column apart, each of which
+	 * spans two cache lines.
 	 */
-	vu16 ah = ld(vh), al = ld(vl);
+	vu16 ah = ld(vh), al = ld(vl), nh, nl;
 
-	for (; x + 2 * N16 <= w + 4; x += N16) { /* vh and vl hold w + 4 columns each */
-		vu16 nh = ld(vh + x + N16), nl = ld(vl + x + N16);
-
+	for (; x < xf; x += N16) {
+		sharpen_vsum_of(l0, l1, l2, l3, l4, x + N16 - 2, &nh, &nl);
 		sharpen_delta_of(sharpen_hsum(ah, ext16(ah, nh, 1), ext16(ah, nh, 2), ext16(ah, nh, 3), ext16(ah, nh, 4)),
 				 sharpen_hsum(al, ext16(al, nl, 1), ext16(al, nl, 2), ext16(al, nl, 3), ext16(al, nl, 4)),
 				 ld(l2 + x), &k, weak, &ep, &en);
@@ -983,6 +1010,12 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 		ah = nh;
 		al = nl;
 	}
+#else
+	(void)xf;
+	(void)l0;
+	(void)l1;
+	(void)l3;
+	(void)l4;
 #endif
 	for (; x + N16 <= w; x += N16) {
 		sharpen_delta(vh, vl, l2, x, &k, weak, &ep, &en);
@@ -998,23 +1031,6 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 	}
 }
 
-/* The vertical 1 4 6 4 1 of the high and low bytes of luma rows @l at columns x.. into vh, vl (sharpen_row()). */
-V_INLINE void sharpen_vsum(const uint16_t *l0, const uint16_t *l1, const uint16_t *l2, const uint16_t *l3,
-			   const uint16_t *l4, uint16_t *vh, uint16_t *vl, int x)
-{
-	const vu16 lo8 = set16(255);
-	vu16 r0 = ld(l0 + x), r1 = ld(l1 + x), r2 = ld(l2 + x), r3 = ld(l3 + x), r4 = ld(l4 + x);
-	vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
-	/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
-	vu16 sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
-			sll16(h2, 1));
-	vu16 sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
-			sll16(o2, 1));
-
-	st(vh + x + 2, sh);
-	st(vl + x + 2, sl);
-}
-
 /*
  * The blur in 16-bit lanes: with luma l = 256 h + o (h, o <= 255), the blur
  * sum S = sum k l (k sums to 256) is 256 H + L with H = sum k h and
@@ -1025,19 +1041,27 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 {
 	/* The vertical sums of H and L of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
 	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
-	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
-	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
-	int x = 0;
+	/* Row pointers in a local array: the vector stores may alias anything, so l[] would be reloaded. */
+	const uint16_t *const rows[5] = { l[0], l[1], l[2], l[3], l[4] };
+	/* The columns the apply loop makes the sums of itself: all but the first vector's and the last ones'. */
+#if VEC_BITS == 512
+	const int xf = ((w + 2 - 2 * N16) / N16 + 1) * N16;
+#else
+	const int xf = 0;
+#endif
+	int x = xf < w - N16 ? xf : w - N16;
 
 	if (w < 2 * N16) {
 		cisp_sharpen_row_c(l, mid, out, w, coring, strength, limit, tmp);
 		return;
 	}
-	/* Whole vectors, then the last one ending at the row's end. */
-	for (; x + N16 <= w; x += N16)
-		sharpen_vsum(l0, l1, l2, l3, l4, vh, vl, x);
+	if (xf)
+		sharpen_vsum(rows, vh, vl, 0);
+	/* Whole vectors from the first column the apply loop reads from vh, vl, then the last one ending at the row's end. */
+	for (x = xf ? x - 2 : 0; x + N16 <= w; x += N16)
+		sharpen_vsum(rows, vh, vl, x);
 	if (x < w)
-		sharpen_vsum(l0, l1, l2, l3, l4, vh, vl, w - N16);
+		sharpen_vsum(rows, vh, vl, w - N16);
 	/* Columns -2, -1, w, w + 1 reflect to 2, 1, w - 2, w - 3. */
 	vh[0] = vh[4];
 	vh[1] = vh[3];
@@ -1049,9 +1073,9 @@ static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mi
 	vl[w + 3] = vl[w - 1];
 	/* The usual strengths are at most 1.0, where the gain needs no clamp of its own. */
 	if (strength <= 256)
-		FN(sharpen_apply)(vh, vl, l2, mid, out, w, coring, strength, limit, 1);
+		FN(sharpen_apply)(vh, vl, rows, mid, out, w, xf, coring, strength, limit, 1);
 	else
-		FN(sharpen_apply)(vh, vl, l2, mid, out, w, coring, strength, limit, 0);
+		FN(sharpen_apply)(vh, vl, rows, mid, out, w, xf, coring, strength, limit, 0);
 }
 
 /* cisp_to8(v) = floor((v + 128) / 257) = floor(min(v + 128, 65535) * 65281 / 2^24), in 16-bit lanes. */
