@@ -971,6 +971,14 @@ V_INLINE void sharpen_vsum(const uint16_t *const l[5], uint16_t *vh, uint16_t *v
 	st(vl + x + 2, sl);
 }
 
+/* The change @ep, @en added to the three planes' samples @m0 .. @m2, saturated, into @o0 .. @o2. */
+V_INLINE void sharpen_put(uint16_t *o0, uint16_t *o1, uint16_t *o2, vu16 m0, vu16 m1, vu16 m2, vu16 ep, vu16 en)
+{
+	st(o0, subs16(adds16(m0, ep), en));
+	st(o1, subs16(adds16(m1, ep), en));
+	st(o2, subs16(adds16(m2, ep), en));
+}
+
 /*
  * sharpen_delta() added to the three planes @mid into @out, whole vectors, then one
  * that ends at the row's end and may overlap the one before. @weak as sharpen_gain().
@@ -979,7 +987,7 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 				const uint16_t *const mid[3], uint16_t *const out[3], int w, int xf, int coring, int strength,
 				int limit, int weak)
 {
-	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l2 = l[2], *const l3 = l[3], *const l4 = l[4];
+	const uint16_t *const l2 = l[2];
 	const struct sharpen_consts k = { set16(128), set16(coring), set16(strength), set16(limit) };
 	/* Row pointers in locals: the vector stores may alias anything, so array elements would be reloaded. */
 	const uint16_t *const mid0 = mid[0], *const mid1 = mid[1], *const mid2 = mid[2];
@@ -997,6 +1005,7 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 	 * (ext16()): no store and reload of the sums, and no loads one column apart, each of which
 	 * spans two cache lines.
 	 */
+	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l3 = l[3], *const l4 = l[4];
 	vu16 ah = ld(vh), al = ld(vl), nh, nl;
 
 	for (; x < xf; x += N16) {
@@ -1004,30 +1013,20 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 		sharpen_delta_of(sharpen_hsum(ah, ext16(ah, nh, 1), ext16(ah, nh, 2), ext16(ah, nh, 3), ext16(ah, nh, 4)),
 				 sharpen_hsum(al, ext16(al, nl, 1), ext16(al, nl, 2), ext16(al, nl, 3), ext16(al, nl, 4)),
 				 ld(l2 + x), &k, weak, &ep, &en);
-		st(out0 + x, subs16(adds16(ld(mid0 + x), ep), en));
-		st(out1 + x, subs16(adds16(ld(mid1 + x), ep), en));
-		st(out2 + x, subs16(adds16(ld(mid2 + x), ep), en));
+		sharpen_put(out0 + x, out1 + x, out2 + x, ld(mid0 + x), ld(mid1 + x), ld(mid2 + x), ep, en);
 		ah = nh;
 		al = nl;
 	}
 #else
 	(void)xf;
-	(void)l0;
-	(void)l1;
-	(void)l3;
-	(void)l4;
 #endif
 	for (; x + N16 <= w; x += N16) {
 		sharpen_delta(vh, vl, l2, x, &k, weak, &ep, &en);
-		st(out0 + x, subs16(adds16(ld(mid0 + x), ep), en));
-		st(out1 + x, subs16(adds16(ld(mid1 + x), ep), en));
-		st(out2 + x, subs16(adds16(ld(mid2 + x), ep), en));
+		sharpen_put(out0 + x, out1 + x, out2 + x, ld(mid0 + x), ld(mid1 + x), ld(mid2 + x), ep, en);
 	}
 	if (x < w) {
 		sharpen_delta(vh, vl, l2, xt, &k, weak, &ep, &en);
-		st(out0 + xt, subs16(adds16(t0, ep), en));
-		st(out1 + xt, subs16(adds16(t1, ep), en));
-		st(out2 + xt, subs16(adds16(t2, ep), en));
+		sharpen_put(out0 + xt, out1 + xt, out2 + xt, t0, t1, t2, ep, en);
 	}
 }
 
