@@ -38,7 +38,7 @@ static void usage(FILE *out)
 		"                    e.g. build/bench/mosaic output is RGGB); unpacked formats\n"
 		"  --reps N          repetitions per figure, median reported (default 5)\n"
 		"  --threads LIST    thread counts, comma-separated (default 1,2)\n"
-		"  --cpu LEVEL       row functions: scalar, sse4, avx2, avx512, neon (default: best)\n"
+		"  --cpu LEVEL       row functions: scalar, sse4, avx2, avx512, avx512vnni, neon (default: best)\n"
 		"  --band N          rows per band of the optimised executor (default 16)\n"
 		"  --no-stages       the pipelines only\n"
 		"  --no-quality      skip the quality pipelines (quality demosaic and chroma\n"

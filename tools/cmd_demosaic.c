@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"  --bench N             run the demosaic N times, print 'MPix/s <median>' last\n"
 		"  --force               replace an existing OUT\n"
 		"  -h, --help            this help\n"
-		"The optimised row functions are the CPU's best (CISP_CPU=scalar|sse4|avx2|avx512|neon caps them).\n");
+		"The optimised row functions are the CPU's best (CISP_CPU=scalar|sse4|avx2|avx512|avx512vnni|neon caps them).\n");
 }
 
 struct demosaic_options {

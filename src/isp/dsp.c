@@ -26,7 +26,7 @@
 #include "isp/unpack.h"
 #include "isp/wb.h"
 
-static const char *const names[CISP_CPU_LEVELS] = { "scalar", "sse4", "avx2", "avx512", "neon" };
+static const char *const names[CISP_CPU_LEVELS] = { "scalar", "sse4", "avx2", "avx512", "avx512vnni", "neon" };
 
 const char *cisp_cpu_name(enum cisp_cpu_level level)
 {
@@ -47,7 +47,7 @@ enum cisp_cpu_level cisp_cpu_detect(void)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
 	    __builtin_cpu_supports("avx512cd"))
-		return CISP_CPU_AVX512;
+		return __builtin_cpu_supports("avx512vnni") ? CISP_CPU_AVX512VNNI : CISP_CPU_AVX512;
 	if (__builtin_cpu_supports("avx2"))
 		return CISP_CPU_AVX2;
 	if (__builtin_cpu_supports("sse4.1"))
@@ -117,6 +117,8 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
 		cisp_dsp_init_avx2(d);
 	if (level >= CISP_CPU_AVX512)
 		cisp_dsp_init_avx512(d);
+	if (level >= CISP_CPU_AVX512VNNI)
+		cisp_dsp_init_avx512vnni(d);
 	if (level >= CISP_CPU_SSE4)
 		cisp_dsp_init_dmq_sse4(d);
 	if (level >= CISP_CPU_AVX2)
@@ -173,7 +175,7 @@ static void init_table(void)
 
 		/* A cap: asking for more than the CPU has gives what it has. */
 		if (want < 0)
-			fprintf(stderr, "cisp: CISP_CPU=%s is not one of scalar, sse4, avx2, avx512, neon; using %s\n",
+			fprintf(stderr, "cisp: CISP_CPU=%s is not one of scalar, sse4, avx2, avx512, avx512vnni, neon; using %s\n",
 				env, cisp_cpu_name(level));
 		else if (want == CISP_CPU_SCALAR || (want < (int)level && level != CISP_CPU_NEON))
 			level = (enum cisp_cpu_level)want;

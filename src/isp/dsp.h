@@ -6,7 +6,7 @@
  * files (they are the reference arithmetic, split out per row); optimised
  * versions live in x86/ and arm/ and must give the same bits for every input
  * (tests/checkasm checks this). cisp_dsp() picks the best level the CPU has;
- * the environment variable CISP_CPU=scalar|sse4|avx2|avx512|neon caps it.
+ * the environment variable CISP_CPU=scalar|sse4|avx2|avx512|avx512vnni|neon caps it.
  *
  * Rows are arrays of 16-bit samples; widths are even and at least 16 unless
  * an entry says otherwise. Per-site coefficients [2] are for even and odd
@@ -34,6 +34,7 @@ enum cisp_cpu_level {
 	CISP_CPU_SSE4,
 	CISP_CPU_AVX2,
 	CISP_CPU_AVX512,
+	CISP_CPU_AVX512VNNI, /* AVX-512 with AVX512-VNNI */
 	CISP_CPU_NEON,
 	CISP_CPU_LEVELS
 };
@@ -145,7 +146,7 @@ const struct cisp_dsp *cisp_dsp(void);
 enum cisp_cpu_level cisp_cpu_detect(void);
 /* Fill @d for @level; returns 0, or -ENOTSUP when this build or CPU lacks it. */
 int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level);
-/* "scalar", "sse4", "avx2", "avx512", "neon". */
+/* "scalar", "sse4", "avx2", "avx512", "avx512vnni", "neon". */
 const char *cisp_cpu_name(enum cisp_cpu_level level);
 /* The level named @name, or -1. */
 int cisp_cpu_from_name(const char *name);
@@ -156,6 +157,8 @@ void cisp_recip_row_c(const uint32_t *n, uint32_t *r, int count);
 void cisp_dsp_init_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_avx2(struct cisp_dsp *d);
 void cisp_dsp_init_avx512(struct cisp_dsp *d);
+/* The AVX-512 rows compiled again with AVX512-VNNI, over the AVX-512 table (x86/dsp_avx512vnni.c). */
+void cisp_dsp_init_avx512vnni(struct cisp_dsp *d);
 void cisp_dsp_init_neon(struct cisp_dsp *d);
 /* The quality demosaic's entries of each level (simd_demosaic_quality.h). */
 void cisp_dsp_init_dmq_sse4(struct cisp_dsp *d);

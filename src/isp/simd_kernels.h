@@ -324,27 +324,59 @@ V_INLINE vu16 ld_edge(const uint16_t *p, int x, int off, int edge)
 }
 
 /*
- * One tap of the Bayer denoise on 16-bit lanes: weight 0..64 into sw, weight * sample into sl, sh.
- * The two distances are below 24576 and 12288 (the scales are), so their sum does not wrap.
+ * The weight 0..64 of a tap of the Bayer denoise (cisp_bnr_tap_weight()) on 16-bit lanes. The two
+ * distances' terms are below 24576 and 12288 (the scales are), so their sum does not wrap.
  */
+V_INLINE vu16 bnr_weight(vu16 v, vu16 g, vu16 v0, vu16 g0, vu16 scale_v, vu16 scale_g)
+{
+	vu16 dg = vor(subs16(g, g0), subs16(g0, g)), dv = vor(subs16(v, v0), subs16(v0, v));
+
+	return subs16(set16(64), add16(mulhi16(dg, scale_g), mulhi16(dv, scale_v)));
+}
+
+#if VEC_BITS == 512 && defined(__AVX512VNNI__)
+/*
+ * Σw·v two taps at a time: their weights and samples interleaved into 32-bit lanes, the samples
+ * biased by -32768 to make them signed, and one vpdpwssd a half adds w_a (v_a - 32768) +
+ * w_b (v_b - 32768) to each pixel's sum; FN(bnr_vec) adds 32768 Σw back once.
+ */
+#define BNR_PAIRS 1
+#define BNR_TAP2_VG(va, ga, vb, gb)                                                                            \
+	do {                                                                                                   \
+		vu16 va_ = (va), vb_ = (vb);                                                                   \
+		vu16 wa_ = bnr_weight(va_, (ga), v0, g0, scale_v, scale_g);                                    \
+		vu16 wb_ = bnr_weight(vb_, (gb), v0, g0, scale_v, scale_g);                                    \
+		sw = add16(sw, add16(wa_, wb_));                                                               \
+		sl = _mm512_dpwssd_epi32(sl, _mm512_unpacklo_epi16(wa_, wb_),                                  \
+					 vxor(_mm512_unpacklo_epi16(va_, vb_), set16(0x8000)));                \
+		sh = _mm512_dpwssd_epi32(sh, _mm512_unpackhi_epi16(wa_, wb_),                                  \
+					 vxor(_mm512_unpackhi_epi16(va_, vb_), set16(0x8000)));                \
+	} while (0)
+#else
+/* One tap: its weight into sw, weight * sample into sl, sh. */
 #define BNR_TAP_VG(vv, gv)                                                                                     \
 	do {                                                                                                   \
-		vu16 v_ = (vv), g_ = (gv);                                                                     \
-		vu16 dg_ = vor(subs16(g_, g0), subs16(g0, g_)), dv_ = vor(subs16(v_, v0), subs16(v0, v_));      \
-		vu16 w_ = subs16(c64, add16(mulhi16(dg_, scale_g), mulhi16(dv_, scale_v)));                     \
+		vu16 v_ = (vv);                                                                                \
+		vu16 w_ = bnr_weight(v_, (gv), v0, g0, scale_v, scale_g);                                      \
 		vs32 pl_, ph_;                                                                                 \
 		sw = add16(sw, w_);                                                                            \
 		mul16x32(w_, v_, &pl_, &ph_);                                                                  \
 		sl = add32(sl, pl_);                                                                           \
 		sh = add32(sh, ph_);                                                                           \
 	} while (0)
-/* The tap at column offset @off of row @j. */
+#define BNR_TAP2_VG(va, ga, vb, gb) \
+	do {                        \
+		BNR_TAP_VG(va, ga); \
+		BNR_TAP_VG(vb, gb); \
+	} while (0)
+#endif
+/* The taps at column offsets @oa of row @ja and @ob of row @jb. */
 #define BNR_LD(p, off) ld_edge(p, x, off, edge)
-#define BNR_TAP(j, off) BNR_TAP_VG(BNR_LD(r[j], off), BNR_LD(g[j], off))
+#define BNR_TAP2(ja, oa, jb, ob) BNR_TAP2_VG(BNR_LD(r[ja], oa), BNR_LD(g[ja], oa), BNR_LD(r[jb], ob), BNR_LD(g[jb], ob))
 /* Green lanes take the diagonal (@jd, @od), the others the corner (@jc, @oc). */
-#define BNR_TAP_MIXED(jd, od, jc, oc)                                                                          \
-	BNR_TAP_VG(sel16(k->diag, BNR_LD(r[jd], od), BNR_LD(r[jc], oc)),                                       \
-		   sel16(k->diag, BNR_LD(g[jd], od), BNR_LD(g[jc], oc)))
+#define BNR_MIXED_R(jd, od, jc, oc) sel16(k->diag, BNR_LD(r[jd], od), BNR_LD(r[jc], oc))
+#define BNR_MIXED_G(jd, od, jc, oc) sel16(k->diag, BNR_LD(g[jd], od), BNR_LD(g[jc], oc))
+#define BNR_TAP2_MIXED(a, b) BNR_TAP2_VG(BNR_MIXED_R a, BNR_MIXED_G a, BNR_MIXED_R b, BNR_MIXED_G b)
 
 /* What every vector of a row of the Bayer denoise uses. */
 struct FN(bnr_consts) {
@@ -378,26 +410,43 @@ V_INLINE vu16 FN(bnr_vec)(const uint16_t *const r[5], const uint16_t *const g[5]
 	/* cisp_bnr_guide_scale() and cisp_bnr_sample_scale(): (3 inv) >> 3 is (inv * 8192 * 3) >> 16. */
 	const vu16 scale_g = mulhi16(inv, set16(3 << 13)), scale_v = mulhi16(inv, set16(3 << 12));
 	vu16 v0 = ld(r[2] + x), g0 = ld(g[2] + x), sw = c64;
+#ifdef BNR_PAIRS
+	vs32 sl = zero(), sh = zero();
+#else
 	vs32 sl, sh;
 
 	/* The centre weighs 64. */
 	mul16x32(c64, v0, &sl, &sh);
-	BNR_TAP(0, 0);
-	BNR_TAP(2, -2);
-	BNR_TAP(2, 2);
-	BNR_TAP(4, 0);
-	BNR_TAP_MIXED(1, -1, 0, -2);
-	BNR_TAP_MIXED(1, 1, 0, 2);
-	BNR_TAP_MIXED(3, -1, 4, -2);
-	BNR_TAP_MIXED(3, 1, 4, 2);
+#endif
+	BNR_TAP2(0, 0, 4, 0);
+	BNR_TAP2(2, -2, 2, 2);
+	BNR_TAP2_MIXED((1, -1, 0, -2), (1, 1, 0, 2));
+	BNR_TAP2_MIXED((3, -1, 4, -2), (3, 1, 4, 2));
+#ifdef BNR_PAIRS
+	{
+		/*
+		 * The centre, 64 v0, and the bias back, 32768 Σw of the eight taps: as one more pair,
+		 * 2 sw 16384 + 64 (v0 - 32768), sw with the centre's 64.
+		 */
+		const vs32 factors = set32(16384 | 64 << 16);
+		vu16 s2 = add16(sw, sw), c = vxor(v0, set16(0x8000));
+
+		sl = _mm512_dpwssd_epi32(sl, _mm512_unpacklo_epi16(s2, c), factors);
+		sh = _mm512_dpwssd_epi32(sh, _mm512_unpackhi_epi16(s2, c), factors);
+	}
+#endif
 	/* The mean: a single-precision division per lane (cisp_bnr_mean()). */
 	return packus32(div_round32(sl, wlo(sw)), div_round32(sh, whi(sw)));
 }
 
-#undef BNR_TAP_MIXED
-#undef BNR_TAP
+#undef BNR_TAP2_MIXED
+#undef BNR_MIXED_G
+#undef BNR_MIXED_R
+#undef BNR_TAP2
 #undef BNR_LD
+#undef BNR_TAP2_VG
 #undef BNR_TAP_VG
+#undef BNR_PAIRS
 
 /*
  * Vectors of a row's middle taken BNR_RUN at a time: see FN(bnr_run). Where the scales' lookup
