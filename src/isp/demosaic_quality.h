@@ -115,4 +115,17 @@ int32_t cisp_dmq_green_only(const struct plane16 *bayer, int x, int y, int32_t w
 void cisp_dmq_loo_range(const uint16_t *const mr[3], const uint16_t *const gr[3], int w, int rbx, int32_t *ecd,
 			int32_t *eown, int x0, int x1);
 
+/* The leave-one-out errors e_cd and e_own of the red or blue site x, as cisp_dmq_loo_range(). */
+static inline void cisp_dmq_loo_site(const uint16_t *const mr[3], const uint16_t *const gr[3], int w, int x,
+				     int32_t *ecd, int32_t *eown)
+{
+	const int xl = mirror(x - 2, w), xr = mirror(x + 2, w);
+	const int32_t kn = gr[1][xl] - mr[1][xl] + gr[1][xr] - mr[1][xr] + gr[0][x] - mr[0][x] + gr[2][x] - mr[2][x];
+	const int32_t mn = mr[1][xl] + mr[1][xr] + mr[0][x] + mr[2][x];
+	const int32_t cd = 4 * (gr[1][x] - mr[1][x]) - kn, own = 4 * mr[1][x] - mn;
+
+	*ecd = cd < 0 ? -cd : cd;
+	*eown = own < 0 ? -own : own;
+}
+
 #endif

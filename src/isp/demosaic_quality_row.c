@@ -255,17 +255,10 @@ void cisp_dmq_loo_range(const uint16_t *const mr[3], const uint16_t *const gr[3]
 			int32_t *eown, int x0, int x1)
 {
 	for (int x = x0; x < x1; x++) {
-		int xl = mirror(x - 2, w), xr = mirror(x + 2, w);
-		int32_t kn, mn;
-
-		if ((x ^ rbx) & 1) {
+		if ((x ^ rbx) & 1)
 			ecd[x] = eown[x] = 0;
-			continue;
-		}
-		kn = gr[1][xl] - mr[1][xl] + gr[1][xr] - mr[1][xr] + gr[0][x] - mr[0][x] + gr[2][x] - mr[2][x];
-		mn = mr[1][xl] + mr[1][xr] + mr[0][x] + mr[2][x];
-		ecd[x] = iabs(4 * (gr[1][x] - mr[1][x]) - kn);
-		eown[x] = iabs(4 * mr[1][x] - mn);
+		else
+			cisp_dmq_loo_site(mr, gr, w, x, &ecd[x], &eown[x]);
 	}
 }
 

@@ -78,6 +78,14 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 	*lo = ph ? _mm512_maskz_shuffle_epi32(0xaaaa, c, _MM_PERM_CCAA) : _mm512_maskz_mov_epi32(0x5555, c);
 	*hi = ph ? _mm512_maskz_mov_epi32(0xaaaa, c) : _mm512_maskz_shuffle_epi32(0x5555, c, _MM_PERM_DDBB);
 }
+
+/* a0 b0 a1 b1 .. into lo, the rest into hi. */
+V_INLINE void dmq_zip(vs32 a, vs32 b, vs32 *lo, vs32 *hi)
+{
+	*lo = _mm512_permutex2var_epi32(a, _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0), b);
+	*hi = _mm512_permutex2var_epi32(a, _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8),
+					b);
+}
 #else
 #if VEC_BITS == 256
 #define dmq_ldw(p) _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
@@ -160,6 +168,15 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 	*lo = ph ? _mm256_slli_epi64(c, 32) : _mm256_blend_epi32(c, zero(), 0xaa);
 	*hi = ph ? _mm256_blend_epi32(c, zero(), 0x55) : _mm256_srli_epi64(c, 32);
 }
+
+/* a0 b0 a1 b1 .. into lo, the rest into hi. */
+V_INLINE void dmq_zip(vs32 a, vs32 b, vs32 *lo, vs32 *hi)
+{
+	vs32 l = _mm256_unpacklo_epi32(a, b), h = _mm256_unpackhi_epi32(a, b);
+
+	*lo = _mm256_permute2x128_si256(l, h, 0x20);
+	*hi = _mm256_permute2x128_si256(l, h, 0x31);
+}
 #elif VEC_BITS == 128
 V_INLINE vs32 dmq_pick(vs32 a, vs32 b, int ph)
 {
@@ -172,6 +189,13 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 {
 	*lo = ph ? X(unpacklo_epi32)(zero(), c) : X(unpacklo_epi32)(c, zero());
 	*hi = ph ? X(unpackhi_epi32)(zero(), c) : X(unpackhi_epi32)(c, zero());
+}
+
+/* a0 b0 a1 b1 into lo, a2 b2 a3 b3 into hi. */
+V_INLINE void dmq_zip(vs32 a, vs32 b, vs32 *lo, vs32 *hi)
+{
+	*lo = X(unpacklo_epi32)(a, b);
+	*hi = X(unpackhi_epi32)(a, b);
 }
 #endif
 /*
@@ -214,6 +238,13 @@ V_INLINE void dmq_spread(vs32 c, int ph, vs32 *lo, vs32 *hi)
 
 	*lo = ph ? vzip1q_s32(z, c) : vzip1q_s32(c, z);
 	*hi = ph ? vzip2q_s32(z, c) : vzip2q_s32(c, z);
+}
+
+/* a0 b0 a1 b1 into lo, a2 b2 a3 b3 into hi. */
+V_INLINE void dmq_zip(vs32 a, vs32 b, vs32 *lo, vs32 *hi)
+{
+	*lo = vzip1q_s32(a, b);
+	*hi = vzip2q_s32(a, b);
 }
 #endif
 
@@ -622,38 +653,6 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 #undef DVS
 }
 
-/*
- * The leave-one-out errors of row r (reflected) into padded scratch rows:
- * vectors inside, the C version for the two columns at each end (their
- * neighbours 2 away are reflected).
- */
-static void FN(dmq_loo_row)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa, int r, int32_t *ecd,
-			    int32_t *eown)
-{
-	const int w = m->width, hgt = m->height, rbx = cisp_dmq_rb_column(cfa, r);
-	const uint16_t *mr[3] = { plane_row(m, mirror(r - 2, hgt)), plane_row(m, mirror(r, hgt)),
-				  plane_row(m, mirror(r + 2, hgt)) };
-	const uint16_t *gr[3] = { plane_row(g, mirror(r - 2, hgt)), plane_row(g, mirror(r, hgt)),
-				  plane_row(g, mirror(r + 2, hgt)) };
-
-	const vs32 gl = dmq_green_lanes(2, rbx), z = set32(0); /* x stays even */
-
-	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, eown, 0, 2);
-	DMQ_FOR(x, 2, w - 2) {
-		vs32 mc = dmq_ldw(mr[1] + x), ml = dmq_ldw(mr[1] + x - 2), mrr = dmq_ldw(mr[1] + x + 2);
-		vs32 mu = dmq_ldw(mr[0] + x), md = dmq_ldw(mr[2] + x);
-		vs32 kn = add32(add32(sub32(dmq_ldw(gr[1] + x - 2), ml), sub32(dmq_ldw(gr[1] + x + 2), mrr)),
-				add32(sub32(dmq_ldw(gr[0] + x), mu), sub32(dmq_ldw(gr[2] + x), md)));
-		vs32 mn = add32(add32(ml, mrr), add32(mu, md));
-
-		st32(ecd + x, dmq_sel(gl, z, abs32(sub32(sll32(sub32(dmq_ldw(gr[1] + x), mc), 2), kn))));
-		st32(eown + x, dmq_sel(gl, z, abs32(sub32(sll32(mc, 2), mn))));
-	}
-	cisp_dmq_loo_range(mr, gr, w, rbx, ecd, eown, w - 2, w);
-	cisp_dmq_pad_row(ecd, w);
-	cisp_dmq_pad_row(eown, w);
-}
-
 /* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors, each plus 1. */
 V_INLINE vs32 dmq_cd_weight1(vs32 s_cd1, vs32 s_own1)
 {
@@ -676,34 +675,97 @@ V_INLINE vs32 dmq_sum5_rows(const int32_t *r0, const int32_t *r1, const int32_t 
 	return add32(add32(add32(ld32(r0 + x), ld32(r1 + x)), add32(ld32(r2 + x), ld32(r3 + x))), ld32(r4 + x));
 }
 
-/* The rows the green of a row reads and writes (dmq_blend_step). */
-struct dmq_blend_io {
-	const int32_t *vcd, *vown;      /* the sums of 5 rows of each error */
-	const uint16_t *mr, *cr, *sr;   /* Bayer, Gc and G2 */
-	uint16_t *gr;                   /* green out */
-	vs32 gl;                        /* the green lanes */
-};
+/*
+ * Pass 2 reads the errors only on the sites of its row's colour (they are 0
+ * on the green sites), so it keeps them packed: entry i of a row is the
+ * colour site 2i + rbx. A vector of 2 N32 samples of 16 bits read as N32
+ * lanes of 32 bits holds the sites of one parity in the low halves and of
+ * the other in the high ones (dmq_half: one instruction, where gathering
+ * two widened vectors takes three).
+ */
+#define dmq_half(v, ph) ((ph) ? odd32(v) : even32(v))
+
+/* The colour site of a packed row whose vector starts at column x (ph = (x ^ rbx) & 1). */
+V_INLINE int dmq_packed_index(int x, int ph, int rbx)
+{
+	return (x + ph - rbx) >> 1;
+}
+
+/* The errors of the colour sites among the 2 N32 columns from x (2 <= x <= w - 2 N32 - 2) into ecd[0..], eown[0..]. */
+V_INLINE void dmq_loo_packed_step(const uint16_t *const mr[3], const uint16_t *const gr[3], int x, const int ph,
+				  int32_t *ecd, int32_t *eown)
+{
+	vs32 mc = dmq_half(ld(mr[1] + x), ph), ml = dmq_half(ld(mr[1] + x - 2), ph);
+	vs32 mrr = dmq_half(ld(mr[1] + x + 2), ph), mu = dmq_half(ld(mr[0] + x), ph), md = dmq_half(ld(mr[2] + x), ph);
+	vs32 kn = add32(add32(sub32(dmq_half(ld(gr[1] + x - 2), ph), ml), sub32(dmq_half(ld(gr[1] + x + 2), ph), mrr)),
+			add32(sub32(dmq_half(ld(gr[0] + x), ph), mu), sub32(dmq_half(ld(gr[2] + x), ph), md)));
+	vs32 mn = add32(add32(ml, mrr), add32(mu, md));
+
+	st32(ecd, abs32(sub32(sll32(sub32(dmq_half(ld(gr[1] + x), ph), mc), 2), kn)));
+	st32(eown, abs32(sub32(sll32(mc, 2), mn)));
+}
 
 /*
- * The green of the two vectors at column x, their colour sites gathered
- * into one: ph, their parity, a constant in each copy (dmq_green_step).
+ * The errors of row r (reflected) packed: vectors inside, the C version for
+ * the sites within 2 columns of an end, then 3 entries each side filled by
+ * reflection (the row's columns -k and w - 1 + k are its columns k and
+ * w - 1 - k).
  */
-V_INLINE void dmq_blend_step(const struct dmq_blend_io *io, int x, const int ph)
+static void FN(dmq_loo_packed_row)(const struct plane16 *m, const struct plane16 *g, enum cisp_cfa cfa, int r,
+				   int32_t *ecd, int32_t *eown)
 {
-	const int32_t *vcd = io->vcd, *vown = io->vown;
-	const int x1 = x + N32;
-	vs32 scd = dmq_pick(dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x),
-			    dmq_sum5_rows(vcd - 4, vcd - 2, vcd, vcd + 2, vcd + 4, x1), ph);
-	vs32 sown = dmq_pick(dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x),
-			     dmq_sum5_rows(vown - 4, vown - 2, vown, vown + 2, vown + 4, x1), ph);
-	vs32 wc = dmq_cd_weight(scd, sown), d[2];
-	vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
+	const int w = m->width, hgt = m->height, rbx = cisp_dmq_rb_column(cfa, r), nc = (w - rbx + 1) >> 1;
+	const uint16_t *const mr[3] = { plane_row(m, mirror(r - 2, hgt)), plane_row(m, mirror(r, hgt)),
+					plane_row(m, mirror(r + 2, hgt)) };
+	const uint16_t *const gr[3] = { plane_row(g, mirror(r - 2, hgt)), plane_row(g, mirror(r, hgt)),
+					plane_row(g, mirror(r + 2, hgt)) };
 
-	dmq_spread(dmq_blend(w3, dmq_pick(dmq_ldw(io->cr + x), dmq_ldw(io->cr + x1), ph),
-			     dmq_pick(dmq_ldw(io->sr + x), dmq_ldw(io->sr + x1), ph), 128, 8),
-		   ph, &d[0], &d[1]);
-	/* the spread leaves 0 on the green sites: the select puts the Bayer sample there */
-	dmq_stc2(io->gr + x, dmq_sel(io->gl, dmq_ldw(io->mr + x), d[0]), dmq_sel(io->gl, dmq_ldw(io->mr + x1), d[1]));
+	cisp_dmq_loo_site(mr, gr, w, rbx, ecd, eown);
+	DMQ_FOR_STEP(x, 2, w - 2, 2 * N32) {
+		if ((x ^ rbx) & 1)
+			dmq_loo_packed_step(mr, gr, x, 1, ecd + dmq_packed_index(x, 1, rbx),
+					    eown + dmq_packed_index(x, 1, rbx));
+		else
+			dmq_loo_packed_step(mr, gr, x, 0, ecd + dmq_packed_index(x, 0, rbx),
+					    eown + dmq_packed_index(x, 0, rbx));
+	}
+	for (int x = w - 2 + ((w ^ rbx) & 1); x < w; x += 2)
+		cisp_dmq_loo_site(mr, gr, w, x, ecd + (x >> 1), eown + (x >> 1));
+	for (int k = 1; k <= 3; k++) {
+		ecd[-k] = ecd[k - rbx];
+		eown[-k] = eown[k - rbx];
+		ecd[nc - 1 + k] = ecd[w - nc - rbx - k];
+		eown[nc - 1 + k] = eown[w - nc - rbx - k];
+	}
+}
+
+/* The rows the green of a row reads and writes (dmq_blend_step). */
+struct dmq_blend_io {
+	const int32_t *vcd, *vown;    /* the sums of 5 rows of each error, packed */
+	const uint16_t *mr, *cr, *sr; /* Bayer, Gc and G2 */
+	uint16_t *gr;                 /* green out */
+};
+
+/* The sum of p[-2] .. p[2]. */
+V_INLINE vs32 dmq_sum5(const int32_t *p)
+{
+	return add32(add32(add32(ld32(p - 2), ld32(p - 1)), add32(ld32(p), ld32(p + 1))), ld32(p + 2));
+}
+
+/*
+ * The green of the 2 N32 columns from x, whose colour sites have parity ph
+ * (a constant in each copy) and are entries i.. of the packed rows: the
+ * blend of Gc and G2 on those, the Bayer sample on the others. The blend of
+ * two samples lies in 0..65535, so taking its low 16 bits is the clamp.
+ */
+V_INLINE void dmq_blend_step(const struct dmq_blend_io *io, int x, int i, const int ph)
+{
+	vs32 wc = dmq_cd_weight(dmq_sum5(io->vcd + i), dmq_sum5(io->vown + i));
+	vs32 w3 = sra32(add32(mul32(mul32(wc, wc), wc), set32(32768)), 16);
+	vs32 c = dmq_blend(w3, dmq_half(ld(io->cr + x), ph), dmq_half(ld(io->sr + x), ph), 128, 8);
+	vs32 mv = as32(ld(io->mr + x)), low = set32(0xffff);
+
+	st(io->gr + x, as16(ph ? dmq_sel(low, mv, sll32(c, 16)) : dmq_sel(low, c, mv)));
 }
 
 /*
@@ -712,6 +774,7 @@ V_INLINE void dmq_blend_step(const struct dmq_blend_io *io, int x, const int ph)
  * each: a row's sums are those of the row two above, rolled (less row
  * y - 6, plus row y + 4), into the other row of its pair, since the last
  * vector of a row overlaps the one before and must read them unchanged.
+ * All of them packed, over the row's nc colour sites and 2 more each side.
  */
 #define DMQ_E_RING2 11
 
@@ -723,48 +786,46 @@ static void FN(dmq_blend_rows)(const struct plane16 *m, const struct plane16 *gc
 	int32_t *ecd = scratch; /* rings of the rows y - 6 .. y + 4, from y0 - 4 */
 	int32_t *eown = ecd + ws * DMQ_E_RING2;
 	int32_t *sums = eown + ws * DMQ_E_RING2 + CISP_DMQ_PAD; /* [parity][pair][cd, own] */
-	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
 		for (int y = y0; y < y1; y += CISP_DMQ_NARROW_ROWS)
 			cisp_dmq_blend_rows(m, gc, g2, cfa, g, y, dmq_narrow_end(y, y1), scratch);
 		return;
 	}
-	dmq_tables_load(&tb);
 #define ECD(r) dmq_ring_row(ecd, ws, DMQ_E_RING2, r, y0 - 4)
 #define EOWN(r) dmq_ring_row(eown, ws, DMQ_E_RING2, r, y0 - 4)
 #define SUMS(y, k) (sums + ws * (size_t)(4 * ((y - y0) & 1) + 2 * (((y - y0) >> 1) & 1) + (k)))
 	/* rows of errors just before they are first read, while the rows they come from are in cache */
 	for (int r = y0 - 4; r < y0 + 4; r++)
-		FN(dmq_loo_row)(m, gc, cfa, r, ECD(r), EOWN(r));
+		FN(dmq_loo_packed_row)(m, gc, cfa, r, ECD(r), EOWN(r));
 	for (int y = y0; y < y1; y++) {
-		const int rbx = cisp_dmq_rb_column(cfa, y);
+		const int rbx = cisp_dmq_rb_column(cfa, y), nc = (w - rbx + 1) >> 1;
 		int32_t *vcd = SUMS(y, 0), *vown = SUMS(y, 1);
 		const struct dmq_blend_io io = { vcd, vown, plane_row(m, y), plane_row(gc, y), plane_row(g2, y),
-						 plane_row(g, y), dmq_green_lanes(0, rbx) /* x stays even */ };
+						 plane_row(g, y) };
 
-		FN(dmq_loo_row)(m, gc, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
-		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 columns */
+		FN(dmq_loo_packed_row)(m, gc, cfa, y + 4, ECD(y + 4), EOWN(y + 4));
+		/* sums over the rows y - 4, y - 2, .., y + 4 (the sites of the row's colour), then over 5 sites */
 		if (y - 2 >= y0) {
 			const int32_t *pcd = SUMS(y - 2, 0), *pown = SUMS(y - 2, 1);
 			const int32_t *ocd = ECD(y - 6), *oown = EOWN(y - 6), *ncd = ECD(y + 4), *nown = EOWN(y + 4);
 
-			DMQ_FOR(x, -4, w + 4) {
-				st32(vcd + x, add32(sub32(ld32(pcd + x), ld32(ocd + x)), ld32(ncd + x)));
-				st32(vown + x, add32(sub32(ld32(pown + x), ld32(oown + x)), ld32(nown + x)));
+			DMQ_FOR(i, -2, nc + 2) {
+				st32(vcd + i, add32(sub32(ld32(pcd + i), ld32(ocd + i)), ld32(ncd + i)));
+				st32(vown + i, add32(sub32(ld32(pown + i), ld32(oown + i)), ld32(nown + i)));
 			}
 		} else {
-			DMQ_FOR(x, -4, w + 4) {
-				st32(vcd + x, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), x));
-				st32(vown + x, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), x));
+			DMQ_FOR(i, -2, nc + 2) {
+				st32(vcd + i, dmq_sum5_rows(ECD(y - 4), ECD(y - 2), ECD(y), ECD(y + 2), ECD(y + 4), i));
+				st32(vown + i, dmq_sum5_rows(EOWN(y - 4), EOWN(y - 2), EOWN(y), EOWN(y + 2), EOWN(y + 4), i));
 			}
 		}
-		/* Two vectors at a time, their colour sites gathered into one. */
+		/* 2 N32 columns at a time, their colour sites N32 packed entries */
 		DMQ_FOR_STEP(x, 0, w, 2 * N32) {
 			if ((x ^ rbx) & 1)
-				dmq_blend_step(&io, x, 1);
+				dmq_blend_step(&io, x, dmq_packed_index(x, 1, rbx), 1);
 			else
-				dmq_blend_step(&io, x, 0);
+				dmq_blend_step(&io, x, dmq_packed_index(x, 0, rbx), 0);
 		}
 	}
 #undef ECD
@@ -838,24 +899,22 @@ V_INLINE vs32 dmq_cubic(vs32 s, vs32 t)
 	return sra32(add32(sub32(add32(sll32(s, 3), s), t), set32(8)), 4);
 }
 
-/* The sum of r[x - 1], r[x], r[x + 1] (s = 1) or of r[x - 3], r[x], r[x + 3] (s = 3). */
-V_INLINE vs32 dmq_sum3(const int32_t *r, int x, int s)
+/*
+ * The errors of a row summed over 9 columns, from the packed row e of its
+ * nc colour sites (3 more each side): 5 of them around a colour site, 4
+ * around a green one, into the row o (column 2i + rbx: entry i's sum of 5,
+ * the next column its sum of 4).
+ */
+V_INLINE void dmq_box9_packed(int32_t *o, const int32_t *e, int rbx, int nc)
 {
-	return add32(add32(ld32(r + x - s), ld32(r + x)), ld32(r + x + s));
-}
+	int32_t *p = o + rbx;
 
-/* Rows a and b = the sums of their values at x - 4 .. x + 4 over [0, w), in place (padded); @t two scratch rows ws apart. */
-V_INLINE void dmq_box9_rows(int32_t *a, int32_t *b, int32_t *t, size_t ws, int w)
-{
-	int32_t *tb = t + ws;
+	DMQ_FOR(i, -rbx, nc) {
+		vs32 s4 = add32(add32(ld32(e + i - 1), ld32(e + i)), add32(ld32(e + i + 1), ld32(e + i + 2))), lo, hi;
 
-	DMQ_FOR(x, -3, w + 3) {
-		st32(t + x, dmq_sum3(a, x, 1));
-		st32(tb + x, dmq_sum3(b, x, 1));
-	}
-	DMQ_FOR(x, 0, w) {
-		st32(a + x, dmq_sum3(t, x, 3));
-		st32(b + x, dmq_sum3(tb, x, 3));
+		dmq_zip(add32(s4, ld32(e + i - 2)), s4, &lo, &hi);
+		st32(p + 2 * i, lo);
+		st32(p + 2 * i + N32, hi);
 	}
 }
 
@@ -1053,11 +1112,15 @@ static void FN(dmq_colour_gsite_row)(const struct dmq_colour *c, int r)
 	cisp_dmq_pad_row(b, w);
 }
 
-/* The errors of row r, each summed over 9 columns (in place). */
+/* The errors of row r, each summed over 9 columns: packed, then their sums put back on the row's columns. */
 static void FN(dmq_colour_error_row)(const struct dmq_colour *c, int r)
 {
-	FN(dmq_loo_row)(c->m, c->g, c->cfa, r, ECD(r), EOWN(r));
-	dmq_box9_rows(ECD(r), EOWN(r), c->tmp, c->ws, c->w);
+	const int rbx = cisp_dmq_rb_column(c->cfa, r), nc = (c->w - rbx + 1) >> 1;
+	int32_t *pcd = c->tmp, *pown = c->tmp + c->ws;
+
+	FN(dmq_loo_packed_row)(c->m, c->g, c->cfa, r, pcd, pown);
+	dmq_box9_packed(ECD(r), pcd, rbx, nc);
+	dmq_box9_packed(EOWN(r), pown, rbx, nc);
 }
 
 /* The rows the output of a row y reads and writes (dmq_colour_out_row). */
