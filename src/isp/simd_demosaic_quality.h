@@ -10,9 +10,11 @@
  * Every step works on N32 columns as 32-bit lanes. Green and colour sites
  * alternate along a row: the green of the colour sites and the red and blue
  * of the green sites, the heaviest steps, gather the sites of two vectors
- * they compute into one (dmq_pick) and spread the result back; the other
- * steps compute each value on both kinds of site and keep the one the site
- * needs (a select). The scratch rows are padded
+ * they compute into one (dmq_pick) and spread the result back; the
+ * leave-one-out errors, 0 on the green sites, and pass 2's blend work on
+ * the colour sites alone, packed (dmq_half); the other steps compute each
+ * value on both kinds of site and keep the one the site needs (a select).
+ * The scratch rows are padded
  * by reflection, so vectors cover whole rows with no edge columns; only the
  * Bayer reads of dh reach past the row, and its two columns at each end are
  * left to the C version. mlog is the exponent and top mantissa bits of the
