@@ -49,6 +49,12 @@ if [ ! -f "$build/build.ninja" ]; then
 	CC=clang meson setup "$build" -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dc_args=-fsanitize=fuzzer-no-link >/dev/null
 fi
+# A build configured without the flag makes replay programs (fuzz/meson.build), not fuzzers.
+if ! grep -q -- '-fsanitize=fuzzer-no-link' "$build/meson-info/intro-buildoptions.json"; then
+	echo "fuzz/run.sh: $build was not configured with -Dc_args=-fsanitize=fuzzer-no-link;" \
+		"fuzz from a build this script makes (leave out --build) or configure one with it" >&2
+	exit 2
+fi
 programs=""
 for t in $targets; do
 	programs="$programs fuzz/fuzz_$t"
