@@ -169,15 +169,15 @@ static void FN(lsc_row)(const uint16_t *s, uint16_t *d, int w, const struct cisp
 }
 
 /*
- * The defect correction of one vector: p (mid at x) against its 8 same-colour
- * neighbours, u/m/d the rows up, mid and down, l/c/r the columns x - 2, x, x + 2.
+ * The defect correction of one vector: p (mid at x) against its 8 same-colour neighbours, from
+ * the max and min of up and down at x (ud_hi, ud_lo), of the four diagonals (dg_hi, dg_lo) and
+ * the mid row's columns x - 2 and x + 2 (ml, mr).
  */
-V_INLINE vu16 dpc_vec(vu16 ul, vu16 uc, vu16 ur, vu16 ml, vu16 p, vu16 mr, vu16 dl, vu16 dc, vu16 dr, vu16 t)
+V_INLINE vu16 dpc_of(vu16 ud_hi, vu16 ud_lo, vu16 dg_hi, vu16 dg_lo, vu16 ml, vu16 p, vu16 mr, vu16 t)
 {
 	/* The axial four's order serves the extremes and the middle two alike. */
-	vu16 ud_hi = max16(uc, dc), ud_lo = min16(uc, dc), lr_hi = max16(ml, mr), lr_lo = min16(ml, mr);
-	vu16 hi = max16(max16(ud_hi, lr_hi), max16(max16(ul, ur), max16(dl, dr)));
-	vu16 lo = min16(min16(ud_lo, lr_lo), min16(min16(ul, ur), min16(dl, dr)));
+	vu16 lr_hi = max16(ml, mr), lr_lo = min16(ml, mr);
+	vu16 hi = max16(max16(ud_hi, lr_hi), dg_hi), lo = min16(min16(ud_lo, lr_lo), dg_lo);
 	/* The middle two of up, down, left, right, averaged rounding up. */
 	vu16 m = avg16(max16(ud_lo, lr_lo), min16(ud_hi, lr_hi));
 	/*
@@ -187,6 +187,52 @@ V_INLINE vu16 dpc_vec(vu16 ul, vu16 uc, vu16 ur, vu16 ml, vu16 p, vu16 mr, vu16 
 	vu16 low = subs16(lo, t), keep = le16(sub16(p, low), sub16(adds16(hi, t), low));
 
 	return sel16(keep, p, m);
+}
+
+/* dpc_of() from the 9 samples, u/m/d the rows up, mid and down, l/c/r the columns x - 2, x, x + 2. */
+V_INLINE vu16 dpc_vec(vu16 ul, vu16 uc, vu16 ur, vu16 ml, vu16 p, vu16 mr, vu16 dl, vu16 dc, vu16 dr, vu16 t)
+{
+	return dpc_of(max16(uc, dc), min16(uc, dc), max16(max16(ul, ur), max16(dl, dr)), min16(min16(ul, ur), min16(dl, dr)),
+		      ml, p, mr, t);
+}
+
+/* The vector two columns back from @b, or two on from @a, of @a and @b side by side. */
+#define back2(a, b) as16(prev32(as32(a), as32(b)))
+#define on2(a, b) as16(next32(as32(a), as32(b)))
+
+/*
+ * dpc_vec() at x = x0, x0 + N16, ... while the next vector lies inside the row (x <= @xr), and
+ * the column x after the last one. The diagonals' extremes are those of up and down at x - 2
+ * and x + 2, so each vector's vertical max and min, and its mid row, serve its neighbours too,
+ * taken two columns back or on across two vectors: one load a row a vector, where dpc_vec()
+ * loads three, two of them two columns off.
+ */
+V_INLINE int FN(dpc_rolled)(const uint16_t *up, const uint16_t *mid, const uint16_t *dn, uint16_t *d, int x0, int xr,
+			    vu16 t)
+{
+	vu16 u = ld(up + x0 - N16), v = ld(dn + x0 - N16);
+	vu16 hi_p = max16(u, v), lo_p = min16(u, v), m_p = ld(mid + x0 - N16);
+	vu16 hi, lo, m = ld(mid + x0);
+	int x = x0;
+
+	u = ld(up + x0);
+	v = ld(dn + x0);
+	hi = max16(u, v);
+	lo = min16(u, v);
+	for (; x <= xr; x += N16) {
+		const vu16 un = ld(up + x + N16), vn = ld(dn + x + N16), m_n = ld(mid + x + N16);
+		const vu16 hi_n = max16(un, vn), lo_n = min16(un, vn);
+
+		st(d + x, dpc_of(hi, lo, max16(back2(hi_p, hi), on2(hi, hi_n)), min16(back2(lo_p, lo), on2(lo, lo_n)),
+				 back2(m_p, m), m, on2(m, m_n), t));
+		hi_p = hi;
+		lo_p = lo;
+		m_p = m;
+		hi = hi_n;
+		lo = lo_n;
+		m = m_n;
+	}
+	return x;
 }
 
 /* Columns x - 2 of @row for x = 0.. (@right 0) or x + 2 for the vector ending at @w (@right 1), reflected as cisp_dpc_mirror(). */
@@ -211,6 +257,7 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 {
 	const vu16 t = set16(threshold);
 	const int xe = w - 2 - N16, xr = w - N16;
+	int xm;
 
 	if (w < N16 + 4) {
 		cisp_dpc_row_c(up, mid, dn, d, w, threshold);
@@ -219,11 +266,13 @@ static void FN(dpc_row)(const uint16_t *up, const uint16_t *mid, const uint16_t 
 	/* The first and last vectors with their neighbours past the row's ends reflected; those between overlap them. */
 	st(d, dpc_vec(dpc_ld_reflected(up, w, 0), ld(up), ld(up + 2), dpc_ld_reflected(mid, w, 0), ld(mid), ld(mid + 2),
 		      dpc_ld_reflected(dn, w, 0), ld(dn), ld(dn + 2), t));
-	FOR_VECTORS(x, N16, xe) {
+	xm = FN(dpc_rolled)(up, mid, dn, d, N16, w - 2 * N16 < xe ? w - 2 * N16 : xe, t);
+	xm = xm < xe ? xm : xe;
+	FOR_VECTORS(x, xm, xe) {
 		st(d + x, dpc_vec(ld(up + x - 2), ld(up + x), ld(up + x + 2), ld(mid + x - 2), ld(mid + x), ld(mid + x + 2),
 				  ld(dn + x - 2), ld(dn + x), ld(dn + x + 2), t));
 	}
-	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(N16, xe), xr);
+	cisp_dpc_row_range_c(up, mid, dn, d, w, threshold, AFTER_VECTORS(xm, xe), xr);
 	st(d + xr, dpc_vec(ld(up + xr - 2), ld(up + xr), dpc_ld_reflected(up, w, 1), ld(mid + xr - 2), ld(mid + xr),
 			   dpc_ld_reflected(mid, w, 1), ld(dn + xr - 2), ld(dn + xr), dpc_ld_reflected(dn, w, 1), t));
 }
@@ -768,25 +817,75 @@ V_INLINE void FN(rb_vec)(const uint16_t *const b[3], const uint16_t *const g[3],
 	st(other_c + x, join_sat32(round32(oc, 2), round32(og, 1)));
 }
 
+/* The up and down neighbours' sum at the green sites from column x, less the green rows' (rb_vec()'s og without the centre). */
+V_INLINE vs32 rb_vertical(const uint16_t *b0, const uint16_t *b2, const uint16_t *g0, const uint16_t *g2, int x)
+{
+	return sub32(add32(odd32(ld(b0 + x)), odd32(ld(b2 + x))), add32(odd32(ld(g0 + x)), odd32(ld(g2 + x))));
+}
+
+/*
+ * rb_vec() at x = x0, x0 + N16, ... while the next vector lies inside the row (x <= @xr), from
+ * sums that neighbouring pairs share, and the column x after the last one. The red or blue
+ * site's diagonals are the green sites' vertical sums p of this pair and the one before, and
+ * the green site's left and right are the row's differences d of this pair and the one after:
+ * each is made once and taken one 32-bit lane on or back with next32() and prev32(), where
+ * rb_vec() loads the rows again two columns off. The same integer sums, regrouped: no sum
+ * leaves int32.
+ */
+V_INLINE int FN(rb_rolled)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
+			   int x0, int xr)
+{
+	const uint16_t *const b0 = b[0], *const b1 = b[1], *const b2 = b[2];
+	const uint16_t *const g0 = g[0], *const g1 = g[1], *const g2 = g[2];
+	vs32 p = rb_vertical(b0, b2, g0, g2, x0 - N16);
+	vu16 g1v = ld(g1 + x0);
+	vs32 e = even32(ld(b1 + x0)), gc = even32(g1v), d = sub32(e, gc);
+	int x = x0;
+
+	for (; x <= xr; x += N16) {
+		const vu16 g1n = ld(g1 + x + N16);
+		const vs32 pn = rb_vertical(b0, b2, g0, g2, x), en = even32(ld(b1 + x + N16)), gn = even32(g1n);
+		const vs32 dn = sub32(en, gn), gg2 = sll32(odd32(g1v), 1);
+		const vs32 oc = add32(add32(sll32(gc, 2), pn), prev32(p, pn));
+		const vs32 rg = add32(add32(gg2, d), next32(d, dn));
+
+		st(row_c + x, join_sat32(e, round32(rg, 1)));
+		st(other_c + x, join_sat32(round32(oc, 2), round32(add32(gg2, pn), 1)));
+		p = pn;
+		g1v = g1n;
+		e = en;
+		gc = gn;
+		d = dn;
+	}
+	return x;
+}
+
 static void FN(rb_row)(const uint16_t *const b[3], const uint16_t *const g[3], uint16_t *row_c, uint16_t *other_c,
 		       int w, int nx)
 {
 	/* In locals: the vector stores may alias anything. */
 	const uint16_t *const br[3] = { b[0], b[1], b[2] }, *const gr[3] = { g[0], g[1], g[2] };
+	const int reflects = DEMOSAIC_REFLECTS(w);
 	/* Without reflection the first pair is at column 2 or 3: the loads at x - 2 stay inside the row. */
-	const int xs = nx + 2, xe = w - 2 - N16 - nx;
+	const int xs = reflects ? nx : nx + 2, xe = w - 2 - N16 - nx;
+	/* The last vector the rolled loop makes: its next one, which it loads, ends inside the row. */
+	const int xr = w - 2 * N16 < xe ? w - 2 * N16 : xe;
+	int x;
 
-	if (DEMOSAIC_REFLECTS(w)) {
-		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, nx);
-		FN(rb_vec)(br, gr, row_c, other_c, nx, w, 1);
-		EACH_VECTOR(x, nx + N16, xe, FN(rb_vec)(br, gr, row_c, other_c, x, w, 0));
-		FN(rb_vec)(br, gr, row_c, other_c, w - N16 - nx, w, 1);
-		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, w - nx, w);
+	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
+	if (xs > xe) {
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, xs, w);
 		return;
 	}
-	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, 0, xs);
-	EACH_VECTOR(x, xs, xe, FN(rb_vec)(br, gr, row_c, other_c, x, w, 0));
-	cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, AFTER_VECTORS(xs, xe), w);
+	FN(rb_vec)(br, gr, row_c, other_c, xs, w, reflects);
+	x = FN(rb_rolled)(br, gr, row_c, other_c, xs + N16, xr);
+	EACH_VECTOR(xv, x < xe ? x : xe, xe, FN(rb_vec)(br, gr, row_c, other_c, xv, w, 0));
+	if (reflects) {
+		FN(rb_vec)(br, gr, row_c, other_c, w - N16 - nx, w, 1);
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, w - nx, w);
+	} else {
+		cisp_demosaic_rb_range_c(b, g, row_c, other_c, w, nx, xe + N16, w);
+	}
 }
 
 #undef DEMOSAIC_REFLECTS

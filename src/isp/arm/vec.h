@@ -175,6 +175,9 @@ V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 
 /* Lanes n .. n + N16 - 1 of a and b side by side (a's lanes first), for n = 1 or 2: a vector n columns on. */
 #define ext16(a, b, n) vextq_u16(a, b, n)
+/* The vector one 32-bit lane on from a (next32()), or one lane back from b (prev32()), of a and b side by side. */
+#define next32(a, b) vextq_s32(a, b, 1)
+#define prev32(a, b) vextq_s32(a, b, 3)
 
 #define VEC_HAS_TONE 1
 /* The tone function's segment tables (src/isp/tone.h) as bytes, 64 to a table register group. */

@@ -289,6 +289,21 @@ V_INLINE vu16 ext16(vu16 a, vu16 b, int n)
 }
 #endif
 
+/*
+ * The vector one 32-bit lane on from a, or one lane back from b, of a and b side by side (a's
+ * lanes first): lanes 1 .. N32 (next32()) and N32 - 1 .. 2 N32 - 2 (prev32()).
+ */
+#if VEC_BITS == 128
+#define next32(a, b) _mm_alignr_epi8(b, a, 4)
+#define prev32(a, b) _mm_alignr_epi8(b, a, 12)
+#elif VEC_BITS == 256
+#define next32(a, b) ext16(a, b, 2)
+#define prev32(a, b) _mm256_alignr_epi8(b, _mm256_permute2x128_si256(a, b, 0x21), 12)
+#else
+#define next32(a, b) _mm512_alignr_epi32(b, a, 1)
+#define prev32(a, b) _mm512_alignr_epi32(b, a, 15)
+#endif
+
 /* The bits of (float)v of 32-bit lanes (exact below 2^24). */
 #if VEC_BITS == 128
 #define f32bits32(v) _mm_castps_si128(_mm_cvtepi32_ps(v))
