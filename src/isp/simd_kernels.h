@@ -378,7 +378,7 @@ V_INLINE vu16 ld_edge(const uint16_t *p, int x, int off, int edge)
  */
 V_INLINE vu16 bnr_weight(vu16 v, vu16 g, vu16 v0, vu16 g0, vu16 scale_v, vu16 scale_g)
 {
-	vu16 dg = vor(subs16(g, g0), subs16(g0, g)), dv = vor(subs16(v, v0), subs16(v0, v));
+	vu16 dg = absd16(g, g0), dv = absd16(v, v0);
 
 	return subs16(set16(64), add16(mulhi16(dg, scale_g), mulhi16(dv, scale_v)));
 }

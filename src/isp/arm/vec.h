@@ -36,6 +36,8 @@ V_INLINE vs32 set32x2(int32_t a, int32_t b)
 #define subs16(a, b) vqsubq_u16(a, b)
 #define min16(a, b) vminq_u16(a, b)
 #define max16(a, b) vmaxq_u16(a, b)
+/* |a - b| of unsigned lanes. */
+#define absd16(a, b) vabdq_u16(a, b)
 #define avg16(a, b) vrhaddq_u16(a, b)
 #define srl16(a, n) vshrq_n_u16(a, n)
 #define mullo16(a, b) vmulq_u16(a, b)
