@@ -20,7 +20,8 @@
 
 /*
  * Per architecture: the unsigned minimum, the high 32 bits of the
- * unsigned 64-bit product, whether any lane of a mask is set, 32-bit lanes
+ * unsigned 64-bit product (with b's odd lanes moved down, bq_odd32, once
+ * for every a), whether any lane of a mask is set, 32-bit lanes
  * truncated from the float quotient a / b, the even 32-bit lanes of e with
  * the odd ones of o (bq_odd_blend); and N64 = N32 / 2 lanes of
  * double: loaded from int32 (bq_ldf), stored truncated to int32 (bq_sti),
@@ -111,13 +112,34 @@ typedef __mmask16 bq_keep;
 #endif
 
 
-V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
+#if VEC_BITS == 512
+/*
+ * Port 0 bounds the taps at 512 bits on Intel (the multiplies and shifts
+ * run there alone): the odd lanes moved down and the even products' high
+ * halves moved up by shuffles (port 5), the latter merged into the odd products.
+ */
+#define bq_odd32(v) _mm512_shuffle_epi32(v, _MM_PERM_DDBB)
+V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b, vs32 b_odd)
+{
+	vs32 even = _mm512_mul_epu32(a, b);
+	vs32 odd = _mm512_mul_epu32(bq_odd32(a), b_odd);
+
+	return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB);
+}
+#else
+#define bq_odd32(v) X(srli_epi64)(v, 32)
+V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b, vs32 b_odd)
 {
 	vs32 even = X(srli_epi64)(X(mul_epu32)(a, b), 32);
-	vs32 odd = X(mul_epu32)(X(srli_epi64)(a, 32), X(srli_epi64)(b, 32));
+	vs32 odd = X(mul_epu32)(bq_odd32(a), b_odd);
 
 	return bq_odd_blend(even, odd);
 }
+#endif
+/* The low 16 bits of each 16-bit half's product: one short multiply (a 32-bit one is two uops on Intel). */
+#define bq_mul16(a, b) X(mullo_epi16)(a, b)
+/* Per 32-bit lane, the sum of its two signed 16-bit halves' products (modulo 2^32). */
+#define bq_madd(a, b) X(madd_epi16)(a, b)
 #else
 #define N64 2
 #define bq_u(v) vreinterpretq_u32_s32(v)
@@ -145,12 +167,21 @@ typedef float64x2_t vf64;
 #define mind(a, b) vminq_f64(a, b)
 #define sqrtd(a) vsqrtq_f64(a)
 #define maxd(a, b) vmaxq_f64(a, b)
+#define bq_mul16(a, b) mul32(a, b)
+V_INLINE vs32 bq_madd(vu16 a, vu16 b)
+{
+	const int16x8_t sa = vreinterpretq_s16_u16(a), sb = vreinterpretq_s16_u16(b);
 
-V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b)
+	return vpaddq_s32(vmull_s16(vget_low_s16(sa), vget_low_s16(sb)), vmull_high_s16(sa, sb));
+}
+
+#define bq_odd32(v) (v)
+V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b, vs32 b_odd)
 {
 	uint64x2_t lo = vmull_u32(vget_low_u32(bq_u(a)), vget_low_u32(bq_u(b)));
 	uint64x2_t hi = vmull_high_u32(bq_u(a), bq_u(b));
 
+	(void)b_odd;
 	return bq_s(vuzp2q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi)));
 }
 #endif
@@ -195,8 +226,8 @@ typedef vs32 bq_keep;
 #define BQ_GOFF (BQ_LOFF - 1)
 #define BQ_GW 112
 #define BQ_LW (BQ_GW + 32)
-/* Guide columns of one parity: whole vectors past the widest reads. */
-#define BQ_GPW (BQ_GW / 2 + 16)
+/* Guide columns: whole vectors past the widest reads. */
+#define BQ_GW16 (BQ_GW + 32)
 /* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
 /* 3x3 sums of squared guide differences: lane of i = 0, lanes, rows (tile rows 0 .. th + 2). */
@@ -229,19 +260,24 @@ static inline int bq_pair_lane(int p, int dx)
 
 /*
  * One row of a pair's squared guide differences D, each capped, summed over
- * 3 columns at both parities: @c[n] and @t[n] point at the guide's columns
- * 2 i - 1 + n of the centre's row and of the tap's, in the guide's planes of
- * one parity (32-bit lanes, every other column), @o elements on.
+ * 3 columns at both parities: @c and @t point at the guide's column 2 i - 1
+ * of the centre's row and of the tap's (16-bit, every column), @o elements on.
+ * D is the square of |G_t - G_c| taken at most 32768 (a signed 16-bit -32768),
+ * summed by pairs of columns in 32-bit lanes with the 16-bit products
+ * (bq_madd; two 2^30 give 2^31 as unsigned): each square is D below 2^30
+ * (32767^2 < C) and 2^30 > C where D is larger, so each capped 3-sum (below
+ * 3 2^30) is that of the capped D. Port 0 bounds this at 512 bits on Intel:
+ * one short multiply for two columns where a 32-bit one took two uops a column.
  */
-V_INLINE void bq_pair_row(const int32_t *const c[4], const int32_t *const t[4], int o, vs32 cap, vs32 *h0, vs32 *h1)
+V_INLINE void bq_pair_row(const uint16_t *c, const uint16_t *t, int o, vs32 cap, vs32 *h0, vs32 *h1)
 {
-	const vs32 e0 = sub32(ld32(t[0] + o), ld32(c[0] + o)), e1 = sub32(ld32(t[1] + o), ld32(c[1] + o));
-	const vs32 e2 = sub32(ld32(t[2] + o), ld32(c[2] + o)), e3 = sub32(ld32(t[3] + o), ld32(c[3] + o));
-	const vs32 mid = add32(bq_minu(mul32(e1, e1), cap), bq_minu(mul32(e2, e2), cap));
+	const vu16 lim = set16(0x8000), lo = as16(set32(0xffff)), hi = as16(set32((int32_t)0xffff0000));
+	/* Columns 2 i - 1 and 2 i (a), 2 i + 1 and 2 i + 2 (b) of lane i. */
+	const vu16 a = min16(absd16(ld(t + o), ld(c + o)), lim), b = min16(absd16(ld(t + o + 2), ld(c + o + 2)), lim);
 
 	/* x = 2 i: D(2i - 1) + D(2i) + D(2i + 1); x = 2 i + 1: D(2i) + D(2i + 1) + D(2i + 2). */
-	*h0 = bq_minu(add32(bq_minu(mul32(e0, e0), cap), mid), cap);
-	*h1 = bq_minu(add32(mid, bq_minu(mul32(e3, e3), cap)), cap);
+	*h0 = bq_minu(add32(bq_madd(a, a), bq_madd(b, vand(b, lo))), cap);
+	*h1 = bq_minu(add32(bq_madd(a, vand(a, hi)), bq_madd(b, b)), cap);
 }
 
 /* Tile row @y's 3x3 sums, capped, from the 3-sums of rows y - 1 (a), y (b) and y + 1 (c), per parity. */
@@ -257,38 +293,32 @@ V_INLINE void bq_pair_sum3(int32_t *o0, int32_t *o1, int y, vs32 a0, vs32 a1, vs
  * parity; @dx and @dy are constants at each call (BQ_PAIR_CASES), so that
  * every guide read is at a constant offset from the lane's.
  */
-V_INLINE void bq_pair_sums(int dx, int dy, int i0, int i1, int th, int32_t (*gp)[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GPW],
-			   int32_t (*hs)[BQ_HH][BQ_HW], vs32 cap)
+V_INLINE void bq_pair_sums(int dx, int dy, int i0, int i1, int th, uint16_t (*g)[BQ_GW16], int32_t (*hs)[BQ_HH][BQ_HW],
+			   vs32 cap)
 {
 	for (int i = i0; i < i1; i += N32) {
-		const int32_t *c[4], *t[4];
+		const uint16_t *c = &g[BQ_GPAD - 1][BQ_GOFF + 2 * i - 1], *t = &g[BQ_GPAD - 1 + dy][BQ_GOFF + 2 * i - 1 + dx];
 		int32_t *o0 = &hs[0][0][BQ_HOFF + i], *o1 = &hs[1][0][BQ_HOFF + i];
 		const int nj = th + 2 - dy;
 		/* The 3-sums of three rows in turn, unrolled so none is copied from one register to another. */
 		vs32 a0, a1, b0, b1, c0, c1;
 		int j;
 
-		for (int n = 0; n < 4; n++) {
-			const int xc = BQ_GOFF + 2 * i - 1 + n, xt = xc + dx;
-
-			c[n] = &gp[xc & 1][BQ_GPAD - 1][xc >> 1];
-			t[n] = &gp[xt & 1][BQ_GPAD - 1 + dy][xt >> 1];
-		}
 		bq_pair_row(c, t, 0, cap, &a0, &a1);
-		bq_pair_row(c, t, BQ_GPW, cap, &b0, &b1);
+		bq_pair_row(c, t, BQ_GW16, cap, &b0, &b1);
 		for (j = 2; j + 3 <= nj; j += 3) {
-			bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
+			bq_pair_row(c, t, j * BQ_GW16, cap, &c0, &c1);
 			bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
-			bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
+			bq_pair_row(c, t, (j + 1) * BQ_GW16, cap, &a0, &a1);
 			bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
-			bq_pair_row(c, t, (j + 2) * BQ_GPW, cap, &b0, &b1);
+			bq_pair_row(c, t, (j + 2) * BQ_GW16, cap, &b0, &b1);
 			bq_pair_sum3(o0, o1, j, c0, c1, a0, a1, b0, b1, cap);
 		}
 		if (j < nj) {
-			bq_pair_row(c, t, j * BQ_GPW, cap, &c0, &c1);
+			bq_pair_row(c, t, j * BQ_GW16, cap, &c0, &c1);
 			bq_pair_sum3(o0, o1, j - 2, a0, a1, b0, b1, c0, c1, cap);
 			if (j + 1 < nj) {
-				bq_pair_row(c, t, (j + 1) * BQ_GPW, cap, &a0, &a1);
+				bq_pair_row(c, t, (j + 1) * BQ_GW16, cap, &a0, &a1);
 				bq_pair_sum3(o0, o1, j - 1, b0, b1, c0, c1, a0, a1, cap);
 			}
 		}
@@ -322,7 +352,7 @@ V_INLINE void bq_taps(int p, int dxa, int dya, int dxb, int dyb, int first, int 
 
 		for (int i = 0; i < n; i += N32) {
 			const vs32 v0 = bq_ld2(lc + 2 * i), qr = ld32(&qv[j][i]);
-			const vs32 ihv = ld32(&ih[j][i]), ilv = ld32(&il[j][i]);
+			const vs32 ihv = ld32(&ih[j][i]), ilv = ld32(&il[j][i]), ilo = bq_odd32(ilv);
 			vs32 ws = ld32(&sw[j][i]), wv[2] = { ld32(&s0[j][i]), ld32(&s1[j][i]) };
 
 			for (int t = 0; t < 4; t++) {
@@ -335,9 +365,12 @@ V_INLINE void bq_taps(int p, int dxa, int dya, int dxb, int dyb, int first, int 
 					continue;
 				/*
 				 * (E inv) >> 32 with inv = ih 2^32 + il: E ih + (E il) >> 32,
-				 * exactly; E ih is at most the result, below 2^16.
+				 * exactly; E ih is at most the result, below 2^16. Kept lanes
+				 * only count (E < Q): ih = floor(2^16 / Q) is 0 where Q > 2^16,
+				 * else E < 2^16 and E ih < 2^16 (E = 0 where ih = 2^16), so
+				 * the product of the 16-bit halves is E ih (bq_mul16).
 				 */
-				u = add32(mul32(e, ihv), bq_mulhiu(e, ilv));
+				u = add32(bq_mul16(e, ihv), bq_mulhiu(e, ilv, ilo));
 				tt = sub32(set32(65536), u);
 				wt = bq_keep_weight(keep, tt);
 				/*
@@ -377,8 +410,8 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 {
 	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD, np[2] = { (tw + 1) / 2, tw / 2 };
 	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW];
-	/* The guide at column x = 2 k + p of its width BQ_GW is gp[p][row][k]. */
-	int32_t gp[2][CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GPW];
+	/* The guide at column x of its width BQ_GW is g[row][x]. */
+	uint16_t g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW16];
 	/*
 	 * Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits,
 	 * the sum of weights and two unsigned sums of weighted samples (below).
@@ -429,7 +462,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				const vs32 v0 = bq_ld2(&l[ly][2 * i + p + BQ_LOFF]);
 
 				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
-				st32(&t9[i], bq_mulhiu(add32(s9, set32(4)), set32(477218589)));
+				st32(&t9[i], bq_mulhiu(add32(s9, set32(4)), set32(477218589), bq_odd32(set32(477218589))));
 				st32(&sw[p][j][i], set32(4096));
 				/* Both sums start at 2^31, so that each reads as a signed 32-bit value less 2^31 (below). */
 				st32(&sv[0][p][j][i], add32(sll32(v0, 12), set32(INT32_MIN)));
@@ -509,8 +542,9 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			const vs32 vc = add32(add32(even32(na), even32(nb)), sll32(even32(nm), 1));
 			const vs32 vd = add32(add32(odd32(na), odd32(nb)), sll32(odd32(nm), 1));
 
-			st32(&gp[0][j][k], srl32(add32(add32(add32(va, vc), sll32(vb, 1)), set32(8)), 4));
-			st32(&gp[1][j][k], srl32(add32(add32(add32(vb, vd), sll32(vc, 1)), set32(8)), 4));
+			/* Both below 2^16 (weights summing to 16): interleaved back into columns. */
+			st(&g[j][2 * k], join32(srl32(add32(add32(add32(va, vc), sll32(vb, 1)), set32(8)), 4),
+						srl32(add32(add32(add32(vb, vd), sll32(vc, 1)), set32(8)), 4)));
 		}
 	}
 	/* Two pairs at a time (both used at the same sites): four taps added in one pass. */
@@ -533,7 +567,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			 */
 #define BQ_PAIR_SUMS(rr, dx, dy) \
 	case rr: \
-		bq_pair_sums(dx, dy, ilo[r], ihi[r], th, gp, hs[m], cap); \
+		bq_pair_sums(dx, dy, ilo[r], ihi[r], th, g, hs[m], cap); \
 		break;
 			switch (r) {
 				BQ_PAIR_CASES(BQ_PAIR_SUMS)
