@@ -184,9 +184,9 @@ V_INLINE vu16 dpc_of(vu16 ud_hi, vu16 ud_lo, vu16 dg_hi, vu16 dg_lo, vu16 ml, vu
 	 * p - hi > t or lo - p > t is p outside [sat(lo - t), sat(hi + t)], a range that is never
 	 * empty (lo <= hi): p - low wraps above high - low exactly when p is outside.
 	 */
-	vu16 low = subs16(lo, t), keep = le16(sub16(p, low), sub16(adds16(hi, t), low));
+	vu16 low = subs16(lo, t);
 
-	return sel16(keep, p, m);
+	return sel_le16(sub16(p, low), sub16(adds16(hi, t), low), p, m);
 }
 
 /* dpc_of() from the 9 samples, u/m/d the rows up, mid and down, l/c/r the columns x - 2, x, x + 2. */

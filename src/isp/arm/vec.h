@@ -44,6 +44,8 @@ V_INLINE vs32 set32x2(int32_t a, int32_t b)
 #define sll16(a, n) vshlq_n_u16(a, n)
 #define le16(a, b) vcleq_u16(a, b)
 #define sel16(m, a, b) vbslq_u16(m, a, b)
+/* x where a <= b, else y. */
+#define sel_le16(a, b, x, y) sel16(le16(a, b), x, y)
 V_INLINE vu16 mulhi16(vu16 a, vu16 b)
 {
 	uint32x4_t lo = vmull_u16(vget_low_u16(a), vget_low_u16(b)), hi = vmull_high_u16(a, b);

@@ -122,6 +122,16 @@ typedef __m512i vs32;
 #define absd16(a, b) vor(subs16(a, b), subs16(b, a))
 #endif
 
+#if VEC_BITS == 512
+/*
+ * x where a <= b (unsigned), else y: at 512 bits straight from the compare's mask, where le16()
+ * and sel16() would move it to a vector and back (a port-0 and a port-5 uop on Intel).
+ */
+#define sel_le16(a, b, x, y) _mm512_mask_blend_epi16(_mm512_cmple_epu16_mask(a, b), y, x)
+#else
+#define sel_le16(a, b, x, y) sel16(le16(a, b), x, y)
+#endif
+
 /* Widen the low and high 16-bit halves of each 128-bit lane; packus32() undoes it, saturating to 0..65535. */
 #define wlo(v) X(unpacklo_epi16)(v, zero())
 #define whi(v) X(unpackhi_epi16)(v, zero())
