@@ -619,7 +619,7 @@ V_INLINE uint32_t FN(stats_cells_bayer)(const uint16_t *rg, const uint16_t *gbb,
 			vu16 a = ld(rg + x), b = ld(gbb + x);
 			vs32 r = odd ? odd32(a) : even32(a), gr = odd ? even32(a) : odd32(a);
 			vs32 gb = odd ? odd32(b) : even32(b), bl = odd ? even32(b) : odd32(b);
-			vs32 g = sra32(add32(add32(gr, gb), one), 1), fresh_g = g;
+			vs32 g = sra32(add32(add32(gr, gb), one), 1);
 			/* White balance as wb_apply(): unsigned product, clamp to 65535. */
 			vs32 wr = min32(srl32(add32(mul32(r, g_r), r2048), 12), top);
 			vs32 wgr = min32(srl32(add32(mul32(gr, g_gr), r2048), 12), top);
@@ -627,20 +627,18 @@ V_INLINE uint32_t FN(stats_cells_bayer)(const uint16_t *rg, const uint16_t *gbb,
 			vs32 wbl = min32(srl32(add32(mul32(bl, g_b), r2048), 12), top);
 			vs32 y = add32(add32(mul32(wr, k54), mul32(sra32(add32(add32(wgr, wgb), one), 1), k183)),
 				       add32(mul32(wbl, k19), set32(128)));
-			vs32 ok = vand32(vand32(gt32(sat, r), gt32(sat, gr)), vand32(gt32(sat, gb), gt32(sat, bl)));
-
 			/* Only the cells the step before did not take. */
-			if (c0 < summed) {
-				const vs32 fresh = gt32(ld32(lane), set32(summed - c0 - 1));
+			vm32 fresh = all32m(), ok;
 
-				fresh_g = vand32(g, fresh);
-				ok = vand32(ok, fresh);
-			}
-			green = add32(green, fresh_g);
-			st32(col[0] + c0, add32(ld32(col[0] + c0), vand32(r, ok)));
-			st32(col[1] + c0, add32(ld32(col[1] + c0), vand32(g, ok)));
-			st32(col[2] + c0, add32(ld32(col[2] + c0), vand32(bl, ok)));
-			st32(col[3] + c0, add32(ld32(col[3] + c0), vand32(ok, one)));
+			if (c0 < summed)
+				fresh = and_gt32(fresh, ld32(lane), set32(summed - c0 - 1));
+			/* As lane masks (vm32): at 512 bits the compares chain through the mask, no ands. */
+			ok = and_gt32(and_gt32(and_gt32(and_gt32(fresh, sat, r), sat, gr), sat, gb), sat, bl);
+			green = add32_where(green, fresh, g);
+			st32(col[0] + c0, add32_where(ld32(col[0] + c0), ok, r));
+			st32(col[1] + c0, add32_where(ld32(col[1] + c0), ok, g));
+			st32(col[2] + c0, add32_where(ld32(col[2] + c0), ok, bl));
+			st32(col[3] + c0, add32_where(ld32(col[3] + c0), ok, one));
 			res[0][h] = g;
 			res[1][h] = sra32(y, 16);
 		}

@@ -74,6 +74,11 @@ V_INLINE vu16 mulhi16(vu16 a, vu16 b)
 #define vand32(a, b) vandq_s32(a, b)
 #define vor32(a, b) vorrq_s32(a, b)
 #define vxor32(a, b) veorq_s32(a, b)
+/* Lane masks of 32-bit lanes as vectors: every lane; m and a > b; acc + v where m. */
+typedef vs32 vm32;
+#define all32m() vdupq_n_s32(-1)
+#define and_gt32(m, a, b) vand32(m, gt32(a, b))
+#define add32_where(acc, m, v) add32(acc, vand32(v, m))
 
 #define wlo(v) vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(v)))
 #define whi(v) vreinterpretq_s32_u32(vmovl_high_u16(v))

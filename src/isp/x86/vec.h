@@ -128,7 +128,20 @@ typedef __m512i vs32;
  * and sel16() would move it to a vector and back (a port-0 and a port-5 uop on Intel).
  */
 #define sel_le16(a, b, x, y) _mm512_mask_blend_epi16(_mm512_cmple_epu16_mask(a, b), y, x)
+/*
+ * Lane masks of 32-bit lanes: a mask register at 512 bits, where a compare can take the mask so
+ * far and an add can be masked (no mask-to-vector moves, no ands); a vector elsewhere. all32m():
+ * every lane; and_gt32(m, a, b): m and a > b (signed); add32_where(acc, m, v): acc + v where m.
+ */
+typedef __mmask16 vm32;
+#define all32m() ((__mmask16)0xffff)
+#define and_gt32(m, a, b) _mm512_mask_cmpgt_epi32_mask(m, a, b)
+#define add32_where(acc, m, v) _mm512_mask_add_epi32(acc, m, acc, v)
 #else
+typedef vs32 vm32;
+#define all32m() set32(-1)
+#define and_gt32(m, a, b) vand32(m, gt32(a, b))
+#define add32_where(acc, m, v) add32(acc, vand32(v, m))
 #define sel_le16(a, b, x, y) sel16(le16(a, b), x, y)
 #endif
 
