@@ -732,37 +732,52 @@ V_INLINE vu16 ld_row(const uint16_t *p, int x, int w, int edge)
 V_INLINE vu16 FN(green_vec)(const uint16_t *const r[5], int x, int w, int edge)
 {
 	const uint16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3], *r4 = r[4];
-	vs32 v = L(r2, 0), a1 = L(r2, -1), a3 = L(r2, 1);
-	vs32 lh = sub32(sub32(add32(v, v), L(r2, -2)), L(r2, 2));
-	vs32 lv = sub32(sub32(add32(v, v), L(r0, 0)), L(r4, 0));
-	vs32 b0 = L(r1, -2), b1 = L(r1, -1), b2 = L(r1, 0), b3 = L(r1, 1), b4 = L(r1, 2);
-	vs32 c0 = L(r3, -2), c1 = L(r3, -1), c2 = L(r3, 0), c3 = L(r3, 1), c4 = L(r3, 2);
-	vs32 u1 = L(r0, -1), u3 = L(r0, 1), e1 = L(r4, -1), e3 = L(r4, 1);
-	vs32 gh = add32(sll32(add32(a1, a3), 1), lh);
-	vs32 gv = add32(sll32(add32(b2, c2), 1), lv);
-	vs32 dh = add32(sll32(add32(abs32(sub32(a1, a3)), abs32(lh)), 2),
-			add32(sll32(add32(abs32(sub32(b1, b3)), abs32(sub32(c1, c3))), 1),
-			      add32(add32(abs32(sub32(b0, b2)), abs32(sub32(b2, b4))),
-				    add32(abs32(sub32(c0, c2)), abs32(sub32(c2, c4))))));
-	vs32 dv = add32(sll32(add32(abs32(sub32(b2, c2)), abs32(lv)), 2),
-			add32(sll32(add32(abs32(sub32(b1, c1)), abs32(sub32(b3, c3))), 1),
-			      add32(add32(abs32(sub32(u1, a1)), abs32(sub32(a1, e1))),
-				    add32(abs32(sub32(u3, a3)), abs32(sub32(a3, e3))))));
 	/*
-	 * level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for k = 16, 31, 43, 56. As k < 64, the
-	 * first count needs dv > dh and the second dh > dv: one count of k big > 64 small, with
-	 * big and small the larger and smaller gradient, added where dv is the larger, else
-	 * taken away (4 + n, or 8 - (4 + n)).
+	 * The samples of a pair at site column c as 16-bit lane pairs: the load at x + o holds
+	 * columns c + o and c + o + 1, blend_odd16() of two loads any two columns. The absolute
+	 * differences are made two a vector in 16-bit lanes (absd16()) and added into the
+	 * pairs' 32-bit lanes weighted by one multiply-add each (madd16()), where 32-bit lanes
+	 * take a shift to part the samples and an abs a difference, both port 0 only at 512
+	 * bits on Intel. madd16() offsets the lanes by -32768: the sums start from the offsets.
 	 */
-	vs32 small64 = sll32(min32(dh, dv), 6), big = max32(dh, dv), big64 = sll32(big, 6);
-	vs32 up = count_gt32(count_gt32(count_gt32(count_gt32(set32(4), sll32(big, 4), small64),
-						   sub32(sll32(big, 5), big), small64),
-				       mul32(big, set32(43)), small64),
-			     sub32(big64, sll32(big, 3)), small64);
-	vs32 level = sel_gt32(dh, dv, sub32(set32(8), up), up);
-	vs32 g = add32(sll32(gv, 3), mul32(sub32(gh, gv), level));
+	const vu16 b_l = ld_row(r1, x - 2, w, edge), b_c = ld_row(r1, x, w, edge);
+	const vu16 c_l = ld_row(r3, x - 2, w, edge), c_c = ld_row(r3, x, w, edge);
+	const vu16 a_c = ld_row(r2, x, w, edge), u_c = ld_row(r0, x, w, edge), e_c = ld_row(r4, x, w, edge);
+	const vu16 a13 = blend_odd16(ld_row(r2, x - 1, w, edge), a_c); /* (a1, a3) */
+	const vu16 u13 = blend_odd16(ld_row(r0, x - 1, w, edge), u_c), e13 = blend_odd16(ld_row(r4, x - 1, w, edge), e_c);
+	const vu16 bc2 = blend_odd16(b_c, ld_row(r3, x - 1, w, edge)); /* (b2, c2) */
+	const vu16 bc4 = blend_odd16(ld_row(r1, x + 2, w, edge), ld_row(r3, x + 1, w, edge)); /* (b4, c4) */
+	const vs32 v = even32(a_c), v2 = add32(v, v), z = set32(0);
+	const vs32 lh = sub32(sub32(v2, even32(ld_row(r2, x - 2, w, edge))), even32(ld_row(r2, x + 2, w, edge)));
+	const vs32 lv = sub32(sub32(v2, even32(u_c)), even32(e_c));
+	/* The estimates gh and gv less 131072 each, from the offsets. */
+	const vs32 gh = madd16(lh, a13, 2, 2), gv = madd16(lv, bc2, 2, 2);
+	/* 4 (|a1 - a3| + |lh|) + 2 (|b1 - b3| + |c1 - c3|) + |b0 - b2| + |c0 - c2| + |b2 - b4| + |c2 - c4| */
+	const vs32 dh = add32(sll32(add32(abs32(madd16(z, a13, 1, -1)), abs32(lh)), 2),
+			      madd16(madd16(madd16(set32(8 * 32768), absd16(b_l, b_c), 1, 2), absd16(c_l, c_c), 1, 2),
+				     absd16(bc2, bc4), 1, 1));
+	/* 4 (|b2 - c2| + |lv|) + 2 (|b1 - c1| + |b3 - c3|) + |u1 - a1| + |u3 - a3| + |a1 - e1| + |a3 - e3| */
+	const vs32 dv = add32(sll32(abs32(lv), 2),
+			      madd16(madd16(madd16(madd16(set32(12 * 32768), absd16(b_c, c_c), 4, 2), absd16(b_l, c_l), 0, 2),
+					    absd16(u13, a13), 1, 1),
+				     absd16(a13, e13), 1, 1));
+	/*
+	 * g = gh level + gv (8 - level), level = 4 + #(k dv > 64 dh) - #(k dh > 64 dv) for
+	 * k = 16, 31, 43, 56. As k < 64, the first count needs dv > dh and the second dh > dv:
+	 * one count n of k big > 64 small, with big and small the larger and smaller gradient,
+	 * added where dv is the larger, else taken away. So g = 4 (gh + gv) + n s, with s = gh - gv
+	 * where dv is the larger, else gv - gh: a masked add of s a count, no multiply.
+	 */
+	const vs32 small64 = sll32(min32(dh, dv), 6), big = max32(dh, dv), big8 = sll32(big, 3);
+	const vs32 s = sel_gt32(dh, dv, sub32(gv, gh), sub32(gh, gv));
+	vs32 g = sll32(add32(gh, gv), 2);
 
-	return join_sat32(round32(g, 5), odd32(ld(r2 + x)));
+	g = add_gt32(g, sll32(big, 4), small64, s);
+	g = add_gt32(g, sub32(sll32(big, 5), big), small64, s);
+	g = add_gt32(g, mul32(big, set32(43)), small64, s);
+	g = add_gt32(g, sub32(sll32(big, 6), big8), small64, s);
+	/* The offsets of gh and gv back, in round32()'s add. */
+	return join_sat32(round32(add32(g, set32(8 * 131072)), 5), odd32(a_c));
 }
 
 /*

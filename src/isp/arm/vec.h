@@ -104,6 +104,13 @@ V_INLINE vu16 join_sat32(vs32 e, vs32 o)
 
 	return vcombine_u16(z.val[0], z.val[1]);
 }
+/* acc + we (e - 32768) + wo (o - 32768) for the even and odd unsigned 16-bit lanes e and o of v, as 32-bit lanes. */
+#define madd16(acc, v, we, wo) \
+	vmlaq_n_s32(vmlaq_n_s32(vaddq_s32(acc, vdupq_n_s32(-32768 * ((we) + (wo)))), even32(v), we), odd32(v), wo)
+/* The even 16-bit lanes of e and the odd lanes of o. */
+#define blend_odd16(e, o) vbslq_u16(vreinterpretq_u16_u32(vdupq_n_u32(0xffff0000u)), o, e)
+/* acc + v in the lanes where a > b (signed). */
+#define add_gt32(acc, a, b, v) vaddq_s32(acc, vandq_s32(gt32(a, b), v))
 
 V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs32 *hi)
 {

@@ -218,6 +218,27 @@ V_INLINE vu16 join_sat32(vs32 e, vs32 o)
 }
 
 /*
+ * acc + we (e - 32768) + wo (o - 32768) for the even and odd unsigned 16-bit lanes e and o of v,
+ * as 32-bit lanes (|we|, |wo| < 2^15, the sum within int32): one multiply-add of the lanes
+ * offset by -32768, which makes them signed; vpdpwssd with AVX512-VNNI, which takes the add too.
+ */
+#define madd16_w(we, wo) set32((int32_t)((uint32_t)(uint16_t)(wo) << 16 | (uint16_t)(we)))
+#if VEC_BITS == 512 && defined(__AVX512VNNI__)
+#define madd16(acc, v, we, wo) _mm512_dpwssd_epi32(acc, vxor(v, set16(0x8000)), madd16_w(we, wo))
+#else
+#define madd16(acc, v, we, wo) add32(acc, X(madd_epi16)(vxor(v, set16(0x8000)), madd16_w(we, wo)))
+#endif
+/* The even 16-bit lanes of e and the odd lanes of o. */
+#if VEC_BITS == 512
+#define blend_odd16(e, o) _mm512_mask_blend_epi16(0xaaaaaaaau, e, o)
+/* acc + v in the lanes where a > b (signed): one masked add. */
+#define add_gt32(acc, a, b, v) _mm512_mask_add_epi32(acc, _mm512_cmpgt_epi32_mask(a, b), acc, v)
+#else
+#define blend_odd16(e, o) X(blend_epi16)(e, o, 0xaa)
+#define add_gt32(acc, a, b, v) add32(acc, vand(gt32(a, b), v))
+#endif
+
+/*
  * m0 (a - 32768) + m1 (b - 32768) + m2 (c - 32768) in 32 bits, for the
  * widened halves of wlo()/whi(): the offsets make the samples signed 16-bit
  * so one multiply-add takes two of them.
