@@ -107,7 +107,19 @@ V_INLINE void FN(cnr_bins_at)(const struct FN(cnr_bins) *b, vu16 yv, vu16 *iy, v
  * exact. NEON takes the unsigned samples' absolute difference.
  */
 #define CNR_SATURATES 241
-#ifdef VEC_BITS
+#if defined(VEC_BITS) && VEC_BITS == 512
+/*
+ * Saturating: two port-0 instructions. Exact: at 512 bits Intel runs
+ * min/max on port 0 only, so a - b, and b - a where a < b (a port-5
+ * compare and two subtracts either port runs), spreads the work.
+ */
+V_INLINE vu16 FN(cnr_cdist)(vu16 a, vu16 b, const int sat)
+{
+	if (sat)
+		return X(abs_epi16)(X(subs_epi16)(a, b));
+	return _mm512_mask_sub_epi16(sub16(a, b), _mm512_cmplt_epi16_mask(a, b), b, a);
+}
+#elif defined(VEC_BITS)
 V_INLINE vu16 FN(cnr_cdist)(vu16 a, vu16 b, const int sat)
 {
 	if (sat)
@@ -134,7 +146,15 @@ V_INLINE vu16 FN(cnr_weight)(vu16 dy, vu16 db, vu16 dr, vu16 iy, vu16 ic)
 	 */
 	const vu16 c127 = set16(127);
 	vu16 uy = min16(mulhi16(dy, iy), c127), ub = min16(mulhi16(db, ic), c127), ur = min16(mulhi16(dr, ic), c127);
+#if VEC_BITS == 512
+	/*
+	 * ub << 8 as a byte shift of each 128 bits: a port-5 shuffle where Intel runs 512-bit
+	 * shifts on port 0 only (ub's high bytes are 0, so each lane gets ub's byte over a 0).
+	 */
+	vu16 yb = vor(uy, _mm512_bslli_epi128(ub, 1));
+#else
 	vu16 yb = vor(uy, sll16(ub, 8));
+#endif
 	vu16 t = subs16(c16384, add16(X(maddubs_epi16)(yb, yb), mullo16(ur, ur)));
 #else
 	const vu16 c128 = set16(128);
@@ -227,7 +247,7 @@ V_INLINE void FN(cnr_begin)(struct FN(cnr_centre) *c, struct FN(cnr_sums) *a, co
 /* The weight of the tap (yk, bk, rk) (chroma as cnr_ldc() gives it) for the centres @c. */
 V_INLINE vu16 FN(cnr_tap)(const struct FN(cnr_centre) *c, vu16 yk, vu16 bk, vu16 rk, const int sat)
 {
-	return FN(cnr_weight)(vor(subs16(yk, c->y), subs16(c->y, yk)), FN(cnr_cdist)(bk, c->b, sat),
+	return FN(cnr_weight)(absd16(yk, c->y), FN(cnr_cdist)(bk, c->b, sat),
 			      FN(cnr_cdist)(rk, c->r, sat), c->iy, c->ic);
 }
 
