@@ -1084,7 +1084,7 @@ V_INLINE void sharpen_delta_of(vu16 bh, vu16 bl, vu16 y, const struct sharpen_co
 {
 	vu16 blur = add16(bh, srl16(add16(bl, k->r128), 8));
 	/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
-	vu16 cored = subs16(vor(subs16(y, blur), subs16(blur, y)), k->cor), neg = le16(y, blur);
+	vu16 cored = subs16(absd16(y, blur), k->cor), neg = le16(y, blur);
 	vu16 e = sharpen_gain(mulhi16(cored, k->str), mullo16(cored, k->str), k->lim, weak);
 
 	*en = vand(neg, e);
@@ -1163,16 +1163,17 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
 	/*
 	 * Below @xf the vertical sums of columns x - 2.. come from the vector before, those of the
 	 * next N16 columns are made here, and the neighbours' columns are shifted in across the two
-	 * (ext16()): no store and reload of the sums, and no loads one column apart, each of which
+	 * (ext16x4()): no store and reload of the sums, and no loads one column apart, each of which
 	 * spans two cache lines.
 	 */
 	const uint16_t *const l0 = l[0], *const l1 = l[1], *const l3 = l[3], *const l4 = l[4];
-	vu16 ah = ld(vh), al = ld(vl), nh, nl;
+	vu16 ah = ld(vh), al = ld(vl), nh, nl, eh[4], el[4];
 
 	for (; x < xf; x += N16) {
 		sharpen_vsum_of(l0, l1, l2, l3, l4, x + N16 - 2, &nh, &nl);
-		sharpen_delta_of(sharpen_hsum(ah, ext16(ah, nh, 1), ext16(ah, nh, 2), ext16(ah, nh, 3), ext16(ah, nh, 4)),
-				 sharpen_hsum(al, ext16(al, nl, 1), ext16(al, nl, 2), ext16(al, nl, 3), ext16(al, nl, 4)),
+		ext16x4(ah, nh, eh);
+		ext16x4(al, nl, el);
+		sharpen_delta_of(sharpen_hsum(ah, eh[0], eh[1], eh[2], eh[3]), sharpen_hsum(al, el[0], el[1], el[2], el[3]),
 				 ld(l2 + x), &k, weak, &ep, &en);
 		sharpen_put(out0 + x, out1 + x, out2 + x, ld(mid0 + x), ld(mid1 + x), ld(mid2 + x), ep, en);
 		ah = nh;

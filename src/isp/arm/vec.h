@@ -194,6 +194,14 @@ V_INLINE void st8(uint8_t *d, vu16 a, vu16 b)
 /* The vector one 32-bit lane on from a (next32()), or one lane back from b (prev32()), of a and b side by side. */
 #define next32(a, b) vextq_s32(a, b, 1)
 #define prev32(a, b) vextq_s32(a, b, 3)
+/* e[n - 1] = ext16(a, b, n) for n = 1 to 4. */
+V_INLINE void ext16x4(vu16 a, vu16 b, vu16 e[4])
+{
+	e[0] = vextq_u16(a, b, 1);
+	e[1] = vextq_u16(a, b, 2);
+	e[2] = vextq_u16(a, b, 3);
+	e[3] = vextq_u16(a, b, 4);
+}
 
 #define VEC_HAS_TONE 1
 /* The tone function's segment tables (src/isp/tone.h) as bytes, 64 to a table register group. */
