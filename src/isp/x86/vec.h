@@ -437,7 +437,8 @@ V_INLINE vu16 ld_reflected(const uint16_t *p, int off)
 /*
  * The tone function's segment tables (src/isp/tone.h), four registers each, the quarters
  * turned by one: register i holds entries 32 (i - 1) mod 128 on, so that tone_vec() looks
- * segment k up at index k + 32 (mod 128), which it computes with one add less.
+ * segment k up at index k + 32 (mod 128), which it computes with one add less. The odd
+ * segments' bases hold base + rise (mod 2^16), for tone_vec()'s position without its mask.
  */
 struct tone_lut {
 	__m512i base[4], rise[4];
@@ -446,8 +447,11 @@ struct tone_lut {
 V_INLINE void tone_lut_load(struct tone_lut *l, const uint16_t *base, const int16_t *rise)
 {
 	for (int k = 0; k < 4; k++) {
-		l->base[(k + 1) & 3] = _mm512_loadu_si512((const void *)(base + 32 * k));
-		l->rise[(k + 1) & 3] = _mm512_loadu_si512((const void *)(rise + 32 * k));
+		const __m512i r = _mm512_loadu_si512((const void *)(rise + 32 * k));
+
+		l->base[(k + 1) & 3] = _mm512_mask_add_epi16(_mm512_loadu_si512((const void *)(base + 32 * k)), 0xaaaaaaaa,
+							     _mm512_loadu_si512((const void *)(base + 32 * k)), r);
+		l->rise[(k + 1) & 3] = r;
 	}
 }
 
@@ -473,10 +477,13 @@ V_INLINE __m512i tone_vec(const struct tone_lut *l, __m512i v)
 	 * t = v << lz has v's leading one at bit 15 where v >= 16, so v >> s = t >> 12 (its top four
 	 * bits) and the position is (t << 3) & 32767; where v < 16 (lz = 12, s = 0), t >> 12 = v and
 	 * the position is 0 both ways. The segment plus 32, mod 128, is (t >> 12) - 8 lz.
+	 * t << 3 without the mask is pos - 32768 where bit 12 of t, the segment's lowest bit, is
+	 * set: the rounded product is then rise less (exactly, as rise 2^15 is a multiple of 2^15),
+	 * which the odd segments' bases hold added (tone_lut_load(); all sums mod 2^16).
 	 */
 	const __m512i t = _mm512_sllv_epi16(v, lz);
 	const __m512i k = _mm512_sub_epi16(_mm512_srli_epi16(t, 12), _mm512_slli_epi16(lz, 3));
-	const __m512i pos = _mm512_and_si512(_mm512_slli_epi16(t, 3), _mm512_set1_epi16(32767));
+	const __m512i pos = _mm512_slli_epi16(t, 3);
 	const __mmask32 m = _mm512_test_epi16_mask(k, _mm512_set1_epi16(64));
 
 	return _mm512_add_epi16(lut128(l->base, k, m), _mm512_mulhrs_epi16(lut128(l->rise, k, m), pos));
