@@ -942,9 +942,9 @@ V_INLINE int FN(ccm_vectors)(const int mc[9], const vs32 k[3], const vs32 o[3], 
 		for (int c = 0; c < 3; c++) {
 			vs32 lo, hi;
 
-			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
-			lo = sra32(add32(lo, k[c]), 12);
-			hi = sra32(add32(hi, k[c]), 12);
+			dot3k(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], k[c], &lo, &hi);
+			lo = sra32(lo, 12);
+			hi = sra32(hi, 12);
 			if (!fold) {
 				lo = add32(lo, o[c]);
 				hi = add32(hi, o[c]);
@@ -1017,8 +1017,8 @@ static void FN(csc_row)(const int32_t m[9], int32_t y_zero, const uint16_t *cons
 		for (int c = 0; c < 3; c++) {
 			vs32 lo, hi;
 
-			dot3(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], &lo, &hi);
-			st(dst[c] + x, packus32(srl32(add32(lo, k[c]), 15), srl32(add32(hi, k[c]), 15)));
+			dot3k(r, g, b, mc[3 * c], mc[3 * c + 1], mc[3 * c + 2], k[c], &lo, &hi);
+			st(dst[c] + x, packus32(srl32(lo, 15), srl32(hi, 15)));
 		}
 	}
 	if (x < w) {
@@ -1039,8 +1039,8 @@ static void FN(luma_row)(const uint16_t *const rgb[3], uint16_t *luma, int w)
 	for (; x + N16 <= w; x += N16) {
 		vs32 lo, hi;
 
-		dot3(ld(r + x), ld(g + x), ld(b + x), 871, 2929, 296, &lo, &hi);
-		st(luma + x, packus32(sra32(add32(lo, k), 12), sra32(add32(hi, k), 12)));
+		dot3k(ld(r + x), ld(g + x), ld(b + x), 871, 2929, 296, k, &lo, &hi);
+		st(luma + x, packus32(sra32(lo, 12), sra32(hi, 12)));
 	}
 	if (x < w) {
 		const uint16_t *i2[3] = { rgb[0] + x, rgb[1] + x, rgb[2] + x };

@@ -125,6 +125,14 @@ V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs3
 	*hi = vmlal_high_n_s16(h, sc, (int16_t)m2);
 }
 
+/* k + dot3(). */
+V_INLINE void dot3k(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 k, vs32 *lo, vs32 *hi)
+{
+	dot3(a, b, c, m0, m1, m2, lo, hi);
+	*lo = add32(*lo, k);
+	*hi = add32(*hi, k);
+}
+
 V_INLINE void mul16x32(vu16 a, vu16 b, vs32 *lo, vs32 *hi)
 {
 	*lo = vreinterpretq_s32_u32(vmull_u16(vget_low_u16(a), vget_low_u16(b)));

@@ -254,6 +254,29 @@ V_INLINE void dot3(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 *lo, vs3
 	*hi = add32(X(madd_epi16)(X(unpackhi_epi16)(sa, sb), k01), X(madd_epi16)(X(unpackhi_epi16)(sc, zero()), k2));
 }
 
+/*
+ * k + dot3(): at 512 bits with VNNI the multiply-adds accumulate (vpdpwssd, modulo 2^32 as
+ * the adds), which takes the four 32-bit adds away.
+ */
+V_INLINE void dot3k(vu16 a, vu16 b, vu16 c, int m0, int m1, int m2, vs32 k, vs32 *lo, vs32 *hi)
+{
+#if VEC_BITS == 512 && defined(__AVX512VNNI__)
+	const vu16 flip = set16(0x8000);
+	const vs32 k01 = set32((int32_t)(((uint32_t)(uint16_t)m1 << 16) | (uint16_t)m0));
+	const vs32 k2 = set32((int32_t)(uint16_t)m2);
+	vu16 sa = vxor(a, flip), sb = vxor(b, flip), sc = vxor(c, flip);
+
+	*lo = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(k, _mm512_unpacklo_epi16(sa, sb), k01),
+				  _mm512_unpacklo_epi16(sc, zero()), k2);
+	*hi = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(k, _mm512_unpackhi_epi16(sa, sb), k01),
+				  _mm512_unpackhi_epi16(sc, zero()), k2);
+#else
+	dot3(a, b, c, m0, m1, m2, lo, hi);
+	*lo = add32(*lo, k);
+	*hi = add32(*hi, k);
+#endif
+}
+
 /* The 32-bit products a * b of 16-bit lanes, in the order of wlo() and whi(). */
 V_INLINE void mul16x32(vu16 a, vu16 b, vs32 *lo, vs32 *hi)
 {
