@@ -1074,8 +1074,7 @@ struct sharpen_consts {
 };
 
 /*
- * The blur from the horizontal sums @bh of the high bytes and @bl of the whole samples, modulo
- * 2^16 (sharpen_row()),
+ * The blur from the horizontal sums @bh, @bl of the high and low bytes (sharpen_row()),
  * the detail of the middle luma @y against it, cored, and its gain: the change to add to
  * R, G and B, @e where it is positive and @en where it is negative (the other 0). @weak as
  * sharpen_gain().
@@ -1085,7 +1084,7 @@ V_INLINE vu16 sharpen_change(vu16 bh, vu16 bl, vu16 y, const struct sharpen_cons
 	/* |d| and coring; d <= 0 where y <= blur (d = 0 changes nothing). */
 	vu16 cored;
 
-	*blur = add16(bh, srl16(add16(sub16(bl, sll16(bh, 8)), k->r128), 8));
+	*blur = add16(bh, srl16(add16(bl, k->r128), 8));
 	cored = subs16(absd16(y, *blur), k->cor);
 	return sharpen_gain(mulhi16(cored, k->str), mullo16(cored, k->str), k->lim, weak);
 }
@@ -1115,20 +1114,19 @@ V_INLINE void sharpen_delta(const uint16_t *vh, const uint16_t *vl, const uint16
 	sharpen_delta_of(bh, bl, ld(l2 + x), k, weak, ep, en);
 }
 
-/*
- * The vertical 1 4 6 4 1 of the high bytes of luma rows @l0 .. @l4 at columns x.. into @sh, and of
- * the whole samples, modulo 2^16, into @sl (sharpen_row()).
- */
+/* The vertical 1 4 6 4 1 of the high and low bytes of luma rows @l0 .. @l4 at columns x.. into @sh, @sl. */
 V_INLINE void sharpen_vsum_of(const uint16_t *l0, const uint16_t *l1, const uint16_t *l2, const uint16_t *l3,
 			      const uint16_t *l4, int x, vu16 *sh, vu16 *sl)
 {
+	const vu16 lo8 = set16(255);
 	vu16 r0 = ld(l0 + x), r1 = ld(l1 + x), r2 = ld(l2 + x), r3 = ld(l3 + x), r4 = ld(l4 + x);
-	vu16 h2 = srl16(r2, 8);
+	vu16 h2 = srl16(r2, 8), o2 = vand(r2, lo8);
 
 	/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
 	*sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
 		    sll16(h2, 1));
-	*sl = add16(add16(add16(r0, r4), sll16(add16(add16(r1, r3), r2), 2)), sll16(r2, 1));
+	*sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
+		    sll16(o2, 1));
 }
 
 /* sharpen_vsum_of() at columns x.. stored at vh[x + 2], vl[x + 2] (sharpen_row()). */
@@ -1214,13 +1212,11 @@ V_INLINE void FN(sharpen_apply)(const uint16_t *vh, const uint16_t *vl, const ui
  * The blur in 16-bit lanes: with luma l = 256 h + o (h, o <= 255), the blur
  * sum S = sum k l (k sums to 256) is 256 H + L with H = sum k h and
  * L = sum k o, each at most 65280; (S + 128) >> 8 = H + ((L + 128) >> 8).
- * L is S - 256 H modulo 2^16, from the sums of the whole samples modulo 2^16:
- * no mask of the low bytes.
  */
 static void FN(sharpen_row)(const uint16_t *const l[5], const uint16_t *const mid[3], uint16_t *const out[3], int w,
 			    int coring, int strength, int limit, int32_t *tmp)
 {
-	/* The vertical sums of the high bytes and the whole samples (mod 2^16) of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
+	/* The vertical sums of H and L of column x at vh[x + 2], vl[x + 2], x in [-2, w + 2). */
 	uint16_t *vh = (uint16_t *)(void *)tmp, *vl = vh + w + 4;
 	/* Row pointers in a local array: the vector stores may alias anything, so l[] would be reloaded. */
 	const uint16_t *const rows[5] = { l[0], l[1], l[2], l[3], l[4] };
