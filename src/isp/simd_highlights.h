@@ -50,6 +50,8 @@ struct FN(hl_lanes) {
 	vs32 ramp_s, ramp_e1, ramp_e2;  /* their slopes */
 	vu16 floor_s, floor_e1, floor_e2; /* their floors */
 	vs32 framp_s, framp_e1, framp_e2; /* and the slopes above them */
+	vu16 ramp16_s, ramp16_e1, ramp16_e2, framp16_s, framp16_e1, framp16_e2; /* the slopes in 16 bits */
+	int narrow;                     /* every slope below 2^16: the amounts from 16-bit products */
 };
 
 /* A 16-bit value per lane parity: @odd in the lanes of odd columns, @even in the others. */
@@ -93,22 +95,55 @@ V_INLINE void FN(hl_lanes_init)(struct FN(hl_lanes) *l, const struct cisp_highli
 	l->framp_s = set32x2((int32_t)c->framp[col[0][0]], (int32_t)c->framp[col[1][0]]);
 	l->framp_e1 = set32x2((int32_t)c->framp[col[0][1]], (int32_t)c->framp[col[1][1]]);
 	l->framp_e2 = set32x2((int32_t)c->framp[col[0][4]], (int32_t)c->framp[col[1][4]]);
+	l->narrow = 1;
+	for (int k = 0; k < 3; k++)
+		l->narrow &= c->ramp[k] < 65536 && c->framp[k] < 65536;
+#define HL_PAIR16(tab, i) FN(hl_pair)((uint16_t)c->tab[col[0][i]], (uint16_t)c->tab[col[1][i]])
+	l->ramp16_s = HL_PAIR16(ramp, 0);
+	l->ramp16_e1 = HL_PAIR16(ramp, 1);
+	l->ramp16_e2 = HL_PAIR16(ramp, 4);
+	l->framp16_s = HL_PAIR16(framp, 0);
+	l->framp16_e1 = HL_PAIR16(framp, 1);
+	l->framp16_e2 = HL_PAIR16(framp, 4);
+#undef HL_PAIR16
 }
 
-/* Q15 amounts of a colour @v over @knee (a knee or a floor) with slope @ramp, lanes low and high. */
-V_INLINE void FN(hl_amount)(vu16 v, vu16 knee, vs32 ramp, vs32 *lo, vs32 *hi)
+/*
+ * Q15 amounts (0 to 32768) of a colour @v over @knee (a knee or a floor) with slope @ramp
+ * (@ramp16 the same in 16 bits when @narrow). 16-bit lanes where the slope is below 2^16:
+ * at 512 bits Intel runs vpmulld as two port-0 uops and 32-bit shifts and min on port 0 only.
+ */
+V_INLINE vu16 FN(hl_amount)(vu16 v, vu16 knee, vs32 ramp, vu16 ramp16, int narrow)
 {
 	const vs32 r9 = set32(256), one = set32(32768);
 	vu16 over = subs16(v, knee); /* 0 at or below the knee */
+	vs32 lo32, hi32;
 
-	*lo = min32(srl32(add32(mul32(wlo(over), ramp), r9), 9), one);
-	*hi = min32(srl32(add32(mul32(whi(over), ramp), r9), 9), one);
+	if (narrow) {
+		/*
+		 * over * ramp < 2^32 (both below 2^16) as hi * 2^16 + lo; (lo + 256) >> 9 is
+		 * avg(lo, 255) >> 8 (pavgw keeps the 17th bit), at most 128. Below hi = 256
+		 * the sum is (over * ramp + 256) >> 9 exactly; from it on the amount is 1.0.
+		 */
+		vu16 lo = srl16(avg16(mullo16(over, ramp16), set16(255)), 8), hi = mulhi16(over, ramp16);
+
+		return min16(add16(sll16(min16(hi, set16(256)), 7), lo), set16(32768));
+	}
+	lo32 = min32(srl32(add32(mul32(wlo(over), ramp), r9), 9), one);
+	hi32 = min32(srl32(add32(mul32(whi(over), ramp), r9), 9), one);
+	return packus32(lo32, hi32); /* at most 32768: exact */
 }
 
-/* (over * a + 16384) >> 15: how far a colour of amount @a limits a sample @over its clip level. */
-V_INLINE vs32 FN(hl_cut)(vs32 over, vs32 a)
+/*
+ * (over * a + 16384) >> 15 of 16-bit lanes, a in Q15 (0 to 32768): how far a colour of amount @a
+ * limits a sample @over its clip level. over * a < 2^31 is hi * 2^16 + lo: the result is
+ * 2 hi + ((lo + 16384) >> 15), the latter avg(lo, 16383) >> 14 (pavgw keeps the 17th bit).
+ */
+V_INLINE vu16 FN(hl_cut)(vu16 over, vu16 a)
 {
-	return srl32(add32(mul32(over, a), set32(16384)), 15);
+	vu16 hi = mulhi16(over, a);
+
+	return add16(add16(hi, hi), srl16(avg16(mullo16(over, a), set16(16383)), 14));
 }
 
 /*
@@ -129,22 +164,22 @@ V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const struct
 			FN(hl_mean4)(min16(ld(up + x - 1), k->cap_ud1), min16(ld(up + x + 1), k->cap_ud1),
 				     min16(ld(dn + x - 1), k->cap_ud1), min16(ld(dn + x + 1), k->cap_ud1)));
 	vu16 g = sel16(green, s, e1);
-	vs32 as_lo, as_hi, a1_lo, a1_hi, a2_lo, a2_hi, s_lo, s_hi, t_lo, t_hi;
-	vs32 bs_lo, bs_hi, b1_lo, b1_hi, b2_lo, b2_hi, n_lo, n_hi;
-	vu16 over1 = subs16(s, k->clip_e1), over2 = subs16(s, k->clip_e2);
-
-	FN(hl_amount)(s, k->knee_s, k->ramp_s, &as_lo, &as_hi);
-	FN(hl_amount)(e1, k->knee_e1, k->ramp_e1, &a1_lo, &a1_hi);
-	FN(hl_amount)(e2, k->knee_e2, k->ramp_e2, &a2_lo, &a2_hi);
-	FN(hl_amount)(s, k->floor_s, k->framp_s, &bs_lo, &bs_hi);
-	FN(hl_amount)(e1, k->floor_e1, k->framp_e1, &b1_lo, &b1_hi);
-	FN(hl_amount)(e2, k->floor_e2, k->framp_e2, &b2_lo, &b2_hi);
-	/* The limit from the other colours' clip levels (the own colour's is never passed). */
-	s_lo = sub32(wlo(s), max32(FN(hl_cut)(wlo(over1), a1_lo), FN(hl_cut)(wlo(over2), a2_lo)));
-	s_hi = sub32(whi(s), max32(FN(hl_cut)(whi(over1), a1_hi), FN(hl_cut)(whi(over2), a2_hi)));
+	vs32 s_lo, s_hi, t_lo, t_hi, n_lo, n_hi;
+	vu16 as = FN(hl_amount)(s, k->knee_s, k->ramp_s, k->ramp16_s, k->narrow);
+	vu16 a1 = FN(hl_amount)(e1, k->knee_e1, k->ramp_e1, k->ramp16_e1, k->narrow);
+	vu16 a2 = FN(hl_amount)(e2, k->knee_e2, k->ramp_e2, k->ramp16_e2, k->narrow);
+	vu16 bs = FN(hl_amount)(s, k->floor_s, k->framp_s, k->framp16_s, k->narrow);
+	vu16 b1 = FN(hl_amount)(e1, k->floor_e1, k->framp_e1, k->framp16_e1, k->narrow);
+	vu16 b2 = FN(hl_amount)(e2, k->floor_e2, k->framp_e2, k->framp16_e2, k->narrow);
+	/* The limit from the other colours' clip levels (the own colour's is never passed): at most s. */
+	vu16 sl = sub16(s, max16(FN(hl_cut)(subs16(s, k->clip_e1), a1), FN(hl_cut)(subs16(s, k->clip_e2), a2)));
 	/* Towards a neutral by the most clipped colour's amount where no colour is below its floor. */
-	n_lo = FN(hl_cut)(max32(as_lo, max32(a1_lo, a2_lo)), min32(bs_lo, min32(b1_lo, b2_lo)));
-	n_hi = FN(hl_cut)(max32(as_hi, max32(a1_hi, a2_hi)), min32(bs_hi, min32(b1_hi, b2_hi)));
+	vu16 n = FN(hl_cut)(max16(as, max16(a1, a2)), min16(bs, min16(b1, b2)));
+
+	s_lo = wlo(sl);
+	s_hi = whi(sl);
+	n_lo = wlo(n);
+	n_hi = whi(n);
 	if (c->mode == CISP_HIGHLIGHTS_BLEND) {
 		/* The level (r + 2 g + b + 2) >> 2 is (s + e1 + e2 + green + 2) >> 2 on either kind of site. */
 		const vs32 two = set32(2), white = set32(c->white);
