@@ -34,10 +34,18 @@ V_INLINE vu16 FN(hl_mean4)(vu16 a, vu16 b, vu16 c, vu16 d)
 	return packus32(lo, hi);
 }
 
-/* s + (((t - s) * a + 16384) >> 15) of 32-bit lanes (a in Q15, the product within 31 bits). */
-V_INLINE vs32 FN(hl_pull)(vs32 s, vs32 t, vs32 a)
+/*
+ * s + (((t - s) * a + 16384) >> 15) of 16-bit lanes, a in Q15 (0 to 32768), >> rounding towards
+ * minus infinity: between s and t. |t - s| * a < 2^31 is hi * 2^16 + lo: s goes up by
+ * 2 hi + ((lo + 16384) >> 15) where t >= s, down by 2 hi + ((lo + 16383) >> 15) where t < s;
+ * (lo + c + 1) >> 15 is avg(lo, c) >> 14 (pavgw keeps the 17th bit).
+ */
+V_INLINE vu16 FN(hl_pull)(vu16 s, vu16 t, vu16 a)
 {
-	return add32(s, sra32(add32(mul32(sub32(t, s), a), set32(16384)), 15));
+	vu16 d = absd16(t, s), hi = mulhi16(d, a);
+	vu16 r = add16(add16(hi, hi), srl16(avg16(mullo16(d, a), sel_le16(s, t, set16(16383), set16(16382))), 14));
+
+	return sel_le16(s, t, add16(s, r), sub16(s, r));
 }
 
 /* A row's constants per lane: lane 2k is an odd column, lane 2k + 1 an even one. */
@@ -164,7 +172,7 @@ V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const struct
 			FN(hl_mean4)(min16(ld(up + x - 1), k->cap_ud1), min16(ld(up + x + 1), k->cap_ud1),
 				     min16(ld(dn + x - 1), k->cap_ud1), min16(ld(dn + x + 1), k->cap_ud1)));
 	vu16 g = sel16(green, s, e1);
-	vs32 s_lo, s_hi, t_lo, t_hi, n_lo, n_hi;
+	vu16 t;
 	vu16 as = FN(hl_amount)(s, k->knee_s, k->ramp_s, k->ramp16_s, k->narrow);
 	vu16 a1 = FN(hl_amount)(e1, k->knee_e1, k->ramp_e1, k->ramp16_e1, k->narrow);
 	vu16 a2 = FN(hl_amount)(e2, k->knee_e2, k->ramp_e2, k->ramp16_e2, k->narrow);
@@ -176,23 +184,12 @@ V_INLINE vu16 FN(hl_vector)(const struct cisp_highlights_coeffs *c, const struct
 	/* Towards a neutral by the most clipped colour's amount where no colour is below its floor. */
 	vu16 n = FN(hl_cut)(max16(as, max16(a1, a2)), min16(bs, min16(b1, b2)));
 
-	s_lo = wlo(sl);
-	s_hi = whi(sl);
-	n_lo = wlo(n);
-	n_hi = whi(n);
-	if (c->mode == CISP_HIGHLIGHTS_BLEND) {
+	if (c->mode == CISP_HIGHLIGHTS_BLEND)
 		/* The level (r + 2 g + b + 2) >> 2 is (s + e1 + e2 + green + 2) >> 2 on either kind of site. */
-		const vs32 two = set32(2), white = set32(c->white);
-
-		t_lo = min32(srl32(add32(add32(add32(wlo(s), wlo(e1)), add32(wlo(e2), wlo(g))), two), 2), white);
-		t_hi = min32(srl32(add32(add32(add32(whi(s), whi(e1)), add32(whi(e2), whi(g))), two), 2), white);
-	} else {
-		vu16 top = min16(max16(s, max16(e1, e2)), set16(c->white));
-
-		t_lo = wlo(top);
-		t_hi = whi(top);
-	}
-	return packus32(FN(hl_pull)(s_lo, t_lo, n_lo), FN(hl_pull)(s_hi, t_hi, n_hi));
+		t = min16(FN(hl_mean4)(s, e1, e2, g), set16(c->white));
+	else
+		t = min16(max16(s, max16(e1, e2)), set16(c->white));
+	return FN(hl_pull)(sl, t, n);
 }
 
 static void FN(highlights_row)(const struct cisp_highlights_coeffs *c, const uint16_t *const rows[5], uint16_t *out,
