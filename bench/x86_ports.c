@@ -56,8 +56,7 @@ static double clock_hz(long n)
 
 struct test {
 	const char *name; /* the instruction, as the manuals name it */
-	int bits;         /* vector width */
-	int avx512;       /* needs AVX-512BW (and VL at 256 bits) */
+	int bits;         /* vector width: 512 needs AVX-512BW */
 	void (*run)(long n);
 };
 
@@ -66,7 +65,37 @@ struct test {
 	__asm__ volatile("mov $0x3f800000, %%eax\n\tvmovd %%eax, %%xmm15\n\tvbroadcastss %%xmm15, %%ymm15\n\t" \
 			 Y2("vmovaps") ::: CLOBBERS, "eax")
 
-#define TEST(fn, text)                                                  \
+/* Each test: its function, the instruction's name, the width, the twelve instructions. */
+#define TESTS(T) \
+	T(z_paddw, "vpaddw", 512, Z3("vpaddw")) \
+	T(y_paddw, "vpaddw", 256, Y3("vpaddw")) \
+	T(z_pord, "vpord", 512, Z3("vpord")) \
+	T(y_por, "vpor", 256, Y3("vpor")) \
+	T(z_psubusw, "vpsubusw", 512, Z3("vpsubusw")) \
+	T(y_psubusw, "vpsubusw", 256, Y3("vpsubusw")) \
+	T(z_pminuw, "vpminuw", 512, Z3("vpminuw")) \
+	T(y_pminuw, "vpminuw", 256, Y3("vpminuw")) \
+	T(z_pabsw, "vpabsw", 512, Z2("vpabsw")) \
+	T(y_pabsw, "vpabsw", 256, Y2("vpabsw")) \
+	T(z_psrlw, "vpsrlw-imm", 512, Z2("vpsrlw $3,")) \
+	T(y_psrlw, "vpsrlw-imm", 256, Y2("vpsrlw $3,")) \
+	T(z_psllvd, "vpsllvd", 512, Z3("vpsllvd")) \
+	T(y_psllvd, "vpsllvd", 256, Y3("vpsllvd")) \
+	T(z_pmulhuw, "vpmulhuw", 512, Z3("vpmulhuw")) \
+	T(y_pmulhuw, "vpmulhuw", 256, Y3("vpmulhuw")) \
+	T(z_pmaddwd, "vpmaddwd", 512, Z3("vpmaddwd")) \
+	T(y_pmaddwd, "vpmaddwd", 256, Y3("vpmaddwd")) \
+	T(z_pshufb, "vpshufb", 512, Z3("vpshufb")) \
+	T(y_pshufb, "vpshufb", 256, Y3("vpshufb")) \
+	T(z_punpcklwd, "vpunpcklwd", 512, Z3("vpunpcklwd")) \
+	T(y_punpcklwd, "vpunpcklwd", 256, Y3("vpunpcklwd")) \
+	T(z_permd, "vpermd", 512, Z3("vpermd")) \
+	T(y_permd, "vpermd", 256, Y3("vpermd")) \
+	T(z_permt2w, "vpermt2w", 512, Z3("vpermt2w")) \
+	T(z_pcmpuw, "vpcmpuw-to-mask", 512, ZK("vpcmpuw $1,")) \
+	T(z_pblendmw, "vpblendmw", 512, Z3("vpblendmw"))
+
+#define DEFINE_256(fn, text)                                            \
 	__attribute__((target("avx2"))) static void fn(long n)          \
 	{                                                               \
 		ONES;                                                   \
@@ -74,7 +103,7 @@ struct test {
 			__asm__ volatile(text ::: CLOBBERS);            \
 	}
 /* At 512 bits, the same. */
-#define TESTZ(fn, text)                                                                \
+#define DEFINE_512(fn, text)                                                           \
 	__attribute__((target("avx512f,avx512bw,avx512vl"))) static void fn(long n)    \
 	{                                                                              \
 		__asm__ volatile("mov $0x3f800000, %%eax\n\tvpbroadcastd %%eax, %%zmm15\n\t" \
@@ -82,51 +111,11 @@ struct test {
 		for (long i = 0; i < n; i++)                                           \
 			__asm__ volatile(text ::: CLOBBERS, "k1");                     \
 	}
+#define DEFINE(fn, name, bits, text) DEFINE_##bits(fn, text)
+TESTS(DEFINE)
 
-TESTZ(z_paddw, Z3("vpaddw"))
-TEST(y_paddw, Y3("vpaddw"))
-TESTZ(z_pord, Z3("vpord"))
-TEST(y_por, Y3("vpor"))
-TESTZ(z_psubusw, Z3("vpsubusw"))
-TEST(y_psubusw, Y3("vpsubusw"))
-TESTZ(z_pminuw, Z3("vpminuw"))
-TEST(y_pminuw, Y3("vpminuw"))
-TESTZ(z_pabsw, Z2("vpabsw"))
-TEST(y_pabsw, Y2("vpabsw"))
-TESTZ(z_psrlw, Z2("vpsrlw $3,"))
-TEST(y_psrlw, Y2("vpsrlw $3,"))
-TESTZ(z_psllvd, Z3("vpsllvd"))
-TEST(y_psllvd, Y3("vpsllvd"))
-TESTZ(z_pmulhuw, Z3("vpmulhuw"))
-TEST(y_pmulhuw, Y3("vpmulhuw"))
-TESTZ(z_pmaddwd, Z3("vpmaddwd"))
-TEST(y_pmaddwd, Y3("vpmaddwd"))
-TESTZ(z_pshufb, Z3("vpshufb"))
-TEST(y_pshufb, Y3("vpshufb"))
-TESTZ(z_punpcklwd, Z3("vpunpcklwd"))
-TEST(y_punpcklwd, Y3("vpunpcklwd"))
-TESTZ(z_permd, Z3("vpermd"))
-TEST(y_permd, Y3("vpermd"))
-TESTZ(z_permt2w, Z3("vpermt2w"))
-TESTZ(z_pcmpuw, ZK("vpcmpuw $1,"))
-TESTZ(z_pblendmw, Z3("vpblendmw"))
-
-static const struct test tests[] = {
-	{ "vpaddw", 512, 1, z_paddw },         { "vpaddw", 256, 0, y_paddw },
-	{ "vpord", 512, 1, z_pord },           { "vpor", 256, 0, y_por },
-	{ "vpsubusw", 512, 1, z_psubusw },     { "vpsubusw", 256, 0, y_psubusw },
-	{ "vpminuw", 512, 1, z_pminuw },       { "vpminuw", 256, 0, y_pminuw },
-	{ "vpabsw", 512, 1, z_pabsw },         { "vpabsw", 256, 0, y_pabsw },
-	{ "vpsrlw-imm", 512, 1, z_psrlw },     { "vpsrlw-imm", 256, 0, y_psrlw },
-	{ "vpsllvd", 512, 1, z_psllvd },       { "vpsllvd", 256, 0, y_psllvd },
-	{ "vpmulhuw", 512, 1, z_pmulhuw },     { "vpmulhuw", 256, 0, y_pmulhuw },
-	{ "vpmaddwd", 512, 1, z_pmaddwd },     { "vpmaddwd", 256, 0, y_pmaddwd },
-	{ "vpshufb", 512, 1, z_pshufb },       { "vpshufb", 256, 0, y_pshufb },
-	{ "vpunpcklwd", 512, 1, z_punpcklwd }, { "vpunpcklwd", 256, 0, y_punpcklwd },
-	{ "vpermd", 512, 1, z_permd },         { "vpermd", 256, 0, y_permd },
-	{ "vpermt2w", 512, 1, z_permt2w },     { "vpcmpuw-to-mask", 512, 1, z_pcmpuw },
-	{ "vpblendmw", 512, 1, z_pblendmw },
-};
+#define ENTRY(fn, name, bits, text) { name, bits, fn },
+static const struct test tests[] = { TESTS(ENTRY) };
 
 int main(int argc, char **argv)
 {
@@ -170,7 +159,7 @@ int main(int argc, char **argv)
 		const struct test *t = &tests[i];
 		double best = 0, hz = 0;
 
-		if (t->avx512 && !avx512)
+		if (t->bits == 512 && !avx512)
 			continue;
 		/*
 		 * The fastest of 20 short rounds of each, the clock's and the instruction's, taken
