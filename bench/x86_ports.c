@@ -123,8 +123,10 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-			reps = strtol(argv[++i], NULL, 10);
-			if (reps < 1 || reps > 100000) {
+			char *end;
+
+			reps = strtol(argv[++i], &end, 10);
+			if (end == argv[i] || *end || reps < 1 || reps > 100000) {
 				fprintf(stderr, "bench-x86-ports: --reps takes 1 to 100000 (millions)\n");
 				return 2;
 			}
