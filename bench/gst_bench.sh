@@ -85,7 +85,9 @@ run_one() {
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "gst_bench: ${w}x${h} RGGB 8-bit, $frames frames a run, $runs runs, cispisp threads=$threads"
-echo "gst_bench: cpu model: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs, load before: $(loadavg)"
+# The family, model and stepping too: virtual machines often name only the vendor ("AMD EPYC").
+cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -n 1; }
+echo "gst_bench: cpu model: $(cpuinfo 'model name'), family $(cpuinfo 'cpu family') model $(cpuinfo model) stepping $(cpuinfo stepping), $(nproc) CPUs, load before: $(loadavg)"
 # The file of a configuration's runs, by its label: a line "wall CPU" (seconds) a run.
 runs_file() { echo "$tmp/$(echo "$1" | cksum | cut -d' ' -f1)"; }
 start=10 # frames of the start-up runs

@@ -278,7 +278,10 @@ void bench_peer_stop(struct bench_peer *peer)
 	free(peer);
 }
 
-/* The value of the first line of @path that starts with @key (after its ':'), or of the first line when @key is NULL. */
+/*
+ * The value of the first line of @path whose name is @key (the text before its ':', less trailing
+ * blanks: "model" is not "model name"), or of the first line when @key is NULL.
+ */
 static void read_value(const char *path, const char *key, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");
@@ -289,7 +292,8 @@ static void read_value(const char *path, const char *key, char *buf, size_t size
 		const char *v = line;
 
 		if (key) {
-			if (strncmp(line, key, strlen(key)) || !(v = strchr(line, ':')))
+			if (strncmp(line, key, strlen(key)) || !(v = strchr(line, ':')) ||
+			    strspn(line + strlen(key), " \t") != (size_t)(v - line) - strlen(key))
 				continue;
 			v += 1 + strspn(v + 1, " \t");
 		}
@@ -302,7 +306,20 @@ static void read_value(const char *path, const char *key, char *buf, size_t size
 
 void bench_cpu_model(char *buf, size_t size)
 {
-	read_value("/proc/cpuinfo", "model name", buf, size);
+	char name[256], family[32], model[32], stepping[32];
+
+	/*
+	 * Virtual machines often name only the vendor ("AMD EPYC"), under which cores of different
+	 * vector units hide; the family, model and stepping tell them apart.
+	 */
+	read_value("/proc/cpuinfo", "model name", name, sizeof(name));
+	read_value("/proc/cpuinfo", "cpu family", family, sizeof(family));
+	read_value("/proc/cpuinfo", "model", model, sizeof(model));
+	read_value("/proc/cpuinfo", "stepping", stepping, sizeof(stepping));
+	if (!strcmp(family, "unknown"))
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%s, family %s model %s stepping %s", name, family, model, stepping);
 }
 
 void bench_loadavg(char *buf, size_t size)

@@ -40,7 +40,7 @@ const char *bench_peer_name(const struct bench_peer *peer);
 /* Stop the peer and free it; NULL is allowed. */
 void bench_peer_stop(struct bench_peer *peer);
 
-/* The CPU model from /proc/cpuinfo ("unknown" where it has none) into @buf. */
+/* The CPU model from /proc/cpuinfo with its family, model and stepping where it has them ("unknown" where it has none) into @buf. */
 void bench_cpu_model(char *buf, size_t size);
 
 /* The three load averages of /proc/loadavg ("unknown" where absent) into @buf. */

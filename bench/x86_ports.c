@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "peer.h"
+
 static double seconds(void)
 {
 	struct timespec t;
@@ -142,20 +144,9 @@ int main(int argc, char **argv)
 	}
 	const int avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 	const long n = reps * 1000000 / 12;
-	char model[128] = "unknown";
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	char model[256];
 
-	if (f) {
-		char line[256];
-
-		while (fgets(line, sizeof line, f))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		fclose(f);
-	}
+	bench_cpu_model(model, sizeof(model));
 	printf("ports cpu_model=\"%s\" avx512=%s\n", model, avx512 ? "yes" : "no");
 	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
 		const struct test *t = &tests[i];
