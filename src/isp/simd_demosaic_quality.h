@@ -407,8 +407,9 @@ V_INLINE void dmq_widen_row(int32_t *o, const uint16_t *p, int w)
 }
 
 /*
- * Pass 1 keeps its scratch rows in rings too (dmq_ring_row): 3 rows of dh,
- * 4 of dv and of CV, 6 of the sums of 4 rows of each.
+ * Pass 1 keeps its scratch rows in rings too (dmq_ring_row): 3 rows of dh
+ * and of their gradients Dh, 4 of dv and of CV, 6 of the sums of 4 rows of
+ * each.
  */
 #define DMQ_DH_RING 3
 #define DMQ_DV_RING 4
@@ -447,57 +448,73 @@ V_INLINE vs32 dmq_diff_v(const uint16_t *const p[5], vs32 gl, int x)
 	return dmq_diff(dmq_ha(c, dmq_ldw(p[1] + x), dmq_ldw(p[3] + x), dmq_ldw(p[0] + x), dmq_ldw(p[4] + x)), c, gl);
 }
 
+/* The rows a sweep of dv of row t reads and writes (dmq_diff_v_row). */
+struct dmq_dv_io {
+	int32_t *dv;              /* dv of row t */
+	int32_t *dvs;             /* the sum of the dv rows t - 3 .. t, or NULL */
+	const int32_t *dvr[3];    /* the dv rows t - 3 .. t - 1 */
+	const int32_t *up;        /* dv of row t - 2, or NULL */
+	int32_t *g;               /* Dv of row t - 1: |dv(t - 2) - dv(t)| column by column */
+	int32_t *gs;              /* the sum of the Dv rows t - 4 .. t - 1, or NULL */
+	const int32_t *gr[3];     /* the Dv rows t - 4 .. t - 2 */
+};
+
+/* The sweep of dmq_diff_v_row(): the sums and the gradients when @sums, @grad and @gsum say so. */
+V_INLINE void dmq_diff_v_sweep(const struct dmq_dv_io *io, const uint16_t *const p[5], vs32 gl, int w, const int sums,
+			       const int grad, const int gsum)
+{
+	DMQ_FOR(x, 0, w) {
+		vs32 d = dmq_diff_v(p, gl, x);
+
+		st32(io->dv + x, d);
+		if (sums)
+			st32(io->dvs + x, dmq_sum3_rows_and(io->dvr, x, d));
+		if (grad) {
+			vs32 g = abs32(sub32(ld32(io->up + x), d));
+
+			st32(io->g + x, g);
+			if (gsum)
+				st32(io->gs + x, dmq_sum3_rows_and(io->gr, x, g));
+		}
+	}
+}
+
 /*
- * dv of row r: green minus the other colour along the column; with @s, also
- * the sum of the dv rows @sr (the three above) and r into @s, in the same
- * sweep.
+ * dv of row t (green minus the other colour along the column), and in the
+ * same sweep, as @io asks: the sum of the dv rows t - 3 .. t; the row of
+ * Dv(x) = |dv(x, t - 2) - dv(x, t)| (row t - 1), and the sum of the Dv rows
+ * t - 4 .. t - 1 (padded: CV is its sum over three columns).
  */
-V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int r, int32_t *o, int32_t *s,
-			     const int32_t *const sr[3])
+V_INLINE void dmq_diff_v_row(const struct plane16 *m, enum cisp_cfa cfa, int t, const struct dmq_dv_io *io)
 {
 	const int w = m->width, hgt = m->height;
-	const uint16_t *const p[5] = { plane_row(m, mirror(r - 2, hgt)), plane_row(m, mirror(r - 1, hgt)),
-				       plane_row(m, mirror(r, hgt)), plane_row(m, mirror(r + 1, hgt)),
-				       plane_row(m, mirror(r + 2, hgt)) };
-	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, r)); /* x stays even */
+	const uint16_t *const p[5] = { plane_row(m, mirror(t - 2, hgt)), plane_row(m, mirror(t - 1, hgt)),
+				       plane_row(m, mirror(t, hgt)), plane_row(m, mirror(t + 1, hgt)),
+				       plane_row(m, mirror(t + 2, hgt)) };
+	const vs32 gl = dmq_green_lanes(0, cisp_dmq_rb_column(cfa, t)); /* x stays even */
 
-	if (s) {
-		DMQ_FOR(x, 0, w) {
-			vs32 d = dmq_diff_v(p, gl, x);
-
-			st32(o + x, d);
-			st32(s + x, dmq_sum3_rows_and(sr, x, d));
-		}
-	} else {
-		DMQ_FOR(x, 0, w)
-			st32(o + x, dmq_diff_v(p, gl, x));
-	}
-	cisp_dmq_pad_row(o, w);
+	/* the rows of pass 1 that make the sums of dv make those of Dv, and those make Dv */
+	if (io->dvs)
+		dmq_diff_v_sweep(io, p, gl, w, 1, 1, 1);
+	else if (io->gs)
+		dmq_diff_v_sweep(io, p, gl, w, 0, 1, 1);
+	else if (io->up)
+		dmq_diff_v_sweep(io, p, gl, w, 0, 1, 0);
+	else
+		dmq_diff_v_sweep(io, p, gl, w, 0, 0, 0);
+	cisp_dmq_pad_row(io->dv, w);
+	if (io->gs)
+		cisp_dmq_pad_row(io->gs, w);
 }
 
-/* CV(x) = sum over c = -1..1 of |a(x + c) - b(x + c)|, a and b the rows of dv above and below. */
-V_INLINE vs32 dmq_cv(const int32_t *a, const int32_t *b, int x)
+/*
+ * The sum of CV of 4 rows: CV(x) = sum over c = -1..1 of Dv(x + c), so
+ * the sum over three columns of @gs, the Dv rows summed.
+ */
+V_INLINE void dmq_cv_sum_row(const int32_t *gs, int32_t *o, int w)
 {
-	vs32 s = add32(abs32(sub32(ld32(a + x - 1), ld32(b + x - 1))), abs32(sub32(ld32(a + x), ld32(b + x))));
-
-	return add32(s, abs32(sub32(ld32(a + x + 1), ld32(b + x + 1))));
-}
-
-/* The row o of CV; with @s, also the sum of the CV rows @sr (the three above) and o into @s. */
-V_INLINE void dmq_cv_row(const int32_t *a, const int32_t *b, int32_t *o, int32_t *s, const int32_t *const sr[3],
-			 int w)
-{
-	if (s) {
-		DMQ_FOR(x, 0, w) {
-			vs32 v = dmq_cv(a, b, x);
-
-			st32(o + x, v);
-			st32(s + x, dmq_sum3_rows_and(sr, x, v));
-		}
-	} else {
-		DMQ_FOR(x, 0, w)
-			st32(o + x, dmq_cv(a, b, x));
-	}
+	DMQ_FOR(x, 0, w)
+		st32(o + x, add32(add32(ld32(gs + x - 1), ld32(gs + x)), ld32(gs + x + 1)));
 }
 
 /* The rows the two greens of a row read and write, besides the sums (dmq_green_step). */
@@ -551,18 +568,27 @@ V_INLINE void dmq_green_step(const struct dmq_green_in *rw, const struct dmq_gre
 	dmq_stc2(io->sr + x, add32(ld32(mw + x), d[0]), add32(ld32(mw + x + N32), d[1]));
 }
 
+/* Dh(x) = |dh(x - 1) - dh(x + 1)| of the row of dh @h. */
+V_INLINE vs32 dmq_grad_h(const int32_t *h, int x)
+{
+	return abs32(sub32(ld32(h + x - 1), ld32(h + x + 1)));
+}
+
 /*
  * The two greens of row y (pass 1's last step): @h dh of rows y - 1 .. y + 1,
- * @ns the sums of CV of rows y - 4 .. y - 1 and y + 1 .. y + 4, @ens those of
- * dv of rows y - 3 .. y and y .. y + 3; @ch, @ch4, @h4 and @mw rows of scratch.
+ * @dd their rows of Dh (made here: all three if @first, else the last),
+ * @ns the sums of CV of rows y - 4 .. y - 1 and y + 1 .. y + 4, @ens those
+ * of dv of rows y - 3 .. y and y .. y + 3; @ch, @ch4, @h4 and @mw rows of
+ * scratch.
  */
 static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const struct plane16 *gc,
-			      const struct plane16 *g2, int y, const int32_t *const h[3], const int32_t *const ns[2],
-			      const int32_t *const ens[2], int32_t *ch, int32_t *ch4, int32_t *h4, int32_t *mw,
-			      const struct dmq_tables *tb)
+			      const struct plane16 *g2, int y, const int32_t *const h[3], int32_t *const dd[3], int first,
+			      const int32_t *const ns[2], const int32_t *const ens[2], int32_t *ch, int32_t *ch4,
+			      int32_t *h4, int32_t *mw, const struct dmq_tables *tb)
 {
 	const int w = m->width, hgt = m->height;
-	const int32_t *h0 = h[0], *h1 = h[1], *h2 = h[2];
+	const int32_t *h1 = h[1], *h2 = h[2];
+	int32_t *d0 = dd[0], *d1 = dd[1], *d2 = dd[2];
 	const struct dmq_green_in rw = { ch4, h4, ns[0], ns[1], ens[0], ens[1] };
 	const uint16_t *mr = plane_row(m, y);
 	const struct dmq_green_io io = { mw, plane_row(m, mirror(y - 1, hgt)), plane_row(m, mirror(y + 1, hgt)),
@@ -570,12 +596,22 @@ static void FN(dmq_green_row)(const struct plane16 *m, enum cisp_cfa cfa, const 
 	const int rbx = cisp_dmq_rb_column(cfa, y);
 
 	dmq_widen_row(mw, mr, w); /* the row's samples at x - 1 and x + 1 */
-	/* CH(x) = sum over a = -1..1 of |dh(x - 1, y + a) - dh(x + 1, y + a)| */
+	/*
+	 * CH(x) = sum over a = -1..1 of Dh(x, y + a): Dh of each row of dh made
+	 * once, by the first output row that reads it (rows y - 1 and y by the
+	 * first row of a call, made by the rows before it otherwise)
+	 */
+	if (first) {
+		DMQ_FOR(x, -5, w + 5) {
+			st32(d0 + x, dmq_grad_h(h[0], x));
+			st32(d1 + x, dmq_grad_h(h1, x));
+		}
+	}
 	DMQ_FOR(x, -5, w + 5) {
-		vs32 s = add32(abs32(sub32(ld32(h0 + x - 1), ld32(h0 + x + 1))),
-			       abs32(sub32(ld32(h1 + x - 1), ld32(h1 + x + 1))));
+		vs32 g = dmq_grad_h(h2, x);
 
-		st32(ch + x, add32(s, abs32(sub32(ld32(h2 + x - 1), ld32(h2 + x + 1)))));
+		st32(d2 + x, g);
+		st32(ch + x, add32(add32(ld32(d0 + x), ld32(d1 + x)), g));
 	}
 	/* CH4 over [-4, w + 2) (reads CH up to w + 4), H4 too (read over [-3, w), reads dh up to w + 5) */
 	DMQ_FOR(x, -4, w + 2) {
@@ -598,10 +634,12 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	const size_t ws = (size_t)w + 2 * CISP_DMQ_PAD;
 	int32_t *dh = scratch;                    /* rows from y0 - 1 */
 	int32_t *dv = dh + ws * DMQ_DH_RING;       /* rows from y0 - 5 */
-	int32_t *cv = dv + ws * DMQ_DV_RING;       /* rows from y0 - 4 */
+	int32_t *cv = dv + ws * DMQ_DV_RING;       /* Dv, rows from y0 - 4 */
 	int32_t *cvs = cv + ws * DMQ_DV_RING;      /* CV of rows r .. r + 3, from y0 - 4 */
 	int32_t *dvs = cvs + ws * DMQ_SUM_RING;    /* dv of rows r .. r + 3, from y0 - 3 */
-	int32_t *ch = dvs + ws * DMQ_SUM_RING + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
+	int32_t *dg = dvs + ws * DMQ_SUM_RING;    /* Dh of rows from y0 - 1 */
+	int32_t *ch = dg + ws * DMQ_DH_RING + CISP_DMQ_PAD, *ch4 = ch + ws, *h4 = ch4 + ws, *mw = h4 + ws;
+	int32_t *gvs = mw + ws;                   /* Dv of 4 rows summed */
 	struct dmq_tables tb;
 
 	if (w < 2 * N32 + 4) {
@@ -612,40 +650,40 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 	dmq_tables_load(&tb);
 #define DH(r) dmq_ring_row(dh, ws, DMQ_DH_RING, r, y0 - 1)
 #define DV(r) dmq_ring_row(dv, ws, DMQ_DV_RING, r, y0 - 5)
-#define CV(r) dmq_ring_row(cv, ws, DMQ_DV_RING, r, y0 - 4)
+#define CV(r) dmq_ring_row(cv, ws, DMQ_DV_RING, r, y0 - 4) /* rows of Dv */
 #define CVS(r) dmq_ring_row(cvs, ws, DMQ_SUM_RING, r, y0 - 4)
 #define DVS(r) dmq_ring_row(dvs, ws, DMQ_SUM_RING, r, y0 - 3)
+#define DG(r) dmq_ring_row(dg, ws, DMQ_DH_RING, r, y0 - 1)
 	/*
-	 * Each step as soon as the rows it reads are there: dv of row t, CV of
-	 * t - 1 (reads dv t - 2, t), the sums of 4 rows of CV from t - 4 and
-	 * of dv from t - 3, dh of t - 4, then the green of row y = t - 5, which
-	 * reads the CV sums of y - 4 (north) and y + 1 (south), the dv sums of
-	 * y - 3 and y, dh of y - 1 .. y + 1.
+	 * Each step as soon as the rows it reads are there: dv of row t, Dv of
+	 * t - 1 (reads dv t - 2, t), the sums of 4 rows of Dv from t - 4 (and
+	 * from them of CV) and of dv from t - 3, dh of t - 4, then the green of
+	 * row y = t - 5, which reads the CV sums of y - 4 (north) and y + 1
+	 * (south), the dv sums of y - 3 and y, dh of y - 1 .. y + 1.
 	 */
 	for (int t = y0 - 5; t < y1 + 5; t++) {
 		const int y = t - 5;
-		/* the sums of 4 rows of dv and of CV in the sweep that makes their last row */
-		if (t - 3 >= y0 - 3 && t - 3 < y1) {
-			const int32_t *const r[3] = { DV(t - 3), DV(t - 2), DV(t - 1) };
+		/* the sums of 4 rows of dv and of Dv in the sweep that makes their last row */
+		const int sums = t - 3 >= y0 - 3 && t - 3 < y1, grad = t - 1 >= y0 - 4;
+		const int gsum = t - 4 >= y0 - 4 && t - 4 < y1 + 1;
+		const struct dmq_dv_io io = {
+			.dv = DV(t), .dvs = sums ? DVS(t - 3) : NULL,
+			.dvr = { sums ? DV(t - 3) : NULL, sums ? DV(t - 2) : NULL, sums ? DV(t - 1) : NULL },
+			.up = grad ? DV(t - 2) : NULL, .g = grad ? CV(t - 1) : NULL, .gs = gsum ? gvs : NULL,
+			.gr = { gsum ? CV(t - 4) : NULL, gsum ? CV(t - 3) : NULL, gsum ? CV(t - 2) : NULL },
+		};
 
-			dmq_diff_v_row(m, cfa, t, DV(t), DVS(t - 3), r);
-		} else {
-			dmq_diff_v_row(m, cfa, t, DV(t), NULL, NULL);
-		}
-		if (t - 4 >= y0 - 4 && t - 4 < y1 + 1) {
-			const int32_t *const r[3] = { CV(t - 4), CV(t - 3), CV(t - 2) };
-
-			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), CVS(t - 4), r, w);
-		} else if (t - 1 >= y0 - 4) {
-			dmq_cv_row(DV(t - 2), DV(t), CV(t - 1), NULL, NULL, w);
-		}
+		dmq_diff_v_row(m, cfa, t, &io);
+		if (gsum)
+			dmq_cv_sum_row(gvs, CVS(t - 4), w);
 		if (t - 4 >= y0 - 1 && t - 4 < y1 + 1)
 			dmq_diff_h_row(m, cfa, t - 4, DH(t - 4));
 		if (y >= y0) {
 			const int32_t *const h[3] = { DH(y - 1), DH(y), DH(y + 1) };
+			int32_t *const dd[3] = { DG(y - 1), DG(y), DG(y + 1) };
 			const int32_t *const ns[2] = { CVS(y - 4), CVS(y + 1) }, *const ens[2] = { DVS(y - 3), DVS(y) };
 
-			FN(dmq_green_row)(m, cfa, gc, g2, y, h, ns, ens, ch, ch4, h4, mw, &tb);
+			FN(dmq_green_row)(m, cfa, gc, g2, y, h, dd, y == y0, ns, ens, ch, ch4, h4, mw, &tb);
 		}
 	}
 #undef DH
@@ -653,6 +691,7 @@ static void FN(dmq_green_rows)(const struct plane16 *m, enum cisp_cfa cfa, const
 #undef CV
 #undef CVS
 #undef DVS
+#undef DG
 }
 
 /* Weight (0..256) of the colour-difference estimate from the sums of the leave-one-out errors, each plus 1. */
