@@ -47,6 +47,12 @@ V_INLINE void dmq_stc2(uint16_t *p, vs32 a, vs32 b)
 	st(p, _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), packus32(a, b)));
 }
 #define dmq_asint(f) _mm512_castps_si512(f)
+/*
+ * Pass 3's output stores the red and blue of two vectors at once (one pack
+ * each, fewer instructions here; at the other levels the step's greater
+ * register pressure costs more than the packs save)
+ */
+#define DMQ_OUT_PAIRS 1
 
 /* The 64 entries as 16-bit words, 32 a register. */
 struct dmq_lut {
@@ -268,6 +274,9 @@ V_INLINE void dmq_lut2x2(const struct dmq_lut *ta, const struct dmq_lut *tb, vs3
 #define dmq_sel(m, a, b) _mm512_ternarylogic_epi32(m, a, b, 0xca)
 #else
 #define dmq_sel(m, a, b) X(blendv_epi8)(b, a, m)
+#endif
+#ifndef DMQ_OUT_PAIRS
+#define DMQ_OUT_PAIRS 0
 #endif
 
 /*
@@ -1187,7 +1196,7 @@ struct dmq_out_in {
  * of the row before, rolled here: v5(y) = v4(y - 1) + e(y + 4) and
  * v4(y) = v5(y - 1) - e(y - 5).
  */
-V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll, enum dmq_fc_kind fck)
+V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll, enum dmq_fc_kind fck, vs32 *rgb)
 {
 	const int32_t *mr = o->m, *v1 = o->v1, *v3 = o->v3;
 	vs32 s5[2], s4[2];
@@ -1226,19 +1235,46 @@ V_INLINE void dmq_out_vec(const struct dmq_out_in *o, int x, int roll, enum dmq_
 		rv = dmq_sel(o->gl, rv, mv);
 	else
 		bv = dmq_sel(o->gl, bv, mv);
-	dmq_stc(o->ro + x, rv);
-	dmq_stc(o->bo + x, bv);
+	rgb[0] = rv;
+	rgb[1] = bv;
+}
+
+/* Red and blue of the two vectors at column x, each colour's two stored with one pack (dmq_stc2). */
+V_INLINE void dmq_out_step(const struct dmq_out_in *o, int x, int roll, enum dmq_fc_kind fck)
+{
+	vs32 a[2], b[2];
+
+	dmq_out_vec(o, x, roll, fck, a);
+	dmq_out_vec(o, x + N32, roll, fck, b);
+	dmq_stc2(o->ro + x, a[0], b[0]);
+	dmq_stc2(o->bo + x, a[1], b[1]);
+}
+
+/* The same for the vector at column x alone. */
+V_INLINE void dmq_out_one(const struct dmq_out_in *o, int x, int roll, enum dmq_fc_kind fck)
+{
+	vs32 a[2];
+
+	dmq_out_vec(o, x, roll, fck, a);
+	dmq_stc(o->ro + x, a[0]);
+	dmq_stc(o->bo + x, a[1]);
 }
 
 /* The vectors of a row, a sweep for each kind of suppression and of sums of rows, so that neither is tested a vector. */
 V_INLINE void dmq_out_sweep(const struct dmq_out_in *o, int w, int roll, enum dmq_fc_kind fck)
 {
-	if (roll) {
+	if (DMQ_OUT_PAIRS && roll) {
+		DMQ_FOR_STEP(x, 0, w, 2 * N32)
+			dmq_out_step(o, x, 1, fck);
+	} else if (DMQ_OUT_PAIRS) {
+		DMQ_FOR_STEP(x, 0, w, 2 * N32)
+			dmq_out_step(o, x, 0, fck);
+	} else if (roll) {
 		DMQ_FOR(x, 0, w)
-			dmq_out_vec(o, x, 1, fck);
+			dmq_out_one(o, x, 1, fck);
 	} else {
 		DMQ_FOR(x, 0, w)
-			dmq_out_vec(o, x, 0, fck);
+			dmq_out_one(o, x, 0, fck);
 	}
 }
 
