@@ -1098,10 +1098,13 @@ V_INLINE void sharpen_delta_of(vu16 bh, vu16 bl, vu16 y, const struct sharpen_co
 	*ep = sub16(e, *en);
 }
 
-/* The horizontal 1 4 6 4 1 of the five vectors of vertical sums @s0 .. @s4, one column apart. */
+/*
+ * The horizontal 1 4 6 4 1 of the five vectors of vertical sums @s0 .. @s4, one column apart.
+ * 2 s2 as s2 + s2: adds issue twice as often as shifts (AVX-512 on Zen 4 and Intel).
+ */
 V_INLINE vu16 sharpen_hsum(vu16 s0, vu16 s1, vu16 s2, vu16 s3, vu16 s4)
 {
-	return add16(add16(add16(s0, s4), sll16(add16(add16(s1, s3), s2), 2)), sll16(s2, 1));
+	return add16(add16(add16(s0, s4), sll16(add16(add16(s1, s3), s2), 2)), add16(s2, s2));
 }
 
 /* sharpen_delta_of() at columns x.. from the vertical sums @vh, @vl and the middle luma row @l2. */
@@ -1124,9 +1127,9 @@ V_INLINE void sharpen_vsum_of(const uint16_t *l0, const uint16_t *l1, const uint
 
 	/* 1 4 6 4 1 as (a + e) + 4 (b + c + d) + 2 c. */
 	*sh = add16(add16(add16(srl16(r0, 8), srl16(r4, 8)), sll16(add16(add16(srl16(r1, 8), srl16(r3, 8)), h2), 2)),
-		    sll16(h2, 1));
+		    add16(h2, h2));
 	*sl = add16(add16(add16(vand(r0, lo8), vand(r4, lo8)), sll16(add16(add16(vand(r1, lo8), vand(r3, lo8)), o2), 2)),
-		    sll16(o2, 1));
+		    add16(o2, o2));
 }
 
 /* sharpen_vsum_of() at columns x.. stored at vh[x + 2], vl[x + 2] (sharpen_row()). */
