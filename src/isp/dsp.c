@@ -149,6 +149,8 @@ int cisp_dsp_init(struct cisp_dsp *d, enum cisp_cpu_level level)
 		cisp_dsp_init_cnr_avx2(d);
 	if (level >= CISP_CPU_AVX512)
 		cisp_dsp_init_cnr_avx512(d);
+	if (level >= CISP_CPU_AVX512VNNI)
+		cisp_dsp_init_cnr_avx512vnni(d);
 #endif
 #ifdef HAVE_NEON_SIMD
 	cisp_dsp_init_neon(d);

@@ -179,6 +179,7 @@ void cisp_dsp_init_ltm_neon(struct cisp_dsp *d);
 void cisp_dsp_init_cnr_sse4(struct cisp_dsp *d);
 void cisp_dsp_init_cnr_avx2(struct cisp_dsp *d);
 void cisp_dsp_init_cnr_avx512(struct cisp_dsp *d);
+void cisp_dsp_init_cnr_avx512vnni(struct cisp_dsp *d);
 void cisp_dsp_init_cnr_neon(struct cisp_dsp *d);
 /* The quality Bayer denoise's entries of each level (simd_bnr_quality.h). */
 void cisp_dsp_init_bnrq_sse4(struct cisp_dsp *d);

@@ -200,10 +200,18 @@ V_INLINE void FN(cnr_add2)(struct FN(cnr_sums) *a, vu16 wa, vu16 wb, vu16 ba, vu
 	{
 		vu16 wl = X(unpacklo_epi16)(wa, wb), wh = X(unpackhi_epi16)(wa, wb);
 
+#if VEC_BITS == 512 && defined(__AVX512VNNI__)
+		/* vpdpwssd: the multiply-add and its add in one. */
+		a->bl = _mm512_dpwssd_epi32(a->bl, wl, X(unpacklo_epi16)(ba, bb));
+		a->bh = _mm512_dpwssd_epi32(a->bh, wh, X(unpackhi_epi16)(ba, bb));
+		a->rl = _mm512_dpwssd_epi32(a->rl, wl, X(unpacklo_epi16)(ra, rb));
+		a->rh = _mm512_dpwssd_epi32(a->rh, wh, X(unpackhi_epi16)(ra, rb));
+#else
 		a->bl = add32(a->bl, X(madd_epi16)(wl, X(unpacklo_epi16)(ba, bb)));
 		a->bh = add32(a->bh, X(madd_epi16)(wh, X(unpackhi_epi16)(ba, bb)));
 		a->rl = add32(a->rl, X(madd_epi16)(wl, X(unpacklo_epi16)(ra, rb)));
 		a->rh = add32(a->rh, X(madd_epi16)(wh, X(unpackhi_epi16)(ra, rb)));
+#endif
 	}
 #else
 	{
