@@ -134,10 +134,46 @@ V_INLINE vu16 FN(cnr_cdist)(vu16 a, vu16 b, const int sat)
 }
 #endif
 
-/* The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), from its distances, in 16-bit lanes. */
-V_INLINE vu16 FN(cnr_weight)(vu16 dy, vu16 db, vu16 dr, vu16 iy, vu16 ic)
+#ifdef VEC_BITS
+/* Bytes 0, 8, 1, 9, ..., 7, 15 of each 128 bits: the bytes of packs_epi16(a, b) as (a[i], b[i]) pairs. */
+V_INLINE vu16 FN(cnr_pairs_idx)(void)
+{
+	const __m128i q = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+
+#if VEC_BITS == 512
+	return _mm512_broadcast_i32x4(q);
+#elif VEC_BITS == 256
+	return _mm256_broadcastsi128_si256(q);
+#else
+	return q;
+#endif
+}
+#endif
+
+/*
+ * The weight 0..64 of a tap of the chroma denoise (weight() of cnr_row.c), from its distances, in
+ * 16-bit lanes; @sat: the chroma distances saturate (cnr_cdist()).
+ */
+V_INLINE vu16 FN(cnr_weight)(vu16 dy, vu16 db, vu16 dr, vu16 iy, vu16 ic, const int sat)
 {
 	const vu16 c16384 = set16(16384);
+#ifdef VEC_BITS
+	if (sat) {
+		/*
+		 * Chroma distances of at most 32767 make ub, ur at most 32766, so the signed
+		 * pack caps them at 127 as bytes (127 caps as 128 does: below); a byte
+		 * shuffle pairs each lane's (ub, ur) and one pmaddubsw squares and sums
+		 * them. Two instructions fewer than two caps, a shift and an or.
+		 */
+		const vu16 uy = min16(mulhi16(dy, iy), set16(127));
+		const vu16 br = X(shuffle_epi8)(X(packs_epi16)(mulhi16(db, ic), mulhi16(dr, ic)), FN(cnr_pairs_idx)());
+		const vu16 t = subs16(c16384, add16(X(maddubs_epi16)(br, br), mullo16(uy, uy)));
+
+		return srl16(mulhi16(t, t), 6);
+	}
+#else
+	(void)sat;
+#endif
 #ifdef VEC_BITS
 	/*
 	 * u capped at 127, not 128: a u of 128 or more leaves t at most 255, so
@@ -175,15 +211,20 @@ struct FN(cnr_sums) {
 	vs32 bl, bh, rl, rh;
 };
 
+/* @b0, @r0: the centres' samples as cnr_ldc() gives them. */
 V_INLINE void FN(cnr_start)(struct FN(cnr_sums) *a, vu16 b0, vu16 r0)
 {
 	a->sw = set16(64);
 #ifdef VEC_BITS
-	/* x86 sums w (v - 32768) with pmaddwd (signed), 64 v - 2^21 for the centre; cnr_end() adds 32768 sw. */
-	a->bl = sub32(sll32(wlo(b0), 6), set32(1 << 21));
-	a->bh = sub32(sll32(whi(b0), 6), set32(1 << 21));
-	a->rl = sub32(sll32(wlo(r0), 6), set32(1 << 21));
-	a->rh = sub32(sll32(whi(r0), 6), set32(1 << 21));
+	/*
+	 * x86 sums w (v - 32768) with pmaddwd (signed), 64 (v - 32768) for the centre: the flipped
+	 * samples (signed) in the high halves of 32-bit lanes, shifted down arithmetically by 10.
+	 * cnr_end() adds 32768 sw.
+	 */
+	a->bl = X(srai_epi32)(X(unpacklo_epi16)(zero(), b0), 10);
+	a->bh = X(srai_epi32)(X(unpackhi_epi16)(zero(), b0), 10);
+	a->rl = X(srai_epi32)(X(unpacklo_epi16)(zero(), r0), 10);
+	a->rh = X(srai_epi32)(X(unpackhi_epi16)(zero(), r0), 10);
 #else
 	a->bl = sll32(wlo(b0), 6);
 	a->bh = sll32(whi(b0), 6);
@@ -249,14 +290,14 @@ V_INLINE void FN(cnr_begin)(struct FN(cnr_centre) *c, struct FN(cnr_sums) *a, co
 	c->b = cnr_ldc(cb);
 	c->r = cnr_ldc(cr);
 	FN(cnr_bins_at)(bins, c->y, &c->iy, &c->ic);
-	FN(cnr_start)(a, ld(cb), ld(cr));
+	FN(cnr_start)(a, c->b, c->r);
 }
 
 /* The weight of the tap (yk, bk, rk) (chroma as cnr_ldc() gives it) for the centres @c. */
 V_INLINE vu16 FN(cnr_tap)(const struct FN(cnr_centre) *c, vu16 yk, vu16 bk, vu16 rk, const int sat)
 {
 	return FN(cnr_weight)(absd16(yk, c->y), FN(cnr_cdist)(bk, c->b, sat),
-			      FN(cnr_cdist)(rk, c->r, sat), c->iy, c->ic);
+			      FN(cnr_cdist)(rk, c->r, sat), c->iy, c->ic, sat);
 }
 
 /* Two taps (ya, ba, ra) and (yb, bb, rb) of the centres @c, chroma as cnr_ldc() gives it. */
@@ -265,6 +306,34 @@ V_INLINE void FN(cnr_pair)(struct FN(cnr_sums) *a, const struct FN(cnr_centre) *
 {
 	FN(cnr_add2)(a, FN(cnr_tap)(c, ya, ba, ra, sat), FN(cnr_tap)(c, yb, bb, rb, sat), ba, bb, ra, rb);
 }
+
+#ifdef VEC_BITS
+/*
+ * mulhi32r(): the even lanes' results, the high halves of their 64-bit products, moved down by a
+ * dword shuffle merged into the odd lanes' products (one instruction at 512 bits, a shuffle and
+ * a blend below), where mulhi32r() takes a shift, an and and an or.
+ */
+V_INLINE vs32 FN(cnr_mulhi32r)(vs32 a, vs32 b)
+{
+#if VEC_BITS == 512
+	const vs32 half = _mm512_set1_epi64(1ll << 31);
+#else
+	const vs32 half = X(set1_epi64x)(1ll << 31);
+#endif
+	const vs32 even = X(add_epi64)(X(mul_epu32)(a, b), half);
+	const vs32 odd = X(add_epi64)(X(mul_epu32)(X(srli_epi64)(a, 32), X(srli_epi64)(b, 32)), half);
+
+#if VEC_BITS == 512
+	return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB);
+#elif VEC_BITS == 256
+	return _mm256_blend_epi32(_mm256_shuffle_epi32(even, 0xf5), odd, 0xaa);
+#else
+	return _mm_blend_epi16(_mm_shuffle_epi32(even, 0xf5), odd, 0xcc);
+#endif
+}
+#else
+#define cnr_mulhi32r_neon mulhi32r
+#endif
 
 /*
  * The weighted means of Cb and Cr: Σw·v · R[Σw], R of each lane's Σw
@@ -283,8 +352,8 @@ V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 	a->rl = add32(a->rl, bl);
 	a->rh = add32(a->rh, bh);
 #endif
-	st(ocb, packus32(mulhi32r(a->bl, rl), mulhi32r(a->bh, rh)));
-	st(ocr, packus32(mulhi32r(a->rl, rl), mulhi32r(a->rh, rh)));
+	st(ocb, packus32(FN(cnr_mulhi32r)(a->bl, rl), FN(cnr_mulhi32r)(a->bh, rh)));
+	st(ocr, packus32(FN(cnr_mulhi32r)(a->rl, rl), FN(cnr_mulhi32r)(a->rh, rh)));
 }
 
 /*
