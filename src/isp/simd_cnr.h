@@ -277,18 +277,23 @@ struct FN(cnr_centre) {
 
 /* Cb or Cr samples as the distances and sums take them: flipped to signed on x86. */
 #ifdef VEC_BITS
-#define cnr_ldc(p) vxor(ld(p), set16(0x8000))
+#define CNR_FLIP 0x8000
+#else
+#define CNR_FLIP 0
+#endif
+#ifdef VEC_BITS
+#define cnr_ldc(p) vxor(ld(p), set16(CNR_FLIP))
 #else
 #define cnr_ldc(p) ld(p)
 #endif
 
-/* The centres at @y, @cb, @cr, and their sums started. */
+/* The centres at @y, @cb, @cr (chroma as cnr_ldc() gives it), and their sums started. */
 V_INLINE void FN(cnr_begin)(struct FN(cnr_centre) *c, struct FN(cnr_sums) *a, const struct FN(cnr_bins) *bins,
-			    const uint16_t *y, const uint16_t *cb, const uint16_t *cr)
+			    vu16 y, vu16 cb, vu16 cr)
 {
-	c->y = ld(y);
-	c->b = cnr_ldc(cb);
-	c->r = cnr_ldc(cr);
+	c->y = y;
+	c->b = cb;
+	c->r = cr;
 	FN(cnr_bins_at)(bins, c->y, &c->iy, &c->ic);
 	FN(cnr_start)(a, c->b, c->r);
 }
@@ -358,7 +363,8 @@ V_INLINE void FN(cnr_end)(struct FN(cnr_sums) *a, uint16_t *ocb, uint16_t *ocr)
 
 /*
  * The N16 outputs of the horizontal pass at the centres @y, @cb, @cr, whose
- * r columns either side are all there, into @ocb, @ocr.
+ * r columns either side are all there, into @ocb, @ocr; the chroma already
+ * as cnr_ldc() gives it (cnr_h_span()'s copies).
  */
 V_INLINE void FN(cnr_h_vec)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb, uint16_t *ocr,
 			    const struct FN(cnr_bins) *bins, const int r, const int sat)
@@ -366,47 +372,55 @@ V_INLINE void FN(cnr_h_vec)(const uint16_t *y, const uint16_t *cb, const uint16_
 	struct FN(cnr_centre) c;
 	struct FN(cnr_sums) a;
 
-	FN(cnr_begin)(&c, &a, bins, y, cb, cr);
+	FN(cnr_begin)(&c, &a, bins, ld(y), ld(cb), ld(cr));
 	for (int k = 1; k <= r; k++)
-		FN(cnr_pair)(&a, &c, ld(y - k), cnr_ldc(cb - k), cnr_ldc(cr - k), ld(y + k), cnr_ldc(cb + k),
-			     cnr_ldc(cr + k), sat);
-	FN(cnr_end)(&a, ocb, ocr);
+		FN(cnr_pair)(&a, &c, ld(y - k), ld(cb - k), ld(cr - k), ld(y + k), ld(cb + k), ld(cr + k), sat);
+	FN(cnr_end)(&a, ocb + 0, ocr + 0);
 }
 
-/*
- * The N16 outputs of the horizontal pass at columns x.. (x = 0 or
- * w - N16) from a copy of their 2 r + N16 taps with the columns outside
- * the row reflected.
- */
-V_INLINE void FN(cnr_h_edge)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
-			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, int x, const int r, const int sat)
-{
-	uint16_t py[N16 + 2 * CISP_CNR_MAX_RADIUS], pb[N16 + 2 * CISP_CNR_MAX_RADIUS],
-		pr[N16 + 2 * CISP_CNR_MAX_RADIUS];
-
-	for (int i = 0; i < N16 + 2 * r; i++) {
-		const int X = mirror(x - r + i, w);
-
-		py[i] = y[X];
-		pb[i] = cb[X];
-		pr[i] = cr[X];
-	}
-	FN(cnr_h_vec)(py + r, pb + r, pr + r, ocb + x, ocr + x, bins, r, sat);
-}
+/* Columns of the horizontal pass's copies (cnr_h_span()). */
+#define CNR_CHUNK 256
 
 /*
- * A row at a constant radius: the edge vectors, then the others, which
- * overlap the first one where the row is short.
+ * A row at a constant radius, in chunks of CNR_CHUNK outputs (the last one
+ * moved back to end at the row's end, overlapping the one before where it
+ * is short): each reads a copy of its columns and r either side, with the
+ * columns outside the row reflected and the chroma as cnr_ldc() gives it,
+ * so that the taps' loads take no flip and the row's ends no other code.
  */
 V_INLINE void FN(cnr_h_span)(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, uint16_t *ocb,
 			     uint16_t *ocr, int w, const struct FN(cnr_bins) *bins, const int r, const int sat)
 {
-	const int xe = w - r - N16;
+	uint16_t py[CNR_CHUNK + 2 * CISP_CNR_MAX_RADIUS], pb[CNR_CHUNK + 2 * CISP_CNR_MAX_RADIUS],
+		pr[CNR_CHUNK + 2 * CISP_CNR_MAX_RADIUS];
 
-	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, 0, r, sat);
-	FOR_VECTORS(x, xe < N16 ? xe : N16, xe)
-		FN(cnr_h_vec)(y + x, cb + x, cr + x, ocb + x, ocr + x, bins, r, sat);
-	FN(cnr_h_edge)(y, cb, cr, ocb, ocr, w, bins, w - N16, r, sat);
+	for (int x0 = 0; x0 < w; x0 += CNR_CHUNK) {
+		const int xs = w - x0 < N16 ? w - N16 : x0, n = w - xs < CNR_CHUNK ? w - xs : CNR_CHUNK;
+		/* Columns xs - r + i, i = 0 .. n + 2 r - 1: [ia, ib) inside the row, the rest reflected. */
+		const int ia = xs - r < 0 ? r - xs : 0, ib = xs + n + r > w ? w - xs + r : n + 2 * r;
+
+		for (int i = 0; i < ia; i++) {
+			const int X = mirror(xs - r + i, w);
+
+			py[i] = y[X];
+			pb[i] = (uint16_t)(cb[X] ^ CNR_FLIP);
+			pr[i] = (uint16_t)(cr[X] ^ CNR_FLIP);
+		}
+		FOR_VECTORS(i, ia, ib - N16) {
+			st(py + i, ld(y + xs - r + i));
+			st(pb + i, cnr_ldc(cb + xs - r + i));
+			st(pr + i, cnr_ldc(cr + xs - r + i));
+		}
+		for (int i = ib; i < n + 2 * r; i++) {
+			const int X = mirror(xs - r + i, w);
+
+			py[i] = y[X];
+			pb[i] = (uint16_t)(cb[X] ^ CNR_FLIP);
+			pr[i] = (uint16_t)(cr[X] ^ CNR_FLIP);
+		}
+		FOR_VECTORS(x, 0, n - N16)
+			FN(cnr_h_vec)(py + r + x, pb + r + x, pr + r + x, ocb + xs + x, ocr + xs + x, bins, r, sat);
+	}
 }
 
 /* The radius as a constant: the body of each case is the span at that radius. */
@@ -490,7 +504,7 @@ V_INLINE void FN(cnr_v_span)(const uint16_t *const y[], const uint16_t *const cb
 		struct FN(cnr_centre) c;
 		struct FN(cnr_sums) a;
 
-		FN(cnr_begin)(&c, &a, bins, yc + x, bc + x, rc + x);
+		FN(cnr_begin)(&c, &a, bins, ld(yc + x), cnr_ldc(bc + x), cnr_ldc(rc + x));
 		for (int k = 1; k <= r; k++)
 			FN(cnr_pair)(&a, &c, ld(ya[k] + x), cnr_ldc(ba[k] + x), cnr_ldc(ra[k] + x), ld(yb[k] + x),
 				     cnr_ldc(bb[k] + x), cnr_ldc(rb[k] + x), sat);
