@@ -278,12 +278,9 @@ struct FN(cnr_centre) {
 /* Cb or Cr samples as the distances and sums take them: flipped to signed on x86. */
 #ifdef VEC_BITS
 #define CNR_FLIP 0x8000
-#else
-#define CNR_FLIP 0
-#endif
-#ifdef VEC_BITS
 #define cnr_ldc(p) vxor(ld(p), set16(CNR_FLIP))
 #else
+#define CNR_FLIP 0
 #define cnr_ldc(p) ld(p)
 #endif
 
