@@ -335,7 +335,7 @@ static int bnr_passes(const struct stage_ctx *c, struct stage_pass pass[STAGE_MA
 {
 	if (cisp_bnr_mode(c->coeffs) == CISP_BNR_QUALITY) {
 		pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, cisp_bnr_radius(c->coeffs) } },
-					       .rows = quality_pass };
+					       .rows = quality_pass, .min_band = CISP_BNR_TILE_H_MAX };
 		return 1;
 	}
 	pass[0] = (struct stage_pass){ .planes = 1, .n_in = 1, .in = { { STAGE_INPUT, 1 } }, .rows = guide_pass };

@@ -36,8 +36,8 @@ const int8_t cisp_bnr_taps[CISP_BNR_TAPS][2] = {
  * their 3x3 box sums, in plain loops over rows; the same integers as summing
  * each tap's 9 terms.
  */
-void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
-			 int th, uint16_t *dst, int stride)
+static void patch_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
+		       uint16_t *dst, int stride)
 {
 	CISP_SCRATCH uint16_t l[LH][LW], g[GH][GW];
 	/* Per tile position: the limit Q, 2^48 / Q, the sums of weights and weighted samples. */
@@ -115,4 +115,13 @@ void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 
 	for (int j = 0; j < th; j++)
 		for (int i = 0; i < tw; i++)
 			dst[(size_t)j * stride + i] = (uint16_t)((swv[j][i] + sw[j][i] / 2) / sw[j][i]);
+}
+
+/* Taller tiles as tiles of CISP_BNR_TILE_H rows: no tile changes a byte. */
+void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
+			uint16_t *dst, int stride)
+{
+	for (int j = 0; j < th; j += CISP_BNR_TILE_H)
+		patch_tile(q, in, x0, y0 + j, tw, th - j < CISP_BNR_TILE_H ? th - j : CISP_BNR_TILE_H,
+			   dst + (size_t)j * stride, stride);
 }

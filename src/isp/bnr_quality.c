@@ -43,11 +43,11 @@ typedef void tile_fn(const struct cisp_bnr_quality *q, const struct plane16 *in,
 static void quality_rows(tile_fn *patch, int ptw, tile_fn *transform, int ttw, const struct cisp_bnr_quality *q,
 			 const struct plane16 *in, const struct plane16 *out, int y0, int y1)
 {
-	CISP_SCRATCH uint16_t p[CISP_BNR_TILE_H][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	CISP_SCRATCH uint16_t p[CISP_BNR_TILE_H_MAX][CISP_BNR_TILE_W], t[CISP_BNR_TILE_H_MAX][CISP_BNR_TILE_W];
 	const int w = in->width;
 
-	for (int ty = y0; ty < y1; ty += CISP_BNR_TILE_H) {
-		const int th = y1 - ty < CISP_BNR_TILE_H ? y1 - ty : CISP_BNR_TILE_H;
+	for (int ty = y0; ty < y1; ty += CISP_BNR_TILE_H_MAX) {
+		const int th = y1 - ty < CISP_BNR_TILE_H_MAX ? y1 - ty : CISP_BNR_TILE_H_MAX;
 
 		/* Through a tile of its own: a band's rows are a ring (plane.h), which a stride cannot step through. */
 		for (int tx = 0; tx < w; tx += ptw) {

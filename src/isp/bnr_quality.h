@@ -14,9 +14,16 @@
 
 /* Rows of vertical support above and below an output row (the transform's; the patch filter needs 5). */
 #define CISP_BNR_QUALITY_RADIUS 7
-/* Largest tile: rows (even) and columns (even). */
+/* Largest tile of the C filters' own work: rows (even) and columns (even). */
 #define CISP_BNR_TILE_H 16
 #define CISP_BNR_TILE_W 64
+/*
+ * Rows a tile function takes at most (the C ones work them in tiles of
+ * CISP_BNR_TILE_H rows), and the least rows of the banded executor's bands
+ * through the quality denoise: a taller vector tile recomputes fewer rows
+ * of guide, pair sums and transform blocks around it.
+ */
+#define CISP_BNR_TILE_H_MAX 64
 
 /* What both filters need. Sites are (y & 1) * 2 + (x & 1). */
 struct cisp_bnr_quality {
@@ -34,7 +41,7 @@ void cisp_bnr_load_region(const struct plane16 *in, int x0, int y0, int w, int h
 
 /*
  * The tile of output rows [y0, y0 + th), columns [x0, x0 + tw) (th <=
- * CISP_BNR_TILE_H, tw <= CISP_BNR_TILE_W, x0 even) of each filter into @dst
+ * CISP_BNR_TILE_H_MAX, tw <= CISP_BNR_TILE_W, x0 even) of each filter into @dst
  * (row stride @stride).
  */
 void cisp_bnr_patch_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,

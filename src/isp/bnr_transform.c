@@ -60,8 +60,8 @@ static inline int64_t div_round(int64_t n, int64_t d)
 	return n >= 0 ? (n + d / 2) / d : -((-n + d / 2) / d);
 }
 
-void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
-			     int th, uint16_t *dst, int stride)
+static void transform_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw,
+			   int th, uint16_t *dst, int stride)
 {
 	const int cy0 = y0 >> 1, cx0 = x0 >> 1;
 	const int ncy = ((y0 + th - 1) >> 1) - cy0 + 1, ncx = ((x0 + tw - 1) >> 1) - cx0 + 1;
@@ -154,4 +154,13 @@ void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plan
 				dst[(size_t)j * stride + i] = (uint16_t)(v > 65535 ? 65535 : v);
 			}
 		}
+}
+
+/* Taller tiles as tiles of CISP_BNR_TILE_H rows: no tile changes a byte. */
+void cisp_bnr_transform_tile(const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
+			     uint16_t *dst, int stride)
+{
+	for (int j = 0; j < th; j += CISP_BNR_TILE_H)
+		transform_tile(q, in, x0, y0 + j, tw, th - j < CISP_BNR_TILE_H ? th - j : CISP_BNR_TILE_H,
+			       dst + (size_t)j * stride, stride);
 }

@@ -106,6 +106,7 @@ struct chain {
 	int from;
 	int barrier, barrier_in, barrier_out;
 	int rgb_src, yuv_src; /* the rows of the outputs it makes (-1: none of that kind) */
+	int band;             /* rows a band: the instance's, or more where a pass asks (lay_out) */
 };
 
 struct plan {
@@ -774,7 +775,12 @@ static size_t lay_out(struct plan *p, int width, int band, int capacity[])
 		int lo[MAX_BUFFERS], hi[MAX_BUFFERS];
 		size_t bytes = 0;
 
-		needs(p, c, 1 << 20, (1 << 20) + band, 1 << 22, lo, hi);
+		/* Taller bands where a pass works better on them (the quality Bayer denoise's tiles), even rows. */
+		c->band = band;
+		for (int i = c->first; i < c->first + c->count; i++)
+			if (p->node[i].kind == N_PASS && p->node[i].pass.min_band > c->band)
+				c->band = (p->node[i].pass.min_band + 1) & ~1;
+		needs(p, c, 1 << 20, (1 << 20) + c->band, 1 << 22, lo, hi);
 		for (int i = c->first; i < c->first + c->count; i++) {
 			int b = p->node[i].out;
 
@@ -855,6 +861,7 @@ static int run_plan(struct cisp_isp *isp, struct plan *p, const struct cisp_imag
 		const struct chain *c = &p->chain[k];
 
 		job.chain = c;
+		job.band = c->band;
 		if (c->count) {
 			/* A part per worker, of even rows (4:2:0 and statistics work on row pairs). */
 			for (int i = 0; i < workers; i++) {

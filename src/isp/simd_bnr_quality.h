@@ -230,10 +230,12 @@ typedef vs32 bq_keep;
 #define BQ_GW16 (BQ_GW + 32)
 /* Columns of one parity. */
 #define BQ_PW (CISP_BNR_TILE_W / 2)
+/* Rows of the largest tile. */
+#define BQ_TH CISP_BNR_TILE_H_MAX
 /* 3x3 sums of squared guide differences: lane of i = 0, lanes, rows (tile rows 0 .. th + 2). */
 #define BQ_HOFF 2
 #define BQ_HW 56
-#define BQ_HH (CISP_BNR_TILE_H + 3)
+#define BQ_HH (BQ_TH + 3)
 /* Squared distances are capped at this (see below); tiles with a larger Q go to C. */
 #define BQ_CAP ((1u << 30) - 1)
 
@@ -409,15 +411,15 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 			       int th, uint16_t *dst, int stride)
 {
 	const int lw = tw + 2 * BQ_LPAD, lh = th + 2 * BQ_LPAD, np[2] = { (tw + 1) / 2, tw / 2 };
-	uint16_t l[CISP_BNR_TILE_H + 2 * BQ_LPAD][BQ_LW];
+	uint16_t l[BQ_TH + 2 * BQ_LPAD][BQ_LW];
 	/* The guide at column x of its width BQ_GW is g[row][x]. */
-	uint16_t g[CISP_BNR_TILE_H + 2 * BQ_GPAD][BQ_GW16];
+	uint16_t g[BQ_TH + 2 * BQ_GPAD][BQ_GW16];
 	/*
 	 * Per parity and position: Q, floor(2^48 / Q) as high and low 32 bits,
 	 * the sum of weights and two unsigned sums of weighted samples (below).
 	 */
-	int32_t qv[2][CISP_BNR_TILE_H][BQ_PW], ih[2][CISP_BNR_TILE_H][BQ_PW], il[2][CISP_BNR_TILE_H][BQ_PW];
-	int32_t sw[2][CISP_BNR_TILE_H][BQ_PW], sv[2][2][CISP_BNR_TILE_H][BQ_PW];
+	int32_t qv[2][BQ_TH][BQ_PW], ih[2][BQ_TH][BQ_PW], il[2][BQ_TH][BQ_PW];
+	int32_t sw[2][BQ_TH][BQ_PW], sv[2][2][BQ_TH][BQ_PW];
 	/* Two pairs' squared guide differences D summed over 3x3, per parity and tile row y. */
 	int32_t hs[2][2][BQ_HH][BQ_HW];
 	/* Per pair: the first and past-the-last lane of its sums. */
@@ -583,7 +585,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 		for (int p = 0; p < 2; p++) {
 			const int u0 = cisp_bnr_tap_used(k0, q->green[(y0 & 1) * 2 + p]);
 			const int u1 = cisp_bnr_tap_used(k0, q->green[((y0 + 1) & 1) * 2 + p]);
-			const int first = u0 ? 0 : u1 ? 1 : CISP_BNR_TILE_H, step = u0 && u1 ? 1 : 2, n = np[p];
+			const int first = u0 ? 0 : u1 ? 1 : BQ_TH, step = u0 && u1 ? 1 : 2, n = np[p];
 
 #define BQ_TAPS_AT(pp, dxa, dya, dxb, dyb) \
 	bq_taps(pp, dxa, dya, dxb, dyb, first, step, n, th, l, hs, qv[pp], ih[pp], il[pp], sw[pp], sv[0][pp], sv[1][pp], cap)
@@ -633,7 +635,7 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 
 /* ---- transform shrinkage ---- */
 
-#define BQ_CH (CISP_BNR_TILE_H / 2 + 1)
+#define BQ_CH (BQ_TH / 2 + 1)
 #define BQ_CW (CISP_BNR_TILE_W / 2)
 #define BQ_MH (BQ_CH + 6)
 /*

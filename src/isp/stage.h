@@ -94,6 +94,7 @@ struct stage_pass {
 	bool in_place;  /* may write over the rows of its STAGE_INPUT input, when nothing else reads them */
 	size_t scratch; /* bytes of scratch per worker (io->scratch) */
 	void (*rows)(const struct stage_ctx *c, const struct pass_io *io, int y0, int y1);
+	int min_band; /* the least rows of the banded executor's bands through it (0: any) */
 };
 
 struct pass_io {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * checkasm of the quality Bayer denoise's tile filters (dsp.h bnr_patch_tile
- * and bnr_transform_tile): random tiles (1..64 columns, 1..16 rows, anywhere
+ * and bnr_transform_tile): random tiles (1..64 columns, 1..64 rows, anywhere
  * in frames of 8 to 150 samples a side, so mirrored edges too) of random,
  * extreme, flat, smooth and striped frames, profiles from tiny to huge
  * (huge ones send patch tiles to the C version), strengths 0, 1, 1024 and
@@ -101,14 +101,14 @@ static int check_tile(tile_fn *ref, tile_fn *fn, const char *name, const char *l
 		      const struct cisp_bnr_quality *q, const struct plane16 *in, int x0, int y0, int tw, int th,
 		      int kind)
 {
-	uint16_t a[CISP_BNR_TILE_H + 1][DSTRIDE], b[CISP_BNR_TILE_H + 1][DSTRIDE];
+	uint16_t a[CISP_BNR_TILE_H_MAX + 1][DSTRIDE], b[CISP_BNR_TILE_H_MAX + 1][DSTRIDE];
 
-	for (int j = 0; j <= CISP_BNR_TILE_H; j++)
+	for (int j = 0; j <= CISP_BNR_TILE_H_MAX; j++)
 		for (int i = 0; i < DSTRIDE; i++)
 			a[j][i] = b[j][i] = CANARY;
 	ref(q, in, x0, y0, tw, th, &a[0][0], DSTRIDE);
 	fn(q, in, x0, y0, tw, th, &b[0][0], DSTRIDE);
-	for (int j = 0; j <= CISP_BNR_TILE_H; j++)
+	for (int j = 0; j <= CISP_BNR_TILE_H_MAX; j++)
 		for (int i = 0; i < DSTRIDE; i++)
 			if (a[j][i] != b[j][i] || ((j >= th || i >= tw) && b[j][i] != CANARY)) {
 				printf("FAIL %s %s frame %dx%d tile %d,%d %dx%d pattern %d s2 %u: row %d column %d: C %u, %s %u\n",
@@ -139,7 +139,7 @@ static int check_frame(const struct cisp_dsp *t, const char *level, uint16_t *sr
 /*
  * ns per sample of the whole denoise through cisp_bnr_quality_rows_dsp() with
  * the tile functions of @d (their own tile widths) over the same frame in
- * bands of 16 rows, as the banded executor asks (best of 5).
+ * bands of CISP_BNR_TILE_H_MAX rows, as the banded executor asks (best of 5).
  */
 static double bench_rows(const struct cisp_dsp *d, const struct cisp_bnr_quality *q, uint16_t *mem)
 {
@@ -151,8 +151,8 @@ static double bench_rows(const struct cisp_dsp *d, const struct cisp_bnr_quality
 	for (int r = 0; r < 5; r++) {
 		double t0 = checkasm_now();
 
-		for (int y = 0; y < h; y += 16)
-			cisp_bnr_quality_rows_dsp(d, q, &in, &o, y, y + 16);
+		for (int y = 0; y < h; y += CISP_BNR_TILE_H_MAX)
+			cisp_bnr_quality_rows_dsp(d, q, &in, &o, y, y + CISP_BNR_TILE_H_MAX);
 		t0 = checkasm_now() - t0;
 		best = t0 < best ? t0 : best;
 	}
@@ -164,15 +164,15 @@ static double bench_tiles(tile_fn *fn, const struct cisp_bnr_quality *q, uint16_
 {
 	const int w = 1024, h = 64;
 	struct plane16 in = { mem, w, 0, w, h };
-	uint16_t out[CISP_BNR_TILE_H][CISP_BNR_TILE_W];
+	uint16_t out[CISP_BNR_TILE_H_MAX][CISP_BNR_TILE_W];
 	double best = 1e30;
 
 	for (int r = 0; r < 5; r++) {
 		double t0 = checkasm_now();
 
-		for (int y = 0; y < h; y += CISP_BNR_TILE_H)
+		for (int y = 0; y < h; y += CISP_BNR_TILE_H_MAX)
 			for (int x = 0; x < w; x += CISP_BNR_TILE_W)
-				fn(q, &in, x, y, CISP_BNR_TILE_W, CISP_BNR_TILE_H, &out[0][0], CISP_BNR_TILE_W);
+				fn(q, &in, x, y, CISP_BNR_TILE_W, CISP_BNR_TILE_H_MAX, &out[0][0], CISP_BNR_TILE_W);
 		t0 = checkasm_now() - t0;
 		best = t0 < best ? t0 : best;
 	}
@@ -210,7 +210,7 @@ void checkasm_bnrq(const struct cisp_dsp *ref, const struct cisp_dsp levels[], c
 					/* Every fourth tile a tiny one at a frame corner. */
 					int x0 = k == 3 ? (w - 2) & ~1 : 2 * (int)(rnd32() % (unsigned)(w / 2));
 					int y0 = k == 3 ? h - 1 : (int)(rnd32() % (unsigned)h);
-					int tw = 1 + (int)(rnd32() % CISP_BNR_TILE_W), th = 1 + (int)(rnd32() % CISP_BNR_TILE_H);
+					int tw = 1 + (int)(rnd32() % CISP_BNR_TILE_W), th = 1 + (int)(rnd32() % CISP_BNR_TILE_H_MAX);
 
 					tw = tw < w - x0 ? tw : w - x0;
 					th = th < h - y0 ? th : h - y0;
