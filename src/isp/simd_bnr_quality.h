@@ -25,6 +25,7 @@
  * truncated from the float quotient a / b, the even 32-bit lanes of e with
  * the odd ones of o (bq_odd_blend); and N64 = N32 / 2 lanes of
  * double: loaded from int32 (bq_ldf), stored truncated to int32 (bq_sti),
+ * an integer in [0, 2^32) stored as uint32 (bq_stu),
  * floor, a < b ? x : y (bq_ltsel), |v|, v >= 0 with the sign of s
  * (bq_copysign) and arithmetic.
  */
@@ -43,6 +44,7 @@
 typedef __m512d vf64;
 #define bq_ldf(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define bq_sti(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvttpd_epi32(v))
+#define bq_stu(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvttpd_epu32(v))
 #define bq_floor(v) _mm512_roundscale_pd(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define bq_ltsel(a, b, x, y) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), y, x)
 #define bq_absd(v) _mm512_abs_pd(v)
@@ -53,12 +55,21 @@ typedef __m512d vf64;
 typedef __m256d vf64;
 #define bq_ldf(p) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define bq_sti(p, v) _mm_storeu_si128((__m128i *)(void *)(p), _mm256_cvttpd_epi32(v))
+/* Less 2^31 as a signed value, its top bit flipped back. */
+#define bq_stu(p, v)                                                                                      \
+	_mm_storeu_si128((__m128i *)(void *)(p),                                                          \
+			 _mm_xor_si128(_mm256_cvttpd_epi32(_mm256_sub_pd(v, _mm256_set1_pd(2147483648.0))), \
+				       _mm_set1_epi32(INT32_MIN)))
 #define bq_floor(v) _mm256_floor_pd(v)
 #define bq_ltsel(a, b, x, y) _mm256_blendv_pd(y, x, _mm256_cmp_pd(a, b, _CMP_LT_OQ))
 #else
 typedef __m128d vf64;
 #define bq_ldf(p) _mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 #define bq_sti(p, v) _mm_storel_epi64((__m128i *)(void *)(p), _mm_cvttpd_epi32(v))
+#define bq_stu(p, v)                                                                                \
+	_mm_storel_epi64((__m128i *)(void *)(p),                                                    \
+			 _mm_xor_si128(_mm_cvttpd_epi32(_mm_sub_pd(v, _mm_set1_pd(2147483648.0))), \
+				       _mm_set1_epi32(INT32_MIN)))
 #define bq_floor(v) _mm_floor_pd(v)
 #define bq_ltsel(a, b, x, y) _mm_blendv_pd(y, x, _mm_cmplt_pd(a, b))
 #endif
@@ -153,6 +164,8 @@ V_INLINE vs32 bq_mulhiu(vs32 a, vs32 b, vs32 b_odd)
 typedef float64x2_t vf64;
 #define bq_ldf(p) vcvtq_f64_s64(vmovl_s32(vld1_s32((const int32_t *)(p))))
 #define bq_sti(p, v) vst1_s32((int32_t *)(p), vmovn_s64(vcvtq_s64_f64(v)))
+/* The 64-bit integer's low 32 bits. */
+#define bq_stu(p, v) bq_sti(p, v)
 #define bq_floor(v) vrndmq_f64(v)
 #define bq_ltsel(a, b, x, y) vbslq_f64(vcltq_f64(a, b), x, y)
 #define bq_absd(v) vabsq_f64(v)
@@ -399,6 +412,13 @@ V_INLINE void bq_taps(int p, int dxa, int dya, int dxb, int dyb, int first, int 
 	f(0, 0, -2) f(1, -2, 0) f(2, -2, -2) f(3, 2, -2) f(4, -1, -1) f(5, 1, -1) f(6, -3, -1) f(7, 1, -3)
 #define BQ_PASS_CASES(g) g(0, 0, -2, -2, 0) g(2, -2, -2, 2, -2) g(4, -1, -1, 1, -1) g(6, -3, -1, 1, -3)
 
+/* The sums of 3 samples of a parity down each column at @c (the row's column p) into @v3, from lane -1. */
+V_INLINE void bq_sums3(const uint16_t *c, int32_t *v3)
+{
+	for (int i = -1; i < BQ_PW + 1; i += N32)
+		st32(&v3[i + 1], add32(add32(bq_ld2(c + 2 * i - 2 * BQ_LW), bq_ld2(c + 2 * i)), bq_ld2(c + 2 * i + 2 * BQ_LW)));
+}
+
 /*
  * The tile is worked in its two column parities p (x = 2 i + p; x0 is even,
  * so a parity is one CFA site per row), each a vector of N32 columns read
@@ -427,8 +447,12 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	/* Per column of each parity: 1 in the tile, 0 past it; the means of 9; the output row; the largest Q. */
 	double in_tile[2][BQ_PW], qmaxv[N64];
 	int32_t t9[BQ_PW], out[2][BQ_PW];
-	/* A row's sums of 3 same-colour samples down each column, from lane -1. */
-	int32_t v3[BQ_PW + 2 * 16];
+	/*
+	 * A row's sums of 3 same-colour samples down each column, from lane -1,
+	 * per parity: made a parity ahead, so that their unaligned loads do not
+	 * wait on the stores.
+	 */
+	int32_t v3[2][BQ_PW + 2 * 16];
 	const vs32 cap = set32((int32_t)BQ_CAP);
 	/* S^2 / 2^16: the products below are exact, so scaling a factor by a power of 2 scales them alike. */
 	const vf64 s2 = bq_setd(q->s2 / 65536.0);
@@ -449,18 +473,19 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 	 * exact: a m < 2^48; var < 2^33 and var S^2 < 2^53; Q < 2^43. Past the
 	 * tile Q = 0 (keeps no tap).
 	 */
+	bq_sums3(&l[BQ_LPAD][BQ_LOFF], v3[0]);
 	for (int j = 0; j < th; j++)
 		for (int p = 0; p < 2; p++) {
 			const int site = ((y0 + j) & 1) * 2 + p, ly = j + BQ_LPAD;
 			const vf64 pa = bq_setd(q->a[site] / 65536.0), pb = bq_setd(q->b[site]);
 
-			for (int i = -1; i < BQ_PW + 1; i += N32) {
-				const uint16_t *c = &l[ly][2 * i + p + BQ_LOFF];
-
-				st32(&v3[i + 1], add32(add32(bq_ld2(c - 2 * BQ_LW), bq_ld2(c)), bq_ld2(c + 2 * BQ_LW)));
-			}
+			/* The next: this row's other parity, or the next row's first. */
+			if (p == 0)
+				bq_sums3(&l[ly][BQ_LOFF + 1], v3[1]);
+			else if (j + 1 < th)
+				bq_sums3(&l[ly + 1][BQ_LOFF], v3[0]);
 			for (int i = 0; i < BQ_PW; i += N32) {
-				const vs32 s9 = add32(add32(ld32(&v3[i]), ld32(&v3[i + 1])), ld32(&v3[i + 2]));
+				const vs32 s9 = add32(add32(ld32(&v3[p][i]), ld32(&v3[p][i + 1])), ld32(&v3[p][i + 2]));
 				const vs32 v0 = bq_ld2(&l[ly][2 * i + p + BQ_LOFF]);
 
 				/* (sum9 + 4) / 9 as the high half of a product: 9 * 477218589 = 2^32 + 5, exact below 2^29. */
@@ -483,16 +508,14 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 				 * is an integer or at least 1 / Q from one, and the quotient is
 				 * rounded by at most 2^-53 2^48 / Q < 1 / Q. Where Q = 0 no tap
 				 * is kept and any value serves: that of Q = 1. Split into its
-				 * high and low 32 bits, the low ones stored less 2^31.
+				 * high and low 32 bits.
 				 */
 				inv = bq_floor(divd(two48, maxd(qq, bq_setd(1.0))));
 				hi = bq_floor(muld(inv, bq_setd(1.0 / 4294967296.0)));
 				bq_sti(&qv[p][j][i], mind(qq, bq_setd(BQ_CAP + 1.0)));
 				bq_sti(&ih[p][j][i], hi);
-				bq_sti(&il[p][j][i], subd(subd(inv, muld(hi, bq_setd(4294967296.0))), bq_setd(2147483648.0)));
+				bq_stu(&il[p][j][i], subd(inv, muld(hi, bq_setd(4294967296.0))));
 			}
-			for (int i = 0; i < BQ_PW; i += N32)
-				st32(&il[p][j][i], add32(ld32(&il[p][j][i]), set32(INT32_MIN)));
 		}
 	bq_std(qmaxv, qmax);
 	for (int i = 0; i < N64; i++)
