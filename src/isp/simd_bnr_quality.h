@@ -658,6 +658,13 @@ static void FN(bnr_patch_tile)(const struct cisp_bnr_quality *q, const struct pl
 
 /* ---- transform shrinkage ---- */
 
+/*
+ * Not at 512 bits: that level keeps the 256-bit tile, which ran the
+ * denoise's rows in less time on a Zen 4 core (docs/fastpath.md, "The
+ * quality Bayer denoise: taller tiles").
+ */
+#if !defined(VEC_BITS) || VEC_BITS != 512
+
 #define BQ_CH (BQ_TH / 2 + 1)
 #define BQ_CW (CISP_BNR_TILE_W / 2)
 #define BQ_MH (BQ_CH + 6)
@@ -943,9 +950,12 @@ static void FN(bnr_transform_tile)(const struct cisp_bnr_quality *q, const struc
 			}
 		}
 }
+#endif
 
 void CAT(cisp_dsp_init_bnrq, SIMD_SUFFIX)(struct cisp_dsp *d)
 {
 	d->bnr_patch_tile = FN(bnr_patch_tile);
+#if !defined(VEC_BITS) || VEC_BITS != 512
 	d->bnr_transform_tile = FN(bnr_transform_tile);
+#endif
 }
