@@ -100,23 +100,22 @@ V_INLINE void FN(hl_lanes_init)(struct FN(hl_lanes) *l, const struct cisp_highli
 	l->floor_e1 = HL_PAIR(floors, 1);
 	l->floor_e2 = HL_PAIR(floors, 4);
 #undef HL_PAIR
-	l->ramp_s = set32x2((int32_t)c->ramp[col[0][0]], (int32_t)c->ramp[col[1][0]]);
-	l->ramp_e1 = set32x2((int32_t)c->ramp[col[0][1]], (int32_t)c->ramp[col[1][1]]);
-	l->ramp_e2 = set32x2((int32_t)c->ramp[col[0][4]], (int32_t)c->ramp[col[1][4]]);
-	l->framp_s = set32x2((int32_t)c->framp[col[0][0]], (int32_t)c->framp[col[1][0]]);
-	l->framp_e1 = set32x2((int32_t)c->framp[col[0][1]], (int32_t)c->framp[col[1][1]]);
-	l->framp_e2 = set32x2((int32_t)c->framp[col[0][4]], (int32_t)c->framp[col[1][4]]);
+	/* Each slope in 32-bit lanes, and in 16-bit ones for the narrow path (hl_amount()). */
+#define HL_SLOPE(tab, name, i)                                                                      \
+	do {                                                                                        \
+		l->tab##_##name = set32x2((int32_t)c->tab[col[0][i]], (int32_t)c->tab[col[1][i]]);  \
+		l->tab##16_##name = FN(hl_pair)((uint16_t)c->tab[col[0][i]], (uint16_t)c->tab[col[1][i]]); \
+	} while (0)
+	HL_SLOPE(ramp, s, 0);
+	HL_SLOPE(ramp, e1, 1);
+	HL_SLOPE(ramp, e2, 4);
+	HL_SLOPE(framp, s, 0);
+	HL_SLOPE(framp, e1, 1);
+	HL_SLOPE(framp, e2, 4);
+#undef HL_SLOPE
 	l->narrow = 1;
 	for (int k = 0; k < 3; k++)
 		l->narrow &= c->ramp[k] < 65536 && c->framp[k] < 65536;
-#define HL_PAIR16(tab, i) FN(hl_pair)((uint16_t)c->tab[col[0][i]], (uint16_t)c->tab[col[1][i]])
-	l->ramp16_s = HL_PAIR16(ramp, 0);
-	l->ramp16_e1 = HL_PAIR16(ramp, 1);
-	l->ramp16_e2 = HL_PAIR16(ramp, 4);
-	l->framp16_s = HL_PAIR16(framp, 0);
-	l->framp16_e1 = HL_PAIR16(framp, 1);
-	l->framp16_e2 = HL_PAIR16(framp, 4);
-#undef HL_PAIR16
 }
 
 /*
